@@ -1,0 +1,96 @@
+// The set of tools one agent may call: their API definitions, input validation and execution.
+import { z } from 'zod';
+import type { Tool, ToolContext, ToolResult } from './types.js';
+
+export interface ToolDefinitionParam {
+  name: string;
+  description: string;
+  input_schema: { type: 'object'; [key: string]: unknown };
+}
+
+export class ToolRegistry {
+  #tools = new Map<string, Tool>();
+
+  constructor(tools: Iterable<Tool> = []) {
+    for (const tool of tools) this.add(tool);
+  }
+
+  add(tool: Tool): this {
+    this.#tools.set(tool.name, tool);
+    return this;
+  }
+
+  remove(name: string): this {
+    this.#tools.delete(name);
+    return this;
+  }
+
+  has(name: string): boolean {
+    return this.#tools.has(name);
+  }
+
+  get names(): string[] {
+    return [...this.#tools.keys()];
+  }
+
+  /** The `tools` parameter of a Messages API request. */
+  definitions(): ToolDefinitionParam[] {
+    return [...this.#tools.values()].map((tool) => {
+      const { $schema: _drop, ...schema } = z.toJSONSchema(tool.input, { io: 'input' }) as Record<string, unknown>;
+      return {
+        name: tool.name,
+        description: tool.description,
+        input_schema: { ...schema, type: 'object' },
+      };
+    });
+  }
+
+  summarize(name: string, input: unknown): string {
+    const tool = this.#tools.get(name);
+    if (tool?.summarize) {
+      const parsed = tool.input.safeParse(input);
+      if (parsed.success) return tool.summarize(parsed.data);
+    }
+    return defaultSummary(input);
+  }
+
+  /** Runs one tool call. Never throws: every failure becomes an error result for the model. */
+  async run(name: string, input: unknown, context: ToolContext): Promise<ToolResult> {
+    const tool = this.#tools.get(name);
+    if (!tool) {
+      return { content: `unknown tool '${name}'; the tools you have are: ${this.names.join(', ')}`, isError: true };
+    }
+    const parsed = tool.input.safeParse(input ?? {});
+    if (!parsed.success) {
+      return { content: `invalid input for ${name}: ${formatZodError(parsed.error)}`, isError: true };
+    }
+    try {
+      const output = await tool.run(parsed.data, context);
+      return typeof output === 'string' ? { content: output } : output;
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      return { content: `${name} failed: ${message}`, isError: true };
+    }
+  }
+}
+
+function formatZodError(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => `${issue.path.length ? issue.path.join('.') : 'input'}: ${issue.message}`)
+    .join('; ');
+}
+
+function defaultSummary(input: unknown): string {
+  if (input && typeof input === 'object') {
+    for (const value of Object.values(input)) {
+      if (typeof value === 'string') return oneLine(value);
+      if (typeof value === 'number') return String(value);
+    }
+  }
+  return '';
+}
+
+export function oneLine(text: string, max = 80): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}

@@ -1,0 +1,41 @@
+// The shape every tool shares. A tool validates its input with zod, runs, and returns text
+// for the model. Throwing a ToolError (or any error) becomes a tool_result with is_error: true.
+import type { z } from 'zod';
+import type { AgentEmitter } from '../events.js';
+import type { Workspace } from '../workspace.js';
+
+export interface ToolContext {
+  /** The directory the agent's file tools and shell are confined to. */
+  workspace: Workspace;
+  /** The agent calling the tool. */
+  agent: string;
+  /** Aborted when the agent is interrupted or shut down; long tools must honour it. */
+  signal: AbortSignal;
+  events: AgentEmitter;
+}
+
+export interface ToolResult {
+  content: string;
+  isError?: boolean;
+}
+
+export interface Tool<Schema extends z.ZodType = z.ZodType> {
+  name: string;
+  description: string;
+  input: Schema;
+  run(input: z.infer<Schema>, context: ToolContext): Promise<string | ToolResult>;
+  /** A short summary of the input for one-line displays (defaults to the first string field). */
+  summarize?(input: z.infer<Schema>): string;
+}
+
+/** An error whose message is meant for the model as-is: say what was wrong and how to fix it. */
+export class ToolError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ToolError';
+  }
+}
+
+export function defineTool<Schema extends z.ZodType>(tool: Tool<Schema>): Tool<Schema> {
+  return tool;
+}

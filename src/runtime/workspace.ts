@@ -1,0 +1,81 @@
+// Workspace paths and confinement. Every file tool resolves its paths here so that
+// `..` and symlinks cannot lead an agent outside the directory it was given.
+import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import path from 'node:path';
+
+export class PathEscapeError extends Error {
+  constructor(requested: string, root: string) {
+    super(`path '${requested}' is outside the workspace (${root}); use a path inside it`);
+    this.name = 'PathEscapeError';
+  }
+}
+
+export class Workspace {
+  /** The real (symlink-free) absolute path of the root. */
+  readonly root: string;
+
+  constructor(root: string) {
+    this.root = realpathSync(path.resolve(root));
+  }
+
+  /** State directories of the team, inside the workspace. */
+  get teamDir(): string {
+    return path.join(this.root, '.team');
+  }
+  get tasksDir(): string {
+    return path.join(this.root, '.tasks');
+  }
+
+  /**
+   * Resolves `requested` (relative to the root, or absolute) and refuses it when it, or
+   * any existing part of it, lies outside the root once symlinks are followed.
+   */
+  resolve(requested: string): string {
+    const absolute = path.resolve(this.root, requested);
+    if (!isInside(this.root, absolute)) throw new PathEscapeError(requested, this.root);
+    const real = realTarget(absolute, 0);
+    if (!isInside(this.root, real)) throw new PathEscapeError(requested, this.root);
+    return real;
+  }
+
+  /** A path relative to the root, for messages and tool output. */
+  relative(absolute: string): string {
+    return path.relative(this.root, absolute) || '.';
+  }
+}
+
+/**
+ * The path with every symlink followed, also through parts that do not exist yet and through
+ * dangling links (whose target a write would create).
+ */
+function realTarget(absolute: string, depth: number): string {
+  if (depth > 40) throw new Error(`too many levels of symbolic links in '${absolute}'`);
+  let existing = absolute;
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      return path.join(realpathSync(existing), ...rest.reverse());
+    } catch {
+      const link = danglingLinkTarget(existing);
+      if (link !== undefined) return realTarget(path.join(link, ...rest.reverse()), depth + 1);
+      const parent = path.dirname(existing);
+      if (parent === existing) return absolute;
+      rest.push(path.basename(existing));
+      existing = parent;
+    }
+  }
+}
+
+function danglingLinkTarget(p: string): string | undefined {
+  try {
+    if (!lstatSync(p).isSymbolicLink()) return undefined;
+    return path.resolve(path.dirname(p), readlinkSync(p));
+  } catch {
+    return undefined;
+  }
+}
+
+function isInside(root: string, candidate: string): boolean {
+  const relative = path.relative(root, candidate);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}
