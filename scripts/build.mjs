@@ -1,7 +1,9 @@
 // Bundles src/cli.ts into dist/ with esbuild. Code splitting keeps `--version` and `--help`
 // from loading the SDK or Ink: the entry chunk is tiny and the rest is imported on demand.
 import { build } from 'esbuild';
-import { rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
+
+const { version } = JSON.parse(await readFile('package.json', 'utf8'));
 
 await rm('dist', { recursive: true, force: true });
 await build({
@@ -15,7 +17,7 @@ await build({
   minify: true,
   sourcemap: 'linked',
   legalComments: 'none',
-  define: { 'process.env.NODE_ENV': '"production"' },
+  define: { 'process.env.NODE_ENV': '"production"', __HUDDLE_VERSION__: JSON.stringify(version) },
   // Native addons and devtools stay out of the bundle.
   external: ['node-pty', 'react-devtools-core'],
   banner: {

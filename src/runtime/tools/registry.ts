@@ -25,6 +25,10 @@ export class ToolRegistry {
     return this;
   }
 
+  get(name: string): Tool | undefined {
+    return this.#tools.get(name);
+  }
+
   has(name: string): boolean {
     return this.#tools.has(name);
   }

@@ -1,0 +1,90 @@
+// The lead: runs the person's prompts, and is woken by its inbox whenever it is not in a turn
+// (SPEC section 5), so it can end its turn to wait for its teammates' reports.
+import { Agent, type AgentSpec } from './agent.js';
+import type { TurnOutcome } from './agent-loop.js';
+import type { TeamContext } from './team-context.js';
+
+export interface LeadTurn {
+  input: 'prompt' | 'inbox';
+  outcome: TurnOutcome;
+}
+
+export class Lead extends Agent {
+  readonly #prompts: string[] = [];
+  readonly #turnListeners = new Set<(turn: LeadTurn) => void>();
+  #wake: (() => void) | undefined;
+  #closed = new AbortController();
+  #pump: Promise<void> | undefined;
+  /** The text of the last turn that ended normally: what headless prints. */
+  lastText = '';
+  lastOutcome: TurnOutcome | undefined;
+
+  constructor(ctx: TeamContext, spec: AgentSpec) {
+    super(ctx, spec);
+  }
+
+  /** True when the lead is between turns with nothing queued. */
+  get isIdle(): boolean {
+    return !this.loop.running && this.#prompts.length === 0;
+  }
+
+  /** Queues a prompt from the person; it runs as soon as the lead is not in a turn. */
+  prompt(text: string): void {
+    this.#prompts.push(text);
+    this.#wake?.();
+  }
+
+  onTurnEnd(listener: (turn: LeadTurn) => void): () => void {
+    this.#turnListeners.add(listener);
+    return () => this.#turnListeners.delete(listener);
+  }
+
+  start(): void {
+    this.#pump ??= this.#run();
+  }
+
+  async close(): Promise<void> {
+    this.#closed.abort();
+    this.loop.interrupt();
+    this.#wake?.();
+    await this.#pump;
+  }
+
+  async #run(): Promise<void> {
+    await this.setStatus('idle', { reason: 'waiting for a prompt' });
+    while (!this.#closed.signal.aborted) {
+      const prompt = this.#prompts.shift();
+      const input = prompt ?? await this.deliverInbox();
+      if (input === undefined) {
+        await this.#waitForInput();
+        continue;
+      }
+      await this.setStatus('working');
+      const outcome = await this.loop.runTurn(input);
+      this.lastOutcome = outcome;
+      if (outcome.kind === 'end_turn' || outcome.kind === 'stopped') this.lastText = outcome.text;
+      if (outcome.kind === 'failed' || outcome.kind === 'turn_limit') {
+        await this.setStatus('failed', { error: this.describeOutcome(outcome) });
+      } else {
+        await this.setStatus('idle', { reason: 'waiting for messages' });
+      }
+      const turn: LeadTurn = { input: prompt !== undefined ? 'prompt' : 'inbox', outcome };
+      for (const listener of this.#turnListeners) listener(turn);
+    }
+  }
+
+  #waitForInput(): Promise<void> {
+    return new Promise((resolve) => {
+      const local = new AbortController();
+      const finish = () => {
+        local.abort();
+        this.#wake = undefined;
+        this.#closed.signal.removeEventListener('abort', finish);
+        resolve();
+      };
+      this.#wake = finish;
+      this.#closed.signal.addEventListener('abort', finish, { once: true });
+      this.ctx.bus.waitForMessage(this.name, local.signal).then(finish, () => undefined);
+    });
+  }
+}

@@ -1,0 +1,134 @@
+// The two request/response protocols between the lead and a teammate (SPEC section 4):
+// shutdown (the teammate may refuse; silence past a grace period stops it anyway) and plan
+// approval (a plan-mode teammate stays read-only until the lead approves; optional auto-approve).
+import { randomUUID } from 'node:crypto';
+import type { MessageBus } from '../runtime/bus.js';
+import { LEAD_NAME } from './prompts.js';
+
+interface PendingShutdown {
+  teammate: string;
+  timer: NodeJS.Timeout;
+}
+
+interface PendingPlan {
+  teammate: string;
+  plan: string;
+  timer: NodeJS.Timeout | undefined;
+}
+
+export interface ProtocolEffects {
+  /** No answer in time: stop the teammate anyway. */
+  forceStop(teammate: string, reason: string): void;
+  /** An approved shutdown: the teammate ends after its current tool call. */
+  stopGracefully(teammate: string, reason: string): void;
+  /** An approved plan: the teammate gets its full tools. */
+  grantFullTools(teammate: string): void;
+}
+
+export class ProtocolError extends Error {}
+
+export class Protocols {
+  readonly #shutdowns = new Map<string, PendingShutdown>();
+  readonly #plans = new Map<string, PendingPlan>();
+
+  constructor(
+    private readonly bus: MessageBus,
+    private readonly effects: ProtocolEffects,
+    private readonly options: { shutdownGraceMs: number; planAutoApproveMs: number },
+  ) {}
+
+  async requestShutdown(teammate: string, reason = 'the work is done'): Promise<string> {
+    const requestId = `shutdown_${randomUUID().slice(0, 8)}`;
+    await this.bus.send({
+      type: 'shutdown_request',
+      from: LEAD_NAME,
+      to: teammate,
+      request_id: requestId,
+      content: `Please shut down (${reason}). Answer with shutdown_response {request_id: "${requestId}", approve}.`,
+    });
+    const grace = this.options.shutdownGraceMs;
+    const timer = setTimeout(() => {
+      this.#shutdowns.delete(requestId);
+      this.effects.forceStop(teammate, `no answer to shutdown request within ${Math.round(grace / 1000)} s`);
+      void this.bus
+        .send({ type: 'message', from: 'huddle', to: LEAD_NAME, content: `[huddle] ${teammate} did not answer shutdown request ${requestId} in time and was stopped.` })
+        .catch(() => undefined);
+    }, grace);
+    timer.unref();
+    this.#shutdowns.set(requestId, { teammate, timer });
+    return requestId;
+  }
+
+  async answerShutdown(teammate: string, requestId: string, approve: boolean, reason?: string): Promise<void> {
+    const pending = this.#shutdowns.get(requestId);
+    if (!pending || pending.teammate !== teammate) {
+      const mine = [...this.#shutdowns].filter(([, p]) => p.teammate === teammate).map(([id]) => id);
+      throw new ProtocolError(
+        `no open shutdown request '${requestId}' for ${teammate}` + (mine.length ? `; open: ${mine.join(', ')}` : '; there is none open'),
+      );
+    }
+    clearTimeout(pending.timer);
+    this.#shutdowns.delete(requestId);
+    await this.bus.send({
+      type: 'shutdown_response',
+      from: teammate,
+      to: LEAD_NAME,
+      request_id: requestId,
+      approve,
+      ...(reason ? { reason } : {}),
+      content: approve ? `${teammate} is shutting down.` : `${teammate} declined to shut down: ${reason ?? 'no reason given'}`,
+    });
+    if (approve) this.effects.stopGracefully(teammate, 'shutdown approved');
+  }
+
+  async submitPlan(teammate: string, plan: string): Promise<string> {
+    const requestId = `plan_${randomUUID().slice(0, 8)}`;
+    await this.bus.send({
+      type: 'plan_approval_request',
+      from: teammate,
+      to: LEAD_NAME,
+      request_id: requestId,
+      plan,
+      content: `${teammate} asks for approval of a plan. Answer with plan_approval {request_id: "${requestId}", approve, feedback?}.`,
+    });
+    const autoMs = this.options.planAutoApproveMs;
+    const timer =
+      autoMs > 0
+        ? setTimeout(() => void this.decidePlan(requestId, true, `auto-approved after ${Math.round(autoMs / 1000)} s`).catch(() => undefined), autoMs)
+        : undefined;
+    timer?.unref();
+    this.#plans.set(requestId, { teammate, plan, timer });
+    return requestId;
+  }
+
+  async decidePlan(requestId: string, approve: boolean, feedback?: string): Promise<string> {
+    const pending = this.#plans.get(requestId);
+    if (!pending) {
+      const open = [...this.#plans.keys()];
+      throw new ProtocolError(`no open plan request '${requestId}'` + (open.length ? `; open: ${open.join(', ')}` : '; there is none open'));
+    }
+    clearTimeout(pending.timer);
+    this.#plans.delete(requestId);
+    if (approve) this.effects.grantFullTools(pending.teammate);
+    await this.bus.send({
+      type: 'plan_approval_response',
+      from: LEAD_NAME,
+      to: pending.teammate,
+      request_id: requestId,
+      approve,
+      ...(feedback ? { feedback } : {}),
+      content: approve
+        ? `Your plan is approved${feedback ? `: ${feedback}` : ''}. You now have your full tools; carry it out.`
+        : `Your plan was not approved: ${feedback ?? 'no feedback given'}. Revise it and send it again with plan_approval.`,
+    });
+    return pending.teammate;
+  }
+
+  /** Drops every timer (the team is closing). */
+  close(): void {
+    for (const { timer } of this.#shutdowns.values()) clearTimeout(timer);
+    for (const { timer } of this.#plans.values()) clearTimeout(timer);
+    this.#shutdowns.clear();
+    this.#plans.clear();
+  }
+}

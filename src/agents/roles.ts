@@ -1,0 +1,88 @@
+// Teammate roles: built-in ones, overridden or extended by `.team/roles/<role>.md` files
+// (markdown with a short YAML front matter: model, tools, plan_mode_required, worktree).
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+
+export interface RoleDefinition {
+  name: string;
+  model?: string;
+  /** Allow-list of tool names; undefined means every teammate tool. */
+  tools?: string[];
+  plan_mode_required?: boolean;
+  worktree?: boolean;
+  /** Appended to the teammate's system prompt. */
+  body: string;
+  source: 'built-in' | string;
+}
+
+const BUILT_IN: RoleDefinition[] = [
+  {
+    name: 'coder',
+    source: 'built-in',
+    body: 'As a coder you write and change code. Keep changes small and focused, run the code or its tests with bash before you call a task done, and say in your report how you checked it.',
+  },
+  {
+    name: 'tester',
+    source: 'built-in',
+    body: 'As a tester you write and run tests. Exercise the real behaviour, report failures with the exact command and output, and do not change the code under test unless the task says so.',
+  },
+  {
+    name: 'reviewer',
+    source: 'built-in',
+    body: 'As a reviewer you read changes and judge them: correctness first, then clarity. Report concrete findings with file and line, and say plainly whether the work is acceptable.',
+  },
+];
+
+export class RoleError extends Error {}
+
+/** Parses a role file's text. Front matter is optional; errors name the file. */
+export function parseRole(name: string, text: string, source: string): RoleDefinition {
+  const match = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?([\s\S]*)$/.exec(text);
+  if (!match) return { name, body: text.trim(), source };
+  let front: unknown;
+  try {
+    front = parseYaml(match[1] ?? '') ?? {};
+  } catch (error) {
+    throw new RoleError(`${source}: the front matter is not valid YAML (${(error as Error).message})`);
+  }
+  if (typeof front !== 'object' || Array.isArray(front) || front === null) {
+    throw new RoleError(`${source}: the front matter must be key: value lines`);
+  }
+  const fields = front as Record<string, unknown>;
+  const role: RoleDefinition = { name, body: (match[2] ?? '').trim(), source };
+  if (typeof fields.model === 'string') role.model = fields.model;
+  if (fields.tools !== undefined) {
+    const tools = typeof fields.tools === 'string' ? fields.tools.split(/[\s,]+/).filter(Boolean) : fields.tools;
+    if (!Array.isArray(tools) || !tools.every((t) => typeof t === 'string')) {
+      throw new RoleError(`${source}: tools must be a list of tool names`);
+    }
+    role.tools = tools;
+  }
+  if (typeof fields.plan_mode_required === 'boolean') role.plan_mode_required = fields.plan_mode_required;
+  if (typeof fields.worktree === 'boolean') role.worktree = fields.worktree;
+  return role;
+}
+
+/** Built-in roles plus the workspace's `.team/roles/*.md` (which win on a name clash). */
+export function loadRoles(teamDir: string): { roles: Map<string, RoleDefinition>; errors: string[] } {
+  const roles = new Map(BUILT_IN.map((role) => [role.name, role]));
+  const errors: string[] = [];
+  const dir = path.join(teamDir, 'roles');
+  let files: string[] = [];
+  try {
+    files = readdirSync(dir).filter((f) => f.endsWith('.md'));
+  } catch {
+    return { roles, errors };
+  }
+  for (const file of files) {
+    const source = path.join(dir, file);
+    try {
+      const role = parseRole(path.basename(file, '.md'), readFileSync(source, 'utf8'), source);
+      roles.set(role.name, role);
+    } catch (error) {
+      errors.push((error as Error).message);
+    }
+  }
+  return { roles, errors };
+}

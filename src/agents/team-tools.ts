@@ -1,0 +1,154 @@
+// The tools that need a team (SPEC section 6): the lead's (spawn, roster, broadcast, shutdown,
+// plan decisions) and the teammates' (idle, shutdown answers, plan submission).
+import { z } from 'zod';
+import { defineTool, ToolError, type Tool } from '../runtime/tools/types.js';
+import { bashTool } from '../runtime/tools/bash.js';
+import { whyNotReadOnly } from '../runtime/tools/read-only-shell.js';
+
+export interface SpawnRequest {
+  name: string;
+  role: string;
+  prompt: string;
+  model?: string | undefined;
+  worktree?: boolean | undefined;
+  planModeRequired?: boolean | undefined;
+}
+
+/** What the team tools need from the team; implemented by Team. */
+export interface TeamControl {
+  spawn(request: SpawnRequest, by: string): Promise<string>;
+  describeRoster(): string;
+  broadcast(from: string, content: string): Promise<number>;
+  requestShutdown(teammate: string): Promise<string>;
+  answerShutdown(teammate: string, requestId: string, approve: boolean, reason?: string): Promise<void>;
+  submitPlan(teammate: string, plan: string): Promise<string>;
+  decidePlan(requestId: string, approve: boolean, feedback?: string): Promise<string>;
+  goIdle(teammate: string): void;
+}
+
+const name = z.string().describe("the teammate's name: lowercase letters, digits, '-' or '_', starting with a letter");
+
+export function leadTools(team: TeamControl): Tool[] {
+  return [
+    defineTool({
+      name: 'spawn_teammate',
+      description:
+        'Start a teammate: an agent with its own context that works in parallel, claims tasks from the board by itself when idle, and reports back by message.',
+      input: z.object({
+        name,
+        role: z.string().min(1).describe('its role, e.g. coder, tester or reviewer (role files in .team/roles add more)'),
+        prompt: z.string().min(1).describe('its first instruction: what to do and how to report'),
+        model: z.string().optional().describe('a model id for this teammate (default: the role model, else the lead model)'),
+        worktree: z.boolean().optional().describe('give it its own git worktree'),
+        plan_mode_required: z.boolean().optional().describe('it may only read until you approve its plan'),
+      }),
+      summarize: (input) => `${input.name} (${input.role})`,
+      run: async (input, ctx) =>
+        team.spawn(
+          {
+            name: input.name,
+            role: input.role,
+            prompt: input.prompt,
+            model: input.model,
+            worktree: input.worktree,
+            planModeRequired: input.plan_mode_required,
+          },
+          ctx.agent,
+        ),
+    }),
+    defineTool({
+      name: 'list_teammates',
+      description: 'The roster: every member with role, status and why.',
+      input: z.object({}),
+      run: async () => team.describeRoster(),
+    }),
+    defineTool({
+      name: 'broadcast',
+      description: 'Send one message to every other member of the team.',
+      input: z.object({ content: z.string().min(1).describe('the message') }),
+      run: async (input, ctx) => `sent to ${await team.broadcast(ctx.agent, input.content)} members`,
+    }),
+    defineTool({
+      name: 'shutdown_request',
+      description:
+        'Ask a teammate to shut down. It answers with a shutdown_response message; one that does not answer in time is stopped anyway.',
+      input: z.object({ teammate: name }),
+      summarize: (input) => input.teammate,
+      run: async (input) => {
+        const requestId = await team.requestShutdown(input.teammate);
+        return `shutdown requested from ${input.teammate} (request_id ${requestId}); its answer will arrive in your inbox`;
+      },
+    }),
+    defineTool({
+      name: 'plan_approval',
+      description: "Approve or reject a teammate's plan (a plan_approval_request message).",
+      input: z.object({
+        request_id: z.string().min(1).describe('the request_id of the plan_approval_request'),
+        approve: z.boolean().describe('true to let it carry out the plan'),
+        feedback: z.string().optional().describe('what to change (with a rejection) or to keep in mind'),
+      }),
+      summarize: (input) => `${input.request_id} ${input.approve ? 'approve' : 'reject'}`,
+      run: async (input) => {
+        const teammate = await team.decidePlan(input.request_id, input.approve, input.feedback);
+        return `plan of ${teammate} ${input.approve ? 'approved' : 'rejected'}`;
+      },
+    }),
+  ];
+}
+
+export function teammateTools(team: TeamControl): Tool[] {
+  return [
+    defineTool({
+      name: 'idle',
+      description: 'Say you have no more work now. You wait, and are woken by messages and by new unblocked tasks.',
+      input: z.object({}),
+      run: async (_input, ctx) => {
+        team.goIdle(ctx.agent);
+        return 'going idle';
+      },
+    }),
+    defineTool({
+      name: 'shutdown_response',
+      description: 'Answer a shutdown_request. Approving ends your work after this call.',
+      input: z.object({
+        request_id: z.string().min(1).describe('the request_id of the shutdown_request'),
+        approve: z.boolean().describe('true to shut down'),
+        reason: z.string().optional().describe('why not, when refusing'),
+      }),
+      summarize: (input) => `${input.request_id} ${input.approve ? 'approve' : 'refuse'}`,
+      run: async (input, ctx) => {
+        await team.answerShutdown(ctx.agent, input.request_id, input.approve, input.reason);
+        return input.approve ? 'shutting down' : 'refusal sent to the lead';
+      },
+    }),
+  ];
+}
+
+/** For plan mode: submit a plan to the lead. */
+export function planSubmissionTool(team: TeamControl): Tool {
+  return defineTool({
+    name: 'plan_approval',
+    description:
+      'Send your plan to the lead for approval. Until it is approved you can only read. After sending, end your turn; the answer arrives as a message.',
+    input: z.object({ plan: z.string().min(1).describe('the plan: steps, files to change, how you will check it') }),
+    summarize: () => 'plan sent',
+    run: async (input, ctx) => {
+      const requestId = await team.submitPlan(ctx.agent, input.plan);
+      return `plan sent to the lead (request_id ${requestId}); end your turn and wait for the answer`;
+    },
+  });
+}
+
+/** bash restricted to commands that only read, for plan mode. */
+export function readOnlyBashTool(): Tool {
+  const tool = bashTool as unknown as Tool<z.ZodType<{ command: string; timeout_ms?: number }>>;
+  return defineTool({
+    ...tool,
+    description: `${tool.description} In plan mode only commands that read are allowed (ls, cat, grep, git status/log/diff…).`,
+    run: async (input, ctx) => {
+      const why = whyNotReadOnly(input.command);
+      if (why) throw new ToolError(`refused in plan mode: ${why}. Send your plan with plan_approval first.`);
+      return tool.run(input, ctx);
+    },
+  });
+}

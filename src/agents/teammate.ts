@@ -1,0 +1,159 @@
+// A teammate's lifecycle (SPEC section 5): WORK, then IDLE until an inbox message or a claimable
+// task wakes it (events, not polling), until the idle timeout shuts it down. An approved
+// shutdown ends the loop at the end of the current tool call.
+import { Agent, type AgentSpec } from './agent.js';
+import { autoClaimTurn, LEAD_NAME } from './prompts.js';
+import type { TeamContext } from './team-context.js';
+import type { ToolRegistry } from '../runtime/tools/registry.js';
+
+export interface TeammateSpec extends AgentSpec {
+  prompt: string;
+  planModeRequired: boolean;
+  /** The full tool set, granted once a plan is approved (plan mode starts read-only). */
+  fullTools?: ToolRegistry;
+}
+
+type Wake = { kind: 'input'; text: string } | { kind: 'timeout' } | { kind: 'stopped' };
+
+export class Teammate extends Agent {
+  readonly prompt: string;
+  /** True while the teammate may only read (plan mode before approval). */
+  planPending: boolean;
+  /** A plan was sent and the teammate waits for the lead's answer. */
+  awaitingPlanDecision = false;
+  readonly done: Promise<void>;
+  #fullTools: ToolRegistry | undefined;
+  #stopController = new AbortController();
+  #resolveDone!: () => void;
+  #started = false;
+  #finished = false;
+  #idleRequested = false;
+
+  constructor(ctx: TeamContext, spec: TeammateSpec) {
+    super(ctx, spec);
+    this.prompt = spec.prompt;
+    this.planPending = spec.planModeRequired;
+    this.#fullTools = spec.fullTools;
+    this.done = new Promise((resolve) => (this.#resolveDone = resolve));
+  }
+
+  /** Starts the loop in the background; `done` settles when the teammate has shut down or failed. */
+  start(): void {
+    if (this.#started) return;
+    this.#started = true;
+    void this.#run().finally(() => {
+      this.#finished = true;
+      this.#resolveDone();
+    });
+  }
+
+  /** True once the loop has ended (shut down or failed). */
+  get finished(): boolean {
+    return this.#finished;
+  }
+
+  /** The idle tool: end the turn after this tool call and go IDLE. */
+  requestIdle(): void {
+    this.#idleRequested = true;
+  }
+
+  protected override shouldEndTurn(): boolean {
+    return this.#idleRequested || super.shouldEndTurn();
+  }
+
+  /** Asks the loop to end after the current tool call (an approved shutdown). */
+  requestStop(reason: string): void {
+    this.stopReason ??= reason;
+    this.#stopController.abort();
+  }
+
+  /** Stops at once: interrupts the model call or tool in flight. */
+  stopNow(reason: string): void {
+    this.requestStop(reason);
+    this.loop.interrupt();
+  }
+
+  /** The lead approved the plan: the teammate gets its full tools. */
+  approvePlan(): void {
+    this.planPending = false;
+    this.awaitingPlanDecision = false;
+    if (this.#fullTools) {
+      const tools = this.loop.tools;
+      for (const name of tools.names) tools.remove(name);
+      for (const name of this.#fullTools.names) tools.add(this.#fullTools.get(name)!);
+    }
+  }
+
+  async #run(): Promise<void> {
+    let input: string | undefined = this.prompt;
+    try {
+      await this.setStatus('working');
+      while (input !== undefined && !this.stopping) {
+        this.#idleRequested = false;
+        const outcome = await this.loop.runTurn(input);
+        if (outcome.kind === 'failed' || outcome.kind === 'turn_limit') {
+          const error = this.describeOutcome(outcome);
+          await this.setStatus('failed', { error });
+          await this.#tellLead(`[huddle] ${this.name} failed: ${error}`);
+          return;
+        }
+        if (this.stopping) break;
+        const wake = await this.#idle();
+        if (wake.kind !== 'input') {
+          if (wake.kind === 'timeout') this.stopReason ??= `idle for ${Math.round(this.ctx.config.idleTimeoutMs / 1000)} s`;
+          break;
+        }
+        await this.setStatus('working');
+        input = wake.text;
+      }
+      await this.setStatus('shutdown', { reason: this.stopReason ?? 'stopped' });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      this.events.emit('error', { message, fatal: true });
+      await this.setStatus('failed', { error: message }).catch(() => undefined);
+      await this.#tellLead(`[huddle] ${this.name} failed: ${message}`).catch(() => undefined);
+    }
+  }
+
+  /** IDLE: wait for a message or a claimable task; `waiting` instead while a plan is being decided. */
+  async #idle(): Promise<Wake> {
+    const waitingForPlan = this.awaitingPlanDecision;
+    if (waitingForPlan) await this.setStatus('waiting', { reason: 'plan approval' });
+    else await this.setStatus('idle', { reason: 'waiting for work' });
+    const deadline = waitingForPlan ? Infinity : Date.now() + this.ctx.config.idleTimeoutMs;
+    for (;;) {
+      if (this.stopping) return { kind: 'stopped' };
+      const inbox = await this.deliverInbox();
+      if (inbox) return { kind: 'input', text: inbox };
+      if (!waitingForPlan) {
+        const task = await this.ctx.board.claimNext(this.name).catch(() => undefined);
+        if (task) return { kind: 'input', text: autoClaimTurn(task) };
+      }
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) return { kind: 'timeout' };
+      await this.#waitForChange(remaining);
+    }
+  }
+
+  /** Resolves on the first of: an inbox message, a board change, the timeout, a stop. */
+  #waitForChange(timeoutMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const local = new AbortController();
+      const finish = () => {
+        local.abort();
+        clearTimeout(timer);
+        unsubscribe();
+        this.#stopController.signal.removeEventListener('abort', finish);
+        resolve();
+      };
+      const timer = Number.isFinite(timeoutMs) ? setTimeout(finish, timeoutMs) : undefined;
+      const unsubscribe = this.ctx.board.onChange(finish);
+      this.#stopController.signal.addEventListener('abort', finish, { once: true });
+      this.ctx.bus.waitForMessage(this.name, local.signal).then(finish, () => undefined);
+    });
+  }
+
+  async #tellLead(content: string): Promise<void> {
+    await this.ctx.bus.send({ type: 'message', from: 'huddle', to: LEAD_NAME, content });
+  }
+}

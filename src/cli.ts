@@ -1,0 +1,124 @@
+#!/usr/bin/env node
+// huddle's entry point. Kept tiny: `--version` and `--help` load nothing else, and each mode
+// (headless, console) is imported only when it runs, from its own bundle chunk.
+import module from 'node:module';
+import { parseArgs } from 'node:util';
+
+declare const __HUDDLE_VERSION__: string;
+const VERSION = typeof __HUDDLE_VERSION__ === 'string' ? __HUDDLE_VERSION__ : '0.0.0-dev';
+
+// Reuse compiled code across runs (Node 22.1+): a measurable share of start-up.
+module.enableCompileCache?.();
+
+const HELP = `huddle ${VERSION}: a terminal team console for AI coding agents
+
+Usage:
+  huddle [--cwd DIR]                    open the console in a workspace (default: current directory)
+  huddle -p "PROMPT" [--json]           run the team headless; print the lead's final text
+  huddle demo                           the console driven by a built-in scripted model (no key needed)
+
+Options:
+  -p, --print PROMPT     headless: run PROMPT, print the lead's final text, exit
+      --json             headless: stream every event as one JSON object per line
+      --resume           continue the team left in the workspace
+      --fresh            start a new team; the old state is archived under .team/archive/
+      --cwd DIR          the workspace (default: current directory)
+      --model ID         the model (default: $HUDDLE_MODEL or claude-sonnet-4-6)
+      --api-key-file F   read the API key from a file instead of $ANTHROPIC_API_KEY
+      --max-turns N      model calls one agent may make in one turn (default 50)
+  -h, --help             this help
+  -v, --version          the version
+
+Environment:
+  ANTHROPIC_API_KEY      the API key (or ANTHROPIC_AUTH_TOKEN for a bearer token)
+  ANTHROPIC_BASE_URL     any server that speaks the Anthropic Messages API
+  HUDDLE_MODEL           the default model
+
+Exit codes (headless): 0 done, 1 the run failed, 2 usage or configuration error.`;
+
+export interface CliOptions {
+  prompt: string | undefined;
+  json: boolean;
+  resume: boolean;
+  fresh: boolean;
+  cwd: string | undefined;
+  model: string | undefined;
+  apiKeyFile: string | undefined;
+  maxTurns: number | undefined;
+  command: string | undefined;
+}
+
+function usageError(message: string): never {
+  process.stderr.write(`huddle: ${message}\nRun 'huddle --help' for usage.\n`);
+  process.exit(2);
+}
+
+function parse(argv: string[]): CliOptions | 'help' | 'version' {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        print: { type: 'string', short: 'p' },
+        json: { type: 'boolean' },
+        resume: { type: 'boolean' },
+        fresh: { type: 'boolean' },
+        cwd: { type: 'string' },
+        model: { type: 'string' },
+        'api-key-file': { type: 'string' },
+        'max-turns': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
+      },
+    });
+  } catch (error) {
+    usageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return 'help';
+  if (values.version) return 'version';
+  const [command, ...extra] = positionals;
+  if (command !== undefined && command !== 'demo') usageError(`unknown command '${command}' (did you mean -p "${command}"?)`);
+  if (extra.length) usageError(`unexpected argument '${extra[0]}'`);
+  if (values.print !== undefined && !values.print.trim()) usageError('-p needs a prompt');
+  if (values.json && values.print === undefined) usageError('--json goes with -p "PROMPT"');
+  if (values.resume && values.fresh) usageError('--resume and --fresh exclude each other');
+  let maxTurns: number | undefined;
+  if (values['max-turns'] !== undefined) {
+    maxTurns = Number(values['max-turns']);
+    if (!Number.isInteger(maxTurns) || maxTurns < 1) usageError(`--max-turns takes a whole number of at least 1, not '${values['max-turns']}'`);
+  }
+  return {
+    prompt: values.print,
+    json: values.json ?? false,
+    resume: values.resume ?? false,
+    fresh: values.fresh ?? false,
+    cwd: values.cwd,
+    model: values.model,
+    apiKeyFile: values['api-key-file'],
+    maxTurns,
+    command,
+  };
+}
+
+async function main(): Promise<void> {
+  const options = parse(process.argv.slice(2));
+  if (options === 'help') {
+    process.stdout.write(`${HELP}\n`);
+    return;
+  }
+  if (options === 'version') {
+    process.stdout.write(`${VERSION}\n`);
+    return;
+  }
+  if (options.prompt !== undefined) {
+    const { runHeadless } = await import('./headless.js');
+    // Exit explicitly: idle keep-alive sockets or watchers must not hold a finished run open.
+    process.exit(await runHeadless(options));
+  }
+  const { runConsole } = await import('./tui/run-console.js');
+  process.exitCode = await runConsole(options);
+}
+
+await main();

@@ -1,0 +1,98 @@
+// Resolves huddle's settings from flags and the environment (SPEC section 1).
+// Flags win over environment variables, which win over defaults.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+export const DEFAULT_MODEL = 'claude-sonnet-4-6';
+
+export interface HuddleConfig {
+  cwd: string;
+  apiKey: string | undefined;
+  /** Where the key came from, for messages (never the key itself). */
+  apiKeySource: 'ANTHROPIC_API_KEY' | 'ANTHROPIC_AUTH_TOKEN' | '--api-key-file' | undefined;
+  /** Sent as a bearer token instead of an API key (ANTHROPIC_AUTH_TOKEN, as the SDK does). */
+  authToken: string | undefined;
+  baseURL: string | undefined;
+  model: string;
+  maxTokens: number;
+  /** Model calls one agent may make for one user turn before the turn is stopped. */
+  maxTurns: number;
+  maxRetries: number;
+  retryBaseMs: number;
+  requestTimeoutMs: number;
+  idleTimeoutMs: number;
+}
+
+export interface ConfigFlags {
+  cwd?: string;
+  model?: string;
+  apiKeyFile?: string;
+  maxTurns?: number;
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = process.env): HuddleConfig {
+  const cwd = path.resolve(flags.cwd ?? process.cwd());
+  let apiKey: string | undefined;
+  let authToken: string | undefined;
+  let apiKeySource: HuddleConfig['apiKeySource'];
+  if (flags.apiKeyFile) {
+    apiKey = readKeyFile(flags.apiKeyFile);
+    apiKeySource = '--api-key-file';
+  } else if (env.ANTHROPIC_API_KEY) {
+    apiKey = env.ANTHROPIC_API_KEY.trim();
+    apiKeySource = 'ANTHROPIC_API_KEY';
+  } else if (env.ANTHROPIC_AUTH_TOKEN) {
+    authToken = env.ANTHROPIC_AUTH_TOKEN.trim();
+    apiKeySource = 'ANTHROPIC_AUTH_TOKEN';
+  }
+  return {
+    cwd,
+    apiKey,
+    authToken,
+    apiKeySource,
+    baseURL: env.ANTHROPIC_BASE_URL || undefined,
+    model: flags.model ?? env.HUDDLE_MODEL ?? DEFAULT_MODEL,
+    maxTokens: intFrom(env, 'HUDDLE_MAX_TOKENS', 8192),
+    maxTurns: flags.maxTurns ?? intFrom(env, 'HUDDLE_MAX_TURNS', 50),
+    maxRetries: intFrom(env, 'HUDDLE_MAX_RETRIES', 6),
+    retryBaseMs: intFrom(env, 'HUDDLE_RETRY_BASE_MS', 500),
+    requestTimeoutMs: intFrom(env, 'HUDDLE_REQUEST_TIMEOUT_MS', 600_000),
+    idleTimeoutMs: intFrom(env, 'HUDDLE_IDLE_TIMEOUT_MS', 60_000),
+  };
+}
+
+export function hasCredentials(config: HuddleConfig): boolean {
+  return Boolean(config.apiKey || config.authToken);
+}
+
+export const MISSING_KEY_MESSAGE =
+  'huddle: no API key. Set ANTHROPIC_API_KEY (or pass --api-key-file FILE); ' +
+  'for another server that speaks the Anthropic Messages API, also set ANTHROPIC_BASE_URL.';
+
+function readKeyFile(file: string): string {
+  try {
+    const key = readFileSync(file, 'utf8').trim();
+    if (!key) throw new ConfigError(`--api-key-file ${file} is empty; put the API key in it`);
+    return key;
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    throw new ConfigError(`cannot read --api-key-file ${file}: ${(error as NodeJS.ErrnoException).code ?? error}`);
+  }
+}
+
+function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) {
+    throw new ConfigError(`${name} must be a whole number of at least 0, not '${raw}'`);
+  }
+  return value;
+}

@@ -1,0 +1,227 @@
+// One streamed call to the Messages API through @anthropic-ai/sdk, with huddle's own retry loop.
+// The SDK's built-in retries are off (maxRetries: 0) because they are invisible and do not cover
+// errors that arrive mid-stream; here every retry is reported, honours retry-after, and also
+// covers a dropped connection or an `event: error` in the middle of a stream.
+import Anthropic, { APIConnectionError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
+import type { Message, MessageParam } from '@anthropic-ai/sdk/resources/messages';
+import type { HuddleConfig } from './config.js';
+import { costOf, toTokenUsage, type TokenUsage } from './pricing.js';
+import type { ToolDefinitionParam } from './tools/registry.js';
+
+export interface ModelRequest {
+  model: string;
+  system: string;
+  messages: MessageParam[];
+  tools: ToolDefinitionParam[];
+  maxTokens: number;
+}
+
+export interface RetryNotice {
+  attempt: number;
+  delayMs: number;
+  status: number | undefined;
+  reason: string;
+}
+
+export interface ModelCallHooks {
+  signal?: AbortSignal;
+  onText?(delta: string): void;
+  onRetry?(notice: RetryNotice): void;
+}
+
+export interface ModelCallResult {
+  message: Message;
+  usage: TokenUsage;
+  costUsd: number;
+  attempts: number;
+}
+
+/** The turn was interrupted (Esc, /interrupt, shutdown): not an error of the model. */
+export class InterruptedError extends Error {
+  constructor() {
+    super('interrupted');
+    this.name = 'InterruptedError';
+  }
+}
+
+/** The model call failed for good: not retryable, or out of retries. */
+export class ModelError extends Error {
+  constructor(
+    message: string,
+    readonly status: number | undefined,
+  ) {
+    super(message);
+    this.name = 'ModelError';
+  }
+}
+
+export interface ModelClientOptions {
+  apiKey?: string | undefined;
+  authToken?: string | undefined;
+  baseURL?: string | undefined;
+  maxRetries: number;
+  retryBaseMs: number;
+  timeoutMs: number;
+}
+
+export function modelClientOptions(config: HuddleConfig): ModelClientOptions {
+  return {
+    apiKey: config.apiKey,
+    authToken: config.authToken,
+    baseURL: config.baseURL,
+    maxRetries: config.maxRetries,
+    retryBaseMs: config.retryBaseMs,
+    timeoutMs: config.requestTimeoutMs,
+  };
+}
+
+/** Anything that can answer a model request; the real client, or a scripted one for demos. */
+export interface ModelBackend {
+  call(request: ModelRequest, hooks?: ModelCallHooks): Promise<ModelCallResult>;
+}
+
+export class ModelClient implements ModelBackend {
+  readonly #sdk: Anthropic;
+  readonly #options: ModelClientOptions;
+
+  constructor(options: ModelClientOptions) {
+    this.#options = options;
+    this.#sdk = new Anthropic({
+      apiKey: options.apiKey ?? null,
+      authToken: options.authToken ?? null,
+      baseURL: options.baseURL ?? null,
+      maxRetries: 0,
+      timeout: options.timeoutMs,
+      // The SDK would print to the console, which belongs to the screen (or to --json output).
+      logLevel: 'off',
+    });
+  }
+
+  async call(request: ModelRequest, hooks: ModelCallHooks = {}): Promise<ModelCallResult> {
+    for (let attempt = 1; ; attempt++) {
+      throwIfAborted(hooks.signal);
+      try {
+        const message = await this.#streamOnce(request, hooks);
+        const usage = toTokenUsage(message.usage);
+        return { message, usage, costUsd: costOf(request.model, usage), attempts: attempt };
+      } catch (error) {
+        if (hooks.signal?.aborted || error instanceof APIUserAbortError) throw new InterruptedError();
+        const failure = classify(error);
+        if (!failure.retryable || attempt > this.#options.maxRetries) {
+          const tries = attempt > 1 ? ` (after ${attempt} attempts)` : '';
+          throw new ModelError(`${failure.reason}${tries}`, failure.status);
+        }
+        const delayMs = failure.retryAfterMs ?? backoff(attempt, this.#options.retryBaseMs);
+        hooks.onRetry?.({ attempt, delayMs, status: failure.status, reason: failure.reason });
+        await sleep(delayMs, hooks.signal);
+      }
+    }
+  }
+
+  async #streamOnce(request: ModelRequest, hooks: ModelCallHooks): Promise<Message> {
+    const tools = request.tools.map((tool, index) =>
+      // A cache breakpoint after the tools and the system prompt: both repeat on every call.
+      index === request.tools.length - 1 ? { ...tool, cache_control: { type: 'ephemeral' as const } } : tool,
+    );
+    const stream = this.#sdk.messages.stream(
+      {
+        model: request.model,
+        max_tokens: request.maxTokens,
+        system: [{ type: 'text', text: request.system, cache_control: { type: 'ephemeral' } }],
+        messages: request.messages,
+        ...(tools.length ? { tools } : {}),
+      },
+      { signal: hooks.signal },
+    );
+    if (hooks.onText) stream.on('text', (delta) => hooks.onText?.(delta));
+    return await stream.finalMessage();
+  }
+}
+
+interface Failure {
+  retryable: boolean;
+  status: number | undefined;
+  reason: string;
+  retryAfterMs?: number | undefined;
+}
+
+const RETRYABLE_ERROR_TYPES = new Set(['overloaded_error', 'api_error', 'rate_limit_error', 'timeout_error']);
+
+function classify(error: unknown): Failure {
+  if (error instanceof APIConnectionError) {
+    return { retryable: true, status: undefined, reason: `connection failed: ${error.message}` };
+  }
+  if (error instanceof APIError) {
+    const status = error.status;
+    const type = errorType(error.error);
+    if (status === undefined) {
+      // An `event: error` inside an otherwise successful stream.
+      const retryable = type === undefined || RETRYABLE_ERROR_TYPES.has(type);
+      return { retryable, status, reason: `stream error: ${type ?? error.message}` };
+    }
+    const retryable = status === 408 || status === 409 || status === 429 || status >= 500;
+    return { retryable, status, reason: describeStatus(status, type, error.message), retryAfterMs: retryAfter(error.headers) };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  // A malformed or cut stream surfaces as a plain error from the SDK's parser: worth another try.
+  return { retryable: true, status: undefined, reason: `bad response: ${message}` };
+}
+
+function describeStatus(status: number, type: string | undefined, message: string): string {
+  switch (status) {
+    case 401:
+      return 'the API key was refused (401): check ANTHROPIC_API_KEY or --api-key-file';
+    case 403:
+      return `permission denied (403): ${message}`;
+    case 404:
+      return `not found (404): check --model / HUDDLE_MODEL and ANTHROPIC_BASE_URL (${message})`;
+    case 429:
+      return 'rate limited (429)';
+    case 529:
+      return 'overloaded (529)';
+    default:
+      return `HTTP ${status}${type ? ` ${type}` : ''}: ${message}`;
+  }
+}
+
+function errorType(body: unknown): string | undefined {
+  const inner = (body as { error?: { type?: unknown } } | undefined)?.error;
+  return typeof inner?.type === 'string' ? inner.type : undefined;
+}
+
+const MAX_RETRY_AFTER_MS = 60_000;
+
+function retryAfter(headers: Headers | undefined): number | undefined {
+  const millis = Number(headers?.get('retry-after-ms'));
+  if (Number.isFinite(millis) && millis > 0) return Math.min(millis, MAX_RETRY_AFTER_MS);
+  const raw = headers?.get('retry-after');
+  if (!raw) return undefined;
+  const seconds = Number(raw);
+  if (Number.isFinite(seconds) && seconds >= 0) return Math.min(seconds * 1000, MAX_RETRY_AFTER_MS);
+  const date = Date.parse(raw);
+  return Number.isNaN(date) ? undefined : Math.min(Math.max(0, date - Date.now()), MAX_RETRY_AFTER_MS);
+}
+
+function backoff(attempt: number, baseMs: number): number {
+  const exponential = Math.min(baseMs * 2 ** (attempt - 1), 8_000);
+  return Math.round(exponential * (0.75 + Math.random() * 0.25));
+}
+
+function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new InterruptedError();
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new InterruptedError());
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new InterruptedError());
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,405 @@
+// The team roster: `.team/config.json` (SPEC section 2).
+//
+// lowdb (steno underneath) writes the file atomically (temp file + rename), so readers never see
+// half a file. Every change is a read-modify-write under the file lock `<teamDir>/config.json.lock`
+// and starts by re-reading the file, so two processes (or two Roster objects) never lose each
+// other's updates. Reads are synchronous from memory, refreshed from disk when the file changed
+// (one stat per read), so a member added by another process shows up without a restart.
+import { existsSync, mkdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { Low } from 'lowdb';
+import { JSONFile } from 'lowdb/node';
+import { z } from 'zod';
+import { MalformedFileError, readJson } from './atomic-file.js';
+import type { EventHub } from './events.js';
+import { withFileLock } from './file-lock.js';
+
+export const MEMBER_STATUSES = ['working', 'idle', 'waiting', 'shutdown', 'failed'] as const;
+export type MemberStatus = (typeof MEMBER_STATUSES)[number];
+export const AGENT_NAME_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
+export const LEAD_NAME = 'lead';
+
+export interface Member {
+  name: string;
+  role: string;
+  status: MemberStatus;
+  model?: string;
+  worktree?: string;
+  created_at: string;
+  updated_at: string;
+  /** Why the member is in its status (e.g. what it is waiting on). */
+  status_reason?: string;
+  /** What made it fail. */
+  error?: string;
+  /** The task it is on, if any. */
+  task?: number | string | null;
+  [extra: string]: unknown;
+}
+
+export interface RosterConfig {
+  team_name: string;
+  lead: string;
+  members: Member[];
+  [extra: string]: unknown;
+}
+
+export interface NewMember {
+  name: string;
+  role: string;
+  model?: string;
+  worktree?: string;
+  /** Defaults to `working`: a teammate counts as working from its spawn until it first goes idle. */
+  status?: MemberStatus;
+  [extra: string]: unknown;
+}
+
+export interface StatusExtra {
+  reason?: string;
+  error?: string;
+  task?: number | string | null;
+}
+
+export type MemberPatch = Partial<Omit<Member, 'name' | 'created_at'>>;
+
+export interface RosterChange {
+  kind: 'add' | 'status' | 'update' | 'reload';
+  /** The member concerned (absent for `reload`, which means "re-read everything"). */
+  name?: string;
+  member?: Member;
+}
+
+export type RosterListener = (change: RosterChange) => void;
+
+export interface RosterOptions {
+  /** The team name written when the file is created (default: the workspace directory's name). */
+  teamName?: string;
+  /** The lead's role and model, written when the file is created. */
+  leadRole?: string;
+  leadModel?: string;
+  events?: EventHub;
+}
+
+export class RosterError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RosterError';
+  }
+}
+
+/** config.json exists but is not a roster. Never overwritten: a person has to look at it. */
+export class MalformedRosterError extends MalformedFileError {
+  constructor(file: string, detail: string) {
+    super(file, detail);
+    this.name = 'MalformedRosterError';
+    this.message =
+      `${file} is not a valid team roster (${detail}); fix it by hand, or move it aside ` +
+      `(or start with --fresh, which archives it) to begin a new team`;
+  }
+}
+
+const memberSchema = z.looseObject({
+  name: z.string().regex(AGENT_NAME_PATTERN, 'not an agent name'),
+  role: z.string(),
+  status: z.enum(MEMBER_STATUSES),
+  model: z.string().optional(),
+  worktree: z.string().optional(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+const configSchema = z.looseObject({
+  team_name: z.string(),
+  lead: z.string(),
+  members: z.array(memberSchema),
+});
+
+interface FileStamp {
+  ino: number;
+  size: number;
+  mtimeMs: number;
+}
+
+export class Roster {
+  readonly file: string;
+  readonly teamDir: string;
+  #lockFile: string;
+  #db: Low<RosterConfig | null>;
+  #data: RosterConfig;
+  #stamp: FileStamp | undefined;
+  #events: EventHub | undefined;
+  #listeners = new Set<RosterListener>();
+  #warnedStamp: string | undefined;
+
+  private constructor(teamDir: string, data: RosterConfig, events: EventHub | undefined) {
+    this.teamDir = path.resolve(teamDir);
+    this.file = path.join(this.teamDir, 'config.json');
+    this.#lockFile = this.file; // withFileLock locks `<file>.lock`, i.e. config.json.lock
+    this.#db = new Low<RosterConfig | null>(new JSONFile<RosterConfig | null>(this.file), null);
+    this.#data = data;
+    this.#events = events;
+  }
+
+  /** Opens the roster in `teamDir`, creating config.json (with the lead as a member) if missing. */
+  static async open(teamDir: string, options: RosterOptions = {}): Promise<Roster> {
+    mkdirSync(teamDir, { recursive: true });
+    const now = new Date().toISOString();
+    const teamName = options.teamName ?? (path.basename(path.dirname(path.resolve(teamDir))) || 'team');
+    const initial: RosterConfig = {
+      team_name: teamName,
+      lead: LEAD_NAME,
+      members: [
+        {
+          name: LEAD_NAME,
+          role: options.leadRole ?? 'lead',
+          status: 'idle',
+          ...(options.leadModel ? { model: options.leadModel } : {}),
+          created_at: now,
+          updated_at: now,
+        },
+      ],
+    };
+    const roster = new Roster(teamDir, structuredClone(initial), options.events);
+    await roster.#create(initial);
+    return roster;
+  }
+
+  get teamName(): string {
+    return this.#current().team_name;
+  }
+
+  get lead(): string {
+    return this.#current().lead;
+  }
+
+  /** A snapshot of every member (copies: edit through the methods). */
+  members(): Member[] {
+    return this.#current().members.map((member) => ({ ...member }));
+  }
+
+  get(name: string): Member | undefined {
+    const member = this.#current().members.find((candidate) => candidate.name === name);
+    return member ? { ...member } : undefined;
+  }
+
+  names(): string[] {
+    return this.#current().members.map((member) => member.name);
+  }
+
+  /** Re-reads config.json now (reads already refresh when the file changed; this also throws). */
+  async refresh(): Promise<void> {
+    await this.#load();
+  }
+
+  /** Adds a member. A live member of that name is refused; a `shutdown` or `failed` one is replaced. */
+  async add(input: NewMember): Promise<Member> {
+    const { name, role, status = 'working', ...rest } = input;
+    assertAgentName(name);
+    if (typeof role !== 'string' || role.trim() === '') throw new RosterError(`teammate '${name}' needs a role`);
+    assertStatus(status);
+    const extra = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
+    const member = await this.#mutate((data) => {
+      const now = new Date().toISOString();
+      const fresh: Member = { ...extra, name, role, status, created_at: now, updated_at: now };
+      const index = data.members.findIndex((candidate) => candidate.name === name);
+      if (index >= 0) {
+        const existing = data.members[index]!;
+        if (existing.status !== 'shutdown' && existing.status !== 'failed') {
+          throw new RosterError(
+            `a teammate named '${name}' already exists (status: ${existing.status}); pick another name or shut it down first`,
+          );
+        }
+        data.members[index] = fresh;
+      } else {
+        data.members.push(fresh);
+      }
+      return fresh;
+    });
+    this.#notify({ kind: 'add', name, member: { ...member } });
+    this.#emitStatus(member);
+    return member;
+  }
+
+  /** Sets a member's status; `reason`/`error` are stored as `status_reason`/`error` (cleared if absent). */
+  async setStatus(name: string, status: MemberStatus, extra: StatusExtra = {}): Promise<Member> {
+    assertStatus(status);
+    const patch: MemberPatch = { status, status_reason: extra.reason, error: extra.error };
+    if (extra.task !== undefined) patch.task = extra.task;
+    return this.#apply(name, patch, true);
+  }
+
+  /** Merges `patch` into a member (a `status` in it is validated and announced like setStatus). */
+  async update(name: string, patch: MemberPatch): Promise<Member> {
+    if (patch.status !== undefined) assertStatus(patch.status);
+    return this.#apply(name, patch, false);
+  }
+
+  /** Calls `listener` after every change made through this object, and when a re-read found another process's change. */
+  onChange(listener: RosterListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  // ---- internals -------------------------------------------------------------------------
+
+  async #apply(name: string, patch: MemberPatch, clearMissing: boolean): Promise<Member> {
+    const { before, after } = await this.#mutate((data) => {
+      const member = data.members.find((candidate) => candidate.name === name);
+      if (!member) {
+        throw new RosterError(`no teammate named '${name}'; known names: ${data.members.map((m) => m.name).join(', ')}`);
+      }
+      const previous = { ...member };
+      for (const [key, value] of Object.entries(patch)) {
+        if (key === 'name' || key === 'created_at') continue;
+        if (value === undefined) {
+          if (clearMissing) delete member[key];
+        } else {
+          member[key] = value;
+        }
+      }
+      member.updated_at = new Date().toISOString();
+      return { before: previous, after: { ...member } };
+    });
+    const statusChanged =
+      before.status !== after.status || before.status_reason !== after.status_reason || before.error !== after.error;
+    this.#notify({ kind: statusChanged ? 'status' : 'update', name, member: { ...after } });
+    if (statusChanged) this.#emitStatus(after);
+    return after;
+  }
+
+  #emitStatus(member: Member): void {
+    this.#events?.emit(member.name, 'status', {
+      status: member.status,
+      ...(member.status_reason !== undefined ? { reason: member.status_reason } : {}),
+      ...(member.error !== undefined ? { error: member.error } : {}),
+      ...(member.task !== undefined ? { task: member.task } : {}),
+    });
+  }
+
+  #notify(change: RosterChange): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener(change);
+      } catch {
+        // A broken listener must not break the roster.
+      }
+    }
+  }
+
+  /** Runs `change` on freshly read data under the lock, then writes the result. */
+  async #mutate<T>(change: (data: RosterConfig) => T): Promise<T> {
+    return withFileLock(this.#lockFile, async () => {
+      const data = await this.#readFile();
+      if (!data) throw new RosterError(`${this.file} disappeared; reopen the team (huddle --resume or --fresh)`);
+      const result = change(data);
+      this.#db.data = data;
+      await this.#db.write();
+      this.#remember(data);
+      return result;
+    });
+  }
+
+  /** Writes `initial` unless config.json exists; either way loads what is there. */
+  async #create(initial: RosterConfig): Promise<void> {
+    await withFileLock(this.#lockFile, async () => {
+      const data = await this.#readFile();
+      if (data) {
+        this.#remember(data);
+        return;
+      }
+      this.#db.data = initial;
+      await this.#db.write();
+      this.#remember(initial);
+    });
+  }
+
+  /** Reads config.json through lowdb. Null when missing; MalformedRosterError when broken. */
+  async #readFile(): Promise<RosterConfig | null> {
+    this.#db.data = null;
+    try {
+      await this.#db.read();
+    } catch (error) {
+      if (error instanceof SyntaxError) throw new MalformedRosterError(this.file, `not valid JSON: ${error.message}`);
+      throw error;
+    }
+    if (this.#db.data === null) {
+      // lowdb reads `null`, `false`, `0` and a missing file alike; only the last is "no roster yet".
+      if (existsSync(this.file)) throw new MalformedRosterError(this.file, 'not a JSON object');
+      return null;
+    }
+    return validate(this.file, this.#db.data);
+  }
+
+  async #load(): Promise<void> {
+    const data = await this.#readFile();
+    if (data) {
+      this.#remember(data);
+      this.#notify({ kind: 'reload' });
+    }
+  }
+
+  #remember(data: RosterConfig): void {
+    this.#data = structuredClone(data);
+    this.#stamp = stampOf(this.file);
+  }
+
+  /** The in-memory roster, first refreshed from disk when the file changed since we last saw it. */
+  #current(): RosterConfig {
+    const stamp = stampOf(this.file);
+    if (!stamp || sameStamp(stamp, this.#stamp)) return this.#data;
+    try {
+      const data = validate(this.file, readJson<unknown>(this.file));
+      this.#data = data;
+      this.#stamp = stamp;
+      this.#notify({ kind: 'reload' });
+    } catch (error) {
+      // Keep serving the last good roster to readers; changes (and open) report the error.
+      const key = `${stamp.ino}:${stamp.size}:${stamp.mtimeMs}`;
+      if (this.#warnedStamp !== key) {
+        this.#warnedStamp = key;
+        this.#events?.emit(LEAD_NAME, 'warning', { message: (error as Error).message, file: this.file });
+      }
+    }
+    return this.#data;
+  }
+}
+
+export function assertAgentName(name: unknown): asserts name is string {
+  if (typeof name !== 'string' || !AGENT_NAME_PATTERN.test(name)) {
+    throw new RosterError(
+      `invalid agent name '${String(name)}': a name starts with a lowercase letter, then up to 31 of ` +
+        `a-z, 0-9, '_' or '-' (e.g. 'alice', 'test-runner')`,
+    );
+  }
+}
+
+function assertStatus(status: unknown): asserts status is MemberStatus {
+  if (!MEMBER_STATUSES.includes(status as MemberStatus)) {
+    throw new RosterError(`invalid status '${String(status)}'; use one of ${MEMBER_STATUSES.join(', ')}`);
+  }
+}
+
+function validate(file: string, value: unknown): RosterConfig {
+  if (value === undefined) throw new RosterError(`${file} is missing`);
+  const parsed = configSchema.safeParse(value);
+  if (!parsed.success) {
+    const detail = parsed.error.issues
+      .slice(0, 3)
+      .map((issue) => `${issue.path.length ? issue.path.join('.') : 'top level'}: ${issue.message}`)
+      .join('; ');
+    throw new MalformedRosterError(file, detail);
+  }
+  return parsed.data as RosterConfig;
+}
+
+function stampOf(file: string): FileStamp | undefined {
+  try {
+    const stats = statSync(file);
+    return { ino: stats.ino, size: stats.size, mtimeMs: stats.mtimeMs };
+  } catch {
+    return undefined;
+  }
+}
+
+function sameStamp(a: FileStamp, b: FileStamp | undefined): boolean {
+  return !!b && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs;
+}

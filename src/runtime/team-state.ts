@@ -1,0 +1,27 @@
+// What a workspace holds from earlier runs: an unfinished team (SPEC section 1) and archiving it.
+import { existsSync, mkdirSync, readdirSync, renameSync } from 'node:fs';
+import path from 'node:path';
+import { readJson } from './atomic-file.js';
+import { fileStamp } from './event-log.js';
+
+interface RosterFile {
+  members?: Array<{ name?: string; status?: string }>;
+}
+
+/** Members of the roster that are not shut down: the workspace holds an unfinished team. */
+export function unfinishedMembers(teamDir: string): string[] {
+  const roster = readJson<RosterFile>(path.join(teamDir, 'config.json'));
+  return (roster?.members ?? []).filter((m) => m.status !== 'shutdown').map((m) => String(m.name));
+}
+
+/** Moves the team's state (all of .team but its archive, and .tasks) to .team/archive/<iso>/. */
+export function archiveTeam(teamDir: string, tasksDir: string): string | undefined {
+  const entries = existsSync(teamDir) ? readdirSync(teamDir).filter((e) => e !== 'archive' && e !== 'roles') : [];
+  const hasTasks = existsSync(tasksDir);
+  if (entries.length === 0 && !hasTasks) return undefined;
+  const target = path.join(teamDir, 'archive', fileStamp(new Date()));
+  mkdirSync(target, { recursive: true });
+  for (const entry of entries) renameSync(path.join(teamDir, entry), path.join(target, entry));
+  if (hasTasks) renameSync(tasksDir, path.join(target, 'tasks'));
+  return target;
+}

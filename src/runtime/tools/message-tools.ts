@@ -1,0 +1,80 @@
+// Messaging tools on top of the bus: send_message and read_inbox (every agent), broadcast (the lead;
+// whoever assembles an agent's tools decides who gets it).
+import { z } from 'zod';
+import type { Message, MessageBus } from '../bus.js';
+import { defineTool, ToolError } from './types.js';
+
+/** The user turn that carries delivered messages (SPEC section 4): `<inbox>`, one JSON line each, `</inbox>`. */
+export function formatInbox(messages: readonly Message[]): string {
+  return ['<inbox>', ...messages.map((message) => JSON.stringify(message)), '</inbox>'].join('\n');
+}
+
+export const NO_NEW_MESSAGES = 'no new messages';
+
+export interface MessageToolsOptions {
+  /**
+   * When given, read_inbox does not ack: it peeks, and this is called with the offset to ack once the
+   * tool result has been persisted (exactly once across a crash). Without it read_inbox takes
+   * (peek + ack at once), so a crash before the result is recorded loses those messages.
+   */
+  deferAck?: (agent: string, nextOffset: number, messages: Message[]) => void;
+}
+
+const sendMessageInput = z.object({
+  to: z.string().describe('the teammate to send to (a name from the roster, e.g. "lead")'),
+  content: z.string().min(1, 'say something').describe('the message text'),
+});
+const readInboxInput = z.object({});
+const broadcastInput = z.object({
+  content: z.string().min(1, 'say something').describe('the message text, sent to every teammate'),
+});
+
+export function messageTools(bus: MessageBus, options: MessageToolsOptions = {}) {
+  const sendMessage = defineTool({
+    name: 'send_message',
+    description:
+      'Send a message to one teammate (or to "lead"). It lands in their inbox and reaches them at their next turn.',
+    input: sendMessageInput,
+    summarize: (input) => `→ ${input.to}: ${input.content}`,
+    async run(input, context) {
+      if (input.to === context.agent) throw new ToolError(`you are '${context.agent}'; send_message goes to someone else`);
+      const message = await bus.send({ type: 'message', from: context.agent, to: input.to, content: input.content });
+      return `sent to ${input.to} (${message.id})`;
+    },
+  });
+
+  const readInbox = defineTool({
+    name: 'read_inbox',
+    description:
+      'Read the unread messages in your inbox. Messages also arrive on their own between turns; use this to check now.',
+    input: readInboxInput,
+    summarize: () => 'inbox',
+    async run(_input, context) {
+      let messages: Message[];
+      if (options.deferAck) {
+        const peeked = await bus.peek(context.agent);
+        messages = peeked.messages;
+        options.deferAck(context.agent, peeked.nextOffset, messages);
+      } else {
+        messages = await bus.take(context.agent);
+      }
+      if (messages.length === 0) return NO_NEW_MESSAGES;
+      context.events.emit('message_delivered', { ids: messages.map((message) => message.id), via: 'read_inbox' });
+      return formatInbox(messages);
+    },
+  });
+
+  const broadcast = defineTool({
+    name: 'broadcast',
+    description: 'Send the same message to every teammate at once. Use sparingly: everyone reads it.',
+    input: broadcastInput,
+    summarize: (input) => input.content,
+    async run(input, context) {
+      const sent = await bus.broadcast(context.agent, input.content);
+      if (sent.length === 0) return 'no teammates to broadcast to';
+      return `broadcast to ${sent.length} teammate${sent.length === 1 ? '' : 's'}: ${sent.map((message) => message.to).join(', ')}`;
+    },
+  });
+
+  return { sendMessage, readInbox, broadcast };
+}

@@ -1,0 +1,179 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { coreTools } from '../../src/runtime/tools/core-tools.js';
+import { ToolRegistry } from '../../src/runtime/tools/registry.js';
+import { makeToolContext } from '../helpers/tool-context.js';
+
+const registry = new ToolRegistry(coreTools());
+let root: string;
+const leftovers: number[] = [];
+
+beforeEach(async () => {
+  root = await mkdtemp(path.join(os.tmpdir(), 'huddle-bash-'));
+});
+afterEach(async () => {
+  for (const pid of leftovers.splice(0)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  await rm(root, { recursive: true, force: true });
+});
+
+function bash(command: string, timeout_ms?: number, signal?: AbortSignal) {
+  return registry.run('bash', { command, timeout_ms }, makeToolContext(root, { signal }));
+}
+
+/** Dead counts as gone even while the process waits as a zombie for its new parent to reap it. */
+function processGone(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z') ?? false;
+  } catch {
+    return true;
+  }
+}
+
+async function waitFor(condition: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+function firstPid(content: string): number {
+  const match = content.match(/^(\d+)$/m);
+  expect(match).not.toBeNull();
+  return Number(match![1]);
+}
+
+describe('bash', () => {
+  it('returns stdout and stderr interleaved, then the exit code', async () => {
+    const result = await bash('echo one; echo two >&2; echo three; exit 2');
+    expect(result.content).toBe('one\ntwo\nthree\n[exit code 2]');
+    expect(result.isError).toBe(true);
+  });
+
+  it('succeeds on exit code 0 and runs in the workspace root', async () => {
+    const result = await bash('pwd');
+    expect(result.content).toBe(`${await realpath(root)}\n[exit code 0]`);
+    expect(result.isError).toBe(false);
+  });
+
+  it('runs the command as given: syntax errors name it, no extra arguments', async () => {
+    const broken = await bash('if then');
+    expect(broken.content).toContain("syntax error near unexpected token `then'");
+    expect(broken.content).not.toContain('exec');
+    expect(broken.content).toMatch(/\[exit code 2\]$/);
+    const args = await bash('echo "$# args"');
+    expect(args.content).toBe('0 args\n[exit code 0]');
+  });
+
+  it('says when there was no output', async () => {
+    const result = await bash('true');
+    expect(result.content).toBe('(no output)\n[exit code 0]');
+  });
+
+  it('closes stdin so that reading it does not wait', async () => {
+    const result = await bash('cat; echo done');
+    expect(result.content).toBe('done\n[exit code 0]');
+  });
+
+  it('does not pass API keys to the command', async () => {
+    const saved = { ...process.env };
+    process.env.ANTHROPIC_API_KEY = 'sk-ant-secret-1';
+    process.env.ANTHROPIC_AUTH_TOKEN = 'secret-token-2';
+    process.env.HUDDLE_API_KEY = 'secret-3';
+    process.env.HUDDLE_TEST_VISIBLE = 'visible-4';
+    try {
+      const result = await bash('env; echo "key=${ANTHROPIC_API_KEY-unset}"');
+      expect(result.content).toContain('key=unset');
+      expect(result.content).toContain('HUDDLE_TEST_VISIBLE=visible-4');
+      expect(result.content).not.toContain('secret');
+    } finally {
+      process.env = saved;
+    }
+  });
+
+  it('caps huge output, keeping the head and the tail', async () => {
+    const result = await bash('seq 1 200000');
+    expect(result.content.length).toBeLessThan(31_000);
+    expect(result.content.startsWith('1\n2\n3\n')).toBe(true);
+    expect(result.content).toMatch(/\[… [\d,]+ characters \([\d,]+ lines\) cut from the middle …\]/);
+    expect(result.content.endsWith('199999\n200000\n[exit code 0]')).toBe(true);
+  });
+
+  it('kills the whole process tree on timeout', async () => {
+    const started = Date.now();
+    const result = await bash('sleep 30 & echo $!; sleep 30', 500);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(result.isError).toBe(true);
+    expect(result.content).toMatch(/\n\[killed after 500 ms timeout\]$/);
+    const grandchild = firstPid(result.content);
+    leftovers.push(grandchild);
+    await waitFor(() => processGone(grandchild), `background sleep ${grandchild} to die`);
+  });
+
+  it('escalates to SIGKILL when the tree ignores SIGTERM', async () => {
+    const started = Date.now();
+    const result = await bash("trap '' TERM; sleep 30 & echo $!; wait", 300);
+    expect(Date.now() - started).toBeLessThan(8_000);
+    expect(result.content).toMatch(/\[killed after 300 ms timeout\]$/);
+    const grandchild = firstPid(result.content);
+    leftovers.push(grandchild);
+    await waitFor(() => processGone(grandchild), `background sleep ${grandchild} to die`);
+  });
+
+  it('returns when the shell exits even if a background process keeps the output open', async () => {
+    const started = Date.now();
+    const result = await bash('(sleep 30) & echo $!; echo started', 20_000);
+    leftovers.push(firstPid(result.content));
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(result.content).toContain('started');
+    expect(result.content).toContain('stopped reading when the shell exited');
+    expect(result.content).toMatch(/\[exit code 0\]$/);
+    expect(result.isError).toBe(false);
+  });
+
+  it('stops the command when the signal aborts', async () => {
+    const controller = new AbortController();
+    const pending = bash('echo $$ > shell.pid; sleep 30 & echo $! > child.pid; sleep 30', 20_000, controller.signal);
+    const childFile = path.join(root, 'child.pid');
+    await waitFor(() => existsSync(childFile) && readFileSync(childFile, 'utf8').endsWith('\n'), 'the command to start');
+    const shell = Number(await readFile(path.join(root, 'shell.pid'), 'utf8'));
+    const child = Number(await readFile(childFile, 'utf8'));
+    leftovers.push(shell, child);
+    const started = Date.now();
+    controller.abort();
+    const result = await pending;
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(result.content).toBe('[interrupted]');
+    expect(result.isError).toBe(true);
+    await waitFor(() => processGone(shell) && processGone(child), 'the shell and its child to die');
+  });
+
+  it('does not start a command when the signal is already aborted', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const result = await bash('touch ran', undefined, controller.signal);
+    expect(result).toEqual({ content: '[interrupted]', isError: true });
+    expect(existsSync(path.join(root, 'ran'))).toBe(false);
+  });
+
+  it('refuses timeouts above the maximum and summarizes the command on one line', async () => {
+    const result = await bash('true', 700_000);
+    expect(result.isError).toBe(true);
+    expect(result.content).toMatch(/^invalid input for bash: timeout_ms/);
+    expect(registry.summarize('bash', { command: 'echo  a\n  && echo b' })).toBe('echo a && echo b');
+  });
+});
