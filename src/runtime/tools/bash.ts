@@ -114,7 +114,7 @@ async function runShell(command: string, cwd: string, timeoutMs: number, signal:
     subprocess.stdout?.destroy();
     subprocess.stderr?.destroy();
   };
-  subprocess.once('exit', () => later(PIPE_GRACE_MS, abandonPipes));
+  subprocess.nodeChildProcess.once('exit', () => later(PIPE_GRACE_MS, abandonPipes));
 
   const end = (reason: 'timeout' | 'interrupted') => {
     if (stop !== undefined || pid === undefined) return;
