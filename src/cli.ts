@@ -118,7 +118,7 @@ async function main(): Promise<void> {
     process.exit(await runHeadless(options));
   }
   const { runConsole } = await import('./tui/run-console.js');
-  process.exitCode = await runConsole(options);
+  process.exit(await runConsole(options));
 }
 
 await main();

@@ -43,11 +43,15 @@ export async function runHeadless(options: CliOptions): Promise<number> {
   const hub = new EventHub();
   const secrets = [config.apiKey, config.authToken].filter((s): s is string => Boolean(s));
   const log = new EventLog(hub, `${workspace.teamDir}/logs`, { secrets });
-  const unsubscribeOutput = hub.subscribe(options.json ? jsonWriter(secrets) : stderrReporter);
+  const unsubscribeOutput = hub.subscribe(options.json ? jsonWriter(secrets) : stderrReporter(secrets));
 
   const started = performance.now();
   const team = await Team.open({ config, workspace, hub, backend: new ModelClient(modelClientOptions(config)) });
-  if (options.resume) await releaseStaleMembers(team);
+  if (options.resume) {
+    for (const { name, tasks } of await team.releaseUnresumable()) {
+      if (tasks) process.stderr.write(`huddle: released ${tasks} task(s) held by ${name}\n`);
+    }
+  }
 
   const onSignal = () => void team.close('interrupted').finally(() => process.exit(130));
   process.once('SIGINT', onSignal);
@@ -68,11 +72,11 @@ export async function runHeadless(options: CliOptions): Promise<number> {
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
 
-  if (!options.json && result === 'settled') process.stdout.write(`${team.lead.lastText}\n`);
+  if (!options.json && result === 'settled') process.stdout.write(`${scrub(team.lead.lastText, secrets)}\n`);
   if (result !== 'settled') {
     const outcome = team.lead.lastOutcome;
     const why = outcome?.kind === 'failed' ? outcome.error : outcome?.kind === 'turn_limit' ? `turn limit reached (${outcome.limit} model calls)` : 'the lead failed';
-    process.stderr.write(`huddle: ${why}\n`);
+    process.stderr.write(`huddle: ${scrub(why, secrets)}\n`);
   }
   return exitCode;
 }
@@ -108,16 +112,6 @@ function waitForEnd(team: Team, hub: EventHub): Promise<'settled' | 'failed'> {
   });
 }
 
-/** A resumed headless run keeps the board and the inboxes; teammates that cannot come back release their tasks. */
-async function releaseStaleMembers(team: Team): Promise<void> {
-  for (const member of team.ctx.roster.members()) {
-    if (member.name === LEAD_NAME || member.status === 'shutdown') continue;
-    const released = await team.ctx.board.release(member.name);
-    await team.ctx.roster.setStatus(member.name, 'shutdown', { reason: 'not resumed' });
-    if (released.length) process.stderr.write(`huddle: released ${released.length} task(s) held by ${member.name}\n`);
-  }
-}
-
 function usageSummary(team: Team) {
   const agents: Record<string, unknown> = {};
   let usage = emptyUsage();
@@ -138,14 +132,18 @@ function jsonWriter(secrets: string[]) {
 }
 
 /** Without --json, stderr says what a person running a script would want to know. */
-function stderrReporter(event: HuddleEvent): void {
+function stderrReporter(secrets: string[]) {
+  return (event: HuddleEvent) => reportToStderr(event, (text) => process.stderr.write(scrub(text, secrets)));
+}
+
+function reportToStderr(event: HuddleEvent, write: (text: string) => void): void {
   if (event.type === 'retry') {
     const seconds = (Number(event.delayMs) / 1000).toFixed(1);
-    process.stderr.write(`huddle: ${event.agent}: ${String(event.reason)}; retrying in ${seconds} s (attempt ${Number(event.attempt) + 1})\n`);
+    write(`huddle: ${event.agent}: ${String(event.reason)}; retrying in ${seconds} s (attempt ${Number(event.attempt) + 1})\n`);
   } else if (event.type === 'warning') {
-    process.stderr.write(`huddle: warning: ${String(event.message)}\n`);
+    write(`huddle: warning: ${String(event.message)}\n`);
   } else if (event.type === 'error' && event.agent !== LEAD_NAME && !event.interrupted) {
-    process.stderr.write(`huddle: ${event.agent}: ${String(event.message)}\n`);
+    write(`huddle: ${event.agent}: ${String(event.message)}\n`);
   }
 }
 

@@ -35,6 +35,9 @@ export interface AgentLoopHooks {
   shouldStop?(): boolean;
 }
 
+/** Where a user turn came from: the person, the spawn prompt, the inbox, an auto-claim, or huddle itself. */
+export type TurnSource = 'user' | 'spawn' | 'inbox' | 'auto_claim' | 'system';
+
 export type TurnOutcome =
   | { kind: 'end_turn'; text: string }
   | { kind: 'stopped'; text: string }
@@ -81,13 +84,13 @@ export class AgentLoop {
   }
 
   /** Adds a user turn and runs the model until it ends its turn. One turn at a time. */
-  async runTurn(input: string | ContentBlockParam[]): Promise<TurnOutcome> {
+  async runTurn(input: string, source: TurnSource = 'user'): Promise<TurnOutcome> {
     if (this.#running) throw new Error(`${this.name} is already in a turn`);
     this.#running = true;
     const abort = new AbortController();
     this.#abort = abort;
     try {
-      this.#pushUser(typeof input === 'string' ? [{ type: 'text', text: input }] : input);
+      this.#addInput(input, source);
       return await this.#loop(abort.signal);
     } finally {
       this.#running = false;
@@ -99,7 +102,7 @@ export class AgentLoop {
     const { events, maxTurns } = this.#options;
     for (let call = 0; call < maxTurns; call++) {
       const extra = await this.#options.hooks?.pendingInput?.();
-      if (extra?.length) this.#pushUser(extra.map((text) => ({ type: 'text' as const, text })));
+      for (const text of extra ?? []) this.#addInput(text, 'inbox');
 
       const response = await this.#callModel(signal);
       if (response.kind !== 'ok') return response.outcome;
@@ -208,6 +211,12 @@ export class AgentLoop {
       context_tokens: totals.contextTokens,
       model: this.model,
     });
+  }
+
+  /** A user turn's text: logged as a `prompt` event (so a transcript can be rebuilt from the log), then added. */
+  #addInput(text: string, source: TurnSource): void {
+    this.#options.events.emit('prompt', { text, source });
+    this.#pushUser([{ type: 'text', text }]);
   }
 
   /** Appends user content, merging with a trailing user message (tool results) to keep roles alternating. */

@@ -15,6 +15,8 @@ export class Lead extends Agent {
   #wake: (() => void) | undefined;
   #closed = new AbortController();
   #pump: Promise<void> | undefined;
+  /** From taking a prompt or inbox messages until the turn they start has ended. */
+  #busy = false;
   /** The text of the last turn that ended normally: what headless prints. */
   lastText = '';
   lastOutcome: TurnOutcome | undefined;
@@ -25,7 +27,7 @@ export class Lead extends Agent {
 
   /** True when the lead is between turns with nothing queued. */
   get isIdle(): boolean {
-    return !this.loop.running && this.#prompts.length === 0;
+    return !this.#busy && !this.loop.running && this.#prompts.length === 0;
   }
 
   /** Queues a prompt from the person; it runs as soon as the lead is not in a turn. */
@@ -54,13 +56,21 @@ export class Lead extends Agent {
     await this.setStatus('idle', { reason: 'waiting for a prompt' });
     while (!this.#closed.signal.aborted) {
       const prompt = this.#prompts.shift();
-      const input = prompt ?? await this.deliverInbox();
+      let input = prompt;
+      if (input === undefined && (await this.ctx.bus.unreadCount(this.name)) > 0) {
+        // Busy before the messages are acked: between the ack and the turn, the lead must not look
+        // idle with an empty inbox (a headless run would end before it read them).
+        this.#busy = true;
+        input = await this.deliverInbox();
+      }
       if (input === undefined) {
+        this.#busy = false;
         await this.#waitForInput();
         continue;
       }
+      this.#busy = true;
       await this.setStatus('working');
-      const outcome = await this.loop.runTurn(input);
+      const outcome = await this.loop.runTurn(input, prompt !== undefined ? 'user' : 'inbox');
       this.lastOutcome = outcome;
       if (outcome.kind === 'end_turn' || outcome.kind === 'stopped') this.lastText = outcome.text;
       if (outcome.kind === 'failed' || outcome.kind === 'turn_limit') {
@@ -68,6 +78,7 @@ export class Lead extends Agent {
       } else {
         await this.setStatus('idle', { reason: 'waiting for messages' });
       }
+      this.#busy = false;
       const turn: LeadTurn = { input: prompt !== undefined ? 'prompt' : 'inbox', outcome };
       for (const listener of this.#turnListeners) listener(turn);
     }

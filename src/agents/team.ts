@@ -180,6 +180,21 @@ export class Team implements TeamControl {
     this.teammates.get(teammate)?.requestIdle();
   }
 
+  /**
+   * For a resumed workspace whose teammates cannot come back: each member that was not shut
+   * down releases its tasks to the board and is marked shut down. Returns what was released.
+   */
+  async releaseUnresumable(): Promise<Array<{ name: string; tasks: number }>> {
+    const released: Array<{ name: string; tasks: number }> = [];
+    for (const member of this.ctx.roster.members()) {
+      if (member.name === LEAD_NAME || member.status === 'shutdown' || this.teammates.has(member.name)) continue;
+      const tasks = await this.ctx.board.release(member.name);
+      await this.ctx.roster.setStatus(member.name, 'shutdown', { reason: 'not resumed' });
+      released.push({ name: member.name, tasks: tasks.length });
+    }
+    return released;
+  }
+
   /** Teammates that have not finished (shut down or failed). */
   liveTeammates(): Teammate[] {
     return [...this.teammates.values()].filter((t) => !t.finished);
@@ -187,12 +202,19 @@ export class Team implements TeamControl {
 
   /**
    * True when a headless run is over (SPEC section 5): the lead has ended its turn, its inbox
-   * is empty, and no teammate is working.
+   * is empty, and no teammate is working — nor about to: a resting teammate of this team with an
+   * unread message, or with a claimable task on the board, is woken and says `working` before
+   * it takes either, so until then it still counts.
    */
   async isSettled(): Promise<boolean> {
     if (!this.lead.isIdle) return false;
     if ((await this.#bus.unreadCount(LEAD_NAME)) > 0) return false;
-    return this.ctx.roster.members().every((m) => m.name === LEAD_NAME || m.status !== 'working');
+    const members = this.ctx.roster.members().filter((m) => m.name !== LEAD_NAME);
+    if (members.some((m) => m.status === 'working')) return false;
+    const resting = members.filter((m) => (m.status === 'idle' || m.status === 'waiting') && this.teammates.get(m.name)?.finished === false);
+    for (const member of resting) if ((await this.#bus.unreadCount(member.name)) > 0) return false;
+    if (resting.some((m) => m.status === 'idle') && (await this.ctx.board.claimable()).length > 0) return false;
+    return true;
   }
 
   /** Stops every live teammate now and waits for their loops to end. */

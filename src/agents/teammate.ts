@@ -2,8 +2,11 @@
 // task wakes it (events, not polling), until the idle timeout shuts it down. An approved
 // shutdown ends the loop at the end of the current tool call.
 import { Agent, type AgentSpec } from './agent.js';
+import type { TurnSource } from './agent-loop.js';
 import { autoClaimTurn, LEAD_NAME } from './prompts.js';
+import { formatDuration } from './protocols.js';
 import type { TeamContext } from './team-context.js';
+import type { Message } from '../runtime/bus.js';
 import type { ToolRegistry } from '../runtime/tools/registry.js';
 
 export interface TeammateSpec extends AgentSpec {
@@ -13,7 +16,7 @@ export interface TeammateSpec extends AgentSpec {
   fullTools?: ToolRegistry;
 }
 
-type Wake = { kind: 'input'; text: string } | { kind: 'timeout' } | { kind: 'stopped' };
+type Wake = { kind: 'input'; text: string; source: TurnSource } | { kind: 'timeout' } | { kind: 'stopped' };
 
 export class Teammate extends Agent {
   readonly prompt: string;
@@ -86,53 +89,91 @@ export class Teammate extends Agent {
 
   async #run(): Promise<void> {
     let input: string | undefined = this.prompt;
+    let source: TurnSource = 'spawn';
     try {
       await this.setStatus('working');
       while (input !== undefined && !this.stopping) {
         this.#idleRequested = false;
-        const outcome = await this.loop.runTurn(input);
+        const outcome = await this.loop.runTurn(input, source);
         if (outcome.kind === 'failed' || outcome.kind === 'turn_limit') {
           const error = this.describeOutcome(outcome);
+          // The lead hears of it first: the status change may end a headless run, which must not
+          // end before the lead has read why.
+          await this.#tellLead(`[huddle] ${this.name} failed: ${error}`).catch(() => undefined);
           await this.setStatus('failed', { error });
-          await this.#tellLead(`[huddle] ${this.name} failed: ${error}`);
           return;
         }
         if (this.stopping) break;
         const wake = await this.#idle();
         if (wake.kind !== 'input') {
-          if (wake.kind === 'timeout') this.stopReason ??= `idle for ${Math.round(this.ctx.config.idleTimeoutMs / 1000)} s`;
+          if (wake.kind === 'timeout') this.stopReason ??= `idle for ${formatDuration(this.ctx.config.idleTimeoutMs)}`;
           break;
         }
         await this.setStatus('working');
         input = wake.text;
+        source = wake.source;
       }
       await this.setStatus('shutdown', { reason: this.stopReason ?? 'stopped' });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       this.events.emit('error', { message, fatal: true });
-      await this.setStatus('failed', { error: message }).catch(() => undefined);
       await this.#tellLead(`[huddle] ${this.name} failed: ${message}`).catch(() => undefined);
+      await this.setStatus('failed', { error: message }).catch(() => undefined);
     }
   }
 
-  /** IDLE: wait for a message or a claimable task; `waiting` instead while a plan is being decided. */
+  /**
+   * IDLE: wait for a message or a claimable task; `waiting` instead while a plan is being decided.
+   * The status says idle (or waiting) only while nothing is in reach: a teammate that sees a
+   * message or a claimable task is `working` before it takes it, so the team never looks settled
+   * (Team.isSettled) while work changes hands.
+   */
   async #idle(): Promise<Wake> {
     const waitingForPlan = this.awaitingPlanDecision;
-    if (waitingForPlan) await this.setStatus('waiting', { reason: 'plan approval' });
-    else await this.setStatus('idle', { reason: 'waiting for work' });
     const deadline = waitingForPlan ? Infinity : Date.now() + this.ctx.config.idleTimeoutMs;
+    let resting = false;
     for (;;) {
       if (this.stopping) return { kind: 'stopped' };
-      const inbox = await this.deliverInbox();
-      if (inbox) return { kind: 'input', text: inbox };
-      if (!waitingForPlan) {
-        const task = await this.ctx.board.claimNext(this.name).catch(() => undefined);
-        if (task) return { kind: 'input', text: autoClaimTurn(task) };
+      let tried = false;
+      if (await this.#workInReach(waitingForPlan)) {
+        tried = true;
+        if (resting) await this.setStatus('working');
+        resting = false;
+        const inbox = await this.deliverInbox();
+        if (inbox) return { kind: 'input', text: inbox, source: 'inbox' };
+        if (!waitingForPlan) {
+          const task = await this.ctx.board.claimNext(this.name).catch(() => undefined);
+          if (task) return { kind: 'input', text: autoClaimTurn(task), source: 'auto_claim' };
+        }
       }
       const remaining = deadline - Date.now();
       if (remaining <= 0) return { kind: 'timeout' };
+      if (!resting) {
+        resting = true;
+        if (waitingForPlan) await this.setStatus('waiting', { reason: 'plan approval' });
+        else await this.setStatus('idle', { reason: 'waiting for work' });
+        // Look again (something may have come while the status was written), unless a take just
+        // failed (another claimer won): then wait for the next change rather than spin.
+        if (!tried) continue;
+      }
       await this.#waitForChange(remaining);
     }
+  }
+
+  /** A look that takes nothing: an unread message, or (unless waiting on a plan) a task claimNext would take. */
+  async #workInReach(waitingForPlan: boolean): Promise<boolean> {
+    if ((await this.ctx.bus.unreadCount(this.name)) > 0) return true;
+    if (waitingForPlan) return false;
+    if ((await this.ctx.board.claimable()).length > 0) return true;
+    // A pending task assigned to this teammate whose blockers are done (claimNext takes those too).
+    const tasks = await this.ctx.board.list();
+    const open = new Set(tasks.filter((task) => task.status !== 'completed').map((task) => task.id));
+    return tasks.some((task) => task.status === 'pending' && task.owner === this.name && !task.blockedBy.some((id) => open.has(id)));
+  }
+
+  /** An answer to the plan, approving or not, ends the wait for it (a rejected plan is revised and sent again). */
+  protected override onDelivered(messages: Message[]): void {
+    if (messages.some((message) => message.type === 'plan_approval_response')) this.awaitingPlanDecision = false;
   }
 
   /** Resolves on the first of: an inbox message, a board change, the timeout, a stop. */

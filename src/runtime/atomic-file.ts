@@ -1,13 +1,35 @@
 // JSON files that readers never see half-written: write to a temp file, then rename.
-import { readFileSync } from 'node:fs';
-import writeFileAtomic from 'write-file-atomic';
+// Plain node:fs rather than write-file-atomic: that package names its temp files after its own
+// __filename, which does not exist in huddle's ESM bundle (dist/), so every write failed there.
+import { randomBytes } from 'node:crypto';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { rename, rm, writeFile } from 'node:fs/promises';
+
+/** `<file>.<pid>.<random>.tmp`: never a name the board or the bus would take for one of theirs. */
+function tempFileFor(file: string): string {
+  return `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+}
 
 export async function writeJsonAtomic(file: string, value: unknown): Promise<void> {
-  await writeFileAtomic(file, `${JSON.stringify(value, null, 2)}\n`, { fsync: false });
+  const temp = tempFileFor(file);
+  try {
+    await writeFile(temp, `${JSON.stringify(value, null, 2)}\n`);
+    await rename(temp, file);
+  } catch (error) {
+    await rm(temp, { force: true }).catch(() => undefined);
+    throw error;
+  }
 }
 
 export function writeJsonAtomicSync(file: string, value: unknown): void {
-  writeFileAtomic.sync(file, `${JSON.stringify(value, null, 2)}\n`, { fsync: false });
+  const temp = tempFileFor(file);
+  try {
+    writeFileSync(temp, `${JSON.stringify(value, null, 2)}\n`);
+    renameSync(temp, file);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
 }
 
 export class MalformedFileError extends Error {

@@ -15,6 +15,7 @@ export type EventType =
   | 'error'
   | 'done'
   // Extensions beyond SPEC section 7 (consumers ignore types they do not know):
+  | 'prompt' // a user turn entered the agent's context: {text, source}
   | 'retry' // a model call is being retried; any partial text of the failed attempt is void
   | 'warning'; // something was skipped or repaired and the run goes on (a torn inbox line, say)
 

@@ -107,6 +107,8 @@ export class ModelClient implements ModelBackend {
       } catch (error) {
         if (hooks.signal?.aborted || error instanceof APIUserAbortError) throw new InterruptedError();
         const failure = classify(error);
+        // A server (or proxy) may echo the credentials back in an error body: never pass them on.
+        failure.reason = this.#redact(failure.reason);
         if (!failure.retryable || attempt > this.#options.maxRetries) {
           const tries = attempt > 1 ? ` (after ${attempt} attempts)` : '';
           throw new ModelError(`${failure.reason}${tries}`, failure.status);
@@ -116,6 +118,14 @@ export class ModelClient implements ModelBackend {
         await sleep(delayMs, hooks.signal);
       }
     }
+  }
+
+  #redact(text: string): string {
+    let out = text;
+    for (const secret of [this.#options.apiKey, this.#options.authToken]) {
+      if (secret && secret.length >= 8) out = out.split(secret).join('[redacted]');
+    }
+    return out;
   }
 
   async #streamOnce(request: ModelRequest, hooks: ModelCallHooks): Promise<Message> {

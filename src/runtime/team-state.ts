@@ -4,6 +4,9 @@ import path from 'node:path';
 import { readJson } from './atomic-file.js';
 import { fileStamp } from './event-log.js';
 
+/** What belongs to the workspace or the person rather than to one team. */
+const KEPT_ON_ARCHIVE = new Set(['archive', 'roles', 'input-history.json']);
+
 interface RosterFile {
   members?: Array<{ name?: string; status?: string }>;
 }
@@ -16,7 +19,7 @@ export function unfinishedMembers(teamDir: string): string[] {
 
 /** Moves the team's state (all of .team but its archive, and .tasks) to .team/archive/<iso>/. */
 export function archiveTeam(teamDir: string, tasksDir: string): string | undefined {
-  const entries = existsSync(teamDir) ? readdirSync(teamDir).filter((e) => e !== 'archive' && e !== 'roles') : [];
+  const entries = existsSync(teamDir) ? readdirSync(teamDir).filter((e) => !KEPT_ON_ARCHIVE.has(e)) : [];
   const hasTasks = existsSync(tasksDir);
   if (entries.length === 0 && !hasTasks) return undefined;
   const target = path.join(teamDir, 'archive', fileStamp(new Date()));

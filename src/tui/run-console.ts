@@ -1,7 +1,159 @@
-// Placeholder until the console lands: says so plainly instead of pretending.
+// `huddle` (and `huddle demo`): the full-screen console over the same Team that headless runs.
+import { createInterface } from 'node:readline/promises';
+import { existsSync, statSync } from 'node:fs';
+import { createElement } from 'react';
 import type { CliOptions } from '../cli.js';
+import { Team } from '../agents/team.js';
+import { LEAD_NAME } from '../agents/prompts.js';
+import { ConfigError, MISSING_KEY_MESSAGE, hasCredentials, resolveConfig, type HuddleConfig } from '../runtime/config.js';
+import { EventLog } from '../runtime/event-log.js';
+import { EventHub } from '../runtime/events.js';
+import { ModelClient, ModelError, modelClientOptions, type ModelBackend } from '../runtime/model-client.js';
+import { archiveTeam, unfinishedMembers } from '../runtime/team-state.js';
+import { Workspace } from '../runtime/workspace.js';
+import { ConsoleController } from './console-controller.js';
+import { EventBridge } from './state/event-bridge.js';
+import { createConsoleStore } from './state/console-store.js';
+import { InputHistory } from './state/input-history.js';
 
-export async function runConsole(_options: CliOptions): Promise<number> {
-  process.stderr.write('huddle: the full-screen console is not in this build yet; run `huddle -p "PROMPT"` for a headless run.\n');
+const DEMO_PROMPT = 'Build a tiny greeting library with tests.';
+
+/** Without a key the console still opens; every model call says what to set. */
+class NoKeyBackend implements ModelBackend {
+  async call(): Promise<never> {
+    throw new ModelError(MISSING_KEY_MESSAGE.replace(/^huddle: /, ''), undefined);
+  }
+}
+
+export async function runConsole(options: CliOptions): Promise<number> {
+  const demo = options.command === 'demo';
+  let config: HuddleConfig;
+  let cleanupDemo: (() => Promise<void>) | undefined;
+  try {
+    let cwd = options.cwd;
+    if (demo) {
+      const { createDemoWorkspace } = await import('../agents/demo/demo-workspace.js');
+      const workspace = await createDemoWorkspace();
+      cwd = workspace.dir;
+      cleanupDemo = workspace.cleanup;
+    }
+    config = resolveConfig({ cwd, model: options.model, apiKeyFile: options.apiKeyFile, maxTurns: options.maxTurns });
+  } catch (error) {
+    if (error instanceof ConfigError) return fail(error.message);
+    throw error;
+  }
+  if (!existsSync(config.cwd) || !statSync(config.cwd).isDirectory()) return fail(`workspace ${config.cwd} is not a directory`);
+  if (!process.stdin.isTTY || !process.stdout.isTTY) {
+    return fail('the console needs a terminal; for scripts and CI use huddle -p "PROMPT"');
+  }
+
+  const workspace = new Workspace(config.cwd);
+  const decision = await decideAboutOldTeam(workspace, options);
+  if (decision === 'quit') return 0;
+  if (decision === 'fresh') archiveTeam(workspace.teamDir, workspace.tasksDir);
+
+  const keyMissing = !demo && !hasCredentials(config);
+  let backend: ModelBackend;
+  if (demo) {
+    const { ScriptedDemoBackend } = await import('../agents/demo/scripted-backend.js');
+    backend = new ScriptedDemoBackend();
+    config.model = 'huddle-demo';
+  } else {
+    backend = keyMissing ? new NoKeyBackend() : new ModelClient(modelClientOptions(config));
+  }
+
+  const hub = new EventHub();
+  const log = new EventLog(hub, `${workspace.teamDir}/logs`, { secrets: [config.apiKey, config.authToken] });
+  const team = await Team.open({ config, workspace, hub, backend });
+  if (decision === 'resume') await team.releaseUnresumable();
+  const store = createConsoleStore({
+    model: config.model,
+    endpoint: demo ? 'built-in script' : config.baseURL ? new URL(config.baseURL).host : '',
+    demo,
+    keyMissing,
+  });
+  const bridge = new EventBridge(hub, store);
+  const history = InputHistory.forTeamDir(workspace.teamDir);
+
+  const { render } = await import('ink');
+  const { App } = await import('./components/App.js');
+  let resolveQuit!: () => void;
+  const quitRequested = new Promise<void>((resolve) => (resolveQuit = resolve));
+  const controller = new ConsoleController(team, store, resolveQuit);
+  const instance = render(createElement(App, { store, controller, history, quit: resolveQuit }), {
+    alternateScreen: true,
+    exitOnCtrlC: false,
+    interactive: true,
+    incrementalRendering: true,
+    maxFps: 30,
+  });
+  const restoreTerminal = () => {
+    try {
+      instance.unmount();
+    } catch {
+      // Already gone.
+    }
+    // Belt and braces: leave the alternate screen, show the cursor, end bracketed paste.
+    process.stdout.write('\x1b[?2004l\x1b[?25h\x1b[?1049l');
+  };
+  const onCrash = (error: unknown) => {
+    restoreTerminal();
+    process.stderr.write(`huddle crashed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  };
+  process.on('uncaughtException', onCrash);
+  process.on('unhandledRejection', onCrash);
+  for (const signal of ['SIGTERM', 'SIGHUP'] as const) process.once(signal, resolveQuit);
+
+  // Highlighting costs ~100 ms to load: after the first frame, not before it.
+  void import('./render/markdown.js')
+    .then(({ preloadHighlighter }) => preloadHighlighter())
+    .then(() => store.setState({ highlighterReady: true }));
+
+  team.start();
+  if (demo) team.lead.prompt(DEMO_PROMPT);
+
+  await quitRequested;
+  restoreTerminal();
+  bridge.close();
+  controller.close();
+  const reason = 'the console was closed';
+  await team.stopAll(reason);
+  await team.ctx.roster.setStatus(LEAD_NAME, 'shutdown', { reason });
+  await team.close(reason);
+  log.close();
+  if (demo) {
+    process.stdout.write(`huddle demo: the files the team wrote are in ${workspace.root}\n`);
+  } else if (cleanupDemo) {
+    await cleanupDemo();
+  }
+  return 0;
+}
+
+/** An unfinished team in the workspace: the flags decide, or the person is asked. */
+async function decideAboutOldTeam(workspace: Workspace, options: CliOptions): Promise<'new' | 'resume' | 'fresh' | 'quit'> {
+  if (options.fresh) return 'fresh';
+  const unfinished = unfinishedMembers(workspace.teamDir);
+  if (unfinished.length === 0) return 'new';
+  if (options.resume) return 'resume';
+  const prompt = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    for (;;) {
+      const answer = (
+        await prompt.question(`This workspace holds an unfinished team (${unfinished.join(', ')}). [r]esume it, start [f]resh (the old one is archived), or [q]uit? `)
+      )
+        .trim()
+        .toLowerCase();
+      if (answer.startsWith('r')) return 'resume';
+      if (answer.startsWith('f')) return 'fresh';
+      if (answer.startsWith('q')) return 'quit';
+    }
+  } finally {
+    prompt.close();
+  }
+}
+
+function fail(message: string): number {
+  process.stderr.write(`huddle: ${message}\n`);
   return 2;
 }

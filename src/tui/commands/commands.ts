@@ -1,0 +1,155 @@
+// Every slash command of SPEC section 8.
+import { LEAD_NAME } from '../../agents/prompts.js';
+import type { CommandContext, CommandResult, SlashCommand } from './types.js';
+
+const agentNames = (context: CommandContext, partial: string) =>
+  context.state.order.filter((name) => name.startsWith(partial.trim()));
+
+const teammateNames = (context: CommandContext, partial: string) =>
+  agentNames(context, partial).filter((name) => name !== LEAD_NAME);
+
+/** Splits "name rest of the text" into the first word and the rest. */
+function firstWord(args: string): [string, string] {
+  const trimmed = args.trim();
+  const space = trimmed.search(/\s/);
+  return space < 0 ? [trimmed, ''] : [trimmed.slice(0, space), trimmed.slice(space + 1).trim()];
+}
+
+function usage(command: SlashCommand): CommandResult {
+  return { kind: 'error', message: `usage: /${command.name}${command.args ? ` ${command.args}` : ''}` };
+}
+
+async function attempt(work: () => Promise<string | undefined>): Promise<CommandResult> {
+  try {
+    const message = await work();
+    return message ? { kind: 'ok', message } : { kind: 'ok' };
+  } catch (error) {
+    return { kind: 'error', message: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+export const COMMANDS: SlashCommand[] = [
+  {
+    name: 'help',
+    description: 'list commands and keys',
+    run: () => ({ kind: 'view', view: 'help' }),
+  },
+  {
+    name: 'tasks',
+    description: 'the task board (also Ctrl+T)',
+    run: () => ({ kind: 'view', view: 'tasks' }),
+  },
+  {
+    name: 'team',
+    description: 'the roster: status, task, tokens, cost, context, last activity',
+    run: () => ({ kind: 'view', view: 'team' }),
+  },
+  {
+    name: 'spawn',
+    args: 'NAME ROLE PROMPT',
+    description: 'start a teammate',
+    run(context, args) {
+      const [name, rest] = firstWord(args);
+      const [role, prompt] = firstWord(rest);
+      if (!name || !role || !prompt) return usage(this);
+      return attempt(() => context.controller.spawn(name, role, prompt));
+    },
+  },
+  {
+    name: 'send',
+    args: 'NAME TEXT',
+    description: 'send text to an agent as a user turn',
+    complete: agentNames,
+    run(context, args) {
+      const [name, text] = firstWord(args);
+      if (!name || !text) return usage(this);
+      if (!context.state.agents[name]) return { kind: 'error', message: `no agent named '${name}'; agents: ${context.state.order.join(', ')}` };
+      return attempt(async () => {
+        await context.controller.sendTo(name, text);
+        return `sent to ${name}`;
+      });
+    },
+  },
+  {
+    name: 'broadcast',
+    args: 'TEXT',
+    description: 'send text to every agent',
+    run(context, args) {
+      if (!args.trim()) return usage(this);
+      return attempt(async () => `sent to ${await context.controller.broadcast(args.trim())} agents`);
+    },
+  },
+  {
+    name: 'interrupt',
+    args: '[NAME]',
+    description: 'interrupt an agent (default: the one in view; also Esc)',
+    complete: agentNames,
+    run(context, args) {
+      const name = args.trim() || context.focus;
+      if (!context.state.agents[name]) return { kind: 'error', message: `no agent named '${name}'` };
+      return context.controller.interrupt(name) ? { kind: 'ok', message: `interrupted ${name}` } : { kind: 'ok', message: `${name} is not in a turn` };
+    },
+  },
+  {
+    name: 'restart',
+    args: 'NAME',
+    description: 'start a fresh loop for an agent',
+    complete: teammateNames,
+    run: () => ({ kind: 'error', message: '/restart is not available in this version yet; use /shutdown then /spawn' }),
+  },
+  {
+    name: 'shutdown',
+    args: 'NAME [--now]',
+    description: 'ask a teammate to shut down (--now: stop it at once)',
+    complete: teammateNames,
+    run(context, args) {
+      const [name, rest] = firstWord(args);
+      if (!name || (rest && rest !== '--now')) return usage(this);
+      return attempt(() => context.controller.shutdown(name, rest === '--now'));
+    },
+  },
+  {
+    name: 'compact',
+    args: '[NAME] [FOCUS]',
+    description: "summarise an agent's context",
+    complete: agentNames,
+    run: () => ({ kind: 'error', message: '/compact is not available in this version yet' }),
+  },
+  {
+    name: 'cost',
+    description: 'spend per agent',
+    run(context) {
+      const lines = context.state.order.map((name) => {
+        const agent = context.state.agents[name]!;
+        return `${name}: $${agent.costUsd.toFixed(4)} (${agent.inputTokens} in, ${agent.outputTokens} out)`;
+      });
+      const total = context.state.order.reduce((sum, name) => sum + (context.state.agents[name]?.costUsd ?? 0), 0);
+      context.controller.note(context.focus, [...lines, `total: $${total.toFixed(4)}`].join('\n'));
+      return { kind: 'ok' };
+    },
+  },
+  {
+    name: 'model',
+    args: '[MODEL]',
+    description: 'show or set the model of the lead and new teammates',
+    run(context, args) {
+      const model = args.trim();
+      if (!model) return { kind: 'ok', message: `model: ${context.state.model}` };
+      context.controller.setModel(model);
+      return { kind: 'ok', message: `model set to ${model}` };
+    },
+  },
+  {
+    name: 'clear',
+    description: "clear the pane in view and its agent's conversation",
+    run(context) {
+      context.controller.clear(context.focus);
+      return { kind: 'ok', message: `cleared ${context.focus}` };
+    },
+  },
+  {
+    name: 'quit',
+    description: 'leave huddle (also Ctrl+C twice)',
+    run: () => ({ kind: 'quit' }),
+  },
+];

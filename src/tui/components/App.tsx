@@ -1,0 +1,53 @@
+// The console's frame: tabs, the view (a pane, the board, the roster or help), input, status.
+import { Box, useWindowSize } from 'ink';
+import { useState } from 'react';
+import { useStore } from 'zustand';
+import type { ConsoleController } from '../console-controller.js';
+import type { ConsoleStore } from '../state/console-store.js';
+import { EMPTY_INPUT, type InputBuffer } from '../state/input-buffer.js';
+import type { InputHistory } from '../state/input-history.js';
+import { useConsoleKeys } from '../hooks/useConsoleKeys.js';
+import { AgentPane } from './AgentPane.js';
+import { HelpView } from './HelpView.js';
+import { InputLine, inputRows } from './InputLine.js';
+import { RosterView } from './RosterView.js';
+import { StatusBar } from './StatusBar.js';
+import { TabBar } from './TabBar.js';
+import { TaskBoardView } from './TaskBoardView.js';
+
+interface Props {
+  store: ConsoleStore;
+  controller: ConsoleController;
+  history: InputHistory;
+  quit: () => void;
+}
+
+export function App({ store, controller, history, quit }: Props) {
+  const { columns, rows } = useWindowSize();
+  const [buffer, setBuffer] = useState<InputBuffer>(EMPTY_INPUT);
+  const view = useStore(store, (state) => state.view);
+  const focus = useStore(store, (state) => state.focus);
+  // Never taller than the terminal: a frame that overflows makes Ink clear the whole screen.
+  const mainHeight = Math.max(3, rows - 1 - inputRows(buffer) - 1);
+  useConsoleKeys({ store, controller, history, buffer, setBuffer, pageRows: Math.max(1, mainHeight - 2), quit });
+
+  const hint = focus === 'lead' ? 'ask the lead…' : `message ${focus}…`;
+  return (
+    <Box flexDirection="column" width={columns} height={rows}>
+      <TabBar store={store} />
+      <Box height={mainHeight} overflow="hidden">
+        {view === 'tasks' ? (
+          <TaskBoardView store={store} width={columns} height={mainHeight} />
+        ) : view === 'team' ? (
+          <RosterView store={store} width={columns} height={mainHeight} />
+        ) : view === 'help' ? (
+          <HelpView height={mainHeight} />
+        ) : (
+          <AgentPane store={store} width={columns} height={mainHeight} />
+        )}
+      </Box>
+      <InputLine buffer={buffer} target={focus} hint={hint} />
+      <StatusBar store={store} />
+    </Box>
+  );
+}

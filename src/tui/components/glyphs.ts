@@ -1,0 +1,34 @@
+// How a status looks, everywhere in the console.
+import type { AgentStatus } from '../state/console-store.js';
+
+export const STATUS_GLYPH: Record<AgentStatus, string> = {
+  working: '●',
+  idle: '○',
+  waiting: '◐',
+  shutdown: '■',
+  failed: '✗',
+};
+
+export const STATUS_COLOR: Record<AgentStatus, string> = {
+  working: 'green',
+  idle: 'gray',
+  waiting: 'yellow',
+  shutdown: 'gray',
+  failed: 'red',
+};
+
+/** Context window assumed for the percentage shown (the API reports tokens used, not the limit). */
+export const CONTEXT_WINDOW_TOKENS = 200_000;
+
+export function formatTokens(count: number): string {
+  if (count < 1000) return String(count);
+  if (count < 1_000_000) return `${(count / 1000).toFixed(count < 10_000 ? 1 : 0)}k`;
+  return `${(count / 1_000_000).toFixed(1)}M`;
+}
+
+export function formatAgo(timestamp: number, now: number): string {
+  const seconds = Math.max(0, Math.round((now - timestamp) / 1000));
+  if (seconds < 60) return `${seconds}s ago`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m ago`;
+  return `${Math.floor(seconds / 3600)}h ago`;
+}

@@ -1,0 +1,97 @@
+// The console's state: one zustand vanilla store, written by the event bridge (runtime events)
+// and by intents' echoes, read by components through selectors.
+import { createStore } from 'zustand/vanilla';
+import type { Task } from '../../runtime/board.js';
+import type { TranscriptItem } from './transcript.js';
+
+export type AgentStatus = 'working' | 'idle' | 'waiting' | 'shutdown' | 'failed';
+
+export interface AgentView {
+  name: string;
+  role: string;
+  status: AgentStatus;
+  reason?: string | undefined;
+  items: TranscriptItem[];
+  /** New output since the person last looked at this pane. */
+  unread: boolean;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+  contextTokens: number;
+  model?: string | undefined;
+  lastActivity: number;
+  /** The tool running now, for the status line. */
+  activeTool?: string | undefined;
+}
+
+export type ViewName = 'pane' | 'tasks' | 'team' | 'help';
+
+export interface Flash {
+  text: string;
+  tone: 'info' | 'warn' | 'error';
+}
+
+export interface ConsoleState {
+  agents: Record<string, AgentView>;
+  order: string[];
+  focus: string;
+  view: ViewName;
+  tasks: Task[];
+  /** Rows scrolled up from the bottom, per pane. */
+  scroll: Record<string, number>;
+  /** Tool results shown in full, per pane (toggled with Ctrl+O). */
+  expanded: Record<string, boolean>;
+  flash: Flash | undefined;
+  quitArmed: boolean;
+  model: string;
+  endpoint: string;
+  /** `huddle demo`: a scripted model, clearly labelled. */
+  demo: boolean;
+  /** No API key: the console explains how to set one. */
+  keyMissing: boolean;
+  /** Code highlighting loads after the first frame; panes redraw once when it is ready. */
+  highlighterReady: boolean;
+}
+
+export type ConsoleStore = ReturnType<typeof createConsoleStore>;
+
+export function emptyAgent(name: string, role: string): AgentView {
+  return {
+    name,
+    role,
+    status: 'idle',
+    items: [],
+    unread: false,
+    inputTokens: 0,
+    outputTokens: 0,
+    costUsd: 0,
+    contextTokens: 0,
+    lastActivity: Date.now(),
+  };
+}
+
+export function createConsoleStore(initial: { model: string; endpoint: string; demo?: boolean; keyMissing?: boolean }) {
+  return createStore<ConsoleState>(() => ({
+    agents: { lead: emptyAgent('lead', 'lead') },
+    order: ['lead'],
+    focus: 'lead',
+    view: 'pane',
+    tasks: [],
+    scroll: {},
+    expanded: {},
+    flash: undefined,
+    quitArmed: false,
+    model: initial.model,
+    endpoint: initial.endpoint,
+    demo: initial.demo ?? false,
+    keyMissing: initial.keyMissing ?? false,
+    highlighterReady: false,
+  }));
+}
+
+/** Immutable update of one agent (created on first sight). */
+export function patchAgent(state: ConsoleState, name: string, patch: (agent: AgentView) => Partial<AgentView>): Partial<ConsoleState> {
+  const existing = state.agents[name] ?? emptyAgent(name, 'teammate');
+  const order = state.order.includes(name) ? state.order : [...state.order, name];
+  return { agents: { ...state.agents, [name]: { ...existing, ...patch(existing) } }, order };
+}

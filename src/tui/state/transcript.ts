@@ -1,0 +1,49 @@
+// What a pane shows: an agent's transcript as display items. Items are immutable; a finished
+// item keeps its identity forever, so its rendered lines can be cached per width.
+
+export type TranscriptItem =
+  | { kind: 'prompt'; id: number; text: string; source: string }
+  | { kind: 'inbox'; id: number; messages: Array<{ from: string; type: string; content: string }> }
+  | { kind: 'assistant'; id: number; text: string; streaming: boolean }
+  | {
+      kind: 'tool';
+      id: number;
+      toolUseId: string;
+      name: string;
+      summary: string;
+      state: 'running' | 'ok' | 'error';
+      durationMs?: number;
+      result?: string;
+    }
+  | { kind: 'notice'; id: number; text: string; tone: 'info' | 'warn' | 'error' };
+
+let nextId = 1;
+export function itemId(): number {
+  return nextId++;
+}
+
+/** Keeps a transcript from growing without bound in memory; the full record stays in the log. */
+export const MAX_ITEMS_PER_PANE = 2_000;
+
+export function appendItem(items: TranscriptItem[], item: TranscriptItem): TranscriptItem[] {
+  const next = items.length >= MAX_ITEMS_PER_PANE ? items.slice(items.length - MAX_ITEMS_PER_PANE + 1) : items.slice();
+  next.push(item);
+  return next;
+}
+
+/** Replaces the last item matching `match` (searching from the end, where the live items are). */
+export function replaceLast(
+  items: TranscriptItem[],
+  match: (item: TranscriptItem) => boolean,
+  update: (item: TranscriptItem) => TranscriptItem,
+): TranscriptItem[] {
+  for (let index = items.length - 1; index >= 0; index--) {
+    const item = items[index]!;
+    if (match(item)) {
+      const next = items.slice();
+      next[index] = update(item);
+      return next;
+    }
+  }
+  return items;
+}
