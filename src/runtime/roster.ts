@@ -269,6 +269,7 @@ export class Roster {
   #emitStatus(member: Member): void {
     this.#events?.emit(member.name, 'status', {
       status: member.status,
+      role: member.role,
       ...(member.status_reason !== undefined ? { reason: member.status_reason } : {}),
       ...(member.error !== undefined ? { error: member.error } : {}),
       ...(member.task !== undefined ? { task: member.task } : {}),

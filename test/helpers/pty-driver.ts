@@ -60,7 +60,7 @@ export class PtyDriver {
     await this.#parsed;
     const buffer = this.term.buffer.active;
     const lines: string[] = [];
-    for (let row = 0; row < this.term.rows; row++) lines.push(buffer.getLine(buffer.viewportY + row)?.translateToString(true) ?? '');
+    for (let row = 0; row < this.term.rows; row++) lines.push(buffer.getLine(buffer.viewportY + row)?.translateToString(true, 0, this.term.cols) ?? '');
     return lines.join('\n');
   }
 

@@ -68,7 +68,8 @@ export function useConsoleKeys({ store, controller, history, buffer, setBuffer, 
     if (key.delete) return apply(edit.deleteForward);
     if (key.ctrl && input === 'u') return apply(() => edit.EMPTY_INPUT);
     if (key.ctrl && input === 'w') return apply(edit.deleteWordBack);
-    if (key.ctrl || key.meta || !input) return;
+    if (key.ctrl || !input) return;
+    // An unbound Alt+key (or Esc typed just before a key) arrives as meta+key: keep the key.
     // Keys typed quickly (or sent by a program) can arrive as one chunk: "/he\t".
     if (input.length > 1 && /[\t\r\n\x7f\b]/.test(input)) return typedChunk(input);
     apply((b) => edit.insert(b, input));
