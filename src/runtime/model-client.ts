@@ -170,7 +170,7 @@ function classify(error: unknown): Failure {
       return { retryable, status, reason: `stream error: ${type ?? error.message}` };
     }
     const retryable = status === 408 || status === 409 || status === 429 || status >= 500;
-    return { retryable, status, reason: describeStatus(status, type, error.message), retryAfterMs: retryAfter(error.headers) };
+    return { retryable, status, reason: describeStatus(status, type, errorMessage(error.error) ?? error.message), retryAfterMs: retryAfter(error.headers) };
   }
   const message = error instanceof Error ? error.message : String(error);
   // A malformed or cut stream surfaces as a plain error from the SDK's parser: worth another try.
@@ -192,6 +192,12 @@ function describeStatus(status: number, type: string | undefined, message: strin
     default:
       return `HTTP ${status}${type ? ` ${type}` : ''}: ${message}`;
   }
+}
+
+/** The API's own sentence ("max_tokens: must be at most 64000"), rather than the raw JSON body. */
+function errorMessage(body: unknown): string | undefined {
+  const inner = (body as { error?: { message?: unknown } } | undefined)?.error;
+  return typeof inner?.message === 'string' ? inner.message : undefined;
 }
 
 function errorType(body: unknown): string | undefined {
