@@ -55,8 +55,13 @@ export async function runConsole(options: CliOptions): Promise<number> {
   const keyMissing = !demo && !hasCredentials(config);
   let backend: ModelBackend;
   if (demo) {
-    const { ScriptedDemoBackend } = await import('../agents/demo/scripted-backend.js');
-    backend = new ScriptedDemoBackend();
+    const { ScriptedDemoBackend, DEFAULT_DEMO_PACE, DEFAULT_THINK_MS } = await import('../agents/demo/scripted-backend.js');
+    // HUDDLE_DEMO_SPEED=10 plays the demo ten times faster (for tests and the impatient).
+    const speed = Math.max(1, Number(process.env.HUDDLE_DEMO_SPEED) || 1);
+    backend = new ScriptedDemoBackend({
+      pace: { charsPerChunk: DEFAULT_DEMO_PACE.charsPerChunk * speed, chunkDelayMs: DEFAULT_DEMO_PACE.chunkDelayMs },
+      thinkMs: DEFAULT_THINK_MS / speed,
+    });
     config.model = 'huddle-demo';
   } else {
     backend = keyMissing ? new NoKeyBackend() : new ModelClient(modelClientOptions(config));

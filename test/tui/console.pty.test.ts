@@ -1,6 +1,6 @@
 // The console in a real pseudo-terminal against the fake Messages API: what a person sees and
 // does. The built CLI runs under node-pty; @xterm/headless keeps the screen.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -145,5 +145,27 @@ describe('the console in a terminal', () => {
     screen = await tty.waitFor((s) => rowOf(s, 'tasks 0 pending') === 19);
     expect(screen.split('\n').filter((line) => line.length > 80), screen).toEqual([]);
     expect(rowOf(screen, 'lead ›')).toBe(18);
+  });
+});
+
+describe('huddle demo', () => {
+  it('plays a labelled scripted team session with no key, and leaves its files', async () => {
+    driver = new PtyDriver({ cwd: dir, args: ['demo'], env: { ANTHROPIC_API_KEY: undefined, HUDDLE_DEMO_SPEED: '20' } });
+    const tty = driver;
+    await tty.waitFor('DEMO · scripted model');
+    await tty.waitFor(/2:. alice/, 15_000);
+    await tty.waitFor(/3:. bob/, 15_000);
+    await tty.waitFor('Summary', 30_000);
+    tty.write(KEYS.ctrlT);
+    await tty.waitFor(/3 completed\)/);
+    tty.write(KEYS.ctrlC);
+    tty.write(KEYS.ctrlC);
+    const exit = await tty.exited;
+    expect(exit.exitCode).toBe(0);
+    const screen = await tty.screen();
+    const kept = /huddle demo: the files the team wrote are in (\S+)/.exec(screen)?.[1];
+    expect(kept).toBeTruthy();
+    expect(existsSync(path.join(kept!, 'greet.js'))).toBe(true);
+    rmSync(kept!, { recursive: true, force: true });
   });
 });

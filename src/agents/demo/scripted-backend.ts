@@ -1,0 +1,533 @@
+// `huddle demo`'s model: a scripted, in-process ModelBackend that plays a small team session
+// (a lead plans a greeting library, alice and bob write it, test it, report and shut down) so a
+// newcomer without an API key sees the real console, tools, board and bus at work. Each answer
+// is derived from the request alone (who is asking, what the conversation holds so far), the
+// same information a real model gets, so the script survives any order the agents run in.
+import { randomBytes } from 'node:crypto';
+import type { ContentBlock, Message, MessageParam } from '@anthropic-ai/sdk/resources/messages';
+import { InterruptedError, type ModelBackend, type ModelCallHooks, type ModelCallResult, type ModelRequest } from '../../runtime/model-client.js';
+import { LEAD_NAME } from '../prompts.js';
+
+export interface DemoPace {
+  charsPerChunk: number;
+  chunkDelayMs: number;
+}
+
+export interface ScriptedDemoOptions {
+  pace?: DemoPace;
+  /** Delay before a response starts streaming: a model's time to first token. */
+  thinkMs?: number;
+}
+
+/** 3 characters every 60 ms: 50 characters a second, about reading speed. */
+export const DEFAULT_DEMO_PACE: DemoPace = { charsPerChunk: 3, chunkDelayMs: 60 };
+export const DEFAULT_THINK_MS = 600;
+export const DEMO_MODEL = 'huddle-demo';
+export const DEMO_TEAMMATES = [
+  { name: 'alice', role: 'coder' },
+  { name: 'bob', role: 'tester' },
+] as const;
+
+interface ToolCallSpec {
+  name: string;
+  input: Record<string, unknown>;
+}
+
+/** One scripted response: text streamed first, then tool calls (none: the turn ends). */
+interface Step {
+  text: string;
+  tools?: ToolCallSpec[];
+}
+
+export class ScriptedDemoBackend implements ModelBackend {
+  readonly #pace: DemoPace;
+  readonly #thinkMs: number;
+
+  constructor(options: ScriptedDemoOptions = {}) {
+    this.#pace = options.pace ?? DEFAULT_DEMO_PACE;
+    this.#thinkMs = options.thinkMs ?? DEFAULT_THINK_MS;
+  }
+
+  async call(request: ModelRequest, hooks: ModelCallHooks = {}): Promise<ModelCallResult> {
+    const { signal } = hooks;
+    const step = decide(request);
+    await sleep(this.#thinkMs, signal);
+    const chars = Array.from(step.text); // code points, so a chunk never splits a character
+    const size = Math.max(1, this.#pace.charsPerChunk);
+    for (let i = 0; i < chars.length; i += size) {
+      if (signal?.aborted) throw new InterruptedError();
+      hooks.onText?.(chars.slice(i, i + size).join(''));
+      if (i + size < chars.length) await sleep(this.#pace.chunkDelayMs, signal);
+    }
+    if (signal?.aborted) throw new InterruptedError();
+    return toResult(request, step);
+  }
+}
+
+// ---- the scenario -----------------------------------------------------------------------------
+
+interface DemoTask {
+  subject: string;
+  description: string;
+  file: string;
+  /** Run after writing the file, before reporting. */
+  check?: string;
+  content(author: string): string;
+  report(id: number, checked: string | undefined): string;
+}
+
+const GREET_JS: DemoTask = {
+  subject: 'Write greet.js',
+  description: 'A CommonJS module exporting greet(name): "Hello, <name>!", and "Hello, world!" without a name.',
+  file: 'greet.js',
+  content: (author) =>
+    [
+      `// greet.js: a tiny greeting library, written by ${author} in a huddle demo.`,
+      "'use strict';",
+      '',
+      '/** A friendly greeting for `name`, or for the world when no name is given. */',
+      "function greet(name = 'world') {",
+      "  const who = String(name).trim() || 'world';",
+      '  return `Hello, ${who}!`;',
+      '}',
+      '',
+      'module.exports = { greet };',
+      '',
+    ].join('\n'),
+  report: (id) => `Task #${id} done: wrote greet.js, exporting greet(name) → "Hello, <name>!".`,
+};
+
+const GREET_TESTS: DemoTask = {
+  subject: 'Write tests for greet.js',
+  description: 'greet.test.js using node:assert, runnable with `node greet.test.js`.',
+  file: 'greet.test.js',
+  check: 'node greet.test.js',
+  content: (author) =>
+    [
+      `// greet.test.js: run with \`node greet.test.js\` (written by ${author} in a huddle demo).`,
+      "'use strict';",
+      "const assert = require('node:assert/strict');",
+      "const { greet } = require('./greet.js');",
+      '',
+      "assert.equal(greet('Ada'), 'Hello, Ada!');",
+      "assert.equal(greet(), 'Hello, world!');",
+      "assert.equal(greet('   '), 'Hello, world!');",
+      "console.log('greet: 3 tests passed');",
+      '',
+    ].join('\n'),
+  report: (id, checked) =>
+    checked === 'passed'
+      ? `Task #${id} done: wrote greet.test.js; \`node greet.test.js\` passes (3 tests).`
+      : `Task #${id} done: wrote greet.test.js, but \`node greet.test.js\` fails: ${checked ?? 'not run'}.`,
+};
+
+const README: DemoTask = {
+  subject: 'Write README.md',
+  description: 'What greet.js does, how to use it, how to run the tests.',
+  file: 'README.md',
+  content: (author) =>
+    [
+      '# greet',
+      '',
+      `A tiny greeting library, written by a huddle demo team (this README by ${author}).`,
+      '',
+      '```js',
+      "const { greet } = require('./greet.js');",
+      "greet('Ada'); // 'Hello, Ada!'",
+      "greet();      // 'Hello, world!'",
+      '```',
+      '',
+      'Run the tests with `node greet.test.js`.',
+      '',
+    ].join('\n'),
+  report: (id) => `Task #${id} done: wrote README.md (usage, and how to run the tests).`,
+};
+
+const DEMO_TASKS = [GREET_JS, GREET_TESTS, README];
+const SUMMARY_HEADING = '### Summary';
+
+/** The task a subject names: exact match first, then by the file it mentions. */
+function demoTaskFor(subject: string): DemoTask | undefined {
+  const exact = DEMO_TASKS.find((task) => task.subject === subject);
+  if (exact) return exact;
+  const s = subject.toLowerCase();
+  if (s.includes('test')) return GREET_TESTS;
+  if (s.includes('readme')) return README;
+  if (s.includes('greet')) return GREET_JS;
+  return undefined;
+}
+
+function decide(request: ModelRequest): Step {
+  const who = /^You are '([^']+)', role: ([^,]+), team:/.exec(request.system);
+  const name = who?.[1] ?? 'agent';
+  const conversation = new Conversation(request.messages);
+  return name === LEAD_NAME ? leadStep(conversation) : teammateStep(conversation, name);
+}
+
+function leadStep(c: Conversation): Step {
+  const created = c.attempted('task_create');
+  // The person's first prompt (whatever it says) starts the plan.
+  if (c.last.prompt !== undefined && created.length === 0) return leadPlan();
+  const next = leadProgress(c, created);
+  if (c.last.prompt === undefined && next) return next;
+  // Off-script input: explain, and carry on with the script so the demo never stalls.
+  const why = explain(LEAD_NAME);
+  return next ? { text: join(why.text, next.text), ...(next.tools ? { tools: next.tools } : {}) } : why;
+}
+
+/** The lead's next move from the state of the conversation, or undefined when it has nothing to do. */
+function leadProgress(c: Conversation, created: ToolCall[]): Step | undefined {
+  if (c.assistantTexts.some((t) => t.includes(SUMMARY_HEADING))) return undefined;
+  const spawned = c.succeeded('spawn_teammate').map((k) => String(k.input.name));
+  const asked = c.attempted('shutdown_request');
+  const acked = new Set(c.inbox.filter((m) => m.type === 'shutdown_response' && m.approve).map((m) => m.from));
+  const waitingFor = c.succeeded('shutdown_request').map((k) => String(k.input.teammate));
+  if (asked.length > 0 && waitingFor.every((n) => acked.has(n))) return leadSummary(c);
+
+  const reports = reportsOf(c.inbox);
+  if (asked.length === 0 && created.length > 0 && reports.size >= created.length) {
+    const names = spawned.length ? spawned : DEMO_TEAMMATES.map((t) => t.name);
+    return {
+      text: `All ${reports.size} tasks are done. Asking ${list(names)} to shut down.`,
+      tools: names.map((teammate) => ({ name: 'shutdown_request', input: { teammate } })),
+    };
+  }
+  if (created.length === 1) {
+    // Task 1's real id, so the tests task is blocked by the right one.
+    const first = Number(/#(\d+)/.exec(created[0]?.result?.text ?? '')?.[1] ?? 1);
+    return {
+      text: `Task #${first} is on the board. Adding the tests (blocked by #${first}) and the README.`,
+      tools: [
+        { name: 'task_create', input: { subject: GREET_TESTS.subject, description: GREET_TESTS.description, blockedBy: [first] } },
+        { name: 'task_create', input: { subject: README.subject, description: README.description } },
+      ],
+    };
+  }
+  if (created.length > 1 && c.attempted('spawn_teammate').length === 0) {
+    return {
+      text: 'The board is ready. Spawning **alice** (coder) and **bob** (tester); they claim tasks as they unblock.',
+      tools: DEMO_TEAMMATES.map((t) => ({
+        name: 'spawn_teammate',
+        input: {
+          name: t.name,
+          role: t.role,
+          prompt:
+            `You are ${t.name}, the ${t.role} of a tiny greeting library (greet.js, its tests, a README). ` +
+            'Claim tasks from the board as they unblock; for each, write its file, mark it completed, ' +
+            `report to ${LEAD_NAME} in one line, then call idle.`,
+        },
+      })),
+    };
+  }
+  const justRan = new Set(c.last.results.map((k) => k.name));
+  const news = inboxNews(c.last.inbox, reports.size, created.length);
+  if (justRan.has('spawn_teammate')) {
+    return { text: join(`${list(spawned)} ${spawned.length === 1 ? 'is' : 'are'} on it. I'll wait for their reports.`, news) };
+  }
+  if (justRan.has('shutdown_request')) return { text: join(news, 'Waiting for their confirmations.') };
+  return news ? { text: news } : undefined;
+}
+
+function leadPlan(): Step {
+  return {
+    text: [
+      "Here's the plan for a tiny greeting library:",
+      '',
+      '- `greet.js`: a `greet(name)` function',
+      '- `greet.test.js`: tests with `node:assert` (after greet.js exists)',
+      '- `README.md`: usage and how to run the tests',
+      '',
+      "I'll put these on the board, then spawn **alice** (coder) and **bob** (tester) to pick them up.",
+    ].join('\n'),
+    tools: [{ name: 'task_create', input: { subject: GREET_JS.subject, description: GREET_JS.description } }],
+  };
+}
+
+function leadSummary(c: Conversation): Step {
+  const byFile = new Map<string, string>();
+  for (const report of reportsOf(c.inbox).values()) {
+    const file = DEMO_TASKS.find((task) => report.content.includes(task.file))?.file;
+    if (file && !byFile.has(file)) byFile.set(file, report.from);
+  }
+  const by = (file: string) => (byFile.has(file) ? ` (by ${byFile.get(file)})` : '');
+  return {
+    text: [
+      SUMMARY_HEADING,
+      '',
+      'The greeting library is done:',
+      '',
+      `- \`greet.js\`: \`greet(name)\` returns \`Hello, <name>!\`${by('greet.js')}`,
+      `- \`greet.test.js\`: 3 tests with \`node:assert\`${by('greet.test.js')}`,
+      `- \`README.md\`: usage and how to test${by('README.md')}`,
+      '',
+      'Run the tests with `node greet.test.js`. The team has shut down.',
+      '',
+      'This was a scripted demo; set `ANTHROPIC_API_KEY` and run `huddle` in your own project for a real team.',
+    ].join('\n'),
+  };
+}
+
+/** One line about what new messages say, or '' when there is nothing to say. */
+function inboxNews(messages: InboxMessage[], done: number, total: number): string {
+  const lines: string[] = [];
+  for (const m of messages) {
+    if (m.type === 'shutdown_response') lines.push(m.approve ? `${m.from} has shut down.` : `${m.from} declined to shut down.`);
+    else if (isReport(m)) lines.push(`**${m.from}**: ${m.content}`);
+    else lines.push(`Noted from ${m.from}: ${m.content}`);
+  }
+  if (messages.some(isReport) && total > 0) lines.push(`${done} of ${total} tasks done; waiting for the rest.`);
+  return lines.join('\n');
+}
+
+function teammateStep(c: Conversation, me: string): Step {
+  const last = c.last;
+  const shutdown = last.inbox.findLast((m) => m.type === 'shutdown_request' && typeof m.request_id === 'string');
+  if (shutdown) {
+    return {
+      text: 'My work here is done. Shutting down.',
+      tools: [{ name: 'shutdown_response', input: { request_id: shutdown.request_id, approve: true } }],
+    };
+  }
+  if (last.autoClaim) return startTask(me, last.autoClaim, 'Claimed');
+  const justRan = new Set(last.results.map((k) => k.name));
+  if (justRan.has('task_list')) {
+    const open = /claimable now: (.*)/.exec(last.results.find((k) => k.name === 'task_list')?.result?.text ?? '')?.[1];
+    return {
+      text: `${open ? `Claimable now: ${open}.` : 'Nothing is claimable yet.'} Going idle; the board hands me the next free task.`,
+      tools: [{ name: 'idle', input: {} }],
+    };
+  }
+  const current = c.lastAutoClaim;
+  const task = current && demoTaskFor(current.subject);
+  if (current && task && justRan.has('write_file') && task.check) {
+    return { text: 'Written. Running the tests.', tools: [{ name: 'bash', input: { command: task.check, timeout_ms: 30_000 } }] };
+  }
+  if (current && task && (justRan.has('write_file') || justRan.has('bash'))) {
+    let checked: string | undefined;
+    if (justRan.has('bash')) {
+      const out = last.results.find((k) => k.name === 'bash')?.result?.text ?? '';
+      checked = out.includes('[exit code 0]') ? 'passed' : (out.split('\n').find((l) => l.trim()) ?? 'no output');
+    }
+    const opener = checked === undefined ? 'Done.' : checked === 'passed' ? 'All tests pass.' : 'The tests fail.';
+    return {
+      text: `${opener} Marking #${current.id} completed and reporting to ${LEAD_NAME}.`,
+      tools: [
+        { name: 'task_update', input: { task_id: current.id, status: 'completed' } },
+        { name: 'send_message', input: { to: LEAD_NAME, content: task.report(current.id, checked) } },
+        { name: 'idle', input: {} },
+      ],
+    };
+  }
+  if (c.assistantTexts.length === 0 && last.prompt !== undefined) {
+    const role = DEMO_TEAMMATES.find((t) => t.name === me)?.role;
+    return { text: `Hi, ${me} here${role ? ` (${role})` : ''}. Checking the board.`, tools: [{ name: 'task_list', input: {} }] };
+  }
+  // Off-script (a person typed, or an Esc cut the task short): explain, then finish an open task.
+  const open = current && !c.calls.some((k) => k.name === 'task_update' && Number(k.input.task_id) === current.id && k.input.status === 'completed');
+  if (current && task && open) {
+    const resume = startTask(me, current, 'Back to');
+    return { text: join(explain(me).text, resume.text), ...(resume.tools ? { tools: resume.tools } : {}) };
+  }
+  return explain(me);
+}
+
+/** Work on a claimed task starts by writing its file. */
+function startTask(me: string, claim: { id: number; subject: string }, opener: string): Step {
+  const task = demoTaskFor(claim.subject);
+  if (!task) return explain(me, `I only know the greeting-library tasks, so I'm leaving #${claim.id} as it is.`);
+  const then = task.check ? `, then running \`${task.check}\`` : '';
+  return {
+    text: `${opener} #${claim.id} (${claim.subject}). Writing \`${task.file}\`${then}.`,
+    tools: [{ name: 'write_file', input: { path: task.file, content: task.content(me) } }],
+  };
+}
+
+/** The answer to anything off-script (a person typing to an agent, say). */
+function explain(agent: string, extra?: string): Step {
+  const what =
+    agent === LEAD_NAME
+      ? 'I can only play my part: plan a tiny greeting library, spawn alice and bob, collect their reports and shut the team down.'
+      : 'I can only play my part: claim a task from the board, write its file, report to the lead and go idle.';
+  const text = join(
+    `Thanks! This is huddle's **scripted demo**, so no model is reading this. ${what}`,
+    extra ?? '',
+    'For a real team, set `ANTHROPIC_API_KEY` and run `huddle` in your project.',
+  );
+  return agent === LEAD_NAME ? { text } : { text, tools: [{ name: 'idle', input: {} }] };
+}
+
+// ---- reading the conversation ----------------------------------------------------------------
+
+interface InboxMessage {
+  id?: string;
+  type?: string;
+  from: string;
+  content: string;
+  request_id?: string;
+  approve?: boolean;
+}
+
+interface ToolCall {
+  id: string;
+  name: string;
+  input: Record<string, unknown>;
+  result?: { text: string; isError: boolean };
+}
+
+interface UserTurn {
+  /** Plain text from the person (or a spawn prompt), if any. */
+  prompt?: string;
+  autoClaim?: { id: number; subject: string };
+  inbox: InboxMessage[];
+  /** The tool calls whose results this turn carries. */
+  results: ToolCall[];
+}
+
+/** What a model would notice in the messages: its tool calls and results, inbox, claims, prompts. */
+class Conversation {
+  readonly calls: ToolCall[] = [];
+  readonly inbox: InboxMessage[] = [];
+  readonly assistantTexts: string[] = [];
+  last: UserTurn = { inbox: [], results: [] };
+  lastAutoClaim: { id: number; subject: string } | undefined;
+
+  constructor(messages: MessageParam[]) {
+    const byId = new Map<string, ToolCall>();
+    const seen = new Set<string>();
+    for (const message of messages) {
+      const blocks = typeof message.content === 'string' ? [{ type: 'text' as const, text: message.content }] : message.content;
+      if (message.role === 'assistant') {
+        for (const block of blocks) {
+          if (block.type === 'text') this.assistantTexts.push(block.text);
+          if (block.type === 'tool_use') {
+            const call: ToolCall = { id: block.id, name: block.name, input: (block.input ?? {}) as Record<string, unknown> };
+            this.calls.push(call);
+            byId.set(call.id, call);
+          }
+        }
+        continue;
+      }
+      const turn: UserTurn = { inbox: [], results: [] };
+      const addInbox = (text: string) => {
+        for (const m of parseInbox(text)) {
+          turn.inbox.push(m);
+          if (m.id && seen.has(m.id)) continue; // read_inbox and delivery never repeat, but be safe
+          if (m.id) seen.add(m.id);
+          this.inbox.push(m);
+        }
+      };
+      for (const block of blocks) {
+        if (block.type === 'text') {
+          const claim = /<auto-claimed>Task #(\d+): (.*?)<\/auto-claimed>/.exec(block.text);
+          if (block.text.trimStart().startsWith('<inbox>')) addInbox(block.text);
+          else if (claim) turn.autoClaim = this.lastAutoClaim = { id: Number(claim[1]), subject: claim[2] ?? '' };
+          else turn.prompt = block.text;
+        } else if (block.type === 'tool_result') {
+          const text =
+            typeof block.content === 'string'
+              ? block.content
+              : (block.content ?? []).flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
+          const call = byId.get(block.tool_use_id);
+          if (call) {
+            call.result = { text, isError: block.is_error === true };
+            turn.results.push(call);
+          }
+          if (text.includes('<inbox>')) addInbox(text);
+        }
+      }
+      this.last = turn;
+    }
+  }
+
+  /** Calls of a tool that ran without error. */
+  succeeded(name: string): ToolCall[] {
+    return this.calls.filter((k) => k.name === name && k.result && !k.result.isError);
+  }
+
+  /** Calls of a tool that ran, well or not (not those skipped by an interrupt): never retried, so no loops. */
+  attempted(name: string): ToolCall[] {
+    return this.calls.filter((k) => k.name === name && k.result && !(k.result.isError && k.result.text.startsWith('not run')));
+  }
+}
+
+function parseInbox(text: string): InboxMessage[] {
+  const body = /<inbox>([\s\S]*?)(?:<\/inbox>|$)/.exec(text)?.[1] ?? '';
+  const messages: InboxMessage[] = [];
+  for (const line of body.split('\n')) {
+    if (!line.trim().startsWith('{')) continue;
+    try {
+      const m = JSON.parse(line) as Partial<InboxMessage>;
+      if (typeof m.from === 'string') messages.push({ ...m, from: m.from, content: String(m.content ?? '') });
+    } catch {
+      // Not a message line; a real model would skip it too.
+    }
+  }
+  return messages;
+}
+
+function isReport(m: InboxMessage): boolean {
+  return (m.type === 'message' || m.type === undefined) && m.from !== 'huddle' && /Task #\d+/.test(m.content);
+}
+
+/** Teammate reports by task id: one report per task, however often it is mentioned. */
+function reportsOf(inbox: InboxMessage[]): Map<number, InboxMessage> {
+  const reports = new Map<number, InboxMessage>();
+  for (const m of inbox.filter(isReport)) {
+    const id = Number(/Task #(\d+)/.exec(m.content)?.[1]);
+    if (!reports.has(id)) reports.set(id, m);
+  }
+  return reports;
+}
+
+// ---- building the response ---------------------------------------------------------------------
+
+function toResult(request: ModelRequest, step: Step): ModelCallResult {
+  const content: ContentBlock[] = [];
+  if (step.text) content.push({ type: 'text', text: step.text, citations: null });
+  for (const tool of step.tools ?? []) {
+    content.push({ type: 'tool_use', id: `toolu_demo_${hex(12)}`, name: tool.name, input: tool.input, caller: { type: 'direct' } });
+  }
+  // Rough token counts (4 characters a token), so /cost and context use look alive.
+  const inputChars = request.system.length + JSON.stringify(request.messages).length + JSON.stringify(request.tools).length;
+  const outputChars = step.text.length + JSON.stringify(step.tools ?? []).length;
+  const usage = { input_tokens: Math.ceil(inputChars / 4), output_tokens: Math.ceil(outputChars / 4) + 8, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+  const message = {
+    id: `msg_demo_${hex(12)}`,
+    type: 'message',
+    role: 'assistant',
+    model: DEMO_MODEL,
+    content,
+    stop_reason: step.tools?.length ? 'tool_use' : 'end_turn',
+    stop_sequence: null,
+    usage,
+  } as Message; // the fields huddle reads; server-only ones (container, diagnostics…) are left out
+  return { message, usage, costUsd: 0, attempts: 1 };
+}
+
+function hex(bytes: number): string {
+  return randomBytes(bytes).toString('hex');
+}
+
+function list(names: readonly string[]): string {
+  return names.length <= 1 ? (names[0] ?? 'nobody') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+}
+
+function join(...parts: string[]): string {
+  return parts.filter(Boolean).join('\n\n');
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new InterruptedError());
+    if (ms <= 0) return resolve();
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new InterruptedError());
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
