@@ -71,6 +71,7 @@ export class Lead extends Agent {
       this.#busy = true;
       await this.setStatus('working');
       const outcome = await this.loop.runTurn(input, prompt !== undefined ? 'user' : 'inbox');
+      this.#busy = false; // the turn is over: the status events below may be what ends a wait on isIdle
       this.lastOutcome = outcome;
       if (outcome.kind === 'end_turn' || outcome.kind === 'stopped') this.lastText = outcome.text;
       if (outcome.kind === 'failed' || outcome.kind === 'turn_limit') {
@@ -78,7 +79,6 @@ export class Lead extends Agent {
       } else {
         await this.setStatus('idle', { reason: 'waiting for messages' });
       }
-      this.#busy = false;
       const turn: LeadTurn = { input: prompt !== undefined ? 'prompt' : 'inbox', outcome };
       for (const listener of this.#turnListeners) listener(turn);
     }

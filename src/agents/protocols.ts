@@ -27,6 +27,11 @@ export interface ProtocolEffects {
 
 export class ProtocolError extends Error {}
 
+/** "400 ms", "30 s": a setting in a message people read (whole seconds would say "0 s" for 400 ms). */
+export function formatDuration(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${Math.round(ms / 1000)} s`;
+}
+
 export class Protocols {
   readonly #shutdowns = new Map<string, PendingShutdown>();
   readonly #plans = new Map<string, PendingPlan>();
@@ -49,10 +54,11 @@ export class Protocols {
     const grace = this.options.shutdownGraceMs;
     const timer = setTimeout(() => {
       this.#shutdowns.delete(requestId);
-      this.effects.forceStop(teammate, `no answer to shutdown request within ${Math.round(grace / 1000)} s`);
+      // The lead hears of it before the teammate's status changes, which may end a headless run.
       void this.bus
         .send({ type: 'message', from: 'huddle', to: LEAD_NAME, content: `[huddle] ${teammate} did not answer shutdown request ${requestId} in time and was stopped.` })
-        .catch(() => undefined);
+        .catch(() => undefined)
+        .finally(() => this.effects.forceStop(teammate, `no answer to shutdown request within ${formatDuration(grace)}`));
     }, grace);
     timer.unref();
     this.#shutdowns.set(requestId, { teammate, timer });
@@ -94,7 +100,7 @@ export class Protocols {
     const autoMs = this.options.planAutoApproveMs;
     const timer =
       autoMs > 0
-        ? setTimeout(() => void this.decidePlan(requestId, true, `auto-approved after ${Math.round(autoMs / 1000)} s`).catch(() => undefined), autoMs)
+        ? setTimeout(() => void this.decidePlan(requestId, true, `auto-approved after ${formatDuration(autoMs)}`).catch(() => undefined), autoMs)
         : undefined;
     timer?.unref();
     this.#plans.set(requestId, { teammate, plan, timer });
