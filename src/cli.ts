@@ -26,6 +26,11 @@ Options:
       --model ID         the model (default: $HUDDLE_MODEL or claude-sonnet-4-6)
       --api-key-file F   read the API key from a file instead of $ANTHROPIC_API_KEY
       --max-turns N      model calls one agent may make in one turn (default 50)
+      --permission-mode M
+                         plan (read only), ask (commands off the allow-list wait for you;
+                         the console's default) or auto (no questions; the headless default).
+                         Destructive commands (rm -rf /, sudo, git push --force…) are
+                         refused in every mode
   -h, --help             this help
   -v, --version          the version
 
@@ -33,6 +38,7 @@ Environment:
   ANTHROPIC_API_KEY      the API key (or ANTHROPIC_AUTH_TOKEN for a bearer token)
   ANTHROPIC_BASE_URL     any server that speaks the Anthropic Messages API
   HUDDLE_MODEL           the default model
+  HUDDLE_PERMISSION_MODE the default permission mode (plan, ask or auto)
 
 Exit codes (headless): 0 done, 1 the run failed, 2 usage or configuration error.`;
 
@@ -45,6 +51,7 @@ export interface CliOptions {
   model: string | undefined;
   apiKeyFile: string | undefined;
   maxTurns: number | undefined;
+  permissionMode?: 'plan' | 'ask' | 'auto' | undefined;
   command: string | undefined;
 }
 
@@ -68,6 +75,7 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
         model: { type: 'string' },
         'api-key-file': { type: 'string' },
         'max-turns': { type: 'string' },
+        'permission-mode': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -89,6 +97,11 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
     maxTurns = Number(values['max-turns']);
     if (!Number.isInteger(maxTurns) || maxTurns < 1) usageError(`--max-turns takes a whole number of at least 1, not '${values['max-turns']}'`);
   }
+  // Checked here (not by importing the policy) to keep --help and --version light.
+  const permissionMode = values['permission-mode'];
+  if (permissionMode !== undefined && permissionMode !== 'plan' && permissionMode !== 'ask' && permissionMode !== 'auto') {
+    usageError(`--permission-mode takes plan, ask or auto, not '${permissionMode}'`);
+  }
   return {
     prompt: values.print,
     json: values.json ?? false,
@@ -98,6 +111,7 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
     model: values.model,
     apiKeyFile: values['api-key-file'],
     maxTurns,
+    permissionMode,
     command,
   };
 }

@@ -15,7 +15,7 @@ import { LEAD_NAME } from './agents/prompts.js';
 export async function runHeadless(options: CliOptions): Promise<number> {
   let config: HuddleConfig;
   try {
-    config = resolveConfig({ cwd: options.cwd, model: options.model, apiKeyFile: options.apiKeyFile, maxTurns: options.maxTurns });
+    config = resolveConfig({ cwd: options.cwd, model: options.model, apiKeyFile: options.apiKeyFile, maxTurns: options.maxTurns, permissionMode: options.permissionMode });
   } catch (error) {
     if (error instanceof ConfigError) return fail(error.message);
     throw error;

@@ -33,6 +33,8 @@ export interface AgentLoopHooks {
   pendingInput?(): Promise<string[] | undefined> | string[] | undefined;
   /** Asked after each tool call: stop the turn now (an approved shutdown, the idle tool). */
   shouldStop?(): boolean;
+  /** Run right before each model call, after pending input is added: context trimming and compaction may rewrite `messages` here. */
+  beforeModelCall?(signal: AbortSignal): Promise<void> | void;
 }
 
 /** Where a user turn came from: the person, the spawn prompt, the inbox, an auto-claim, or huddle itself. */
@@ -103,6 +105,7 @@ export class AgentLoop {
     for (let call = 0; call < maxTurns; call++) {
       const extra = await this.#options.hooks?.pendingInput?.();
       for (const text of extra ?? []) this.#addInput(text, 'inbox');
+      await this.#options.hooks?.beforeModelCall?.(signal);
 
       const response = await this.#callModel(signal);
       if (response.kind !== 'ok') return response.outcome;

@@ -4,8 +4,10 @@ import { agentEmitter, type AgentEmitter } from '../runtime/events.js';
 import type { Message } from '../runtime/bus.js';
 import { formatInbox } from '../runtime/tools/message-tools.js';
 import { AgentLoop, type TurnOutcome } from './agent-loop.js';
+import { Compactor, type CompactionResult } from './compaction.js';
 import type { TeamContext } from './team-context.js';
 import type { ToolRegistry } from '../runtime/tools/registry.js';
+import type { Workspace } from '../runtime/workspace.js';
 
 export type AgentStatus = 'working' | 'idle' | 'waiting' | 'shutdown' | 'failed';
 
@@ -15,6 +17,8 @@ export interface AgentSpec {
   model: string;
   system: string;
   tools: ToolRegistry;
+  /** Where its file tools and shell run, when not the team's workspace (a teammate's git worktree). */
+  workspace?: Workspace;
 }
 
 export abstract class Agent {
@@ -22,6 +26,8 @@ export abstract class Agent {
   readonly role: string;
   readonly loop: AgentLoop;
   readonly events: AgentEmitter;
+  /** Trims and compacts this agent's context (compaction.ts). */
+  readonly compactor: Compactor;
   protected readonly ctx: TeamContext;
   /** Set when the agent must stop at the end of its current tool call. */
   protected stopReason: string | undefined;
@@ -38,14 +44,30 @@ export abstract class Agent {
       tools: spec.tools,
       backend: ctx.backend,
       events: this.events,
-      workspace: ctx.workspace,
+      workspace: spec.workspace ?? ctx.workspace,
       maxTokens: ctx.config.maxTokens,
       maxTurns: ctx.config.maxTurns,
       hooks: {
         pendingInput: () => this.pendingInput(),
         shouldStop: () => this.shouldEndTurn(),
+        beforeModelCall: (signal) => this.compactor.beforeModelCall(signal),
       },
     });
+    this.compactor = new Compactor({
+      loop: this.loop,
+      identity: { name: spec.name, role: spec.role, team: ctx.teamName },
+      // What the restarted context lists (SPEC section 5): the tasks it owns that are not done.
+      ownedTasks: async () => (await ctx.board.list()).filter((task) => task.owner === spec.name && task.status !== 'completed'),
+      backend: ctx.backend,
+      events: this.events,
+      workspace: ctx.workspace,
+      config: ctx.config,
+    });
+  }
+
+  /** /compact: now when between turns, else before the next model call (`deferred`). */
+  compact(focus?: string): { deferred: boolean; done: Promise<CompactionResult> } {
+    return this.compactor.compact(focus);
   }
 
   get stopping(): boolean {
@@ -60,6 +82,7 @@ export abstract class Agent {
   /** Interrupts the current model call or tool; the agent then waits for its next input. */
   interrupt(): void {
     this.loop.interrupt();
+    this.compactor.interrupt();
   }
 
   /** Input injected before each model call while in a turn: unread inbox messages. */

@@ -23,6 +23,8 @@ How to work:
 - Larger work: plan it onto the shared task board with task_create (use blockedBy for order), then spawn
   teammates with spawn_teammate (a short name, a role such as coder, tester or reviewer, and a prompt).
   Idle teammates claim unblocked tasks by themselves; you do not need to assign each task.
+- Work that needs checking: task_create with requires_review: true, and spawn a teammate with role reviewer.
+  When its owner completes it, it goes to review; an idle reviewer takes it and approves it or sends it back.
 - Teammates report with messages. Messages reach you as a user turn that starts with <inbox>. When you are
   waiting for reports, end your turn: you are woken when a message arrives.
 - A teammate spawned with plan_mode_required sends a plan first; answer it with plan_approval.

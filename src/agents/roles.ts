@@ -1,8 +1,9 @@
 // Teammate roles: built-in ones, overridden or extended by `.team/roles/<role>.md` files
-// (markdown with a short YAML front matter: model, tools, plan_mode_required, worktree).
+// (markdown with a short YAML front matter: model, tools, plan_mode_required, worktree, permission_mode).
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { isPermissionMode, PERMISSION_MODES, type PermissionMode } from '../runtime/permission-mode.js';
 
 export interface RoleDefinition {
   name: string;
@@ -11,6 +12,8 @@ export interface RoleDefinition {
   tools?: string[];
   plan_mode_required?: boolean;
   worktree?: boolean;
+  /** plan, ask or auto for teammates of this role (default: the run's mode). */
+  permission_mode?: PermissionMode;
   /** Appended to the teammate's system prompt. */
   body: string;
   source: 'built-in' | string;
@@ -61,6 +64,12 @@ export function parseRole(name: string, text: string, source: string): RoleDefin
   }
   if (typeof fields.plan_mode_required === 'boolean') role.plan_mode_required = fields.plan_mode_required;
   if (typeof fields.worktree === 'boolean') role.worktree = fields.worktree;
+  if (fields.permission_mode !== undefined) {
+    if (!isPermissionMode(fields.permission_mode)) {
+      throw new RoleError(`${source}: permission_mode must be one of ${PERMISSION_MODES.join(', ')}, not ${JSON.stringify(fields.permission_mode)}`);
+    }
+    role.permission_mode = fields.permission_mode;
+  }
   return role;
 }
 

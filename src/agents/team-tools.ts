@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { defineTool, ToolError, type Tool } from '../runtime/tools/types.js';
 import { bashTool } from '../runtime/tools/bash.js';
 import { whyNotReadOnly } from '../runtime/tools/read-only-shell.js';
+import { PERMISSION_MODES, type PermissionMode } from '../runtime/permission-mode.js';
 
 export interface SpawnRequest {
   name: string;
@@ -12,6 +13,8 @@ export interface SpawnRequest {
   model?: string | undefined;
   worktree?: boolean | undefined;
   planModeRequired?: boolean | undefined;
+  /** plan, ask or auto; default: the role's, else the run's. The lead cannot make it looser than the run. */
+  permissionMode?: PermissionMode | undefined;
 }
 
 /** What the team tools need from the team; implemented by Team. */
@@ -39,8 +42,15 @@ export function leadTools(team: TeamControl): Tool[] {
         role: z.string().min(1).describe('its role, e.g. coder, tester or reviewer (role files in .team/roles add more)'),
         prompt: z.string().min(1).describe('its first instruction: what to do and how to report'),
         model: z.string().optional().describe('a model id for this teammate (default: the role model, else the lead model)'),
-        worktree: z.boolean().optional().describe('give it its own git worktree'),
+        worktree: z
+          .boolean()
+          .optional()
+          .describe('give it its own git worktree (.team/worktrees/<name>, branch huddle/<name>): it commits there, and the branch is merged back later (the workspace must be a git repository with a commit)'),
         plan_mode_required: z.boolean().optional().describe('it may only read until you approve its plan'),
+        permission_mode: z
+          .enum(PERMISSION_MODES)
+          .optional()
+          .describe("plan: it may only read, for its whole life; ask: commands off the allow-list wait for the person; auto: no questions. Default: the role's, else the run's; never looser than the run's"),
       }),
       summarize: (input) => `${input.name} (${input.role})`,
       run: async (input, ctx) =>
@@ -52,6 +62,7 @@ export function leadTools(team: TeamControl): Tool[] {
             model: input.model,
             worktree: input.worktree,
             planModeRequired: input.plan_mode_required,
+            permissionMode: input.permission_mode,
           },
           ctx.agent,
         ),

@@ -7,19 +7,25 @@ import type { HuddleConfig } from '../runtime/config.js';
 import type { EventHub } from '../runtime/events.js';
 import type { ModelBackend } from '../runtime/model-client.js';
 import { Roster } from '../runtime/roster.js';
+import { ApprovalQueue } from '../runtime/approvals.js';
+import { teammateMode } from '../runtime/permission-mode.js';
+import { guardTools, PermissionGate } from '../runtime/tools/guarded-tools.js';
 import { coreTools } from '../runtime/tools/core-tools.js';
 import { messageTools } from '../runtime/tools/message-tools.js';
 import { ToolRegistry } from '../runtime/tools/registry.js';
 import { taskTools } from '../runtime/tools/task-tools.js';
 import type { Tool } from '../runtime/tools/types.js';
 import type { Workspace } from '../runtime/workspace.js';
+import { ensureWorktree, hasWorktree } from '../runtime/worktree.js';
 import { Lead } from './lead.js';
 import { LEAD_NAME, leadSystemPrompt, teammateSystemPrompt } from './prompts.js';
 import { Protocols } from './protocols.js';
+import { isReviewerRole, REVIEW_TOOL_NAMES, reviewTools } from './review-tools.js';
 import { loadRoles } from './roles.js';
 import type { TeamContext } from './team-context.js';
 import { leadTools, planSubmissionTool, readOnlyBashTool, teammateTools, type SpawnRequest, type TeamControl } from './team-tools.js';
 import { Teammate } from './teammate.js';
+import { worktreeInstructions } from './worktree-prompt.js';
 
 export interface TeamOptions {
   config: HuddleConfig;
@@ -38,11 +44,23 @@ export class Team implements TeamControl {
   readonly lead: Lead;
   readonly teammates = new Map<string, Teammate>();
   readonly protocols: Protocols;
+  /** Tool calls waiting for the person (ask mode); the console attaches to answer them. */
+  readonly approvals: ApprovalQueue;
+  /** Each agent's permission mode, checked before bash, write_file and edit_file run. */
+  readonly permissions: PermissionGate;
   readonly #bus: MessageBus;
 
   private constructor(ctx: TeamContext) {
     this.ctx = ctx;
     this.#bus = ctx.bus;
+    this.approvals = new ApprovalQueue(ctx.hub);
+    this.permissions = new PermissionGate({
+      teamRoot: ctx.workspace.root,
+      teamDir: ctx.workspace.teamDir,
+      approvals: this.approvals,
+      roster: ctx.roster,
+      configuredMode: () => ctx.config.permissionMode,
+    });
     this.protocols = new Protocols(
       ctx.bus,
       {
@@ -90,11 +108,8 @@ export class Team implements TeamControl {
     this.lead.start();
   }
 
-  async spawn(request: SpawnRequest, _by: string): Promise<string> {
+  async spawn(request: SpawnRequest, by: string): Promise<string> {
     if (request.name === LEAD_NAME) throw new Error(`'${LEAD_NAME}' is the lead's name; choose another`);
-    if (request.worktree) {
-      throw new Error('worktree: true is not available yet in this version of huddle; spawn without it');
-    }
     const existing = this.teammates.get(request.name);
     if (existing && !existing.finished) {
       throw new Error(`a teammate named '${request.name}' is already running; choose another name or shut it down first`);
@@ -103,9 +118,17 @@ export class Team implements TeamControl {
     const role = roles.get(request.role);
     const model = request.model ?? role?.model ?? this.ctx.config.model;
     const planModeRequired = request.planModeRequired ?? role?.plan_mode_required ?? false;
-    await this.ctx.roster.add({ name: request.name, role: request.role, model, status: 'working' });
+    const permission = teammateMode({ requested: request.permissionMode, role: role?.permission_mode, run: this.permissions.runMode(), byLead: by === LEAD_NAME });
+    this.permissions.setMode(request.name, permission.mode);
+    // Its own git worktree when asked, or by the role's or the config's default; one left by an
+    // earlier spawn of that name is reused, so its work carries on. The team state stays here.
+    const wantsWorktree = request.worktree ?? role?.worktree ?? (this.ctx.config.worktrees || hasWorktree(this.ctx.workspace.root, request.name));
+    const worktree = wantsWorktree ? await ensureWorktree(this.ctx.workspace.root, request.name) : undefined;
+    await this.ctx.roster.add({ name: request.name, role: request.role, model, status: 'working', worktree: worktree?.relativePath });
 
     const allowed = role?.tools ? new Set([...role.tools, 'idle', 'shutdown_response', 'send_message', 'read_inbox']) : undefined;
+    // A reviewer is handed reviews whatever its allow-list says; it must be able to decide them.
+    if (allowed && isReviewerRole(request.role)) for (const tool of REVIEW_TOOL_NAMES) allowed.add(tool);
     const fullTools = [...this.#sharedTools(), ...teammateTools(this)].filter((tool) => !allowed || allowed.has(tool.name));
     const startTools = planModeRequired
       ? [
@@ -120,7 +143,13 @@ export class Team implements TeamControl {
       name: request.name,
       role: request.role,
       model,
-      system: teammateSystemPrompt(identity, this.ctx.workspace.root, role?.body ?? '', LEAD_NAME),
+      system: teammateSystemPrompt(
+        identity,
+        worktree?.workspace.root ?? this.ctx.workspace.root,
+        [role?.body, worktree && worktreeInstructions(worktree)].filter(Boolean).join('\n\n'),
+        LEAD_NAME,
+      ),
+      workspace: worktree?.workspace,
       tools: new ToolRegistry(startTools),
       fullTools: new ToolRegistry(fullTools),
       prompt: planModeRequired
@@ -133,8 +162,10 @@ export class Team implements TeamControl {
     const notes = [
       role ? undefined : `note: '${request.role}' is not a known role (known: ${[...roles.keys()].join(', ')}); it runs without role instructions`,
       ...errors.map((e) => `note: ${e}`),
+      permission.note && `note: ${permission.note}`,
     ].filter(Boolean);
-    return [`spawned ${request.name} (${request.role}, ${model}${planModeRequired ? ', plan mode' : ''})`, ...notes].join('\n');
+    const where = worktree ? `, ${worktree.created ? 'new' : 'reused'} worktree ${worktree.relativePath} on ${worktree.branch}` : '';
+    return [`spawned ${request.name} (${request.role}, ${model}${planModeRequired ? ', plan mode' : ''}${where})`, ...notes].join('\n');
   }
 
   describeRoster(): string {
@@ -213,7 +244,11 @@ export class Team implements TeamControl {
     if (members.some((m) => m.status === 'working')) return false;
     const resting = members.filter((m) => (m.status === 'idle' || m.status === 'waiting') && this.teammates.get(m.name)?.finished === false);
     for (const member of resting) if ((await this.#bus.unreadCount(member.name)) > 0) return false;
-    if (resting.some((m) => m.status === 'idle') && (await this.ctx.board.claimable()).length > 0) return false;
+    if (resting.some((m) => m.status === 'idle' && !isReviewerRole(m.role)) && (await this.ctx.board.claimable()).length > 0) return false;
+    // Likewise an idle reviewer with a task waiting in review (it takes it next).
+    for (const member of resting.filter((m) => m.status === 'idle' && isReviewerRole(m.role))) {
+      if ((await this.ctx.board.reviewable(member.name)).length > 0) return false;
+    }
     return true;
   }
 
@@ -226,6 +261,7 @@ export class Team implements TeamControl {
 
   async close(reason = 'huddle closed'): Promise<void> {
     this.protocols.close();
+    this.approvals.close(reason); // nothing may wait on a person who is gone
     await this.stopAll(reason);
     await this.lead.close();
     this.ctx.board.close();
@@ -234,6 +270,6 @@ export class Team implements TeamControl {
 
   #sharedTools(): Tool[] {
     const messages = messageTools(this.#bus);
-    return [...coreTools(), ...taskTools(this.ctx.board), messages.sendMessage, messages.readInbox];
+    return guardTools([...coreTools(), ...taskTools(this.ctx.board), messages.sendMessage, messages.readInbox, ...reviewTools(this.ctx)], this.permissions);
   }
 }

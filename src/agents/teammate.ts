@@ -5,6 +5,7 @@ import { Agent, type AgentSpec } from './agent.js';
 import type { TurnSource } from './agent-loop.js';
 import { autoClaimTurn, LEAD_NAME } from './prompts.js';
 import { formatDuration } from './protocols.js';
+import { isReviewerRole, reviewMaxRounds, reviewRequestedTurn } from './review-tools.js';
 import type { TeamContext } from './team-context.js';
 import type { Message } from '../runtime/bus.js';
 import type { ToolRegistry } from '../runtime/tools/registry.js';
@@ -141,7 +142,11 @@ export class Teammate extends Agent {
         resting = false;
         const inbox = await this.deliverInbox();
         if (inbox) return { kind: 'input', text: inbox, source: 'inbox' };
-        if (!waitingForPlan) {
+        if (!waitingForPlan && isReviewerRole(this.role)) {
+          // Reviewers take work waiting in review, never pending tasks.
+          const task = await this.ctx.board.claimReview(this.name).catch(() => undefined);
+          if (task) return { kind: 'input', text: reviewRequestedTurn(task, reviewMaxRounds(this.ctx)), source: 'auto_claim' };
+        } else if (!waitingForPlan) {
           const task = await this.ctx.board.claimNext(this.name).catch(() => undefined);
           if (task) return { kind: 'input', text: autoClaimTurn(task), source: 'auto_claim' };
         }
@@ -164,6 +169,7 @@ export class Teammate extends Agent {
   async #workInReach(waitingForPlan: boolean): Promise<boolean> {
     if ((await this.ctx.bus.unreadCount(this.name)) > 0) return true;
     if (waitingForPlan) return false;
+    if (isReviewerRole(this.role)) return (await this.ctx.board.reviewable(this.name)).length > 0;
     if ((await this.ctx.board.claimable()).length > 0) return true;
     // A pending task assigned to this teammate whose blockers are done (claimNext takes those too).
     const tasks = await this.ctx.board.list();

@@ -33,10 +33,29 @@ export interface Task {
   updated_at: string;
   /** When true the task goes in_progress → review → completed instead of straight to completed. */
   requires_review?: boolean;
+  /** The reviewer who took the task while it is in review (null: waiting for one). */
+  reviewer?: string | null;
+  /** How many times a review sent the task back for changes. */
+  review_rounds?: number;
+  /** The last feedback of a review that asked for changes. */
+  review_feedback?: string;
+  /** The review hit the round limit: the lead decides; reviewers do not pick it up again. */
+  review_escalated?: boolean;
   [extra: string]: unknown;
 }
 
-export type TaskAction = 'created' | 'updated' | 'claimed' | 'completed' | 'released';
+export type TaskAction =
+  | 'created'
+  | 'updated'
+  | 'claimed'
+  | 'completed'
+  | 'released'
+  // The review loop (tasks with requires_review): entered review, taken by a reviewer, sent
+  // back to its owner, accepted (completed).
+  | 'review_requested'
+  | 'review_claimed'
+  | 'changes_requested'
+  | 'review_approved';
 
 export interface CreateTaskInput {
   subject: string;
@@ -51,6 +70,23 @@ export interface UpdateTaskInput {
   owner?: string | null;
   addBlockedBy?: number[];
   addBlocks?: number[];
+}
+
+export interface ReviewDecision {
+  approve: boolean;
+  /** What must change; required when not approving. */
+  feedback?: string;
+  /** An approval's remark, kept on the task as `review_comment`. */
+  comment?: string;
+  /** Changes may be requested this many times; one request more escalates instead. */
+  maxRounds?: number;
+  /** The lead: may decide a review another reviewer holds or that was escalated, and is not bound by maxRounds. */
+  override?: boolean;
+}
+
+export interface ReviewOutcome {
+  task: Task;
+  outcome: 'approved' | 'changes_requested' | 'escalated';
 }
 
 /** What onChange listeners receive: a write through a board of this process, or files changed by someone else. */
@@ -386,6 +422,8 @@ export class TaskBoard {
           if (!current.requires_review) {
             throw new TaskBoardError(`task #${id} does not require review; set its status to completed when done`);
           }
+          next.reviewer = null; // any idle reviewer may take it (claimReview)
+          action = 'review_requested';
         } else if (from === 'in_progress' && to === 'completed') {
           if (current.requires_review) {
             throw new TaskBoardError(`task #${id} requires review: set its status to review and ask a reviewer to complete it`);
@@ -494,12 +532,102 @@ export class TaskBoard {
     });
   }
 
-  /** Puts every unfinished task of `owner` (an agent that is gone) back to pending and unowned. */
+  /**
+   * Tasks waiting in review that `reviewer` may take (claimReview would): no reviewer yet, not
+   * escalated to the lead, and not `reviewer`'s own work.
+   */
+  async reviewable(reviewer?: string): Promise<Task[]> {
+    return this.scan().tasks.filter((task) => mayReview(task, reviewer));
+  }
+
+  /**
+   * Atomically takes the first task by id waiting in review for `reviewer` (sets `reviewer`, as
+   * a claim sets the owner): two reviewers never both take the same review. Undefined when none.
+   */
+  async claimReview(reviewer: string): Promise<Task | undefined> {
+    return this.#mutate(reviewer, async (tx) => {
+      for (const id of listTaskFiles(this.dir)) {
+        const cached = this.#load(id)?.task;
+        if (!cached || !mayReview(cached, reviewer)) continue;
+        const task = tx.freshOrUndefined(id); // the file itself, not the cache, decides
+        if (!task || !mayReview(task, reviewer)) continue;
+        const taken: Task = { ...task, reviewer };
+        await tx.write(taken, 'review_claimed');
+        return taken;
+      }
+      return undefined;
+    });
+  }
+
+  /**
+   * A reviewer's verdict on a task in review, checked and written under the lock: approved
+   * (completed, dependents unblocked), changes requested (back to in_progress with the same
+   * owner, `review_rounds` + 1), or — when changes were already requested `maxRounds` times —
+   * escalated: the task stays in review, marked for the lead to decide.
+   */
+  async decideReview(id: number, by: string, decision: ReviewDecision): Promise<ReviewOutcome> {
+    return this.#mutate(by, async (tx) => {
+      const task = tx.fresh(id);
+      if (task.status !== 'review') {
+        const why =
+          task.status === 'in_progress' && task.requires_review
+            ? `it comes to review when ${task.owner ?? 'its owner'} completes it`
+            : task.requires_review
+              ? 'only a task in review can be approved or sent back'
+              : 'it does not require review';
+        throw new TaskBoardError(`task #${id} is ${task.status}, not in review; ${why}`);
+      }
+      if (task.owner === by) {
+        throw new TaskBoardError(`you cannot review your own task #${id}; a teammate with role reviewer (or the lead) decides it`);
+      }
+      if (!decision.override && task.reviewer && task.reviewer !== by) {
+        throw new TaskBoardError(`task #${id} is being reviewed by ${task.reviewer}; pick another task in review (task_list)`);
+      }
+      if (!decision.override && task.review_escalated) {
+        throw new TaskBoardError(`task #${id} was escalated to the lead after ${task.review_rounds ?? 0} rounds of changes; the lead decides it now`);
+      }
+      const { review_escalated: _escalated, ...rest } = task;
+      if (decision.approve) {
+        const comment = decision.comment?.trim();
+        const done: Task = { ...rest, status: 'completed', reviewer: by, ...(comment ? { review_comment: comment } : {}) };
+        await tx.write(done, 'review_approved');
+        await tx.unblock(id);
+        return { task: done, outcome: 'approved' };
+      }
+      const feedback = decision.feedback?.trim() ?? '';
+      if (!feedback) throw new TaskBoardError('say what must change: feedback is required when requesting changes');
+      if (task.owner === null) {
+        throw new TaskBoardError(`task #${id} has no owner to send changes to; approve it, or have the lead reassign the work`);
+      }
+      const rounds = task.review_rounds ?? 0;
+      if (!decision.override && rounds >= (decision.maxRounds ?? Infinity)) {
+        const held: Task = { ...task, reviewer: by, review_feedback: feedback, review_escalated: true };
+        await tx.write(held, 'updated');
+        return { task: held, outcome: 'escalated' };
+      }
+      const back: Task = { ...rest, status: 'in_progress', reviewer: null, review_rounds: rounds + 1, review_feedback: feedback };
+      await tx.write(back, 'changes_requested');
+      return { task: back, outcome: 'changes_requested' };
+    });
+  }
+
+  /**
+   * Puts every unfinished task of `owner` (an agent that is gone) back to pending and unowned,
+   * and gives the reviews it had taken back to the other reviewers.
+   */
   async release(owner: string, by: string = this.#agent): Promise<Task[]> {
     return this.#mutate(by, async (tx) => {
       const released: Task[] = [];
       for (const id of listTaskFiles(this.dir)) {
         const task = this.#load(id)?.task;
+        if (task && task.owner !== owner && task.status === 'review' && task.reviewer === owner && !task.review_escalated) {
+          const fresh = tx.freshOrUndefined(id);
+          if (!fresh || fresh.status !== 'review' || fresh.reviewer !== owner || fresh.review_escalated) continue;
+          const open: Task = { ...fresh, reviewer: null };
+          await tx.write(open, 'released');
+          released.push(open);
+          continue;
+        }
         if (!task || task.owner !== owner || task.status === 'completed') continue;
         const fresh = tx.freshOrUndefined(id);
         if (!fresh || fresh.owner !== owner || fresh.status === 'completed') continue;
@@ -671,6 +799,10 @@ interface Transaction {
 }
 
 // ---- helpers ----------------------------------------------------------------------------------
+
+function mayReview(task: Task, reviewer: string | undefined): boolean {
+  return task.status === 'review' && !task.reviewer && !task.review_escalated && (reviewer === undefined || task.owner !== reviewer);
+}
 
 function mayClaim(task: Task, owner: string): boolean {
   return task.status === 'pending' && (task.owner === null || task.owner === owner);

@@ -2,6 +2,7 @@
 // Flags win over environment variables, which win over defaults.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { isPermissionMode, PERMISSION_MODES, type PermissionMode } from './permission-mode.js';
 
 export const DEFAULT_MODEL = 'claude-sonnet-4-6';
 
@@ -21,6 +22,18 @@ export interface HuddleConfig {
   retryBaseMs: number;
   requestTimeoutMs: number;
   idleTimeoutMs: number;
+  /** Teammates get their own git worktree unless a spawn says otherwise (HUDDLE_WORKTREES=1). */
+  worktrees?: boolean;
+  /** Times a reviewer may send a task back for changes before the lead is asked to decide (default 3). */
+  reviewMaxRounds?: number;
+  /** Fraction of the context window above which old tool results are cut to stubs (HUDDLE_TRIM_AT, default 0.6; 0: never). */
+  trimAt?: number;
+  /** Tool results of this many latest assistant turns are never cut (HUDDLE_TRIM_KEEP_TURNS, default 3). */
+  trimKeepTurns?: number;
+  /** Fraction of the context window at which the transcript is summarised and replaced (HUDDLE_COMPACT_AT, default 0.8; 0: never). */
+  compactAt?: number;
+  /** --permission-mode / HUDDLE_PERMISSION_MODE; undefined: ask in the console, auto headless. */
+  permissionMode?: PermissionMode | undefined;
 }
 
 export interface ConfigFlags {
@@ -28,6 +41,7 @@ export interface ConfigFlags {
   model?: string;
   apiKeyFile?: string;
   maxTurns?: number;
+  permissionMode?: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -65,7 +79,20 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
     retryBaseMs: intFrom(env, 'HUDDLE_RETRY_BASE_MS', 500),
     requestTimeoutMs: intFrom(env, 'HUDDLE_REQUEST_TIMEOUT_MS', 600_000),
     idleTimeoutMs: intFrom(env, 'HUDDLE_IDLE_TIMEOUT_MS', 60_000),
+    worktrees: boolFrom(env, 'HUDDLE_WORKTREES', false),
+    reviewMaxRounds: intFrom(env, 'HUDDLE_REVIEW_MAX_ROUNDS', 3),
+    trimAt: fractionFrom(env, 'HUDDLE_TRIM_AT', 0.6),
+    trimKeepTurns: intFrom(env, 'HUDDLE_TRIM_KEEP_TURNS', 3),
+    compactAt: fractionFrom(env, 'HUDDLE_COMPACT_AT', 0.8),
+    permissionMode: permissionModeFrom(flags.permissionMode, env),
   };
+}
+
+function permissionModeFrom(flag: string | undefined, env: NodeJS.ProcessEnv): PermissionMode | undefined {
+  const [raw, source] = flag !== undefined ? [flag, '--permission-mode'] : [env.HUDDLE_PERMISSION_MODE?.trim() || undefined, 'HUDDLE_PERMISSION_MODE'];
+  if (raw === undefined) return undefined;
+  if (!isPermissionMode(raw)) throw new ConfigError(`${source} must be one of ${PERMISSION_MODES.join(', ')}, not '${raw}'`);
+  return raw;
 }
 
 export function hasCredentials(config: HuddleConfig): boolean {
@@ -95,4 +122,26 @@ function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number): number
     throw new ConfigError(`${name} must be a whole number of at least 0, not '${raw}'`);
   }
   return value;
+}
+
+/** A share of something: "0.8", "80" or "80%" are all 0.8; "0" (or "off") turns the feature off. */
+function fractionFrom(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return fallback;
+  if (raw.toLowerCase() === 'off') return 0;
+  const percent = raw.endsWith('%');
+  const value = Number(percent ? raw.slice(0, -1) : raw);
+  if (Number.isFinite(value) && value >= 0 && value <= 100) {
+    if (percent || value > 1) return value / 100;
+    return value;
+  }
+  throw new ConfigError(`${name} must be a share of the context window, as a fraction (0.8) or a percent (80%), or 0 to turn it off; not '${raw}'`);
+}
+
+function boolFrom(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return fallback;
+  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
+  throw new ConfigError(`${name} must be 1 or 0 (true or false), not '${env[name]}'`);
 }

@@ -17,7 +17,9 @@ export type EventType =
   // Extensions beyond SPEC section 7 (consumers ignore types they do not know):
   | 'prompt' // a user turn entered the agent's context: {text, source}
   | 'retry' // a model call is being retried; any partial text of the failed attempt is void
-  | 'warning'; // something was skipped or repaired and the run goes on (a torn inbox line, say)
+  | 'warning' // something was skipped or repaired and the run goes on (a torn inbox line, say)
+  | 'approval_requested' // a tool call waits for the person (ask mode): {id, tool, summary, reason, prefixes}
+  | 'approval_resolved'; // {id, decision: approve|deny|always|cancelled, by?, note?}
 
 export interface HuddleEvent {
   ts: string;

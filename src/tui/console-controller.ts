@@ -1,22 +1,28 @@
 // Intents from the screen to the team: what the person's keys and commands ask for. The
 // components never touch the runtime; they call these, and see the effects as events.
 import type { Team } from '../agents/team.js';
+import type { ApprovalDecision } from '../runtime/approvals.js';
 import { LEAD_NAME } from '../agents/prompts.js';
 import type { ConsoleStore, Flash } from './state/console-store.js';
 import { patchAgent } from './state/console-store.js';
 import { appendItem, itemId } from './state/transcript.js';
+import { formatTokens } from './components/glyphs.js';
+import { listWorktreeNames, MergeConflictError, mergeWorktree, removeWorktree, worktreeDiff, worktreeStatus } from '../runtime/worktree.js';
 
 export class ConsoleController {
   readonly team: Team;
   readonly store: ConsoleStore;
   readonly #onQuit: () => void;
   readonly #unsubscribeBoard: () => void;
+  readonly #detachApprovals: () => void;
 
   constructor(team: Team, store: ConsoleStore, onQuit: () => void) {
     this.team = team;
     this.store = store;
     this.#onQuit = onQuit;
     this.#unsubscribeBoard = team.ctx.board.onChange(() => void this.refreshTasks());
+    // The person is here to answer: ask mode (the console's default) can put questions to them.
+    this.#detachApprovals = team.approvals.attachAnswerer();
     for (const member of team.ctx.roster.members()) {
       store.setState((state) =>
         patchAgent(state, member.name, () => ({
@@ -31,6 +37,20 @@ export class ConsoleController {
 
   close(): void {
     this.#unsubscribeBoard();
+    this.#detachApprovals();
+  }
+
+  /** The person's answer to a tool call waiting in the "needs you" queue (y, n, a in /approvals). */
+  answerApproval(id: string, decision: ApprovalDecision): string {
+    const request = this.team.approvals.list().find((r) => r.id === id);
+    if (!request || !this.team.approvals.resolve(id, decision)) return 'that request is no longer waiting';
+    if (decision === 'deny') return `denied: ${request.summary}`;
+    if (decision === 'always') {
+      return request.prefixes.length
+        ? `approved; ${request.prefixes.map((p) => `'${p}'`).join(', ')} added to .team/allow.json`
+        : `approved once: a write to ${request.summary} cannot be allow-listed`;
+    }
+    return `approved: ${request.summary}`;
   }
 
   async refreshTasks(): Promise<void> {
@@ -91,11 +111,75 @@ export class ConsoleController {
     this.store.setState({ model });
   }
 
+  /**
+   * `/compact`: summarises an agent's context, in view or not. Between turns it happens now and
+   * this resolves when done; mid-turn it happens before the agent's next model call.
+   */
+  async compact(agent: string, focus?: string): Promise<string> {
+    const target = agent === LEAD_NAME ? this.team.lead : this.team.teammates.get(agent);
+    if (!target) throw new Error(`no agent named '${agent}'`);
+    if (target !== this.team.lead && this.team.teammates.get(agent)?.finished) throw new Error(`${agent} has stopped; nothing to compact`);
+    const { deferred, done } = target.compact(focus || undefined);
+    if (deferred) return `${agent} is in a turn: its context will be compacted before its next model call`;
+    const result = await done;
+    return `compacted ${agent}: ${formatTokens(result.beforeTokens)} → ${formatTokens(result.afterTokens)} tokens (transcript: ${result.file})`;
+  }
+
   /** Forgets an agent's conversation (its log on disk keeps it) and clears its pane. */
   clear(agent: string): void {
     const target = agent === LEAD_NAME ? this.team.lead : this.team.teammates.get(agent);
     if (target && !target.loop.running) target.loop.messages.length = 0;
     this.store.setState((state) => patchAgent(state, agent, () => ({ items: [] })));
+  }
+
+  /**
+   * `/merge`: a teammate's branch into the workspace's current branch. On a conflict the merge is
+   * aborted (both sides as they were): git's details go to `pane` as a notice, the error names the files.
+   */
+  async mergeWorktree(name: string, pane: string): Promise<string> {
+    try {
+      return (await mergeWorktree(this.team.ctx.workspace.root, name)).message;
+    } catch (error) {
+      if (!(error instanceof MergeConflictError)) throw error;
+      this.note(pane, `${error.message}\n${error.details}`, 'error');
+      throw new Error(`merge of huddle/${name} conflicts in ${error.files.join(', ')}; aborted, both branches unchanged (details in the pane)`);
+    }
+  }
+
+  /** `/worktree remove`: never while the teammate still works in it. */
+  async removeWorktree(name: string, force: boolean): Promise<string> {
+    const teammate = this.team.teammates.get(name);
+    if (teammate && !teammate.finished) throw new Error(`${name} is still running in its worktree; /shutdown ${name} first`);
+    return removeWorktree(this.team.ctx.workspace.root, name, { force });
+  }
+
+  /** `/diff`: the teammate's worktree against its base, appended to its pane, which comes into view. */
+  async showDiff(name: string): Promise<string> {
+    const { text, status } = await worktreeDiff(this.team.ctx.workspace.root, name);
+    const pending = status.uncommitted.length;
+    const title = `${status.branch} against ${status.base}: ${status.unmerged.length} unmerged commit(s)${pending ? `, ${pending} uncommitted file(s)` : ''}`;
+    this.store.setState((state) => ({
+      ...patchAgent(state, name, (view) => ({ items: appendItem(view.items, { kind: 'diff', id: itemId(), title, diff: text }), unread: false })),
+      focus: name,
+      view: 'pane',
+      scroll: { ...state.scroll, [name]: 0 },
+    }));
+    return `diff of ${status.branch} against ${status.base}`;
+  }
+
+  /** `/worktree`: every teammate worktree and what it holds, as a notice in `pane`. */
+  async listWorktrees(pane: string): Promise<string> {
+    const root = this.team.ctx.workspace.root;
+    const names = await listWorktreeNames(root);
+    if (names.length === 0) return 'no teammate worktrees (spawn with worktree: true to make one)';
+    const lines: string[] = [];
+    for (const name of names) {
+      const status = await worktreeStatus(root, name);
+      const where = status.exists ? `.team/worktrees/${name}` : 'no worktree';
+      lines.push(`${name}: ${where}, ${status.branchExists ? status.branch : 'no branch'}, ${status.unmerged.length} unmerged commit(s) against ${status.base}, ${status.uncommitted.length} uncommitted file(s)`);
+    }
+    this.note(pane, lines.join('\n'));
+    return `${names.length} worktree(s)`;
   }
 
   note(agent: string, text: string, tone: 'info' | 'warn' | 'error' = 'info'): void {

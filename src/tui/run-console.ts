@@ -37,7 +37,7 @@ export async function runConsole(options: CliOptions): Promise<number> {
       cwd = workspace.dir;
       cleanupDemo = workspace.cleanup;
     }
-    config = resolveConfig({ cwd, model: options.model, apiKeyFile: options.apiKeyFile, maxTurns: options.maxTurns });
+    config = resolveConfig({ cwd, model: options.model, apiKeyFile: options.apiKeyFile, maxTurns: options.maxTurns, permissionMode: options.permissionMode });
   } catch (error) {
     if (error instanceof ConfigError) return fail(error.message);
     throw error;
@@ -63,6 +63,8 @@ export async function runConsole(options: CliOptions): Promise<number> {
       thinkMs: DEFAULT_THINK_MS / speed,
     });
     config.model = 'huddle-demo';
+    // The scripted team runs its tests with bash in a throwaway directory: no questions, unless asked for.
+    config.permissionMode ??= 'auto';
   } else {
     backend = keyMissing ? new NoKeyBackend() : new ModelClient(modelClientOptions(config));
   }

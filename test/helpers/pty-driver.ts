@@ -5,7 +5,8 @@ import xterm from '@xterm/headless';
 import * as pty from 'node-pty';
 
 const { Terminal } = xterm;
-const CLI = path.resolve(import.meta.dirname, '../../dist/cli.js');
+// HUDDLE_TEST_CLI points at another build (one made into a temp directory, say) without touching dist/.
+const CLI = process.env.HUDDLE_TEST_CLI ?? path.resolve(import.meta.dirname, '../../dist/cli.js');
 
 export interface PtyOptions {
   args?: string[];

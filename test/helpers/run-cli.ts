@@ -7,7 +7,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const CLI_PATH = path.join(REPO_ROOT, 'dist', 'cli.js');
+// HUDDLE_TEST_CLI points at another build (one made into a temp directory, say) without touching dist/.
+export const CLI_PATH = process.env.HUDDLE_TEST_CLI ?? path.join(REPO_ROOT, 'dist', 'cli.js');
 export const TEST_API_KEY = 'sk-test-key-1234567890';
 
 export interface CliResult {

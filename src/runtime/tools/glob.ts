@@ -8,7 +8,8 @@ import type { Workspace } from '../workspace.js';
 
 const MAX_RESULTS = 1000;
 /** Never listed or searched: huge, generated, and not what an agent means to look at. */
-export const IGNORED_DIRS = ['**/.git/**', '**/node_modules/**'];
+// Teammates' worktrees are copies of the workspace: searching them would return every file twice.
+export const IGNORED_DIRS = ['**/.git/**', '**/node_modules/**', '.team/worktrees/**'];
 
 const input = z.object({
   pattern: z

@@ -60,7 +60,7 @@ export function taskTools(board: TaskBoard, options: TaskToolOptions = {}): Tool
   const taskUpdate = defineTool({
     name: 'task_update',
     description:
-      'Change a task: status (pending → in_progress → completed; in_progress → review → completed for tasks that require review; in_progress → pending to give it back), owner (assign a pending task; null unassigns), or add dependencies. Completed tasks are final.',
+      'Change a task: status (pending → in_progress → completed; a task that requires review goes to review instead of completed, and a reviewer completes it; in_progress → pending to give it back), owner (assign a pending task; null unassigns), or add dependencies. Completed tasks are final.',
     input: z.object({
       task_id: taskId('The id of the task to change'),
       status: z.enum(TASK_STATUSES).optional().describe('The new status'),
@@ -80,6 +80,13 @@ export function taskTools(board: TaskBoard, options: TaskToolOptions = {}): Tool
       }
       checkOwner(patch.owner);
       const before = await boardCall(() => board.get(task_id));
+      // Done with a task that requires review: it goes to review, and a reviewer completes it.
+      if (patch.status === 'completed' && before.status === 'in_progress' && before.requires_review) patch.status = 'review';
+      if (before.status === 'review' && patch.status !== undefined && patch.status !== 'review') {
+        throw new ToolError(
+          `task #${task_id} is in review${before.reviewer ? ` with ${before.reviewer}` : ''}; a reviewer (or the lead) decides it with review_approve {"task_id": ${task_id}} or review_request_changes {"task_id": ${task_id}, "feedback": "..."}`,
+        );
+      }
       const task = await boardCall(() => board.update(task_id, patch, ctx.agent));
       const changes: string[] = [];
       if (task.status !== before.status) changes.push(`status ${before.status} → ${task.status}`);
@@ -89,6 +96,9 @@ export function taskTools(board: TaskBoard, options: TaskToolOptions = {}): Tool
       if (addedBlockers.length) changes.push(`now blocked by ${refs(addedBlockers)}`);
       if (addedBlocks.length) changes.push(`now blocks ${refs(addedBlocks)}`);
       let text = `task #${task.id} (${task.subject}): ${changes.length ? changes.join('; ') : 'no change'}`;
+      if (task.status === 'review' && before.status !== 'review') {
+        text += '. It requires review: an idle reviewer takes it; if changes are needed you get the feedback as a message';
+      }
       if (task.status === 'completed' && task.blocks.length > 0) {
         const freed: number[] = [];
         for (const id of task.blocks) {
@@ -135,8 +145,8 @@ export function taskTools(board: TaskBoard, options: TaskToolOptions = {}): Tool
     input: z.object({ task_id: taskId('The id of the task to claim') }),
     async run(input, ctx) {
       const task = await boardCall(() => board.claim(input.task_id, ctx.agent));
-      const next = task.requires_review ? 'review' : 'completed';
-      return `claimed task #${task.id}: ${task.subject}. It is in_progress and yours; when done, call task_update {"task_id": ${task.id}, "status": "${next}"}.`;
+      const review = task.requires_review ? ' (it requires review: it then goes to a reviewer)' : '';
+      return `claimed task #${task.id}: ${task.subject}. It is in_progress and yours; when done, call task_update {"task_id": ${task.id}, "status": "completed"}${review}.`;
     },
   });
 
@@ -147,6 +157,8 @@ function formatLine(task: Task): string {
   const details = [`owner: ${task.owner ?? '-'}`];
   if (task.blockedBy.length) details.push(`blocked by: ${refs(task.blockedBy)}`);
   if (task.requires_review && task.status !== 'completed') details.push('requires review');
+  if (task.status === 'review') details.push(task.review_escalated ? `escalated to the lead by ${task.reviewer}` : `reviewer: ${task.reviewer ?? 'none yet'}`);
+  if (task.review_rounds) details.push(`review rounds: ${task.review_rounds}`);
   return `#${task.id} [${task.status}] ${task.subject} (${details.join(', ')})`;
 }
 

@@ -1,6 +1,7 @@
 // Every slash command of SPEC section 8.
 import { LEAD_NAME } from '../../agents/prompts.js';
 import type { CommandContext, CommandResult, SlashCommand } from './types.js';
+import { WORKTREE_COMMANDS } from './worktree-commands.js';
 
 const agentNames = (context: CommandContext, partial: string) =>
   context.state.order.filter((name) => name.startsWith(partial.trim()));
@@ -43,6 +44,11 @@ export const COMMANDS: SlashCommand[] = [
     name: 'team',
     description: 'the roster: status, task, tokens, cost, context, last activity',
     run: () => ({ kind: 'view', view: 'team' }),
+  },
+  {
+    name: 'approvals',
+    description: 'tool calls waiting for you (also Ctrl+Y): y approve, n deny, a approve always',
+    run: () => ({ kind: 'view', view: 'approvals' }),
   },
   {
     name: 'spawn',
@@ -113,7 +119,14 @@ export const COMMANDS: SlashCommand[] = [
     args: '[NAME] [FOCUS]',
     description: "summarise an agent's context",
     complete: agentNames,
-    run: () => ({ kind: 'error', message: '/compact is not available in this version yet' }),
+    run(context, args) {
+      // The first word names an agent when it is one; otherwise it all is the focus, for the agent in view.
+      const [first, rest] = firstWord(args);
+      const named = first !== '' && context.state.agents[first] !== undefined;
+      const name = named ? first : context.focus;
+      const focus = named ? rest : args.trim();
+      return attempt(() => context.controller.compact(name, focus || undefined));
+    },
   },
   {
     name: 'cost',
@@ -152,4 +165,5 @@ export const COMMANDS: SlashCommand[] = [
     description: 'leave huddle (also Ctrl+C twice)',
     run: () => ({ kind: 'quit' }),
   },
+  ...WORKTREE_COMMANDS,
 ];

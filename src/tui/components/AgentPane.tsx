@@ -3,7 +3,7 @@ import { Box, Text } from 'ink';
 import { useStore } from 'zustand';
 import type { ConsoleStore } from '../state/console-store.js';
 import { visibleLines } from '../render/transcript-lines.js';
-import { CONTEXT_WINDOW_TOKENS, STATUS_COLOR, STATUS_GLYPH, formatTokens } from './glyphs.js';
+import { STATUS_COLOR, STATUS_GLYPH, contextPercent, formatTokens } from './glyphs.js';
 
 interface Props {
   store: ConsoleStore;
@@ -22,8 +22,9 @@ export function AgentPane({ store, width, height }: Props) {
 
   const bodyRows = Math.max(1, height - 1);
   const { lines } = visibleLines(agent.items, width, bodyRows - (scroll > 0 ? 1 : 0), scroll, expanded);
-  const context = Math.round((agent.contextTokens / CONTEXT_WINDOW_TOKENS) * 100);
-  const doing = agent.activeTool ? `running ${agent.activeTool}` : agent.reason;
+  const context = contextPercent(agent.contextTokens, agent.model);
+  // Waiting (on a permission, say) says on what, even mid-tool.
+  const doing = agent.status === 'waiting' && agent.reason ? agent.reason : agent.activeTool ? `running ${agent.activeTool}` : agent.reason;
   const empty = agent.items.length === 0;
   return (
     <Box flexDirection="column" height={height} width={width} overflow="hidden">

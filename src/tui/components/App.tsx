@@ -8,6 +8,7 @@ import { EMPTY_INPUT, type InputBuffer } from '../state/input-buffer.js';
 import type { InputHistory } from '../state/input-history.js';
 import { useConsoleKeys } from '../hooks/useConsoleKeys.js';
 import { AgentPane } from './AgentPane.js';
+import { ApprovalsView } from './ApprovalsView.js';
 import { HelpView } from './HelpView.js';
 import { InputLine, inputRows } from './InputLine.js';
 import { RosterView } from './RosterView.js';
@@ -42,6 +43,8 @@ export function App({ store, controller, history, quit }: Props) {
           <RosterView store={store} width={columns} height={mainHeight} />
         ) : view === 'help' ? (
           <HelpView height={mainHeight} />
+        ) : view === 'approvals' ? (
+          <ApprovalsView store={store} width={columns} height={mainHeight} />
         ) : (
           <AgentPane store={store} width={columns} height={mainHeight} />
         )}

@@ -7,6 +7,7 @@ export const KEYS: Array<[string, string]> = [
   ['Tab / Shift+Tab', 'next / previous pane (Tab completes a /command)'],
   ['Alt+1 … Alt+9', 'jump to a pane'],
   ['Ctrl+T', 'the task board'],
+  ['Ctrl+Y', 'the "needs you" queue: ↑/↓ select, y approve, n deny, a approve always'],
   ['Esc', 'interrupt the agent in view (or close a view)'],
   ['PgUp / PgDn', 'scroll the pane'],
   ['Ctrl+O', 'show or hide tool results in the pane'],

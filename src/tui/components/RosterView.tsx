@@ -3,7 +3,7 @@ import { Box, Text } from 'ink';
 import { useEffect, useState } from 'react';
 import { useStore } from 'zustand';
 import type { ConsoleStore } from '../state/console-store.js';
-import { CONTEXT_WINDOW_TOKENS, STATUS_COLOR, STATUS_GLYPH, formatAgo, formatTokens } from './glyphs.js';
+import { STATUS_COLOR, STATUS_GLYPH, contextPercent, formatAgo, formatTokens } from './glyphs.js';
 import { padLine, truncateLine } from '../render/wrap.js';
 
 export function RosterView({ store, width, height }: { store: ConsoleStore; width: number; height: number }) {
@@ -31,7 +31,7 @@ export function RosterView({ store, width, height }: { store: ConsoleStore; widt
             {(task ? `#${task.id}` : '-').padEnd(8)}
             {`${formatTokens(agent.inputTokens)}/${formatTokens(agent.outputTokens)}`.padEnd(16)}
             {`$${agent.costUsd.toFixed(3)}`.padEnd(10)}
-            {`${Math.round((agent.contextTokens / CONTEXT_WINDOW_TOKENS) * 100)}%`.padEnd(6)}
+            {`${contextPercent(agent.contextTokens, agent.model)}%`.padEnd(6)}
             {formatAgo(agent.lastActivity, now)}
           </Text>
         );

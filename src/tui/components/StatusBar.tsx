@@ -7,6 +7,7 @@ import { formatTokens } from './glyphs.js';
 
 export function StatusBar({ store }: { store: ConsoleStore }) {
   const [model, endpoint, flash, quitArmed] = useStore(store, useShallow((s) => [s.model, s.endpoint, s.flash, s.quitArmed] as const));
+  const waiting = useStore(store, (s) => s.approvals.length);
   const totals = useStore(
     store,
     useShallow((s) => {
@@ -29,10 +30,12 @@ export function StatusBar({ store }: { store: ConsoleStore }) {
   return (
     <Box height={1} overflow="hidden">
       <Text wrap="truncate">
+        {waiting > 0 ? <Text backgroundColor="yellow" color="black" bold>{` needs you: ${waiting} `}</Text> : null}
+        {waiting > 0 ? ' ' : ''}
         <Text color="cyan">{model}</Text>
         <Text dimColor>{endpoint ? ` @ ${endpoint}` : ''}</Text>
         {` · ${formatTokens(input)} in ${formatTokens(output)} out · $${cost.toFixed(3)} · tasks ${pending} pending ${active} active ${done} done · `}
-        {message ? <Text color={color}>{message.text}</Text> : <Text dimColor>Tab panes · Ctrl+T tasks · Esc interrupt · /help</Text>}
+        {message ? <Text color={color}>{message.text}</Text> : <Text dimColor>{waiting > 0 ? 'Ctrl+Y answer · ' : ''}Tab panes · Ctrl+T tasks · Esc interrupt · /help</Text>}
       </Text>
     </Box>
   );

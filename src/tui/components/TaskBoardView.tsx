@@ -6,6 +6,12 @@ import { padLine, truncateLine } from '../render/wrap.js';
 
 const STATUS_COLOR: Record<string, string> = { pending: 'yellow', in_progress: 'cyan', review: 'magenta', completed: 'green' };
 
+/** The owner, and while in review who reviews it: `alice→rita`. */
+function ownerCell(task: { owner: string | null; status: string; reviewer?: string | null }): string {
+  const owner = task.owner ?? '-';
+  return task.status === 'review' && task.reviewer ? `${owner}→${task.reviewer}` : owner;
+}
+
 export function TaskBoardView({ store, width, height }: { store: ConsoleStore; width: number; height: number }) {
   const tasks = useStore(store, (state) => state.tasks);
   const counts = tasks.reduce<Record<string, number>>((acc, task) => ({ ...acc, [task.status]: (acc[task.status] ?? 0) + 1 }), {});
@@ -23,7 +29,7 @@ export function TaskBoardView({ store, width, height }: { store: ConsoleStore; w
           {String(task.id).padEnd(4)}
           <Text color={STATUS_COLOR[task.status]}>{task.status.padEnd(12)}</Text>
           {padLine(truncateLine(task.subject, subjectWidth), subjectWidth + 2)}
-          {(task.owner ?? '-').padEnd(12)}
+          {padLine(truncateLine(ownerCell(task), 11), 12)}
           {task.blockedBy.length ? task.blockedBy.map((id) => `#${id}`).join(' ') : '-'}
         </Text>
       ))}

@@ -1,5 +1,6 @@
 // How a status looks, everywhere in the console.
 import type { AgentStatus } from '../state/console-store.js';
+import { DEFAULT_CONTEXT_WINDOW, contextWindowFor } from '../../runtime/context-window.js';
 
 export const STATUS_GLYPH: Record<AgentStatus, string> = {
   working: '●',
@@ -17,8 +18,13 @@ export const STATUS_COLOR: Record<AgentStatus, string> = {
   failed: 'red',
 };
 
-/** Context window assumed for the percentage shown (the API reports tokens used, not the limit). */
-export const CONTEXT_WINDOW_TOKENS = 200_000;
+/** Context window assumed for the percentage shown when the model is not known (the API reports tokens used, not the limit). */
+export const CONTEXT_WINDOW_TOKENS = DEFAULT_CONTEXT_WINDOW;
+
+/** How full an agent's context is, in percent of its model's window. */
+export function contextPercent(contextTokens: number, model: string | undefined): number {
+  return Math.round((contextTokens / contextWindowFor(model)) * 100);
+}
 
 export function formatTokens(count: number): string {
   if (count < 1000) return String(count);

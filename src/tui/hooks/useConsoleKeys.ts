@@ -53,6 +53,8 @@ export function useConsoleKeys({ store, controller, history, buffer, setBuffer, 
       return;
     }
     if (key.ctrl && input === 't') return store.setState({ view: state.view === 'tasks' ? 'pane' : 'tasks' });
+    if (key.ctrl && input === 'y') return store.setState({ view: state.view === 'approvals' ? 'pane' : 'approvals' });
+    if (state.view === 'approvals' && onApprovalKey(input, key)) return;
     if (key.ctrl && input === 'o') return store.setState({ expanded: { ...state.expanded, [state.focus]: !state.expanded[state.focus] } });
     if (key.tab) return onTab(key);
     if (key.meta && /^[1-9]$/.test(input)) return focusIndex(Number(input) - 1);
@@ -74,6 +76,23 @@ export function useConsoleKeys({ store, controller, history, buffer, setBuffer, 
     if (input.length > 1 && /[\t\r\n\x7f\b]/.test(input)) return typedChunk(input);
     apply((b) => edit.insert(b, input));
   });
+
+  /** In /approvals: ↑/↓ select; y, n, a answer the selected request (while the input line is empty). */
+  function onApprovalKey(input: string, key: Key): boolean {
+    const { approvals, approvalIndex } = store.getState();
+    if ((key.upArrow || key.downArrow) && approvals.length > 0) {
+      store.setState({ approvalIndex: Math.max(0, Math.min(approvals.length - 1, approvalIndex + (key.upArrow ? -1 : 1))) });
+      return true;
+    }
+    if (key.ctrl || key.meta || bufferRef.current.text !== '') return false;
+    const letter = input.toLowerCase();
+    const decision = letter === 'y' ? 'approve' : letter === 'n' ? 'deny' : letter === 'a' ? 'always' : undefined;
+    if (!decision) return false;
+    const request = approvals[Math.min(approvalIndex, approvals.length - 1)];
+    if (!request) controller.flash('nothing is waiting for you');
+    else controller.flash(controller.answerApproval(request.id, decision), decision === 'deny' ? 'warn' : 'info');
+    return true;
+  }
 
   function typedChunk(chunk: string): void {
     for (const char of chunk) {

@@ -65,11 +65,13 @@ function render(item: TranscriptItem, width: number, expanded: boolean): string[
       const paint = item.tone === 'error' ? chalk.red : item.tone === 'warn' ? chalk.yellow : chalk.dim;
       return wrapLines(item.text, width - 2).map((line, i) => paint(`${i === 0 ? (item.tone === 'error' ? '✗ ' : '• ') : '  '}${line}`));
     }
+    case 'diff':
+      return [...wrapLines(chalk.bold(item.title), width), ...renderDiff(item.diff, width)];
   }
 }
 
 function renderPrompt(text: string, source: string, width: number): string[] {
-  if (source === 'auto_claim') return wrapLines(chalk.magenta(`◆ ${text.replace(/<\/?auto-claimed>/g, '')}`), width);
+  if (source === 'auto_claim') return wrapLines(chalk.magenta(`◆ ${text.replace(/<\/?(auto-claimed|review-requested)>/g, '')}`), width);
   const label = source === 'spawn' ? chalk.dim('prompt from the lead') : source === 'system' ? chalk.dim('huddle') : undefined;
   const body = wrapLines(text, width - 2).map((line, i) => (i === 0 ? chalk.cyan.bold('› ') : '  ') + chalk.cyan(line));
   return label ? [label, ...body] : body;

@@ -24,7 +24,18 @@ export interface AgentView {
   activeTool?: string | undefined;
 }
 
-export type ViewName = 'pane' | 'tasks' | 'team' | 'help';
+export type ViewName = 'pane' | 'tasks' | 'team' | 'help' | 'approvals';
+
+/** A tool call waiting for the person (ask mode), as the "needs you" view shows it. */
+export interface ApprovalView {
+  id: string;
+  agent: string;
+  tool: string;
+  summary: string;
+  reason: string;
+  /** What "approve always" adds to .team/allow.json (empty: cannot be allow-listed). */
+  prefixes: string[];
+}
 
 export interface Flash {
   text: string;
@@ -51,6 +62,9 @@ export interface ConsoleState {
   keyMissing: boolean;
   /** Code highlighting loads after the first frame; panes redraw once when it is ready. */
   highlighterReady: boolean;
+  /** The "needs you" queue, oldest first, and the one selected in /approvals. */
+  approvals: ApprovalView[];
+  approvalIndex: number;
 }
 
 export type ConsoleStore = ReturnType<typeof createConsoleStore>;
@@ -86,6 +100,8 @@ export function createConsoleStore(initial: { model: string; endpoint: string; d
     demo: initial.demo ?? false,
     keyMissing: initial.keyMissing ?? false,
     highlighterReady: false,
+    approvals: [],
+    approvalIndex: 0,
   }));
 }
 

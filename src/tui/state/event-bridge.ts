@@ -2,9 +2,10 @@
 // (a token at a time, eight agents at once), so they are queued outside React and applied in
 // one store update per flush interval: the store changes at most ~20 times a second.
 import type { EventHub, HuddleEvent } from '../../runtime/events.js';
-import type { ConsoleState, ConsoleStore, AgentStatus } from './console-store.js';
+import type { ApprovalView, ConsoleState, ConsoleStore, AgentStatus } from './console-store.js';
 import { patchAgent } from './console-store.js';
 import { appendItem, itemId, replaceLast, type TranscriptItem } from './transcript.js';
+import { formatTokens } from '../components/glyphs.js';
 
 export const FLUSH_INTERVAL_MS = 50;
 
@@ -162,6 +163,55 @@ export function applyEvent(state: ConsoleState, event: HuddleEvent): Partial<Con
       );
     case 'warning':
       return { flash: { text: String(event.message ?? 'warning'), tone: 'warn' } };
+    case 'approval_requested': {
+      const request: ApprovalView = {
+        id: String(event.id ?? ''),
+        agent: name,
+        tool: String(event.tool ?? '?'),
+        summary: String(event.summary ?? ''),
+        reason: String(event.reason ?? ''),
+        prefixes: Array.isArray(event.prefixes) ? event.prefixes.map(String) : [],
+      };
+      const text = `waiting for your approval: ${request.tool} ${request.summary} (Ctrl+Y to answer)`;
+      return {
+        ...touched(patchAgent(state, name, (agent) => ({ items: appendItem(agent.items, { kind: 'notice', id: itemId(), text, tone: 'warn' }), lastActivity: at }))),
+        approvals: [...state.approvals.filter((a) => a.id !== request.id), request],
+      };
+    }
+    case 'approval_resolved': {
+      const request = state.approvals.find((a) => a.id === event.id);
+      const approvals = state.approvals.filter((a) => a.id !== event.id);
+      const approvalIndex = Math.min(state.approvalIndex, Math.max(0, approvals.length - 1));
+      if (!request) return { approvals, approvalIndex };
+      const decided =
+        event.decision === 'approve' ? 'approved' : event.decision === 'always' ? 'approved, and allow-listed' : event.decision === 'deny' ? 'denied' : 'withdrawn';
+      const text = `${decided}: ${request.tool} ${request.summary}${typeof event.note === 'string' ? ` (${event.note})` : ''}`;
+      const tone = event.decision === 'deny' ? 'warn' : 'info';
+      return {
+        ...patchAgent(state, name, (agent) => ({ items: appendItem(agent.items, { kind: 'notice', id: itemId(), text, tone }), lastActivity: at })),
+        approvals,
+        approvalIndex,
+      };
+    }
+    case 'compaction':
+      return touched(
+        patchAgent(state, name, (agent) => {
+          const before = formatTokens(Number(event.before_tokens ?? 0));
+          const after = formatTokens(Number(event.after_tokens ?? 0));
+          if (event.kind === 'trim') {
+            const cut = Number(event.cut ?? 0);
+            const text = `context trimmed: ${cut} old tool result${cut === 1 ? '' : 's'} cut, ~${before} → ~${after} tokens`;
+            return { items: appendItem(agent.items, { kind: 'notice', id: itemId(), text, tone: 'info' }), lastActivity: at };
+          }
+          const text = `context compacted: ${before} → ${after} tokens${event.file ? ` (full transcript: ${String(event.file)})` : ''}`;
+          return {
+            items: appendItem(closeStreaming(agent.items), { kind: 'notice', id: itemId(), text, tone: 'info' }),
+            // The real count comes with the next response; until then the estimate is the better number.
+            contextTokens: Number(event.after_tokens ?? agent.contextTokens),
+            lastActivity: at,
+          };
+        }),
+      );
     default:
       return {};
   }

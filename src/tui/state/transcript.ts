@@ -15,7 +15,9 @@ export type TranscriptItem =
       durationMs?: number;
       result?: string;
     }
-  | { kind: 'notice'; id: number; text: string; tone: 'info' | 'warn' | 'error' };
+  | { kind: 'notice'; id: number; text: string; tone: 'info' | 'warn' | 'error' }
+  /** A unified diff shown in full (a teammate's worktree against its base: /diff). */
+  | { kind: 'diff'; id: number; title: string; diff: string };
 
 let nextId = 1;
 export function itemId(): number {

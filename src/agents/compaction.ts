@@ -1,0 +1,423 @@
+// Context management for one agent, run at the top of each model call (AgentLoopHooks.beforeModelCall):
+//  1. above `trimAt` of the window, old tool results are cut to stubs (context-trim.ts);
+//  2. above `compactAt`, or when asked (/compact), the model summarises the transcript, which is
+//     then replaced by the identity block, the agent's open tasks and the summary (SPEC section 5).
+// The replaced messages are written whole to .team/logs/<name>/transcript-<stamp>.json first, and
+// a failed or interrupted summary leaves the context exactly as it was.
+import { mkdirSync } from 'node:fs';
+import { rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { ContentBlockParam, MessageParam } from '@anthropic-ai/sdk/resources/messages';
+import type { HuddleConfig } from '../runtime/config.js';
+import { contextWindowFor, estimateTokens } from '../runtime/context-window.js';
+import { fileStamp, scrub } from '../runtime/event-log.js';
+import type { AgentEmitter } from '../runtime/events.js';
+import { InterruptedError, type ModelBackend } from '../runtime/model-client.js';
+import { addUsage, type TokenUsage } from '../runtime/pricing.js';
+import { capOutput } from '../runtime/tools/output-cap.js';
+import type { Workspace } from '../runtime/workspace.js';
+import type { AgentLoop } from './agent-loop.js';
+import { restoreToolResults, toolNames, trimOldToolResults, type ToolResultContent } from './context-trim.js';
+import { identityBlock, type OwnedTask } from './identity-block.js';
+import type { Identity } from './prompts.js';
+
+export type CompactionSettings = Pick<HuddleConfig, 'trimAt' | 'trimKeepTurns' | 'compactAt' | 'maxTokens' | 'apiKey' | 'authToken'>;
+
+export interface CompactorOptions {
+  loop: AgentLoop;
+  identity: Identity;
+  /** The open tasks the agent owns, for the restarted context. */
+  ownedTasks(): Promise<OwnedTask[]>;
+  backend: ModelBackend;
+  events: AgentEmitter;
+  workspace: Workspace;
+  /** Read at every check, so a changed setting applies from the next model call. */
+  config: CompactionSettings;
+}
+
+export interface CompactionResult {
+  beforeTokens: number;
+  /** An estimate (characters / 4): the real count arrives with the next response. */
+  afterTokens: number;
+  summaryChars: number;
+  /** The pre-compaction transcript, relative to the workspace root. */
+  file: string;
+}
+
+export type CompactionTrigger = 'auto' | 'manual';
+
+/** A compaction that did not happen; the context was left as it was. */
+export class CompactionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CompactionError';
+  }
+}
+
+export const DEFAULT_TRIM_AT = 0.6;
+export const DEFAULT_TRIM_KEEP_TURNS = 3;
+export const DEFAULT_COMPACT_AT = 0.8;
+
+/** After a failed automatic compaction, this many model calls pass before the next attempt. */
+const RETRY_AFTER_CALLS = 5;
+
+interface Pending {
+  focus: string | undefined;
+  promise: Promise<CompactionResult>;
+  resolve(result: CompactionResult): void;
+  reject(error: unknown): void;
+}
+
+export class Compactor {
+  readonly #o: CompactorOptions;
+  /** Content of tool results cut to stubs since the last compaction, by tool_use_id: the transcript file stays complete. */
+  readonly #originals = new Map<string, ToolResultContent>();
+  #pending: Pending | undefined;
+  #inflight: Promise<CompactionResult> | undefined;
+  #idleAbort: AbortController | undefined;
+  /** No automatic compaction before the loop has made this many model calls. */
+  #autoFromCall = 0;
+  #previousFile: string | undefined;
+
+  constructor(options: CompactorOptions) {
+    this.#o = options;
+  }
+
+  /** True while a summary is being written. */
+  get busy(): boolean {
+    return this.#inflight !== undefined;
+  }
+
+  /** A /compact asked for mid-turn and not yet done. */
+  get pending(): boolean {
+    return this.#pending !== undefined;
+  }
+
+  /**
+   * Compacts now when the agent is between turns; mid-turn, before its next model call (a running
+   * turn is never disturbed). `deferred` says which; `done` settles when it has happened.
+   */
+  compact(focus?: string): { deferred: boolean; done: Promise<CompactionResult> } {
+    const name = this.#o.identity.name;
+    if (this.#o.loop.messages.length === 0) {
+      return { deferred: false, done: Promise.reject(new CompactionError(`nothing to compact: ${name}'s context is empty`)) };
+    }
+    if (this.#o.loop.running) return { deferred: true, done: this.#request(focus) };
+    if (this.#inflight) return { deferred: false, done: Promise.reject(new CompactionError(`${name} is already being compacted`)) };
+    // A request left from a turn that ended without another model call is served by this one.
+    const pending = this.#pending;
+    this.#pending = undefined;
+    const abort = new AbortController();
+    this.#idleAbort = abort;
+    const done = this.#run('manual', focus ?? pending?.focus, abort.signal).finally(() => {
+      if (this.#idleAbort === abort) this.#idleAbort = undefined;
+    });
+    if (pending) done.then(pending.resolve, pending.reject);
+    return { deferred: false, done };
+  }
+
+  /** Stops a summary being written between turns (Esc on the agent); the context stays as it was. */
+  interrupt(): void {
+    this.#idleAbort?.abort();
+  }
+
+  /** The hook run before every model call of the loop. Never throws: failures are error events. */
+  async beforeModelCall(signal: AbortSignal): Promise<void> {
+    // A summary started between turns finishes (or fails) before the turn's first call.
+    if (this.#inflight) await this.#inflight.catch(() => undefined);
+    if (signal.aborted) return;
+    const { loop, config } = this.#o;
+    const window = contextWindowFor(loop.model);
+    const trimAt = config.trimAt ?? DEFAULT_TRIM_AT;
+    const compactAt = config.compactAt ?? DEFAULT_COMPACT_AT;
+    let tokens = loop.totals.contextTokens;
+    if (trimAt > 0 && tokens >= trimAt * window) tokens = this.#trim(tokens);
+
+    const pending = this.#pending;
+    if (pending) {
+      this.#pending = undefined;
+      await this.#run('manual', pending.focus, signal).then(pending.resolve, pending.reject);
+      return;
+    }
+    if (compactAt > 0 && tokens >= compactAt * window && loop.totals.modelCalls >= this.#autoFromCall) {
+      await this.#run('auto', undefined, signal).catch(() => undefined);
+    }
+  }
+
+  #request(focus: string | undefined): Promise<CompactionResult> {
+    if (this.#pending) {
+      // One compaction serves every request made before it; the latest focus wins.
+      if (focus) this.#pending.focus = focus;
+      return this.#pending.promise;
+    }
+    let resolve!: Pending['resolve'];
+    let reject!: Pending['reject'];
+    const promise = new Promise<CompactionResult>((yes, no) => {
+      resolve = yes;
+      reject = no;
+    });
+    // Whoever asked may not wait for the outcome; an unhandled rejection must not follow.
+    promise.catch(() => undefined);
+    this.#pending = { focus, promise, resolve, reject };
+    return promise;
+  }
+
+  #trim(tokens: number): number {
+    const { loop, config, events } = this.#o;
+    const trimmed = trimOldToolResults(loop.messages, config.trimKeepTurns ?? DEFAULT_TRIM_KEEP_TURNS, this.#originals);
+    if (trimmed.cut === 0) return tokens;
+    const after = Math.max(0, tokens - estimateTokens(trimmed.charsBefore - trimmed.charsAfter));
+    events.emit('compaction', {
+      kind: 'trim',
+      cut: trimmed.cut,
+      chars_before: trimmed.charsBefore,
+      chars_after: trimmed.charsAfter,
+      before_tokens: tokens,
+      after_tokens: after,
+    });
+    return after;
+  }
+
+  async #run(trigger: CompactionTrigger, focus: string | undefined, signal: AbortSignal): Promise<CompactionResult> {
+    const work = this.#summarise(trigger, focus, signal);
+    this.#inflight = work;
+    try {
+      return await work;
+    } catch (error) {
+      this.#autoFromCall = this.#o.loop.totals.modelCalls + RETRY_AFTER_CALLS;
+      if (error instanceof InterruptedError || signal.aborted) {
+        throw new CompactionError('compaction interrupted; the context was left as it was');
+      }
+      const reason = error instanceof Error ? error.message : String(error);
+      const message = `compaction failed: ${reason}; the context was left as it was`;
+      this.#o.events.emit('error', { message, fatal: false, compaction: true, trigger });
+      throw new CompactionError(message);
+    } finally {
+      if (this.#inflight === work) this.#inflight = undefined;
+    }
+  }
+
+  async #summarise(trigger: CompactionTrigger, focus: string | undefined, signal: AbortSignal): Promise<CompactionResult> {
+    const { loop, backend, config, events, identity, workspace } = this.#o;
+    const messages = loop.messages;
+    const snapshot = messages.slice();
+    const endsWithUser = snapshot.at(-1)?.role === 'user';
+    const lastLength = blocksOf(snapshot.at(-1)).length;
+    const beforeTokens = loop.totals.contextTokens || this.#estimate(snapshot);
+    const { summarised, kept } = splitTail(snapshot);
+    if (summarised.length === 0) throw new CompactionError('nothing to compact yet: the context holds only the new input');
+    const started = performance.now();
+
+    const window = contextWindowFor(loop.model);
+    const transcript = renderTranscript(summarised, transcriptBudget(window, config.maxTokens, loop.system.length));
+    const result = await backend.call(
+      {
+        model: loop.model,
+        system: loop.system,
+        messages: [{ role: 'user', content: summaryPrompt(transcript, trigger, focus) }],
+        tools: [],
+        maxTokens: config.maxTokens,
+      },
+      { signal, onRetry: (notice) => events.emit('retry', { ...notice, purpose: 'compaction' }) },
+    );
+    this.#account(result.usage, result.costUsd);
+    const written = result.message.content
+      .flatMap((block) => (block.type === 'text' ? [block.text] : []))
+      .join('')
+      .trim();
+    if (!written) throw new CompactionError('the model returned an empty summary');
+    const summary = result.message.stop_reason === 'max_tokens' ? `${written}\n[the summary was cut at the output limit]` : written;
+
+    const file = await this.#writeTranscript(snapshot, { trigger, focus, beforeTokens });
+    const relative = workspace.relative(file);
+    const tasks = await this.#o.ownedTasks().catch(() => []);
+    // Between turns, input may have arrived meanwhile (appended, never rewritten): it is kept
+    // after the summary. Anything else (/clear) means the summary no longer fits the context.
+    // From here on nothing is awaited, so nothing can change under the rebuild.
+    const unchanged = snapshot.every((message, index) => messages[index] === message) && blocksOf(messages[snapshot.length - 1]).length >= lastLength;
+    if (!unchanged) throw new CompactionError(`${identity.name}'s conversation changed while it was being summarised`);
+    const note = `Your context was compacted: the summary below replaces your earlier conversation (the full transcript is in ${relative}). The open tasks you own:`;
+    const late = endsWithUser ? blocksOf(messages[snapshot.length - 1]).slice(lastLength) : [];
+    const tail = messages.slice(snapshot.length);
+    // Mid-turn the model answers this message next with no new input in it: say what to do.
+    const resume = loop.running && kept.length + late.length + tail.length === 0 ? '\n\nContinue from where you left off.' : '';
+    const text = `${identityBlock(identity, note, tasks)}\n\n<summary>\n${summary}\n</summary>${resume}`;
+    const first: ContentBlockParam[] = [{ type: 'text', text }, ...kept, ...late];
+    if (tail[0]?.role === 'user') first.push(...blocksOf(tail.shift()));
+    messages.splice(0, messages.length, { role: 'user', content: first }, ...tail);
+
+    this.#originals.clear();
+    this.#previousFile = relative;
+    const afterTokens = this.#estimate(messages);
+    loop.totals.contextTokens = afterTokens;
+    // Automatic compaction waits for a real count of the new context.
+    this.#autoFromCall = loop.totals.modelCalls + 1;
+    const outcome: CompactionResult = { beforeTokens, afterTokens, summaryChars: summary.length, file: relative };
+    events.emit('compaction', {
+      kind: 'summary',
+      trigger,
+      ...(focus ? { focus } : {}),
+      before_tokens: beforeTokens,
+      after_tokens: afterTokens,
+      summary_chars: summary.length,
+      file: relative,
+      // The log alone can then rebuild the compacted context (resume): identity + open tasks + this.
+      summary,
+      messages_before: snapshot.length,
+      messages_after: messages.length,
+      duration_ms: Math.round(performance.now() - started),
+    });
+    return outcome;
+  }
+
+  /** The summary call costs like any other: it counts in the agent's totals and in /cost. */
+  #account(usage: TokenUsage, costUsd: number): void {
+    const { loop, events } = this.#o;
+    const totals = loop.totals;
+    totals.usage = addUsage(totals.usage, usage);
+    totals.costUsd += costUsd;
+    totals.modelCalls += 1;
+    events.emit('usage', {
+      ...usage,
+      cost_usd: costUsd,
+      total_cost_usd: totals.costUsd,
+      total_input_tokens: totals.usage.input_tokens,
+      total_output_tokens: totals.usage.output_tokens,
+      context_tokens: totals.contextTokens,
+      model: loop.model,
+      purpose: 'compaction',
+    });
+  }
+
+  /** Writes the messages being replaced, with cut tool results restored, and secrets scrubbed. */
+  async #writeTranscript(
+    snapshot: MessageParam[],
+    meta: { trigger: CompactionTrigger; focus: string | undefined; beforeTokens: number },
+  ): Promise<string> {
+    const { loop, identity, workspace, config } = this.#o;
+    const dir = path.join(workspace.teamDir, 'logs', identity.name);
+    mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, `transcript-${fileStamp(new Date())}.json`);
+    const record = {
+      agent: identity.name,
+      role: identity.role,
+      team: identity.team,
+      model: loop.model,
+      compacted_at: new Date().toISOString(),
+      trigger: meta.trigger,
+      ...(meta.focus ? { focus: meta.focus } : {}),
+      before_tokens: meta.beforeTokens,
+      ...(this.#previousFile ? { previous_transcript: this.#previousFile } : {}),
+      system: loop.system,
+      messages: restoreToolResults(snapshot, this.#originals),
+    };
+    const secrets = [config.apiKey, config.authToken].filter((s): s is string => Boolean(s && s.length >= 8));
+    const temp = `${file}.${process.pid}.tmp`;
+    try {
+      await writeFile(temp, `${scrub(JSON.stringify(record, null, 2), secrets)}\n`);
+      await rename(temp, file);
+    } catch (error) {
+      await rm(temp, { force: true }).catch(() => undefined);
+      throw new CompactionError(`cannot write ${workspace.relative(file)}: ${(error as NodeJS.ErrnoException).code ?? error}`);
+    }
+    return file;
+  }
+
+  /** Tokens of a request with these messages, estimated from characters. */
+  #estimate(messages: MessageParam[]): number {
+    const { loop } = this.#o;
+    return estimateTokens(loop.system.length + JSON.stringify(loop.tools.definitions()).length + JSON.stringify(messages).length);
+  }
+}
+
+function blocksOf(message: MessageParam | undefined): ContentBlockParam[] {
+  if (!message) return [];
+  return typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
+}
+
+/**
+ * Splits off what stays verbatim: a trailing user turn's own input (the prompt or inbox messages
+ * the model has not answered yet). Its tool results go into the summary: the tool calls they
+ * answer are summarised away.
+ */
+export function splitTail(messages: MessageParam[]): { summarised: MessageParam[]; kept: ContentBlockParam[] } {
+  const last = messages.at(-1);
+  if (last?.role !== 'user') return { summarised: messages, kept: [] };
+  const blocks = blocksOf(last);
+  const results = blocks.filter((block) => block.type === 'tool_result');
+  const kept = blocks.filter((block) => block.type !== 'tool_result');
+  const summarised = messages.slice(0, -1);
+  if (results.length) summarised.push({ role: 'user', content: results });
+  return { summarised, kept };
+}
+
+/** Characters of transcript that fit a summary request (at a conservative 3 characters a token). */
+function transcriptBudget(window: number, maxTokens: number, systemChars: number): number {
+  const tokens = window - maxTokens - estimateTokens(systemChars) - 2_000;
+  return Math.max(20_000, tokens * 3);
+}
+
+/**
+ * The transcript as plain text for the summary request. Plain text, not messages: the request
+ * carries no tools (the API refuses tool blocks without tool definitions), and long tool
+ * results can be shortened until the whole fits the window.
+ */
+export function renderTranscript(messages: MessageParam[], maxChars: number): string {
+  let text = '';
+  for (const cap of [4_000, 1_000, 300]) {
+    text = renderWith(messages, cap);
+    if (text.length <= maxChars) return text;
+  }
+  // Still too long: keep the start (the original request) and the most recent part.
+  const head = Math.floor(maxChars * 0.2);
+  const cut = text.length - maxChars;
+  return `${text.slice(0, head)}\n\n[… ${cut.toLocaleString('en-US')} characters of the middle of the transcript left out …]\n\n${text.slice(text.length - (maxChars - head))}`;
+}
+
+function renderWith(messages: MessageParam[], cap: number): string {
+  const names = toolNames(messages);
+  const parts: string[] = [];
+  for (const message of messages) {
+    for (const block of blocksOf(message)) {
+      switch (block.type) {
+        case 'text':
+          parts.push(`[${message.role}]\n${capOutput(block.text, cap * 5)}`);
+          break;
+        case 'tool_use':
+          parts.push(`[tool call: ${block.name}] ${capOutput(JSON.stringify(block.input), cap)}`);
+          break;
+        case 'tool_result': {
+          const name = names.get(block.tool_use_id) ?? 'tool';
+          parts.push(`[tool result: ${name}${block.is_error ? ', error' : ''}]\n${capOutput(resultText(block.content), cap)}`);
+          break;
+        }
+        default:
+          parts.push(`[${message.role}: ${block.type} block]`);
+      }
+    }
+  }
+  return parts.join('\n\n');
+}
+
+function resultText(content: ToolResultContent): string {
+  if (content === undefined) return '';
+  if (typeof content === 'string') return content;
+  return content.map((part) => (part.type === 'text' ? part.text : `[${part.type}]`)).join('\n');
+}
+
+export function summaryPrompt(transcript: string, trigger: CompactionTrigger, focus: string | undefined): string {
+  const why = trigger === 'auto' ? 'Your context window is nearly full, so your' : 'Your';
+  return `${why} conversation so far is about to be replaced by a summary that you write now. You will continue your work from this summary alone (plus your list of tasks), so make it complete and specific:
+1. The requests you were given (by the user, the lead or teammates) and the current goal.
+2. What you have done: files read, created or changed (with paths), commands run and what they showed, decisions and why.
+3. Where things stand: what is finished, what is in progress, and the exact next steps.
+4. Messages with teammates: what was asked, promised or agreed; open questions.
+5. Errors met and how they were (or were not) resolved.
+Keep names, paths, task ids, numbers and short code snippets exact; leave out chatter. Do not call tools. Reply with the summary only.${
+    focus ? `\n\nThe user asks you to focus the summary on: ${focus}` : ''
+  }
+
+<transcript>
+${transcript}
+</transcript>`;
+}

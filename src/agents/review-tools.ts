@@ -1,0 +1,163 @@
+// The review loop: a task created with requires_review goes to `review` when its owner completes
+// it; an idle teammate with role `reviewer` takes it (TaskBoard.claimReview, atomic like a claim)
+// and decides with review_approve (completed, dependents unblocked) or review_request_changes
+// (back to in_progress with the same owner, who gets the feedback as a message). After
+// `reviewMaxRounds` requests for changes the next one goes to the lead instead, and the task
+// stays in review until the lead decides.
+import { z } from 'zod';
+import { MalformedFileError } from '../runtime/atomic-file.js';
+import { TaskBoardError, type ReviewDecision, type Task } from '../runtime/board.js';
+import { defineTool, ToolError, type Tool } from '../runtime/tools/types.js';
+import { LEAD_NAME } from './prompts.js';
+import type { TeamContext } from './team-context.js';
+
+/** The role whose teammates review (and only review: they do not auto-claim pending tasks). */
+export const REVIEWER_ROLE = 'reviewer';
+
+export const DEFAULT_REVIEW_MAX_ROUNDS = 3;
+
+/** The tools a reviewer decides with (kept even when its role file has a tools allow-list). */
+export const REVIEW_TOOL_NAMES = ['review_approve', 'review_request_changes'] as const;
+
+export function isReviewerRole(role: string | undefined): boolean {
+  return role === REVIEWER_ROLE;
+}
+
+export function reviewMaxRounds(ctx: Pick<TeamContext, 'config'>): number {
+  return ctx.config.reviewMaxRounds ?? DEFAULT_REVIEW_MAX_ROUNDS;
+}
+
+/** The user turn a reviewer gets when it takes a task: the exact first line, then what it needs to judge. */
+export function reviewRequestedTurn(task: Task, maxRounds: number): string {
+  const lines = [`<review-requested>Task #${task.id}: ${task.subject}</review-requested>`];
+  if (task.description) lines.push(task.description);
+  const rounds = task.review_rounds ?? 0;
+  lines.push(
+    `Done by ${task.owner ?? 'nobody (no owner)'}. ` +
+      (rounds === 0
+        ? 'First review.'
+        : `Review ${rounds + 1}: changes were requested ${rounds} time${rounds === 1 ? '' : 's'} (at most ${maxRounds} before the lead decides).`),
+  );
+  if (task.review_feedback) lines.push(`Last feedback: ${task.review_feedback}`);
+  lines.push(
+    `Check the work, then decide: review_approve {"task_id": ${task.id}} or review_request_changes {"task_id": ${task.id}, "feedback": "what must change"}.`,
+  );
+  return lines.join('\n');
+}
+
+const TaskId = z
+  .preprocess(
+    (value) => (typeof value === 'string' && /^\s*#?\d+\s*$/.test(value) ? Number(value.trim().replace('#', '')) : value),
+    z.number().int().positive(),
+  )
+  .describe('The id of the task in review');
+
+export function reviewTools(ctx: TeamContext): Tool[] {
+  const { board, bus, roster } = ctx;
+
+  /** Who may decide: the lead, or a teammate with role reviewer that is not the task's owner. */
+  const check = async (taskId: number, agent: string): Promise<Task> => {
+    const task = await boardCall(() => board.get(taskId));
+    if (task.owner === agent) {
+      throw new ToolError(`you cannot review your own task #${taskId}; a teammate with role ${REVIEWER_ROLE} (or the lead) decides it`);
+    }
+    if (agent !== LEAD_NAME) {
+      const role = roster.get(agent)?.role;
+      if (!isReviewerRole(role)) {
+        throw new ToolError(
+          `only a teammate with role ${REVIEWER_ROLE} (or the lead) may approve or send back a task; you are ${role ? `a ${role}` : 'not on the roster'}. Tell the lead or the task's owner what you found with send_message`,
+        );
+      }
+    }
+    return task;
+  };
+
+  const decide = (taskId: number, agent: string, decision: Omit<ReviewDecision, 'override' | 'maxRounds'>) =>
+    boardCall(() => board.decideReview(taskId, agent, { ...decision, maxRounds: reviewMaxRounds(ctx), override: agent === LEAD_NAME }));
+
+  const approve = defineTool({
+    name: 'review_approve',
+    description:
+      'Accept a task that is in review (reviewers and the lead only; not your own task): it becomes completed and the tasks waiting on it are unblocked.',
+    input: z.object({
+      task_id: TaskId,
+      comment: z.string().optional().describe('An optional remark kept on the task'),
+    }),
+    summarize: (input) => `#${input.task_id}`,
+    async run(input, toolCtx) {
+      await check(input.task_id, toolCtx.agent);
+      const { task } = await decide(input.task_id, toolCtx.agent, { approve: true, ...(input.comment ? { comment: input.comment } : {}) });
+      let text = `approved task #${task.id} (${task.subject}) by ${task.owner ?? 'nobody'}: completed`;
+      const freed: number[] = [];
+      for (const id of task.blocks) {
+        const other = await board.get(id).catch(() => undefined);
+        if (other && other.status === 'pending' && other.owner === null && other.blockedBy.length === 0) freed.push(other.id);
+      }
+      if (freed.length) text += `. Now claimable: ${freed.map((id) => `#${id}`).join(', ')}`;
+      return text;
+    },
+  });
+
+  const requestChanges = defineTool({
+    name: 'review_request_changes',
+    description:
+      "Send a task in review back to its owner with what must change (reviewers and the lead only). The owner gets your feedback as a message and completes the task again, which brings it back to review. After a set number of rounds the lead decides instead.",
+    input: z.object({
+      task_id: TaskId,
+      feedback: z.string().min(1, 'say what must change').describe('What must change, concretely: file, line, expected behaviour'),
+    }),
+    summarize: (input) => `#${input.task_id}: ${input.feedback}`,
+    async run(input, toolCtx) {
+      const agent = toolCtx.agent;
+      await check(input.task_id, agent);
+      const max = reviewMaxRounds(ctx);
+      const { task, outcome } = await decide(input.task_id, agent, { approve: false, feedback: input.feedback });
+      const owner = task.owner!;
+      if (outcome === 'escalated') {
+        await bus.send({
+          type: 'message',
+          from: agent,
+          to: LEAD_NAME,
+          content:
+            `Task #${task.id} (${task.subject}) by ${owner} still needs changes after ${task.review_rounds ?? 0} review round${task.review_rounds === 1 ? '' : 's'} of changes (the limit is ${max}): ${task.review_feedback}\n` +
+            `It stays in review for you to decide: review_approve {"task_id": ${task.id}} to accept it, or review_request_changes {"task_id": ${task.id}, "feedback": "..."} to send it back to ${owner} once more.`,
+        });
+        return `task #${task.id} reached the review limit (${max} rounds of changes): it stays in review and the lead decides; your feedback was sent to the lead. You are done with this task.`;
+      }
+      const rounds = task.review_rounds ?? 0;
+      await bus.send({
+        type: 'message',
+        from: agent,
+        to: owner,
+        content:
+          `Changes requested on task #${task.id} (${task.subject}), review round ${rounds} of at most ${max}:\n${task.review_feedback}\n` +
+          `The task is in_progress and yours again. Fix it, then call task_update {"task_id": ${task.id}, "status": "completed"}: it goes back to review.`,
+      });
+      let text = `sent task #${task.id} back to ${owner} (in_progress; changes requested ${rounds} of at most ${max} times); ${owner} has your feedback in its inbox and the task comes back to review when done`;
+      const member = roster.get(owner);
+      if (owner !== LEAD_NAME && member && (member.status === 'shutdown' || member.status === 'failed')) {
+        // Nobody would act on the feedback: the lead must hand the task to someone else.
+        await bus.send({
+          type: 'message',
+          from: agent,
+          to: LEAD_NAME,
+          content: `Task #${task.id} (${task.subject}) needs changes but its owner ${owner} is ${member.status}: ${task.review_feedback}\nGive it to someone else: task_update {"task_id": ${task.id}, "status": "pending"} lets an idle teammate claim it.`,
+        });
+        text += `. Note: ${owner} is ${member.status}, so the lead was told too`;
+      }
+      return text;
+    },
+  });
+
+  return [approve, requestChanges] as Tool[];
+}
+
+/** Board refusals and unreadable files become ToolErrors: their messages already say what to do. */
+async function boardCall<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof TaskBoardError || error instanceof MalformedFileError) throw new ToolError(error.message);
+    throw error;
+  }
+}

@@ -1,0 +1,159 @@
+// The "needs you" queue: tool calls waiting for the person's approval (ask mode). The console
+// attaches as the answerer and shows the queue; without an answerer (a headless run, a test team)
+// nothing can be asked, and a request is refused at once rather than left hanging.
+import type { EventHub } from './events.js';
+
+export type ApprovalDecision = 'approve' | 'deny' | 'always';
+
+export interface ApprovalRequest {
+  id: string;
+  agent: string;
+  tool: string;
+  /** One line: the command or the path. */
+  summary: string;
+  /** Why it needs approval. */
+  reason: string;
+  /** What "approve always" adds to .team/allow.json (empty: it cannot be allow-listed, e.g. a protected path). */
+  prefixes: string[];
+  created_at: string;
+}
+
+export interface PendingApproval extends ApprovalRequest {
+  resolve(decision: ApprovalDecision): void;
+}
+
+export type ApprovalOutcome =
+  | { kind: 'approved'; always: boolean }
+  | { kind: 'denied' }
+  /** Nobody can answer (headless) — the caller refuses. */
+  | { kind: 'unanswerable' }
+  /** The agent was interrupted or stopped while it waited. */
+  | { kind: 'cancelled' };
+
+export class ApprovalQueue {
+  readonly #hub: EventHub;
+  readonly #pending = new Map<string, PendingApproval>();
+  /** How to end each pending request's wait without an answer. */
+  readonly #cancels = new Map<string, () => void>();
+  readonly #listeners = new Set<() => void>();
+  #answerers = 0;
+  #next = 1;
+  #closed = false;
+
+  constructor(hub: EventHub) {
+    this.#hub = hub;
+  }
+
+  /** True while someone (the console) can answer requests. */
+  get answerable(): boolean {
+    return this.#answerers > 0 && !this.#closed;
+  }
+
+  /** The console calls this when it opens; the returned function detaches it. */
+  attachAnswerer(): () => void {
+    this.#answerers++;
+    let attached = true;
+    return () => {
+      if (!attached) return;
+      attached = false;
+      this.#answerers--;
+      // With nobody left to answer, nothing waiting may hang.
+      if (this.#answerers === 0) for (const request of this.list()) this.#finish(request.id, 'deny', 'no one is left to answer');
+    };
+  }
+
+  /** Pending requests, oldest first. */
+  list(): PendingApproval[] {
+    return [...this.#pending.values()];
+  }
+
+  get size(): number {
+    return this.#pending.size;
+  }
+
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * Queues a request and resolves when the person answers, the signal aborts (the agent was
+   * interrupted or stopped), or the queue closes. Emits `approval_requested` as the agent.
+   */
+  request(
+    request: Omit<ApprovalRequest, 'id' | 'created_at'>,
+    signal?: AbortSignal,
+  ): Promise<ApprovalOutcome> {
+    if (!this.answerable) return Promise.resolve({ kind: 'unanswerable' });
+    if (signal?.aborted) return Promise.resolve({ kind: 'cancelled' });
+    const id = `approval_${this.#next++}`;
+    const created_at = new Date().toISOString();
+    return new Promise((resolve) => {
+      const onAbort = () => this.#finish(id, 'cancelled', 'the agent was interrupted');
+      const entry: PendingApproval = {
+        ...request,
+        id,
+        created_at,
+        resolve: (decision) => {
+          signal?.removeEventListener('abort', onAbort);
+          if (decision === 'deny') resolve({ kind: 'denied' });
+          else resolve({ kind: 'approved', always: decision === 'always' });
+        },
+      };
+      const cancel = (): void => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve({ kind: 'cancelled' });
+      };
+      this.#cancels.set(id, cancel);
+      this.#pending.set(id, entry);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.#hub.emit(request.agent, 'approval_requested', {
+        id,
+        tool: request.tool,
+        summary: request.summary,
+        reason: request.reason,
+        prefixes: request.prefixes,
+      });
+      this.#changed();
+    });
+  }
+
+  /** The person's answer. False when there is no such request (already answered, or cancelled). */
+  resolve(id: string, decision: ApprovalDecision, by = 'user'): boolean {
+    return this.#finish(id, decision, undefined, by);
+  }
+
+  /** Denies everything pending; later requests are unanswerable. */
+  close(reason = 'huddle is closing'): void {
+    this.#closed = true;
+    for (const request of this.list()) this.#finish(request.id, 'deny', reason);
+  }
+
+  #finish(id: string, decision: ApprovalDecision | 'cancelled', note?: string, by?: string): boolean {
+    const entry = this.#pending.get(id);
+    if (!entry) return false;
+    this.#pending.delete(id);
+    const cancel = this.#cancels.get(id);
+    this.#cancels.delete(id);
+    this.#hub.emit(entry.agent, 'approval_resolved', {
+      id,
+      decision,
+      ...(by ? { by } : {}),
+      ...(note ? { note } : {}),
+    });
+    if (decision === 'cancelled') cancel?.();
+    else entry.resolve(decision);
+    this.#changed();
+    return true;
+  }
+
+  #changed(): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener();
+      } catch {
+        // A broken listener must not break the queue.
+      }
+    }
+  }
+}

@@ -1,0 +1,36 @@
+// Permission modes (how much an agent may do without asking), kept apart from the policy so that
+// config, roles and the CLI can name them without loading the shell parser.
+//   plan: read only (no file writes, only shell commands that read)
+//   ask:  the console's default; commands off the allow-list and writes to protected paths wait for the person
+//   auto: headless default; no questions. The deny-list of destructive commands holds in every mode.
+
+export const PERMISSION_MODES = ['plan', 'ask', 'auto'] as const;
+export type PermissionMode = (typeof PERMISSION_MODES)[number];
+
+export function isPermissionMode(value: unknown): value is PermissionMode {
+  return typeof value === 'string' && (PERMISSION_MODES as readonly string[]).includes(value);
+}
+
+/** How strict a mode is: a teammate may be made stricter than the run, never looser by the lead. */
+export function strictness(mode: PermissionMode): number {
+  return mode === 'plan' ? 2 : mode === 'ask' ? 1 : 0;
+}
+
+/**
+ * A teammate's mode: the spawn's, else its role's, else none (it follows the run's). A mode the
+ * lead asks for may not be looser than the run's: the person chose the run's mode, the model did not.
+ */
+export function teammateMode(options: {
+  requested: PermissionMode | undefined;
+  role: PermissionMode | undefined;
+  run: PermissionMode;
+  byLead: boolean;
+}): { mode: PermissionMode | undefined; note?: string } {
+  const { requested, role, run, byLead } = options;
+  if (requested && byLead && strictness(requested) < strictness(run)) {
+    return { mode: run, note: `permission_mode ${requested} is looser than this run's (${run}), so it runs in ${run}` };
+  }
+  const mode = requested ?? role;
+  if (!mode) return { mode: undefined };
+  return mode === run ? { mode } : { mode, note: `it runs in permission mode ${mode} (the run's is ${run})` };
+}

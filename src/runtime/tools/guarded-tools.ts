@@ -1,0 +1,201 @@
+// Permission checks around the tools that change things (bash, write_file, edit_file), per agent.
+// The tools themselves stay as they are; guardTools wraps them so that each call first asks the
+// PermissionGate, which applies the agent's permission mode (command-policy.ts) and, in ask mode,
+// waits for the person through the approvals queue. Refusals are tool errors that say why and
+// what to do, so the agent's loop goes on.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { ApprovalQueue } from '../approvals.js';
+import { writeJsonAtomic } from '../atomic-file.js';
+import { withFileLock } from '../file-lock.js';
+import type { PermissionMode } from '../permission-mode.js';
+import type { Member, MemberStatus } from '../roster.js';
+import { checkCommand, denyMessage, protectedPathReason } from './command-policy.js';
+import { oneLine } from './registry.js';
+import { ToolError, type Tool, type ToolContext } from './types.js';
+
+export const ALLOW_FILE = 'allow.json';
+
+export interface GateOptions {
+  /** The team's workspace root; an agent whose root differs works in its own worktree. */
+  teamRoot: string;
+  /** `.team/`, where allow.json lives. */
+  teamDir: string;
+  approvals: ApprovalQueue;
+  /** To show `waiting` (reason `permission: …`) while a call waits for the person. */
+  roster?: {
+    get(name: string): Member | undefined;
+    setStatus(name: string, status: MemberStatus, extra?: { reason?: string; error?: string }): Promise<unknown>;
+  };
+  /** The run's mode as configured; undefined: ask when someone can answer (the console), else auto. */
+  configuredMode: () => PermissionMode | undefined;
+}
+
+export class PermissionGate {
+  readonly #options: GateOptions;
+  readonly #modes = new Map<string, PermissionMode>();
+
+  constructor(options: GateOptions) {
+    this.#options = options;
+  }
+
+  /** The mode of agents without one of their own. */
+  runMode(): PermissionMode {
+    return this.#options.configuredMode() ?? (this.#options.approvals.answerable ? 'ask' : 'auto');
+  }
+
+  setMode(agent: string, mode: PermissionMode | undefined): void {
+    if (mode) this.#modes.set(agent, mode);
+    else this.#modes.delete(agent);
+  }
+
+  modeOf(agent: string): PermissionMode {
+    return this.#modes.get(agent) ?? this.runMode();
+  }
+
+  /** Resolves when the command may run; throws a ToolError saying why when it may not. */
+  async checkBash(command: string, context: ToolContext): Promise<void> {
+    const mode = this.modeOf(context.agent);
+    const allow = readAllowList(this.#options.teamDir);
+    const verdict = checkCommand(command, {
+      mode,
+      root: context.workspace.root,
+      ownWorktree: context.workspace.root !== this.#options.teamRoot,
+      allow: allow.entries,
+    });
+    if (verdict.kind === 'allow') return;
+    if (verdict.kind === 'deny') throw new ToolError(denyMessage(verdict));
+    if (verdict.kind === 'plan') {
+      throw new ToolError(`refused in plan mode (read-only): ${verdict.reason}. ${planHint(context.agent)}`);
+    }
+    const note = allow.error ? ` (${allow.error})` : '';
+    await this.#ask(context, 'bash', oneLine(command, 200), `${verdict.reason}${note}`, verdict.prefixes, () =>
+      `'${oneLine(command)}' needs approval, which a headless run cannot ask for; run with --permission-mode auto or add it to the allow-list (.team/allow.json, a JSON array of command prefixes such as ["${verdict.prefixes[0] ?? 'npm test'}"])${note}`,
+    );
+  }
+
+  /** For write_file and edit_file. */
+  async checkWrite(tool: string, file: string, context: ToolContext): Promise<void> {
+    const mode = this.modeOf(context.agent);
+    if (mode === 'plan') throw new ToolError(`refused in plan mode (read-only): ${tool} is not available. ${planHint(context.agent)}`);
+    if (mode === 'auto') return;
+    const root = context.workspace.root;
+    const relative = path.relative(root, path.resolve(root, file));
+    // A path outside the root is the tool's to refuse, with its own message.
+    if (relative.startsWith('..') || path.isAbsolute(relative)) return;
+    const why = protectedPathReason(relative);
+    if (!why) return;
+    await this.#ask(context, tool, relative, `${tool} ${relative}: ${why}`, [], () =>
+      `${tool} ${relative} needs approval (${why}), which a headless run cannot ask for; run with --permission-mode auto, or leave that file alone`,
+    );
+  }
+
+  async #ask(context: ToolContext, tool: string, summary: string, reason: string, prefixes: string[], headless: () => string): Promise<void> {
+    const { approvals, roster } = this.#options;
+    if (!approvals.answerable) throw new ToolError(headless());
+    const before = roster?.get(context.agent);
+    const waitingReason = `permission: ${oneLine(summary, 60)}`;
+    await roster?.setStatus(context.agent, 'waiting', { reason: waitingReason }).catch(() => undefined);
+    let outcome;
+    try {
+      outcome = await approvals.request({ agent: context.agent, tool, summary, reason, prefixes }, context.signal);
+    } finally {
+      // Back to what it was (working), unless something else changed the status meanwhile.
+      const now = roster?.get(context.agent);
+      if (before && now?.status === 'waiting' && now.status_reason === waitingReason) {
+        await roster
+          ?.setStatus(context.agent, before.status, before.status_reason !== undefined ? { reason: before.status_reason } : {})
+          .catch(() => undefined);
+      }
+    }
+    if (outcome.kind === 'approved') {
+      if (outcome.always && prefixes.length) {
+        try {
+          await addToAllowList(this.#options.teamDir, prefixes);
+        } catch (error) {
+          context.events.emit('warning', { message: `approved once; could not add to .team/${ALLOW_FILE}: ${(error as Error).message}` });
+        }
+      }
+      return;
+    }
+    if (outcome.kind === 'unanswerable') throw new ToolError(headless());
+    if (outcome.kind === 'cancelled') throw new ToolError('[interrupted] while waiting for approval');
+    throw new ToolError(
+      `the person denied this (${tool}: ${oneLine(summary)}). Do not retry it in another form; carry on without it, or say why it is needed.`,
+    );
+  }
+}
+
+function planHint(agent: string): string {
+  return `${agent} runs in plan mode: it may read and report, not change files; say what should change instead`;
+}
+
+/** Tools already wrapped, so that wrapping twice never asks twice. */
+const guarded = new WeakSet<Tool>();
+
+/** bash, write_file and edit_file checked by the gate before they run; other tools as they are. */
+export function guardTools(tools: Tool[], gate: PermissionGate): Tool[] {
+  return tools.map((tool) => guardTool(tool, gate));
+}
+
+function guardTool(tool: Tool, gate: PermissionGate): Tool {
+  if (guarded.has(tool)) return tool;
+  let check: ((input: Record<string, unknown>, context: ToolContext) => Promise<void>) | undefined;
+  if (tool.name === 'bash') check = (input, context) => gate.checkBash(String(input.command ?? ''), context);
+  else if (tool.name === 'write_file' || tool.name === 'edit_file') check = (input, context) => gate.checkWrite(tool.name, String(input.path ?? ''), context);
+  if (!check) return tool;
+  const wrapped: Tool = {
+    ...tool,
+    run: async (input, context) => {
+      try {
+        await check(input as Record<string, unknown>, context);
+      } catch (error) {
+        // A refusal is the whole result (not "bash failed: …"): it says why and what to do.
+        if (error instanceof ToolError) return { content: error.message, isError: true };
+        throw error;
+      }
+      return tool.run(input, context);
+    },
+  };
+  guarded.add(wrapped);
+  return wrapped;
+}
+
+// ---- .team/allow.json ---------------------------------------------------------------------------
+
+/** The workspace's allow-list; a broken file counts as empty, and `error` says how to fix it. */
+export function readAllowList(teamDir: string): { entries: string[]; error?: string } {
+  const file = path.join(teamDir, ALLOW_FILE);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return { entries: [] };
+  }
+  const problem = (what: string) => ({
+    entries: [],
+    error: `.team/${ALLOW_FILE} is ignored: ${what}; it must be a JSON array of command prefixes such as ["npm test", "make"]`,
+  });
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return problem(`it is not valid JSON (${(error as Error).message})`);
+  }
+  if (!Array.isArray(value)) return problem('it is not an array');
+  const bad = value.find((entry) => typeof entry !== 'string' || !entry.trim());
+  if (bad !== undefined) return problem(`${JSON.stringify(bad)} is not a command prefix`);
+  return { entries: value as string[] };
+}
+
+/** Adds prefixes to the allow-list (kept in order, no duplicates). Refuses to overwrite a broken file. */
+export async function addToAllowList(teamDir: string, prefixes: string[]): Promise<string[]> {
+  const file = path.join(teamDir, ALLOW_FILE);
+  return withFileLock(file, async () => {
+    const current = readAllowList(teamDir);
+    if (current.error) throw new Error(current.error);
+    const added = prefixes.filter((p) => p.trim() && !current.entries.includes(p));
+    if (added.length) await writeJsonAtomic(file, [...current.entries, ...added]);
+    return added;
+  });
+}

@@ -1,0 +1,447 @@
+// Git worktrees for teammates: each gets `.team/worktrees/<name>` on branch `huddle/<name>`,
+// made from the workspace's HEAD, and is merged back with `git merge --no-ff`. Real git through
+// execa. Nothing here discards work unless asked to with `force`: a conflicting merge is aborted
+// (both sides keep their commits), and removal refuses uncommitted or unmerged work.
+import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, realpathSync } from 'node:fs';
+import path from 'node:path';
+import { execa } from 'execa';
+import { AGENT_NAME_PATTERN } from './roster.js';
+import { Workspace } from './workspace.js';
+
+export const NOT_A_REPO_MESSAGE =
+  'worktree: true needs a git repository with at least one commit; run git init && git commit, or spawn without worktree';
+
+/** Past this many characters a diff is cut (a pane is not the place for a whole rewrite). */
+export const MAX_DIFF_CHARS = 200_000;
+/** Untracked files shown as whole-file diffs; the rest are only named. */
+const MAX_UNTRACKED_DIFFS = 50;
+
+export class WorktreeError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WorktreeError';
+  }
+}
+
+/** A merge stopped on conflicts and was aborted: nothing changed on either side. */
+export class MergeConflictError extends WorktreeError {
+  readonly files: string[];
+  /** git's own account of the merge (the CONFLICT lines). */
+  readonly details: string;
+  constructor(branch: string, into: string, files: string[], details: string) {
+    super(
+      `merging ${branch} into ${into} conflicts in ${files.join(', ')}; the merge was aborted, ` +
+        `both branches keep their commits (resolve it by hand with git merge ${branch}, or have the teammate rebase)`,
+    );
+    this.name = 'MergeConflictError';
+    this.files = files;
+    this.details = details;
+  }
+}
+
+export function worktreePath(root: string, name: string): string {
+  return path.join(root, '.team', 'worktrees', name);
+}
+
+export function worktreeBranch(name: string): string {
+  return `huddle/${name}`;
+}
+
+/** True when a teammate's worktree directory exists (a re-spawn reuses it). */
+export function hasWorktree(root: string, name: string): boolean {
+  return existsSync(worktreePath(root, name));
+}
+
+export interface WorktreeInfo {
+  name: string;
+  branch: string;
+  /** The worktree's absolute path. */
+  path: string;
+  /** The same, relative to the workspace (what the roster records). */
+  relativePath: string;
+  /** Where the teammate works: the worktree, or the same subdirectory of it when the workspace is a subdirectory of its repository. */
+  workspace: Workspace;
+  /** False when an existing worktree (and its work) was reused. */
+  created: boolean;
+}
+
+export interface WorktreeStatus {
+  name: string;
+  branch: string;
+  path: string;
+  /** The worktree directory is registered with git. */
+  exists: boolean;
+  branchExists: boolean;
+  /** The workspace's current branch (or commit, when detached): what merges go into. */
+  base: string;
+  /** Files with uncommitted changes in the worktree, untracked ones included. */
+  uncommitted: string[];
+  /** Commits on the branch that the base does not have, newest first ("<sha> <subject>"). */
+  unmerged: string[];
+}
+
+export interface MergeResult {
+  branch: string;
+  into: string;
+  /** Commits brought in (0: there was nothing to merge). */
+  commits: number;
+  /** Files the teammate has not committed: they stay in its worktree, unmerged. */
+  uncommitted: string[];
+  message: string;
+}
+
+interface GitResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function git(cwd: string, args: string[]): Promise<GitResult> {
+  const result = await execa('git', args, {
+    cwd,
+    reject: false,
+    stdin: 'ignore',
+    stripFinalNewline: false,
+    // Never wait on a prompt or an editor: huddle runs git with no one at its terminal.
+    env: { GIT_TERMINAL_PROMPT: '0', GIT_EDITOR: 'true', GIT_MERGE_AUTOEDIT: 'no' },
+  });
+  if (typeof result.exitCode !== 'number') {
+    throw new WorktreeError(`cannot run git (${result.shortMessage ?? 'not found'}); install git or spawn without worktree`);
+  }
+  return { code: result.exitCode, stdout: String(result.stdout ?? ''), stderr: String(result.stderr ?? '') };
+}
+
+/** Runs git and throws its own message on failure. */
+async function gitOk(cwd: string, args: string[], what: string): Promise<string> {
+  const result = await git(cwd, args);
+  if (result.code !== 0) throw new WorktreeError(`${what} failed: ${firstLines(result.stderr || result.stdout)}`);
+  return result.stdout;
+}
+
+function firstLines(text: string, count = 3): string {
+  return text.trim().split('\n').slice(0, count).join(' ').trim() || 'no output from git';
+}
+
+interface Repo {
+  /** The workspace root (huddle's, not necessarily the repository's top). */
+  root: string;
+  /** The workspace's path inside the repository ('' at the top), with a trailing slash. */
+  prefix: string;
+  commonDir: string;
+}
+
+async function openRepo(root: string): Promise<Repo> {
+  const inside = await git(root, ['rev-parse', '--path-format=absolute', '--is-inside-work-tree', '--show-prefix', '--git-common-dir']);
+  if (inside.code !== 0 || !inside.stdout.startsWith('true')) throw new WorktreeError(NOT_A_REPO_MESSAGE);
+  const head = await git(root, ['rev-parse', '--verify', '-q', 'HEAD^{commit}']);
+  if (head.code !== 0) throw new WorktreeError(NOT_A_REPO_MESSAGE);
+  const [, prefix = '', commonDir = '.git'] = inside.stdout.split('\n');
+  return { root, prefix, commonDir: path.resolve(root, commonDir) };
+}
+
+function assertName(name: string): void {
+  if (!AGENT_NAME_PATTERN.test(name)) {
+    throw new WorktreeError(`'${name}' is not a teammate name (lowercase letters, digits, '-' or '_', starting with a letter)`);
+  }
+}
+
+// One git operation on a repository at a time within this process: git's own locks would make a
+// second one fail half-way rather than wait.
+const queues = new Map<string, Promise<unknown>>();
+function serialized<T>(key: string, work: () => Promise<T>): Promise<T> {
+  const previous = queues.get(key) ?? Promise.resolve();
+  const next = previous.then(work, work);
+  const settled = next.catch(() => undefined);
+  queues.set(key, settled);
+  void settled.then(() => {
+    if (queues.get(key) === settled) queues.delete(key);
+  });
+  return next;
+}
+
+/**
+ * The teammate's worktree: created on `huddle/<name>` from the workspace's HEAD, or (when the
+ * directory or the branch already exists) reused with everything in it.
+ */
+export async function ensureWorktree(root: string, name: string): Promise<WorktreeInfo> {
+  assertName(name);
+  const repo = await openRepo(root);
+  return serialized(repo.commonDir, async () => {
+    const dir = worktreePath(root, name);
+    const branch = worktreeBranch(name);
+    const info = (created: boolean): WorktreeInfo => {
+      // A workspace that is a subdirectory of its repository works in the same subdirectory of
+      // the worktree (made if git did not, when it holds no tracked file).
+      const agentRoot = path.join(dir, repo.prefix);
+      mkdirSync(agentRoot, { recursive: true });
+      return { name, branch, path: dir, relativePath: path.relative(root, dir), workspace: new Workspace(agentRoot), created };
+    };
+    const registered = (await listRegistered(root)).get(realOrSame(dir));
+    // A registration whose directory was deleted by hand is made again in place (add --force);
+    // a global `git worktree prune` would also forget other people's worktrees on unmounted disks.
+    const stale = registered !== undefined && !existsSync(dir);
+    if (registered !== undefined && !stale) {
+      if (registered !== `refs/heads/${branch}`) {
+        throw new WorktreeError(
+          `${path.relative(root, dir)} is a worktree on ${registered || 'a detached HEAD'}, not ${branch}; check out ${branch} there or move it aside`,
+        );
+      }
+      return info(false);
+    }
+    if (existsSync(dir) && readdirSync(dir).length > 0) {
+      throw new WorktreeError(`${path.relative(root, dir)} exists but is not a git worktree; move it aside (nothing in it was touched)`);
+    }
+    excludeWorktrees(repo.commonDir);
+    mkdirSync(path.dirname(dir), { recursive: true });
+    const branchExists = (await git(root, ['rev-parse', '--verify', '-q', `refs/heads/${branch}`])).code === 0;
+    // An existing branch keeps its commits: the worktree is made on it, not from HEAD.
+    const force = stale ? ['--force'] : [];
+    const args = branchExists ? ['worktree', 'add', ...force, dir, branch] : ['worktree', 'add', ...force, '-b', branch, dir, 'HEAD'];
+    await gitOk(root, args, 'git worktree add');
+    return info(true);
+  });
+}
+
+/** Keeps the worktrees out of the main workspace's `git status` and `git add -A` (as embedded repositories). */
+function excludeWorktrees(commonDir: string): void {
+  const file = path.join(commonDir, 'info', 'exclude');
+  let text = '';
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    mkdirSync(path.dirname(file), { recursive: true });
+  }
+  if (text.split('\n').some((line) => line.trim() === '.team/worktrees/')) return;
+  appendFileSync(file, `${text && !text.endsWith('\n') ? '\n' : ''}# huddle: teammates' git worktrees\n.team/worktrees/\n`);
+}
+
+/** Registered worktrees: real path → branch ref ('' when detached). */
+async function listRegistered(root: string): Promise<Map<string, string>> {
+  const out = await gitOk(root, ['worktree', 'list', '--porcelain', '-z'], 'git worktree list');
+  const map = new Map<string, string>();
+  let current: string | undefined;
+  for (const field of out.split('\0')) {
+    if (field.startsWith('worktree ')) {
+      current = realOrSame(field.slice('worktree '.length));
+      map.set(current, '');
+    } else if (field.startsWith('branch ') && current !== undefined) {
+      map.set(current, field.slice('branch '.length));
+    }
+  }
+  return map;
+}
+
+function realOrSame(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return path.resolve(p);
+  }
+}
+
+/** The workspace's current branch, or undefined when HEAD is detached. */
+async function currentBranch(root: string): Promise<string | undefined> {
+  const result = await git(root, ['symbolic-ref', '-q', '--short', 'HEAD']);
+  return result.code === 0 ? result.stdout.trim() : undefined;
+}
+
+async function baseLabel(root: string): Promise<string> {
+  return (await currentBranch(root)) ?? (await gitOk(root, ['rev-parse', '--short', 'HEAD'], 'git rev-parse')).trim();
+}
+
+async function branchExists(root: string, branch: string): Promise<boolean> {
+  return (await git(root, ['rev-parse', '--verify', '-q', `refs/heads/${branch}`])).code === 0;
+}
+
+/** Paths with changes in a work tree, from `git status --porcelain -z`. */
+async function changedFiles(cwd: string, untracked: boolean): Promise<string[]> {
+  const out = await gitOk(cwd, ['status', '--porcelain', '-z', `--untracked-files=${untracked ? 'all' : 'no'}`], 'git status');
+  const fields = out.split('\0');
+  const files: string[] = [];
+  for (let i = 0; i < fields.length; i++) {
+    const field = fields[i]!;
+    if (field.length < 4) continue;
+    files.push(field.slice(3));
+    if (field[0] === 'R' || field[0] === 'C') i++; // a rename's second field is its old name
+  }
+  return files;
+}
+
+async function unmergedCommits(root: string, branch: string): Promise<string[]> {
+  const out = await gitOk(root, ['log', '--format=%h %s', `HEAD..refs/heads/${branch}`], 'git log');
+  return out.split('\n').filter(Boolean);
+}
+
+export async function worktreeStatus(root: string, name: string): Promise<WorktreeStatus> {
+  assertName(name);
+  await openRepo(root);
+  const dir = worktreePath(root, name);
+  const branch = worktreeBranch(name);
+  const exists = (await listRegistered(root)).has(realOrSame(dir)) && existsSync(dir);
+  const hasBranch = await branchExists(root, branch);
+  return {
+    name,
+    branch,
+    path: dir,
+    exists,
+    branchExists: hasBranch,
+    base: await baseLabel(root),
+    uncommitted: exists ? await changedFiles(dir, true) : [],
+    unmerged: hasBranch ? await unmergedCommits(root, branch) : [],
+  };
+}
+
+/** Teammate names with a `huddle/<name>` branch or worktree in this repository. */
+export async function listWorktreeNames(root: string): Promise<string[]> {
+  await openRepo(root);
+  const out = await gitOk(root, ['for-each-ref', '--format=%(refname:short)', 'refs/heads/huddle/'], 'git for-each-ref');
+  const names = new Set(out.split('\n').filter(Boolean).map((ref) => ref.slice('huddle/'.length)));
+  try {
+    for (const entry of readdirSync(path.join(root, '.team', 'worktrees'))) names.add(entry);
+  } catch {
+    // no worktrees directory yet
+  }
+  return [...names].filter((name) => AGENT_NAME_PATTERN.test(name)).sort();
+}
+
+function noWorktree(root: string, name: string): WorktreeError {
+  return new WorktreeError(`'${name}' has no worktree or ${worktreeBranch(name)} branch in ${root}; only teammates spawned with worktree: true have one`);
+}
+
+/**
+ * The teammate's work against the base: `git diff <base>...huddle/<name>` (what its commits
+ * changed since it branched), then what it has not committed yet (tracked changes and new files).
+ */
+export async function worktreeDiff(root: string, name: string): Promise<{ text: string; status: WorktreeStatus }> {
+  const status = await worktreeStatus(root, name);
+  if (!status.exists && !status.branchExists) throw noWorktree(root, name);
+  const parts: string[] = [];
+  if (status.branchExists) {
+    const committed = await gitOk(root, ['diff', '--no-color', '--no-ext-diff', `HEAD...refs/heads/${status.branch}`], 'git diff');
+    const count = status.unmerged.length;
+    parts.push(`# committed on ${status.branch}, against ${status.base} (${count} unmerged commit${count === 1 ? '' : 's'})`);
+    parts.push(committed.trim() ? committed.replace(/\n$/, '') : '(no changes)');
+  }
+  if (status.exists) {
+    const dir = status.path;
+    parts.push(`# uncommitted in ${path.relative(root, dir)}`);
+    const tracked = await gitOk(dir, ['diff', '--no-color', '--no-ext-diff', 'HEAD'], 'git diff');
+    const untracked = (await gitOk(dir, ['ls-files', '-z', '--others', '--exclude-standard'], 'git ls-files')).split('\0').filter(Boolean);
+    if (tracked.trim()) parts.push(tracked.replace(/\n$/, ''));
+    for (const file of untracked.slice(0, MAX_UNTRACKED_DIFFS)) {
+      // --no-index exits 1 when the files differ, which they always do here.
+      const result = await git(dir, ['diff', '--no-color', '--no-ext-diff', '--no-index', '--', '/dev/null', file]);
+      if (result.stdout.trim()) parts.push(result.stdout.replace(/\n$/, ''));
+    }
+    if (untracked.length > MAX_UNTRACKED_DIFFS) {
+      parts.push(`# and ${untracked.length - MAX_UNTRACKED_DIFFS} more new files: ${untracked.slice(MAX_UNTRACKED_DIFFS).join(', ')}`);
+    }
+    if (!tracked.trim() && untracked.length === 0) parts.push('(none)');
+  }
+  let text = parts.join('\n');
+  if (text.length > MAX_DIFF_CHARS) {
+    text = `${text.slice(0, MAX_DIFF_CHARS)}\n# [cut: ${text.length - MAX_DIFF_CHARS} more characters; run git diff ${status.base}...${status.branch} in the workspace to see all]`;
+  }
+  return { text, status };
+}
+
+/**
+ * Merges `huddle/<name>` into the workspace's current branch with a merge commit. On conflict the
+ * merge is aborted and a MergeConflictError names the files: neither side loses anything.
+ */
+export async function mergeWorktree(root: string, name: string): Promise<MergeResult> {
+  assertName(name);
+  const repo = await openRepo(root);
+  return serialized(repo.commonDir, async () => {
+    const branch = worktreeBranch(name);
+    if (!(await branchExists(root, branch))) throw noWorktree(root, name);
+    const into = await currentBranch(root);
+    if (!into) throw new WorktreeError(`the workspace is not on a branch (detached HEAD); check out the branch to merge ${branch} into, then merge again`);
+    if (into === branch) throw new WorktreeError(`the workspace itself is on ${branch}; check out the branch to merge it into first`);
+    if (await mergeInProgress(root)) {
+      throw new WorktreeError('the workspace is in the middle of a merge; finish it (git commit) or abort it (git merge --abort) first');
+    }
+    // An abort cannot always bring back uncommitted changes, so a merge starts only from a clean tree.
+    const dirty = await changedFiles(root, false);
+    if (dirty.length > 0) {
+      throw new WorktreeError(
+        `the workspace has uncommitted changes (${listFew(dirty)}); commit or stash them first, so that a conflicting merge can be undone without touching them`,
+      );
+    }
+    const dir = worktreePath(root, name);
+    const uncommitted = existsSync(dir) ? await changedFiles(dir, true).catch(() => []) : [];
+    const left = uncommitted.length
+      ? `; ${name} has uncommitted changes in its worktree (${listFew(uncommitted)}), not merged until it commits them`
+      : '';
+    const commits = (await unmergedCommits(root, branch)).length;
+    if (commits === 0) {
+      return { branch, into, commits, uncommitted, message: `nothing to merge: ${branch} has no commits that ${into} lacks${left}` };
+    }
+    const merge = await git(root, ['merge', '--no-ff', '--no-edit', '-m', `Merge ${branch} (teammate ${name})`, branch]);
+    if (merge.code === 0) {
+      return { branch, into, commits, uncommitted, message: `merged ${branch} into ${into} (${commits} commit${commits === 1 ? '' : 's'})${left}` };
+    }
+    const conflicts = (await git(root, ['diff', '--name-only', '-z', '--diff-filter=U'])).stdout.split('\0').filter(Boolean);
+    if (await mergeInProgress(root)) {
+      const abort = await git(root, ['merge', '--abort']);
+      if (abort.code !== 0 || (await mergeInProgress(root))) {
+        throw new WorktreeError(
+          `merging ${branch} stopped and git merge --abort failed (${firstLines(abort.stderr)}); the workspace is mid-merge: resolve it or abort it by hand`,
+        );
+      }
+    }
+    const details = `${merge.stdout}${merge.stderr}`.trim();
+    if (conflicts.length > 0) throw new MergeConflictError(branch, into, conflicts, details);
+    // Refused before it began (say, an untracked file would be overwritten): nothing changed.
+    throw new WorktreeError(`git merge ${branch} failed: ${firstLines(details, 4)}`);
+  });
+}
+
+async function mergeInProgress(root: string): Promise<boolean> {
+  return (await git(root, ['rev-parse', '-q', '--verify', 'MERGE_HEAD'])).code === 0;
+}
+
+function listFew(files: string[], count = 5): string {
+  return files.length <= count ? files.join(', ') : `${files.slice(0, count).join(', ')} and ${files.length - count} more`;
+}
+
+/**
+ * Removes the worktree and its branch. Refuses uncommitted changes and unmerged commits unless
+ * `force`; the branch is deleted only when merged, or when forced (its last commit is named so
+ * it can be brought back).
+ */
+export async function removeWorktree(root: string, name: string, options: { force?: boolean } = {}): Promise<string> {
+  assertName(name);
+  const repo = await openRepo(root);
+  return serialized(repo.commonDir, async () => {
+    const force = options.force ?? false;
+    const status = await worktreeStatus(root, name);
+    if (!status.exists && !status.branchExists) throw noWorktree(root, name);
+    if (!force && status.uncommitted.length > 0) {
+      throw new WorktreeError(
+        `${name}'s worktree has uncommitted changes (${listFew(status.uncommitted)}); commit and merge them, or remove with --force to discard them`,
+      );
+    }
+    if (!force && status.unmerged.length > 0) {
+      const count = status.unmerged.length;
+      throw new WorktreeError(
+        `${status.branch} has ${count} commit${count === 1 ? '' : 's'} not merged into ${status.base}; /merge ${name} first, or remove with --force to drop them`,
+      );
+    }
+    const done: string[] = [];
+    if (status.exists) {
+      await gitOk(root, ['worktree', 'remove', ...(force ? ['--force'] : []), status.path], 'git worktree remove');
+      done.push(`removed ${path.relative(root, status.path)}`);
+    }
+    if (status.branchExists) {
+      const tip = (await gitOk(root, ['rev-parse', '--short', `refs/heads/${status.branch}`], 'git rev-parse')).trim();
+      await gitOk(root, ['branch', status.unmerged.length > 0 ? '-D' : '-d', status.branch], 'git branch delete');
+      done.push(
+        status.unmerged.length > 0
+          ? `deleted ${status.branch} with ${status.unmerged.length} unmerged commit(s) (it was at ${tip}; git branch ${status.branch} ${tip} brings it back)`
+          : `deleted ${status.branch}`,
+      );
+    }
+    return done.join('; ');
+  });
+}
