@@ -227,9 +227,11 @@ function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new InterruptedError();
 }
 
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+/** Waits `ms`, or rejects with InterruptedError as soon as `signal` aborts. */
+export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(new InterruptedError());
+    if (ms <= 0) return resolve();
     const onAbort = () => {
       clearTimeout(timer);
       reject(new InterruptedError());

@@ -4,9 +4,8 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { bundleFixture } from './fixtures/bundle.js';
 import { type Task, TaskBoard } from '../../src/runtime/board.js';
 
 const TASKS = 1_000;
@@ -16,27 +15,9 @@ const CLAIMERS = 4;
 let root: string;
 let worker: string;
 
-// The CommonJS dependencies of the bundle (proper-lockfile, write-file-atomic) use require, __filename, __dirname.
-const WORKER_BANNER = [
-  "import { createRequire as __huddleRequire } from 'node:module';",
-  "import { fileURLToPath as __huddlePath } from 'node:url';",
-  'const require = __huddleRequire(import.meta.url);',
-  'const __filename = __huddlePath(import.meta.url);',
-  "const __dirname = __filename.slice(0, __filename.lastIndexOf('/'));",
-].join('\n');
-
 beforeAll(async () => {
   root = mkdtempSync(path.join(tmpdir(), 'huddle-race-'));
-  worker = path.join(root, 'claim-worker.mjs');
-  await build({
-    entryPoints: [fileURLToPath(new URL('./fixtures/claim-worker.ts', import.meta.url))],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    outfile: worker,
-    logLevel: 'silent',
-    banner: { js: WORKER_BANNER },
-  });
+  worker = await bundleFixture('claim-worker');
 });
 
 afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -2,9 +2,8 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { bundleFixture } from './fixtures/bundle.js';
 import { MalformedFileError } from '../../src/runtime/atomic-file.js';
 import { type BoardChange, formatIds, type Task, TaskBoard, TaskBoardError } from '../../src/runtime/board.js';
 import { EventHub, type HuddleEvent } from '../../src/runtime/events.js';
@@ -371,27 +370,9 @@ describe('onChange', () => {
     let workerDir: string;
     let worker: string;
 
-// The CommonJS dependencies of the bundle (proper-lockfile, write-file-atomic) use require, __filename, __dirname.
-const WORKER_BANNER = [
-  "import { createRequire as __huddleRequire } from 'node:module';",
-  "import { fileURLToPath as __huddlePath } from 'node:url';",
-  'const require = __huddleRequire(import.meta.url);',
-  'const __filename = __huddlePath(import.meta.url);',
-  "const __dirname = __filename.slice(0, __filename.lastIndexOf('/'));",
-].join('\n');
-
     beforeAll(async () => {
       workerDir = mkdtempSync(path.join(tmpdir(), 'huddle-worker-'));
-      worker = path.join(workerDir, 'claim-worker.mjs');
-      await build({
-        entryPoints: [fileURLToPath(new URL('./fixtures/claim-worker.ts', import.meta.url))],
-        bundle: true,
-        platform: 'node',
-        format: 'esm',
-        outfile: worker,
-        logLevel: 'silent',
-        banner: { js: WORKER_BANNER },
-      });
+      worker = await bundleFixture('claim-worker');
     });
 
     afterAll(() => rmSync(workerDir, { recursive: true, force: true }));

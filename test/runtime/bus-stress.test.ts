@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MessageBus } from '../../src/runtime/bus.js';
-import { bundleFixture, type Exit, runFixture } from './fixtures/bus-bundle.js';
+import { bundleFixture, type Exit, runFixture } from './fixtures/bundle.js';
 
 const PER_SENDER = 1000;
 const IN_PROCESS_SENDERS = ['s0', 's1', 's2', 's3'];

@@ -6,7 +6,7 @@ import { DELIVERED_TAIL, type Message, MessageBus, UnknownRecipientError } from 
 import { EventHub, type HuddleEvent } from '../../src/runtime/events.js';
 import { formatInbox, messageTools } from '../../src/runtime/tools/message-tools.js';
 import type { ToolContext } from '../../src/runtime/tools/types.js';
-import { bundleFixture, runFixture } from './fixtures/bus-bundle.js';
+import { bundleFixture, runFixture } from './fixtures/bundle.js';
 
 let dir: string;
 let names: string[];

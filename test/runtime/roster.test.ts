@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MalformedFileError } from '../../src/runtime/atomic-file.js';
 import { EventHub, type HuddleEvent } from '../../src/runtime/events.js';
 import { MalformedRosterError, Roster, type RosterChange } from '../../src/runtime/roster.js';
-import { bundleFixture, runFixture } from './fixtures/bus-bundle.js';
+import { bundleFixture, runFixture } from './fixtures/bundle.js';
 
 let dir: string;
 let teamDir: string;

@@ -5,7 +5,7 @@
 // same information a real model gets, so the script survives any order the agents run in.
 import { randomBytes } from 'node:crypto';
 import type { ContentBlock, Message, MessageParam } from '@anthropic-ai/sdk/resources/messages';
-import { InterruptedError, type ModelBackend, type ModelCallHooks, type ModelCallResult, type ModelRequest } from '../../runtime/model-client.js';
+import { InterruptedError, sleep, type ModelBackend, type ModelCallHooks, type ModelCallResult, type ModelRequest } from '../../runtime/model-client.js';
 import { LEAD_NAME } from '../prompts.js';
 
 export interface DemoPace {
@@ -516,18 +516,3 @@ function join(...parts: string[]): string {
   return parts.filter(Boolean).join('\n\n');
 }
 
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new InterruptedError());
-    if (ms <= 0) return resolve();
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new InterruptedError());
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}

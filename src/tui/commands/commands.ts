@@ -1,33 +1,7 @@
 // Every slash command of SPEC section 8.
-import { LEAD_NAME } from '../../agents/prompts.js';
-import type { CommandContext, CommandResult, SlashCommand } from './types.js';
+import type { SlashCommand } from './types.js';
+import { agentNames, attempt, firstWord, teammateNames, usage } from './helpers.js';
 import { WORKTREE_COMMANDS } from './worktree-commands.js';
-
-const agentNames = (context: CommandContext, partial: string) =>
-  context.state.order.filter((name) => name.startsWith(partial.trim()));
-
-const teammateNames = (context: CommandContext, partial: string) =>
-  agentNames(context, partial).filter((name) => name !== LEAD_NAME);
-
-/** Splits "name rest of the text" into the first word and the rest. */
-function firstWord(args: string): [string, string] {
-  const trimmed = args.trim();
-  const space = trimmed.search(/\s/);
-  return space < 0 ? [trimmed, ''] : [trimmed.slice(0, space), trimmed.slice(space + 1).trim()];
-}
-
-function usage(command: SlashCommand): CommandResult {
-  return { kind: 'error', message: `usage: /${command.name}${command.args ? ` ${command.args}` : ''}` };
-}
-
-async function attempt(work: () => Promise<string | undefined>): Promise<CommandResult> {
-  try {
-    const message = await work();
-    return message ? { kind: 'ok', message } : { kind: 'ok' };
-  } catch (error) {
-    return { kind: 'error', message: error instanceof Error ? error.message : String(error) };
-  }
-}
 
 export const COMMANDS: SlashCommand[] = [
   {

@@ -1,28 +1,6 @@
 // Slash commands for teammates' git worktrees: /merge, /diff and /worktree.
-import { LEAD_NAME } from '../../agents/prompts.js';
-import type { CommandContext, CommandResult, SlashCommand } from './types.js';
-
-const teammateNames = (context: CommandContext, partial: string) =>
-  context.state.order.filter((name) => name !== LEAD_NAME && name.startsWith(partial.trim()));
-
-function usage(command: SlashCommand): CommandResult {
-  return { kind: 'error', message: `usage: /${command.name}${command.args ? ` ${command.args}` : ''}` };
-}
-
-async function attempt(work: () => Promise<string | undefined>): Promise<CommandResult> {
-  try {
-    const message = await work();
-    return message ? { kind: 'ok', message } : { kind: 'ok' };
-  } catch (error) {
-    return { kind: 'error', message: error instanceof Error ? error.message : String(error) };
-  }
-}
-
-/** One teammate name and nothing else, or undefined. */
-function oneName(args: string): string | undefined {
-  const words = args.trim().split(/\s+/).filter(Boolean);
-  return words.length === 1 ? words[0] : undefined;
-}
+import type { SlashCommand } from './types.js';
+import { attempt, oneName, teammateNames, usage } from './helpers.js';
 
 export const WORKTREE_COMMANDS: SlashCommand[] = [
   {
