@@ -12,6 +12,7 @@ import { benchConsoleIdle, benchConsoleLaunch, benchConsoleStreaming } from './c
 import { type BenchFailure, type BenchResult, ROOT } from './lib.js';
 import { benchHeadlessRoundTrip, benchTeamRun, benchVersion } from './startup.js';
 import { benchCompaction } from './compaction.js';
+import { benchResume } from './resume.js';
 
 const GROUPS: Array<[string, () => Promise<BenchResult[]>]> = [
   ['startup', () => benchVersion(15)],
@@ -25,6 +26,7 @@ const GROUPS: Array<[string, () => Promise<BenchResult[]>]> = [
   ['console-streaming', () => benchConsoleStreaming()],
   ['console-idle', () => benchConsoleIdle(5000)],
   ['compaction', () => benchCompaction(5)],
+  ['resume', () => benchResume()],
 ];
 
 export async function main(): Promise<number> {

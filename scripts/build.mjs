@@ -1,49 +1,8 @@
-// Bundles src/cli.ts into dist/ with esbuild. Code splitting keeps `--version` and `--help`
-// from loading the SDK or Ink: the entry chunk is tiny and the rest is imported on demand.
+// Bundles src/cli.ts into dist/ with esbuild (options in bundle-options.mjs).
 import { build } from 'esbuild';
 import { readFile, rm } from 'node:fs/promises';
+import { bundleOptions } from './bundle-options.mjs';
 
 const { version } = JSON.parse(await readFile('package.json', 'utf8'));
-
 await rm('dist', { recursive: true, force: true });
-// yoga-layout (Ink's layout engine) fetch()es its embedded wasm from a data: URL whenever fetch
-// exists, which loads undici (~30 ms) before the first frame; its synchronous path needs neither.
-const yogaWithoutFetch = {
-  name: 'yoga-without-fetch',
-  setup(build) {
-    build.onLoad({ filter: /yoga-wasm-base64-esm\.js$/ }, async (args) => {
-      const source = await readFile(args.path, 'utf8');
-      const patched = source.replace('"function"!=typeof fetch', '"function"!=typeof undefined');
-      if (patched === source) console.warn('yoga-without-fetch: pattern not found; the bundle still works, only slower to start');
-      return { contents: patched, loader: 'js' };
-    });
-  },
-};
-
-await build({
-  plugins: [yogaWithoutFetch],
-  entryPoints: { cli: 'src/cli.ts' },
-  outdir: 'dist',
-  bundle: true,
-  splitting: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node22',
-  minify: true,
-  sourcemap: 'linked',
-  legalComments: 'none',
-  define: { 'process.env.NODE_ENV': '"production"', __HUDDLE_VERSION__: JSON.stringify(version) },
-  // Native addons and devtools stay out of the bundle.
-  external: ['node-pty', 'react-devtools-core'],
-  banner: {
-    // Bundled CommonJS packages may use require, __filename and __dirname; ESM has none of them.
-    js: [
-      "import { createRequire as __huddleCreateRequire } from 'node:module';",
-      "import { fileURLToPath as __huddleFileURLToPath } from 'node:url';",
-      'const require = __huddleCreateRequire(import.meta.url);',
-      'const __filename = __huddleFileURLToPath(import.meta.url);',
-      "const __dirname = __huddleFileURLToPath(new URL('.', import.meta.url));",
-    ].join(' '),
-  },
-  logLevel: 'warning',
-});
+await build(bundleOptions({ outdir: 'dist', version }));

@@ -26,6 +26,11 @@ Options:
       --model ID         the model (default: $HUDDLE_MODEL or claude-sonnet-4-6)
       --api-key-file F   read the API key from a file instead of $ANTHROPIC_API_KEY
       --max-turns N      model calls one agent may make in one turn (default 50)
+      --budget-usd N     team budget in dollars; --budget-minutes N (wall time) and
+      --budget-turns N   (model calls) likewise. At 80 % a warning; at the limit each agent
+                         pauses before its next model call (console: Ctrl+Y, y extends, n
+                         stops it; headless: the run stops with exit code 3). Per-agent limits:
+                         .team/budget.json or /budget in the console
       --permission-mode M
                          plan (read only), ask (commands off the allow-list wait for you;
                          the console's default) or auto (no questions; the headless default).
@@ -40,7 +45,7 @@ Environment:
   HUDDLE_MODEL           the default model
   HUDDLE_PERMISSION_MODE the default permission mode (plan, ask or auto)
 
-Exit codes (headless): 0 done, 1 the run failed, 2 usage or configuration error.`;
+Exit codes (headless): 0 done, 1 the run failed, 2 usage or configuration error, 3 a budget ran out.`;
 
 export interface CliOptions {
   prompt: string | undefined;
@@ -52,6 +57,8 @@ export interface CliOptions {
   apiKeyFile: string | undefined;
   maxTurns: number | undefined;
   permissionMode?: 'plan' | 'ask' | 'auto' | undefined;
+  /** --budget-usd / --budget-minutes / --budget-turns: the team's hard limits. */
+  budget?: { usd?: number; minutes?: number; turns?: number };
   command: string | undefined;
 }
 
@@ -75,6 +82,9 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
         model: { type: 'string' },
         'api-key-file': { type: 'string' },
         'max-turns': { type: 'string' },
+        'budget-usd': { type: 'string' },
+        'budget-minutes': { type: 'string' },
+        'budget-turns': { type: 'string' },
         'permission-mode': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
@@ -97,6 +107,16 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
     maxTurns = Number(values['max-turns']);
     if (!Number.isInteger(maxTurns) || maxTurns < 1) usageError(`--max-turns takes a whole number of at least 1, not '${values['max-turns']}'`);
   }
+  const budget: NonNullable<CliOptions['budget']> = {};
+  for (const kind of ['usd', 'minutes', 'turns'] as const) {
+    const text = values[`budget-${kind}`];
+    if (text === undefined) continue;
+    const value = Number(text);
+    if (!Number.isFinite(value) || value <= 0 || (kind === 'turns' && !Number.isInteger(value))) {
+      usageError(`--budget-${kind} takes a ${kind === 'turns' ? 'whole ' : ''}number above 0, not '${text}'`);
+    }
+    budget[kind] = value;
+  }
   // Checked here (not by importing the policy) to keep --help and --version light.
   const permissionMode = values['permission-mode'];
   if (permissionMode !== undefined && permissionMode !== 'plan' && permissionMode !== 'ask' && permissionMode !== 'auto') {
@@ -112,6 +132,7 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
     apiKeyFile: values['api-key-file'],
     maxTurns,
     permissionMode,
+    budget,
     command,
   };
 }

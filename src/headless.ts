@@ -11,6 +11,7 @@ import { addUsage, emptyUsage } from './runtime/pricing.js';
 import { archiveTeam, unfinishedMembers } from './runtime/team-state.js';
 import { Workspace } from './runtime/workspace.js';
 import { LEAD_NAME } from './agents/prompts.js';
+import { BudgetConfigError, budgetStopSummary, loadBudgetSettings } from './runtime/budget.js';
 
 export async function runHeadless(options: CliOptions): Promise<number> {
   let config: HuddleConfig;
@@ -24,6 +25,13 @@ export async function runHeadless(options: CliOptions): Promise<number> {
   if (!existsSync(config.cwd) || !statSync(config.cwd).isDirectory()) return fail(`workspace ${config.cwd} is not a directory`);
 
   const workspace = new Workspace(config.cwd);
+  config.budget = options.budget;
+  try {
+    loadBudgetSettings(workspace.teamDir, config.budget); // a broken .team/budget.json is a configuration error
+  } catch (error) {
+    if (error instanceof BudgetConfigError) return fail(error.message);
+    throw error;
+  }
   let unfinished: string[];
   try {
     unfinished = unfinishedMembers(workspace.teamDir);
@@ -48,8 +56,11 @@ export async function runHeadless(options: CliOptions): Promise<number> {
   const started = performance.now();
   const team = await Team.open({ config, workspace, hub, backend: new ModelClient(modelClientOptions(config)) });
   if (options.resume) {
-    for (const { name, tasks } of await team.releaseUnresumable()) {
-      if (tasks) process.stderr.write(`huddle: released ${tasks} task(s) held by ${name}\n`);
+    // The team comes back with its conversations (Team.resumeMembers); the prompt follows as a new user turn.
+    const { resumed, released } = await team.resumeMembers();
+    process.stderr.write(`huddle: resumed ${resumed.map((r) => r.name).join(', ')}\n`);
+    for (const { name, tasks, reason } of released) {
+      process.stderr.write(`huddle: ${name} not resumed (${reason})${tasks ? `; released ${tasks} task(s)` : ''}\n`);
     }
   }
 
@@ -59,21 +70,27 @@ export async function runHeadless(options: CliOptions): Promise<number> {
 
   team.start();
   team.lead.prompt(options.prompt ?? '');
-  const result = await waitForEnd(team, hub);
-  const reason = result === 'settled' ? 'the run ended' : 'the run failed';
+  // A hard budget limit with nobody to ask ends the run (exit 3), whatever the agents are doing.
+  const raced = await Promise.race([waitForEnd(team, hub), new Promise<'budget'>((resolve) => team.budget.onExhausted(() => resolve('budget')))]);
+  const result = team.budget.exhausted ? 'budget' : raced;
+  const reason = result === 'settled' ? 'the run ended' : result === 'budget' ? `the budget ran out (${team.budget.exhausted!.reason})` : 'the run failed';
   await team.stopAll(reason);
   await team.ctx.roster.setStatus(LEAD_NAME, 'shutdown', { reason });
   await team.close(reason);
 
-  const exitCode = result === 'settled' ? 0 : 1;
-  hub.emit(LEAD_NAME, 'done', { ok: exitCode === 0, exit_code: exitCode, duration_ms: Math.round(performance.now() - started), ...usageSummary(team) });
+  const exitCode = result === 'settled' ? 0 : result === 'budget' ? 3 : 1;
+  const budgetFields = result === 'budget' ? { reason: 'budget', budget: team.budget.exhausted } : {};
+  hub.emit(LEAD_NAME, 'done', { ok: exitCode === 0, exit_code: exitCode, duration_ms: Math.round(performance.now() - started), ...budgetFields, ...usageSummary(team) });
   unsubscribeOutput();
   log.close();
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
 
   if (!options.json && result === 'settled') process.stdout.write(`${scrub(team.lead.lastText, secrets)}\n`);
-  if (result !== 'settled') {
+  if (result === 'budget') {
+    const spent = [team.lead, ...team.teammates.values()].map((a) => ({ name: a.name, costUsd: a.loop.totals.costUsd, modelCalls: a.loop.totals.modelCalls }));
+    process.stderr.write(scrub(budgetStopSummary(team.budget.exhausted!, spent, team.budget.describe()), secrets));
+  } else if (result !== 'settled') {
     const outcome = team.lead.lastOutcome;
     const why = outcome?.kind === 'failed' ? outcome.error : outcome?.kind === 'turn_limit' ? `turn limit reached (${outcome.limit} model calls)` : 'the lead failed';
     process.stderr.write(`huddle: ${scrub(why, secrets)}\n`);

@@ -29,16 +29,24 @@ export interface AgentLoopOptions {
 }
 
 export interface AgentLoopHooks {
-  /** Text to add to the next request as a user turn (new inbox messages, say); called before each model call. */
-  pendingInput?(): Promise<string[] | undefined> | string[] | undefined;
+  /** Text to add to the next request as a user turn (new inbox messages, say); called before each model call. Plain strings count as 'inbox'. */
+  pendingInput?(): Promise<PendingInput[] | undefined> | PendingInput[] | undefined;
   /** Asked after each tool call: stop the turn now (an approved shutdown, the idle tool). */
   shouldStop?(): boolean;
   /** Run right before each model call, after pending input is added: context trimming and compaction may rewrite `messages` here. */
   beforeModelCall?(signal: AbortSignal): Promise<void> | void;
+  /**
+   * Run first before each model call (before inbox delivery and compaction, which may call the
+   * model too): a reached budget waits here; a reason ends the turn as `stopped`.
+   */
+  budgetGate?(signal: AbortSignal): Promise<string | undefined> | string | undefined;
 }
 
 /** Where a user turn came from: the person, the spawn prompt, the inbox, an auto-claim, or huddle itself. */
 export type TurnSource = 'user' | 'spawn' | 'inbox' | 'auto_claim' | 'system';
+
+/** Input injected mid-turn: inbox text, or text with its own source (a person steering the lead). */
+export type PendingInput = string | { text: string; source: TurnSource };
 
 export type TurnOutcome =
   | { kind: 'end_turn'; text: string }
@@ -103,8 +111,17 @@ export class AgentLoop {
   async #loop(signal: AbortSignal): Promise<TurnOutcome> {
     const { events, maxTurns } = this.#options;
     for (let call = 0; call < maxTurns; call++) {
+      const halt = await this.#options.hooks?.budgetGate?.(signal);
+      if (halt !== undefined && signal.aborted) {
+        events.emit('error', { message: 'interrupted', fatal: false, interrupted: true });
+        return { kind: 'interrupted' };
+      }
+      if (halt !== undefined) return { kind: 'stopped', text: halt };
       const extra = await this.#options.hooks?.pendingInput?.();
-      for (const text of extra ?? []) this.#addInput(text, 'inbox');
+      for (const item of extra ?? []) {
+        if (typeof item === 'string') this.#addInput(item, 'inbox');
+        else this.#addInput(item.text, item.source);
+      }
       await this.#options.hooks?.beforeModelCall?.(signal);
 
       const response = await this.#callModel(signal);
@@ -200,11 +217,20 @@ export class AgentLoop {
   }
 
   #account(usage: TokenUsage, costUsd: number): void {
+    this.totals.contextTokens = usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens + usage.output_tokens;
+    this.recordUsage(usage, costUsd);
+  }
+
+  /**
+   * Counts a model call in the agent's totals and emits its `usage` event. Calls made for the agent
+   * outside its turns (a compaction or restart summary) use it too, with extra fields saying why;
+   * they do not change how full the context is.
+   */
+  recordUsage(usage: TokenUsage, costUsd: number, fields: Record<string, unknown> = {}): void {
     const totals = this.totals;
     totals.usage = addUsage(totals.usage, usage);
     totals.costUsd += costUsd;
     totals.modelCalls += 1;
-    totals.contextTokens = usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens + usage.output_tokens;
     this.#options.events.emit('usage', {
       ...usage,
       cost_usd: costUsd,
@@ -213,6 +239,7 @@ export class AgentLoop {
       total_output_tokens: totals.usage.output_tokens,
       context_tokens: totals.contextTokens,
       model: this.model,
+      ...fields,
     });
   }
 

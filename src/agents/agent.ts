@@ -3,7 +3,7 @@
 import { agentEmitter, type AgentEmitter } from '../runtime/events.js';
 import type { Message } from '../runtime/bus.js';
 import { formatInbox } from '../runtime/tools/message-tools.js';
-import { AgentLoop, type TurnOutcome } from './agent-loop.js';
+import { AgentLoop, type PendingInput, type TurnOutcome } from './agent-loop.js';
 import { Compactor, type CompactionResult } from './compaction.js';
 import type { TeamContext } from './team-context.js';
 import type { ToolRegistry } from '../runtime/tools/registry.js';
@@ -51,6 +51,7 @@ export abstract class Agent {
         pendingInput: () => this.pendingInput(),
         shouldStop: () => this.shouldEndTurn(),
         beforeModelCall: (signal) => this.compactor.beforeModelCall(signal),
+        budgetGate: (signal) => this.budgetGate(signal),
       },
     });
     this.compactor = new Compactor({
@@ -74,6 +75,16 @@ export abstract class Agent {
     return this.stopReason !== undefined;
   }
 
+  /**
+   * Before each model call: waits while a reached budget is put to the person. A teammate told to
+   * stop shuts down; the lead only ends this turn (it stays to hear the person).
+   */
+  protected async budgetGate(signal: AbortSignal): Promise<string | undefined> {
+    const halt = await this.ctx.budget?.gate(this.name, signal);
+    if (halt !== undefined && !signal.aborted && this.role !== 'lead') this.stopReason ??= halt;
+    return halt;
+  }
+
   /** Asked after every tool call: end the turn there. */
   protected shouldEndTurn(): boolean {
     return this.stopReason !== undefined;
@@ -86,7 +97,7 @@ export abstract class Agent {
   }
 
   /** Input injected before each model call while in a turn: unread inbox messages. */
-  protected async pendingInput(): Promise<string[] | undefined> {
+  protected async pendingInput(): Promise<PendingInput[] | undefined> {
     const text = await this.deliverInbox();
     return text ? [text] : undefined;
   }

@@ -13,7 +13,7 @@ import { contextWindowFor, estimateTokens } from '../runtime/context-window.js';
 import { fileStamp, scrub } from '../runtime/event-log.js';
 import type { AgentEmitter } from '../runtime/events.js';
 import { InterruptedError, type ModelBackend } from '../runtime/model-client.js';
-import { addUsage, type TokenUsage } from '../runtime/pricing.js';
+import type { TokenUsage } from '../runtime/pricing.js';
 import { capOutput } from '../runtime/tools/output-cap.js';
 import type { Workspace } from '../runtime/workspace.js';
 import type { AgentLoop } from './agent-loop.js';
@@ -272,21 +272,7 @@ export class Compactor {
 
   /** The summary call costs like any other: it counts in the agent's totals and in /cost. */
   #account(usage: TokenUsage, costUsd: number): void {
-    const { loop, events } = this.#o;
-    const totals = loop.totals;
-    totals.usage = addUsage(totals.usage, usage);
-    totals.costUsd += costUsd;
-    totals.modelCalls += 1;
-    events.emit('usage', {
-      ...usage,
-      cost_usd: costUsd,
-      total_cost_usd: totals.costUsd,
-      total_input_tokens: totals.usage.input_tokens,
-      total_output_tokens: totals.usage.output_tokens,
-      context_tokens: totals.contextTokens,
-      model: loop.model,
-      purpose: 'compaction',
-    });
+    this.#o.loop.recordUsage(usage, costUsd, { purpose: 'compaction' });
   }
 
   /** Writes the messages being replaced, with cut tool results restored, and secrets scrubbed. */

@@ -1,7 +1,8 @@
 // The lead: runs the person's prompts, and is woken by its inbox whenever it is not in a turn
 // (SPEC section 5), so it can end its turn to wait for its teammates' reports.
 import { Agent, type AgentSpec } from './agent.js';
-import type { TurnOutcome } from './agent-loop.js';
+import { waitingSince } from './liveness.js';
+import type { PendingInput, TurnOutcome } from './agent-loop.js';
 import type { TeamContext } from './team-context.js';
 
 export interface LeadTurn {
@@ -30,10 +31,21 @@ export class Lead extends Agent {
     return !this.#busy && !this.loop.running && this.#prompts.length === 0;
   }
 
-  /** Queues a prompt from the person; it runs as soon as the lead is not in a turn. */
+  /**
+   * Queues a prompt from the person. Between turns it starts the next turn; mid-turn it enters
+   * before the lead's next model call as a user turn (steering, like a teammate's inbox).
+   */
   prompt(text: string): void {
     this.#prompts.push(text);
     this.#wake?.();
+  }
+
+  /** Mid-turn: the person's queued prompts first (source 'user'), then unread inbox messages. */
+  protected override async pendingInput(): Promise<PendingInput[] | undefined> {
+    const prompts: PendingInput[] = this.#prompts.splice(0).map((text) => ({ text, source: 'user' as const }));
+    const inbox = (await super.pendingInput()) ?? [];
+    const all = [...prompts, ...inbox];
+    return all.length ? all : undefined;
   }
 
   onTurnEnd(listener: (turn: LeadTurn) => void): () => void {
@@ -53,7 +65,7 @@ export class Lead extends Agent {
   }
 
   async #run(): Promise<void> {
-    await this.setStatus('idle', { reason: 'waiting for a prompt' });
+    await this.setStatus('idle', { reason: waitingSince('waiting for a prompt') });
     while (!this.#closed.signal.aborted) {
       const prompt = this.#prompts.shift();
       let input = prompt;
@@ -69,7 +81,7 @@ export class Lead extends Agent {
         continue;
       }
       this.#busy = true;
-      await this.setStatus('working');
+      await this.setStatus('working', { reason: prompt !== undefined ? 'on your prompt' : 'on its inbox' });
       const outcome = await this.loop.runTurn(input, prompt !== undefined ? 'user' : 'inbox');
       this.#busy = false; // the turn is over: the status events below may be what ends a wait on isIdle
       this.lastOutcome = outcome;
@@ -77,7 +89,7 @@ export class Lead extends Agent {
       if (outcome.kind === 'failed' || outcome.kind === 'turn_limit') {
         await this.setStatus('failed', { error: this.describeOutcome(outcome) });
       } else {
-        await this.setStatus('idle', { reason: 'waiting for messages' });
+        await this.setStatus('idle', { reason: waitingSince('waiting for messages') });
       }
       const turn: LeadTurn = { input: prompt !== undefined ? 'prompt' : 'inbox', outcome };
       for (const listener of this.#turnListeners) listener(turn);

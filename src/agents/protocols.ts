@@ -51,6 +51,19 @@ export class Protocols {
       request_id: requestId,
       content: `Please shut down (${reason}). Answer with shutdown_response {request_id: "${requestId}", approve}.`,
     });
+    this.#trackShutdown(teammate, requestId);
+    return requestId;
+  }
+
+  /**
+   * Resume: a shutdown request sent before a restart and not yet answered is open again (its grace
+   * period starts over), so the teammate's answer to it is accepted.
+   */
+  reopenShutdown(teammate: string, requestId: string): void {
+    if (!this.#shutdowns.has(requestId)) this.#trackShutdown(teammate, requestId);
+  }
+
+  #trackShutdown(teammate: string, requestId: string): void {
     const grace = this.options.shutdownGraceMs;
     const timer = setTimeout(() => {
       this.#shutdowns.delete(requestId);
@@ -62,7 +75,6 @@ export class Protocols {
     }, grace);
     timer.unref();
     this.#shutdowns.set(requestId, { teammate, timer });
-    return requestId;
   }
 
   async answerShutdown(teammate: string, requestId: string, approve: boolean, reason?: string): Promise<void> {

@@ -6,6 +6,7 @@ import type { TaskBoard } from '../runtime/board.js';
 import type { Roster } from '../runtime/roster.js';
 import type { ModelBackend } from '../runtime/model-client.js';
 import type { Workspace } from '../runtime/workspace.js';
+import type { Budget } from '../runtime/budget.js';
 
 export interface TeamContext {
   config: HuddleConfig;
@@ -20,4 +21,6 @@ export interface TeamContext {
   shutdownGraceMs: number;
   /** Plans not decided by the lead within this time are approved (0: never). */
   planAutoApproveMs: number;
+  /** Budgets checked before each model call (runtime/budget.ts); absent: no limits. */
+  budget?: Budget;
 }

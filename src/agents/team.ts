@@ -6,8 +6,10 @@ import { TaskBoard } from '../runtime/board.js';
 import type { HuddleConfig } from '../runtime/config.js';
 import type { EventHub } from '../runtime/events.js';
 import type { ModelBackend } from '../runtime/model-client.js';
-import { Roster } from '../runtime/roster.js';
+import { Roster, type Member } from '../runtime/roster.js';
 import { ApprovalQueue } from '../runtime/approvals.js';
+import { Budget, BudgetConfigError, loadBudgetSettings, type BudgetSettings } from '../runtime/budget.js';
+import { SpendLedger } from '../runtime/spend-ledger.js';
 import { teammateMode } from '../runtime/permission-mode.js';
 import { guardTools, PermissionGate } from '../runtime/tools/guarded-tools.js';
 import { coreTools } from '../runtime/tools/core-tools.js';
@@ -25,7 +27,33 @@ import { loadRoles } from './roles.js';
 import type { TeamContext } from './team-context.js';
 import { leadTools, planSubmissionTool, readOnlyBashTool, teammateTools, type SpawnRequest, type TeamControl } from './team-tools.js';
 import { Teammate } from './teammate.js';
+import { restartAgent, type RestartResult } from './restart.js';
+import { needsYouNotices, startTeamWatchdog, type StallWatchdog } from './watchdog.js';
 import { worktreeInstructions } from './worktree-prompt.js';
+import { appendUserText, listLoggedAgents, readAgentEvents, readInbox, replayEvents, resumeTurn, type LoggedEvent } from './transcript-replay.js';
+import { contextWindowFor } from '../runtime/context-window.js';
+import { formatInbox } from '../runtime/tools/message-tools.js';
+import type { RoleDefinition } from './roles.js';
+import type { WorktreeInfo } from '../runtime/worktree.js';
+import type { TeammateResume } from './teammate.js';
+
+/** A rebuilt transcript above this share of the context window is compacted rather than replayed whole. */
+const RESUME_COMPACT_FRACTION = 0.5;
+
+export interface ResumeReport {
+  resumed: Array<{ name: string; events: number; interrupted: number; idle: boolean }>;
+  released: Array<{ name: string; tasks: number; reason: string }>;
+}
+
+/** What a teammate is started with, on spawn and on resume. */
+interface TeammateStart {
+  name: string;
+  role: string;
+  model: string;
+  roleDef: RoleDefinition | undefined;
+  worktree: WorktreeInfo | undefined;
+  planModeRequired: boolean;
+}
 
 export interface TeamOptions {
   config: HuddleConfig;
@@ -48,12 +76,20 @@ export class Team implements TeamControl {
   readonly approvals: ApprovalQueue;
   /** Each agent's permission mode, checked before bash, write_file and edit_file run. */
   readonly permissions: PermissionGate;
+  /** Spend vs limits, asked before every model call; a reached limit waits in `approvals`. */
+  readonly budget: Budget;
+  /** Spend per agent and per task, kept in .team/spend.json. */
+  readonly spend: SpendLedger;
   readonly #bus: MessageBus;
+  /** The stall watchdog (watchdog.ts), from start() to close(). */
+  #watchdog: StallWatchdog | undefined;
 
-  private constructor(ctx: TeamContext) {
+  private constructor(ctx: TeamContext, budgetSettings?: BudgetSettings) {
     this.ctx = ctx;
     this.#bus = ctx.bus;
     this.approvals = new ApprovalQueue(ctx.hub);
+    this.budget = ctx.budget ??= new Budget({ hub: ctx.hub, approvals: this.approvals, roster: ctx.roster, settings: budgetSettings });
+    this.spend = new SpendLedger({ teamDir: ctx.workspace.teamDir, board: ctx.board, hub: ctx.hub });
     this.permissions = new PermissionGate({
       teamRoot: ctx.workspace.root,
       teamDir: ctx.workspace.teamDir,
@@ -85,6 +121,15 @@ export class Team implements TeamControl {
     const roster = await Roster.open(workspace.teamDir, { teamName: path.basename(workspace.root), events: hub });
     const bus = new MessageBus(path.join(workspace.teamDir, 'inbox'), { knownNames: () => roster.names(), events: hub });
     const board = new TaskBoard(workspace.tasksDir, { events: hub });
+    let budgetSettings: BudgetSettings | undefined;
+    try {
+      budgetSettings = loadBudgetSettings(workspace.teamDir, config.budget);
+    } catch (error) {
+      // The console still opens (fix it and use /budget); headless checks the file first and exits 2.
+      if (!(error instanceof BudgetConfigError)) throw error;
+      hub.emit('huddle', 'warning', { message: `${error.message}; only the --budget-* flags apply` });
+      budgetSettings = loadBudgetSettings(path.join(workspace.teamDir, 'no-budget-file'), config.budget);
+    }
     return new Team({
       config,
       workspace,
@@ -96,7 +141,7 @@ export class Team implements TeamControl {
       teamName: roster.teamName,
       shutdownGraceMs: options.shutdownGraceMs ?? 30_000,
       planAutoApproveMs: options.planAutoApproveMs ?? 0,
-    });
+    }, budgetSettings);
   }
 
   get bus(): MessageBus {
@@ -106,6 +151,13 @@ export class Team implements TeamControl {
   /** Starts the lead's loop: from now on it runs prompts and wakes on its inbox. */
   start(): void {
     this.lead.start();
+    // Stalls and failures also go to the person's needs-you queue (y restarts, n dismisses).
+    this.#watchdog ??= startTeamWatchdog(this, needsYouNotices(this));
+  }
+
+  /** /restart: a fresh loop for the agent, keeping its workspace, tasks and a summary (restart.ts). */
+  restart(name: string): Promise<RestartResult> {
+    return restartAgent(this, name);
   }
 
   async spawn(request: SpawnRequest, by: string): Promise<string> {
@@ -126,39 +178,12 @@ export class Team implements TeamControl {
     const worktree = wantsWorktree ? await ensureWorktree(this.ctx.workspace.root, request.name) : undefined;
     await this.ctx.roster.add({ name: request.name, role: request.role, model, status: 'working', worktree: worktree?.relativePath });
 
-    const allowed = role?.tools ? new Set([...role.tools, 'idle', 'shutdown_response', 'send_message', 'read_inbox']) : undefined;
-    // A reviewer is handed reviews whatever its allow-list says; it must be able to decide them.
-    if (allowed && isReviewerRole(request.role)) for (const tool of REVIEW_TOOL_NAMES) allowed.add(tool);
-    const fullTools = [...this.#sharedTools(), ...teammateTools(this)].filter((tool) => !allowed || allowed.has(tool.name));
-    const startTools = planModeRequired
-      ? [
-          ...fullTools.filter((tool) => READ_ONLY_TOOLS.has(tool.name)),
-          readOnlyBashTool(),
-          ...teammateTools(this),
-          planSubmissionTool(this),
-        ]
-      : fullTools;
-    const identity = { name: request.name, role: request.role, team: this.ctx.teamName };
-    const teammate = new Teammate(this.ctx, {
-      name: request.name,
-      role: request.role,
-      model,
-      system: teammateSystemPrompt(
-        identity,
-        worktree?.workspace.root ?? this.ctx.workspace.root,
-        [role?.body, worktree && worktreeInstructions(worktree)].filter(Boolean).join('\n\n'),
-        LEAD_NAME,
-      ),
-      workspace: worktree?.workspace,
-      tools: new ToolRegistry(startTools),
-      fullTools: new ToolRegistry(fullTools),
-      prompt: planModeRequired
+    this.#startTeammate(
+      { name: request.name, role: request.role, model, roleDef: role, worktree, planModeRequired },
+      planModeRequired
         ? `${request.prompt}\n\nYou are in plan mode: you can only read until the lead approves your plan. Send it with plan_approval.`
         : request.prompt,
-      planModeRequired,
-    });
-    this.teammates.set(request.name, teammate);
-    teammate.start();
+    );
     const notes = [
       role ? undefined : `note: '${request.role}' is not a known role (known: ${[...roles.keys()].join(', ')}); it runs without role instructions`,
       ...errors.map((e) => `note: ${e}`),
@@ -226,6 +251,123 @@ export class Team implements TeamControl {
     return released;
   }
 
+  /**
+   * Resume (SPEC sections 1 and 5): the lead and every teammate that was not shut down come back
+   * with the conversation rebuilt from their logs (transcript-replay.ts) and one user turn saying
+   * so. Each inbox cursor is first re-acked to the last delivery the log recorded, so nothing is
+   * delivered twice. Teammates that cannot come back (failed, or their role file no longer loads)
+   * release their tasks to the board. Call before start(); the lead's resume turn waits for its
+   * next input (the prompt of the resumed run).
+   */
+  async resumeMembers(): Promise<ResumeReport> {
+    const logsDir = path.join(this.ctx.workspace.teamDir, 'logs');
+    const report: ResumeReport = { resumed: [], released: [] };
+    const { roles, errors } = loadRoles(this.ctx.workspace.teamDir);
+    const logs = new Map(listLoggedAgents(logsDir).map((agent) => [agent, readAgentEvents(logsDir, agent)]));
+    await this.#reconcileTaskLog(logs);
+    const lead = await this.#restore(this.lead, logs, 'lead');
+    this.#appendTurn(this.lead, lead.turn);
+    report.resumed.push({ name: LEAD_NAME, events: lead.events, interrupted: lead.interrupted, idle: true });
+    const answered = new Set(readInbox(this.#bus.inboxFile(LEAD_NAME)).flatMap((m) => (m.type === 'shutdown_response' && m.request_id ? [m.request_id] : [])));
+    const members = this.ctx.roster.members().filter((m) => m.name !== LEAD_NAME && m.status !== 'shutdown' && !this.teammates.has(m.name));
+    const comeBack: typeof members = [];
+    // Those that cannot come back first: the board is settled before anyone resumed looks at it.
+    for (const member of members) {
+      const roleBroken = !roles.has(member.role) && errors.some((e) => e.includes(`${member.role}.md`));
+      if (member.status !== 'failed' && !roleBroken) {
+        comeBack.push(member);
+        continue;
+      }
+      const tasks = await this.ctx.board.release(member.name);
+      const why = member.status === 'failed' ? `failed earlier${member.error ? ` (${member.error})` : ''}` : `role '${member.role}' cannot be loaded`;
+      await this.ctx.roster.setStatus(member.name, 'shutdown', { reason: `not resumed: ${why}` });
+      report.released.push({ name: member.name, tasks: tasks.length, reason: why });
+    }
+    for (const member of comeBack) {
+      try {
+        report.resumed.push(await this.#resumeTeammate(member, roles.get(member.role), logs, answered));
+      } catch (error) {
+        // It cannot come back (its worktree cannot be made, say): its tasks go back to the board.
+        this.teammates.delete(member.name);
+        const tasks = await this.ctx.board.release(member.name);
+        const why = error instanceof Error ? error.message : String(error);
+        await this.ctx.roster.setStatus(member.name, 'shutdown', { reason: `not resumed: ${why}` });
+        report.released.push({ name: member.name, tasks: tasks.length, reason: why });
+      }
+    }
+    return report;
+  }
+
+  /** One teammate back as it was: role, model, tools and worktree as on spawn, with its rebuilt transcript. */
+  async #resumeTeammate(member: Member, role: RoleDefinition | undefined, logs: Map<string, LoggedEvent[]>, answered: Set<string>): Promise<ResumeReport['resumed'][number]> {
+    const permission = teammateMode({ requested: undefined, role: role?.permission_mode, run: this.permissions.runMode(), byLead: true });
+    this.permissions.setMode(member.name, permission.mode);
+    const worktree = member.worktree ? await ensureWorktree(this.ctx.workspace.root, member.name) : undefined;
+    const idle = member.status === 'idle';
+    // Its plan, if one was asked for, was decided or is lost with the old process: it resumes with its full tools.
+    const start: TeammateStart = { name: member.name, role: member.role, model: member.model ?? role?.model ?? this.ctx.config.model, roleDef: role, worktree, planModeRequired: false };
+    const teammate = this.#startTeammate(start, '', { messages: [], idle });
+    const restored = await this.#restore(teammate, logs, member.role);
+    if (idle) this.#appendTurn(teammate, restored.turn);
+    else teammate.prompt = restored.turn;
+    this.#reopenShutdowns(member.name, answered);
+    teammate.start();
+    return { name: member.name, events: restored.events, interrupted: restored.interrupted, idle };
+  }
+
+  /** Puts an agent's rebuilt transcript in place (compacted when large) and says what its resume turn is. */
+  async #restore(agent: Lead | Teammate, logs: Map<string, LoggedEvent[]>, role: string): Promise<{ turn: string; events: number; interrupted: number }> {
+    const identity = { name: agent.name, role, team: this.ctx.teamName };
+    const replayed = replayEvents(logs.get(agent.name) ?? [], identity);
+    // The delivery was logged before the ack: make the ack true, whichever happened last.
+    if (replayed.deliveredOffset !== undefined) await this.#bus.ack(agent.name, replayed.deliveredOffset);
+    agent.loop.messages.splice(0, agent.loop.messages.length, ...replayed.messages);
+    if (replayed.tokens > RESUME_COMPACT_FRACTION * contextWindowFor(agent.loop.model)) {
+      // Too large to replay whole: the summary replaces it (on failure the loop's own compaction retries).
+      await agent.compact().done.catch(() => undefined);
+    }
+    const tasks = (await this.ctx.board.list()).filter((task) => task.owner === agent.name && task.status !== 'completed');
+    const inbox = replayed.undelivered.length ? formatInbox(replayed.undelivered) : undefined;
+    const turn = resumeTurn(identity, tasks, { interrupted: replayed.interruptedTools.length, inbox });
+    return { turn, events: replayed.events, interrupted: replayed.interruptedTools.length };
+  }
+
+  /**
+   * A kill between a task file's write and its event leaves the log behind the board: the task's
+   * state as it is now is logged, so the logs agree with the board again.
+   */
+  async #reconcileTaskLog(logs: Map<string, LoggedEvent[]>): Promise<void> {
+    const logged = [...logs.values()]
+      .flat()
+      .filter((e) => e.type === 'task' && e.task && typeof e.task === 'object')
+      .sort((a, b) => String(a.ts).localeCompare(String(b.ts)));
+    const last = new Map<number, { status?: unknown; owner?: unknown }>();
+    for (const event of logged) {
+      const task = event.task as { id?: unknown; status?: unknown; owner?: unknown };
+      last.set(Number(task.id), task);
+    }
+    for (const task of await this.ctx.board.list()) {
+      const seen = last.get(task.id);
+      if (seen?.status === task.status && (seen.owner ?? null) === (task.owner ?? null)) continue;
+      this.ctx.hub.emit(LEAD_NAME, 'task', { action: 'reconciled', task });
+    }
+  }
+
+  /** Shutdown requests to `teammate` not answered before the restart are open again. */
+  #reopenShutdowns(teammate: string, answered: Set<string>): void {
+    for (const message of readInbox(this.#bus.inboxFile(teammate))) {
+      if (message.type === 'shutdown_request' && message.request_id && !answered.has(message.request_id)) {
+        this.protocols.reopenShutdown(teammate, message.request_id);
+      }
+    }
+  }
+
+  /** A user turn added without a model call (logged as a prompt, so a later resume replays it too). */
+  #appendTurn(agent: Lead | Teammate, text: string): void {
+    agent.events.emit('prompt', { text, source: 'system' });
+    appendUserText(agent.loop.messages, text);
+  }
+
   /** Teammates that have not finished (shut down or failed). */
   liveTeammates(): Teammate[] {
     return [...this.teammates.values()].filter((t) => !t.finished);
@@ -260,12 +402,53 @@ export class Team implements TeamControl {
   }
 
   async close(reason = 'huddle closed'): Promise<void> {
+    this.#watchdog?.stop();
     this.protocols.close();
     this.approvals.close(reason); // nothing may wait on a person who is gone
     await this.stopAll(reason);
     await this.lead.close();
     this.ctx.board.close();
     this.#bus.close();
+    this.budget.close();
+    await this.spend.close();
+  }
+
+  /** A teammate's tools, prompt and loop, as on spawn; a resumed one starts from its rebuilt transcript. */
+  #startTeammate(spec: TeammateStart, prompt: string, resume?: TeammateResume): Teammate {
+    const allowed = spec.roleDef?.tools ? new Set([...spec.roleDef.tools, 'idle', 'shutdown_response', 'send_message', 'read_inbox']) : undefined;
+    // A reviewer is handed reviews whatever its allow-list says; it must be able to decide them.
+    if (allowed && isReviewerRole(spec.role)) for (const tool of REVIEW_TOOL_NAMES) allowed.add(tool);
+    const fullTools = [...this.#sharedTools(), ...teammateTools(this)].filter((tool) => !allowed || allowed.has(tool.name));
+    const startTools = spec.planModeRequired
+      ? [
+          ...fullTools.filter((tool) => READ_ONLY_TOOLS.has(tool.name)),
+          readOnlyBashTool(),
+          ...teammateTools(this),
+          planSubmissionTool(this),
+        ]
+      : fullTools;
+    const identity = { name: spec.name, role: spec.role, team: this.ctx.teamName };
+    const teammate = new Teammate(this.ctx, {
+      name: spec.name,
+      role: spec.role,
+      model: spec.model,
+      system: teammateSystemPrompt(
+        identity,
+        spec.worktree?.workspace.root ?? this.ctx.workspace.root,
+        [spec.roleDef?.body, spec.worktree && worktreeInstructions(spec.worktree)].filter(Boolean).join('\n\n'),
+        LEAD_NAME,
+      ),
+      workspace: spec.worktree?.workspace,
+      tools: new ToolRegistry(startTools),
+      fullTools: new ToolRegistry(fullTools),
+      prompt,
+      planModeRequired: spec.planModeRequired,
+      resume,
+    });
+    this.teammates.set(spec.name, teammate);
+    // A resumed teammate starts once its transcript is in place (and compacted if too large).
+    if (!resume) teammate.start();
+    return teammate;
   }
 
   #sharedTools(): Tool[] {

@@ -5,22 +5,36 @@ import { Agent, type AgentSpec } from './agent.js';
 import type { TurnSource } from './agent-loop.js';
 import { autoClaimTurn, LEAD_NAME } from './prompts.js';
 import { formatDuration } from './protocols.js';
+import { onTask, waitingSince } from './liveness.js';
 import { isReviewerRole, reviewMaxRounds, reviewRequestedTurn } from './review-tools.js';
 import type { TeamContext } from './team-context.js';
 import type { Message } from '../runtime/bus.js';
 import type { ToolRegistry } from '../runtime/tools/registry.js';
+import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 
 export interface TeammateSpec extends AgentSpec {
   prompt: string;
   planModeRequired: boolean;
   /** The full tool set, granted once a plan is approved (plan mode starts read-only). */
   fullTools?: ToolRegistry;
+  /** A teammate brought back by a resume (Team.resumeMembers). */
+  resume?: TeammateResume;
 }
 
-type Wake = { kind: 'input'; text: string; source: TurnSource } | { kind: 'timeout' } | { kind: 'stopped' };
+export interface TeammateResume {
+  /** Its rebuilt transcript. */
+  messages: MessageParam[];
+  /** It was idle: it goes back to IDLE rather than running its resume turn as a new turn. */
+  idle: boolean;
+}
+
+type Wake = { kind: 'input'; text: string; source: TurnSource; reason?: string; task?: number } | { kind: 'timeout' } | { kind: 'stopped' };
 
 export class Teammate extends Agent {
-  readonly prompt: string;
+  /** The first turn's input: the spawn prompt, or (set before start) the resume turn. */
+  prompt: string;
+  /** What it was made from: /restart starts a fresh loop from the same spec (restart.ts). */
+  readonly spec: TeammateSpec;
   /** True while the teammate may only read (plan mode before approval). */
   planPending: boolean;
   /** A plan was sent and the teammate waits for the lead's answer. */
@@ -32,12 +46,19 @@ export class Teammate extends Agent {
   #started = false;
   #finished = false;
   #idleRequested = false;
+  /** Resumed idle: the first turn is skipped, the teammate waits for work. */
+  #resumeIdle: boolean;
+  #resumed: boolean;
 
   constructor(ctx: TeamContext, spec: TeammateSpec) {
     super(ctx, spec);
+    this.spec = spec;
     this.prompt = spec.prompt;
     this.planPending = spec.planModeRequired;
     this.#fullTools = spec.fullTools;
+    this.#resumed = spec.resume !== undefined;
+    this.#resumeIdle = spec.resume?.idle ?? false;
+    if (spec.resume) this.loop.messages.push(...spec.resume.messages);
     this.done = new Promise((resolve) => (this.#resolveDone = resolve));
   }
 
@@ -90,13 +111,15 @@ export class Teammate extends Agent {
 
   async #run(): Promise<void> {
     let input: string | undefined = this.prompt;
-    let source: TurnSource = 'spawn';
+    let source: TurnSource = this.#resumed ? 'system' : 'spawn';
     try {
       await this.setStatus('working');
       while (input !== undefined && !this.stopping) {
         this.#idleRequested = false;
-        const outcome = await this.loop.runTurn(input, source);
-        if (outcome.kind === 'failed' || outcome.kind === 'turn_limit') {
+        // A teammate resumed idle has its resume turn in its transcript already: it waits for work.
+        const outcome = this.#resumeIdle ? undefined : await this.loop.runTurn(input, source);
+        this.#resumeIdle = false;
+        if (outcome?.kind === 'failed' || outcome?.kind === 'turn_limit') {
           const error = this.describeOutcome(outcome);
           // The lead hears of it first: the status change may end a headless run, which must not
           // end before the lead has read why.
@@ -110,7 +133,8 @@ export class Teammate extends Agent {
           if (wake.kind === 'timeout') this.stopReason ??= `idle for ${formatDuration(this.ctx.config.idleTimeoutMs)}`;
           break;
         }
-        await this.setStatus('working');
+        // Liveness: the roster says which task it took (liveness.ts).
+        await this.setStatus('working', wake.reason ? { reason: wake.reason, task: wake.task } : {});
         input = wake.text;
         source = wake.source;
       }
@@ -145,10 +169,10 @@ export class Teammate extends Agent {
         if (!waitingForPlan && isReviewerRole(this.role)) {
           // Reviewers take work waiting in review, never pending tasks.
           const task = await this.ctx.board.claimReview(this.name).catch(() => undefined);
-          if (task) return { kind: 'input', text: reviewRequestedTurn(task, reviewMaxRounds(this.ctx)), source: 'auto_claim' };
+          if (task) return { kind: 'input', text: reviewRequestedTurn(task, reviewMaxRounds(this.ctx)), source: 'auto_claim', reason: onTask(task, 'review'), task: task.id };
         } else if (!waitingForPlan) {
           const task = await this.ctx.board.claimNext(this.name).catch(() => undefined);
-          if (task) return { kind: 'input', text: autoClaimTurn(task), source: 'auto_claim' };
+          if (task) return { kind: 'input', text: autoClaimTurn(task), source: 'auto_claim', reason: onTask(task), task: task.id };
         }
       }
       const remaining = deadline - Date.now();
@@ -156,7 +180,7 @@ export class Teammate extends Agent {
       if (!resting) {
         resting = true;
         if (waitingForPlan) await this.setStatus('waiting', { reason: 'plan approval' });
-        else await this.setStatus('idle', { reason: 'waiting for work' });
+        else await this.setStatus('idle', { reason: waitingSince('waiting for work') });
         // Look again (something may have come while the status was written), unless a take just
         // failed (another claimer won): then wait for the next change rather than spin.
         if (!tried) continue;

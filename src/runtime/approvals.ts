@@ -9,6 +9,8 @@ export interface ApprovalRequest {
   id: string;
   agent: string;
   tool: string;
+  /** 'budget': a budget stop (y extends the budget, n stops the agent); otherwise a tool call. */
+  kind?: 'tool' | 'budget' | 'notice';
   /** One line: the command or the path. */
   summary: string;
   /** Why it needs approval. */

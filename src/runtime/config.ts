@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isPermissionMode, PERMISSION_MODES, type PermissionMode } from './permission-mode.js';
+import type { BudgetLimits } from './budget.js';
 
 export const DEFAULT_MODEL = 'claude-sonnet-4-6';
 
@@ -22,6 +23,8 @@ export interface HuddleConfig {
   retryBaseMs: number;
   requestTimeoutMs: number;
   idleTimeoutMs: number;
+  /** A working agent with no event for this long is interrupted by the stall watchdog (HUDDLE_STALL_MS, default 10 min; 0: off). */
+  stallMs?: number;
   /** Teammates get their own git worktree unless a spawn says otherwise (HUDDLE_WORKTREES=1). */
   worktrees?: boolean;
   /** Times a reviewer may send a task back for changes before the lead is asked to decide (default 3). */
@@ -34,6 +37,8 @@ export interface HuddleConfig {
   compactAt?: number;
   /** --permission-mode / HUDDLE_PERMISSION_MODE; undefined: ask in the console, auto headless. */
   permissionMode?: PermissionMode | undefined;
+  /** Team budget from --budget-usd/--budget-minutes/--budget-turns (over .team/budget.json's "team"). */
+  budget?: BudgetLimits;
 }
 
 export interface ConfigFlags {
@@ -79,6 +84,7 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
     retryBaseMs: intFrom(env, 'HUDDLE_RETRY_BASE_MS', 500),
     requestTimeoutMs: intFrom(env, 'HUDDLE_REQUEST_TIMEOUT_MS', 600_000),
     idleTimeoutMs: intFrom(env, 'HUDDLE_IDLE_TIMEOUT_MS', 60_000),
+    stallMs: intFrom(env, 'HUDDLE_STALL_MS', 600_000),
     worktrees: boolFrom(env, 'HUDDLE_WORKTREES', false),
     reviewMaxRounds: intFrom(env, 'HUDDLE_REVIEW_MAX_ROUNDS', 3),
     trimAt: fractionFrom(env, 'HUDDLE_TRIM_AT', 0.6),

@@ -38,6 +38,7 @@ export async function runConsole(options: CliOptions): Promise<number> {
       cleanupDemo = workspace.cleanup;
     }
     config = resolveConfig({ cwd, model: options.model, apiKeyFile: options.apiKeyFile, maxTurns: options.maxTurns, permissionMode: options.permissionMode });
+    config.budget = options.budget; // --budget-* flags: the team's limits (runtime/budget.ts)
   } catch (error) {
     if (error instanceof ConfigError) return fail(error.message);
     throw error;
@@ -72,7 +73,6 @@ export async function runConsole(options: CliOptions): Promise<number> {
   const hub = new EventHub();
   const log = new EventLog(hub, `${workspace.teamDir}/logs`, { secrets: [config.apiKey, config.authToken] });
   const team = await Team.open({ config, workspace, hub, backend });
-  if (decision === 'resume') await team.releaseUnresumable();
   const store = createConsoleStore({
     model: config.model,
     endpoint: demo ? 'built-in script' : config.baseURL ? new URL(config.baseURL).host : '',
@@ -80,6 +80,8 @@ export async function runConsole(options: CliOptions): Promise<number> {
     keyMissing,
   });
   const bridge = new EventBridge(hub, store);
+  // After the bridge subscribes, so the panes see the resumed agents' status events.
+  if (decision === 'resume') await team.resumeMembers();
   const history = InputHistory.forTeamDir(workspace.teamDir);
 
   const { render } = await import('ink');

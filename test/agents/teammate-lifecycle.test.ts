@@ -103,9 +103,10 @@ describe('teammate lifecycle', () => {
     const request = await h.waitFor('the auto-claimed turn', () => h.requestsOf('alice')[1]);
     const [turn] = lastUserTexts(request);
     expect(turn!.split('\n')[0]).toBe('<auto-claimed>Task #1: Fix the login bug</auto-claimed>');
-    // It had work in reach when its first turn ended, so it never showed as idle in between.
+    // It had work in reach when its first turn ended, so it never showed as idle in between
+    // (the second 'working' is the same status, its reason now naming the task: liveness).
     await h.waitForStatus('alice', 'idle');
-    expect(h.statuses('alice')).toEqual(['working', 'idle']);
+    expect(h.statuses('alice')).toEqual(['working', 'working', 'idle']);
   });
 
   it('a teammate whose model fails for good becomes failed with the error, and the lead is told', async () => {

@@ -2,6 +2,8 @@
 import type { SlashCommand } from './types.js';
 import { agentNames, attempt, firstWord, teammateNames, usage } from './helpers.js';
 import { WORKTREE_COMMANDS } from './worktree-commands.js';
+import { BUDGET_COMMANDS, taskSpendLines } from './budget-commands.js';
+import { SUPERVISION_COMMANDS } from './supervision-commands.js';
 
 export const COMMANDS: SlashCommand[] = [
   {
@@ -71,13 +73,6 @@ export const COMMANDS: SlashCommand[] = [
     },
   },
   {
-    name: 'restart',
-    args: 'NAME',
-    description: 'start a fresh loop for an agent',
-    complete: teammateNames,
-    run: () => ({ kind: 'error', message: '/restart is not available in this version yet; use /shutdown then /spawn' }),
-  },
-  {
     name: 'shutdown',
     args: 'NAME [--now]',
     description: 'ask a teammate to shut down (--now: stop it at once)',
@@ -104,14 +99,14 @@ export const COMMANDS: SlashCommand[] = [
   },
   {
     name: 'cost',
-    description: 'spend per agent',
+    description: 'spend per agent and per task',
     run(context) {
       const lines = context.state.order.map((name) => {
         const agent = context.state.agents[name]!;
         return `${name}: $${agent.costUsd.toFixed(4)} (${agent.inputTokens} in, ${agent.outputTokens} out)`;
       });
       const total = context.state.order.reduce((sum, name) => sum + (context.state.agents[name]?.costUsd ?? 0), 0);
-      context.controller.note(context.focus, [...lines, `total: $${total.toFixed(4)}`].join('\n'));
+      context.controller.note(context.focus, [...lines, `total: $${total.toFixed(4)}`, ...taskSpendLines(context.controller.team)].join('\n'));
       return { kind: 'ok' };
     },
   },
@@ -140,4 +135,6 @@ export const COMMANDS: SlashCommand[] = [
     run: () => ({ kind: 'quit' }),
   },
   ...WORKTREE_COMMANDS,
+  ...BUDGET_COMMANDS,
+  ...SUPERVISION_COMMANDS,
 ];

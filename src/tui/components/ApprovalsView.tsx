@@ -22,7 +22,10 @@ export function ApprovalsView({ store, width, height }: { store: ConsoleStore; w
       {approvals.length === 0 ? <Text dimColor>Nothing is waiting for you.</Text> : null}
       {shown.map((request, i) => {
         const isSelected = first + i === selected;
-        const always = request.prefixes.length ? `a adds ${request.prefixes.map((p) => `'${p}'`).join(', ')} to the allow-list` : 'cannot be allow-listed';
+        // A budget stop (runtime/budget.ts): y extends the budget, n stops the agent.
+        // A stall or failure notice (agents/watchdog.ts): y restarts the agent, n dismisses.
+        const notice = request.tool === 'stalled' || request.tool === 'failed';
+        const always = notice ? 'a also restarts' : request.tool === 'budget' ? 'a also extends' : request.prefixes.length ? `a adds ${request.prefixes.map((p) => `'${p}'`).join(', ')} to the allow-list` : 'cannot be allow-listed';
         return (
           <Box key={request.id} flexDirection="column">
             <Text wrap="truncate" inverse={isSelected}>

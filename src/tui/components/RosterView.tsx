@@ -21,7 +21,10 @@ export function RosterView({ store, width, height }: { store: ConsoleStore; widt
       {order.map((name) => {
         const agent = agents[name]!;
         const task = tasks.find((t) => t.owner === name && t.status === 'in_progress');
-        const status = `${agent.status}${agent.reason ? `: ${agent.reason}` : ''}`;
+        // Liveness: a working agent's tool is UI-only (too frequent for the roster file).
+        const tool = agent.status === 'working' && agent.activeTool ? `running ${agent.activeTool}` : undefined;
+        const why = [agent.reason, tool].filter(Boolean).join(' · ');
+        const status = `${agent.status}${why ? `: ${why}` : ''}`;
         return (
           <Text key={name} wrap="truncate">
             {name.padEnd(12)}

@@ -162,6 +162,11 @@ export function applyEvent(state: ConsoleState, event: HuddleEvent): Partial<Con
         })),
       );
     case 'warning':
+      // Budget warnings (runtime/budget.ts) also stay in the agent's pane, not only in the flash.
+      if (event.budget && name !== 'huddle' && state.agents[name]) {
+        const text = String(event.message ?? 'budget warning');
+        return { ...patchAgent(state, name, (agent) => ({ items: appendItem(agent.items, { kind: 'notice', id: itemId(), text, tone: 'warn' }) })), flash: { text, tone: 'warn' } };
+      }
       return { flash: { text: String(event.message ?? 'warning'), tone: 'warn' } };
     case 'approval_requested': {
       const request: ApprovalView = {

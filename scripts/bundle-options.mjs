@@ -1,0 +1,52 @@
+// The esbuild options of huddle's bundle, shared by `npm run build` and the tests that bundle the
+// current source into a temp directory (dist/ belongs to the build).
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+// yoga-layout (Ink's layout engine) fetch()es its embedded wasm from a data: URL whenever fetch
+// exists, which loads undici (~30 ms) before the first frame; its synchronous path needs neither.
+const yogaWithoutFetch = {
+  name: 'yoga-without-fetch',
+  setup(build) {
+    build.onLoad({ filter: /yoga-wasm-base64-esm\.js$/ }, async (args) => {
+      const source = await readFile(args.path, 'utf8');
+      const patched = source.replace('"function"!=typeof fetch', '"function"!=typeof undefined');
+      if (patched === source) console.warn('yoga-without-fetch: pattern not found; the bundle still works, only slower to start');
+      return { contents: patched, loader: 'js' };
+    });
+  },
+};
+
+/** Code splitting keeps `--version` and `--help` from loading the SDK or Ink. */
+export function bundleOptions({ outdir, version, minify = true }) {
+  return {
+    plugins: [yogaWithoutFetch],
+    entryPoints: { cli: path.join(root, 'src/cli.ts') },
+    outdir,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node22',
+    minify,
+    sourcemap: minify ? 'linked' : false,
+    legalComments: 'none',
+    define: { 'process.env.NODE_ENV': '"production"', __HUDDLE_VERSION__: JSON.stringify(version) },
+    // Native addons and devtools stay out of the bundle.
+    external: ['node-pty', 'react-devtools-core'],
+    banner: {
+      // Bundled CommonJS packages may use require, __filename and __dirname; ESM has none of them.
+      js: [
+        "import { createRequire as __huddleCreateRequire } from 'node:module';",
+        "import { fileURLToPath as __huddleFileURLToPath } from 'node:url';",
+        'const require = __huddleCreateRequire(import.meta.url);',
+        'const __filename = __huddleFileURLToPath(import.meta.url);',
+        "const __dirname = __huddleFileURLToPath(new URL('.', import.meta.url));",
+      ].join(' '),
+    },
+    logLevel: 'warning',
+  };
+}

@@ -1,0 +1,166 @@
+// /restart NAME: a fresh loop for an agent that keeps what matters — its workspace (worktree),
+// its tasks (the board is untouched) and a summary of its transcript. The new loop's first user
+// turn is the identity block (SPEC section 5) with the tasks it owns, then the summary.
+import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
+import type { ModelBackend } from '../runtime/model-client.js';
+import type { Agent } from './agent.js';
+import type { AgentLoop } from './agent-loop.js';
+import { renderTranscript, summaryPrompt } from './compaction.js';
+import { identityBlock } from './identity-block.js';
+import { LEAD_NAME } from './prompts.js';
+import type { Team } from './team.js';
+import { Teammate, type TeammateSpec } from './teammate.js';
+
+/** How much of the old transcript the summary call sees (characters). */
+const TRANSCRIPT_BUDGET = 120_000;
+/** The fallback summary: this many of the last assistant texts. */
+const FALLBACK_TEXTS = 3;
+
+export interface RestartResult {
+  name: string;
+  /** How the summary was made. */
+  summary: 'model' | 'last-texts' | 'empty';
+  message: string;
+}
+
+/**
+ * A summary of `messages` for the new loop: written by the model like a compaction's, or on
+ * failure the last assistant texts (never nothing when there was something).
+ */
+export async function summariseForRestart(
+  loop: Pick<AgentLoop, 'model' | 'system' | 'totals' | 'recordUsage'>,
+  events: Agent['events'],
+  messages: MessageParam[],
+  backend: ModelBackend,
+  maxTokens: number,
+  signal?: AbortSignal,
+): Promise<{ text: string; kind: RestartResult['summary']; error?: string }> {
+  if (messages.length === 0) return { text: '', kind: 'empty' };
+  try {
+    const transcript = renderTranscript(messages, TRANSCRIPT_BUDGET);
+    const focus = 'you are being restarted with a fresh context; say where the work stands and what to do next';
+    const result = await backend.call(
+      { model: loop.model, system: loop.system, messages: [{ role: 'user', content: summaryPrompt(transcript, 'manual', focus) }], tools: [], maxTokens },
+      signal ? { signal } : {},
+    );
+    // The summary costs like any call: in the agent's totals and its usage events (as a compaction's).
+    loop.recordUsage(result.usage, result.costUsd, { purpose: 'compaction', restart: true });
+    const text = result.message.content
+      .flatMap((block) => (block.type === 'text' ? [block.text] : []))
+      .join('')
+      .trim();
+    if (text) return { text, kind: 'model' };
+    return { ...lastTexts(messages), error: 'the model returned an empty summary' };
+  } catch (error) {
+    return { ...lastTexts(messages), error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+function lastTexts(messages: MessageParam[]): { text: string; kind: RestartResult['summary'] } {
+  const texts = messages
+    .filter((message) => message.role === 'assistant')
+    .flatMap((message) =>
+      typeof message.content === 'string'
+        ? [message.content]
+        : message.content.flatMap((block) => (block.type === 'text' && block.text.trim() ? [block.text.trim()] : [])),
+    )
+    .slice(-FALLBACK_TEXTS);
+  if (texts.length === 0) return { text: '', kind: 'empty' };
+  return { text: `(no summary could be written; your last words were:)\n${texts.join('\n---\n')}`, kind: 'last-texts' };
+}
+
+/** The first user turn of the restarted loop. */
+async function restartTurn(team: Team, name: string, role: string, summary: string): Promise<string> {
+  const owned = (await team.ctx.board.list().catch(() => [])).filter((task) => task.owner === name && task.status !== 'completed');
+  const note = 'You were restarted with a fresh context by the person; your workspace and tasks are as you left them. The open tasks you own:';
+  const block = identityBlock({ name, role, team: team.ctx.teamName }, note, owned);
+  const body = summary ? `\n\n<summary>\n${summary}\n</summary>` : '\n\n(there was no earlier conversation to summarise)';
+  return `${block}${body}\n\nContinue your work from here.`;
+}
+
+/**
+ * Restarts `name`. A teammate's loop is stopped (stopNow) and a new Teammate with the same name,
+ * role, model, tools and worktree starts from the restart turn. The lead's transcript is replaced
+ * by the restart turn (it carries on with its next prompt or message).
+ */
+export async function restartAgent(team: Team, name: string): Promise<RestartResult> {
+  const { backend, config } = team.ctx;
+  if (name === LEAD_NAME) {
+    const lead = team.lead;
+    if (lead.loop.running) {
+      // The lead's turn ends at the interrupt; wait for it so the transcript is still.
+      const ended = new Promise<void>((resolve) => {
+        const off = lead.onTurnEnd(() => {
+          off();
+          resolve();
+        });
+      });
+      lead.interrupt();
+      await ended;
+    }
+    const old = lead.loop.messages.slice();
+    const summary = await summariseForRestart(lead.loop, lead.events, old, backend, config.maxTokens);
+    const text = await restartTurn(team, name, 'lead', summary.text);
+    const before = lead.loop.totals.contextTokens;
+    lead.loop.messages.splice(0, lead.loop.messages.length, { role: 'user', content: [{ type: 'text', text }] });
+    lead.loop.totals.contextTokens = Math.ceil(text.length / 4);
+    logReset(lead.events, summary.text, before, lead.loop.totals.contextTokens);
+    lead.events.emit('warning', { message: `restarted with a fresh context (summary: ${summary.kind}${summary.error ? `, ${summary.error}` : ''})` });
+    return { name, summary: summary.kind, message: describe(name, summary) };
+  }
+
+  const old = team.teammates.get(name);
+  if (!old) {
+    const names = [...team.teammates.keys()];
+    throw new Error(`no teammate named '${name}' to restart; teammates: ${names.length ? names.join(', ') : 'none'}`);
+  }
+  if (!old.finished) {
+    old.stopNow('restarting');
+    await old.done;
+  }
+  const summary = await summariseForRestart(old.loop, old.events, old.loop.messages, backend, config.maxTokens);
+  const prompt = await restartTurn(team, name, old.role, summary.text);
+  const spec: TeammateSpec = {
+    ...old.spec,
+    model: old.loop.model,
+    // The tools it had (a plan approved before the restart stays approved).
+    tools: old.loop.tools,
+    prompt,
+    planModeRequired: old.planPending,
+  };
+  // A restart is a fresh start from the summary, never a replay of the old transcript.
+  delete spec.resume;
+  const fresh = new Teammate(team.ctx, spec);
+  // Its spend carries over (/cost, budgets); its context starts small.
+  Object.assign(fresh.loop.totals, old.loop.totals, { contextTokens: 0 });
+  logReset(fresh.events, summary.text, old.loop.totals.contextTokens, Math.ceil(prompt.length / 4));
+  team.teammates.set(name, fresh);
+  fresh.events.emit('warning', { message: `restarted with a fresh context (summary: ${summary.kind}${summary.error ? `, ${summary.error}` : ''})` });
+  fresh.start();
+  return { name, summary: summary.kind, message: describe(name, summary) };
+}
+
+/**
+ * Logged as a compaction summary, so a resume that replays the log (transcript-replay.ts) starts
+ * from the summary rather than the transcript the restart dropped.
+ */
+function logReset(events: Agent['events'], summary: string, beforeTokens: number, afterTokens: number): void {
+  events.emit('compaction', {
+    kind: 'summary',
+    trigger: 'restart',
+    summary: summary || '(restarted with no earlier conversation)',
+    before_tokens: beforeTokens,
+    after_tokens: afterTokens,
+    summary_chars: summary.length,
+  });
+}
+
+function describe(name: string, summary: { kind: RestartResult['summary']; error?: string }): string {
+  const how =
+    summary.kind === 'model'
+      ? 'with a summary of its transcript'
+      : summary.kind === 'last-texts'
+        ? `with its last messages (the summary failed: ${summary.error ?? 'unknown error'})`
+        : 'with no earlier conversation';
+  return `restarted ${name} ${how}; its tasks and workspace are kept`;
+}

@@ -1,0 +1,180 @@
+// The stall watchdog: a working agent that has emitted no event for `stallMs` (a model that went
+// silent, a tool that never returns) is interrupted, and everyone is told: a `warning` event, its
+// status reason, and — for a teammate — the lead, through its inbox. One timer for the whole team,
+// armed only while some agent works: an idle team costs nothing.
+import type { EventHub } from '../runtime/events.js';
+import { clockTime } from './liveness.js';
+import { LEAD_NAME } from './prompts.js';
+import { formatDuration } from './protocols.js';
+import type { Agent } from './agent.js';
+import type { Team } from './team.js';
+
+export const DEFAULT_STALL_MS = 600_000;
+
+export interface WatchedAgent {
+  readonly name: string;
+  readonly loop: { readonly running: boolean };
+}
+
+export interface StallWatchdogOptions<A extends WatchedAgent> {
+  hub: EventHub;
+  stallMs: number;
+  /** The agents that may be watched now (live ones). */
+  agents(): Iterable<A>;
+  /** True while `agent` counts as working: waiting on a person or a plan is no stall. */
+  isWorking(agent: A): boolean;
+  onStall(agent: A, silentMs: number): void;
+}
+
+export class StallWatchdog<A extends WatchedAgent = WatchedAgent> {
+  readonly #o: StallWatchdogOptions<A>;
+  /** Per agent, when its last event was seen (ms since the epoch). */
+  readonly #lastEvent = new Map<string, number>();
+  readonly #unsubscribe: () => void;
+  #timer: NodeJS.Timeout | undefined;
+  #stopped = false;
+
+  constructor(options: StallWatchdogOptions<A>) {
+    this.#o = options;
+    // Listeners on the hub must be cheap: a map write, and a timer only when none is armed.
+    this.#unsubscribe = options.hub.subscribe((event) => {
+      this.#lastEvent.set(event.agent, Date.now());
+      if (!this.#timer) this.#arm(this.#o.stallMs);
+    });
+  }
+
+  /** True while the one timer is set: never when no agent works (an idle team costs nothing). */
+  get armed(): boolean {
+    return this.#timer !== undefined;
+  }
+
+  /** When `agent` was last heard from (for tests and /team). */
+  lastEventAt(agent: string): number | undefined {
+    return this.#lastEvent.get(agent);
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    this.#unsubscribe();
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  #arm(delayMs: number): void {
+    if (this.#stopped || this.#o.stallMs <= 0) return;
+    this.#timer = setTimeout(() => this.#check(), Math.max(1, delayMs));
+    // The watchdog alone must never keep a process alive.
+    this.#timer.unref?.();
+  }
+
+  #check(): void {
+    this.#timer = undefined;
+    if (this.#stopped) return;
+    const now = Date.now();
+    const { stallMs } = this.#o;
+    let next = Infinity;
+    for (const agent of this.#o.agents()) {
+      if (!agent.loop.running || !this.#o.isWorking(agent)) continue;
+      const last = this.#lastEvent.get(agent.name);
+      if (last === undefined) {
+        this.#lastEvent.set(agent.name, now);
+        next = Math.min(next, stallMs);
+        continue;
+      }
+      const silent = now - last;
+      if (silent >= stallMs) {
+        // Counted from now, so one stall is reported once, not on every check.
+        this.#lastEvent.set(agent.name, now);
+        try {
+          this.#o.onStall(agent, silent);
+        } catch {
+          // Reporting a stall must never take the watchdog down.
+        }
+        next = Math.min(next, stallMs);
+      } else {
+        next = Math.min(next, last + stallMs - now);
+      }
+    }
+    // Re-armed only while someone works; the next event arms it again otherwise.
+    if (next < Infinity) this.#arm(next);
+  }
+}
+
+export interface SupervisionNotice {
+  agent: string;
+  kind: 'stalled' | 'failed';
+  text: string;
+}
+
+/**
+ * Puts a stall or failure in the person's needs-you queue (the console's /approvals) as a
+ * 'notice': y restarts the agent, n dismisses it. One open notice per agent; nothing without a
+ * console (the queue is unanswerable headless, and the lead already has it in its inbox).
+ */
+export function needsYouNotices(team: Team): (notice: SupervisionNotice) => void {
+  const open = new Set<string>();
+  return (notice) => {
+    if (!team.approvals.answerable || open.has(notice.agent)) return;
+    open.add(notice.agent);
+    void team.approvals
+      .request({ agent: notice.agent, kind: 'notice', tool: notice.kind, summary: notice.text, reason: 'y restarts it (workspace, tasks and a summary kept) · n dismisses', prefixes: [] })
+      .then(async (outcome) => {
+        open.delete(notice.agent);
+        if (outcome.kind !== 'approved') return;
+        const result = await team.restart(notice.agent);
+        team.ctx.hub.emit(notice.agent, 'warning', { message: result.message });
+      })
+      .catch((error: unknown) => {
+        open.delete(notice.agent);
+        team.ctx.hub.emit(notice.agent, 'warning', { message: `restart failed: ${error instanceof Error ? error.message : String(error)}` });
+      });
+  };
+}
+
+/** The team's watchdog: started by Team.start, stopped by Team.close. Undefined when turned off (stallMs 0). */
+export function startTeamWatchdog(team: Team, notify?: (notice: SupervisionNotice) => void): StallWatchdog<Agent> | undefined {
+  const stallMs = team.ctx.config.stallMs ?? DEFAULT_STALL_MS;
+  if (stallMs <= 0) return undefined;
+  const { hub, roster, bus } = team.ctx;
+  /** Agents just interrupted for a stall: their next resting status says so. */
+  const stalledNote = new Map<string, string>();
+  const unsubscribe = hub.subscribe((event) => {
+    if (event.type !== 'status') return;
+    if (event.status === 'failed') {
+      const error = typeof event.error === 'string' ? event.error : 'unknown error';
+      notify?.({ agent: event.agent, kind: 'failed', text: `${event.agent} failed: ${error}` });
+    }
+    const note = stalledNote.get(event.agent);
+    if (note === undefined) return;
+    stalledNote.delete(event.agent);
+    if (event.status === 'working') return;
+    const reason = typeof event.reason === 'string' ? `${note}; ${event.reason}` : note;
+    // Only the reason: the status stays what the agent set (never regressed by this write).
+    void roster.update(event.agent, { status_reason: reason }).catch(() => undefined);
+  });
+  const watchdog = new StallWatchdog<Agent>({
+    hub,
+    stallMs,
+    agents: () => [team.lead, ...team.liveTeammates()],
+    isWorking: (agent) => roster.get(agent.name)?.status === 'working',
+    onStall(agent, silentMs) {
+      const silent = formatDuration(silentMs);
+      const message = `stalled: no event for ${silent} while working; interrupted`;
+      stalledNote.set(agent.name, `interrupted at ${clockTime()} after ${silent} without an event`);
+      agent.events.emit('warning', { message, stalled: true, silent_ms: silentMs });
+      agent.interrupt();
+      const text = `${agent.name} stalled (no event for ${silent}) and was interrupted`;
+      notify?.({ agent: agent.name, kind: 'stalled', text });
+      if (agent.name !== LEAD_NAME) {
+        const content = `[huddle] ${text}; it now waits for work. Send it a message to carry on, or have the person /restart it.`;
+        void bus.send({ type: 'message', from: 'huddle', to: LEAD_NAME, content }).catch(() => undefined);
+      }
+    },
+  });
+  const stop = watchdog.stop.bind(watchdog);
+  watchdog.stop = () => {
+    unsubscribe();
+    stop();
+  };
+  return watchdog;
+}
