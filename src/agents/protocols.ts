@@ -99,16 +99,10 @@ export class Protocols {
     if (approve) this.effects.stopGracefully(teammate, 'shutdown approved');
   }
 
-  async submitPlan(teammate: string, plan: string): Promise<string> {
+  /** Registers a plan and, unless `toLead` is false (the person decides), asks the lead. */
+  async submitPlan(teammate: string, plan: string, toLead = true): Promise<string> {
     const requestId = `plan_${randomUUID().slice(0, 8)}`;
-    await this.bus.send({
-      type: 'plan_approval_request',
-      from: teammate,
-      to: LEAD_NAME,
-      request_id: requestId,
-      plan,
-      content: `${teammate} asks for approval of a plan. Answer with plan_approval {request_id: "${requestId}", approve, feedback?}.`,
-    });
+    if (toLead) await this.askLeadAboutPlan(teammate, requestId, plan);
     const autoMs = this.options.planAutoApproveMs;
     const timer =
       autoMs > 0
@@ -117,6 +111,18 @@ export class Protocols {
     timer?.unref();
     this.#plans.set(requestId, { teammate, plan, timer });
     return requestId;
+  }
+
+  /** Sends a plan request to the lead (also when the person could not be asked after all). */
+  async askLeadAboutPlan(teammate: string, requestId: string, plan: string): Promise<void> {
+    await this.bus.send({
+      type: 'plan_approval_request',
+      from: teammate,
+      to: LEAD_NAME,
+      request_id: requestId,
+      plan,
+      content: `${teammate} asks for approval of a plan. Answer with plan_approval {request_id: "${requestId}", approve, feedback?}.`,
+    });
   }
 
   async decidePlan(requestId: string, approve: boolean, feedback?: string): Promise<string> {

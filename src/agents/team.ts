@@ -225,7 +225,31 @@ export class Team implements TeamControl {
     if (!member?.planPending) throw new Error('your plan needs no approval: you already have your full tools');
     member.awaitingPlanDecision = true;
     member.requestIdle();
-    return this.protocols.submitPlan(teammate, plan);
+    const byPerson = this.ctx.config.planApproval === 'person' && this.approvals.answerable;
+    const requestId = await this.protocols.submitPlan(teammate, plan, !byPerson);
+    if (byPerson) void this.#askPersonAboutPlan(teammate, requestId, plan);
+    return requestId;
+  }
+
+  /** HUDDLE_PLAN_APPROVAL=person: the plan waits in the needs-you queue; y approves, n rejects. */
+  async #askPersonAboutPlan(teammate: string, requestId: string, plan: string): Promise<void> {
+    const summary = plan.replace(/\s+/g, ' ').trim();
+    const outcome = await this.approvals.request({
+      agent: teammate,
+      kind: 'plan',
+      tool: 'plan',
+      summary: summary.length > 200 ? `${summary.slice(0, 199)}…` : summary,
+      reason: `y approves ${teammate}'s plan (full text in its pane) · n sends it back to be revised`,
+      prefixes: [],
+    });
+    try {
+      if (outcome.kind === 'approved') await this.protocols.decidePlan(requestId, true, 'approved by the person');
+      else if (outcome.kind === 'denied') await this.protocols.decidePlan(requestId, false, 'the person did not approve it; revise the plan and send it again');
+      // Nobody left to answer (the console closed): the lead decides after all.
+      else await this.protocols.askLeadAboutPlan(teammate, requestId, plan);
+    } catch {
+      // Already decided (auto-approval) or the team is closing: nothing left to do.
+    }
   }
 
   decidePlan(requestId: string, approve: boolean, feedback?: string): Promise<string> {

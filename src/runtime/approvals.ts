@@ -9,8 +9,8 @@ export interface ApprovalRequest {
   id: string;
   agent: string;
   tool: string;
-  /** 'budget': a budget stop (y extends the budget, n stops the agent); otherwise a tool call. */
-  kind?: 'tool' | 'budget' | 'notice';
+  /** 'budget': a budget stop (y extends, n stops the agent); 'notice': a stall or failure (y restarts); 'plan': a plan to decide; otherwise a tool call. */
+  kind?: 'tool' | 'budget' | 'notice' | 'plan';
   /** One line: the command or the path. */
   summary: string;
   /** Why it needs approval. */
