@@ -5,8 +5,8 @@
 // `reviewMaxRounds` requests for changes the next one goes to the lead instead, and the task
 // stays in review until the lead decides.
 import { z } from 'zod';
-import { MalformedFileError } from '../runtime/atomic-file.js';
-import { TaskBoardError, type ReviewDecision, type Task } from '../runtime/board.js';
+import type { ReviewDecision, Task } from '../runtime/board.js';
+import { boardCall } from '../runtime/tools/task-tools.js';
 import { defineTool, ToolError, type Tool } from '../runtime/tools/types.js';
 import { LEAD_NAME } from './prompts.js';
 import type { TeamContext } from './team-context.js';
@@ -150,14 +150,4 @@ export function reviewTools(ctx: TeamContext): Tool[] {
   });
 
   return [approve, requestChanges] as Tool[];
-}
-
-/** Board refusals and unreadable files become ToolErrors: their messages already say what to do. */
-async function boardCall<T>(call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (error) {
-    if (error instanceof TaskBoardError || error instanceof MalformedFileError) throw new ToolError(error.message);
-    throw error;
-  }
 }

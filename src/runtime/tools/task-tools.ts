@@ -167,7 +167,7 @@ function refs(ids: number[]): string {
 }
 
 /** Board refusals and unreadable files become ToolErrors: their messages already say what to do. */
-async function boardCall<T>(call: () => Promise<T>): Promise<T> {
+export async function boardCall<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {
