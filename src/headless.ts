@@ -1,5 +1,5 @@
 // `huddle -p`: the same lead and team as the console, without a screen. The lead's final text
-// goes to stdout; `--json` streams every event instead. Exit: 0 done, 1 failed, 2 usage/config.
+// goes to stdout; `--json` streams every event instead. Exit: 0 done, 1 failed, 2 usage/config, 3 budget.
 import { existsSync, statSync } from 'node:fs';
 import type { CliOptions } from './cli.js';
 import { Team } from './agents/team.js';
