@@ -3,22 +3,14 @@
 // queue), and one headless run of the built CLI with --permission-mode ask.
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { HuddleEvent } from '../../src/runtime/events.js';
 import { reply, replyText, startFakeApi, toolUse } from '../helpers/fake-api.ts';
-import { lastToolResults, openTeamHarness, type TeamHarness, type TeamHarnessOptions } from '../helpers/team-harness.ts';
+import { lastToolResults, type TeamHarness, type TeamHarnessOptions } from '../helpers/team-harness.ts';
+import { harnessPerTest } from '../helpers/harness-per-test.js';
 import { makeWorkspace, runCli } from '../helpers/run-cli.ts';
 
-let harness: TeamHarness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
-
-async function open(options: TeamHarnessOptions = {}): Promise<TeamHarness> {
-  harness = await openTeamHarness(options);
-  return harness;
-}
+const open = harnessPerTest();
 
 /** The tool results of `agent`, in order: [tool name, ok, content]. */
 function results(h: TeamHarness, agent: string): Array<[string, boolean, string]> {

@@ -4,7 +4,7 @@
 // In-process, through the agents' own tool calls against the fake API.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Message } from '../../src/runtime/bus.js';
 import { reply, replyText, toolUse, type Scripted } from '../helpers/fake-api.ts';
 import type { RecordedRequest } from '../helpers/fake-api.ts';
@@ -12,22 +12,13 @@ import {
   inboxMessages,
   lastToolResults,
   lastUserTexts,
-  openTeamHarness,
   toolNames,
   type TeamHarness,
   type TeamHarnessOptions,
 } from '../helpers/team-harness.ts';
+import { harnessPerTest } from '../helpers/harness-per-test.js';
 
-let harness: TeamHarness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
-
-async function open(options: TeamHarnessOptions = {}): Promise<TeamHarness> {
-  harness = await openTeamHarness({ ...options, env: { HUDDLE_IDLE_TIMEOUT_MS: '20000', ...options.env } });
-  return harness;
-}
+const open = harnessPerTest({ env: { HUDDLE_IDLE_TIMEOUT_MS: '20000' } });
 
 /** The newest message of `type` in the last user turn of a request. */
 function newMessage(request: RecordedRequest, type: Message['type']): Message | undefined {

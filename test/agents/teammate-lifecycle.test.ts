@@ -2,29 +2,20 @@
 // inbox message or a claimable task wakes it (events, not a poll), or the idle timeout shuts it
 // down; failures end as `failed`, never a stale `working`. In-process, against the fake API.
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Message } from '../../src/runtime/bus.js';
 import { overloaded, reply, replyText, text, toolUse, type Scripted } from '../helpers/fake-api.ts';
 import {
   lastToolResults,
   lastUserTexts,
-  openTeamHarness,
   systemText,
   turnsOf,
   type TeamHarness,
   type TeamHarnessOptions,
 } from '../helpers/team-harness.ts';
+import { harnessPerTest } from '../helpers/harness-per-test.js';
 
-let harness: TeamHarness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
-
-async function open(options: TeamHarnessOptions = {}): Promise<TeamHarness> {
-  harness = await openTeamHarness(options);
-  return harness;
-}
+const open = harnessPerTest();
 
 describe('teammate lifecycle', () => {
   it('with no work it goes idle and shuts itself down after the idle timeout, with a reason', async () => {
