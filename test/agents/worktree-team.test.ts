@@ -7,6 +7,7 @@ import path from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
+import { useTestGitIdentity } from '../helpers/git-identity.js';
 import { resolveConfig } from '../../src/runtime/config.js';
 import { NOT_A_REPO_MESSAGE } from '../../src/runtime/worktree.js';
 import { runCommandLine } from '../../src/tui/commands/dispatch.js';
@@ -16,15 +17,7 @@ import { createConsoleStore } from '../../src/tui/state/console-store.js';
 import { reply, replyText, toolUse } from '../helpers/fake-api.ts';
 import { lastToolResults, openTeamHarness, systemText, type TeamHarness } from '../helpers/team-harness.ts';
 
-// A known identity and no user or system git config; the teammates' bash inherits it.
-Object.assign(process.env, {
-  GIT_AUTHOR_NAME: 'Huddle Test',
-  GIT_AUTHOR_EMAIL: 'test@huddle.invalid',
-  GIT_COMMITTER_NAME: 'Huddle Test',
-  GIT_COMMITTER_EMAIL: 'test@huddle.invalid',
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-});
+useTestGitIdentity();
 
 let harness: TeamHarness | undefined;
 let controller: ConsoleController | undefined;

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
+import { useTestGitIdentity } from '../helpers/git-identity.js';
 import {
   ensureWorktree,
   listWorktreeNames,
@@ -17,15 +18,7 @@ import {
   worktreeStatus,
 } from '../../src/runtime/worktree.js';
 
-// A known identity and no user or system git config, so commits work the same on any machine.
-Object.assign(process.env, {
-  GIT_AUTHOR_NAME: 'Huddle Test',
-  GIT_AUTHOR_EMAIL: 'test@huddle.invalid',
-  GIT_COMMITTER_NAME: 'Huddle Test',
-  GIT_COMMITTER_EMAIL: 'test@huddle.invalid',
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-});
+useTestGitIdentity();
 
 const dirs: string[] = [];
 afterEach(() => {
