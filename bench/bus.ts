@@ -3,12 +3,12 @@
 // it is the receiver's fs.watch on the inbox directory (plus its 3 ms debounce).
 import { fork } from 'node:child_process';
 import path from 'node:path';
-import { MessageBus } from '../src/runtime/bus.js';
+import { FileBus } from '../src/runtime/store/file/file-bus.js';
 import { type BenchResult, BUNDLE_DIR, log, percentile, result, spread, tempDir } from './lib.js';
 
 export async function benchBusInProcess(samples = 500, warmup = 20): Promise<BenchResult[]> {
   const ws = tempDir('huddle-bench-bus-');
-  const bus = new MessageBus(path.join(ws.dir, 'inbox'), { knownNames: () => ['waiter', 'sender'] });
+  const bus = new FileBus(path.join(ws.dir, 'inbox'), { knownNames: () => ['waiter', 'sender'] });
   const latencies: number[] = [];
   try {
     for (let i = 0; i < warmup + samples; i++) {
@@ -52,7 +52,7 @@ interface SenderReply {
 export async function benchBusAcrossProcesses(samples = 100, warmup = 10): Promise<BenchResult[]> {
   const ws = tempDir('huddle-bench-bus-x-');
   const inbox = path.join(ws.dir, 'inbox');
-  const bus = new MessageBus(inbox, { knownNames: () => ['parent', 'child'] });
+  const bus = new FileBus(inbox, { knownNames: () => ['parent', 'child'] });
   const child = fork(path.join(BUNDLE_DIR, 'bus-sender.mjs'), [inbox], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const replies: SenderReply[] = [];
   let notify: (() => void) | undefined;

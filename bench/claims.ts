@@ -3,13 +3,13 @@
 // done). Every claim also has to be unique: the benchmark checks that no task was won twice.
 import { fork } from 'node:child_process';
 import path from 'node:path';
-import { TaskBoard } from '../src/runtime/board.js';
+import { FileBoard } from '../src/runtime/store/file/file-board.js';
 import { type BenchResult, BUNDLE_DIR, log, result, round, tempDir } from './lib.js';
 
-/** Creates `count` pending tasks through TaskBoard.create (as agents do). */
+/** Creates `count` pending tasks through FileBoard.create (as agents do). */
 async function fillBoard(dir: string, count: number): Promise<number> {
   const started = performance.now();
-  const board = new TaskBoard(dir, { agent: 'lead' });
+  const board = new FileBoard(dir, { agent: 'lead' });
   for (let i = 1; i <= count; i++) await board.create({ subject: `Bench task ${i}`, description: `task number ${i}` });
   return (performance.now() - started) / 1000;
 }
@@ -26,8 +26,8 @@ export async function benchClaimsInProcess(tasks = 2000, claimers = 8): Promise<
   try {
     const dir = path.join(ws.dir, '.tasks');
     const fillSeconds = await fillBoard(dir, tasks);
-    // One TaskBoard per claimer, as each agent of a team has its own.
-    const boards = Array.from({ length: claimers }, (_, i) => new TaskBoard(dir, { agent: `c${i}` }));
+    // One FileBoard per claimer, as each agent of a team has its own.
+    const boards = Array.from({ length: claimers }, (_, i) => new FileBoard(dir, { agent: `c${i}` }));
     const won: number[][] = boards.map(() => []);
     const started = performance.now();
     await Promise.all(

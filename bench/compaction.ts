@@ -7,12 +7,12 @@ import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { AgentLoop } from '../src/agents/agent-loop.js';
 import { Compactor } from '../src/agents/compaction.js';
 import { trimOldToolResults } from '../src/agents/context-trim.js';
-import { estimateTokens } from '../src/runtime/context-window.js';
-import { agentEmitter, EventHub } from '../src/runtime/events.js';
-import { ModelClient } from '../src/runtime/model-client.js';
+import { estimateTokens } from '../src/runtime/model/context-window.js';
+import { agentEmitter, EventHub } from '../src/runtime/events/events.js';
+import { ModelClient } from '../src/runtime/model/model-client.js';
 import { coreTools } from '../src/runtime/tools/core-tools.js';
 import { ToolRegistry } from '../src/runtime/tools/registry.js';
-import { Workspace } from '../src/runtime/workspace.js';
+import { Workspace } from '../src/runtime/workspace/workspace.js';
 import { replyText, startFakeApi } from '../test/helpers/fake-api.js';
 import { type BenchResult, TEST_API_KEY, log, median, result, spread, tempDir } from './lib.js';
 

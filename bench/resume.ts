@@ -6,10 +6,10 @@ import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Team } from '../src/agents/team.js';
 import { resolveConfig } from '../src/runtime/config.js';
-import { EventLog } from '../src/runtime/event-log.js';
-import { EventHub } from '../src/runtime/events.js';
-import { InterruptedError, type ModelBackend, type ModelRequest } from '../src/runtime/model-client.js';
-import { Workspace } from '../src/runtime/workspace.js';
+import { openFileStore } from '../src/runtime/store/file/file-store.js';
+import { EventHub } from '../src/runtime/events/events.js';
+import { InterruptedError, type ModelBackend, type ModelRequest } from '../src/runtime/model/model-client.js';
+import { Workspace } from '../src/runtime/workspace/workspace.js';
 import { type BenchResult, log, median, result, round, tempDir } from './lib.js';
 
 const AGENTS = ['lead', ...Array.from({ length: 7 }, (_, i) => `mate${i + 1}`)];
@@ -67,7 +67,7 @@ async function resumeOnce(events: number): Promise<{ ms: number; messages: numbe
     const config = resolveConfig({ cwd: ws.dir }, { ANTHROPIC_API_KEY: 'sk-bench-0123456789', HUDDLE_IDLE_TIMEOUT_MS: '60000' });
     const workspace = new Workspace(ws.dir);
     const hub = new EventHub();
-    const eventLog = new EventLog(hub, path.join(workspace.teamDir, 'logs'));
+    const store = await openFileStore(workspace, { hub, secrets: [] });
     const asked = new Set<string>();
     let allAsked!: () => void;
     const running = new Promise<void>((resolve) => (allAsked = resolve));
@@ -76,6 +76,7 @@ async function resumeOnce(events: number): Promise<{ ms: number; messages: numbe
       config,
       workspace,
       hub,
+      store,
       backend: waitingBackend((agent) => {
         asked.add(agent);
         if (AGENTS.every((name) => asked.has(name))) allAsked();
@@ -88,7 +89,7 @@ async function resumeOnce(events: number): Promise<{ ms: number; messages: numbe
     const ms = performance.now() - started;
     const messages = [team.lead, ...team.teammates.values()].reduce((sum, agent) => sum + agent.loop.messages.length, 0);
     await team.close('bench over');
-    eventLog.close();
+    await store.close();
     return { ms, messages };
   } finally {
     ws.cleanup();

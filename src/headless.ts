@@ -4,14 +4,15 @@ import { existsSync, statSync } from 'node:fs';
 import type { CliOptions } from './cli.js';
 import { Team } from './agents/team.js';
 import { ConfigError, MISSING_KEY_MESSAGE, hasCredentials, resolveConfig, type HuddleConfig } from './runtime/config.js';
-import { EventLog, scrub } from './runtime/event-log.js';
-import { EventHub, type HuddleEvent } from './runtime/events.js';
-import { ModelClient, modelClientOptions } from './runtime/model-client.js';
-import { addUsage, emptyUsage } from './runtime/pricing.js';
-import { archiveTeam, unfinishedMembers } from './runtime/team-state.js';
-import { Workspace } from './runtime/workspace.js';
-import { LEAD_NAME } from './agents/prompts.js';
-import { BudgetConfigError, budgetStopSummary, loadBudgetSettings } from './runtime/budget.js';
+import { scrub } from './runtime/store/file/event-log.js';
+import { fileBackend } from './runtime/store/file/file-store.js';
+import { EventHub, type HuddleEvent } from './runtime/events/events.js';
+import { ModelClient, modelClientOptions } from './runtime/model/model-client.js';
+import { addUsage, emptyUsage } from './runtime/model/pricing.js';
+import { archiveTeam, unfinishedMembers } from './runtime/store/file/team-state.js';
+import { Workspace } from './runtime/workspace/workspace.js';
+import { LEAD_NAME } from './runtime/vocabulary.js';
+import { BudgetConfigError, budgetStopSummary, loadBudgetSettings } from './runtime/budget/budget.js';
 
 export async function runHeadless(options: CliOptions): Promise<number> {
   let config: HuddleConfig;
@@ -50,11 +51,11 @@ export async function runHeadless(options: CliOptions): Promise<number> {
 
   const hub = new EventHub();
   const secrets = [config.apiKey, config.authToken].filter((s): s is string => Boolean(s));
-  const log = new EventLog(hub, `${workspace.teamDir}/logs`, { secrets });
+  const store = await fileBackend(workspace).open({ hub, secrets });
   const unsubscribeOutput = hub.subscribe(options.json ? jsonWriter(secrets) : stderrReporter(secrets));
 
   const started = performance.now();
-  const team = await Team.open({ config, workspace, hub, backend: new ModelClient(modelClientOptions(config)) });
+  const team = await Team.open({ config, workspace, hub, store, backend: new ModelClient(modelClientOptions(config)) });
   if (options.resume) {
     // The team comes back with its conversations (Team.resumeMembers); the prompt follows as a new user turn.
     const { resumed, released } = await team.resumeMembers();
@@ -82,7 +83,7 @@ export async function runHeadless(options: CliOptions): Promise<number> {
   const budgetFields = result === 'budget' ? { reason: 'budget', budget: team.budget.exhausted } : {};
   hub.emit(LEAD_NAME, 'done', { ok: exitCode === 0, exit_code: exitCode, duration_ms: Math.round(performance.now() - started), ...budgetFields, ...usageSummary(team) });
   unsubscribeOutput();
-  log.close();
+  await store.close(reason);
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
 

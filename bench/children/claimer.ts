@@ -1,6 +1,6 @@
 // Forked by bench/claims.ts (bundled by scripts/bench.mjs): on {go}, runs `claimers` loops of
 // claimNext on the board in `dir` until nothing is left, then reports the ids each loop won.
-import { TaskBoard } from '../../src/runtime/board.js';
+import { FileBoard } from '../../src/runtime/store/file/file-board.js';
 
 const [dir, countArg, prefix = 'p'] = process.argv.slice(2);
 const count = Number(countArg);
@@ -8,7 +8,7 @@ const send: NonNullable<typeof process.send> = process.send?.bind(process) ?? ((
 if (!dir || !Number.isInteger(count) || count < 1 || !process.send) {
   throw new Error('usage: fork claimer.mjs <tasksDir> <claimers> [prefix] with an IPC channel');
 }
-const boards = Array.from({ length: count }, (_, i) => new TaskBoard(dir, { agent: `${prefix}c${i}` }));
+const boards = Array.from({ length: count }, (_, i) => new FileBoard(dir, { agent: `${prefix}c${i}` }));
 
 process.once('message', () => {
   const ids: number[][] = boards.map(() => []);

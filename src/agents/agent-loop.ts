@@ -8,11 +8,11 @@ import type {
   ToolResultBlockParam,
   ToolUseBlock,
 } from '@anthropic-ai/sdk/resources/messages';
-import type { AgentEmitter } from '../runtime/events.js';
-import { InterruptedError, ModelError, type ModelBackend } from '../runtime/model-client.js';
-import { addUsage, emptyUsage, type TokenUsage } from '../runtime/pricing.js';
+import type { AgentEmitter } from '../runtime/events/events.js';
+import { InterruptedError, ModelError, type ModelBackend } from '../runtime/model/model-client.js';
+import { addUsage, emptyUsage, type TokenUsage } from '../runtime/model/pricing.js';
 import type { ToolRegistry } from '../runtime/tools/registry.js';
-import type { Workspace } from '../runtime/workspace.js';
+import type { Workspace } from '../runtime/workspace/workspace.js';
 
 export interface AgentLoopOptions {
   name: string;

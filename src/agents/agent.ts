@@ -1,15 +1,15 @@
 // What the lead and every teammate share: a turn loop, an identity, an inbox that is delivered
 // to the model exactly once, and a status kept true in the roster.
-import { agentEmitter, type AgentEmitter } from '../runtime/events.js';
-import type { Message } from '../runtime/bus.js';
+import type { MemberStatus } from '../runtime/vocabulary.js';
+import { agentEmitter, type AgentEmitter } from '../runtime/events/events.js';
+import type { Message } from '../runtime/store/bus.js';
 import { formatInbox } from '../runtime/tools/message-tools.js';
 import { AgentLoop, type PendingInput, type TurnOutcome } from './agent-loop.js';
 import { Compactor, type CompactionResult } from './compaction.js';
 import type { TeamContext } from './team-context.js';
 import type { ToolRegistry } from '../runtime/tools/registry.js';
-import type { Workspace } from '../runtime/workspace.js';
+import type { Workspace } from '../runtime/workspace/workspace.js';
 
-export type AgentStatus = 'working' | 'idle' | 'waiting' | 'shutdown' | 'failed';
 
 export interface AgentSpec {
   name: string;
@@ -122,7 +122,7 @@ export abstract class Agent {
   /** A hook for protocol bookkeeping when messages reach the model. */
   protected onDelivered(_messages: Message[]): void {}
 
-  protected async setStatus(status: AgentStatus, extra: { reason?: string; error?: string; task?: number | null } = {}): Promise<void> {
+  protected async setStatus(status: MemberStatus, extra: { reason?: string; error?: string; task?: number | null } = {}): Promise<void> {
     await this.ctx.roster.setStatus(this.name, status, extra);
   }
 

@@ -1,7 +1,7 @@
 // System prompts and the fixed turns huddle injects (SPEC sections 4 and 5).
 
 /** The lead's name is fixed (SPEC section 2). */
-export const LEAD_NAME = 'lead';
+import { LEAD_NAME } from '../runtime/vocabulary.js';
 
 export interface Identity {
   name: string;

@@ -2,12 +2,12 @@
 // its tasks (the board is untouched) and a summary of its transcript. The new loop's first user
 // turn is the identity block (SPEC section 5) with the tasks it owns, then the summary.
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
-import type { ModelBackend } from '../runtime/model-client.js';
+import type { ModelBackend } from '../runtime/model/model-client.js';
 import type { Agent } from './agent.js';
 import type { AgentLoop } from './agent-loop.js';
 import { renderTranscript, summaryPrompt } from './compaction.js';
 import { identityBlock } from './identity-block.js';
-import { LEAD_NAME } from './prompts.js';
+import { LEAD_NAME } from '../runtime/vocabulary.js';
 import type { Team } from './team.js';
 import { Teammate, type TeammateSpec } from './teammate.js';
 

@@ -1,14 +1,14 @@
 // The review loop: a task created with requires_review goes to `review` when its owner completes
-// it; an idle teammate with role `reviewer` takes it (TaskBoard.claimReview, atomic like a claim)
+// it; an idle teammate with role `reviewer` takes it (FileBoard.claimReview, atomic like a claim)
 // and decides with review_approve (completed, dependents unblocked) or review_request_changes
 // (back to in_progress with the same owner, who gets the feedback as a message). After
 // `reviewMaxRounds` requests for changes the next one goes to the lead instead, and the task
 // stays in review until the lead decides.
 import { z } from 'zod';
-import type { ReviewDecision, Task } from '../runtime/board.js';
+import type { ReviewDecision, Task } from '../runtime/store/board.js';
 import { boardCall } from '../runtime/tools/task-tools.js';
 import { defineTool, ToolError, type Tool } from '../runtime/tools/types.js';
-import { LEAD_NAME } from './prompts.js';
+import { LEAD_NAME } from '../runtime/vocabulary.js';
 import type { TeamContext } from './team-context.js';
 
 /** The role whose teammates review (and only review: they do not auto-claim pending tasks). */

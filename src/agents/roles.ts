@@ -3,7 +3,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { isPermissionMode, PERMISSION_MODES, type PermissionMode } from '../runtime/permission-mode.js';
+import { isPermissionMode, PERMISSION_MODES, type PermissionMode } from '../runtime/permissions/permission-mode.js';
 
 export interface RoleDefinition {
   name: string;

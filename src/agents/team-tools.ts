@@ -3,8 +3,8 @@
 import { z } from 'zod';
 import { defineTool, ToolError, type Tool } from '../runtime/tools/types.js';
 import { bashTool } from '../runtime/tools/bash.js';
-import { whyNotReadOnly } from '../runtime/tools/read-only-shell.js';
-import { PERMISSION_MODES, type PermissionMode } from '../runtime/permission-mode.js';
+import { whyNotReadOnly } from '../runtime/permissions/read-only-shell.js';
+import { PERMISSION_MODES, type PermissionMode } from '../runtime/permissions/permission-mode.js';
 
 export interface SpawnRequest {
   name: string;

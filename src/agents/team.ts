@@ -1,26 +1,26 @@
 // The team: the lead, the teammates it spawns, the shared bus, board and roster, and the
 // protocols between them. Headless runs and the console drive the same Team.
 import path from 'node:path';
-import { MessageBus } from '../runtime/bus.js';
-import { TaskBoard } from '../runtime/board.js';
+import type { Bus } from '../runtime/store/bus.js';
 import type { HuddleConfig } from '../runtime/config.js';
-import type { EventHub } from '../runtime/events.js';
-import type { ModelBackend } from '../runtime/model-client.js';
-import { Roster, type Member } from '../runtime/roster.js';
-import { ApprovalQueue } from '../runtime/approvals.js';
-import { Budget, BudgetConfigError, loadBudgetSettings, type BudgetSettings } from '../runtime/budget.js';
-import { SpendLedger } from '../runtime/spend-ledger.js';
-import { teammateMode } from '../runtime/permission-mode.js';
-import { guardTools, PermissionGate } from '../runtime/tools/guarded-tools.js';
+import type { EventHub } from '../runtime/events/events.js';
+import type { ModelBackend } from '../runtime/model/model-client.js';
+import { type Member } from '../runtime/store/roster.js';
+import type { Approvals } from '../runtime/store/approvals.js';
+import { Budget, BudgetConfigError, loadBudgetSettings, type BudgetSettings } from '../runtime/budget/budget.js';
+import type { SpendLedger } from '../runtime/store/spend-ledger.js';
+import { teammateMode } from '../runtime/permissions/permission-mode.js';
+import { guardTools, PermissionGate } from '../runtime/permissions/guarded-tools.js';
 import { coreTools } from '../runtime/tools/core-tools.js';
 import { messageTools } from '../runtime/tools/message-tools.js';
 import { ToolRegistry } from '../runtime/tools/registry.js';
 import { taskTools } from '../runtime/tools/task-tools.js';
 import type { Tool } from '../runtime/tools/types.js';
-import type { Workspace } from '../runtime/workspace.js';
-import { ensureWorktree, hasWorktree } from '../runtime/worktree.js';
+import type { Workspace } from '../runtime/workspace/workspace.js';
+import { ensureWorktree, hasWorktree } from '../runtime/workspace/worktree.js';
 import { Lead } from './lead.js';
-import { LEAD_NAME, leadSystemPrompt, teammateSystemPrompt } from './prompts.js';
+import { leadSystemPrompt, teammateSystemPrompt } from './prompts.js';
+import { LEAD_NAME } from '../runtime/vocabulary.js';
 import { Protocols } from './protocols.js';
 import { isReviewerRole, REVIEW_TOOL_NAMES, reviewTools } from './review-tools.js';
 import { loadRoles } from './roles.js';
@@ -30,11 +30,13 @@ import { Teammate } from './teammate.js';
 import { restartAgent, type RestartResult } from './restart.js';
 import { needsYouNotices, startTeamWatchdog, type StallWatchdog } from './watchdog.js';
 import { worktreeInstructions } from './worktree-prompt.js';
-import { appendUserText, listLoggedAgents, readAgentEvents, readInbox, replayEvents, resumeTurn, type LoggedEvent } from './transcript-replay.js';
-import { contextWindowFor } from '../runtime/context-window.js';
+import { appendUserText, replayEvents, resumeTurn } from './transcript-replay.js';
+import type { LoggedEvent } from '../runtime/store/event-store.js';
+import type { TeamStore } from '../runtime/store/team-store.js';
+import { contextWindowFor } from '../runtime/model/context-window.js';
 import { formatInbox } from '../runtime/tools/message-tools.js';
 import type { RoleDefinition } from './roles.js';
-import type { WorktreeInfo } from '../runtime/worktree.js';
+import type { WorktreeInfo } from '../runtime/workspace/worktree.js';
 import type { TeammateResume } from './teammate.js';
 
 /** A rebuilt transcript above this share of the context window is compacted rather than replayed whole. */
@@ -60,6 +62,8 @@ export interface TeamOptions {
   workspace: Workspace;
   hub: EventHub;
   backend: ModelBackend;
+  /** Where the team's shared state lives (the workspace's files, by default). */
+  store: TeamStore;
   shutdownGraceMs?: number;
   planAutoApproveMs?: number;
 }
@@ -73,26 +77,29 @@ export class Team implements TeamControl {
   readonly teammates = new Map<string, Teammate>();
   readonly protocols: Protocols;
   /** Tool calls waiting for the person (ask mode); the console attaches to answer them. */
-  readonly approvals: ApprovalQueue;
+  readonly approvals: Approvals;
   /** Each agent's permission mode, checked before bash, write_file and edit_file run. */
   readonly permissions: PermissionGate;
   /** Spend vs limits, asked before every model call; a reached limit waits in `approvals`. */
   readonly budget: Budget;
   /** Spend per agent and per task, kept in .team/spend.json. */
   readonly spend: SpendLedger;
-  readonly #bus: MessageBus;
+  readonly #bus: Bus;
   /** The stall watchdog (watchdog.ts), from start() to close(). */
   #watchdog: StallWatchdog | undefined;
 
-  private constructor(ctx: TeamContext, budgetSettings?: BudgetSettings) {
+  readonly store: TeamStore;
+
+  private constructor(ctx: TeamContext, store: TeamStore, budgetSettings?: BudgetSettings) {
     this.ctx = ctx;
+    this.store = store;
     this.#bus = ctx.bus;
-    this.approvals = new ApprovalQueue(ctx.hub);
+    this.approvals = store.approvals;
     this.budget = ctx.budget ??= new Budget({ hub: ctx.hub, approvals: this.approvals, roster: ctx.roster, settings: budgetSettings });
-    this.spend = new SpendLedger({ teamDir: ctx.workspace.teamDir, board: ctx.board, hub: ctx.hub });
+    this.spend = store.spend;
     this.permissions = new PermissionGate({
       teamRoot: ctx.workspace.root,
-      teamDir: ctx.workspace.teamDir,
+      allowList: store.allowList,
       approvals: this.approvals,
       roster: ctx.roster,
       configuredMode: () => ctx.config.permissionMode,
@@ -117,10 +124,8 @@ export class Team implements TeamControl {
   }
 
   static async open(options: TeamOptions): Promise<Team> {
-    const { config, workspace, hub, backend } = options;
-    const roster = await Roster.open(workspace.teamDir, { teamName: path.basename(workspace.root), events: hub });
-    const bus = new MessageBus(path.join(workspace.teamDir, 'inbox'), { knownNames: () => roster.names(), events: hub });
-    const board = new TaskBoard(workspace.tasksDir, { events: hub });
+    const { config, workspace, hub, backend, store } = options;
+    const { roster, bus, board } = store;
     let budgetSettings: BudgetSettings | undefined;
     try {
       budgetSettings = loadBudgetSettings(workspace.teamDir, config.budget);
@@ -141,10 +146,10 @@ export class Team implements TeamControl {
       teamName: roster.teamName,
       shutdownGraceMs: options.shutdownGraceMs ?? 30_000,
       planAutoApproveMs: options.planAutoApproveMs ?? 0,
-    }, budgetSettings);
+    }, store, budgetSettings);
   }
 
-  get bus(): MessageBus {
+  get bus(): Bus {
     return this.#bus;
   }
 
@@ -284,15 +289,15 @@ export class Team implements TeamControl {
    * next input (the prompt of the resumed run).
    */
   async resumeMembers(): Promise<ResumeReport> {
-    const logsDir = path.join(this.ctx.workspace.teamDir, 'logs');
     const report: ResumeReport = { resumed: [], released: [] };
     const { roles, errors } = loadRoles(this.ctx.workspace.teamDir);
-    const logs = new Map(listLoggedAgents(logsDir).map((agent) => [agent, readAgentEvents(logsDir, agent)]));
+    const logs = new Map<string, LoggedEvent[]>();
+    for (const agent of await this.store.events.agents()) logs.set(agent, await this.store.events.read(agent));
     await this.#reconcileTaskLog(logs);
     const lead = await this.#restore(this.lead, logs, 'lead');
     this.#appendTurn(this.lead, lead.turn);
     report.resumed.push({ name: LEAD_NAME, events: lead.events, interrupted: lead.interrupted, idle: true });
-    const answered = new Set(readInbox(this.#bus.inboxFile(LEAD_NAME)).flatMap((m) => (m.type === 'shutdown_response' && m.request_id ? [m.request_id] : [])));
+    const answered = new Set((await this.#bus.history(LEAD_NAME)).flatMap((m) => (m.type === 'shutdown_response' && m.request_id ? [m.request_id] : [])));
     const members = this.ctx.roster.members().filter((m) => m.name !== LEAD_NAME && m.status !== 'shutdown' && !this.teammates.has(m.name));
     const comeBack: typeof members = [];
     // Those that cannot come back first: the board is settled before anyone resumed looks at it.
@@ -334,7 +339,7 @@ export class Team implements TeamControl {
     const restored = await this.#restore(teammate, logs, member.role);
     if (idle) this.#appendTurn(teammate, restored.turn);
     else teammate.prompt = restored.turn;
-    this.#reopenShutdowns(member.name, answered);
+    await this.#reopenShutdowns(member.name, answered);
     teammate.start();
     return { name: member.name, events: restored.events, interrupted: restored.interrupted, idle };
   }
@@ -378,8 +383,8 @@ export class Team implements TeamControl {
   }
 
   /** Shutdown requests to `teammate` not answered before the restart are open again. */
-  #reopenShutdowns(teammate: string, answered: Set<string>): void {
-    for (const message of readInbox(this.#bus.inboxFile(teammate))) {
+  async #reopenShutdowns(teammate: string, answered: Set<string>): Promise<void> {
+    for (const message of await this.#bus.history(teammate)) {
       if (message.type === 'shutdown_request' && message.request_id && !answered.has(message.request_id)) {
         this.protocols.reopenShutdown(teammate, message.request_id);
       }
@@ -425,16 +430,15 @@ export class Team implements TeamControl {
     await Promise.all(live.map((t) => t.done));
   }
 
+  /** Stops every agent; the store stays open (its owner, the session, closes it after the last event). */
   async close(reason = 'huddle closed'): Promise<void> {
     this.#watchdog?.stop();
     this.protocols.close();
     this.approvals.close(reason); // nothing may wait on a person who is gone
     await this.stopAll(reason);
     await this.lead.close();
-    this.ctx.board.close();
-    this.#bus.close();
     this.budget.close();
-    await this.spend.close();
+    await this.spend.flush();
   }
 
   /** A teammate's tools, prompt and loop, as on spawn; a resumed one starts from its rebuilt transcript. */

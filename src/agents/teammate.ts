@@ -3,12 +3,13 @@
 // shutdown ends the loop at the end of the current tool call.
 import { Agent, type AgentSpec } from './agent.js';
 import type { TurnSource } from './agent-loop.js';
-import { autoClaimTurn, LEAD_NAME } from './prompts.js';
+import { autoClaimTurn } from './prompts.js';
+import { LEAD_NAME } from '../runtime/vocabulary.js';
 import { formatDuration } from './protocols.js';
 import { onTask, waitingSince } from './liveness.js';
 import { isReviewerRole, reviewMaxRounds, reviewRequestedTurn } from './review-tools.js';
 import type { TeamContext } from './team-context.js';
-import type { Message } from '../runtime/bus.js';
+import type { Message } from '../runtime/store/bus.js';
 import type { ToolRegistry } from '../runtime/tools/registry.js';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 

@@ -1,24 +1,20 @@
-// Resume (SPEC sections 1 and 5): an agent's conversation rebuilt from its event logs,
-// `.team/logs/<name>/session-<stamp>.ndjson`, which are appended synchronously as things happen.
+// Resume (SPEC sections 1 and 5): an agent's conversation rebuilt from its logged events (the
+// event store: `.team/logs/<name>/session-<stamp>.ndjson` in the file backend), which are
+// appended synchronously as things happen.
 // The rebuild follows AgentLoop: a `prompt` is user text (merged into a trailing user turn), a model
 // call's `text` and `tool_call`s are one assistant turn, their `tool_result`s one user turn. A
 // compaction summary restarts the transcript from the summary. A tool call cut by the crash gets an
 // error result, so the rebuilt transcript never holds a dangling tool_use.
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import type { ContentBlockParam, MessageParam, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
-import type { Message } from '../runtime/bus.js';
-import { estimateTokens } from '../runtime/context-window.js';
+import type { Message } from '../runtime/store/bus.js';
+import type { LoggedEvent } from '../runtime/store/event-store.js';
+import { estimateTokens } from '../runtime/model/context-window.js';
 import { identityBlock, type OwnedTask } from './identity-block.js';
 import type { Identity } from './prompts.js';
 
 export const INTERRUPTED_RESULT = 'interrupted by a crash; not known whether it ran';
 
-/** One logged event, as read back (SPEC section 7 plus `prompt`). */
-export interface LoggedEvent {
-  type: string;
-  [field: string]: unknown;
-}
 
 export interface ReplayedTranscript {
   messages: MessageParam[];
@@ -36,43 +32,8 @@ export interface ReplayedTranscript {
   tokens: number;
 }
 
-/** The session files of an agent, oldest first (the stamp in the name sorts by time). */
-export function sessionFiles(logsDir: string, agent: string): string[] {
-  const dir = path.join(logsDir, agent);
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return [];
-  }
-  return names.filter((n) => /^session-.*\.ndjson$/.test(n)).sort().map((n) => path.join(dir, n));
-}
 
-/** The agents with a log directory. */
-export function listLoggedAgents(logsDir: string): string[] {
-  try {
-    return readdirSync(logsDir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
-  } catch {
-    return [];
-  }
-}
 
-/** Every event of an agent's session files, in order. A line cut by the crash (the last one) is skipped. */
-export function readAgentEvents(logsDir: string, agent: string): LoggedEvent[] {
-  const events: LoggedEvent[] = [];
-  for (const file of sessionFiles(logsDir, agent)) {
-    for (const line of readFileSync(file, 'utf8').split('\n')) {
-      if (!line.trim()) continue;
-      try {
-        const event = JSON.parse(line) as LoggedEvent;
-        if (event && typeof event.type === 'string') events.push(event);
-      } catch {
-        // A partial last line of a killed process: the event never happened as far as resume goes.
-      }
-    }
-  }
-  return events;
-}
 
 interface PendingCall {
   text: string;
@@ -197,10 +158,6 @@ export function replayEvents(events: LoggedEvent[], identity?: Identity): Replay
   };
 }
 
-/** The transcript of `agent` rebuilt from all its session files. */
-export function replayTranscript(logsDir: string, agent: string, identity?: Identity): ReplayedTranscript {
-  return replayEvents(readAgentEvents(logsDir, agent), identity);
-}
 
 /** The one user turn a resumed agent gets (SPEC section 5): its identity block and the open tasks it owns. */
 export function resumeTurn(identity: Identity, tasks: OwnedTask[], extra: { interrupted?: number; inbox?: string } = {}): string {

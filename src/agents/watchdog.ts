@@ -2,9 +2,9 @@
 // silent, a tool that never returns) is interrupted, and everyone is told: a `warning` event, its
 // status reason, and — for a teammate — the lead, through its inbox. One timer for the whole team,
 // armed only while some agent works: an idle team costs nothing.
-import type { EventHub } from '../runtime/events.js';
+import type { EventHub } from '../runtime/events/events.js';
 import { clockTime } from './liveness.js';
-import { LEAD_NAME } from './prompts.js';
+import { LEAD_NAME } from '../runtime/vocabulary.js';
 import { formatDuration } from './protocols.js';
 import type { Agent } from './agent.js';
 import type { Team } from './team.js';

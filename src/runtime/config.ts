@@ -2,8 +2,8 @@
 // Flags win over environment variables, which win over defaults.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { isPermissionMode, PERMISSION_MODES, type PermissionMode } from './permission-mode.js';
-import type { BudgetLimits } from './budget.js';
+import { isPermissionMode, PERMISSION_MODES, type PermissionMode } from './permissions/permission-mode.js';
+import type { BudgetLimits } from './budget/budget.js';
 
 export const DEFAULT_MODEL = 'claude-sonnet-4-6';
 

@@ -1,13 +1,13 @@
 // Intents from the screen to the team: what the person's keys and commands ask for. The
 // components never touch the runtime; they call these, and see the effects as events.
 import type { Team } from '../agents/team.js';
-import type { ApprovalDecision } from '../runtime/approvals.js';
-import { LEAD_NAME } from '../agents/prompts.js';
+import type { ApprovalDecision } from '../runtime/store/approvals.js';
+import { LEAD_NAME } from '../runtime/vocabulary.js';
 import type { ConsoleStore, Flash } from './state/console-store.js';
 import { patchAgent } from './state/console-store.js';
 import { appendItem, itemId } from './state/transcript.js';
 import { formatTokens } from './components/glyphs.js';
-import { listWorktreeNames, MergeConflictError, mergeWorktree, removeWorktree, worktreeDiff, worktreeStatus } from '../runtime/worktree.js';
+import { listWorktreeNames, MergeConflictError, mergeWorktree, removeWorktree, worktreeDiff, worktreeStatus } from '../runtime/workspace/worktree.js';
 
 export class ConsoleController {
   readonly team: Team;

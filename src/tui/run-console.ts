@@ -4,13 +4,13 @@ import { existsSync, statSync } from 'node:fs';
 import { createElement } from 'react';
 import type { CliOptions } from '../cli.js';
 import { Team } from '../agents/team.js';
-import { LEAD_NAME } from '../agents/prompts.js';
+import { LEAD_NAME } from '../runtime/vocabulary.js';
 import { ConfigError, MISSING_KEY_MESSAGE, hasCredentials, resolveConfig, type HuddleConfig } from '../runtime/config.js';
-import { EventLog } from '../runtime/event-log.js';
-import { EventHub } from '../runtime/events.js';
-import { ModelClient, ModelError, modelClientOptions, type ModelBackend } from '../runtime/model-client.js';
-import { archiveTeam, unfinishedMembers } from '../runtime/team-state.js';
-import { Workspace } from '../runtime/workspace.js';
+import { fileBackend } from '../runtime/store/file/file-store.js';
+import { EventHub } from '../runtime/events/events.js';
+import { ModelClient, ModelError, modelClientOptions, type ModelBackend } from '../runtime/model/model-client.js';
+import { archiveTeam, unfinishedMembers } from '../runtime/store/file/team-state.js';
+import { Workspace } from '../runtime/workspace/workspace.js';
 import { ConsoleController } from './console-controller.js';
 import { EventBridge } from './state/event-bridge.js';
 import { createConsoleStore } from './state/console-store.js';
@@ -71,8 +71,8 @@ export async function runConsole(options: CliOptions): Promise<number> {
   }
 
   const hub = new EventHub();
-  const log = new EventLog(hub, `${workspace.teamDir}/logs`, { secrets: [config.apiKey, config.authToken] });
-  const team = await Team.open({ config, workspace, hub, backend });
+  const teamStore = await fileBackend(workspace).open({ hub, secrets: [config.apiKey, config.authToken].filter((s): s is string => Boolean(s)) });
+  const team = await Team.open({ config, workspace, hub, store: teamStore, backend });
   const store = createConsoleStore({
     model: config.model,
     endpoint: demo ? 'built-in script' : config.baseURL ? new URL(config.baseURL).host : '',
@@ -130,7 +130,7 @@ export async function runConsole(options: CliOptions): Promise<number> {
   await team.stopAll(reason);
   await team.ctx.roster.setStatus(LEAD_NAME, 'shutdown', { reason });
   await team.close(reason);
-  log.close();
+  await teamStore.close(reason);
   if (demo) {
     process.stdout.write(`huddle demo: the files the team wrote are in ${workspace.root}\n`);
   } else if (cleanupDemo) {

@@ -5,11 +5,11 @@ import path from 'node:path';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AgentLoop } from '../../src/agents/agent-loop.js';
-import { agentEmitter, EventHub, type HuddleEvent } from '../../src/runtime/events.js';
-import { ModelClient } from '../../src/runtime/model-client.js';
+import { agentEmitter, EventHub, type HuddleEvent } from '../../src/runtime/events/events.js';
+import { ModelClient } from '../../src/runtime/model/model-client.js';
 import { coreTools } from '../../src/runtime/tools/core-tools.js';
 import { ToolRegistry } from '../../src/runtime/tools/registry.js';
-import { Workspace } from '../../src/runtime/workspace.js';
+import { Workspace } from '../../src/runtime/workspace/workspace.js';
 import { type FakeApi, overloaded, reply, replyText, startFakeApi, text, toolUse } from '../helpers/fake-api.js';
 import { makeWorkspace, type Workspace as TempDir } from '../helpers/run-cli.js';
 

@@ -6,11 +6,12 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDemoWorkspace, type DemoWorkspace } from '../../src/agents/demo/demo-workspace.js';
 import { ScriptedDemoBackend } from '../../src/agents/demo/scripted-backend.js';
+import { openFileStore } from '../../src/runtime/store/file/file-store.js';
 import { Team } from '../../src/agents/team.js';
 import { resolveConfig } from '../../src/runtime/config.js';
-import { EventHub } from '../../src/runtime/events.js';
-import { InterruptedError, type ModelRequest } from '../../src/runtime/model-client.js';
-import { Workspace } from '../../src/runtime/workspace.js';
+import { EventHub } from '../../src/runtime/events/events.js';
+import { InterruptedError, type ModelRequest } from '../../src/runtime/model/model-client.js';
+import { Workspace } from '../../src/runtime/workspace/workspace.js';
 
 const FAST = { pace: { charsPerChunk: 40, chunkDelayMs: 1 }, thinkMs: 0 };
 
@@ -61,7 +62,9 @@ describe('ScriptedDemoBackend', () => {
     expect(path.basename(demo.dir)).toMatch(/^huddle-demo-/);
     const hub = new EventHub();
     const config = { ...resolveConfig({ cwd: demo.dir }, { ANTHROPIC_API_KEY: 'unused' }), idleTimeoutMs: 60_000 };
-    const open = await Team.open({ config, workspace: new Workspace(demo.dir), hub, backend: new ScriptedDemoBackend(FAST) });
+    const workspace = new Workspace(demo.dir);
+    const store = await openFileStore(workspace, { hub, secrets: [] });
+    const open = await Team.open({ config, workspace, hub, store, backend: new ScriptedDemoBackend(FAST) });
     team = open;
     const started = Date.now();
     // The person types to the lead mid-session (on the first report): the demo explains and carries on.

@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Message } from '../../src/runtime/bus.js';
+import type { Message } from '../../src/runtime/store/bus.js';
 import { reply, replyText, toolUse, type RecordedRequest, type Scripted } from '../helpers/fake-api.ts';
 import { inboxMessages, lastUserTexts, openTeamHarness, type TeamHarness } from '../helpers/team-harness.ts';
 

@@ -5,7 +5,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../../src/runtime/bus.js';
+import type { Message } from '../../src/runtime/store/bus.js';
 import { reply, replyText, toolUse, type Scripted } from '../helpers/fake-api.ts';
 import type { RecordedRequest } from '../helpers/fake-api.ts';
 import {

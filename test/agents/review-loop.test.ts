@@ -9,8 +9,9 @@ import path from 'node:path';
 import { renderToString } from 'ink';
 import { createElement } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TaskBoard, type Task } from '../../src/runtime/board.js';
-import type { HuddleEvent } from '../../src/runtime/events.js';
+import { FileBoard } from '../../src/runtime/store/file/file-board.js';
+import { type Task } from '../../src/runtime/store/board.js';
+import type { HuddleEvent } from '../../src/runtime/events/events.js';
 import { TaskBoardView } from '../../src/tui/components/TaskBoardView.js';
 import { createConsoleStore } from '../../src/tui/state/console-store.js';
 import { reply, replyText, toolUse, type Scripted } from '../helpers/fake-api.ts';
@@ -306,9 +307,9 @@ describe('the review loop', () => {
   });
 });
 
-describe('TaskBoard review operations', () => {
+describe('FileBoard review operations', () => {
   let dir: string;
-  const boards = (n: number) => Array.from({ length: n }, () => new TaskBoard(dir, { agent: 'lead' }));
+  const boards = (n: number) => Array.from({ length: n }, () => new FileBoard(dir, { agent: 'lead' }));
   const fresh = () => {
     dir = mkdtempSync(path.join(tmpdir(), 'huddle-review-'));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));

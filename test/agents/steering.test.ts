@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/tui/commands/commands.js';
 import { StallWatchdog } from '../../src/agents/watchdog.js';
-import { EventHub } from '../../src/runtime/events.js';
+import { EventHub } from '../../src/runtime/events/events.js';
 import { ConsoleController } from '../../src/tui/console-controller.js';
 import { createConsoleStore } from '../../src/tui/state/console-store.js';
 import { reply, replyText, text, toolUse } from '../helpers/fake-api.ts';

@@ -5,7 +5,7 @@ import { appendFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { INTERRUPTED_RESULT } from '../../src/agents/transcript-replay.js';
-import { TaskBoard } from '../../src/runtime/board.js';
+import { FileBoard } from '../../src/runtime/store/file/file-board.js';
 import { replyText } from '../helpers/fake-api.js';
 import { allUserTexts, lastToolResults, openTeamHarness, systemText, type TeamHarness } from '../helpers/team-harness.js';
 
@@ -139,7 +139,7 @@ describe('Team.resumeMembers', () => {
     h = await openTeamHarness();
     const harness = h;
     // A board without events: its writes reach the files only, as when the kill comes between the two.
-    const silent = new TaskBoard(harness.workspace.tasksDir);
+    const silent = new FileBoard(harness.workspace.tasksDir);
     const task = await silent.create({ subject: 'Write the greeting' }, 'lead');
     await silent.claim(task.id, 'alice');
     await silent.update(task.id, { status: 'completed' }, 'alice');

@@ -3,7 +3,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { INTERRUPTED_RESULT, replayEvents, replayTranscript, resumeTurn, type LoggedEvent } from '../../src/agents/transcript-replay.js';
+import { INTERRUPTED_RESULT, replayEvents, resumeTurn } from '../../src/agents/transcript-replay.js';
+import type { LoggedEvent } from '../../src/runtime/store/event-store.js';
+import { readAgentEvents } from '../../src/runtime/store/file/event-log.js';
 
 const identity = { name: 'alice', role: 'coder', team: 'demo' };
 const usage = (): LoggedEvent => ({ type: 'usage', input_tokens: 10, output_tokens: 5 });
@@ -112,7 +114,7 @@ describe('replayEvents', () => {
   });
 });
 
-describe('replayTranscript', () => {
+describe('replaying the file event log', () => {
   let dir: string | undefined;
   afterEach(() => {
     if (dir) rmSync(dir, { recursive: true, force: true });
@@ -125,7 +127,7 @@ describe('replayTranscript', () => {
     const line = (e: object) => `${JSON.stringify({ ts: '', agent: 'alice', ...e })}\n`;
     writeFileSync(path.join(agentDir, 'session-2026-01-02T00-00-00-000Z.ndjson'), line({ type: 'prompt', text: 'second', source: 'user' }) + '{"type":"tex');
     writeFileSync(path.join(agentDir, 'session-2026-01-01T00-00-00-000Z.ndjson'), line({ type: 'prompt', text: 'first', source: 'user' }) + line({ type: 'usage' }) + line({ type: 'text', text: 'ok' }));
-    const { messages, events } = replayTranscript(dir, 'alice');
+    const { messages, events } = replayEvents(readAgentEvents(dir, 'alice'));
     expect(events).toBe(4);
     expect(messages).toEqual([
       { role: 'user', content: [{ type: 'text', text: 'first' }] },

@@ -9,7 +9,7 @@ import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { useTestGitIdentity } from '../helpers/git-identity.js';
 import { resolveConfig } from '../../src/runtime/config.js';
-import { NOT_A_REPO_MESSAGE } from '../../src/runtime/worktree.js';
+import { NOT_A_REPO_MESSAGE } from '../../src/runtime/workspace/worktree.js';
 import { runCommandLine } from '../../src/tui/commands/dispatch.js';
 import { itemLines } from '../../src/tui/render/transcript-lines.js';
 import { ConsoleController } from '../../src/tui/console-controller.js';

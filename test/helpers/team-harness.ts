@@ -9,13 +9,14 @@ import path from 'node:path';
 import { Team } from '../../src/agents/team.js';
 import type { Teammate } from '../../src/agents/teammate.js';
 import type { SpawnRequest } from '../../src/agents/team-tools.js';
-import type { Message } from '../../src/runtime/bus.js';
+import type { Message } from '../../src/runtime/store/bus.js';
 import { resolveConfig, type HuddleConfig } from '../../src/runtime/config.js';
-import { EventLog } from '../../src/runtime/event-log.js';
-import { EventHub, type HuddleEvent } from '../../src/runtime/events.js';
-import { ModelClient, modelClientOptions } from '../../src/runtime/model-client.js';
-import type { Member, MemberStatus } from '../../src/runtime/roster.js';
-import { Workspace } from '../../src/runtime/workspace.js';
+import { openFileStore } from '../../src/runtime/store/file/file-store.js';
+import { EventHub, type HuddleEvent } from '../../src/runtime/events/events.js';
+import { ModelClient, modelClientOptions } from '../../src/runtime/model/model-client.js';
+import type { Member } from '../../src/runtime/store/roster.js';
+import type { MemberStatus } from '../../src/runtime/vocabulary.js';
+import { Workspace } from '../../src/runtime/workspace/workspace.js';
 import { reply, replyText, startFakeApi, toolUse, type FakeApi, type RecordedRequest, type Scripted } from './fake-api.ts';
 
 export const TEST_API_KEY = 'sk-test-huddle-0123456789abcdef';
@@ -82,11 +83,12 @@ export async function openTeamHarness(options: TeamHarnessOptions = {}): Promise
     events.push(event);
     for (const listener of [...listeners]) listener();
   });
-  const log = new EventLog(hub, path.join(workspace.teamDir, 'logs'), { secrets: [TEST_API_KEY] });
+  const store = await openFileStore(workspace, { hub, secrets: [TEST_API_KEY] });
   const team = await Team.open({
     config,
     workspace,
     hub,
+    store,
     backend: new ModelClient(modelClientOptions(config)),
     ...(options.shutdownGraceMs !== undefined ? { shutdownGraceMs: options.shutdownGraceMs } : {}),
     ...(options.planAutoApproveMs !== undefined ? { planAutoApproveMs: options.planAutoApproveMs } : {}),
@@ -159,7 +161,7 @@ export async function openTeamHarness(options: TeamHarnessOptions = {}): Promise
       try {
         await team.close('test over');
       } finally {
-        log.close();
+        await store.close();
         if (!options.fake) await fake.close();
         rmSync(root, { recursive: true, force: true });
       }

@@ -1,7 +1,7 @@
 // A tool context over a real directory, for tests that run tools through a ToolRegistry.
-import { agentEmitter, EventHub } from '../../src/runtime/events.js';
+import { agentEmitter, EventHub } from '../../src/runtime/events/events.js';
 import type { ToolContext } from '../../src/runtime/tools/types.js';
-import { Workspace } from '../../src/runtime/workspace.js';
+import { Workspace } from '../../src/runtime/workspace/workspace.js';
 
 export function makeToolContext(root: string, options: { signal?: AbortSignal; agent?: string } = {}): ToolContext {
   const agent = options.agent ?? 'tester';

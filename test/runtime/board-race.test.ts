@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { bundleFixture } from './fixtures/bundle.js';
-import { type Task, TaskBoard } from '../../src/runtime/board.js';
+import { FileBoard } from '../../src/runtime/store/file/file-board.js';
+import { type Task } from '../../src/runtime/store/board.js';
 
 const TASKS = 1_000;
 const PROCESSES = 2;
@@ -49,7 +50,7 @@ function startWorker(dir: string, name: string): Started {
 
 it(`${PROCESSES} processes × ${CLAIMERS} claimers over ${TASKS} tasks: every task claimed exactly once`, async () => {
   const dir = path.join(root, '.tasks');
-  const board = new TaskBoard(dir, { agent: 'lead' });
+  const board = new FileBoard(dir, { agent: 'lead' });
   const createStart = performance.now();
   for (let i = 1; i <= TASKS; i++) await board.create({ subject: `task ${i}` }, 'lead');
   const createMs = performance.now() - createStart;

@@ -2,17 +2,17 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TaskBoard } from '../../src/runtime/board.js';
-import { agentEmitter, EventHub, type HuddleEvent } from '../../src/runtime/events.js';
+import { FileBoard } from '../../src/runtime/store/file/file-board.js';
+import { agentEmitter, EventHub, type HuddleEvent } from '../../src/runtime/events/events.js';
 import { taskTools } from '../../src/runtime/tools/task-tools.js';
 import { ToolRegistry } from '../../src/runtime/tools/registry.js';
 import type { ToolContext } from '../../src/runtime/tools/types.js';
-import { Workspace } from '../../src/runtime/workspace.js';
+import { Workspace } from '../../src/runtime/workspace/workspace.js';
 
 let root: string;
 let hub: EventHub;
 let events: HuddleEvent[];
-let board: TaskBoard;
+let board: FileBoard;
 let tools: ToolRegistry;
 let team: string[];
 
@@ -29,7 +29,7 @@ beforeEach(() => {
   hub = new EventHub();
   events = [];
   hub.subscribe((event) => events.push(event));
-  board = new TaskBoard(new Workspace(root).tasksDir, { events: hub });
+  board = new FileBoard(new Workspace(root).tasksDir, { events: hub });
   team = ['lead', 'alice', 'bob'];
   tools = new ToolRegistry(taskTools(board, { agents: () => team }));
 });

@@ -4,18 +4,19 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { bundleFixture } from './fixtures/bundle.js';
-import { MalformedFileError } from '../../src/runtime/atomic-file.js';
-import { type BoardChange, formatIds, type Task, TaskBoard, TaskBoardError } from '../../src/runtime/board.js';
-import { EventHub, type HuddleEvent } from '../../src/runtime/events.js';
+import { MalformedFileError } from '../../src/runtime/fs/atomic-file.js';
+import { formatIds, FileBoard } from '../../src/runtime/store/file/file-board.js';
+import { type BoardChange, type Task, TaskBoardError } from '../../src/runtime/store/board.js';
+import { EventHub, type HuddleEvent } from '../../src/runtime/events/events.js';
 
 let dir: string;
 let hub: EventHub;
 let events: HuddleEvent[];
-let board: TaskBoard;
-const boards: TaskBoard[] = [];
+let board: FileBoard;
+const boards: FileBoard[] = [];
 
-function newBoard(agent = 'lead'): TaskBoard {
-  const b = new TaskBoard(dir, { events: hub, agent });
+function newBoard(agent = 'lead'): FileBoard {
+  const b = new FileBoard(dir, { events: hub, agent });
   boards.push(b);
   return b;
 }

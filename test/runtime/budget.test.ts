@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApprovalQueue } from '../../src/runtime/approvals.js';
+import { ApprovalQueue } from '../../src/runtime/store/memory-approvals.js';
 import {
   Budget,
   BudgetConfigError,
@@ -14,8 +14,8 @@ import {
   extendLimits,
   loadBudgetSettings,
   parseBudgetSettings,
-} from '../../src/runtime/budget.js';
-import { EventHub, type HuddleEvent } from '../../src/runtime/events.js';
+} from '../../src/runtime/budget/budget.js';
+import { EventHub, type HuddleEvent } from '../../src/runtime/events/events.js';
 
 function setup(settings: string, options: { answerer?: boolean } = {}) {
   const hub = new EventHub();

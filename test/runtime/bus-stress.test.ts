@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MessageBus } from '../../src/runtime/bus.js';
+import { FileBus } from '../../src/runtime/store/file/file-bus.js';
 import { bundleFixture, type Exit, runFixture } from './fixtures/bundle.js';
 
 const PER_SENDER = 1000;
@@ -68,7 +68,7 @@ describe('message bus under load', () => {
     const [senderFile, readerFile] = await Promise.all([bundleFixture('bus-sender'), bundleFixture('bus-reader')]);
     const inboxDir = path.join(dir, 'inbox');
     const record = path.join(dir, 'delivered.ndjson');
-    const bus = new MessageBus(inboxDir, { knownNames: () => KNOWN });
+    const bus = new FileBus(inboxDir, { knownNames: () => KNOWN });
     const readerArgs = { inboxDir, name: READER, record, expected: TOTAL, batch: 150 };
 
     // Reader run 1: stops for good between recording and acking a batch, and is killed there.

@@ -2,8 +2,10 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileS
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DELIVERED_TAIL, type Message, MessageBus, UnknownRecipientError } from '../../src/runtime/bus.js';
-import { EventHub, type HuddleEvent } from '../../src/runtime/events.js';
+import { DELIVERED_TAIL } from '../../src/runtime/store/file/file-bus.js';
+import { FileBus } from '../../src/runtime/store/file/file-bus.js';
+import { type Message, UnknownRecipientError } from '../../src/runtime/store/bus.js';
+import { EventHub, type HuddleEvent } from '../../src/runtime/events/events.js';
 import { formatInbox, messageTools } from '../../src/runtime/tools/message-tools.js';
 import type { ToolContext } from '../../src/runtime/tools/types.js';
 import { bundleFixture, runFixture } from './fixtures/bundle.js';
@@ -12,7 +14,7 @@ let dir: string;
 let names: string[];
 let hub: EventHub;
 let events: HuddleEvent[];
-let bus: MessageBus;
+let bus: FileBus;
 
 beforeEach(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'huddle-bus-'));
@@ -20,7 +22,7 @@ beforeEach(() => {
   hub = new EventHub();
   events = [];
   hub.subscribe((event) => events.push(event));
-  bus = new MessageBus(path.join(dir, 'inbox'), { knownNames: () => names, events: hub });
+  bus = new FileBus(path.join(dir, 'inbox'), { knownNames: () => names, events: hub });
 });
 afterEach(() => {
   bus.close();
@@ -97,7 +99,7 @@ describe('reading', () => {
     expect((await bus.take('alice')).map((m) => m.id)).toEqual([c.id]);
     expect(await bus.take('alice')).toEqual([]);
     // A fresh bus (a restarted process) continues from the cursor.
-    const again = new MessageBus(bus.inboxDir, { knownNames: () => names });
+    const again = new FileBus(bus.inboxDir, { knownNames: () => names });
     expect(await again.take('alice')).toEqual([]);
     again.close();
     expect(readFileSync(bus.inboxFile('alice'), 'utf8').trimEnd().split('\n')).toHaveLength(3);

@@ -4,9 +4,9 @@ import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { approvalPrefix, checkCommand, denyMessage, protectedPathReason, type CommandVerdict, type PolicyOptions } from '../../src/runtime/tools/command-policy.js';
-import { parseShell } from '../../src/runtime/tools/shell-syntax.js';
-import { whyNotReadOnly } from '../../src/runtime/tools/read-only-shell.js';
+import { approvalPrefix, checkCommand, denyMessage, protectedPathReason, type CommandVerdict, type PolicyOptions } from '../../src/runtime/permissions/command-policy.js';
+import { parseShell } from '../../src/runtime/permissions/shell-syntax.js';
+import { whyNotReadOnly } from '../../src/runtime/permissions/read-only-shell.js';
 
 const root = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'huddle-policy-')));
 const home = '/home/tester';

@@ -10,7 +10,7 @@ import {
   type ModelClientOptions,
   type ModelRequest,
   type RetryNotice,
-} from '../../src/runtime/model-client.js';
+} from '../../src/runtime/model/model-client.js';
 import { type FakeApi, overloaded, rateLimited, replyText, startFakeApi, text } from '../helpers/fake-api.js';
 
 const API_KEY = 'sk-ant-test-secret-0123456789abcdef';

@@ -2,9 +2,10 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MalformedFileError } from '../../src/runtime/atomic-file.js';
-import { EventHub, type HuddleEvent } from '../../src/runtime/events.js';
-import { MalformedRosterError, Roster, type RosterChange } from '../../src/runtime/roster.js';
+import { MalformedFileError } from '../../src/runtime/fs/atomic-file.js';
+import { EventHub, type HuddleEvent } from '../../src/runtime/events/events.js';
+import { FileRoster, MalformedRosterError } from '../../src/runtime/store/file/file-roster.js';
+import { type RosterChange } from '../../src/runtime/store/roster.js';
 import { bundleFixture, runFixture } from './fixtures/bundle.js';
 
 let dir: string;
@@ -30,7 +31,7 @@ const statusEvents = () => events.filter((event) => event.type === 'status');
 
 describe('Roster', () => {
   it('creates config.json with the lead, and reopens it unchanged', async () => {
-    const roster = await Roster.open(teamDir, { teamName: 'apollo', events: hub });
+    const roster = await FileRoster.open(teamDir, { teamName: 'apollo', events: hub });
     expect(roster.teamName).toBe('apollo');
     expect(roster.names()).toEqual(['lead']);
     const file = onDisk();
@@ -38,13 +39,13 @@ describe('Roster', () => {
     expect(typeof file.members[0]!.created_at).toBe('string');
 
     await roster.add({ name: 'alice', role: 'coder', model: 'm1' });
-    const again = await Roster.open(teamDir, { teamName: 'other' });
+    const again = await FileRoster.open(teamDir, { teamName: 'other' });
     expect(again.teamName).toBe('apollo');
     expect(again.names()).toEqual(['lead', 'alice']);
   });
 
   it('adds members with validated names and refuses duplicates of live members', async () => {
-    const roster = await Roster.open(teamDir, { events: hub });
+    const roster = await FileRoster.open(teamDir, { events: hub });
     const alice = await roster.add({ name: 'alice', role: 'coder', worktree: 'wt/alice', skills: ['ts'] });
     expect(alice).toMatchObject({ name: 'alice', role: 'coder', status: 'working', worktree: 'wt/alice', skills: ['ts'] });
     expect(onDisk().members[1]).toMatchObject({ name: 'alice', skills: ['ts'] });
@@ -66,7 +67,7 @@ describe('Roster', () => {
   });
 
   it('stores status reasons and errors, and emits a status event per change', async () => {
-    const roster = await Roster.open(teamDir, { events: hub });
+    const roster = await FileRoster.open(teamDir, { events: hub });
     const changes: RosterChange[] = [];
     roster.onChange((change) => changes.push(change));
     await roster.add({ name: 'bob', role: 'coder' });
@@ -91,8 +92,8 @@ describe('Roster', () => {
   });
 
   it('sees changes made by another Roster (another process) without reopening', async () => {
-    const mine = await Roster.open(teamDir);
-    const theirs = await Roster.open(teamDir);
+    const mine = await FileRoster.open(teamDir);
+    const theirs = await FileRoster.open(teamDir);
     await theirs.add({ name: 'carol', role: 'reviewer' });
     expect(mine.names()).toEqual(['lead', 'carol']);
     await mine.setStatus('carol', 'idle');
@@ -101,7 +102,7 @@ describe('Roster', () => {
 
   it('loses no update when two processes change it at once', async () => {
     const worker = await bundleFixture('bus-roster-worker');
-    await Roster.open(teamDir);
+    await FileRoster.open(teamDir);
     const count = 25;
     let ready = 0;
     let allReady: () => void = () => undefined;
@@ -130,22 +131,22 @@ describe('Roster', () => {
     mkdirSync(teamDir, { recursive: true });
     const file = path.join(teamDir, 'config.json');
     writeFileSync(file, '{"team_name": "x", "members": [');
-    const error = await Roster.open(teamDir).catch((caught: unknown) => caught);
+    const error = await FileRoster.open(teamDir).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(MalformedFileError);
     expect((error as Error).message).toContain(file);
     expect((error as Error).message).toMatch(/not valid JSON.*fix it by hand, or move it aside/);
     expect(readFileSync(file, 'utf8')).toBe('{"team_name": "x", "members": [');
 
     writeFileSync(file, JSON.stringify({ team_name: 'x', lead: 'lead', members: [{ name: 'lead', role: 'lead', status: 'asleep' }] }));
-    await expect(Roster.open(teamDir)).rejects.toBeInstanceOf(MalformedRosterError);
-    await expect(Roster.open(teamDir)).rejects.toThrow(/config\.json is not a valid team roster \(members\.0\.status/);
+    await expect(FileRoster.open(teamDir)).rejects.toBeInstanceOf(MalformedRosterError);
+    await expect(FileRoster.open(teamDir)).rejects.toThrow(/config\.json is not a valid team roster \(members\.0\.status/);
     writeFileSync(file, 'null');
-    await expect(Roster.open(teamDir)).rejects.toThrow(/not a valid team roster \(not a JSON object\)/);
+    await expect(FileRoster.open(teamDir)).rejects.toThrow(/not a valid team roster \(not a JSON object\)/);
     expect(readFileSync(file, 'utf8')).toBe('null');
   });
 
   it('keeps serving the last good roster when the file breaks under it, but refuses changes', async () => {
-    const roster = await Roster.open(teamDir, { events: hub });
+    const roster = await FileRoster.open(teamDir, { events: hub });
     writeFileSync(path.join(teamDir, 'config.json'), 'garbage');
     expect(roster.names()).toEqual(['lead']);
     expect(events.filter((event) => event.type === 'warning')).toHaveLength(1);

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promis
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PathEscapeError, Workspace } from '../../src/runtime/workspace.js';
+import { PathEscapeError, Workspace } from '../../src/runtime/workspace/workspace.js';
 
 let base: string;
 let root: string;

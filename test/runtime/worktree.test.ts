@@ -16,7 +16,7 @@ import {
   worktreeDiff,
   worktreePath,
   worktreeStatus,
-} from '../../src/runtime/worktree.js';
+} from '../../src/runtime/workspace/worktree.js';
 
 useTestGitIdentity();
 

@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'nod
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { HuddleEvent } from '../../src/runtime/events.js';
+import type { HuddleEvent } from '../../src/runtime/events/events.js';
 import { createConsoleStore, type ConsoleState } from '../../src/tui/state/console-store.js';
 import { applyEvent } from '../../src/tui/state/event-bridge.js';
 import { reply, replyText, startFakeApi, toolUse, type FakeApi } from '../helpers/fake-api.js';

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EventHub } from '../../src/runtime/events.js';
+import { EventHub } from '../../src/runtime/events/events.js';
 import { createConsoleStore } from '../../src/tui/state/console-store.js';
 import { EventBridge, applyEvent } from '../../src/tui/state/event-bridge.js';
 import * as edit from '../../src/tui/state/input-buffer.js';

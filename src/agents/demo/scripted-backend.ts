@@ -5,8 +5,8 @@
 // same information a real model gets, so the script survives any order the agents run in.
 import { randomBytes } from 'node:crypto';
 import type { ContentBlock, Message, MessageParam } from '@anthropic-ai/sdk/resources/messages';
-import { InterruptedError, sleep, type ModelBackend, type ModelCallHooks, type ModelCallResult, type ModelRequest } from '../../runtime/model-client.js';
-import { LEAD_NAME } from '../prompts.js';
+import { InterruptedError, sleep, type ModelBackend, type ModelCallHooks, type ModelCallResult, type ModelRequest } from '../../runtime/model/model-client.js';
+import { LEAD_NAME } from '../../runtime/vocabulary.js';
 
 export interface DemoPace {
   charsPerChunk: number;

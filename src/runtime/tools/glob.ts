@@ -4,7 +4,7 @@ import path from 'node:path';
 import { glob, isDynamicPattern } from 'tinyglobby';
 import { z } from 'zod';
 import { defineTool, ToolError } from './types.js';
-import type { Workspace } from '../workspace.js';
+import type { Workspace } from '../workspace/workspace.js';
 
 const MAX_RESULTS = 1000;
 /** Never listed or searched: huge, generated, and not what an agent means to look at. */

@@ -1,7 +1,8 @@
 // Messaging tools on top of the bus: send_message and read_inbox (every agent), broadcast (the lead;
 // whoever assembles an agent's tools decides who gets it).
 import { z } from 'zod';
-import type { Message, MessageBus } from '../bus.js';
+import type { Bus } from '../store/bus.js';
+import type { Message } from '../store/bus.js';
 import { defineTool, ToolError } from './types.js';
 
 /** The user turn that carries delivered messages (SPEC section 4): `<inbox>`, one JSON line each, `</inbox>`. */
@@ -29,7 +30,7 @@ const broadcastInput = z.object({
   content: z.string().min(1, 'say something').describe('the message text, sent to every teammate'),
 });
 
-export function messageTools(bus: MessageBus, options: MessageToolsOptions = {}) {
+export function messageTools(bus: Bus, options: MessageToolsOptions = {}) {
   const sendMessage = defineTool({
     name: 'send_message',
     description:

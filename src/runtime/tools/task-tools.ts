@@ -1,8 +1,8 @@
-// The task tools every agent has (SPEC section 6), over one TaskBoard. The acting agent is
+// The task tools every agent has (SPEC section 6), over one Board. The acting agent is
 // ctx.agent; results are short text the model can act on; refusals become ToolErrors.
 import { z } from 'zod';
-import { MalformedFileError } from '../atomic-file.js';
-import { TASK_STATUSES, TaskBoardError, type Task, type TaskBoard } from '../board.js';
+import { MalformedFileError } from '../fs/atomic-file.js';
+import { type Board, TASK_STATUSES, TaskBoardError, type Task } from '../store/board.js';
 import { defineTool, ToolError, type Tool } from './types.js';
 
 /** A task id; models sometimes send "3" or "#3", so those are accepted too. */
@@ -21,7 +21,7 @@ export interface TaskToolOptions {
   agents?: () => string[];
 }
 
-export function taskTools(board: TaskBoard, options: TaskToolOptions = {}): Tool[] {
+export function taskTools(board: Board, options: TaskToolOptions = {}): Tool[] {
   const checkOwner = (owner: string | null | undefined): void => {
     if (owner === null || owner === undefined) return;
     if (!AGENT_NAME.test(owner)) throw new ToolError(`'${owner}' is not an agent name (lowercase letters, digits, - and _)`);

@@ -1,8 +1,8 @@
 // The shape every tool shares. A tool validates its input with zod, runs, and returns text
 // for the model. Throwing a ToolError (or any error) becomes a tool_result with is_error: true.
 import type { z } from 'zod';
-import type { AgentEmitter } from '../events.js';
-import type { Workspace } from '../workspace.js';
+import type { AgentEmitter } from '../events/events.js';
+import type { Workspace } from '../workspace/workspace.js';
 
 export interface ToolContext {
   /** The directory the agent's file tools and shell are confined to. */

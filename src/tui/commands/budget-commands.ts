@@ -1,6 +1,6 @@
 // /budget: spend vs limits, set a limit of the team or one agent, or extend a reached one.
 // The limits live in the running team (runtime/budget.ts); .team/budget.json sets them at start.
-import { BUDGET_KINDS, BudgetConfigError, describeLimits, parseLimit, TEAM_SCOPE } from '../../runtime/budget.js';
+import { BUDGET_KINDS, BudgetConfigError, describeLimits, parseLimit, TEAM_SCOPE } from '../../runtime/budget/budget.js';
 import type { Team } from '../../agents/team.js';
 import type { CommandContext, CommandResult, SlashCommand } from './types.js';
 

@@ -1,5 +1,5 @@
 // What every command file needs: name completion, argument splitting, usage and error results.
-import { LEAD_NAME } from '../../agents/prompts.js';
+import { LEAD_NAME } from '../../runtime/vocabulary.js';
 import type { CommandContext, CommandResult, SlashCommand } from './types.js';
 
 export const agentNames = (context: CommandContext, partial: string) =>

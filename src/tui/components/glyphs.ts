@@ -1,6 +1,6 @@
 // How a status looks, everywhere in the console.
 import type { AgentStatus } from '../state/console-store.js';
-import { DEFAULT_CONTEXT_WINDOW, contextWindowFor } from '../../runtime/context-window.js';
+import { DEFAULT_CONTEXT_WINDOW, contextWindowFor } from '../../runtime/model/context-window.js';
 
 export const STATUS_GLYPH: Record<AgentStatus, string> = {
   working: '●',

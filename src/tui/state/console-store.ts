@@ -1,10 +1,12 @@
 // The console's state: one zustand vanilla store, written by the event bridge (runtime events)
 // and by intents' echoes, read by components through selectors.
 import { createStore } from 'zustand/vanilla';
-import type { Task } from '../../runtime/board.js';
+import type { Task } from '../../runtime/store/board.js';
 import type { TranscriptItem } from './transcript.js';
+import type { MemberStatus } from '../../runtime/vocabulary.js';
 
-export type AgentStatus = 'working' | 'idle' | 'waiting' | 'shutdown' | 'failed';
+/** A member's status, as the console shows it. */
+export type AgentStatus = MemberStatus;
 
 export interface AgentView {
   name: string;

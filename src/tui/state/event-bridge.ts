@@ -1,7 +1,7 @@
 // Runtime events into the console store. Events arrive far faster than a screen should change
 // (a token at a time, eight agents at once), so they are queued outside React and applied in
 // one store update per flush interval: the store changes at most ~20 times a second.
-import type { EventHub, HuddleEvent } from '../../runtime/events.js';
+import type { EventHub, HuddleEvent } from '../../runtime/events/events.js';
 import type { ApprovalView, ConsoleState, ConsoleStore, AgentStatus } from './console-store.js';
 import { patchAgent } from './console-store.js';
 import { appendItem, itemId, replaceLast, type TranscriptItem } from './transcript.js';

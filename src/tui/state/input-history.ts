@@ -2,7 +2,7 @@
 // survives restarts (and is not archived with a team: it belongs to the person).
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { writeJsonAtomicSync } from '../../runtime/atomic-file.js';
+import { writeJsonAtomicSync } from '../../runtime/fs/atomic-file.js';
 
 const LIMIT = 500;
 

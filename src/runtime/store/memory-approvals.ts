@@ -1,38 +1,9 @@
-// The "needs you" queue: tool calls waiting for the person's approval (ask mode). The console
-// attaches as the answerer and shows the queue; without an answerer (a headless run, a test team)
-// nothing can be asked, and a request is refused at once rather than left hanging.
-import type { EventHub } from './events.js';
+// The needs-you queue of one huddle process, in memory: the person answers at the console of the
+// process whose agents ask (approvals.ts has the contract).
+import type { EventHub } from '../events/events.js';
+import type { ApprovalDecision, ApprovalOutcome, ApprovalRequest, Approvals, PendingApproval } from './approvals.js';
 
-export type ApprovalDecision = 'approve' | 'deny' | 'always';
-
-export interface ApprovalRequest {
-  id: string;
-  agent: string;
-  tool: string;
-  /** 'budget': a budget stop (y extends, n stops the agent); 'notice': a stall or failure (y restarts); 'plan': a plan to decide; otherwise a tool call. */
-  kind?: 'tool' | 'budget' | 'notice' | 'plan';
-  /** One line: the command or the path. */
-  summary: string;
-  /** Why it needs approval. */
-  reason: string;
-  /** What "approve always" adds to .team/allow.json (empty: it cannot be allow-listed, e.g. a protected path). */
-  prefixes: string[];
-  created_at: string;
-}
-
-export interface PendingApproval extends ApprovalRequest {
-  resolve(decision: ApprovalDecision): void;
-}
-
-export type ApprovalOutcome =
-  | { kind: 'approved'; always: boolean }
-  | { kind: 'denied' }
-  /** Nobody can answer (headless) — the caller refuses. */
-  | { kind: 'unanswerable' }
-  /** The agent was interrupted or stopped while it waited. */
-  | { kind: 'cancelled' };
-
-export class ApprovalQueue {
+export class ApprovalQueue implements Approvals {
   readonly #hub: EventHub;
   readonly #pending = new Map<string, PendingApproval>();
   /** How to end each pending request's wait without an answer. */

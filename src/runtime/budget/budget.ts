@@ -4,9 +4,9 @@
 // queue in the console. With nobody to ask (headless) the run is over: `exhausted` is set.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { ApprovalQueue } from './approvals.js';
-import type { EventHub, HuddleEvent } from './events.js';
-import type { Roster } from './roster.js';
+import type { Approvals } from '../store/approvals.js';
+import type { EventHub, HuddleEvent } from '../events/events.js';
+import type { Roster } from '../store/roster.js';
 
 export const BUDGET_KINDS = ['usd', 'minutes', 'turns'] as const;
 export type BudgetKind = (typeof BUDGET_KINDS)[number];
@@ -175,7 +175,7 @@ export function extendLimits(limits: BudgetLimits, kinds: BudgetKind[], step: Bu
 
 export interface BudgetOptions {
   hub: EventHub;
-  approvals: ApprovalQueue;
+  approvals: Approvals;
   roster?: Roster;
   settings?: BudgetSettings;
   now?: () => number;
@@ -187,7 +187,7 @@ export class Budget {
   /** The limits as first set, so "extend" can add the same amount again. */
   readonly #original: BudgetSettings;
   readonly #hub: EventHub;
-  readonly #approvals: ApprovalQueue;
+  readonly #approvals: Approvals;
   readonly #roster: Roster | undefined;
   readonly #now: () => number;
   readonly #team: Spend;

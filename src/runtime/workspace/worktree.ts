@@ -5,7 +5,7 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
-import { AGENT_NAME_PATTERN } from './roster.js';
+import { AGENT_NAME_PATTERN } from '../vocabulary.js';
 import { Workspace } from './workspace.js';
 
 export const NOT_A_REPO_MESSAGE =

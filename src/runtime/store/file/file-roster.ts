@@ -10,67 +10,23 @@ import path from 'node:path';
 import { Low } from 'lowdb';
 import { JSONFile } from 'lowdb/node';
 import { z } from 'zod';
-import { MalformedFileError, readJson } from './atomic-file.js';
-import type { EventHub } from './events.js';
+import { MalformedFileError, readJson } from '../../fs/atomic-file.js';
+import type { EventHub } from '../../events/events.js';
 import { withFileLock } from './file-lock.js';
+import { AGENT_NAME_PATTERN, describeNameRule, LEAD_NAME, MEMBER_STATUSES, type MemberStatus } from '../../vocabulary.js';
+import {
+  type Member,
+  type MemberPatch,
+  type NewMember,
+  type Roster,
+  type RosterChange,
+  type RosterConfig,
+  RosterError,
+  type RosterListener,
+  type StatusExtra,
+} from '../roster.js';
 
-export const MEMBER_STATUSES = ['working', 'idle', 'waiting', 'shutdown', 'failed'] as const;
-export type MemberStatus = (typeof MEMBER_STATUSES)[number];
-export const AGENT_NAME_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
-export const LEAD_NAME = 'lead';
-
-export interface Member {
-  name: string;
-  role: string;
-  status: MemberStatus;
-  model?: string;
-  worktree?: string;
-  created_at: string;
-  updated_at: string;
-  /** Why the member is in its status (e.g. what it is waiting on). */
-  status_reason?: string;
-  /** What made it fail. */
-  error?: string;
-  /** The task it is on, if any. */
-  task?: number | string | null;
-  [extra: string]: unknown;
-}
-
-export interface RosterConfig {
-  team_name: string;
-  lead: string;
-  members: Member[];
-  [extra: string]: unknown;
-}
-
-export interface NewMember {
-  name: string;
-  role: string;
-  model?: string;
-  worktree?: string;
-  /** Defaults to `working`: a teammate counts as working from its spawn until it first goes idle. */
-  status?: MemberStatus;
-  [extra: string]: unknown;
-}
-
-export interface StatusExtra {
-  reason?: string;
-  error?: string;
-  task?: number | string | null;
-}
-
-export type MemberPatch = Partial<Omit<Member, 'name' | 'created_at'>>;
-
-export interface RosterChange {
-  kind: 'add' | 'status' | 'update' | 'reload';
-  /** The member concerned (absent for `reload`, which means "re-read everything"). */
-  name?: string;
-  member?: Member;
-}
-
-export type RosterListener = (change: RosterChange) => void;
-
-export interface RosterOptions {
+export interface FileRosterOptions {
   /** The team name written when the file is created (default: the workspace directory's name). */
   teamName?: string;
   /** The lead's role and model, written when the file is created. */
@@ -79,12 +35,6 @@ export interface RosterOptions {
   events?: EventHub;
 }
 
-export class RosterError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'RosterError';
-  }
-}
 
 /** config.json exists but is not a roster. Never overwritten: a person has to look at it. */
 export class MalformedRosterError extends MalformedFileError {
@@ -119,7 +69,7 @@ interface FileStamp {
   mtimeMs: number;
 }
 
-export class Roster {
+export class FileRoster implements Roster {
   readonly file: string;
   readonly teamDir: string;
   #lockFile: string;
@@ -140,7 +90,7 @@ export class Roster {
   }
 
   /** Opens the roster in `teamDir`, creating config.json (with the lead as a member) if missing. */
-  static async open(teamDir: string, options: RosterOptions = {}): Promise<Roster> {
+  static async open(teamDir: string, options: FileRosterOptions = {}): Promise<FileRoster> {
     mkdirSync(teamDir, { recursive: true });
     const now = new Date().toISOString();
     const teamName = options.teamName ?? (path.basename(path.dirname(path.resolve(teamDir))) || 'team');
@@ -158,7 +108,7 @@ export class Roster {
         },
       ],
     };
-    const roster = new Roster(teamDir, structuredClone(initial), options.events);
+    const roster = new FileRoster(teamDir, structuredClone(initial), options.events);
     await roster.#create(initial);
     return roster;
   }
@@ -366,10 +316,7 @@ export class Roster {
 
 export function assertAgentName(name: unknown): asserts name is string {
   if (typeof name !== 'string' || !AGENT_NAME_PATTERN.test(name)) {
-    throw new RosterError(
-      `invalid agent name '${String(name)}': a name starts with a lowercase letter, then up to 31 of ` +
-        `a-z, 0-9, '_' or '-' (e.g. 'alice', 'test-runner')`,
-    );
+    throw new RosterError(describeNameRule(name));
   }
 }
 

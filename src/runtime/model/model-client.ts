@@ -4,9 +4,9 @@
 // covers a dropped connection or an `event: error` in the middle of a stream.
 import Anthropic, { APIConnectionError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 import type { Message, MessageParam } from '@anthropic-ai/sdk/resources/messages';
-import type { HuddleConfig } from './config.js';
+import type { HuddleConfig } from '../config.js';
 import { costOf, toTokenUsage, type TokenUsage } from './pricing.js';
-import type { ToolDefinitionParam } from './tools/registry.js';
+import type { ToolDefinitionParam } from '../tools/registry.js';
 
 export interface ModelRequest {
   model: string;

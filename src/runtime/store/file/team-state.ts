@@ -1,7 +1,7 @@
 // What a workspace holds from earlier runs: an unfinished team (SPEC section 1) and archiving it.
 import { existsSync, mkdirSync, readdirSync, renameSync } from 'node:fs';
 import path from 'node:path';
-import { readJson } from './atomic-file.js';
+import { readJson } from '../../fs/atomic-file.js';
 import { fileStamp } from './event-log.js';
 
 /** What belongs to the workspace or the person rather than to one team. */

@@ -9,7 +9,7 @@
 // and obvious tricks, not a sandbox: code run by a script or an interpreter is not inspected.
 import os from 'node:os';
 import path from 'node:path';
-import type { PermissionMode } from '../permission-mode.js';
+import type { PermissionMode } from './permission-mode.js';
 import { parseShell, staticOutput, type Redirect, type Script, type SimpleCommand, type Word } from './shell-syntax.js';
 
 export interface PolicyOptions {

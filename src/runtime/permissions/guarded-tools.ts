@@ -3,25 +3,22 @@
 // PermissionGate, which applies the agent's permission mode (command-policy.ts) and, in ask mode,
 // waits for the person through the approvals queue. Refusals are tool errors that say why and
 // what to do, so the agent's loop goes on.
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { ApprovalQueue } from '../approvals.js';
-import { writeJsonAtomic } from '../atomic-file.js';
-import { withFileLock } from '../file-lock.js';
-import type { PermissionMode } from '../permission-mode.js';
-import type { Member, MemberStatus } from '../roster.js';
+import type { Approvals } from '../store/approvals.js';
+import type { AllowList } from '../store/allow-list.js';
+import type { PermissionMode } from './permission-mode.js';
+import type { Member } from '../store/roster.js';
+import type { MemberStatus } from '../vocabulary.js';
 import { checkCommand, denyMessage, protectedPathReason } from './command-policy.js';
-import { oneLine } from './registry.js';
-import { ToolError, type Tool, type ToolContext } from './types.js';
-
-export const ALLOW_FILE = 'allow.json';
+import { oneLine } from '../tools/registry.js';
+import { ToolError, type Tool, type ToolContext } from '../tools/types.js';
 
 export interface GateOptions {
   /** The team's workspace root; an agent whose root differs works in its own worktree. */
   teamRoot: string;
-  /** `.team/`, where allow.json lives. */
-  teamDir: string;
-  approvals: ApprovalQueue;
+  /** Command prefixes the person allowed for good ("a" in the needs-you queue). */
+  allowList: AllowList;
+  approvals: Approvals;
   /** To show `waiting` (reason `permission: …`) while a call waits for the person. */
   roster?: {
     get(name: string): Member | undefined;
@@ -56,7 +53,7 @@ export class PermissionGate {
   /** Resolves when the command may run; throws a ToolError saying why when it may not. */
   async checkBash(command: string, context: ToolContext): Promise<void> {
     const mode = this.modeOf(context.agent);
-    const allow = readAllowList(this.#options.teamDir);
+    const allow = this.#options.allowList.read();
     const verdict = checkCommand(command, {
       mode,
       root: context.workspace.root,
@@ -111,9 +108,9 @@ export class PermissionGate {
     if (outcome.kind === 'approved') {
       if (outcome.always && prefixes.length) {
         try {
-          await addToAllowList(this.#options.teamDir, prefixes);
+          await this.#options.allowList.add(prefixes);
         } catch (error) {
-          context.events.emit('warning', { message: `approved once; could not add to .team/${ALLOW_FILE}: ${(error as Error).message}` });
+          context.events.emit('warning', { message: `approved once; could not add to the allow-list: ${(error as Error).message}` });
         }
       }
       return;
@@ -159,43 +156,4 @@ function guardTool(tool: Tool, gate: PermissionGate): Tool {
   };
   guarded.add(wrapped);
   return wrapped;
-}
-
-// ---- .team/allow.json ---------------------------------------------------------------------------
-
-/** The workspace's allow-list; a broken file counts as empty, and `error` says how to fix it. */
-export function readAllowList(teamDir: string): { entries: string[]; error?: string } {
-  const file = path.join(teamDir, ALLOW_FILE);
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch {
-    return { entries: [] };
-  }
-  const problem = (what: string) => ({
-    entries: [],
-    error: `.team/${ALLOW_FILE} is ignored: ${what}; it must be a JSON array of command prefixes such as ["npm test", "make"]`,
-  });
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    return problem(`it is not valid JSON (${(error as Error).message})`);
-  }
-  if (!Array.isArray(value)) return problem('it is not an array');
-  const bad = value.find((entry) => typeof entry !== 'string' || !entry.trim());
-  if (bad !== undefined) return problem(`${JSON.stringify(bad)} is not a command prefix`);
-  return { entries: value as string[] };
-}
-
-/** Adds prefixes to the allow-list (kept in order, no duplicates). Refuses to overwrite a broken file. */
-export async function addToAllowList(teamDir: string, prefixes: string[]): Promise<string[]> {
-  const file = path.join(teamDir, ALLOW_FILE);
-  return withFileLock(file, async () => {
-    const current = readAllowList(teamDir);
-    if (current.error) throw new Error(current.error);
-    const added = prefixes.filter((p) => p.trim() && !current.entries.includes(p));
-    if (added.length) await writeJsonAtomic(file, [...current.entries, ...added]);
-    return added;
-  });
 }

@@ -14,106 +14,30 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync, mkdirSync, watch, type FSWatcher, type Stats } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { MalformedFileError, writeJsonAtomicSync } from './atomic-file.js';
-import type { EventHub } from './events.js';
+import { MalformedFileError, writeJsonAtomicSync } from '../../fs/atomic-file.js';
+import type { EventHub } from '../../events/events.js';
 import { withFileLock } from './file-lock.js';
+import {
+  type Board,
+  type BoardChange,
+  type BoardChangeListener,
+  type BoardProblem,
+  type CreateTaskInput,
+  type ReviewDecision,
+  type ReviewOutcome,
+  type Task,
+  type TaskAction,
+  TASK_STATUSES,
+  TaskBoardError,
+  type UpdateTaskInput,
+} from '../board.js';
 
-export const TASK_STATUSES = ['pending', 'in_progress', 'review', 'completed'] as const;
-export type TaskStatus = (typeof TASK_STATUSES)[number];
-
-export interface Task {
-  id: number;
-  subject: string;
-  description: string;
-  status: TaskStatus;
-  owner: string | null;
-  blockedBy: number[];
-  blocks: number[];
-  created_at: string;
-  updated_at: string;
-  /** When true the task goes in_progress → review → completed instead of straight to completed. */
-  requires_review?: boolean;
-  /** The reviewer who took the task while it is in review (null: waiting for one). */
-  reviewer?: string | null;
-  /** How many times a review sent the task back for changes. */
-  review_rounds?: number;
-  /** The last feedback of a review that asked for changes. */
-  review_feedback?: string;
-  /** The review hit the round limit: the lead decides; reviewers do not pick it up again. */
-  review_escalated?: boolean;
-  [extra: string]: unknown;
-}
-
-export type TaskAction =
-  | 'created'
-  | 'updated'
-  | 'claimed'
-  | 'completed'
-  | 'released'
-  // The review loop (tasks with requires_review): entered review, taken by a reviewer, sent
-  // back to its owner, accepted (completed).
-  | 'review_requested'
-  | 'review_claimed'
-  | 'changes_requested'
-  | 'review_approved';
-
-export interface CreateTaskInput {
-  subject: string;
-  description?: string;
-  blockedBy?: number[];
-  requires_review?: boolean;
-}
-
-export interface UpdateTaskInput {
-  status?: TaskStatus;
-  /** A name assigns a pending task; null unassigns it. */
-  owner?: string | null;
-  addBlockedBy?: number[];
-  addBlocks?: number[];
-}
-
-export interface ReviewDecision {
-  approve: boolean;
-  /** What must change; required when not approving. */
-  feedback?: string;
-  /** An approval's remark, kept on the task as `review_comment`. */
-  comment?: string;
-  /** Changes may be requested this many times; one request more escalates instead. */
-  maxRounds?: number;
-  /** The lead: may decide a review another reviewer holds or that was escalated, and is not bound by maxRounds. */
-  override?: boolean;
-}
-
-export interface ReviewOutcome {
-  task: Task;
-  outcome: 'approved' | 'changes_requested' | 'escalated';
-}
-
-/** What onChange listeners receive: a write through a board of this process, or files changed by someone else. */
-export type BoardChange =
-  | { source: 'local'; action: TaskAction; task: Task; agent: string }
-  | { source: 'external'; ids: number[] };
-
-export type BoardChangeListener = (change: BoardChange) => void;
-
-export interface BoardProblem {
-  file: string;
-  error: string;
-}
-
-export interface TaskBoardOptions {
+export interface FileBoardOptions {
   events?: EventHub;
   /** Default acting agent for calls that do not name one (and for warnings). Defaults to 'lead'. */
   agent?: string;
 }
 
-/** A refusal the caller can act on (unknown id, lost race, forbidden transition, cycle...). */
-export class TaskBoardError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'TaskBoardError';
-  }
-}
 
 /** A task file that exists but cannot be used: not JSON, or not the shape of a task. */
 export class MalformedTaskFileError extends MalformedFileError {
@@ -149,7 +73,7 @@ export function taskFileName(id: number): string {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Per-directory state shared by every TaskBoard of this process on that directory: the read
+// Per-directory state shared by every FileBoard of this process on that directory: the read
 // cache, the change listeners and the one directory watcher.
 
 interface CacheEntry {
@@ -309,7 +233,7 @@ function coreFor(dir: string): BoardCore {
 
 // ---------------------------------------------------------------------------------------------
 
-export class TaskBoard {
+export class FileBoard implements Board {
   readonly dir: string;
   #core: BoardCore;
   #events: EventHub | undefined;
@@ -317,7 +241,7 @@ export class TaskBoard {
   #lockFile: string;
   #myListeners = new Set<BoardChangeListener>();
 
-  constructor(dir: string, opts: TaskBoardOptions = {}) {
+  constructor(dir: string, opts: FileBoardOptions = {}) {
     this.dir = path.resolve(dir);
     this.#core = coreFor(this.dir);
     this.#events = opts.events;

@@ -17,7 +17,6 @@
 //
 // Wake-ups are events: in-process sends wake waiters at once through an EventEmitter; sends from
 // other processes wake them through one fs.watch on the inbox directory. There is no polling loop.
-import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import {
   closeSync,
@@ -30,55 +29,21 @@ import {
   writeSync,
 } from 'node:fs';
 import path from 'node:path';
-import { MalformedFileError, readJson, writeJsonAtomic } from './atomic-file.js';
-import type { EventHub } from './events.js';
+import { MalformedFileError, readJson, writeJsonAtomic } from '../../fs/atomic-file.js';
+import type { EventHub } from '../../events/events.js';
 import { withFileLock } from './file-lock.js';
-
-export const MESSAGE_TYPES = [
-  'message',
-  'broadcast',
-  'shutdown_request',
-  'shutdown_response',
-  'plan_approval_request',
-  'plan_approval_response',
-] as const;
-export type MessageType = (typeof MESSAGE_TYPES)[number];
-
-export interface Message {
-  id: string;
-  type: MessageType;
-  from: string;
-  to: string;
-  content: string;
-  ts: string;
-  request_id?: string;
-  approve?: boolean;
-  plan?: string;
-  feedback?: string;
-  reason?: string;
-  [extra: string]: unknown;
-}
-
-/** What a sender supplies; `id` and `ts` are always assigned by the bus. */
-export interface OutgoingMessage {
-  type?: MessageType;
-  from: string;
-  to: string;
-  content: string;
-  request_id?: string;
-  approve?: boolean;
-  plan?: string;
-  feedback?: string;
-  reason?: string;
-  [extra: string]: unknown;
-}
-
-export interface PeekResult {
-  /** Unread messages, oldest first. */
-  messages: Message[];
-  /** The byte offset just past the last complete line read; pass it to `ack`. */
-  nextOffset: number;
-}
+import { AGENT_NAME_PATTERN } from '../../vocabulary.js';
+import {
+  type Bus,
+  BusClosedError,
+  type Message,
+  MESSAGE_TYPES,
+  type MessageType,
+  newMessageId,
+  type OutgoingMessage,
+  type PeekResult,
+  UnknownRecipientError,
+} from '../bus.js';
 
 /** The content of `<name>.cursor`. */
 export interface InboxCursor {
@@ -90,13 +55,12 @@ export interface InboxCursor {
   delivered_ids_tail: string[];
 }
 
-export interface MessageBusOptions {
+export interface FileBusOptions {
   /** The names a message may be sent to (the roster's members). */
   knownNames: () => string[];
   events?: EventHub;
 }
 
-export const AGENT_NAME_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
 /** How many acked ids the cursor remembers. */
 export const DELIVERED_TAIL = 1000;
 /** fs.watch fires once per write; waiters are woken at most this often per burst (ms). */
@@ -104,22 +68,7 @@ const WATCH_DEBOUNCE_MS = 3;
 /** Only when fs.watch itself fails (e.g. out of inotify watches): how often waiters re-check. */
 const FALLBACK_POLL_MS = 250;
 
-export class UnknownRecipientError extends Error {
-  constructor(
-    readonly recipient: string,
-    readonly knownNames: string[],
-  ) {
-    super(`no teammate named '${recipient}'; known names: ${knownNames.length ? knownNames.join(', ') : '(none)'}`);
-    this.name = 'UnknownRecipientError';
-  }
-}
 
-export class BusClosedError extends Error {
-  constructor() {
-    super('the message bus was closed');
-    this.name = 'BusClosedError';
-  }
-}
 
 const NEWLINE = 0x0a;
 // In-process wake-ups are shared by every bus over the same directory in this process.
@@ -128,27 +77,12 @@ localWakeups.setMaxListeners(0);
 // Cursor updates (ack, take) of one inbox are serialized within the process.
 const cursorQueues = new Map<string, Promise<unknown>>();
 
-let lastIdTime = 0;
-let idSequence = 0;
-
-/** `msg_` + milliseconds (base 36, sortable) + a per-process sequence + 64 random bits. */
-export function newMessageId(): string {
-  const now = Date.now();
-  if (now === lastIdTime) idSequence += 1;
-  else {
-    lastIdTime = now;
-    idSequence = 0;
-  }
-  const time = now.toString(36).padStart(9, '0');
-  const sequence = idSequence.toString(36).padStart(3, '0');
-  return `msg_${time}${sequence}${randomBytes(8).toString('hex')}`;
-}
 
 interface Waiter {
   fail(error: Error): void;
 }
 
-export class MessageBus {
+export class FileBus implements Bus {
   readonly inboxDir: string;
   #knownNames: () => string[];
   #events: EventHub | undefined;
@@ -160,7 +94,7 @@ export class MessageBus {
   #warned = new Set<string>();
   #closed = false;
 
-  constructor(inboxDir: string, opts: MessageBusOptions) {
+  constructor(inboxDir: string, opts: FileBusOptions) {
     this.inboxDir = path.resolve(inboxDir);
     this.#knownNames = opts.knownNames;
     this.#events = opts.events;
@@ -249,6 +183,20 @@ export class MessageBus {
       const result = this.#scan(name, this.#readCursor(name));
       await this.#ackNow(name, result.nextOffset);
       return result.messages;
+    });
+  }
+
+  async history(name: string): Promise<Message[]> {
+    assertName(name);
+    const region = readRegion(this.inboxFile(name), () => 0);
+    if (!region) return [];
+    const text = region.bytes.toString('utf8');
+    // A last line without its newline is still being written (or was torn by a crash): not yet history.
+    const complete = text.slice(0, text.lastIndexOf('\n') + 1);
+    return complete.split('\n').flatMap((line) => {
+      if (!line.trim()) return [];
+      const parsed = parseMessage(line);
+      return typeof parsed === 'string' ? [] : [parsed];
     });
   }
 

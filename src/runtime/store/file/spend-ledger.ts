@@ -3,48 +3,21 @@
 // written atomically after each change, so /cost still knows after a restart.
 import { copyFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
-import { MalformedFileError, readJson, writeJsonAtomic } from './atomic-file.js';
-import type { TaskBoard } from './board.js';
-import type { EventHub, HuddleEvent } from './events.js';
+import { MalformedFileError, readJson, writeJsonAtomic } from '../../fs/atomic-file.js';
+import type { Board } from '../board.js';
+import type { EventHub, HuddleEvent } from '../../events/events.js';
+import { emptySpend, emptyTally, type SpendFile, type SpendLedger, type SpendTally } from '../spend-ledger.js';
 
-export interface SpendTally {
-  cost_usd: number;
-  model_calls: number;
-  input_tokens: number;
-  output_tokens: number;
-}
-
-export interface TaskSpend extends SpendTally {
-  subject: string;
-  /** Cost per agent that worked on it. */
-  agents: Record<string, number>;
-}
-
-export interface SpendFile {
-  version: 1;
-  agents: Record<string, SpendTally>;
-  tasks: Record<string, TaskSpend>;
-  unattributed: SpendTally;
-}
-
-function emptyTally(): SpendTally {
-  return { cost_usd: 0, model_calls: 0, input_tokens: 0, output_tokens: 0 };
-}
-
-export function emptySpend(): SpendFile {
-  return { version: 1, agents: {}, tasks: {}, unattributed: emptyTally() };
-}
-
-export class SpendLedger {
+export class FileSpendLedger implements SpendLedger {
   readonly file: string;
-  readonly #board: TaskBoard;
+  readonly #board: Board;
   readonly #hub: EventHub;
   readonly #unsubscribe: () => void;
   #data: SpendFile;
   /** Attribution reads the board (async): events are handled one after another, in order. */
   #queue: Promise<void> = Promise.resolve();
 
-  constructor(options: { teamDir: string; board: TaskBoard; hub: EventHub }) {
+  constructor(options: { teamDir: string; board: Board; hub: EventHub }) {
     this.file = path.join(options.teamDir, 'spend.json');
     this.#board = options.board;
     this.#hub = options.hub;

@@ -1,0 +1,51 @@
+// The "needs you" queue: questions waiting for the person (ask-mode tool calls, budget stops,
+// stalls and failures, plans). The console attaches as the answerer and shows the queue; without
+// an answerer (a headless run, a test team) nothing can be asked, and a request is refused at once
+// rather than left hanging. The contract every backend keeps (memory-approvals.ts today).
+
+export type ApprovalDecision = 'approve' | 'deny' | 'always';
+
+export interface ApprovalRequest {
+  id: string;
+  agent: string;
+  tool: string;
+  /** 'budget': a budget stop (y extends, n stops the agent); 'notice': a stall or failure (y restarts); 'plan': a plan to decide; otherwise a tool call. */
+  kind?: 'tool' | 'budget' | 'notice' | 'plan';
+  /** One line: the command or the path. */
+  summary: string;
+  /** Why it needs approval. */
+  reason: string;
+  /** What "approve always" adds to .team/allow.json (empty: it cannot be allow-listed, e.g. a protected path). */
+  prefixes: string[];
+  created_at: string;
+}
+
+export interface PendingApproval extends ApprovalRequest {
+  resolve(decision: ApprovalDecision): void;
+}
+
+export type ApprovalOutcome =
+  | { kind: 'approved'; always: boolean }
+  | { kind: 'denied' }
+  /** Nobody can answer (headless) — the caller refuses. */
+  | { kind: 'unanswerable' }
+  /** The agent was interrupted or stopped while it waited. */
+  | { kind: 'cancelled' };
+
+/** The queue of questions for the person. */
+export interface Approvals {
+  /** True while someone (the console) can answer requests. */
+  readonly answerable: boolean;
+  /** The console calls this when it opens; the returned function detaches it. */
+  attachAnswerer(): () => void;
+  /** Pending requests, oldest first. */
+  list(): PendingApproval[];
+  readonly size: number;
+  onChange(listener: () => void): () => void;
+  /** Queues a request; resolves when answered, when `signal` aborts, or when the queue closes. */
+  request(request: Omit<ApprovalRequest, 'id' | 'created_at'>, signal?: AbortSignal): Promise<ApprovalOutcome>;
+  /** The person's answer. False when there is no such request (already answered, or cancelled). */
+  resolve(id: string, decision: ApprovalDecision, by?: string): boolean;
+  /** Denies everything pending; later requests are unanswerable. */
+  close(reason?: string): void;
+}

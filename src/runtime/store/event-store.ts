@@ -1,0 +1,23 @@
+// Every event of every agent, kept as the team's record (SPEC section 7): resume rebuilds
+// transcripts from it, a person reads it, the run record sums it up. The contract every backend
+// keeps (store/file/event-log.ts today: `.team/logs/<agent>/session-<stamp>.ndjson`).
+
+/** One logged event, as read back (SPEC section 7 plus `prompt`). */
+export interface LoggedEvent {
+  type: string;
+  [field: string]: unknown;
+}
+
+export interface EventStore {
+  /** The agents that have logged events, in any session. */
+  agents(): Promise<string[]>;
+  /** Every event of `agent`, oldest first, across sessions; an entry cut by a crash is skipped. */
+  read(agent: string): Promise<LoggedEvent[]>;
+  /**
+   * Keeps a whole conversation replaced by a compaction (secrets scrubbed); returns where it went,
+   * as a person would look for it (`.team/logs/alice/transcript-….json`).
+   */
+  saveTranscript(agent: string, record: Record<string, unknown>): Promise<string>;
+  /** Stops recording. */
+  close(): void;
+}

@@ -1,0 +1,42 @@
+// What the team has spent, per agent and per task: each `usage` event's cost goes to the task its
+// agent owned in progress at the time (none: "unattributed"). The contract every backend keeps
+// (store/file/spend-ledger.ts today); /cost, budgets and the run record read it.
+
+export interface SpendTally {
+  cost_usd: number;
+  model_calls: number;
+  input_tokens: number;
+  output_tokens: number;
+}
+
+export interface TaskSpend extends SpendTally {
+  subject: string;
+  /** Cost per agent that worked on it. */
+  agents: Record<string, number>;
+}
+
+export interface SpendFile {
+  version: 1;
+  agents: Record<string, SpendTally>;
+  tasks: Record<string, TaskSpend>;
+  unattributed: SpendTally;
+}
+
+export function emptyTally(): SpendTally {
+  return { cost_usd: 0, model_calls: 0, input_tokens: 0, output_tokens: 0 };
+}
+
+export function emptySpend(): SpendFile {
+  return { version: 1, agents: {}, tasks: {}, unattributed: emptyTally() };
+}
+
+/** The team's spend, kept across restarts. */
+export interface SpendLedger {
+  /** The tally so far (a live view: read it, do not change it). */
+  readonly data: SpendFile;
+  /** Lines for /cost: per task (most expensive first), then what no task owned. */
+  taskLines(): string[];
+  /** Resolves once every usage event seen so far is tallied and stored. */
+  flush(): Promise<void>;
+  close(): Promise<void>;
+}

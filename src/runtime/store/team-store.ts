@@ -1,0 +1,43 @@
+// Where a team's shared state lives: one object holding every store of the team (bus, board,
+// roster, spend, approvals, allow-list, event record). A backend opens it; the session, the
+// agents and the faces use only these interfaces. Files in the workspace are the embedded default
+// (store/file/); nothing outside a backend touches `.team/` or `.tasks/` state files.
+import type { EventHub } from '../events/events.js';
+import type { AllowList } from './allow-list.js';
+import type { Approvals } from './approvals.js';
+import type { Board } from './board.js';
+import type { Bus } from './bus.js';
+import type { EventStore } from './event-store.js';
+import type { Roster } from './roster.js';
+import type { SpendLedger } from './spend-ledger.js';
+
+export interface TeamStore {
+  readonly teamName: string;
+  readonly bus: Bus;
+  readonly board: Board;
+  readonly roster: Roster;
+  readonly spend: SpendLedger;
+  readonly approvals: Approvals;
+  readonly allowList: AllowList;
+  readonly events: EventStore;
+  /** Flushes and releases everything (watchers, connections); the team is still there for a resume. */
+  close(reason?: string): Promise<void>;
+}
+
+export interface OpenStoreOptions {
+  /** Events of this process: what the stores emit goes here, and the event record subscribes to it. */
+  hub: EventHub;
+  /** Strings never to write anywhere (the API key). */
+  secrets: string[];
+}
+
+/** A place a team can live: the workspace's files, or (later) a database shared by several hosts. */
+export interface StoreBackend {
+  /** For messages: where the team lives (`.team/ in /home/me/app`). */
+  describe(): string;
+  /** Members of a team left there that are not shut down (SPEC section 1: an unfinished team). */
+  unfinishedMembers(): Promise<string[]>;
+  /** Moves the team left there aside (`--fresh`); returns where it went, or undefined when there was none. */
+  archive(): Promise<string | undefined>;
+  open(options: OpenStoreOptions): Promise<TeamStore>;
+}

@@ -1,0 +1,28 @@
+// The words every part of huddle shares (SPEC section 2): the lead's name, what an agent name may
+// look like, and the statuses a member can have. Defined once, here; everything else imports them.
+
+/** The lead is always named `lead`. */
+export const LEAD_NAME = 'lead';
+
+/** Agent names: a lowercase letter, then up to 31 of a-z, 0-9, '_' or '-'. */
+export const AGENT_NAME_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
+
+/** What a member of the team is doing (SPEC section 2). */
+export const MEMBER_STATUSES = ['working', 'idle', 'waiting', 'shutdown', 'failed'] as const;
+export type MemberStatus = (typeof MEMBER_STATUSES)[number];
+
+/** Senders that are not agents: the person at the console, and huddle's own notes. */
+export const PERSON_SENDER = 'user';
+export const HUDDLE_SENDER = 'huddle';
+
+export function isAgentName(name: unknown): name is string {
+  return typeof name === 'string' && AGENT_NAME_PATTERN.test(name);
+}
+
+/** The one sentence that says what a valid name is, for every error that refuses one. */
+export function describeNameRule(name: unknown): string {
+  return (
+    `invalid agent name '${String(name)}': a name starts with a lowercase letter, then up to 31 of ` +
+    `a-z, 0-9, '_' or '-' (e.g. 'alice', 'test-runner')`
+  );
+}
