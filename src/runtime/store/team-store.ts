@@ -41,3 +41,20 @@ export interface StoreBackend {
   archive(): Promise<string | undefined>;
   open(options: OpenStoreOptions): Promise<TeamStore>;
 }
+
+/**
+ * Another live huddle process holds the team (SPEC section 1): a second run must not touch it.
+ * Every face turns this into one line and exit code 2.
+ */
+export class TeamBusyError extends Error {
+  constructor(
+    readonly holder: { pid: number; host?: string; since?: string },
+    where: string,
+  ) {
+    super(
+      `another huddle (pid ${holder.pid}${holder.host ? ` on ${holder.host}` : ''}${holder.since ? `, since ${holder.since}` : ''}) ` +
+        `is running the team in ${where}; use that one (huddle status / huddle send), or stop it first`,
+    );
+    this.name = 'TeamBusyError';
+  }
+}
