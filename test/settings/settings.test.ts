@@ -6,6 +6,7 @@ import { resolveConfig } from '../../src/runtime/config.js';
 import { formatSettingsRows, settingsRows } from '../../src/runtime/settings/describe.js';
 import { SettingsError } from '../../src/runtime/settings/errors.js';
 import { loadSettings, sourceOf } from '../../src/runtime/settings/load.js';
+import { roleSettings } from '../../src/runtime/settings/role-settings.js';
 import { budgetSettingsFrom, configFromSettings, resolveSettingsConfig } from '../../src/runtime/settings/to-config.js';
 
 const dirs: string[] = [];
@@ -234,5 +235,18 @@ describe('HuddleConfig from settings', () => {
       compactAt: 0.3,
       budget: { minutes: 10 },
     });
+  });
+});
+
+describe('role settings', () => {
+  it('gives a role its overrides and verify command', () => {
+    const { cwd, home, write } = setup();
+    write('.team/settings.json', {
+      roles: { tester: { model: 'small', tools: ['bash', 'mcp__everything'], denyTools: ['mcp__everything__get-env'] } },
+      verify: { command: 'npm test', roles: { tester: 'npm run test:all' } },
+    });
+    const { settings } = loadSettings({ cwd, home, env: {} });
+    expect(roleSettings(settings, 'tester')).toEqual({ model: 'small', tools: ['bash', 'mcp__everything'], denyTools: ['mcp__everything__get-env'], verify: 'npm run test:all' });
+    expect(roleSettings(settings, 'coder')).toEqual({ verify: 'npm test' });
   });
 });
