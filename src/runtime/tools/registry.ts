@@ -40,6 +40,7 @@ export class ToolRegistry {
   /** The `tools` parameter of a Messages API request. */
   definitions(): ToolDefinitionParam[] {
     return [...this.#tools.values()].map((tool) => {
+      if (tool.inputJsonSchema) return { name: tool.name, description: tool.description, input_schema: tool.inputJsonSchema };
       const { $schema: _drop, ...schema } = z.toJSONSchema(tool.input, { io: 'input' }) as Record<string, unknown>;
       return {
         name: tool.name,

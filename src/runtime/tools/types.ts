@@ -15,14 +15,33 @@ export interface ToolContext {
 }
 
 export interface ToolResult {
+  /** The result as text: what logs, events and screens show (and the model gets, without `blocks`). */
   content: string;
   isError?: boolean;
+  /** Richer content for the model (an MCP tool's images), sent instead of `content` when present. */
+  blocks?: ToolResultBlock[];
+}
+
+/** The parts of a tool result the Messages API accepts. */
+export type ToolResultBlock =
+  | { type: 'text'; text: string }
+  | { type: 'image'; source: { type: 'base64'; media_type: 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp'; data: string } };
+
+/** A JSON Schema for a tool's input, passed to the API as is. */
+export interface JsonObjectSchema {
+  type: 'object';
+  [key: string]: unknown;
 }
 
 export interface Tool<Schema extends z.ZodType = z.ZodType> {
   name: string;
   description: string;
   input: Schema;
+  /**
+   * The input schema to offer the model, untouched, instead of one derived from `input` (an MCP
+   * server's own schema). `input` then only needs to accept an object: the server validates.
+   */
+  inputJsonSchema?: JsonObjectSchema;
   run(input: z.infer<Schema>, context: ToolContext): Promise<string | ToolResult>;
   /** A short summary of the input for one-line displays (defaults to the first string field). */
   summarize?(input: z.infer<Schema>): string;

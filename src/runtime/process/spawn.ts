@@ -1,0 +1,34 @@
+// The one seam through which huddle starts programs on an agent's behalf (hooks, verify commands,
+// stdio MCP servers): a function shaped like child_process.spawn. The sandbox (src/runtime/sandbox/)
+// passes its own, which wraps the program in the OS sandbox; the default runs it as is.
+import { spawn as nodeSpawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+
+export type SpawnLike = (command: string, args: readonly string[], options: SpawnOptions) => ChildProcess;
+
+export const plainSpawn: SpawnLike = (command, args, options) => nodeSpawn(command, args, options);
+
+/** Secrets of huddle itself; nothing it starts for an agent may see them. */
+export const HIDDEN_ENV = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'HUDDLE_API_KEY'] as const;
+
+/** `base` without huddle's secrets, with `extra` on top. */
+export function childEnvironment(extra: Record<string, string> = {}, base: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(base)) {
+    if (value !== undefined && !(HIDDEN_ENV as readonly string[]).includes(key)) env[key] = value;
+  }
+  return { ...env, ...extra };
+}
+
+/** Ends a whole process group (a detached child leads its own); quiet when it is already gone. */
+export function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // ESRCH: gone.
+    }
+  }
+}

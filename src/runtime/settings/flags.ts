@@ -1,0 +1,24 @@
+// Command-line flags that set settings: the highest layer. The CLI has already checked their form
+// (src/cli.ts); each flag is its own layer so `/config` names it.
+import type { PermissionMode } from '../permissions/permission-mode.js';
+import { layerAt, type SettingsLayer } from './layers.js';
+
+/** The settings part of the CLI's options (a subset of CliOptions, so the CLI's object fits as is). */
+export interface SettingsFlags {
+  model?: string | undefined;
+  maxTurns?: number | undefined;
+  permissionMode?: PermissionMode | undefined;
+  budget?: { usd?: number | undefined; minutes?: number | undefined; turns?: number | undefined } | undefined;
+}
+
+export function flagLayers(flags: SettingsFlags): SettingsLayer[] {
+  const layers: SettingsLayer[] = [];
+  if (flags.model !== undefined) layers.push(layerAt('--model', ['model'], flags.model));
+  if (flags.maxTurns !== undefined) layers.push(layerAt('--max-turns', ['maxTurns'], flags.maxTurns));
+  if (flags.permissionMode !== undefined) layers.push(layerAt('--permission-mode', ['permissionMode'], flags.permissionMode));
+  for (const kind of ['usd', 'minutes', 'turns'] as const) {
+    const value = flags.budget?.[kind];
+    if (value !== undefined) layers.push(layerAt(`--budget-${kind}`, ['budget', 'team', kind], value));
+  }
+  return layers;
+}

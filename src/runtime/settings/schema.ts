@@ -1,0 +1,237 @@
+// The one schema every settings source is checked against (SPEC section 9): the user's, the team's
+// (.team/settings.json), the personal one (.team/settings.local.json), .mcp.json, and what environment
+// variables and flags set. The descriptions here are the user's documentation: the README's settings
+// reference and the exported JSON Schema (settings.schema.json) are generated from them.
+import { z } from 'zod';
+import { PERMISSION_MODES } from '../permissions/permission-mode.js';
+
+const count = (text: string) => z.number().int().min(0).describe(text);
+const positive = (text: string) => z.number().int().min(1).describe(text);
+/** A share of the context window: 0.8 is 80 %; 0 turns the feature off. */
+const share = (text: string) => z.number().min(0).max(1).describe(text);
+const strings = (text: string) => z.array(z.string().min(1)).describe(text);
+const stringMap = (text: string) => z.record(z.string(), z.string()).describe(text);
+
+// ---- budgets (the old .team/budget.json) ----------------------------------------------------------
+const budgetLimits = z
+  .strictObject({
+    usd: z.number().positive().optional().describe('Dollars, priced from the model price table.'),
+    minutes: z.number().positive().optional().describe('Wall-clock minutes since the run started.'),
+    turns: z.number().int().positive().optional().describe('Model calls.'),
+  })
+  .describe('Hard limits; any left out is unlimited.');
+
+const budget = z
+  .strictObject({
+    team: budgetLimits.optional().describe('Limits for the whole team together.'),
+    agents: z
+      .record(z.string(), budgetLimits)
+      .optional()
+      .describe('Limits per agent name; "*" applies to every agent not named.'),
+    soft: share('Fraction of a limit at which to warn once (0 or 1: never).').optional().meta({ default: 0.8 }),
+    step: budgetLimits.optional().describe('What one extension adds per kind (default: the limit again).'),
+  })
+  .describe('Budgets in dollars, minutes and model calls. At a limit an agent pauses until the person extends it; headless runs stop with exit code 3.');
+
+// ---- MCP servers (Claude Code's .mcp.json format) ----------------------------------------------------
+const stdioServer = z
+  .strictObject({
+    type: z.literal('stdio').optional().describe('Optional; a server with `command` is a stdio server.'),
+    command: z.string().min(1).describe('The program to start; ${VAR} and ${VAR:-default} are expanded.'),
+    args: strings('Its arguments (expanded like command).').optional(),
+    env: stringMap('Extra environment variables for it (values expanded).').optional(),
+  })
+  .describe('A server huddle starts as a child process and talks to over stdin/stdout.');
+
+const httpServer = z
+  .strictObject({
+    type: z.enum(['http', 'sse']).describe('"http" (streamable HTTP) or "sse" (the older HTTP+SSE transport).'),
+    url: z.string().min(1).describe('The server URL (expanded).'),
+    headers: stringMap('HTTP headers, e.g. {"Authorization": "Bearer ${TOKEN}"} (values expanded).').optional(),
+  })
+  .describe('A server huddle reaches over HTTP.');
+
+export const mcpServerSchema = z.union([stdioServer, httpServer]);
+export type McpServerSettings = z.infer<typeof mcpServerSchema>;
+
+const mcpServers = z
+  .record(z.string().min(1), mcpServerSchema)
+  .describe('MCP servers by name, as in .mcp.json; their tools reach agents as mcp__<server>__<tool>. A name here replaces the same name from .mcp.json.');
+
+const mcp = z
+  .strictObject({
+    startupTimeoutMs: positive('How long a server may take to start and list its tools.').optional().meta({ default: 30_000 }),
+    toolTimeoutMs: positive('How long one MCP tool call may take.').optional().meta({ default: 600_000 }),
+    disabled: strings('Servers (from .mcp.json or settings) not to start.').optional(),
+  })
+  .describe('How huddle runs MCP servers.');
+
+// ---- hooks (Claude Code's schema) ----------------------------------------------------------------
+export const HOOK_EVENTS = [
+  'PreToolUse',
+  'PostToolUse',
+  'UserPromptSubmit',
+  'Stop',
+  'SessionStart',
+  'SessionEnd',
+  'PreCompact',
+  'Notification',
+  'TeammateIdle',
+  'TaskCompleted',
+] as const;
+export type HookEventName = (typeof HOOK_EVENTS)[number];
+
+const hookCommand = z.strictObject({
+  type: z.literal('command').describe('Only "command" hooks are run.'),
+  command: z.string().min(1).describe('A shell command (bash -c), run in the agent\'s workspace with the event as JSON on stdin.'),
+  timeout: z.number().positive().optional().describe('Seconds before the hook and everything it started are killed.').meta({ default: 60 }),
+});
+
+const hookMatcher = z.strictObject({
+  matcher: z
+    .string()
+    .optional()
+    .describe('For tool events, a tool name ("bash"), names joined by | or a regex ("mcp__.*"); empty or "*": every tool.'),
+  hooks: z.array(hookCommand).describe('Commands to run, in parallel, when the matcher matches.'),
+});
+export type HookMatcherSettings = z.infer<typeof hookMatcher>;
+
+const hooks = z
+  .strictObject(Object.fromEntries(HOOK_EVENTS.map((event) => [event, z.array(hookMatcher).optional()])) as Record<HookEventName, z.ZodOptional<z.ZodArray<typeof hookMatcher>>>)
+  .describe('Commands run at points of an agent\'s work, in Claude Code\'s hooks format. Exit 0 continues; exit 2 blocks where the event can be blocked, with stderr as the reason. Hooks from every settings file run.');
+export type HooksSettings = z.infer<typeof hooks>;
+
+// ---- verify gates, sandbox, notifications ---------------------------------------------------------
+const verify = z
+  .strictObject({
+    command: z.string().min(1).optional().describe('Run before any task may be completed (a task\'s own `verify` wins); it must exit 0.'),
+    timeoutMs: positive('How long a verify command may run.').optional().meta({ default: 600_000 }),
+    roles: stringMap('A verify command per role, over `command`.').optional(),
+  })
+  .describe('Verify gates: a task becomes completed only when its verify command exits 0 in the completing agent\'s workspace.');
+
+const sandbox = z
+  .strictObject({
+    enabled: z.boolean().optional().describe('false runs commands unsandboxed (HUDDLE_SANDBOX=off).').meta({ default: true }),
+    network: z
+      .strictObject({
+        allow: strings('Hosts commands may reach ("registry.npmjs.org", "*.github.com").').optional(),
+        deny: strings('Hosts commands may never reach; wins over allow.').optional(),
+      })
+      .optional()
+      .describe('Network access of sandboxed commands.'),
+    writablePaths: strings('Extra paths sandboxed commands may write (besides the agent\'s workspace and TMPDIR).').optional(),
+    caches: strings('Cache directories shared by sandboxed commands (~/.npm, ~/.cache/pip…).').optional(),
+  })
+  .describe('The OS sandbox every command an agent causes runs in (SPEC section 10).');
+
+export const NOTIFY_KINDS = ['approval', 'plan', 'budget', 'failure', 'done', 'question'] as const;
+export type NotifyKind = (typeof NOTIFY_KINDS)[number];
+
+const notifications = z
+  .strictObject({
+    bell: z.boolean().optional().describe('Ring the terminal bell.').meta({ default: true }),
+    desktop: z
+      .enum(['auto', 'osc9', 'osc777', 'off'])
+      .optional()
+      .describe('Desktop notifications through the terminal: OSC 9 (iTerm2, WezTerm, Windows Terminal, kitty, Ghostty), OSC 777 (urxvt, foot, VTE), auto picks by terminal.')
+      .meta({ default: 'auto' }),
+    events: z.array(z.enum(NOTIFY_KINDS)).optional().describe('What notifies: approval, plan, budget, failure, done, question.').meta({ default: [...NOTIFY_KINDS] }),
+    title: z.boolean().optional().describe('Show "needs you: N" in the terminal tab title.').meta({ default: true }),
+  })
+  .describe('How huddle gets the person\'s attention when something needs them; a Notification hook can send it anywhere else.');
+
+// ---- roles and external agents ----------------------------------------------------------------------
+export const AGENT_KINDS = ['claude-code', 'gemini', 'codex', 'command'] as const;
+export type AgentKind = (typeof AGENT_KINDS)[number];
+
+const roleOverride = z
+  .strictObject({
+    model: z.string().min(1).optional().describe('Model for agents of this role.'),
+    permissionMode: z.enum(PERMISSION_MODES).optional().describe('plan, ask or auto.'),
+    planModeRequired: z.boolean().optional().describe('Teammates of this role send a plan before they work.'),
+    worktree: z.boolean().optional().describe('Teammates of this role get their own git worktree.'),
+    maxTurns: positive('Model calls per turn.').optional(),
+    tools: strings('The only tools agents of this role get; may name MCP tools as mcp__server__tool, mcp__server__* or mcp__server.').optional(),
+    denyTools: strings('Tools agents of this role never get (same patterns as tools).').optional(),
+    agent: z.enum(['huddle', ...AGENT_KINDS]).optional().describe('Which agent runs this role: huddle (in-process) or an external CLI.'),
+  })
+  .describe('Settings for one role (the lead\'s role is "lead"); they win over the role file\'s front matter.');
+export type RoleOverride = z.infer<typeof roleOverride>;
+
+const externalAgent = z.strictObject({
+  command: z.string().min(1).describe('The program.'),
+  args: strings('Its arguments.').optional(),
+  env: stringMap('Extra environment variables.').optional(),
+});
+
+const agents = z
+  .strictObject(Object.fromEntries(AGENT_KINDS.map((kind) => [kind, externalAgent.optional()])) as Record<AgentKind, z.ZodOptional<typeof externalAgent>>)
+  .describe('How to start each kind of external agent CLI.');
+
+// ---- the whole file -------------------------------------------------------------------------------
+export const settingsSchema = z
+  .strictObject({
+    $schema: z.string().optional().describe('The JSON Schema, for editors (huddle ignores it).'),
+    model: z.string().min(1).optional().describe('The model every agent uses unless its role or spawn says otherwise.').meta({ default: 'claude-sonnet-4-6' }),
+    maxTokens: positive('Output tokens per model response.').optional().meta({ default: 8192 }),
+    maxTurns: positive('Model calls one agent may make for one user turn.').optional().meta({ default: 50 }),
+    permissionMode: z
+      .enum(PERMISSION_MODES)
+      .optional()
+      .describe('plan (read only), ask (commands off the allow-list wait for the person) or auto. Unset: ask in the console, auto headless.'),
+    planApproval: z.enum(['lead', 'person']).optional().describe('Who approves plan-mode teammates\' plans.').meta({ default: 'lead' }),
+    worktrees: z.boolean().optional().describe('Every teammate gets its own git worktree unless spawned otherwise.').meta({ default: false }),
+    reviewMaxRounds: count('Times a reviewer may send a task back before the lead decides.').optional().meta({ default: 3 }),
+    timeouts: z
+      .strictObject({
+        idleMs: count('An idle teammate with nothing to do shuts down after this long.').optional().meta({ default: 60_000 }),
+        stallMs: count('A working agent with no event for this long is interrupted (0: never).').optional().meta({ default: 600_000 }),
+        requestMs: count('One model request may take this long.').optional().meta({ default: 600_000 }),
+        streamIdleMs: count('A response stream silent this long counts as cut and is retried.').optional().meta({ default: 60_000 }),
+      })
+      .optional()
+      .describe('Timeouts in milliseconds.'),
+    retries: z
+      .strictObject({
+        max: count('Retries of a failed model call (429, 529, 5xx, dropped connections).').optional().meta({ default: 6 }),
+        baseMs: count('First backoff; it doubles each retry, honouring retry-after.').optional().meta({ default: 500 }),
+      })
+      .optional()
+      .describe('Model call retries.'),
+    context: z
+      .strictObject({
+        trimAt: share('Above this share of the context window, old tool results are cut to stubs (0: never).').optional().meta({ default: 0.6 }),
+        trimKeepTurns: count('Tool results of this many latest assistant turns are never cut.').optional().meta({ default: 3 }),
+        compactAt: share('At this share of the context window the transcript is summarised (0: never).').optional().meta({ default: 0.8 }),
+      })
+      .optional()
+      .describe('Context management.'),
+    memory: z
+      .strictObject({
+        maxChars: positive('Characters of CLAUDE.md/AGENTS.md (with imports) an agent gets; the rest is cut with a note.').optional().meta({ default: 40_000 }),
+      })
+      .optional()
+      .describe('Project instructions (CLAUDE.md, AGENTS.md) given to every agent.'),
+    budget: budget.optional(),
+    permissions: z
+      .strictObject({
+        allow: strings('Command prefixes that run without asking in ask mode ("npm install", "make").').optional(),
+      })
+      .optional()
+      .describe('Permissions; lists from every settings file are joined.'),
+    mcpServers: mcpServers.optional(),
+    mcp: mcp.optional(),
+    hooks: hooks.optional(),
+    verify: verify.optional(),
+    sandbox: sandbox.optional(),
+    notifications: notifications.optional(),
+    roles: z.record(z.string().min(1), roleOverride).optional().describe('Settings per role name.'),
+    agents: agents.optional(),
+  })
+  .meta({ title: 'huddle settings', description: 'Settings of huddle, the terminal team console for AI coding agents.' });
+
+export type Settings = z.infer<typeof settingsSchema>;
+
+/** The shape of .mcp.json (Claude Code's format). */
+export const mcpFileSchema = z.strictObject({ mcpServers: mcpServers.optional() });
