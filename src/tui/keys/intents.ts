@@ -2,7 +2,6 @@
 // state/console-actions.ts; everything that reaches the team goes through the ConsoleController
 // (and slash commands through commands/dispatch.ts). Handlers read the store when they run, so
 // each sees what the key before it left.
-import type { ApprovalDecision } from '../../runtime/store/approvals.js';
 import type { ConsoleController } from '../console-controller.js';
 import { completeLine, runCommandLine } from '../commands/dispatch.js';
 import type { ConsoleStore, ViewName } from '../state/console-store.js';
@@ -23,6 +22,8 @@ export interface IntentDeps {
   /** Rows one PgUp/PgDn moves (the pane's height less its header). */
   pageRows: () => number;
 }
+
+type ApprovalDecision = Parameters<ConsoleController['answerApproval']>[1];
 
 export type IntentHandler = (key: KeyPress, arg: string | number | undefined) => void;
 
