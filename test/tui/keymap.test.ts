@@ -121,7 +121,7 @@ describe("the console's keymap", () => {
     expect(intentOf('up', context({ view: 'approvals' }))).toBe('history.previous');
   });
 
-  it('jumps with Alt+digit, takes an unbound Alt+key as the plain key (Esc read with the key after it), drops unbound Ctrl chords', () => {
+  it('jumps with Alt+digit, takes an unbound Alt+key as the plain key (Esc read with the key after it)', () => {
     expect(resolveKey(CONSOLE_KEYMAP, key('alt+3'), context())).toMatchObject({ intent: 'pane.jump', arg: 2 });
     expect(intentOf('alt+0', context())).toBe('input.insert');
     expect(intentOf('alt+x', context())).toBe('input.insert');
@@ -129,8 +129,22 @@ describe("the console's keymap", () => {
     expect(intentOf('alt+enter', context())).toBe('input.submit');
     expect(intentOf('alt+backspace', context())).toBe('input.deleteLeft');
     expect(intentOf('alt+escape', context({ view: 'help' }))).toBe('view.close'); // Esc Esc in one read
-    expect(intentOf('ctrl+z', context())).toBeUndefined();
+  });
+
+  it('takes Ctrl and Shift on a named key nothing binds that way as the plain key, never on a character', () => {
+    expect(intentOf('ctrl+left', context())).toBe('cursor.left');
+    expect(intentOf('shift+up', context())).toBe('history.previous');
+    expect(intentOf('shift+pageup', context())).toBe('pane.pageUp');
+    expect(intentOf('ctrl+tab', context(typed('/he')))).toBe('input.complete');
+    expect(intentOf('shift+tab', context())).toBe('pane.previous'); // bound as written: no loosening
+    expect(intentOf('ctrl+x', context())).toBeUndefined(); // an unbound Ctrl chord does nothing
     expect(intentOf('ctrl+j', context())).toBe('input.newline');
+    const custom = compileKeymap([
+      { layer: 'input', keys: ['left'], intent: 'char' },
+      { layer: 'input', keys: ['ctrl+left'], intent: 'word' },
+    ]);
+    expect(resolveKey(custom, key('ctrl+left'), context())?.intent).toBe('word');
+    expect(resolveKey(custom, key('shift+left'), context())?.intent).toBe('char');
   });
 
   it('binds every key the README and SPEC §8 document', () => {

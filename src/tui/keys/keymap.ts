@@ -10,12 +10,15 @@
 //   global  – panes and the console: switching, scrolling, interrupting, quitting
 //   typing  – printable keys that nothing above claimed type into the input
 //
-// A terminal sends Alt+key as Esc then the key, and Ink reads Esc followed within 20 ms by a key
-// (typed quickly, or written by a program) as that Alt+key too. So an Alt+key that nothing binds
-// with Alt is resolved again as the plain key: Esc then Tab is Tab, Esc Esc is Esc, Alt+x types
-// x. A binding marked `exactKey` is not taken that way (Esc then y must not approve a request).
+// Modifiers match exactly, then loosen: a key nothing binds as pressed is resolved again without
+// the modifiers no binding asked for. Alt, because a terminal sends Alt+key as Esc then the key and
+// Ink reads Esc followed within 20 ms by a key (typed quickly, or written by a program) as that
+// Alt+key: Esc then Tab is Tab, Esc Esc is Esc, Alt+x types x. Ctrl and Shift on named keys,
+// because terminals add them freely: Ctrl+← moves left and Shift+↑ walks the history until a
+// binding says otherwise. A binding marked `exactKey` is never taken from a loosened key (Esc then
+// y must not approve a request).
 import { holds, type Condition, type KeyContext } from './conditions.js';
-import type { KeyPress } from './key-press.js';
+import { NAMED_KEYS, type KeyPress } from './key-press.js';
 import { matchesKey, parseKeyPattern, type KeyPattern } from './key-pattern.js';
 
 export type Layer = 'view' | 'input' | 'global' | 'typing';
@@ -32,7 +35,7 @@ export interface Binding<I extends string = string> {
   arg?: string | number;
   /** Every condition must hold for the binding to take the key. */
   when?: readonly Condition[];
-  /** Not taken from an Alt+key nothing binds (which may be Esc typed just before this key). */
+  /** Only the key as written, never one with extra modifiers loosened off (Alt+y may be Esc then y). */
   exactKey?: boolean;
 }
 
@@ -58,11 +61,21 @@ export function compileKeymap<I extends string>(bindings: readonly Binding<I>[])
 
 /** The binding that takes this key in this context, or undefined when none does. */
 export function resolveKey<I extends string>(keymap: Keymap<I>, key: KeyPress, context: KeyContext): Binding<I> | undefined {
-  return resolveOnce(keymap, key, context, false) ?? (key.meta ? resolveOnce(keymap, { ...key, meta: false }, context, true) : undefined);
+  const found = resolveOnce(keymap, key, context, false);
+  if (found) return found;
+  const plain = loosened(key);
+  return plain ? resolveOnce(keymap, plain, context, true) : undefined;
 }
 
-function resolveOnce<I extends string>(keymap: Keymap<I>, key: KeyPress, context: KeyContext, withoutAlt: boolean): Binding<I> | undefined {
-  const takes = (binding: Binding<I>) => !(withoutAlt && binding.exactKey);
+/** The key without Alt, and for a named key without Ctrl and Shift; undefined when that is the key itself. */
+function loosened(key: KeyPress): KeyPress | undefined {
+  const named = (NAMED_KEYS as readonly string[]).includes(key.name);
+  const plain = { ...key, meta: false, ctrl: named ? false : key.ctrl, shift: named ? false : key.shift };
+  return plain.meta !== key.meta || plain.ctrl !== key.ctrl || plain.shift !== key.shift ? plain : undefined;
+}
+
+function resolveOnce<I extends string>(keymap: Keymap<I>, key: KeyPress, context: KeyContext, isLoosened: boolean): Binding<I> | undefined {
+  const takes = (binding: Binding<I>) => !(isLoosened && binding.exactKey);
   for (const view of context.views) {
     const found = first(keymap.byLayer.get('view')!, key, context, (binding) => takes(binding) && (!binding.views || binding.views.includes(view)));
     if (found) return found;
