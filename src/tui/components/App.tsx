@@ -1,10 +1,8 @@
 // The console's frame: tabs, the view (a pane, the board, the roster or help), input, status.
 import { Box, useWindowSize } from 'ink';
-import { useState } from 'react';
 import { useStore } from 'zustand';
 import type { ConsoleController } from '../console-controller.js';
 import type { ConsoleStore } from '../state/console-store.js';
-import { EMPTY_INPUT, type InputBuffer } from '../state/input-buffer.js';
 import type { InputHistory } from '../state/input-history.js';
 import { useConsoleKeys } from '../hooks/useConsoleKeys.js';
 import { AgentPane } from './AgentPane.js';
@@ -25,12 +23,13 @@ interface Props {
 
 export function App({ store, controller, history, quit }: Props) {
   const { columns, rows } = useWindowSize();
-  const [buffer, setBuffer] = useState<InputBuffer>(EMPTY_INPUT);
   const view = useStore(store, (state) => state.view);
   const focus = useStore(store, (state) => state.focus);
+  // Only the input's height, not its text: typing re-renders the input line, not the frame.
+  const inputHeight = useStore(store, (state) => inputRows(state.input));
   // Never taller than the terminal: a frame that overflows makes Ink clear the whole screen.
-  const mainHeight = Math.max(3, rows - 1 - inputRows(buffer) - 1);
-  useConsoleKeys({ store, controller, history, buffer, setBuffer, pageRows: Math.max(1, mainHeight - 2), quit });
+  const mainHeight = Math.max(3, rows - 1 - inputHeight - 1);
+  useConsoleKeys({ store, controller, history, pageRows: Math.max(1, mainHeight - 2), quit });
 
   const hint = focus === 'lead' ? 'ask the lead…' : `message ${focus}…`;
   return (
@@ -49,7 +48,7 @@ export function App({ store, controller, history, quit }: Props) {
           <AgentPane store={store} width={columns} height={mainHeight} />
         )}
       </Box>
-      <InputLine buffer={buffer} target={focus} hint={hint} />
+      <InputLine store={store} target={focus} hint={hint} />
       <StatusBar store={store} />
     </Box>
   );

@@ -1,6 +1,6 @@
 // /approvals (Ctrl+Y): the "needs you" queue. Each waiting tool call with its agent, what it
 // wants to run or write and why it needs you; ↑/↓ select, y approves, n denies, a approves and
-// allow-lists (useConsoleKeys sends those keys here while this view is open).
+// allow-lists (the keymap's view layer, src/tui/keys/console-keymap.ts, routes those keys here).
 import { Box, Text } from 'ink';
 import { useStore } from 'zustand';
 import type { ConsoleStore } from '../state/console-store.js';

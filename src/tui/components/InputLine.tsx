@@ -1,5 +1,8 @@
-// The input: a prompt mark, the text with a visible cursor, growing to a few lines.
+// The input: a prompt mark, the text with a visible cursor, growing to a few lines. It reads the
+// buffer from the store itself, so a key press re-renders this line and nothing else.
 import { Box, Text } from 'ink';
+import { useStore } from 'zustand';
+import type { ConsoleStore } from '../state/console-store.js';
 import type { InputBuffer } from '../state/input-buffer.js';
 
 export const MAX_INPUT_ROWS = 5;
@@ -8,7 +11,8 @@ export function inputRows(buffer: InputBuffer): number {
   return Math.min(MAX_INPUT_ROWS, buffer.text.split('\n').length);
 }
 
-export function InputLine({ buffer, target, hint }: { buffer: InputBuffer; target: string; hint: string | undefined }) {
+export function InputLine({ store, target, hint }: { store: ConsoleStore; target: string; hint: string | undefined }) {
+  const buffer = useStore(store, (state) => state.input);
   const before = buffer.text.slice(0, buffer.cursor);
   const at = buffer.text.slice(buffer.cursor, buffer.cursor + 1);
   const after = buffer.text.slice(buffer.cursor + 1);

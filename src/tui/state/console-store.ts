@@ -1,6 +1,8 @@
-// The console's state: one zustand vanilla store, written by the event bridge (runtime events)
-// and by intents' echoes, read by components through selectors.
+// The console's state: one zustand vanilla store, written by the event bridge (runtime events),
+// by key intents (the input line, views, focus) and by intents' echoes, read by components
+// through selectors.
 import { createStore } from 'zustand/vanilla';
+import { EMPTY_INPUT, type InputBuffer } from './input-buffer.js';
 import type { Task } from '../../runtime/store/board.js';
 import type { TranscriptItem } from './transcript.js';
 import type { MemberStatus } from '../../runtime/vocabulary.js';
@@ -56,6 +58,11 @@ export interface ConsoleState {
   expanded: Record<string, boolean>;
   flash: Flash | undefined;
   quitArmed: boolean;
+  /**
+   * The input line. Key intents change it with synchronous store updates and read it back with
+   * getState(), so keys that arrive faster than React renders still apply in order.
+   */
+  input: InputBuffer;
   model: string;
   endpoint: string;
   /** `huddle demo`: a scripted model, clearly labelled. */
@@ -97,6 +104,7 @@ export function createConsoleStore(initial: { model: string; endpoint: string; d
     expanded: {},
     flash: undefined,
     quitArmed: false,
+    input: EMPTY_INPUT,
     model: initial.model,
     endpoint: initial.endpoint,
     demo: initial.demo ?? false,

@@ -1,0 +1,37 @@
+// Named conditions a binding can require ("when"), read off the console's state at the moment the
+// key is resolved. Named rather than written as functions so a keymap stays plain data that can
+// be listed, tested and (one day) loaded from settings; "!name" negates.
+import type { ConsoleState } from '../state/console-store.js';
+
+export interface KeyContext {
+  state: ConsoleState;
+  /** Views that take keys before the input line, topmost first ([] when a pane is in view). */
+  views: readonly string[];
+}
+
+export const CONDITIONS = {
+  /** Nothing typed in the input line. */
+  inputEmpty: ({ state }: KeyContext) => state.input.text === '',
+  /** The input holds a one-line slash command (Tab completes it). */
+  slashLine: ({ state }: KeyContext) => state.input.text.startsWith('/') && !state.input.text.includes('\n'),
+  /** The agent whose pane is in view is in a turn. */
+  agentBusy: ({ state }: KeyContext) => state.agents[state.focus]?.status === 'working',
+  /** Ctrl+C was pressed once and the second press would quit. */
+  quitArmed: ({ state }: KeyContext) => state.quitArmed,
+  /** Something is in the "needs you" queue. */
+  approvalsWaiting: ({ state }: KeyContext) => state.approvals.length > 0,
+} satisfies Record<string, (context: KeyContext) => boolean>;
+
+export type ConditionName = keyof typeof CONDITIONS;
+export type Condition = ConditionName | `!${ConditionName}`;
+
+export function holds(condition: Condition, context: KeyContext): boolean {
+  const negated = condition.startsWith('!');
+  const name = (negated ? condition.slice(1) : condition) as ConditionName;
+  return CONDITIONS[name](context) !== negated;
+}
+
+/** The views that sit above the input line for this state. */
+export function activeViews(state: ConsoleState): string[] {
+  return state.view === 'pane' ? [] : [state.view];
+}
