@@ -122,8 +122,9 @@ export class TeamSession {
       await this.#team.suspend(reason);
     } else {
       await this.#team.stopAll(reason);
-      await this.#team.ctx.roster.setStatus(LEAD_NAME, 'shutdown', { reason });
+      // After the lead's loop has ended: a turn still unwinding (a stall, an interrupt) would set it idle again.
       await this.#team.close(reason);
+      await this.#team.ctx.roster.setStatus(LEAD_NAME, 'shutdown', { reason });
     }
     if (done) this.hub.emit(LEAD_NAME, 'done', done);
     await this.#store.close(reason);
