@@ -10,7 +10,7 @@ import { replayEvents } from '../../src/agents/transcript-replay.js';
 import { Transcript } from '../../src/agents/transcript.js';
 import type { HuddleEvent } from '../../src/runtime/events/events.js';
 import { readAgentEvents } from '../../src/runtime/store/file/event-log.js';
-import { overloaded, reply, replyText, text, toolUse, type RecordedRequest, type Scripted } from '../helpers/fake-api.js';
+import { overloaded, reply, replyText, text, toolUse, type Block, type RecordedRequest, type Scripted } from '../helpers/fake-api.js';
 import { openTeamHarness, type TeamHarness } from '../helpers/team-harness.js';
 
 let h: TeamHarness | undefined;
@@ -35,13 +35,14 @@ describe('the live transcript and the replayed log', () => {
     h = await openTeamHarness({ env: { HUDDLE_TRIM_AT: '1%', HUDDLE_TRIM_KEEP_TURNS: '1', HUDDLE_COMPACT_AT: '0' } });
     const harness = h;
     writeFileSync(path.join(harness.root, 'big.txt'), `${'a line of a big file\n'.repeat(200)}`);
-    const big = { input_tokens: 5_000, output_tokens: 10 };
+    // Responses that say the context is well filled (over HUDDLE_TRIM_AT): old results get trimmed.
+    const big = (...blocks: Block[]): Scripted => ({ kind: 'message', content: blocks, stopReason: blocks.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn', usage: { input_tokens: 5_000, output_tokens: 10 } });
     const turns: Scripted[] = [
       // Text between tool calls; then a response cut at max_tokens (its call is not run); then a
       // call after which the first read's result is old enough to be trimmed.
-      { ...reply(text('Reading.'), toolUse('read_file', { path: 'big.txt' }), text(' And writing.'), toolUse('write_file', { path: 'a.txt', content: 'a\n' })), usage: big },
-      { kind: 'message', content: [text('Too long'), toolUse('bash', { command: 'echo never' })], stopReason: 'max_tokens', usage: big },
-      { ...reply(toolUse('read_file', { path: 'a.txt' })), usage: big },
+      big(text('Reading.'), toolUse('read_file', { path: 'big.txt' }), text(' And writing.'), toolUse('write_file', { path: 'a.txt', content: 'a\n' })),
+      { ...big(text('Too long'), toolUse('bash', { command: 'echo never' })), stopReason: 'max_tokens' } as Scripted,
+      big(toolUse('read_file', { path: 'a.txt' })),
       replyText('Done with the first part.'),
       // After a message: idle, and the call after it is skipped (the agent is stopping).
       reply(toolUse('idle', {}), toolUse('write_file', { path: 'b.txt', content: 'never\n' })),
