@@ -124,7 +124,7 @@ function stderrReporter(secrets: string[]): EventListener {
   };
 }
 
-export function reportLine(event: HuddleEvent): string | undefined {
+function reportLine(event: HuddleEvent): string | undefined {
   switch (event.type) {
     case 'retry':
       return `${event.agent}: ${event.reason}; retrying in ${(event.delayMs / 1000).toFixed(1)} s (attempt ${event.attempt + 1})`;
