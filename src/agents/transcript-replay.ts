@@ -3,7 +3,6 @@
 // appended synchronously as things happen. The rule is the live loop's own (transcript.ts); this
 // file reads the log into it and writes the one user turn a resumed agent gets.
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
-import type { HuddleEvent } from '../runtime/events/events.js';
 import { parseLoggedEvent } from '../runtime/events/logged-event.js';
 import type { Message } from '../runtime/store/bus.js';
 import type { LoggedEvent } from '../runtime/store/event-store.js';
@@ -30,18 +29,17 @@ export interface ReplayedTranscript {
   tokens: number;
 }
 
-/** The logged events as typed events (unusable entries are skipped: see logged-event.ts). */
-export function typedEvents(logged: LoggedEvent[]): HuddleEvent[] {
-  return logged.flatMap((raw) => parseLoggedEvent(raw) ?? []);
-}
-
 /**
  * Rebuilds an agent's conversation from its logged events into `transcript` (a fresh one by
  * default; resume passes the agent's own, so the loop continues from it).
  */
 export function replayEvents(events: LoggedEvent[], identity?: Identity, transcript = new Transcript(identity)): ReplayedTranscript {
   transcript.identity ??= identity;
-  transcript.replay(typedEvents(events));
+  for (const raw of events) {
+    const event = parseLoggedEvent(raw);
+    if (event) transcript.apply(event);
+  }
+  transcript.commit();
   return {
     messages: transcript.messages,
     events: events.length,
