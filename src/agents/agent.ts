@@ -61,7 +61,6 @@ export abstract class Agent {
       // What the restarted context lists (SPEC section 5): the tasks it owns that are not done.
       ownedTasks: async () => (await ctx.board.list()).filter((task) => task.owner === spec.name && task.status !== 'completed'),
       backend: ctx.backend,
-      events: this.events,
       workspace: ctx.workspace,
       config: ctx.config,
     });

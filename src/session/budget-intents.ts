@@ -1,6 +1,6 @@
 // /budget as intents: spend vs limits, set a limit of the team or an agent, extend a reached one.
 // The limits live in the running team's Budget (runtime/budget); this is what a face may do with them.
-import { BudgetConfigError, describeLimits, parseLimit, TEAM_SCOPE, type Budget } from '../runtime/budget/budget.js';
+import { describeLimits, parseLimit, TEAM_SCOPE, type Budget } from '../runtime/budget/budget.js';
 
 export { BUDGET_KINDS, TEAM_SCOPE } from '../runtime/budget/budget.js';
 
@@ -43,5 +43,3 @@ export class BudgetIntents {
     return scopes.map((scope) => `${scope}: ${describeLimits(this.#budget.extend(scope))}`);
   }
 }
-
-export { BudgetConfigError };
