@@ -3,6 +3,7 @@
 // (headless, console) is imported only when it runs, from its own bundle chunk.
 import module from 'node:module';
 import { parseArgs } from 'node:util';
+import type { CliOptions } from './session/cli-options.js';
 
 declare const __HUDDLE_VERSION__: string;
 const VERSION = typeof __HUDDLE_VERSION__ === 'string' ? __HUDDLE_VERSION__ : '0.0.0-dev';
@@ -47,20 +48,6 @@ Environment:
 
 Exit codes (headless): 0 done, 1 the run failed, 2 usage or configuration error, 3 a budget ran out.`;
 
-export interface CliOptions {
-  prompt: string | undefined;
-  json: boolean;
-  resume: boolean;
-  fresh: boolean;
-  cwd: string | undefined;
-  model: string | undefined;
-  apiKeyFile: string | undefined;
-  maxTurns: number | undefined;
-  permissionMode?: 'plan' | 'ask' | 'auto' | undefined;
-  /** --budget-usd / --budget-minutes / --budget-turns: the team's hard limits. */
-  budget?: { usd?: number; minutes?: number; turns?: number };
-  command: string | undefined;
-}
 
 function usageError(message: string): never {
   process.stderr.write(`huddle: ${message}\nRun 'huddle --help' for usage.\n`);

@@ -36,14 +36,13 @@ export abstract class Agent {
     this.ctx = ctx;
     this.name = spec.name;
     this.role = spec.role;
-    this.events = agentEmitter(ctx.hub, spec.name);
     this.loop = new AgentLoop({
       name: spec.name,
       model: spec.model,
       system: spec.system,
       tools: spec.tools,
       backend: ctx.backend,
-      events: this.events,
+      events: agentEmitter(ctx.hub, spec.name),
       workspace: spec.workspace ?? ctx.workspace,
       maxTokens: ctx.config.maxTokens,
       maxTurns: ctx.config.maxTurns,
@@ -54,13 +53,14 @@ export abstract class Agent {
         budgetGate: (signal) => this.budgetGate(signal),
       },
     });
+    // Through the loop's emitter: every event of this agent also reaches its transcript.
+    this.events = this.loop.events;
     this.compactor = new Compactor({
       loop: this.loop,
       identity: { name: spec.name, role: spec.role, team: ctx.teamName },
       // What the restarted context lists (SPEC section 5): the tasks it owns that are not done.
       ownedTasks: async () => (await ctx.board.list()).filter((task) => task.owner === spec.name && task.status !== 'completed'),
       backend: ctx.backend,
-      events: this.events,
       workspace: ctx.workspace,
       config: ctx.config,
     });
@@ -69,6 +69,16 @@ export abstract class Agent {
   /** /compact: now when between turns, else before the next model call (`deferred`). */
   compact(focus?: string): { deferred: boolean; done: Promise<CompactionResult> } {
     return this.compactor.compact(focus);
+  }
+
+  /**
+   * /clear: forgets the conversation, logged as a `context_reset` (the log keeps what was said, and
+   * a resume starts from the cleared context). Not while in a turn: false then.
+   */
+  clear(): boolean {
+    if (this.loop.running) return false;
+    this.events.emit('context_reset', { reason: 'clear' });
+    return true;
   }
 
   get stopping(): boolean {

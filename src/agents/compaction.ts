@@ -3,7 +3,9 @@
 //  2. above `compactAt`, or when asked (/compact), the model summarises the transcript, which is
 //     then replaced by the identity block, the agent's open tasks and the summary (SPEC section 5).
 // The replaced messages are written whole to .team/logs/<name>/transcript-<stamp>.json first, and
-// a failed or interrupted summary leaves the context exactly as it was.
+// a failed or interrupted summary leaves the context exactly as it was. Both steps change the
+// context only by emitting their `compaction` event: the agent's transcript (transcript.ts) applies
+// it, live and on resume alike.
 import { mkdirSync } from 'node:fs';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -17,9 +19,10 @@ import type { TokenUsage } from '../runtime/model/pricing.js';
 import { capOutput } from '../runtime/tools/output-cap.js';
 import type { Workspace } from '../runtime/workspace/workspace.js';
 import type { AgentLoop } from './agent-loop.js';
-import { restoreToolResults, toolNames, trimOldToolResults, type ToolResultContent } from './context-trim.js';
+import { measureTrim, restoreToolResults, toolNames, type ToolResultContent } from './context-trim.js';
 import { identityBlock, type OwnedTask } from './identity-block.js';
 import type { Identity } from './prompts.js';
+import { blocksOf, compactedContext } from './transcript.js';
 
 export type CompactionSettings = Pick<HuddleConfig, 'trimAt' | 'trimKeepTurns' | 'compactAt' | 'maxTokens' | 'apiKey' | 'authToken'>;
 
@@ -29,7 +32,11 @@ export interface CompactorOptions {
   /** The open tasks the agent owns, for the restarted context. */
   ownedTasks(): Promise<OwnedTask[]>;
   backend: ModelBackend;
-  events: AgentEmitter;
+  /**
+   * Not used: a compactor emits through its loop's emitter (`loop.events`), which also feeds the
+   * loop's transcript. Kept so existing callers still compile.
+   */
+  events?: AgentEmitter;
   workspace: Workspace;
   /** Read at every check, so a changed setting applies from the next model call. */
   config: CompactionSettings;
@@ -70,8 +77,6 @@ interface Pending {
 
 export class Compactor {
   readonly #o: CompactorOptions;
-  /** Content of tool results cut to stubs since the last compaction, by tool_use_id: the transcript file stays complete. */
-  readonly #originals = new Map<string, ToolResultContent>();
   #pending: Pending | undefined;
   #inflight: Promise<CompactionResult> | undefined;
   #idleAbort: AbortController | undefined;
@@ -163,17 +168,20 @@ export class Compactor {
   }
 
   #trim(tokens: number): number {
-    const { loop, config, events } = this.#o;
-    const trimmed = trimOldToolResults(loop.messages, config.trimKeepTurns ?? DEFAULT_TRIM_KEEP_TURNS, this.#originals);
+    const { loop, config } = this.#o;
+    const keepTurns = config.trimKeepTurns ?? DEFAULT_TRIM_KEEP_TURNS;
+    const trimmed = measureTrim(loop.messages, keepTurns);
     if (trimmed.cut === 0) return tokens;
     const after = Math.max(0, tokens - estimateTokens(trimmed.charsBefore - trimmed.charsAfter));
-    events.emit('compaction', {
+    // The transcript cuts the results on this event (and a resume replays the same cut).
+    loop.events.emit('compaction', {
       kind: 'trim',
       cut: trimmed.cut,
       chars_before: trimmed.charsBefore,
       chars_after: trimmed.charsAfter,
       before_tokens: tokens,
       after_tokens: after,
+      keep_turns: keepTurns,
     });
     return after;
   }
@@ -190,7 +198,7 @@ export class Compactor {
       }
       const reason = error instanceof Error ? error.message : String(error);
       const message = `compaction failed: ${reason}; the context was left as it was`;
-      this.#o.events.emit('error', { message, fatal: false, compaction: true, trigger });
+      this.#o.loop.events.emit('error', { message, fatal: false, compaction: true, trigger });
       throw new CompactionError(message);
     } finally {
       if (this.#inflight === work) this.#inflight = undefined;
@@ -198,7 +206,8 @@ export class Compactor {
   }
 
   async #summarise(trigger: CompactionTrigger, focus: string | undefined, signal: AbortSignal): Promise<CompactionResult> {
-    const { loop, backend, config, events, identity, workspace } = this.#o;
+    const { loop, backend, config, identity, workspace } = this.#o;
+    const events = loop.events;
     const messages = loop.messages;
     const snapshot = messages.slice();
     const endsWithUser = snapshot.at(-1)?.role === 'user';
@@ -241,14 +250,12 @@ export class Compactor {
     const tail = messages.slice(snapshot.length);
     // Mid-turn the model answers this message next with no new input in it: say what to do.
     const resume = loop.running && kept.length + late.length + tail.length === 0 ? '\n\nContinue from where you left off.' : '';
-    const text = `${identityBlock(identity, note, tasks)}\n\n<summary>\n${summary}\n</summary>${resume}`;
-    const first: ContentBlockParam[] = [{ type: 'text', text }, ...kept, ...late];
-    if (tail[0]?.role === 'user') first.push(...blocksOf(tail.shift()));
-    messages.splice(0, messages.length, { role: 'user', content: first }, ...tail);
+    const firstTurn = `${identityBlock(identity, note, tasks)}\n\n<summary>\n${summary}\n</summary>${resume}`;
+    // What the transcript becomes when it applies the event below (the same function).
+    const next = compactedContext(messages, firstTurn, snapshot.length);
 
-    this.#originals.clear();
     this.#previousFile = relative;
-    const afterTokens = this.#estimate(messages);
+    const afterTokens = this.#estimate(next);
     loop.totals.contextTokens = afterTokens;
     // Automatic compaction waits for a real count of the new context.
     this.#autoFromCall = loop.totals.modelCalls + 1;
@@ -261,10 +268,11 @@ export class Compactor {
       after_tokens: afterTokens,
       summary_chars: summary.length,
       file: relative,
-      // The log alone can then rebuild the compacted context (resume): identity + open tasks + this.
       summary,
+      // The log alone rebuilds the compacted context (resume): this first turn, then what followed.
+      first_turn: firstTurn,
       messages_before: snapshot.length,
-      messages_after: messages.length,
+      messages_after: next.length,
       duration_ms: Math.round(performance.now() - started),
     });
     return outcome;
@@ -295,7 +303,7 @@ export class Compactor {
       before_tokens: meta.beforeTokens,
       ...(this.#previousFile ? { previous_transcript: this.#previousFile } : {}),
       system: loop.system,
-      messages: restoreToolResults(snapshot, this.#originals),
+      messages: restoreToolResults(snapshot, loop.transcript.cutResults),
     };
     const secrets = [config.apiKey, config.authToken].filter((s): s is string => Boolean(s && s.length >= 8));
     const temp = `${file}.${process.pid}.tmp`;
@@ -316,10 +324,6 @@ export class Compactor {
   }
 }
 
-function blocksOf(message: MessageParam | undefined): ContentBlockParam[] {
-  if (!message) return [];
-  return typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
-}
 
 /**
  * Splits off what stays verbatim: a trailing user turn's own input (the prompt or inbox messages

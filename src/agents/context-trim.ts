@@ -46,6 +46,15 @@ export function trimOldToolResults(
   keepTurns: number,
   originals?: Map<string, ToolResultContent>,
 ): TrimResult {
+  return trim(messages, keepTurns, true, originals);
+}
+
+/** What trimOldToolResults would cut, without changing anything. */
+export function measureTrim(messages: MessageParam[], keepTurns: number): TrimResult {
+  return trim(messages, keepTurns, false);
+}
+
+function trim(messages: MessageParam[], keepTurns: number, apply: boolean, originals?: Map<string, ToolResultContent>): TrimResult {
   const result: TrimResult = { cut: 0, charsBefore: 0, charsAfter: 0 };
   const assistantAt = messages.flatMap((message, index) => (message.role === 'assistant' ? [index] : []));
   if (assistantAt.length <= keepTurns) return result;
@@ -55,17 +64,19 @@ export function trimOldToolResults(
   for (let index = 0; index < boundary; index++) {
     const message = messages[index]!;
     if (message.role !== 'user' || typeof message.content === 'string') continue;
-    message.content = message.content.map((block): ContentBlockParam => {
+    const content = message.content.map((block): ContentBlockParam => {
       if (block.type !== 'tool_result' || isStub(block.content)) return block;
       const chars = contentChars(block.content);
       if (chars < MIN_CUT_CHARS) return block;
       const stub = stubText(names.get(block.tool_use_id) ?? 'a tool', chars);
-      originals?.set(block.tool_use_id, block.content);
       result.cut += 1;
       result.charsBefore += chars;
       result.charsAfter += stub.length;
+      if (!apply) return block;
+      originals?.set(block.tool_use_id, block.content);
       return { ...block, content: stub };
     });
+    if (apply) message.content = content;
   }
   return result;
 }

@@ -1,10 +1,56 @@
-// The tools that need a team (SPEC section 6): the lead's (spawn, roster, broadcast, shutdown,
-// plan decisions) and the teammates' (idle, shutdown answers, plan submission).
+// Every agent's tools (SPEC section 6): the team tools defined here — the lead's (spawn, roster,
+// broadcast, shutdown, plan decisions) and the teammates' (idle, shutdown answers, plan
+// submission) — and the assembly of each agent's tool set from them and the runtime's tools.
 import { z } from 'zod';
 import { defineTool, ToolError, type Tool } from '../runtime/tools/types.js';
 import { bashTool } from '../runtime/tools/bash.js';
+import { coreTools } from '../runtime/tools/core-tools.js';
+import { messageTools } from '../runtime/tools/message-tools.js';
+import { ToolRegistry } from '../runtime/tools/registry.js';
+import { taskTools } from '../runtime/tools/task-tools.js';
 import { whyNotReadOnly } from '../runtime/permissions/read-only-shell.js';
+import { guardTools, type PermissionGate } from '../runtime/permissions/guarded-tools.js';
 import { PERMISSION_MODES, type PermissionMode } from '../runtime/permissions/permission-mode.js';
+import { isReviewerRole, REVIEW_TOOL_NAMES, reviewTools } from './review-tools.js';
+import type { TeamContext } from './team-context.js';
+
+/** What the tool sets are made from: the team's stores and each agent's permission mode. */
+export interface ToolDeps {
+  ctx: TeamContext;
+  permissions: PermissionGate;
+}
+
+/** Tools a plan-mode teammate keeps before approval. */
+const READ_ONLY_TOOLS = new Set(['read_file', 'glob', 'grep', 'task_list', 'task_get', 'send_message', 'read_inbox']);
+
+/** Every agent's tools: files, shell, the board, messages, reviews; guarded by the agent's permission mode. */
+function sharedTools({ ctx, permissions }: ToolDeps): Tool[] {
+  const messages = messageTools(ctx.bus);
+  return guardTools([...coreTools(), ...taskTools(ctx.board), messages.sendMessage, messages.readInbox, ...reviewTools(ctx)], permissions);
+}
+
+export function leadToolset(team: TeamControl, deps: ToolDeps): ToolRegistry {
+  return new ToolRegistry([...sharedTools(deps), ...leadTools(team)]);
+}
+
+/**
+ * A teammate's tools: `full` (its role's allow-list, if any), and `start`: the same, or in plan
+ * mode the read-only ones and plan submission until its plan is approved.
+ */
+export function teammateToolsets(
+  team: TeamControl,
+  deps: ToolDeps,
+  teammate: { role: string; roleTools: string[] | undefined; planModeRequired: boolean },
+): { start: ToolRegistry; full: ToolRegistry } {
+  const allowed = teammate.roleTools ? new Set([...teammate.roleTools, 'idle', 'shutdown_response', 'send_message', 'read_inbox']) : undefined;
+  // A reviewer is handed reviews whatever its allow-list says; it must be able to decide them.
+  if (allowed && isReviewerRole(teammate.role)) for (const tool of REVIEW_TOOL_NAMES) allowed.add(tool);
+  const full = [...sharedTools(deps), ...teammateTools(team)].filter((tool) => !allowed || allowed.has(tool.name));
+  const start = teammate.planModeRequired
+    ? [...full.filter((tool) => READ_ONLY_TOOLS.has(tool.name)), readOnlyBashTool(), ...teammateTools(team), planSubmissionTool(team)]
+    : full;
+  return { start: new ToolRegistry(start), full: new ToolRegistry(full) };
+}
 
 export interface SpawnRequest {
   name: string;

@@ -11,20 +11,29 @@ import { isReviewerRole, reviewMaxRounds, reviewRequestedTurn } from './review-t
 import type { TeamContext } from './team-context.js';
 import type { Message } from '../runtime/store/bus.js';
 import type { ToolRegistry } from '../runtime/tools/registry.js';
-import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
+import type { WorktreeInfo } from '../runtime/workspace/worktree.js';
+import type { RoleDefinition } from './roles.js';
+
+/** What a teammate is started with, on spawn and on resume. */
+export interface TeammateStart {
+  name: string;
+  role: string;
+  model: string;
+  roleDef: RoleDefinition | undefined;
+  worktree: WorktreeInfo | undefined;
+  planModeRequired: boolean;
+}
 
 export interface TeammateSpec extends AgentSpec {
   prompt: string;
   planModeRequired: boolean;
   /** The full tool set, granted once a plan is approved (plan mode starts read-only). */
   fullTools?: ToolRegistry;
-  /** A teammate brought back by a resume (Team.resumeMembers). */
+  /** A teammate brought back by a resume (resume.ts), its transcript rebuilt before it starts. */
   resume?: TeammateResume;
 }
 
 export interface TeammateResume {
-  /** Its rebuilt transcript. */
-  messages: MessageParam[];
   /** It was idle: it goes back to IDLE rather than running its resume turn as a new turn. */
   idle: boolean;
 }
@@ -47,6 +56,7 @@ export class Teammate extends Agent {
   #started = false;
   #finished = false;
   #idleRequested = false;
+  #suspended = false;
   /** Resumed idle: the first turn is skipped, the teammate waits for work. */
   #resumeIdle: boolean;
   #resumed: boolean;
@@ -59,7 +69,6 @@ export class Teammate extends Agent {
     this.#fullTools = spec.fullTools;
     this.#resumed = spec.resume !== undefined;
     this.#resumeIdle = spec.resume?.idle ?? false;
-    if (spec.resume) this.loop.messages.push(...spec.resume.messages);
     this.done = new Promise((resolve) => (this.#resolveDone = resolve));
   }
 
@@ -97,6 +106,15 @@ export class Teammate extends Agent {
   stopNow(reason: string): void {
     this.requestStop(reason);
     this.loop.interrupt();
+  }
+
+  /**
+   * Stops at once but leaves its status as it is (not `shutdown`): the team is left to be resumed
+   * (a headless run interrupted by Ctrl+C).
+   */
+  suspend(reason: string): void {
+    this.#suspended = true;
+    this.stopNow(reason);
   }
 
   /** The lead approved the plan: the teammate gets its full tools. */
@@ -139,7 +157,7 @@ export class Teammate extends Agent {
         input = wake.text;
         source = wake.source;
       }
-      await this.setStatus('shutdown', { reason: this.stopReason ?? 'stopped' });
+      if (!this.#suspended) await this.setStatus('shutdown', { reason: this.stopReason ?? 'stopped' });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       this.events.emit('error', { message, fatal: true });

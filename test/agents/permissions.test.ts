@@ -4,7 +4,7 @@
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { HuddleEvent } from '../../src/runtime/events/events.js';
+import type { EventRecord as HuddleEvent } from '../../src/runtime/events/events.js';
 import { reply, replyText, startFakeApi, toolUse } from '../helpers/fake-api.ts';
 import { lastToolResults, type TeamHarness, type TeamHarnessOptions } from '../helpers/team-harness.ts';
 import { harnessPerTest } from '../helpers/harness-per-test.js';

@@ -11,7 +11,7 @@ import { createElement } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FileBoard } from '../../src/runtime/store/file/file-board.js';
 import { type Task } from '../../src/runtime/store/board.js';
-import type { HuddleEvent } from '../../src/runtime/events/events.js';
+import type { EventRecord as HuddleEvent } from '../../src/runtime/events/events.js';
 import { TaskBoardView } from '../../src/tui/components/TaskBoardView.js';
 import { createConsoleStore } from '../../src/tui/state/console-store.js';
 import { reply, replyText, toolUse, type Scripted } from '../helpers/fake-api.ts';

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Task } from '../../src/runtime/store/board.js';
-import type { HuddleEvent } from '../../src/runtime/events/events.js';
+import type { EventRecord as HuddleEvent } from '../../src/runtime/events/events.js';
 import type { RosterConfig } from '../../src/runtime/store/roster.js';
 import { reply, replyText, startFakeApi, toolUse, type FakeApi } from '../helpers/fake-api.ts';
 import {

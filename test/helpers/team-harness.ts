@@ -12,11 +12,12 @@ import type { SpawnRequest } from '../../src/agents/team-tools.js';
 import type { Message } from '../../src/runtime/store/bus.js';
 import { resolveConfig, type HuddleConfig } from '../../src/runtime/config.js';
 import { openFileStore } from '../../src/runtime/store/file/file-store.js';
-import { EventHub, type HuddleEvent } from '../../src/runtime/events/events.js';
+import { EventHub, type EventRecord } from '../../src/runtime/events/events.js';
 import { ModelClient, modelClientOptions } from '../../src/runtime/model/model-client.js';
 import type { Member } from '../../src/runtime/store/roster.js';
 import type { MemberStatus } from '../../src/runtime/vocabulary.js';
 import { Workspace } from '../../src/runtime/workspace/workspace.js';
+import { TeamSession } from '../../src/session/team-session.js';
 import { reply, replyText, startFakeApi, toolUse, type FakeApi, type RecordedRequest, type Scripted } from './fake-api.ts';
 
 export const TEST_API_KEY = 'sk-test-huddle-0123456789abcdef';
@@ -36,9 +37,11 @@ export interface TeamHarness {
   fake: FakeApi;
   hub: EventHub;
   /** Every event so far, in emission order. */
-  events: HuddleEvent[];
+  events: EventRecord[];
   config: HuddleConfig;
   team: Team;
+  /** The same team as the faces see it: the session core's lookups and intents. */
+  session: TeamSession;
   /**
    * Resolves with the first truthy result of `probe`, checked now, after every event and every
    * 20 ms (for conditions on files and recorded requests). Rejects after `timeoutMs`: a hang
@@ -46,7 +49,7 @@ export interface TeamHarness {
    */
   waitFor<T>(what: string, probe: () => T | Promise<T>, timeoutMs?: number): Promise<NonNullable<T>>;
   /** The first event (already seen or still to come) that matches. */
-  waitForEvent(what: string, match: (event: HuddleEvent) => boolean, timeoutMs?: number): Promise<HuddleEvent>;
+  waitForEvent(what: string, match: (event: EventRecord) => boolean, timeoutMs?: number): Promise<EventRecord>;
   /** Resolves when the roster says `agent` has `status`. */
   waitForStatus(agent: string, status: MemberStatus, timeoutMs?: number): Promise<Member>;
   /** The requests the fake server received from `agent` (by its system prompt), oldest first. */
@@ -77,7 +80,7 @@ export async function openTeamHarness(options: TeamHarnessOptions = {}): Promise
   );
   const workspace = new Workspace(root);
   const hub = new EventHub();
-  const events: HuddleEvent[] = [];
+  const events: EventRecord[] = [];
   const listeners = new Set<() => void>();
   hub.subscribe((event) => {
     events.push(event);
@@ -135,6 +138,7 @@ export async function openTeamHarness(options: TeamHarnessOptions = {}): Promise
       check();
     });
 
+  const session = new TeamSession({ team, store, hub, workspace, config, secrets: [TEST_API_KEY], decision: 'new' });
   const harness: TeamHarness = {
     root,
     workspace,
@@ -143,6 +147,7 @@ export async function openTeamHarness(options: TeamHarnessOptions = {}): Promise
     events,
     config,
     team,
+    session,
     waitFor,
     waitForEvent: (what, match, timeoutMs) => waitFor(what, () => events.find(match), timeoutMs),
     waitForStatus: (agent, status, timeoutMs) =>
@@ -267,9 +272,9 @@ export function readInboxFile(file: string): Message[] {
 }
 
 /** Every event of every `.team/logs/<agent>/session-*.ndjson` file of a workspace. */
-export function readEventLogs(root: string): HuddleEvent[] {
+export function readEventLogs(root: string): EventRecord[] {
   const logs = path.join(root, '.team', 'logs');
-  const events: HuddleEvent[] = [];
+  const events: EventRecord[] = [];
   let agents: string[] = [];
   try {
     agents = readdirSync(logs);
@@ -280,7 +285,7 @@ export function readEventLogs(root: string): HuddleEvent[] {
     for (const file of readdirSync(path.join(logs, agent))) {
       if (!/^session-.*\.ndjson$/.test(file)) continue;
       for (const line of readFileSync(path.join(logs, agent, file), 'utf8').split('\n')) {
-        if (line.trim()) events.push(JSON.parse(line) as HuddleEvent);
+        if (line.trim()) events.push(JSON.parse(line) as EventRecord);
       }
     }
   }

@@ -15,7 +15,7 @@ import {
   loadBudgetSettings,
   parseBudgetSettings,
 } from '../../src/runtime/budget/budget.js';
-import { EventHub, type HuddleEvent } from '../../src/runtime/events/events.js';
+import { EventHub, type EventFields, type HuddleEvent } from '../../src/runtime/events/events.js';
 
 function setup(settings: string, options: { answerer?: boolean } = {}) {
   const hub = new EventHub();
@@ -25,7 +25,7 @@ function setup(settings: string, options: { answerer?: boolean } = {}) {
   if (options.answerer) approvals.attachAnswerer();
   let now = 1_000_000;
   const budget = new Budget({ hub, approvals, settings: parseBudgetSettings(settings), now: () => now });
-  const spend = (agent: string, usd: number) => hub.emit(agent, 'usage', { cost_usd: usd, input_tokens: 10, output_tokens: 5 });
+  const spend = (agent: string, usd: number) => hub.emit(agent, 'usage', { cost_usd: usd, input_tokens: 10, output_tokens: 5 } as EventFields['usage']);
   const warnings = () => events.filter((e) => e.type === 'warning').map((e) => String(e.message));
   return { hub, events, approvals, budget, spend, warnings, advance: (ms: number) => (now += ms) };
 }

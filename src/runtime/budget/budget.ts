@@ -265,6 +265,12 @@ export class Budget {
     return next;
   }
 
+  /** True when a hard limit of `scope` (`team` or an agent) is reached now. */
+  reached(scope: BudgetScope): boolean {
+    const limits = scope === TEAM_SCOPE ? this.settings.team : this.limitsFor(scope);
+    return checkLimits(scope, this.spendOf(scope), limits, this.#now(), 0).hard.length > 0;
+  }
+
   /** The first hard limit reached for this agent (its own, then the team's); warns once at soft limits. */
   check(agent: string): BudgetHit | undefined {
     const now = this.#now();
@@ -353,8 +359,7 @@ export class Budget {
 
   #onEvent(event: HuddleEvent): void {
     if (event.type !== 'usage') return;
-    const cost = Number(event.cost_usd);
-    this.record(event.agent, Number.isFinite(cost) ? cost : 0);
+    this.record(event.agent, Number.isFinite(event.cost_usd) ? event.cost_usd : 0);
   }
 
   #warnOnce(agent: string, hit: BudgetHit): void {

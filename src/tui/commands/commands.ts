@@ -106,7 +106,7 @@ export const COMMANDS: SlashCommand[] = [
         return `${name}: $${agent.costUsd.toFixed(4)} (${agent.inputTokens} in, ${agent.outputTokens} out)`;
       });
       const total = context.state.order.reduce((sum, name) => sum + (context.state.agents[name]?.costUsd ?? 0), 0);
-      context.controller.note(context.focus, [...lines, `total: $${total.toFixed(4)}`, ...taskSpendLines(context.controller.team)].join('\n'));
+      context.controller.note(context.focus, [...lines, `total: $${total.toFixed(4)}`, ...taskSpendLines(context)].join('\n'));
       return { kind: 'ok' };
     },
   },
