@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { bundleFixture } from './fixtures/bundle.js';
 import { MalformedFileError } from '../../src/runtime/fs/atomic-file.js';
-import { formatIds, FileBoard } from '../../src/runtime/store/file/file-board.js';
+import { formatIds, FileBoard } from '../../src/runtime/store/file/board/file-board.js';
 import { type BoardChange, type Task, TaskBoardError } from '../../src/runtime/store/board.js';
 import { EventHub, type HuddleEvent } from '../../src/runtime/events/events.js';
 
@@ -292,7 +292,7 @@ describe('malformed files', () => {
 
     await expect(board.get(2)).rejects.toThrow(MalformedFileError);
     await expect(board.get(2)).rejects.toThrow(broken);
-    expect(board.scan().problems).toEqual([{ file: broken, error: expect.stringMatching(/not valid JSON/) }]);
+    expect((await board.scan()).problems).toEqual([{ file: broken, error: expect.stringMatching(/not valid JSON/), message: expect.stringContaining(broken) }]);
 
     // The rest of the board keeps working.
     expect((await board.claimNext('alice'))?.id).toBe(1);

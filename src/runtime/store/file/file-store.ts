@@ -5,7 +5,7 @@ import type { OpenStoreOptions, StoreBackend, TeamStore } from '../team-store.js
 import { ApprovalQueue } from '../memory-approvals.js';
 import { EventLog } from './event-log.js';
 import { FileAllowList } from './file-allow-list.js';
-import { FileBoard } from './file-board.js';
+import { FileBoard } from './board/file-board.js';
 import { FileBus } from './file-bus.js';
 import { FileRoster } from './file-roster.js';
 import { FileSpendLedger } from './spend-ledger.js';
