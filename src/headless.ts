@@ -6,10 +6,10 @@ import { Team } from './agents/team.js';
 import { ConfigError, MISSING_KEY_MESSAGE, hasCredentials, resolveConfig, type HuddleConfig } from './runtime/config.js';
 import { scrub } from './runtime/store/file/event-log.js';
 import { fileBackend } from './runtime/store/file/file-store.js';
+import { StoreError, type TeamStore } from './runtime/store/team-store.js';
 import { EventHub, type HuddleEvent } from './runtime/events/events.js';
 import { ModelClient, modelClientOptions } from './runtime/model/model-client.js';
 import { addUsage, emptyUsage } from './runtime/model/pricing.js';
-import { archiveTeam, unfinishedMembers } from './runtime/store/file/team-state.js';
 import { Workspace } from './runtime/workspace/workspace.js';
 import { LEAD_NAME } from './runtime/vocabulary.js';
 import { BudgetConfigError, budgetStopSummary, loadBudgetSettings } from './runtime/budget/budget.js';
@@ -33,14 +33,20 @@ export async function runHeadless(options: CliOptions): Promise<number> {
     if (error instanceof BudgetConfigError) return fail(error.message);
     throw error;
   }
+  const teamBackend = fileBackend(workspace);
   let unfinished: string[];
   try {
-    unfinished = unfinishedMembers(workspace.teamDir);
+    unfinished = await teamBackend.unfinishedMembers();
   } catch (error) {
     return fail((error as Error).message);
   }
   if (options.fresh) {
-    const archived = archiveTeam(workspace.teamDir, workspace.tasksDir);
+    let archived: string | undefined;
+    try {
+      archived = await teamBackend.archive();
+    } catch (error) {
+      return fail((error as Error).message);
+    }
     if (archived) process.stderr.write(`huddle: archived the previous team to ${workspace.relative(archived)}\n`);
   } else if (unfinished.length && !options.resume) {
     return fail(
@@ -51,7 +57,14 @@ export async function runHeadless(options: CliOptions): Promise<number> {
 
   const hub = new EventHub();
   const secrets = [config.apiKey, config.authToken].filter((s): s is string => Boolean(s));
-  const store = await fileBackend(workspace).open({ hub, secrets });
+  let store: TeamStore;
+  try {
+    store = await teamBackend.open({ hub, secrets });
+  } catch (error) {
+    // Another live huddle here, a read-only workspace, a full disk, a broken state file: one line, exit 2.
+    if (error instanceof StoreError) return fail(error.message);
+    throw error;
+  }
   const unsubscribeOutput = hub.subscribe(options.json ? jsonWriter(secrets) : stderrReporter(secrets));
 
   const started = performance.now();
@@ -72,7 +85,12 @@ export async function runHeadless(options: CliOptions): Promise<number> {
   team.start();
   team.lead.prompt(options.prompt ?? '');
   // A hard budget limit with nobody to ask ends the run (exit 3), whatever the agents are doing.
-  const raced = await Promise.race([waitForEnd(team, hub), new Promise<'budget'>((resolve) => team.budget.onExhausted(() => resolve('budget')))]);
+  const raced = await Promise.race([
+    waitForEnd(team, hub),
+    new Promise<'budget'>((resolve) => team.budget.onExhausted(() => resolve('budget'))),
+    // The store can no longer keep the team's state (a full disk): the run ends, exit 1.
+    new Promise<'store'>((resolve) => store.onFailure(() => resolve('store'))),
+  ]);
   const result = team.budget.exhausted ? 'budget' : raced;
   const reason = result === 'settled' ? 'the run ended' : result === 'budget' ? `the budget ran out (${team.budget.exhausted!.reason})` : 'the run failed';
   await team.stopAll(reason);
@@ -91,6 +109,8 @@ export async function runHeadless(options: CliOptions): Promise<number> {
   if (result === 'budget') {
     const spent = [team.lead, ...team.teammates.values()].map((a) => ({ name: a.name, costUsd: a.loop.totals.costUsd, modelCalls: a.loop.totals.modelCalls }));
     process.stderr.write(scrub(budgetStopSummary(team.budget.exhausted!, spent, team.budget.describe()), secrets));
+  } else if (result === 'store') {
+    process.stderr.write(`huddle: ${scrub(store.failure!.message, secrets)}\n`);
   } else if (result !== 'settled') {
     const outcome = team.lead.lastOutcome;
     const why = outcome?.kind === 'failed' ? outcome.error : outcome?.kind === 'turn_limit' ? `turn limit reached (${outcome.limit} model calls)` : 'the lead failed';

@@ -61,7 +61,7 @@ export abstract class Agent {
       ownedTasks: async () => (await ctx.board.list()).filter((task) => task.owner === spec.name && task.status !== 'completed'),
       backend: ctx.backend,
       events: this.events,
-      workspace: ctx.workspace,
+      transcripts: ctx.transcripts,
       config: ctx.config,
     });
   }

@@ -4,18 +4,14 @@
 //     then replaced by the identity block, the agent's open tasks and the summary (SPEC section 5).
 // The replaced messages are written whole to .team/logs/<name>/transcript-<stamp>.json first, and
 // a failed or interrupted summary leaves the context exactly as it was.
-import { mkdirSync } from 'node:fs';
-import { rename, rm, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import type { ContentBlockParam, MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import type { HuddleConfig } from '../runtime/config.js';
 import { contextWindowFor, estimateTokens } from '../runtime/model/context-window.js';
-import { fileStamp, scrub } from '../runtime/store/file/event-log.js';
+import type { EventStore } from '../runtime/store/event-store.js';
 import type { AgentEmitter } from '../runtime/events/events.js';
 import { InterruptedError, type ModelBackend } from '../runtime/model/model-client.js';
 import type { TokenUsage } from '../runtime/model/pricing.js';
 import { capOutput } from '../runtime/tools/output-cap.js';
-import type { Workspace } from '../runtime/workspace/workspace.js';
 import type { AgentLoop } from './agent-loop.js';
 import { restoreToolResults, toolNames, trimOldToolResults, type ToolResultContent } from './context-trim.js';
 import { identityBlock, type OwnedTask } from './identity-block.js';
@@ -30,7 +26,8 @@ export interface CompactorOptions {
   ownedTasks(): Promise<OwnedTask[]>;
   backend: ModelBackend;
   events: AgentEmitter;
-  workspace: Workspace;
+  /** Where the replaced conversation is kept (the team store's event record). */
+  transcripts: Pick<EventStore, 'saveTranscript'>;
   /** Read at every check, so a changed setting applies from the next model call. */
   config: CompactionSettings;
 }
@@ -198,7 +195,7 @@ export class Compactor {
   }
 
   async #summarise(trigger: CompactionTrigger, focus: string | undefined, signal: AbortSignal): Promise<CompactionResult> {
-    const { loop, backend, config, events, identity, workspace } = this.#o;
+    const { loop, backend, config, events, identity } = this.#o;
     const messages = loop.messages;
     const snapshot = messages.slice();
     const endsWithUser = snapshot.at(-1)?.role === 'user';
@@ -229,7 +226,7 @@ export class Compactor {
     const summary = result.message.stop_reason === 'max_tokens' ? `${written}\n[the summary was cut at the output limit]` : written;
 
     const file = await this.#writeTranscript(snapshot, { trigger, focus, beforeTokens });
-    const relative = workspace.relative(file);
+    const relative = file;
     const tasks = await this.#o.ownedTasks().catch(() => []);
     // Between turns, input may have arrived meanwhile (appended, never rewritten): it is kept
     // after the summary. Anything else (/clear) means the summary no longer fits the context.
@@ -275,15 +272,12 @@ export class Compactor {
     this.#o.loop.recordUsage(usage, costUsd, { purpose: 'compaction' });
   }
 
-  /** Writes the messages being replaced, with cut tool results restored, and secrets scrubbed. */
+  /** Keeps the messages being replaced, with cut tool results restored (the store scrubs secrets); returns where. */
   async #writeTranscript(
     snapshot: MessageParam[],
     meta: { trigger: CompactionTrigger; focus: string | undefined; beforeTokens: number },
   ): Promise<string> {
-    const { loop, identity, workspace, config } = this.#o;
-    const dir = path.join(workspace.teamDir, 'logs', identity.name);
-    mkdirSync(dir, { recursive: true });
-    const file = path.join(dir, `transcript-${fileStamp(new Date())}.json`);
+    const { loop, identity, transcripts } = this.#o;
     const record = {
       agent: identity.name,
       role: identity.role,
@@ -297,16 +291,11 @@ export class Compactor {
       system: loop.system,
       messages: restoreToolResults(snapshot, this.#originals),
     };
-    const secrets = [config.apiKey, config.authToken].filter((s): s is string => Boolean(s && s.length >= 8));
-    const temp = `${file}.${process.pid}.tmp`;
     try {
-      await writeFile(temp, `${scrub(JSON.stringify(record, null, 2), secrets)}\n`);
-      await rename(temp, file);
+      return await transcripts.saveTranscript(identity.name, record);
     } catch (error) {
-      await rm(temp, { force: true }).catch(() => undefined);
-      throw new CompactionError(`cannot write ${workspace.relative(file)}: ${(error as NodeJS.ErrnoException).code ?? error}`);
+      throw new CompactionError((error as Error).message);
     }
-    return file;
   }
 
   /** Tokens of a request with these messages, estimated from characters. */

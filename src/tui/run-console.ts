@@ -9,7 +9,7 @@ import { ConfigError, MISSING_KEY_MESSAGE, hasCredentials, resolveConfig, type H
 import { fileBackend } from '../runtime/store/file/file-store.js';
 import { EventHub } from '../runtime/events/events.js';
 import { ModelClient, ModelError, modelClientOptions, type ModelBackend } from '../runtime/model/model-client.js';
-import { archiveTeam, unfinishedMembers } from '../runtime/store/file/team-state.js';
+import { StoreError, type StoreBackend, type TeamStore } from '../runtime/store/team-store.js';
 import { Workspace } from '../runtime/workspace/workspace.js';
 import { ConsoleController } from './console-controller.js';
 import { EventBridge } from './state/event-bridge.js';
@@ -49,9 +49,17 @@ export async function runConsole(options: CliOptions): Promise<number> {
   }
 
   const workspace = new Workspace(config.cwd);
-  const decision = await decideAboutOldTeam(workspace, options);
-  if (decision === 'quit') return 0;
-  if (decision === 'fresh') archiveTeam(workspace.teamDir, workspace.tasksDir);
+  const teamBackend = fileBackend(workspace);
+  let decision: Awaited<ReturnType<typeof decideAboutOldTeam>>;
+  try {
+    decision = await decideAboutOldTeam(teamBackend, options);
+    if (decision === 'quit') return 0;
+    if (decision === 'fresh') await teamBackend.archive();
+  } catch (error) {
+    // Another live huddle here, or the state cannot be read: one line, exit 2.
+    if (error instanceof StoreError) return fail(error.message);
+    throw error;
+  }
 
   const keyMissing = !demo && !hasCredentials(config);
   let backend: ModelBackend;
@@ -71,7 +79,13 @@ export async function runConsole(options: CliOptions): Promise<number> {
   }
 
   const hub = new EventHub();
-  const teamStore = await fileBackend(workspace).open({ hub, secrets: [config.apiKey, config.authToken].filter((s): s is string => Boolean(s)) });
+  let teamStore: TeamStore;
+  try {
+    teamStore = await teamBackend.open({ hub, secrets: [config.apiKey, config.authToken].filter((s): s is string => Boolean(s)) });
+  } catch (error) {
+    if (error instanceof StoreError) return fail(error.message);
+    throw error;
+  }
   const team = await Team.open({ config, workspace, hub, store: teamStore, backend });
   const store = createConsoleStore({
     model: config.model,
@@ -140,9 +154,9 @@ export async function runConsole(options: CliOptions): Promise<number> {
 }
 
 /** An unfinished team in the workspace: the flags decide, or the person is asked. */
-async function decideAboutOldTeam(workspace: Workspace, options: CliOptions): Promise<'new' | 'resume' | 'fresh' | 'quit'> {
+async function decideAboutOldTeam(teamBackend: StoreBackend, options: CliOptions): Promise<'new' | 'resume' | 'fresh' | 'quit'> {
   if (options.fresh) return 'fresh';
-  const unfinished = unfinishedMembers(workspace.teamDir);
+  const unfinished = await teamBackend.unfinishedMembers();
   if (unfinished.length === 0) return 'new';
   if (options.resume) return 'resume';
   const prompt = createInterface({ input: process.stdin, output: process.stdout });

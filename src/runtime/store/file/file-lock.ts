@@ -83,7 +83,8 @@ async function lockAcrossProcesses<T>(file: string, work: () => Promise<T> | T):
  * One attempt at `lockFile`: taken (dead holders' locks are taken over on the way), or busy with
  * the holder. Throws StoreWriteError when the lock cannot be written at all (read-only, full disk).
  */
-export function tryLock(lockFile: string): LockAttempt {
+export function tryLock(lockFile: string, options: { foreignStaleMs?: number } = {}): LockAttempt {
+  const foreignStaleMs = options.foreignStaleMs ?? FOREIGN_STALE_MS;
   for (let attempt = 0; ; attempt++) {
     const record: LockRecord = { ...currentProcess(), since: new Date().toISOString(), nonce: newNonce() };
     if (placeExclusive(lockFile, record)) {
@@ -93,7 +94,7 @@ export function tryLock(lockFile: string): LockAttempt {
     if (found.kind === 'gone') continue; // released between our link and our read
     const busy: LockBusy = { holder: found.kind === 'held' ? found.record : undefined, ageMs: found.ageMs };
     if (attempt >= 5) return { acquired: false, ...busy }; // lost the race for a broken lock several times: wait
-    if (!canTakeOver(found)) return { acquired: false, ...busy };
+    if (!canTakeOver(found, foreignStaleMs)) return { acquired: false, ...busy };
     breakLock(lockFile, found);
   }
 }
@@ -131,11 +132,11 @@ export type LockFound =
   | { kind: 'unreadable'; ino: number; ageMs: number };
 
 /** Whether a waiter may remove this lock: its holder is dead, or it is foreign/unreadable and old. */
-function canTakeOver(found: Exclude<LockFound, { kind: 'gone' }>): boolean {
+function canTakeOver(found: Exclude<LockFound, { kind: 'gone' }>, foreignStaleMs: number): boolean {
   if (found.kind === 'unreadable') return found.ageMs > FOREIGN_STALE_MS;
   const state = liveness(found.record);
   if (state === 'dead') return true;
-  if (state === 'unknown') return found.ageMs > FOREIGN_STALE_MS;
+  if (state === 'unknown') return found.ageMs > foreignStaleMs;
   return false;
 }
 
