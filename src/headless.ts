@@ -92,10 +92,16 @@ export async function runHeadless(options: CliOptions): Promise<number> {
     new Promise<'store'>((resolve) => store.onFailure(() => resolve('store'))),
   ]);
   const result = team.budget.exhausted ? 'budget' : raced;
-  const reason = result === 'settled' ? 'the run ended' : result === 'budget' ? `the budget ran out (${team.budget.exhausted!.reason})` : 'the run failed';
-  await team.stopAll(reason);
-  await team.ctx.roster.setStatus(LEAD_NAME, 'shutdown', { reason });
-  await team.close(reason);
+  const reason =
+    result === 'settled' ? 'the run ended' : result === 'budget' ? `the budget ran out (${team.budget.exhausted!.reason})` : result === 'store' ? "the team's state could not be written" : 'the run failed';
+  try {
+    await team.stopAll(reason);
+    await team.ctx.roster.setStatus(LEAD_NAME, 'shutdown', { reason });
+    await team.close(reason);
+  } catch (error) {
+    // After a store failure, what is left of the store may fail too: the first failure is what is reported.
+    if (!(error instanceof StoreError && store.failure)) throw error;
+  }
 
   const exitCode = result === 'settled' ? 0 : result === 'budget' ? 3 : 1;
   const budgetFields = result === 'budget' ? { reason: 'budget', budget: team.budget.exhausted } : {};
@@ -110,7 +116,8 @@ export async function runHeadless(options: CliOptions): Promise<number> {
     const spent = [team.lead, ...team.teammates.values()].map((a) => ({ name: a.name, costUsd: a.loop.totals.costUsd, modelCalls: a.loop.totals.modelCalls }));
     process.stderr.write(scrub(budgetStopSummary(team.budget.exhausted!, spent, team.budget.describe()), secrets));
   } else if (result === 'store') {
-    process.stderr.write(`huddle: ${scrub(store.failure!.message, secrets)}\n`);
+    // Without --json the failure was already said on stderr, as the warning it was emitted as.
+    if (options.json) process.stderr.write(`huddle: ${scrub(store.failure!.message, secrets)}\n`);
   } else if (result !== 'settled') {
     const outcome = team.lead.lastOutcome;
     const why = outcome?.kind === 'failed' ? outcome.error : outcome?.kind === 'turn_limit' ? `turn limit reached (${outcome.limit} model calls)` : 'the lead failed';

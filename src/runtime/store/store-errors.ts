@@ -1,3 +1,5 @@
+import { mkdirSync } from 'node:fs';
+
 // Store failures a person can act on. Every face prints one as a single line, never a stack:
 // at start (opening the team) it exits 2, mid-run the run ends with exit 1.
 
@@ -53,5 +55,22 @@ export class StoreWriteError extends StoreError {
     if (error instanceof StoreError) return error;
     const code = (error as NodeJS.ErrnoException | undefined)?.code;
     return new StoreWriteError(`cannot write ${file}: ${describeFsError(error)}`, code);
+  }
+}
+
+/**
+ * mkdir -p that reports the real reason: a recursive mkdir on a read-only file system says
+ * ENOENT (it looks for the parent), so the last step is retried alone to get EROFS, EACCES...
+ */
+export function makeDirectory(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw StoreWriteError.from(error, dir);
+    try {
+      mkdirSync(dir);
+    } catch (again) {
+      throw StoreWriteError.from(again, dir);
+    }
   }
 }

@@ -61,9 +61,7 @@ export class EventLog implements EventStore {
     } catch (error) {
       this.#failed = true;
       const where = this.#files.get(event.agent) ?? path.join(this.#logsDir, event.agent);
-      const failure = StoreWriteError.from(error, where);
-      failure.message = `${failure.message}; the team's events are no longer recorded, so the run stops (it can be resumed up to here)`;
-      this.#onFailure?.(failure);
+      this.#onFailure?.(StoreWriteError.from(error, where));
     }
   }
 

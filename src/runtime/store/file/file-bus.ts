@@ -24,12 +24,12 @@
 // nothing. The ids of each inbox are indexed as its lines are read, so this costs one read of
 // what was appended since the last send.
 import { EventEmitter } from 'node:events';
-import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readdirSync, readFileSync, readSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { MalformedFileError, writeJsonAtomic } from '../../fs/atomic-file.js';
 import { DirectoryWatcher } from '../../fs/directory-watcher.js';
 import type { EventHub } from '../../events/events.js';
-import { StoreWriteError } from '../store-errors.js';
+import { makeDirectory, StoreWriteError } from '../store-errors.js';
 import { withFileLock } from './file-lock.js';
 import { AGENT_NAME_PATTERN } from '../../vocabulary.js';
 import {
@@ -102,11 +102,7 @@ export class FileBus implements Bus {
     this.inboxDir = path.resolve(inboxDir);
     this.#knownNames = opts.knownNames;
     this.#events = opts.events;
-    try {
-      mkdirSync(this.inboxDir, { recursive: true });
-    } catch (error) {
-      throw StoreWriteError.from(error, this.inboxDir);
-    }
+    makeDirectory(this.inboxDir);
   }
 
   inboxFile(name: string): string {

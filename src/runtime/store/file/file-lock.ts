@@ -13,11 +13,11 @@
 //
 // In front of all that, a promise chain per path queues the callers of this process in order, so
 // they do not spin against each other on the lock file.
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { currentProcess, liveness, newNonce, type ProcessIdentity } from '../../fs/process-identity.js';
-import { StoreWriteError } from '../store-errors.js';
+import { makeDirectory, StoreWriteError } from '../store-errors.js';
 
 export interface LockRecord extends ProcessIdentity {
   /** When it was taken (ISO). */
@@ -177,7 +177,7 @@ export function placeExclusive(file: string, record: LockRecord, madeDir = false
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') return false;
     if (code === 'ENOENT' && !madeDir) {
-      mkdirSafely(path.dirname(file));
+      makeDirectory(path.dirname(file));
       return placeExclusive(file, record, true);
     }
     throw StoreWriteError.from(error, file);
@@ -193,13 +193,6 @@ export function placeExclusive(file: string, record: LockRecord, madeDir = false
   return true;
 }
 
-function mkdirSafely(dir: string): void {
-  try {
-    mkdirSync(dir, { recursive: true });
-  } catch (error) {
-    throw StoreWriteError.from(error, dir);
-  }
-}
 
 /** Removes the lock if it is still the one taken with `nonce` (someone may have broken it meanwhile). */
 function releaseLock(lockFile: string, nonce: string): void {

@@ -9,7 +9,7 @@
 // change through one is announced to all at once; a change by another process is found by a
 // watcher on the team directory (while anyone listens) or by the next read, and announced as a
 // `reload`.
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Low } from 'lowdb';
 import { JSONFile } from 'lowdb/node';
@@ -17,7 +17,7 @@ import { z } from 'zod';
 import { MalformedFileError, readJson } from '../../fs/atomic-file.js';
 import { DirectoryWatcher } from '../../fs/directory-watcher.js';
 import type { EventHub } from '../../events/events.js';
-import { StoreWriteError } from '../store-errors.js';
+import { makeDirectory, StoreWriteError } from '../store-errors.js';
 import { withFileLock } from './file-lock.js';
 import { AGENT_NAME_PATTERN, describeNameRule, LEAD_NAME, MEMBER_STATUSES, type MemberStatus } from '../../vocabulary.js';
 import {
@@ -82,6 +82,8 @@ interface SharedRoster {
   listeners: Set<RosterListener>;
   watcher: DirectoryWatcher | undefined;
   warnedStamp: string | undefined;
+  /** Writes of this process in flight: the file changing under them is not another process's change. */
+  writing: number;
 }
 
 const shared = new Map<string, SharedRoster>();
@@ -101,18 +103,14 @@ export class FileRoster implements Roster {
     this.#lockFile = this.file; // withFileLock locks `<file>.lock`, i.e. config.json.lock
     this.#db = new Low<RosterConfig | null>(new JSONFile<RosterConfig | null>(this.file), null);
     let state = shared.get(this.file);
-    if (!state) shared.set(this.file, (state = { data, stamp: undefined, listeners: new Set(), watcher: undefined, warnedStamp: undefined }));
+    if (!state) shared.set(this.file, (state = { data, stamp: undefined, listeners: new Set(), watcher: undefined, warnedStamp: undefined, writing: 0 }));
     this.#shared = state;
     this.#events = events;
   }
 
   /** Opens the roster in `teamDir`, creating config.json (with the lead as a member) if missing. */
   static async open(teamDir: string, options: FileRosterOptions = {}): Promise<FileRoster> {
-    try {
-      mkdirSync(teamDir, { recursive: true });
-    } catch (error) {
-      throw StoreWriteError.from(error, teamDir);
-    }
+    makeDirectory(teamDir);
     const now = new Date().toISOString();
     const teamName = options.teamName ?? (path.basename(path.dirname(path.resolve(teamDir))) || 'team');
     const initial: RosterConfig = {
@@ -293,17 +291,20 @@ export class FileRoster implements Roster {
       if (!data) throw new RosterError(`${this.file} disappeared; reopen the team (huddle --resume or --fresh)`);
       const result = change(data);
       await this.#write(data);
-      this.#remember(data);
       return result;
     });
   }
 
   async #write(data: RosterConfig): Promise<void> {
     this.#db.data = data;
+    this.#shared.writing += 1;
     try {
       await this.#db.write();
+      this.#remember(data);
     } catch (error) {
       throw StoreWriteError.from(error, this.file);
+    } finally {
+      this.#shared.writing -= 1;
     }
   }
 
@@ -316,7 +317,6 @@ export class FileRoster implements Roster {
         return;
       }
       await this.#write(initial);
-      this.#remember(initial);
     });
   }
 
@@ -353,6 +353,7 @@ export class FileRoster implements Roster {
   /** The in-memory roster, first refreshed from disk when the file changed since we last saw it. */
   #current(): RosterConfig {
     const state = this.#shared;
+    if (state.writing > 0) return state.data; // our own write lands; #remember records it
     const stamp = stampOf(this.file);
     if (!stamp || sameStamp(stamp, state.stamp)) return state.data;
     try {

@@ -1,11 +1,11 @@
 // The embedded backend: a team in the workspace's files (SPEC section 2), `.team/` and `.tasks/`.
 // Opening it takes the team lock (team-lock.ts) and checks that the state can be written and
 // read, so a read-only workspace, a full disk or a broken cursor is one clear line at start.
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { MalformedFileError } from '../../fs/atomic-file.js';
 import type { Workspace } from '../../workspace/workspace.js';
-import { StoreError, StoreUnavailableError, StoreWriteError } from '../store-errors.js';
+import { makeDirectory, StoreError, StoreUnavailableError, StoreWriteError } from '../store-errors.js';
 import { type OpenStoreOptions, type StoreBackend, TeamBusyError, type TeamStore } from '../team-store.js';
 import { ApprovalQueue } from '../memory-approvals.js';
 import { FileBoard } from './board/file-board.js';
@@ -55,10 +55,10 @@ async function openStores(workspace: Workspace, { hub, secrets }: OpenStoreOptio
   let failure: StoreError | undefined;
   const fail = (error: StoreError): void => {
     if (failure) return;
-    failure = error;
+    failure = new StoreWriteError(`${error.message}; the team's state can no longer be kept, so the run stops (once fixed, huddle --resume goes on from here)`);
     // Said where people look (the console, headless stderr); the failing record itself may not take it.
-    hub.emit('huddle', 'warning', { message: error.message, store_failure: true });
-    for (const listener of [...failureListeners]) listener(error);
+    hub.emit('huddle', 'warning', { message: failure.message, store_failure: true });
+    for (const listener of [...failureListeners]) listener(failure);
   };
   const events = new EventLog(hub, path.join(workspace.teamDir, 'logs'), { secrets, root: workspace.root, onFailure: fail });
   const roster = await FileRoster.open(workspace.teamDir, { teamName: path.basename(workspace.root), events: hub });
@@ -70,7 +70,7 @@ async function openStores(workspace: Workspace, { hub, secrets }: OpenStoreOptio
     throw new StoreUnavailableError(broken.message);
   }
   const board = new FileBoard(workspace.tasksDir, { events: hub });
-  const spend = new FileSpendLedger({ teamDir: workspace.teamDir, board, hub });
+  const spend = new FileSpendLedger({ teamDir: workspace.teamDir, board, hub, onFailure: fail });
   const approvals = new ApprovalQueue(hub);
   const allowList = new FileAllowList(workspace.teamDir);
   let closed = false;
@@ -107,8 +107,8 @@ async function openStores(workspace: Workspace, { hub, secrets }: OpenStoreOptio
 /** Creates `dir` if needed and proves a file can be written in it (a read-only or full disk says so now, not mid-run). */
 function probeWritable(dir: string): void {
   const probe = path.join(dir, `.probe-${process.pid}.tmp`);
+  makeDirectory(dir);
   try {
-    mkdirSync(dir, { recursive: true });
     writeFileSync(probe, 'huddle checks that its state can be written here\n');
   } catch (error) {
     throw StoreWriteError.from(error, dir);

@@ -7,11 +7,11 @@
 // model call already counts that call.
 import { copyFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { MalformedFileError, readJson, writeJsonAtomic } from '../../fs/atomic-file.js';
+import { MalformedFileError, readJson, writeJsonAtomicSync } from '../../fs/atomic-file.js';
 import type { Board } from '../board.js';
 import type { EventHub, HuddleEvent } from '../../events/events.js';
 import { emptySpend, emptyTally, type SpendFile, type SpendLedger, type SpendTally } from '../spend-ledger.js';
-import { StoreWriteError } from '../store-errors.js';
+import { StoreError, StoreWriteError } from '../store-errors.js';
 import { withFileLock } from './file-lock.js';
 
 interface Usage {
@@ -37,10 +37,14 @@ export class FileSpendLedger implements SpendLedger {
   /** Attribution reads the board (async): events are handled one after another, in order. */
   #queue: Promise<void> = Promise.resolve();
 
-  constructor(options: { teamDir: string; board: Board; hub: EventHub }) {
+  readonly #onFailure: ((error: StoreError) => void) | undefined;
+
+  /** `onFailure`: where a failed write goes (the store's failure); without it, a warning. */
+  constructor(options: { teamDir: string; board: Board; hub: EventHub; onFailure?: (error: StoreError) => void }) {
     this.file = path.join(options.teamDir, 'spend.json');
     this.#board = options.board;
     this.#hub = options.hub;
+    this.#onFailure = options.onFailure;
     this.#refresh();
     this.#unsubscribe = options.hub.subscribe((event) => this.#onEvent(event));
   }
@@ -100,21 +104,22 @@ export class FileSpendLedger implements SpendLedger {
       const task = tasks.find((t) => t.owner === usage.agent && t.status === 'in_progress');
       usage.task = task ? { id: task.id, subject: task.subject } : null;
       try {
-        await withFileLock(this.file, async () => {
+        await withFileLock(this.file, () => {
           const current = this.#readForUpdate();
           apply(current, usage);
+          // Synchronous, so that no read can see the new file and the usage still pending (counted twice).
           try {
-            await writeJsonAtomic(this.file, current);
+            writeJsonAtomicSync(this.file, current);
           } catch (error) {
             throw StoreWriteError.from(error, this.file);
           }
-          // In the same step as the file's new content becomes what reads see: never counted twice.
           this.#stored = current;
           this.#storedStamp = stampOf(this.file);
           this.#pending.splice(this.#pending.indexOf(usage), 1);
         });
       } catch (error) {
-        this.#hub.emit('huddle', 'warning', { message: `could not write ${path.basename(this.file)}: ${(error as Error).message}` });
+        if (this.#onFailure && error instanceof StoreError) this.#onFailure(error);
+        else this.#hub.emit('huddle', 'warning', { message: `could not write ${path.basename(this.file)}: ${(error as Error).message}` });
       }
     });
   }
