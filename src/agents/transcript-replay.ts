@@ -5,7 +5,6 @@
 // call's `text` and `tool_call`s are one assistant turn, their `tool_result`s one user turn. A
 // compaction summary restarts the transcript from the summary. A tool call cut by the crash gets an
 // error result, so the rebuilt transcript never holds a dangling tool_use.
-import { readFileSync } from 'node:fs';
 import type { ContentBlockParam, MessageParam, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import type { Message } from '../runtime/store/bus.js';
 import type { LoggedEvent } from '../runtime/store/event-store.js';
@@ -179,22 +178,4 @@ export function appendUserText(messages: MessageParam[], text: string): void {
   } else {
     messages.push({ role: 'user', content: [block] });
   }
-}
-
-/** Every message of an inbox file, read or not (a line cut by a crash is skipped). */
-export function readInbox(file: string): Message[] {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch {
-    return [];
-  }
-  return text.split('\n').flatMap((line) => {
-    if (!line.trim()) return [];
-    try {
-      return [JSON.parse(line) as Message];
-    } catch {
-      return [];
-    }
-  });
 }

@@ -24,35 +24,28 @@
 // nothing. The ids of each inbox are indexed as its lines are read, so this costs one read of
 // what was appended since the last send.
 import { EventEmitter } from 'node:events';
-import { closeSync, fstatSync, openSync, readdirSync, readFileSync, readSync, writeSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { MalformedFileError, writeJsonAtomic } from '../../fs/atomic-file.js';
+import { MalformedFileError } from '../../fs/atomic-file.js';
 import { DirectoryWatcher } from '../../fs/directory-watcher.js';
 import type { EventHub } from '../../events/events.js';
 import { makeDirectory, StoreWriteError } from '../store-errors.js';
 import { withFileLock } from './file-lock.js';
+import { appendLine, findById, type InboxCursor, InboxCursorError, NEWLINE, parseMessage, readRegion, writeCursor } from './inbox-files.js';
+
+export { type InboxCursor, InboxCursorError } from './inbox-files.js';
 import { AGENT_NAME_PATTERN } from '../../vocabulary.js';
 import {
   type Bus,
   BusClosedError,
   type Message,
   MESSAGE_TYPES,
-  type MessageType,
   newMessageId,
   type OutgoingMessage,
   type PeekResult,
   UnknownRecipientError,
 } from '../bus.js';
 
-/** The content of `<name>.cursor`. */
-export interface InboxCursor {
-  /** Bytes of `<name>.jsonl` already delivered; always at a line boundary. */
-  offset: number;
-  /** Lines before `offset` (for warnings that name a line). */
-  line: number;
-  /** Ids of the most recently acked messages, oldest first. */
-  delivered_ids_tail: string[];
-}
 
 export interface FileBusOptions {
   /** The names a message may be sent to (the roster's members). */
@@ -69,7 +62,6 @@ const FALLBACK_POLL_MS = 250;
 
 
 
-const NEWLINE = 0x0a;
 // In-process wake-ups are shared by every bus over the same directory in this process.
 const localWakeups = new EventEmitter();
 localWakeups.setMaxListeners(0);
@@ -82,12 +74,6 @@ interface Waiter {
   fail(error: Error): void;
 }
 
-/** The ids in one inbox file up to `offset` (where each line starts), to find a retried send. */
-interface IdIndex {
-  offset: number;
-  ids: Map<string, number>;
-}
-const idIndexes = new Map<string, IdIndex>();
 
 export class FileBus implements Bus {
   readonly inboxDir: string;
@@ -472,53 +458,6 @@ export class FileBus implements Bus {
   }
 }
 
-/** A cursor file that cannot be read: nothing can be delivered to that agent until it is fixed or removed. */
-export class InboxCursorError extends MalformedFileError {
-  constructor(file: string, problem: string, what: string) {
-    super(file, problem);
-    this.message = `${file} ${problem}; ${what}`;
-    this.name = 'InboxCursorError';
-  }
-}
-
-async function writeCursor(file: string, cursor: InboxCursor): Promise<void> {
-  try {
-    await writeJsonAtomic(file, cursor);
-  } catch (error) {
-    throw StoreWriteError.from(error, file);
-  }
-}
-
-/**
- * The message with `id` in the inbox `file`, if it holds one. Indexes the lines appended since
- * the last look (called under the inbox lock, so nothing is appended meanwhile).
- */
-function findById(file: string, id: string): Message | undefined {
-  let index = idIndexes.get(file);
-  const region = readRegion(file, (size) => (index && index.offset <= size ? index.offset : 0));
-  if (!region) {
-    idIndexes.delete(file);
-    return undefined;
-  }
-  if (!index || region.start === 0) idIndexes.set(file, (index = { offset: 0, ids: new Map() }));
-  const { bytes, start } = region;
-  let position = 0;
-  for (;;) {
-    const newline = bytes.indexOf(NEWLINE, position);
-    if (newline < 0) break;
-    const parsed = parseMessage(bytes.toString('utf8', position, newline));
-    if (typeof parsed !== 'string' && !index.ids.has(parsed.id)) index.ids.set(parsed.id, start + position);
-    position = newline + 1;
-  }
-  index.offset = start + position;
-  const at = index.ids.get(id);
-  if (at === undefined) return undefined;
-  const line = readRegion(file, () => at);
-  const text = line?.bytes.toString('utf8', 0, Math.max(0, line.bytes.indexOf(NEWLINE)));
-  const message = text ? parseMessage(text) : 'gone';
-  return typeof message === 'string' ? undefined : message;
-}
-
 function assertName(name: string): void {
   if (typeof name !== 'string' || !AGENT_NAME_PATTERN.test(name)) {
     throw new Error(`'${String(name)}' is not an agent name (expected ${AGENT_NAME_PATTERN.source})`);
@@ -532,78 +471,3 @@ function abortReason(signal: AbortSignal): Error {
   error.name = 'AbortError';
   return error;
 }
-
-/** A message, or what is wrong with the line. */
-function parseMessage(text: string): Message | string {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return 'not valid JSON (a torn or hand-edited line)';
-  }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return 'not a JSON object';
-  const message = value as Record<string, unknown>;
-  for (const field of ['id', 'from', 'to', 'content', 'ts'] as const) {
-    if (typeof message[field] !== 'string') return `not a message (no string '${field}')`;
-  }
-  if (!MESSAGE_TYPES.includes(message.type as MessageType)) {
-    return `unknown message type '${String(message.type)}'`;
-  }
-  return message as Message;
-}
-
-/**
- * Reads `<file>` from `startOf(size)` to `end` (default: its current size). Undefined when the
- * file does not exist.
- */
-function readRegion(
-  file: string,
-  startOf: (size: number) => number,
-  end?: number,
-): { bytes: Buffer; start: number; size: number } | undefined {
-  let fd: number;
-  try {
-    fd = openSync(file, 'r');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-  try {
-    const size = fstatSync(fd).size;
-    const start = startOf(size);
-    const stop = Math.min(end ?? size, size);
-    const length = Math.max(0, stop - start);
-    const bytes = Buffer.allocUnsafe(length);
-    let read = 0;
-    while (read < length) {
-      const count = readSync(fd, bytes, read, length - read, start + read);
-      if (count === 0) break;
-      read += count;
-    }
-    return { bytes: bytes.subarray(0, read), start, size };
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/**
- * Appends `line` (ending in a newline). When the file does not end in a newline, a writer died
- * mid-line: a newline goes first, so the fragment stays its own (skipped) line.
- */
-function appendLine(file: string, line: Buffer): void {
-  const fd = openSync(file, 'a+');
-  try {
-    const size = fstatSync(fd).size;
-    let data = line;
-    if (size > 0) {
-      const last = Buffer.alloc(1);
-      readSync(fd, last, 0, 1, size - 1);
-      if (last[0] !== NEWLINE) data = Buffer.concat([Buffer.from('\n'), line]);
-    }
-    let written = 0;
-    while (written < data.length) written += writeSync(fd, data, written, data.length - written);
-  } finally {
-    closeSync(fd);
-  }
-}
-
