@@ -3,7 +3,7 @@
 // Writes are atomic (temp file + rename; temp names never match task_<n>.json); a new task's file
 // is created exclusively (hard link of the temp file: fails if the name exists), so a create can
 // never overwrite a task, whatever a person or another tool put on the board.
-import { linkSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, ftruncateSync, linkSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { MalformedFileError } from '../../../fs/atomic-file.js';
 import { parseTaskRecord, type Task, TaskId } from '../../board/task.js';
@@ -13,6 +13,7 @@ import { StoreWriteError } from '../../store-errors.js';
 export const TASK_FILE = /^task_([1-9][0-9]*)\.json$/;
 export const LOCK_NAME = '.board.lock';
 const IDS_FILE = '.ids.json';
+const IDS_RECORD_LENGTH = 48;
 
 /** A task file that exists but cannot be used: not JSON, or not the shape of a task. */
 export class MalformedTaskFileError extends MalformedFileError {
@@ -166,14 +167,22 @@ export function readHighestId(dir: string): number {
   }
 }
 
+/**
+ * Records `id` as the highest given out. Written in place, at a fixed length (the JSON padded with
+ * spaces): no rename and no truncation, which on ext4 would flush the file's data on every create.
+ * A record torn by a crash reads as 0, and the task files still keep ids from being given out twice.
+ */
 export function writeHighestId(dir: string, id: number): void {
   const file = path.join(dir, IDS_FILE);
-  const temp = tempFor(file);
+  const record = Buffer.from(`${JSON.stringify({ highest_id: id }).padEnd(IDS_RECORD_LENGTH - 1)}\n`);
+  let fd: number | undefined;
   try {
-    writeFileSync(temp, `${JSON.stringify({ highest_id: id, note: 'the highest task id given out; new tasks get higher ids' })}\n`);
-    renameSync(temp, file);
+    fd = openSync(file, constants.O_WRONLY | constants.O_CREAT);
+    writeSync(fd, record, 0, record.length, 0);
+    if (fstatSync(fd).size !== record.length) ftruncateSync(fd, record.length);
   } catch (error) {
-    rmSync(temp, { force: true });
     throw StoreWriteError.from(error, file);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
