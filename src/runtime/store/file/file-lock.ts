@@ -91,9 +91,10 @@ export function tryLock(lockFile: string, options: { foreignStaleMs?: number } =
       return { acquired: true, record, release: () => releaseLock(lockFile, record.nonce) };
     }
     const found = readLock(lockFile);
-    if (found.kind === 'gone') continue; // released between our link and our read
+    // Lost the race for a free or broken lock several times: wait like behind any holder.
+    if (attempt >= 5) return { acquired: false, holder: found.kind === 'held' ? found.record : undefined, ageMs: found.kind === 'gone' ? 0 : found.ageMs };
+    if (found.kind === 'gone') continue; // released between our create and our read
     const busy: LockBusy = { holder: found.kind === 'held' ? found.record : undefined, ageMs: found.ageMs };
-    if (attempt >= 5) return { acquired: false, ...busy }; // lost the race for a broken lock several times: wait
     if (!canTakeOver(found, foreignStaleMs)) return { acquired: false, ...busy };
     breakLock(lockFile, found);
   }

@@ -2,6 +2,7 @@
 // process. `.team/huddle.lock` names it (pid, process start time, host, since when); a second
 // run there is refused at once with that name, and a lock left by a dead process is taken over
 // at once. Within one process the lock is shared: opening the team twice is fine.
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { currentProcess, isCurrentProcess, liveness } from '../../fs/process-identity.js';
@@ -50,6 +51,11 @@ export async function acquireTeamLock(teamDir: string, where: string): Promise<(
         held = { count: 0, release: result.release };
         heldHere.set(file, held);
         break;
+      }
+      if (result.holder && isCurrentProcess(result.holder)) {
+        // Ours, from an open whose release went wrong: take it back.
+        rmSync(file, { force: true });
+        continue;
       }
       if (result.holder) throw busy(result.holder, where);
       if (attempt >= 50) {
