@@ -1,7 +1,8 @@
 // Mutual exclusion over a file, across the agents of this process and across processes.
 //
 // The lock is the file `<file>.lock`, holding who took it: {pid, start, host, since, nonce}, made
-// with an exclusive create (O_EXCL: exactly one creator wins). A waiter reads the holder:
+// by hard-linking a complete temp file to that name (link() fails when the name exists: exactly
+// one taker wins, and the lock is never seen without its holder). A waiter reads the holder:
 // - a live process holds it: wait (with a short, growing, randomized backoff);
 // - the holder is dead (no such pid, a reused pid, a zombie): take the lock over at once — there
 //   is no staleness timeout to sit out after a crash;
@@ -13,7 +14,7 @@
 //
 // In front of all that, a promise chain per path queues the callers of this process in order, so
 // they do not spin against each other on the lock file.
-import { closeSync, openSync, readFileSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { linkSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { currentProcess, liveness, newNonce, type ProcessIdentity } from '../../fs/process-identity.js';
@@ -166,34 +167,43 @@ function breakLock(lockFile: string, found: Exclude<LockFound, { kind: 'gone' }>
 }
 
 /**
- * Creates `file` holding `record` unless it exists (false then). O_EXCL: the file may be seen
- * empty for a moment before its content lands; a waiter reads that as a young, unreadable lock
- * and waits, and only an unreadable lock older than FOREIGN_STALE_MS is ever taken over.
+ * Creates `file` holding `record` unless it exists (false then). The record is written to a temp
+ * file first and hard-linked into place: link() is atomic and fails when the name exists, so a
+ * lock never appears empty or half-written, even when its taker is killed halfway.
  */
 export function placeExclusive(file: string, record: LockRecord, madeDir = false): boolean {
-  let fd: number;
+  const temp = `${file}.${process.pid}.${(tempCounter++).toString(36)}.tmp`;
   try {
-    fd = openSync(file, 'wx');
+    writeFileSync(temp, `${JSON.stringify(record)}\n`);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') return false;
-    if (code === 'ENOENT' && !madeDir) {
+    removeQuietly(temp);
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !madeDir) {
       makeDirectory(path.dirname(file));
       return placeExclusive(file, record, true);
     }
     throw StoreWriteError.from(error, file);
   }
   try {
-    writeSync(fd, `${JSON.stringify(record)}\n`);
+    linkSync(temp, file);
+    return true;
   } catch (error) {
-    closeSync(fd);
-    rmSync(file, { force: true });
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw StoreWriteError.from(error, file);
+  } finally {
+    removeQuietly(temp);
   }
-  closeSync(fd);
-  return true;
 }
 
+let tempCounter = 0;
+
+/** unlink, ignoring a file that is not there (cheaper than rmSync's checks, on the claim path). */
+function removeQuietly(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch {
+    // Gone already.
+  }
+}
 
 /** Removes the lock if it is still the one taken with `nonce` (someone may have broken it meanwhile). */
 function releaseLock(lockFile: string, nonce: string): void {

@@ -3,7 +3,7 @@
 // Writes are atomic (temp file + rename; temp names never match task_<n>.json); a new task's file
 // is created exclusively (hard link of the temp file: fails if the name exists), so a create can
 // never overwrite a task, whatever a person or another tool put on the board.
-import { closeSync, constants, fstatSync, ftruncateSync, linkSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, ftruncateSync, linkSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync, writeSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { MalformedFileError } from '../../../fs/atomic-file.js';
 import { parseTaskRecord, type Task, TaskId } from '../../board/task.js';
@@ -91,16 +91,31 @@ export function statKey(stat: Stats): string {
 
 /** Reads one task file: the task, or the problem with it; undefined when there is no such file. */
 export function readTaskFile(file: string, id: number): TaskEntry | undefined {
-  const stat = statOrUndefined(file);
-  if (!stat) return undefined;
-  let text: string;
+  let fd: number;
   try {
-    text = readFileSync(file, 'utf8');
+    fd = openSync(file, 'r');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
     throw error;
   }
-  return { ...parseTaskText(file, id, text), key: statKey(stat), text };
+  try {
+    // The stat of the file read (a rename may put another file under the name meanwhile).
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) return undefined;
+    const text = readFileSync(fd, 'utf8');
+    return { ...parseTaskText(file, id, text), key: statKey(stat), text };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function removeQuietly(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch {
+    // Gone already.
+  }
 }
 
 function parseTaskText(file: string, id: number, text: string): { task?: Task; problem?: BoardProblem } {
@@ -146,7 +161,7 @@ export function createTaskFile(file: string, task: Task): string | false {
     linked = false;
   }
   // Unlinking the temp name changes the file's ctime: the key is taken after it.
-  rmSync(temp, { force: true });
+  removeQuietly(temp);
   return linked ? statKey(statSync(file)) : false;
 }
 
