@@ -11,7 +11,8 @@ import type { BoardProblem } from '../../board.js';
 import { StoreWriteError } from '../../store-errors.js';
 
 export const TASK_FILE = /^task_([1-9][0-9]*)\.json$/;
-export const LOCK_NAME = '.board.lock';
+/** withFileLock locks `<name>.lock`: the board's lock is `.tasks/.board.lock`. */
+export const LOCK_NAME = '.board';
 const IDS_FILE = '.ids.json';
 const IDS_RECORD_LENGTH = 48;
 
