@@ -21,6 +21,7 @@ const GROUPS: Array<[string, () => Promise<BenchResult[]>]> = [
   ['bus-processes', () => benchBusAcrossProcesses(100)],
   ['claims', () => benchClaimsInProcess(2000, 8)],
   ['claims-processes', () => benchClaimsAcrossProcesses(2000, 2, 4)],
+  ['claims-10k', () => benchClaimsAcrossProcesses(10_000, 2, 4, 'files')],
   ['team', () => benchTeamRun(5)],
   ['console-launch', () => benchConsoleLaunch(10)],
   ['console-streaming', () => benchConsoleStreaming()],

@@ -143,4 +143,12 @@ async function main(): Promise<void> {
   process.exit(await runConsole(options));
 }
 
-await main();
+try {
+  await main();
+} catch (error) {
+  // The store failed under a running team (a full disk, a workspace gone read-only): one line, exit 1.
+  const { StoreError } = await import('./runtime/store/store-errors.js');
+  if (!(error instanceof StoreError)) throw error;
+  process.stderr.write(`huddle: ${error.message}\n`);
+  process.exit(1);
+}

@@ -61,7 +61,7 @@ export abstract class Agent {
       // What the restarted context lists (SPEC section 5): the tasks it owns that are not done.
       ownedTasks: async () => (await ctx.board.list()).filter((task) => task.owner === spec.name && task.status !== 'completed'),
       backend: ctx.backend,
-      workspace: ctx.workspace,
+      transcripts: ctx.transcripts,
       config: ctx.config,
     });
   }

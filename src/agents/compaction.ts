@@ -6,18 +6,14 @@
 // a failed or interrupted summary leaves the context exactly as it was. Both steps change the
 // context only by emitting their `compaction` event: the agent's transcript (transcript.ts) applies
 // it, live and on resume alike.
-import { mkdirSync } from 'node:fs';
-import { rename, rm, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import type { ContentBlockParam, MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import type { HuddleConfig } from '../runtime/config.js';
 import { contextWindowFor, estimateTokens } from '../runtime/model/context-window.js';
-import { fileStamp, scrub } from '../runtime/store/file/event-log.js';
+import type { EventStore } from '../runtime/store/event-store.js';
 import type { AgentEmitter } from '../runtime/events/events.js';
 import { InterruptedError, type ModelBackend } from '../runtime/model/model-client.js';
 import type { TokenUsage } from '../runtime/model/pricing.js';
 import { capOutput } from '../runtime/tools/output-cap.js';
-import type { Workspace } from '../runtime/workspace/workspace.js';
 import type { AgentLoop } from './agent-loop.js';
 import { measureTrim, restoreToolResults, toolNames, type ToolResultContent } from './context-trim.js';
 import { identityBlock, type OwnedTask } from './identity-block.js';
@@ -37,7 +33,8 @@ export interface CompactorOptions {
    * loop's transcript. Kept so existing callers still compile.
    */
   events?: AgentEmitter;
-  workspace: Workspace;
+  /** Where the replaced conversation is kept (the team store's event record). */
+  transcripts: Pick<EventStore, 'saveTranscript'>;
   /** Read at every check, so a changed setting applies from the next model call. */
   config: CompactionSettings;
 }
@@ -206,7 +203,7 @@ export class Compactor {
   }
 
   async #summarise(trigger: CompactionTrigger, focus: string | undefined, signal: AbortSignal): Promise<CompactionResult> {
-    const { loop, backend, config, identity, workspace } = this.#o;
+    const { loop, backend, config, identity } = this.#o;
     const events = loop.events;
     const messages = loop.messages;
     const snapshot = messages.slice();
@@ -238,7 +235,7 @@ export class Compactor {
     const summary = result.message.stop_reason === 'max_tokens' ? `${written}\n[the summary was cut at the output limit]` : written;
 
     const file = await this.#writeTranscript(snapshot, { trigger, focus, beforeTokens });
-    const relative = workspace.relative(file);
+    const relative = file;
     const tasks = await this.#o.ownedTasks().catch(() => []);
     // Between turns, input may have arrived meanwhile (appended, never rewritten): it is kept
     // after the summary. Anything else (/clear) means the summary no longer fits the context.
@@ -283,15 +280,12 @@ export class Compactor {
     this.#o.loop.recordUsage(usage, costUsd, { purpose: 'compaction' });
   }
 
-  /** Writes the messages being replaced, with cut tool results restored, and secrets scrubbed. */
+  /** Keeps the messages being replaced, with cut tool results restored (the store scrubs secrets); returns where. */
   async #writeTranscript(
     snapshot: MessageParam[],
     meta: { trigger: CompactionTrigger; focus: string | undefined; beforeTokens: number },
   ): Promise<string> {
-    const { loop, identity, workspace, config } = this.#o;
-    const dir = path.join(workspace.teamDir, 'logs', identity.name);
-    mkdirSync(dir, { recursive: true });
-    const file = path.join(dir, `transcript-${fileStamp(new Date())}.json`);
+    const { loop, identity, transcripts } = this.#o;
     const record = {
       agent: identity.name,
       role: identity.role,
@@ -305,16 +299,11 @@ export class Compactor {
       system: loop.system,
       messages: restoreToolResults(snapshot, loop.transcript.cutResults),
     };
-    const secrets = [config.apiKey, config.authToken].filter((s): s is string => Boolean(s && s.length >= 8));
-    const temp = `${file}.${process.pid}.tmp`;
     try {
-      await writeFile(temp, `${scrub(JSON.stringify(record, null, 2), secrets)}\n`);
-      await rename(temp, file);
+      return await transcripts.saveTranscript(identity.name, record);
     } catch (error) {
-      await rm(temp, { force: true }).catch(() => undefined);
-      throw new CompactionError(`cannot write ${workspace.relative(file)}: ${(error as NodeJS.ErrnoException).code ?? error}`);
+      throw new CompactionError((error as Error).message);
     }
-    return file;
   }
 
   /** Tokens of a request with these messages, estimated from characters. */

@@ -4,6 +4,7 @@ import type { EventHub } from '../runtime/events/events.js';
 import type { Bus } from '../runtime/store/bus.js';
 import type { Board } from '../runtime/store/board.js';
 import type { Roster } from '../runtime/store/roster.js';
+import type { EventStore } from '../runtime/store/event-store.js';
 import type { ModelBackend } from '../runtime/model/model-client.js';
 import type { Workspace } from '../runtime/workspace/workspace.js';
 import type { Budget } from '../runtime/budget/budget.js';
@@ -16,6 +17,8 @@ export interface TeamContext {
   bus: Bus;
   board: Board;
   roster: Roster;
+  /** The team's event record: compaction keeps replaced conversations there. */
+  transcripts: EventStore;
   teamName: string;
   /** How long a teammate may take to answer a shutdown request before it is stopped anyway. */
   shutdownGraceMs: number;

@@ -67,7 +67,7 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
     this.ctx = ctx;
     this.store = store;
     this.approvals = store.approvals;
-    this.budget = ctx.budget ??= new Budget({ hub: ctx.hub, approvals: this.approvals, roster: ctx.roster, settings: budgetSettings });
+    this.budget = ctx.budget ??= new Budget({ hub: ctx.hub, approvals: this.approvals, ledger: store.spend, roster: ctx.roster, settings: budgetSettings });
     this.spend = store.spend;
     this.permissions = new PermissionGate({
       teamRoot: ctx.workspace.root,
@@ -115,6 +115,7 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
       bus,
       board,
       roster,
+      transcripts: store.events,
       teamName: roster.teamName,
       shutdownGraceMs: options.shutdownGraceMs ?? 30_000,
       planAutoApproveMs: options.planAutoApproveMs ?? 0,

@@ -3,7 +3,7 @@
 // TeamBusyError), then the team. Every face opens its session here; none wires stores and agents.
 import { Team } from '../agents/team.js';
 import { EventHub, type EventListener } from '../runtime/events/events.js';
-import { TeamBusyError, type TeamStore } from '../runtime/store/team-store.js';
+import { StoreError, type TeamStore } from '../runtime/store/team-store.js';
 import { StartupError, type SessionSettings } from './settings.js';
 import { TeamSession } from './team-session.js';
 
@@ -50,7 +50,8 @@ export async function openSession(settings: SessionSettings, options: OpenOption
     }
     return new TeamSession({ team, store: store as TeamStore, hub, workspace, config, secrets: settings.secrets, decision, archived: archived && workspace.relative(archived) });
   } catch (error) {
-    if (error instanceof TeamBusyError) throw new StartupError(error.message);
+    // Another live huddle here, a read-only workspace, a full disk, a broken state file: one line, exit 2.
+    if (error instanceof StoreError) throw new StartupError(error.message);
     throw error;
   }
 }
@@ -62,7 +63,7 @@ async function decide(settings: SessionSettings, options: OpenOptions): Promise<
   try {
     unfinished = await settings.backend.unfinishedMembers();
   } catch (error) {
-    if (error instanceof TeamBusyError) throw error;
+    if (error instanceof StoreError) throw error;
     // A roster that cannot be read: say which file and why, and touch nothing.
     throw new StartupError((error as Error).message);
   }

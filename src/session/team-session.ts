@@ -15,7 +15,7 @@ import type { ApprovalDecision, ApprovalRequest } from '../runtime/store/approva
 import type { Task } from '../runtime/store/board.js';
 import type { Message } from '../runtime/store/bus.js';
 import type { Member } from '../runtime/store/roster.js';
-import type { TeamStore } from '../runtime/store/team-store.js';
+import { StoreError, type TeamStore } from '../runtime/store/team-store.js';
 import { scrub } from '../runtime/store/file/event-log.js';
 import { LEAD_NAME, PERSON_SENDER } from '../runtime/vocabulary.js';
 import type { Workspace } from '../runtime/workspace/workspace.js';
@@ -105,7 +105,7 @@ export class TeamSession {
 
   /** Resolves when a run without a person is over (SPEC section 5), failed, stalled or out of budget (run-end.ts). */
   untilDone(): Promise<RunEnd> {
-    return untilDone(this.#team, this.hub);
+    return untilDone(this.#team, this.hub, this.#store);
   }
 
   /**
@@ -118,13 +118,18 @@ export class TeamSession {
   }
 
   async #close({ reason, resumable, done }: { reason: string; resumable?: boolean; done?: EventFields['done'] }): Promise<void> {
-    if (resumable) {
-      await this.#team.suspend(reason);
-    } else {
-      await this.#team.stopAll(reason);
-      // After the lead's loop has ended: a turn still unwinding (a stall, an interrupt) would set it idle again.
-      await this.#team.close(reason);
-      await this.#team.ctx.roster.setStatus(LEAD_NAME, 'shutdown', { reason });
+    try {
+      if (resumable) {
+        await this.#team.suspend(reason);
+      } else {
+        await this.#team.stopAll(reason);
+        // After the lead's loop has ended: a turn still unwinding (a stall, an interrupt) would set it idle again.
+        await this.#team.close(reason);
+        await this.#team.ctx.roster.setStatus(LEAD_NAME, 'shutdown', { reason });
+      }
+    } catch (error) {
+      // After a store failure what is left of the store may fail too: the first failure is what is reported.
+      if (!(error instanceof StoreError && this.#store.failure)) throw error;
     }
     if (done) this.hub.emit(LEAD_NAME, 'done', done);
     await this.#store.close(reason);

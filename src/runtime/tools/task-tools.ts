@@ -116,7 +116,7 @@ export function taskTools(board: Board, options: TaskToolOptions = {}): Tool[] {
     description: 'Show the task board: one line per task with its status, owner and open blockers.',
     input: z.object({}),
     async run() {
-      const { tasks, problems } = await boardCall(async () => board.scan());
+      const { tasks, problems, cycles } = await boardCall(() => board.scan());
       const lines = tasks.map(formatLine);
       if (tasks.length === 0) lines.push('no tasks yet; add one with task_create');
       else {
@@ -124,6 +124,9 @@ export function taskTools(board: Board, options: TaskToolOptions = {}): Tool[] {
         lines.push(open.length ? `claimable now: ${refs(open.map((t) => t.id))}` : 'nothing is claimable right now');
       }
       for (const problem of problems) lines.push(`warning: skipped ${problem.file}: ${problem.error}`);
+      for (const cycle of cycles) {
+        lines.push(`warning: ${cycle.map((id) => `#${id}`).join(' → ')} wait for each other (each arrow: blocks), so none of them can ever start; a person must remove one of these dependencies (task_update cannot), or create new tasks for that work`);
+      }
       return lines.join('\n');
     },
   });

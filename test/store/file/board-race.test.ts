@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { bundleFixture } from './fixtures/bundle.js';
-import { FileBoard } from '../../src/runtime/store/file/file-board.js';
-import { type Task } from '../../src/runtime/store/board.js';
+import { FileBoard } from '../../../src/runtime/store/file/board/file-board.js';
+import { type Task } from '../../../src/runtime/store/board.js';
 
 const TASKS = 1_000;
 const PROCESSES = 2;

@@ -2,10 +2,10 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MalformedFileError } from '../../src/runtime/fs/atomic-file.js';
-import { EventHub, type HuddleEvent } from '../../src/runtime/events/events.js';
-import { FileRoster, MalformedRosterError } from '../../src/runtime/store/file/file-roster.js';
-import { type RosterChange } from '../../src/runtime/store/roster.js';
+import { MalformedFileError } from '../../../src/runtime/fs/atomic-file.js';
+import { EventHub, type HuddleEvent } from '../../../src/runtime/events/events.js';
+import { FileRoster, MalformedRosterError } from '../../../src/runtime/store/file/file-roster.js';
+import { type RosterChange } from '../../../src/runtime/store/roster.js';
 import { bundleFixture, runFixture } from './fixtures/bundle.js';
 
 let dir: string;

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { bundleFixture } from './fixtures/bundle.js';
-import { MalformedFileError } from '../../src/runtime/fs/atomic-file.js';
-import { formatIds, FileBoard } from '../../src/runtime/store/file/file-board.js';
-import { type BoardChange, type Task, TaskBoardError } from '../../src/runtime/store/board.js';
-import { EventHub, type HuddleEvent } from '../../src/runtime/events/events.js';
+import { MalformedFileError } from '../../../src/runtime/fs/atomic-file.js';
+import { formatIds, FileBoard } from '../../../src/runtime/store/file/board/file-board.js';
+import { type BoardChange, type Task, TaskBoardError } from '../../../src/runtime/store/board.js';
+import { EventHub, type HuddleEvent } from '../../../src/runtime/events/events.js';
 
 let dir: string;
 let hub: EventHub;
@@ -289,10 +289,12 @@ describe('malformed files', () => {
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatchObject({ file: broken });
     expect(String(warnings[0]!.error)).toMatch(/not valid JSON/);
+    // A person reads the warning (headless: `huddle: warning: <message>`): it says what and where.
+    expect(warnings[0]!.message).toBe(`skipped ${broken}: ${String(warnings[0]!.error)}; fix or remove the file`);
 
     await expect(board.get(2)).rejects.toThrow(MalformedFileError);
     await expect(board.get(2)).rejects.toThrow(broken);
-    expect(board.scan().problems).toEqual([{ file: broken, error: expect.stringMatching(/not valid JSON/) }]);
+    expect((await board.scan()).problems).toEqual([{ file: broken, error: expect.stringMatching(/not valid JSON/), message: expect.stringContaining(broken) }]);
 
     // The rest of the board keeps working.
     expect((await board.claimNext('alice'))?.id).toBe(1);
@@ -320,7 +322,8 @@ describe('malformed files', () => {
 
   it('never leaves temp files that list() could mistake for tasks', async () => {
     await Promise.all(Array.from({ length: 10 }, (_, i) => board.create({ subject: `t${i}` }, 'lead')));
-    expect(readdirSync(dir).filter((n) => !/^task_\d+\.json$/.test(n) && !n.startsWith('.board.lock'))).toEqual([]);
+    // Besides the tasks: the lock and the record of the highest id given out, nothing.
+    expect(readdirSync(dir).filter((n) => !/^task_\d+\.json$/.test(n) && !n.startsWith('.board.lock') && n !== '.ids.json')).toEqual([]);
   });
 });
 

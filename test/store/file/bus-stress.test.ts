@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FileBus } from '../../src/runtime/store/file/file-bus.js';
+import { FileBus } from '../../../src/runtime/store/file/file-bus.js';
 import { bundleFixture, type Exit, runFixture } from './fixtures/bundle.js';
 
 const PER_SENDER = 1000;

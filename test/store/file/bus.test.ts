@@ -2,12 +2,12 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileS
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DELIVERED_TAIL } from '../../src/runtime/store/file/file-bus.js';
-import { FileBus } from '../../src/runtime/store/file/file-bus.js';
-import { type Message, UnknownRecipientError } from '../../src/runtime/store/bus.js';
-import { EventHub, type HuddleEvent } from '../../src/runtime/events/events.js';
-import { formatInbox, messageTools } from '../../src/runtime/tools/message-tools.js';
-import type { ToolContext } from '../../src/runtime/tools/types.js';
+import { DELIVERED_TAIL } from '../../../src/runtime/store/file/file-bus.js';
+import { FileBus } from '../../../src/runtime/store/file/file-bus.js';
+import { type Message, UnknownRecipientError } from '../../../src/runtime/store/bus.js';
+import { EventHub, type HuddleEvent } from '../../../src/runtime/events/events.js';
+import { formatInbox, messageTools } from '../../../src/runtime/tools/message-tools.js';
+import type { ToolContext } from '../../../src/runtime/tools/types.js';
 import { bundleFixture, runFixture } from './fixtures/bundle.js';
 
 let dir: string;
