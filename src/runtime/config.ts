@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isPermissionMode, PERMISSION_MODES, type PermissionMode } from './permissions/permission-mode.js';
 import type { BudgetLimits } from './budget/budget.js';
+import { registerSecret, registerSecretFile } from './secrets.js';
 
 export const DEFAULT_MODEL = 'claude-sonnet-4-6';
 
@@ -66,6 +67,7 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
   if (flags.apiKeyFile) {
     apiKey = readKeyFile(flags.apiKeyFile);
     apiKeySource = '--api-key-file';
+    registerSecretFile(path.resolve(flags.apiKeyFile)); // sandboxed commands never read it
   } else if (env.ANTHROPIC_API_KEY) {
     apiKey = env.ANTHROPIC_API_KEY.trim();
     apiKeySource = 'ANTHROPIC_API_KEY';
@@ -73,6 +75,9 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
     authToken = env.ANTHROPIC_AUTH_TOKEN.trim();
     apiKeySource = 'ANTHROPIC_AUTH_TOKEN';
   }
+  // Redacted from every tool result, log and output from now on, in any spelling.
+  registerSecret(apiKey);
+  registerSecret(authToken);
   return {
     cwd,
     apiKey,

@@ -151,7 +151,8 @@ function guardTool(tool: Tool, gate: PermissionGate): Tool {
         if (error instanceof ToolError) return { content: error.message, isError: true };
         throw error;
       }
-      return tool.run(input, context);
+      // The sandbox follows the mode: plan mode's commands run read-only.
+      return tool.run(input, { ...context, permissionMode: gate.modeOf(context.agent) });
     },
   };
   guarded.add(wrapped);

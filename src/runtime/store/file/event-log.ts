@@ -5,6 +5,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { EventHub, HuddleEvent } from '../../events/events.js';
 import type { EventStore, LoggedEvent } from '../event-store.js';
+import { scrub } from '../../secrets.js';
 
 export class EventLog implements EventStore {
   readonly #logsDir: string;
@@ -64,11 +65,8 @@ export function fileStamp(date: Date): string {
   return date.toISOString().replace(/[:.]/g, '-');
 }
 
-export function scrub(text: string, secrets: string[]): string {
-  let out = text;
-  for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join('[redacted]');
-  return out;
-}
+// Redaction (the key, and its base64 and url-encoded forms) lives in one place for every writer.
+export { scrub } from '../../secrets.js';
 
 /** The session files of an agent, oldest first (the stamp in the name sorts by time). */
 export function sessionFiles(logsDir: string, agent: string): string[] {
