@@ -12,6 +12,7 @@ import { addUsage, emptyUsage } from './runtime/model/pricing.js';
 import { archiveTeam, unfinishedMembers } from './runtime/store/file/team-state.js';
 import { Workspace } from './runtime/workspace/workspace.js';
 import { LEAD_NAME } from './runtime/vocabulary.js';
+import { sandboxStatus } from './runtime/sandbox/status.js';
 import { BudgetConfigError, budgetStopSummary, loadBudgetSettings } from './runtime/budget/budget.js';
 
 export async function runHeadless(options: CliOptions): Promise<number> {
@@ -49,6 +50,8 @@ export async function runHeadless(options: CliOptions): Promise<number> {
     );
   }
 
+  const sandbox = sandboxStatus();
+  if (!sandbox.available) process.stderr.write(`huddle: ${sandbox.line}\n`);
   const hub = new EventHub();
   const secrets = [config.apiKey, config.authToken].filter((s): s is string => Boolean(s));
   const store = await fileBackend(workspace).open({ hub, secrets });

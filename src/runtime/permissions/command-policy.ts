@@ -18,6 +18,8 @@ export interface PolicyOptions {
   root: string;
   /** The root is the agent's own git worktree: discarding changes there loses nobody else's work. */
   ownWorktree?: boolean;
+  /** The team's workspace (the main checkout), when the root is a teammate's own checkout. */
+  teamRoot?: string;
   /** Command prefixes allowed without asking, beyond DEFAULT_ALLOW (from .team/allow.json). */
   allow?: readonly string[];
   /** The home directory (tests pass one). */
@@ -180,13 +182,13 @@ interface Invocation {
 const MAX_DEPTH = 12;
 
 class Walker {
-  readonly #options: Required<Omit<PolicyOptions, 'ownWorktree'>> & { ownWorktree: boolean };
+  readonly #options: Required<Omit<PolicyOptions, 'ownWorktree' | 'teamRoot'>> & { ownWorktree: boolean; teamRoot: string | undefined };
   readonly #findings: Finding[] = [];
   /** Where relative paths point: the root, until a `cd`; undefined once a `cd` went somewhere unknown. */
   #cwd: string | undefined;
 
   constructor(options: PolicyOptions & { home: string; allow: string[] }) {
-    this.#options = { ...options, ownWorktree: options.ownWorktree ?? false };
+    this.#options = { ...options, ownWorktree: options.ownWorktree ?? false, teamRoot: options.teamRoot };
     this.#cwd = options.root;
   }
 

@@ -12,6 +12,8 @@ export interface BwrapPlan {
   writable: string[];
   /** Existing paths inside `writable` bound read-only again. */
   readOnly: string[];
+  /** Existing directories bound read-only where the private /tmp would hide them (the workspace in plan mode). */
+  readable: string[];
   hidden: HiddenPath[];
   /** Host directory bound as /tmp; undefined: a throwaway tmpfs (read-only mode). */
   tmp: string | undefined;
@@ -32,12 +34,14 @@ export function bwrapOptions(plan: BwrapPlan): string[] {
   else args.push('--tmpfs', '/tmp');
   if (existsSync('/var/tmp')) args.push('--tmpfs', '/var/tmp');
   if (existsSync('/dev/shm')) args.push('--tmpfs', '/dev/shm');
+  const underTmp = (p: string) => plan.hostTmp.some((t) => p === t || p.startsWith(`${t}/`));
+  for (const dir of plan.readable) if (underTmp(dir) && !plan.writable.includes(dir)) args.push('--ro-bind', dir, dir);
   for (const dir of plan.writable) args.push('--bind', dir, dir);
   for (const p of plan.readOnly) args.push('--ro-bind', p, p);
   const underWritable = (p: string) => plan.writable.some((w) => p === w || p.startsWith(`${w}/`));
   for (const hidden of plan.hidden) {
     // Under the host's temp dir and not in a writable root: gone already behind the private /tmp.
-    if (plan.hostTmp.some((t) => hidden.path.startsWith(`${t}/`)) && !underWritable(hidden.path)) continue;
+    if (underTmp(hidden.path) && !underWritable(hidden.path) && !plan.readable.some((r) => hidden.path.startsWith(`${r}/`))) continue;
     if (hidden.kind === 'dir') args.push('--tmpfs', hidden.path, '--remount-ro', hidden.path);
     else args.push('--ro-bind', '/dev/null', hidden.path);
   }

@@ -33,6 +33,8 @@ export interface SandboxRequest {
   writable: readonly string[];
   /** Paths inside `writable` that stay read-only (huddle's team state, the repository's config and hooks). */
   readOnly?: readonly string[];
+  /** Directories the command must be able to read even where the private /tmp covers them (the main repository's objects, for a teammate's clone). */
+  readable?: readonly string[];
   /** read-only: plan mode, nothing written anywhere (a throwaway /tmp for the call). */
   mode: SandboxMode;
   /** Whose private TMPDIR and caches these are (an agent name); commands of one owner share them. */

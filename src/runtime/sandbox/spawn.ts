@@ -72,9 +72,12 @@ export async function prepareSandboxed(argv: readonly string[], request: Sandbox
       note = 'sandbox: the network allow/deny lists need socat (apt-get install socat); this command ran without network';
     }
   }
+  // What the private /tmp must not hide: the workspace (read-only in plan mode), what it reads from.
+  const readable = existingReal([request.cwd, ...request.writable, ...(request.readable ?? [])]).sort((a, b) => a.length - b.length);
   const options = bwrapOptions({
     cwd: request.cwd,
     writable,
+    readable,
     readOnly: readOnly ? [] : existingReal(request.readOnly ?? []).filter((p) => writable.some((w) => p.startsWith(`${w}/`))),
     hidden,
     tmp,

@@ -44,6 +44,7 @@ export const bashTool = defineTool({
     const timeoutMs = args.timeout_ms ?? DEFAULT_TIMEOUT_MS;
     if (context.signal.aborted) return { content: '[interrupted]', isError: true };
     const outcome = await runShell(args.command, context, timeoutMs);
+    await context.workspace.afterCommand?.().catch(() => undefined);
 
     const parts: string[] = [];
     const output = outcome.output.replace(/\n$/, '');
@@ -94,6 +95,7 @@ async function runShell(command: string, context: ToolContext, timeoutMs: number
       cwd: workspace.root,
       writable: roots.writable,
       readOnly: roots.readOnly,
+      readable: roots.readable ?? [],
       mode: context.permissionMode === 'plan' ? 'read-only' : 'write',
       owner: context.agent,
       env: childEnv(),

@@ -10,6 +10,8 @@ export interface SandboxRoots {
   writable: string[];
   /** Inside them, paths that stay read-only (huddle's team state, the repository's config and hooks). */
   readOnly: string[];
+  /** Directories outside them that commands must be able to read (a clone's borrowed objects). */
+  readable?: string[];
 }
 
 export class PathEscapeError extends Error {
@@ -23,6 +25,8 @@ export class Workspace {
   /** The real (symlink-free) absolute path of the root. */
   readonly root: string;
   #sandbox: SandboxRoots | undefined;
+  /** Run after each command an agent ran here (a teammate's checkout mirrors its branch). */
+  afterCommand: (() => Promise<void>) | undefined;
 
   /** `sandbox`: given for a teammate's own checkout (its directory and git dir); found out otherwise. */
   constructor(root: string, sandbox?: SandboxRoots) {
