@@ -10,7 +10,8 @@
 import os from 'node:os';
 import path from 'node:path';
 import type { PermissionMode } from './permission-mode.js';
-import { parseShell, staticOutput, type Redirect, type Script, type SimpleCommand, type Word } from './shell-syntax.js';
+import { secretLocation } from '../sandbox/hidden-paths.js';
+import { GIT_DIR_VAR, parseShell, staticOutput, type Redirect, type Script, type SimpleCommand, type Word } from './shell-syntax.js';
 
 export interface PolicyOptions {
   mode: PermissionMode;
@@ -78,7 +79,10 @@ export function checkCommand(command: string, options: PolicyOptions): CommandVe
   const vars = new Map([
     ['HOME', options.home ?? os.homedir()],
     ['PWD', options.root],
+    // A teammate's checkout keeps its git dir beside it (worktree.ts).
+    [GIT_DIR_VAR, options.ownWorktree ? `${options.root}.git` : `${options.root}/.git`],
   ]);
+  walker.vars = vars;
   walker.script(parseShell(command, vars), 0);
   return walker.verdict();
 }
@@ -143,6 +147,9 @@ const WRAPPERS: Record<string, { valued: Set<string>; stopAtFirstWord?: boolean 
 /** git settings whose value is a command git runs (`git -c core.sshCommand='…' fetch`). */
 const GIT_COMMAND_SETTINGS = /^(core\.(sshcommand|pager|editor|fsmonitor|askpass)|diff\.external|sequence\.editor|credential\.helper|.*\.(textconv|command|cmd|process|clean|smudge))$/i;
 
+/** Variables that make the command they prefix run another program (or load code): not read-only. */
+const PROGRAM_VARIABLES = /^(GIT_[A-Z_0-9]+|LESSOPEN|LESSCLOSE|LESSKEY|PAGER|MANPAGER|EDITOR|VISUAL|LD_PRELOAD|LD_LIBRARY_PATH|LD_AUDIT|BASH_ENV|ENV|PROMPT_COMMAND|PS4|SHELLOPTS|BASHOPTS|PATH|IFS|NODE_OPTIONS|PYTHONSTARTUP|PYTHONPATH|PERL5OPT|RUBYOPT|SSH_ASKPASS|SUDO_ASKPASS|TAR_OPTIONS|RIPGREP_CONFIG_PATH|GREP_OPTIONS)$/;
+
 const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'ash', 'mksh', 'yash', 'fish', 'csh', 'tcsh', 'rbash']);
 const INTERPRETERS = new Set(['python', 'python2', 'python3', 'perl', 'ruby', 'node', 'php', 'lua', 'pwsh', 'Rscript', 'deno', 'bun']);
 const DOWNLOADERS = new Set(['curl', 'wget', 'fetch', 'aria2c', 'http', 'https', 'xh', 'lwp-request']);
@@ -158,6 +165,8 @@ const HARMLESS_DEVICES = /^\/dev\/(null|zero|full|random|urandom|stdin|stdout|st
 const WRITE_REDIRECTS = new Set(['>', '>>', '>|', '&>', '&>>', '<>', '>&']);
 /** find actions that run or write; everything else in a find expression only selects or prints. */
 const FIND_ACTIONS = /^-(delete|exec|execdir|ok|okdir|fprint|fprint0|fprintf|fls)$/;
+/** Programs that destroy what find hands them. */
+const FIND_DELETERS = new Set(['rm', 'rimraf', 'shred', 'unlink', 'rmdir', 'truncate', 'mv', 'chmod', 'chown', 'dd', 'wipe', 'srm']);
 /** find options that are not tests: an expression of only these selects everything. */
 const FIND_NON_TESTS = /^-(depth|maxdepth|mindepth|xdev|mount|follow|L|H|P|print|print0|d|daystart|noleaf|ignore_readdir_race|nowarn|warn)$/;
 
@@ -186,6 +195,16 @@ class Walker {
   readonly #findings: Finding[] = [];
   /** Where relative paths point: the root, until a `cd`; undefined once a `cd` went somewhere unknown. */
   #cwd: string | undefined;
+  /** Known shell variables (HOME, PWD), for parsing function bodies and aliases. */
+  vars = new Map<string, string>();
+  /** Functions the line defined, checked again at each call with the call's arguments. */
+  readonly #functions = new Map<string, string>();
+  /** `$1 $2 …` as far as known: set by `set -- …`, or a function call's arguments. */
+  #positional: Word[] | undefined;
+  /** git aliases the line configures (`git config alias.x '…'`). */
+  readonly #gitAliases = new Map<string, string>();
+  /** Assignments in front of the command being checked (`GIT_DIR=… git …`). */
+  #assignments: Array<{ name: string; value: string; dynamic: boolean }> = [];
 
   constructor(options: PolicyOptions & { home: string; allow: string[] }) {
     this.#options = { ...options, ownWorktree: options.ownWorktree ?? false, teamRoot: options.teamRoot };
@@ -209,6 +228,25 @@ class Walker {
     return { kind: 'allow' };
   }
 
+  /** The words with `"$@"`, `$*`, `$1`… replaced by the known positional parameters; undefined when none was there. */
+  #expandPositional(words: Word[]): Word[] | undefined {
+    const positional = this.#positional;
+    if (!positional) return undefined;
+    let changed = false;
+    const out: Word[] = [];
+    for (const word of words) {
+      const ref = /^"?\$(?:\{)?([@*]|[1-9])\}?"?$/.exec(word.raw);
+      if (!word.dynamic || !ref) {
+        out.push(word);
+        continue;
+      }
+      changed = true;
+      if (ref[1] === '@' || ref[1] === '*') out.push(...positional);
+      else if (positional[Number(ref[1]) - 1]) out.push(positional[Number(ref[1]) - 1]!);
+    }
+    return changed ? out : undefined;
+  }
+
   #deny(rule: string, reason: string, command: string): void {
     this.#findings.push({ kind: 'deny', rule, reason, command });
   }
@@ -230,6 +268,7 @@ class Walker {
       if (problem.startsWith('substitutions nest')) this.#deny('too-deep', `${problem}, too deep to check`, '');
       else this.#notReadOnly(`the command cannot be read safely: ${problem}`, '');
     }
+    for (const [name, body] of script.functions) this.#functions.set(name, body);
     for (const name of script.forkBombs) {
       this.#deny('fork-bomb', `the function '${name}' calls itself in a pipe or the background and would multiply without end`, `${name}() { … }`);
     }
@@ -265,7 +304,15 @@ class Walker {
     }
     for (const redirect of command.redirects) this.#redirect(redirect, command.display);
 
-    const words = stripPrefixWords(command.words);
+    let words = stripPrefixWords(command.words);
+    // `function NAME { …`: the name is defined here, not run.
+    if (command.words[0]?.text === 'function' && !command.words[0].quoted) words = words.slice(1);
+    this.#assignments = command.words.filter((w) => w.assignment).map((w) => w.assignment!);
+    for (const assignment of this.#assignments) {
+      if (PROGRAM_VARIABLES.test(assignment.name) && words.length > 0) {
+        this.#notReadOnly(`'${assignment.name}=…' makes the command run another program`, command.display);
+      }
+    }
     if (words.length === 0) return;
     this.#invocation(words, command.display, stdin, depth);
   }
@@ -303,8 +350,34 @@ class Walker {
 
   /** `outer`: the words of the wrappers around this command (`timeout 5 npm test`), for the allow-list. */
   #invocation(words: Word[], display: string, stdin: Stdin, depth: number, outer: string[][] = []): void {
+    if (depth > MAX_DEPTH) return this.#deny('too-deep', `commands nest more than ${MAX_DEPTH} levels deep, too deep to check`, display);
+    // `"$@"`, `$1`… with known positional parameters: what they stand for.
+    const expanded = this.#expandPositional(words);
+    if (expanded) return this.#invocation(expanded, display, stdin, depth + 1, outer);
     const [head, ...args] = words;
     if (!head) return;
+    // Without arguments a call checks nothing new (the body was checked where it was defined),
+    // and `f() {` reads as such a call.
+    const called = !head.dynamic && args.length ? this.#functions.get(head.text) : undefined;
+    if (called !== undefined) {
+      // The body runs with the call's arguments as $1…; checked as if written out.
+      const saved = this.#positional;
+      this.#positional = args;
+      try {
+        this.script(parseShell(called, this.vars), depth + 1, stdin);
+      } finally {
+        this.#positional = saved;
+      }
+      return;
+    }
+    if (!head.dynamic && head.text === 'set' && args.length && !args[0]!.text.startsWith('-') && !args[0]!.text.startsWith('+')) this.#positional = args;
+    if (!head.dynamic && head.text === 'set' && args[0]?.text === '--') this.#positional = args.slice(1);
+    if (!head.dynamic && head.text === 'alias') {
+      for (const arg of args) {
+        const eq = arg.text.indexOf('=');
+        if (eq > 0) this.script(parseShell(arg.text.slice(eq + 1), this.vars), depth + 1);
+      }
+    }
     if (head.dynamic) {
       const danger = args.map((a) => this.#critical(a)).find(Boolean);
       if (danger) this.#deny('dynamic-program', `the program is known only at run time (${head.raw}) and is given ${danger}`, display);
@@ -346,7 +419,7 @@ class Walker {
     if (program === 'mv') {
       const { operands } = splitOptions(args);
       for (const operand of operands.slice(0, -1)) {
-        const what = this.#critical(operand, false);
+        const what = this.#critical(operand, 'state');
         if (what) return this.#deny('mv-critical', `moves away ${what}`, display);
       }
     }
@@ -354,10 +427,20 @@ class Walker {
       const { flags, operands } = splitOptions(args);
       const recursive = flags.some((f) => f === '--recursive' || /^-[a-zA-Z]*R/.test(f));
       for (const operand of operands) {
-        const what = this.#critical(operand, false);
+        const what = this.#critical(operand, recursive ? 'state' : 'none');
         if (what && (recursive || this.#resolve(operand) === '/')) {
           return this.#deny('chmod-recursive', `'${program}${recursive ? ' -R' : ''}' on ${what}`, display);
         }
+      }
+    }
+    if (program === 'rsync' && texts.some((t) => /^--(delete|del$|remove-source-files)/.test(t))) {
+      const { operands } = splitOptions(args.filter((a) => !/^--(exclude|include|filter|rsh|rsync-path|chmod|chown)=/.test(a.text)));
+      const destination = operands.at(-1);
+      const what = destination && !/^[^/]*:/.test(destination.text) ? this.#critical(destination, 'all') : undefined;
+      if (what) return this.#deny('rsync-delete', `'rsync --delete' into ${what} deletes what the source lacks`, display);
+      for (const source of texts.includes('--remove-source-files') ? operands.slice(0, -1) : []) {
+        const gone = this.#critical(source, 'all');
+        if (gone) return this.#deny('rsync-delete', `'rsync --remove-source-files' removes ${gone}`, display);
       }
     }
     if (program === 'dd') {
@@ -398,6 +481,10 @@ class Walker {
       if (inner === undefined) return this.#modeCheck(inv, outer); // only options: e.g. `env` prints the environment
       if (program === 'watch') return this.script(parseShell(inner.map((w) => w.text).join(' ')), depth + 1);
       if (program === 'xargs') {
+        const runner = basename(inner[0]?.text ?? '');
+        if (stdin.kind === 'download' && (SHELLS.has(runner) || INTERPRETERS.has(runner) || runner === 'eval' || runner === 'sh')) {
+          return this.#deny('pipe-to-shell', `'xargs ${runner}' runs code downloaded by ${stdin.by}`, display);
+        }
         // The items come from stdin; when that is plain text, they are the last arguments.
         const items = stdin.kind === 'static' ? stdin.text.split(/\s+/).filter(Boolean).map((t) => literalWord(t)) : [];
         return this.#invocation([...inner, ...items], display, { kind: 'unknown' }, depth + 1, around);
@@ -414,6 +501,12 @@ class Walker {
 
   /** Plan and ask mode for a command that runs no other command. */
   #modeCheck(inv: Invocation, outer: string[][] = []): void {
+    // What plan mode may read is what the sandbox shows: not where credentials live.
+    for (const arg of inv.args) {
+      const where = this.#resolve(arg);
+      const secret = where && secretLocation(where, this.#options.home);
+      if (secret) this.#notReadOnly(`it reads ${secret}, where credentials live (hidden from commands)`, inv.display);
+    }
     this.#readOnlyOrListed(inv, outer, [inv.program, ...inv.args.map((a) => a.text)], readOnlyReason(inv));
   }
 
@@ -435,6 +528,20 @@ class Walker {
   #git(inv: Invocation, depth: number, outer: string[][]): void {
     const { sub, subArgs, config, globals } = gitParts(inv.args);
     const texts = subArgs.map((a) => a.text);
+    // An alias saved earlier in the line (`git config alias.nuke 'push --force' && git nuke`).
+    const saved = sub ? this.#gitAliases.get(sub) : undefined;
+    if (saved !== undefined && !config.has(`alias.${sub}`)) config.set(`alias.${sub}`, saved);
+    if (sub === 'config') {
+      // Saving a setting that runs a command, or an alias, is checked as that command.
+      const operands = texts.filter((t) => !t.startsWith('-'));
+      const [key = '', value] = operands;
+      if (value !== undefined && /^alias\./i.test(key)) {
+        this.#gitAliases.set(key.slice(6), value);
+        if (value.startsWith('!')) this.script(parseShell(value.slice(1), this.vars), depth + 1);
+        else this.#git({ ...inv, args: [...value.split(/\s+/).filter(Boolean).map(literalWord)] }, depth + 1, outer);
+      }
+      if (value !== undefined && GIT_COMMAND_SETTINGS.test(key)) this.script(parseShell(value.replace(/^!/, ''), this.vars), depth + 1);
+    }
     for (const [key, value] of config) {
       if (GIT_COMMAND_SETTINGS.test(key)) this.script(parseShell(value.replace(/^!/, '')), depth + 1);
       // `git -c alias.x='!cmd' x` runs cmd in a shell.
@@ -450,7 +557,9 @@ class Walker {
       );
       if (force) return this.#deny('git-force-push', `'git push ${force}' overwrites the remote's history`, inv.display);
     }
-    if (!this.#options.ownWorktree) {
+    // A teammate may discard changes in its own checkout, and nowhere else (-C, --git-dir,
+    // --work-tree, GIT_DIR=…, a cd elsewhere): there the rules of the shared workspace hold.
+    if (!this.#options.ownWorktree || !this.#gitTargetsOwnCheckout(inv.args)) {
       if (sub === 'reset' && texts.some((t) => t.length >= 4 && '--hard'.startsWith(t))) {
         return this.#deny('git-discard', "'git reset --hard' throws away uncommitted changes in the shared workspace (in a teammate's own worktree it is allowed)", inv.display);
       }
@@ -462,6 +571,30 @@ class Walker {
     }
     // Global options (-C dir) are left out of the words the allow-list sees.
     this.#readOnlyOrListed(inv, outer, ['git', ...(sub ? [sub] : []), ...texts], gitReadOnlyReason(sub, texts, globals));
+  }
+
+  /** Whether every repository or work tree this git command names is inside the agent's own root. */
+  #gitTargetsOwnCheckout(args: Word[]): boolean {
+    const root = this.#options.root;
+    const inside = (p: string | undefined) => p !== undefined && (p === root || p.startsWith(`${root}/`) || p === `${root}.git` || p.startsWith(`${root}.git/`));
+    if (!inside(this.#cwd)) return false;
+    for (const assignment of this.#assignments) {
+      if (!/^GIT_(DIR|WORK_TREE|COMMON_DIR|INDEX_FILE|OBJECT_DIRECTORY)$/.test(assignment.name)) continue;
+      if (assignment.dynamic || !inside(path.resolve(this.#cwd ?? root, assignment.value))) return false;
+    }
+    let cwd = this.#cwd;
+    for (let i = 0; i < args.length; i++) {
+      const t = args[i]!.text;
+      if (!t.startsWith('-')) break;
+      const flag = t.includes('=') ? t.slice(0, t.indexOf('=')) : t;
+      if (!['-C', '--git-dir', '--work-tree'].includes(flag)) continue;
+      const word = t.includes('=') ? literalWord(t.slice(t.indexOf('=') + 1)) : args[++i];
+      if (!word || word.dynamic) return false;
+      const where = path.resolve(cwd ?? root, word.text);
+      if (!inside(where)) return false;
+      if (flag === '-C') cwd = where;
+    }
+    return true;
   }
 
   #find(inv: Invocation, stdin: Stdin, depth: number): void {
@@ -488,9 +621,13 @@ class Walker {
       if (!/^-(exec|execdir|ok|okdir)$/.test(expression[i]!)) continue;
       let end = i + 1;
       while (end < expression.length && expression[end] !== ';' && expression[end] !== '+') end++;
+
       const placeholder = !filtered && roots[0] ? roots[0] : literalWord('FOUND');
       const command = inv.args.slice(first + i + 1, first + end).map((w) => (w.text === '{}' ? placeholder : w));
       this.#invocation(command, inv.display, stdin, depth + 1);
+      // `find / -exec rm {} \;` deletes every file find finds, recursive flag or not.
+      const runner = basename(expression[i + 1] ?? '');
+      if (criticalRoot && !filtered && FIND_DELETERS.has(runner)) this.#deny('find-delete', `'find -exec ${runner}' on ${criticalRoot}`, inv.display);
       i = end;
     }
     if (this.#options.mode === 'auto') return;
@@ -555,19 +692,22 @@ class Walker {
 
   /**
    * What a path word names that must never be deleted or given away wholesale, if anything:
-   * `/`, a system directory, a home directory and (with `workspace`) the workspace, what holds it, its .git.
+   * `/`, a system directory, a home directory; with scope `state` also the repository and huddle's
+   * state (.git, .team, .tasks, what holds the workspace); with `all` the workspace itself too.
+   * For a teammate in its own checkout the main checkout counts as its workspace: the main
+   * checkout, its .git, huddle's state there and the other teammates' checkouts.
    */
-  #critical(word: Word, workspace = true): string | undefined {
-    const direct = this.#criticalText(word, word.text, workspace);
+  #critical(word: Word, scope: 'all' | 'state' | 'none' = 'all'): string | undefined {
+    const direct = this.#criticalText(word, word.text, scope);
     if (direct) return direct;
     if (word.dynamic && word.emptyText !== word.text) {
-      const empty = this.#criticalText(word, word.emptyText, workspace);
+      const empty = this.#criticalText(word, word.emptyText, scope);
       if (empty) return `${empty} if ${word.raw.match(/\$\{?\w+\}?|\$\(.*\)|`.*`/)?.[0] ?? 'a variable'} is empty`;
     }
     return undefined;
   }
 
-  #criticalText(word: Word, text: string, workspace: boolean): string | undefined {
+  #criticalText(word: Word, text: string, scope: 'all' | 'state' | 'none'): string | undefined {
     if (!text) return undefined;
     if (word.tilde && /^~[^/]+/.test(text)) return `another user's home directory (${text})`;
     let p = text;
@@ -586,17 +726,31 @@ class Walker {
     const where = this.#resolve(word, p);
     if (where === undefined) return undefined;
     const label = everything ? `everything in ${where}` : where;
-    const { root, home } = this.#options;
+    const { root, home, teamRoot } = this.#options;
     if (where === '/') return `the root directory (${text})`;
     const depthOne = /^\/[^/]+$/.test(where);
     if (SYSTEM_DIRS.has(where) || (depthOne && word.glob)) return `the system directory ${label}`;
     if (where === home || /^\/(home|Users)\/[^/]+$/.test(where)) return `a home directory (${label})`;
-    if (!workspace) return undefined;
-    if (where === root) return `the workspace (${label})`;
+    if (scope === 'none') return undefined;
     if (root.startsWith(`${where}/`)) return `a directory that holds the workspace (${label})`;
-    const inRoot = path.relative(root, where);
-    if (inRoot === '.git') return `the workspace's git history (${text})`;
-    if (inRoot === '.team' || inRoot === '.tasks') return `huddle's own state (${text})`;
+    const teammate = teamRoot !== undefined && teamRoot !== root;
+    // A teammate's own checkout and git dir (beside it) are its own to clean.
+    const own = (p: string) => teammate && [root, `${root}.git`].some((mine) => p === mine || p.startsWith(`${mine}/`));
+    for (const base of teamRoot && teamRoot !== root ? [root, teamRoot] : [root]) {
+      const inBase = path.relative(base, where);
+      if (inBase.startsWith('..') || path.isAbsolute(inBase)) continue;
+      const main = teammate && base === teamRoot;
+      if (inBase === '') {
+        if (main) return `the main checkout (${label})`;
+        if (scope === 'all') return `the workspace (${label})`;
+        continue;
+      }
+      const [first] = inBase.split(path.sep);
+      if (first === '.git' && (inBase === '.git' || main)) return `${main ? "the main checkout's" : "the workspace's"} git history (${text})`;
+      if ((first === '.team' || first === '.tasks') && !own(where)) {
+        return /^\.team\/worktrees\/[^/]+/.test(inBase) ? `a teammate's checkout (${text})` : `huddle's own state (${text})`;
+      }
+    }
     return undefined;
   }
 }
@@ -719,6 +873,9 @@ function gitReadOnlyReason(sub: string | undefined, texts: string[], globals: st
   if (globals.includes('-c') || globals.some((g) => g.startsWith('--exec-path'))) return "'git -c' may run configured commands";
   if (!READ_ONLY_GIT.has(sub)) return `'git ${sub}' may change the repository`;
   if (texts.some((t) => t.startsWith('--output') || t.startsWith('--ext-diff'))) return `'git ${sub} --output' writes a file`;
+  if (texts.some((t) => /^(-O|--open-files-in-pager)/.test(t) || /^--(textconv|filters)$/.test(t) || t.startsWith('--exec'))) {
+    return `'git ${sub}' with that option runs another program`;
+  }
   if (sub === 'branch') {
     if (texts.some((t) => /^(-[dDmMcCfu]|--delete|--move|--copy|--force|--set-upstream-to.*|--unset-upstream|--edit-description)$/.test(t))) {
       return "'git branch' with that option changes branches";
@@ -734,6 +891,14 @@ function readOnlyReason(inv: Invocation): string | undefined {
   const texts = inv.args.map((a) => a.text);
   if (!READ_ONLY_PROGRAMS.has(program)) return `'${program}' is not on the read-only list`;
   if (program === 'sort' && texts.some((t) => t === '-o' || t.startsWith('--output') || /^-[a-zA-Z]*o/.test(t))) return "'sort -o' writes a file";
+  if (program === 'sort' && texts.some((t) => t.startsWith('--compress-program') || t.startsWith('--temporary-directory') || /^-[a-zA-Z]*T/.test(t))) {
+    return "'sort --compress-program' runs a program (and -T writes temp files)";
+  }
+  if (program === 'rg' && texts.some((t) => /^--(pre|hostname-bin|search-zip|pre-glob)/.test(t) || /^-[a-zA-Z]*z/.test(t))) return "'rg --pre' runs another program on each file";
+  if ((program === 'less' || program === 'more') && texts.some((t) => t.startsWith('+') || t.startsWith('-k') || t.startsWith('--lesskey'))) return `'${program} +…' runs commands`;
+  if (program === 'file' && texts.some((t) => t === '-C' || t === '--compile')) return "'file -C' writes a compiled magic file";
+  if (program === 'tree' && texts.some((t) => t.startsWith('--output'))) return "'tree --output' writes a file";
+  if (program === 'jq' && texts.some((t) => t.startsWith('-L') || t === '--library-path')) return "'jq -L' loads code modules";
   if (program === 'tree' && texts.includes('-o')) return "'tree -o' writes a file";
   if (program === 'uniq' && texts.filter((t) => !t.startsWith('-')).length >= 2) return "'uniq IN OUT' writes OUT";
   if (program === 'date' && texts.some((t) => t === '-s' || t.startsWith('--set'))) return "'date -s' sets the clock";

@@ -57,9 +57,14 @@ export interface Script {
   pipelines: Pipeline[];
   /** Names of functions defined to call themselves in a pipe or the background. */
   forkBombs: string[];
+  /** Functions this line defines: name → the source of the body (checked again at each call, with its arguments). */
+  functions: Map<string, string>;
   /** Things the reader could not make sense of (unterminated quotes, nesting too deep). */
   problems: string[];
 }
+
+/** Not a shell variable (it has a space): where `git rev-parse --git-dir` points, set by the policy. */
+export const GIT_DIR_VAR = ' git-dir';
 
 /** How deep substitutions may nest before the reader gives up (and the policy refuses). */
 export const MAX_NESTING = 12;
@@ -74,7 +79,8 @@ interface Char {
   u?: boolean;
 }
 
-type FlatToken = { t: 'w'; text: string; quoted: boolean } | { t: 'op'; op: string };
+/** Tokens in source order with their source span, for finding function definitions. */
+type FlatToken = ({ t: 'w'; text: string; quoted: boolean } | { t: 'op'; op: string }) & { start: number; end: number };
 
 export function parseShell(source: string, vars: Map<string, string> = new Map(), depth = 0): Script {
   return new Reader(source, 0, new Map(vars), false, depth).read().script;
@@ -84,12 +90,20 @@ export function parseShell(source: string, vars: Map<string, string> = new Map()
  * What a simple command prints, when that is plain from its words alone (echo, printf, a here-doc
  * through cat, `command -v`/`which`): lets `$(echo rm)` and `echo 'rm -rf /' | sh` be seen through.
  */
-export function staticOutput(command: SimpleCommand): string | undefined {
+export function staticOutput(command: SimpleCommand, vars?: Map<string, string>): string | undefined {
   const words = command.words.filter((w, i) => !(w.assignment && command.words.slice(0, i).every((x) => x.assignment)));
   if (words.some((w) => w.dynamic)) return undefined;
   const [first, ...args] = words.map((w) => w.text);
   if (first === undefined) return undefined;
   const program = first.slice(first.lastIndexOf('/') + 1);
+  // Where the command runs: what `rm -rf $(pwd)` and `"$(git rev-parse --show-toplevel)"` name.
+  const pwd = vars?.get('PWD');
+  if (pwd !== undefined && program === 'pwd') return `${pwd}\n`;
+  if (pwd !== undefined && program === 'git' && args.includes('rev-parse')) {
+    if (args.some((a) => a === '--show-toplevel' || a === '--show-superproject-working-tree')) return `${pwd}\n`;
+    if (args.some((a) => a === '--git-dir' || a === '--git-common-dir' || a === '--absolute-git-dir')) return `${vars?.get(GIT_DIR_VAR) ?? `${pwd}/.git`}\n`;
+  }
+  if (pwd !== undefined && (program === 'realpath' || program === 'readlink') && (args.at(-1) === '.' || args.length === 0)) return `${pwd}\n`;
   if (program === 'echo') {
     while (args[0] !== undefined && /^-[neE]+$/.test(args[0])) args.shift();
     return `${args.join(' ')}\n`;
@@ -189,19 +203,21 @@ class Reader {
     if (this.#pendingTarget) this.#problems.push(`'${this.#pendingTarget.op}' has no target`);
     this.#endCommand();
     this.#endPipeline();
-    return { script: { pipelines: this.#pipelines, forkBombs: findForkBombs(this.#flat), problems: this.#problems }, end: this.#pos };
+    const { forkBombs, functions } = findFunctions(this.#flat, this.#src);
+    return { script: { pipelines: this.#pipelines, forkBombs, functions, problems: this.#problems }, end: this.#pos };
   }
 
   // ---- structure ------------------------------------------------------------------------------
 
   #op(op: string, length = 1): void {
+    const start = this.#pos;
     this.#pos += length;
     if (this.#pendingTarget) {
       // `echo > ; rm …`: bash refuses the line; the next word must not be taken for a file name.
       this.#problems.push(`'${this.#pendingTarget.op}' has no target`);
       this.#pendingTarget = undefined;
     }
-    this.#flat.push({ t: 'op', op });
+    this.#flat.push({ t: 'op', op, start, end: this.#pos });
     this.#endCommand();
     if (op !== '|') this.#endPipeline();
   }
@@ -246,7 +262,7 @@ class Reader {
     const redirect: Redirect = { op: op === '<<-' ? '<<' : op, ...(fd !== undefined ? { fd } : {}) };
     this.#command.redirects.push(redirect);
     this.#display.push(`${fd ?? ''}${op}`);
-    this.#flat.push({ t: 'op', op: 'redir' });
+    this.#flat.push({ t: 'op', op: 'redir', start: this.#pos, end: this.#pos });
     this.#pendingTarget = redirect;
     this.#pendingStrip = op === '<<-';
   }
@@ -336,8 +352,8 @@ class Reader {
       }
     }
     const raw = src.slice(start, this.#pos);
-    const words = finishWord(chars, raw, subs, quotedAny, procSub);
-    this.#flat.push({ t: 'w', text: words.map((w) => w.text).join(' '), quoted: quotedAny });
+    const words = finishWord(chars, raw, subs, quotedAny, procSub, this.#vars.get('IFS'));
+    this.#flat.push({ t: 'w', text: words.map((w) => w.text).join(' '), quoted: quotedAny, start, end: this.#pos });
     const target = this.#pendingTarget;
     if (target) {
       this.#pendingTarget = undefined;
@@ -516,14 +532,14 @@ class Reader {
 
   #pushOutput(chars: Char[], script: Script, source: string, inDouble: boolean): void {
     const only = script.pipelines.length === 1 && script.pipelines[0]!.commands.length === 1 ? script.pipelines[0]!.commands[0]! : undefined;
-    const output = only ? staticOutput(only) : undefined;
+    const output = only ? staticOutput(only, this.#vars) : undefined;
     if (output !== undefined) pushText(chars, output.replace(/\n+$/, ''), inDouble);
     else chars.push({ c: source, q: inDouble, u: true });
   }
 }
 
 function tooDeep(): Script {
-  return { pipelines: [], forkBombs: [], problems: [`substitutions nest more than ${MAX_NESTING} deep`] };
+  return { pipelines: [], forkBombs: [], functions: new Map(), problems: [`substitutions nest more than ${MAX_NESTING} deep`] };
 }
 
 function pushText(chars: Char[], text: string, inDouble: boolean): void {
@@ -535,7 +551,9 @@ function emptyWord(raw: string, subs: Script[]): Word {
 }
 
 /** Brace expansion, then splitting of unquoted expansion results, then the Word objects. */
-function finishWord(chars: Char[], raw: string, subs: Script[], quotedAny: boolean, procSub: boolean): Word[] {
+function finishWord(chars: Char[], raw: string, subs: Script[], quotedAny: boolean, procSub: boolean, ifs: string | undefined): Word[] {
+  // Unquoted expansions split at the characters of IFS (`IFS=,; x=rm,-rf,/; $x` runs rm -rf /).
+  const splitsAt = (c: string) => (ifs === undefined ? /\s/.test(c) : ifs.includes(c));
   const assign = /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(chars.map((ch) => (ch.q || ch.u || ch.s ? '\0' : ch.c)).join(''));
   if (assign) {
     const word = build(chars, raw, subs, quotedAny, procSub);
@@ -549,7 +567,7 @@ function finishWord(chars: Char[], raw: string, subs: Script[], quotedAny: boole
     let current: Char[] = [];
     let started = false;
     for (const ch of variant) {
-      if (ch.s && /\s/.test(ch.c)) {
+      if (ch.s && splitsAt(ch.c)) {
         if (current.length) words.push(build(current, raw, subs, quotedAny, procSub));
         current = [];
         started = false;
@@ -616,11 +634,14 @@ function expandBraces(chars: Char[], depth: number): Char[][] {
 }
 
 /**
- * `name() { … name | name & … }` (also with `function`, spaces, or a `( … )` body): a function
- * that calls itself in a pipe or in the background multiplies without end.
+ * Function definitions (`name() { … }`, `function name { … }`, or a `( … )` body): each name with
+ * the source of its body, which the policy checks again at every call with that call's arguments
+ * (`f(){ "$@"; }; f rm -rf /`). A function that calls itself in a pipe or in the background
+ * multiplies without end: a fork bomb.
  */
-function findForkBombs(flat: FlatToken[]): string[] {
-  const found: string[] = [];
+function findFunctions(flat: FlatToken[], src: string): { forkBombs: string[]; functions: Map<string, string> } {
+  const forkBombs: string[] = [];
+  const functions = new Map<string, string>();
   for (let i = 0; i < flat.length; i++) {
     const token = flat[i]!;
     if (token.t !== 'w') continue;
@@ -638,6 +659,8 @@ function findForkBombs(flat: FlatToken[]): string[] {
       bodyStart = i + 3;
     }
     if (name === undefined || bodyStart === undefined) continue;
+    // Newlines between `()` and the body.
+    while (isOp(bodyStart, '\n')) bodyStart++;
     // The body: a `{ … }` group (words) or a `( … )` subshell (ops); collect to its end.
     const open = flat[bodyStart];
     let end = flat.length;
@@ -662,9 +685,11 @@ function findForkBombs(flat: FlatToken[]): string[] {
       }
     } else continue;
     const body = flat.slice(bodyStart + 1, end);
+    const bodySource = src.slice(open.end, flat[end]?.start ?? src.length);
+    functions.set(name, bodySource);
     const calls = body.filter((t) => t.t === 'w' && t.text === name).length;
     const multiplies = body.some((t) => t.t === 'op' && (t.op === '|' || t.op === '&'));
-    if (calls >= 1 && multiplies) found.push(name);
+    if (calls >= 1 && multiplies) forkBombs.push(name);
   }
-  return found;
+  return { forkBombs, functions };
 }

@@ -65,6 +65,17 @@ const SYSTEM_SECRETS = [
   '/etc/ssh/ssh_host_ed25519_key',
 ];
 
+/** The secret location (as `~/…` or absolute) that `p` is in, if any. */
+export function secretLocation(p: string, home = os.homedir()): string | undefined {
+  for (const rel of HOME_SECRETS) {
+    const secret = path.join(home, rel);
+    if (p === secret || p.startsWith(`${secret}/`)) return `~/${rel}`;
+  }
+  for (const secret of SYSTEM_SECRETS) if (p === secret || p.startsWith(`${secret}/`)) return secret;
+  for (const file of registeredSecretFiles()) if (p === file) return 'the API key file';
+  return undefined;
+}
+
 export interface HiddenPath {
   path: string;
   kind: 'dir' | 'file';
