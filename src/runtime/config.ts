@@ -23,6 +23,8 @@ export interface HuddleConfig {
   maxRetries: number;
   retryBaseMs: number;
   requestTimeoutMs: number;
+  /** A response stream with no event for this long counts as cut and is retried (HUDDLE_STREAM_IDLE_MS, default 60 s). */
+  streamIdleMs?: number;
   idleTimeoutMs: number;
   /** A working agent with no event for this long is interrupted by the stall watchdog (HUDDLE_STALL_MS, default 10 min; 0: off). */
   stallMs?: number;
@@ -90,6 +92,7 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
     maxRetries: intFrom(env, 'HUDDLE_MAX_RETRIES', 6),
     retryBaseMs: intFrom(env, 'HUDDLE_RETRY_BASE_MS', 500),
     requestTimeoutMs: intFrom(env, 'HUDDLE_REQUEST_TIMEOUT_MS', 600_000),
+    streamIdleMs: intFrom(env, 'HUDDLE_STREAM_IDLE_MS', 60_000),
     idleTimeoutMs: intFrom(env, 'HUDDLE_IDLE_TIMEOUT_MS', 60_000),
     stallMs: intFrom(env, 'HUDDLE_STALL_MS', 600_000),
     planApproval: planApprovalFrom(env),
