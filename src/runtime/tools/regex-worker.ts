@@ -10,7 +10,7 @@ export const DEFAULT_REGEX_TIMEOUT_MS = 10_000;
 export class RegexTimeoutError extends Error {
   constructor(pattern: string, ms: number) {
     super(
-      `the pattern /${pattern}/ ran for more than ${Math.round(ms / 1000)} s and was stopped; it probably backtracks ` +
+      `the pattern /${pattern}/ ran for more than ${ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`} and was stopped; it probably backtracks ` +
         'without end (nested quantifiers like (a+)+); simplify it or narrow the path',
     );
     this.name = 'RegexTimeoutError';
