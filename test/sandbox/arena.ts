@@ -13,13 +13,17 @@ export const INSTALL_HINT = 'apt-get install bubblewrap';
 /** describe() for tests that need the sandbox: fails under CI=true without it, skips locally. */
 export function describeSandboxed(name: string, body: () => void): void {
   const status = sandboxStatus();
-  if (status.available) return describe(name, body);
+  if (status.available) {
+    describe(name, body);
+    return;
+  }
   if (process.env.CI === 'true') {
-    return describe(name, () => {
+    describe(name, () => {
       it(`needs bubblewrap (${INSTALL_HINT})`, () => {
         throw new Error(`CI=true and there is no sandbox: ${status.reason}; ${INSTALL_HINT} (.ci/run does)`);
       });
     });
+    return;
   }
   describe.skip(`${name} [skipped: no sandbox here (${status.reason}); ${INSTALL_HINT}]`, body);
 }

@@ -25,7 +25,9 @@ export interface BwrapPlan {
 }
 
 export function bwrapOptions(plan: BwrapPlan): string[] {
-  const args: string[] = ['--die-with-parent', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try'];
+  // PID: huddle's own process out of sight; IPC: no SysV shared memory of host processes. (UTS and
+  // cgroup namespaces would add cost and hide nothing that matters.)
+  const args: string[] = ['--die-with-parent', '--unshare-pid', '--unshare-ipc'];
   if (plan.userns) args.push('--unshare-user', '--disable-userns');
   args.push('--cap-drop', 'ALL');
   if (plan.network !== 'on') args.push('--unshare-net');

@@ -86,6 +86,19 @@ export interface HiddenPath {
  * hold a writable root (the workspace in ~/.docker would otherwise vanish).
  */
 export function hiddenPaths(extra: readonly string[], keep: readonly string[], home = os.homedir()): HiddenPath[] {
+  // Looked up at most every few seconds: some fifty stat calls per command add up under load.
+  const key = JSON.stringify([extra, keep, home, registeredSecretFiles(), process.env.XDG_RUNTIME_DIR]);
+  const now = Date.now();
+  if (cache && cache.key === key && now - cache.at < CACHE_MS) return cache.paths;
+  const paths = findHidden(extra, keep, home);
+  cache = { key, at: now, paths };
+  return paths;
+}
+
+const CACHE_MS = 5_000;
+let cache: { key: string; at: number; paths: HiddenPath[] } | undefined;
+
+function findHidden(extra: readonly string[], keep: readonly string[], home: string): HiddenPath[] {
   const wanted = [
     ...HOME_SECRETS.map((p) => path.join(home, p)),
     ...SYSTEM_SECRETS,

@@ -2,7 +2,7 @@
 // person's own (~/.npm and the like stay read-only). TMPDIRs live under one directory per huddle
 // process, removed when it exits; caches persist across runs under ~/.cache/huddle/sandbox so that
 // `npm install` need not download everything again, shared by the agents of that person.
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -26,12 +26,25 @@ function ownDir(): string {
 /** The host directory that is /tmp (and TMPDIR) inside `owner`'s sandboxed commands. */
 export function privateTmp(owner: string): string {
   const dir = path.join(ownDir(), safeName(owner), 'tmp');
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (!made.has(dir)) {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    made.add(dir);
+  }
+  // A command may have removed it (rm -rf /tmp/* leaves it; rm -rf /tmp cannot remove a mount point).
   return dir;
 }
 
+const made = new Set<string>();
+let cacheDir: string | undefined;
+
 /** Where sandboxed commands keep npm, pip, cargo, go and yarn caches. */
 export function sandboxCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (cacheDir && existsSync(cacheDir)) return cacheDir;
+  cacheDir = findCacheDir(env);
+  return cacheDir;
+}
+
+function findCacheDir(env: NodeJS.ProcessEnv): string {
   const base = env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
   const dir = path.join(base, 'huddle', 'sandbox');
   try {
