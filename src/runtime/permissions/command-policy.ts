@@ -6,12 +6,30 @@
 //   3. ask mode: commands that read, or match the allow-list, run; others need the person's approval,
 //      and so do redirections that write outside the workspace or into a protected path.
 // auto mode runs everything the deny-list lets through. The deny-list is a guard against accidents
-// and obvious tricks, not a sandbox: code run by a script or an interpreter is not inspected.
+// and obvious tricks, not a sandbox: code run by a script or an interpreter is not inspected; the
+// OS sandbox (../sandbox) is the wall, this is the first, explainable layer.
+//
+// Over 500 lines on purpose: the Walker is one recursive reading of a command line whose parts call
+// each other (a wrapper's command, `bash -c`, a git alias, a function body with its arguments, find's
+// -exec are walked again through the same checks). Its tables (policy-tables.ts), word helpers
+// (policy-helpers.ts) and the judgement of critical paths (critical-paths.ts) live beside it.
 import os from 'node:os';
 import path from 'node:path';
 import type { PermissionMode } from './permission-mode.js';
 import { secretLocation } from '../sandbox/hidden-paths.js';
 import { GIT_DIR_VAR, parseShell, staticOutput, type Redirect, type Script, type SimpleCommand, type Word } from './shell-syntax.js';
+import {
+  DISK_TOOLS, DOWNLOADERS, FIND_ACTIONS, FIND_DELETERS, FIND_NON_TESTS, GIT_COMMAND_SETTINGS, HARMLESS_DEVICES, INTERPRETERS, POWER,
+  POWER_VERBS, PRIVILEGE, PROGRAM_VARIABLES, SHELLS, SYSTEM_DIRS, WRAPPERS, WRITE_REDIRECTS,
+} from './policy-tables.js';
+import {
+  approvalPrefix, basename, commandProgram, downloaderIn, gitParts, gitReadOnlyReason, isDevice, killsEverything, literalWord,
+  matchesPrefix, oneLine, readOnlyReason, readsCodeFromStdin, splitOptions, stripPrefixWords, unwrap, type Invocation,
+} from './policy-helpers.js';
+
+import { CriticalPaths } from './critical-paths.js';
+
+export { approvalPrefix, matchesPrefix } from './policy-helpers.js';
 
 export interface PolicyOptions {
   mode: PermissionMode;
@@ -102,74 +120,6 @@ export function denyMessage(verdict: Extract<CommandVerdict, { kind: 'deny' }>):
   );
 }
 
-// ---- tables -------------------------------------------------------------------------------------
-
-const READ_ONLY_PROGRAMS = new Set([
-  'ls', 'cat', 'head', 'tail', 'wc', 'grep', 'rg', 'egrep', 'fgrep', 'pwd', 'echo', 'printf', 'tree', 'stat',
-  'file', 'du', 'df', 'sort', 'uniq', 'cut', 'tr', 'diff', 'cmp', 'basename', 'dirname', 'realpath', 'readlink', 'which',
-  'date', 'true', 'false', 'test', '[', 'nl', 'column', 'jq', 'less', 'more', 'md5sum', 'sha1sum', 'sha256sum', 'sha512sum',
-  'cksum', 'comm', 'paste', 'fold', 'rev', 'tac', 'od', 'hexdump', 'strings', 'seq', 'expr', 'whoami', 'id', 'uname',
-  'printenv', 'env', 'type', 'cd', 'pushd', 'popd', 'sleep', 'base64',
-]);
-
-const READ_ONLY_GIT = new Set([
-  'status', 'log', 'diff', 'show', 'branch', 'rev-parse', 'ls-files', 'blame', 'grep', 'describe', 'shortlog', 'cat-file',
-  'ls-tree', 'merge-base', 'name-rev', 'rev-list', 'show-ref', 'for-each-ref', 'whatchanged', 'version',
-]);
-
-/** Programs that run the rest of their words as a command; value: options that take an argument. */
-const WRAPPERS: Record<string, { valued: Set<string>; stopAtFirstWord?: boolean }> = {
-  command: { valued: new Set() },
-  builtin: { valued: new Set() },
-  exec: { valued: new Set(['-a']) },
-  nohup: { valued: new Set() },
-  nice: { valued: new Set(['-n', '--adjustment']) },
-  time: { valued: new Set(['-f', '--format', '-o', '--output']) },
-  timeout: { valued: new Set(['-k', '--kill-after', '-s', '--signal']) },
-  env: { valued: new Set(['-u', '--unset', '-C', '--chdir', '-S', '--split-string']) },
-  stdbuf: { valued: new Set(['-i', '-o', '-e']) },
-  setsid: { valued: new Set() },
-  ionice: { valued: new Set(['-c', '-n', '-p', '-P', '-u']) },
-  chrt: { valued: new Set() },
-  taskset: { valued: new Set() },
-  unbuffer: { valued: new Set() },
-  flock: { valued: new Set(['-w', '--timeout', '-E', '--conflict-exit-code']) },
-  watch: { valued: new Set(['-n', '--interval', '-d']) },
-  xargs: { valued: new Set(['-I', '-i', '-n', '--max-args', '-P', '--max-procs', '-L', '--max-lines', '-d', '--delimiter', '-s', '--max-chars', '-a', '--arg-file', '-E', '-e']) },
-  npx: { valued: new Set(['-p', '--package', '-c', '--call']) },
-  pnpx: { valued: new Set() },
-  bunx: { valued: new Set() },
-  busybox: { valued: new Set() },
-  strace: { valued: new Set(['-e', '-o', '-p', '-s', '-u', '-E', '-a', '-X', '-b', '-I', '-O', '-P']) },
-  ltrace: { valued: new Set(['-e', '-o', '-p', '-s', '-u', '-a', '-n']) },
-};
-
-/** git settings whose value is a command git runs (`git -c core.sshCommand='…' fetch`). */
-const GIT_COMMAND_SETTINGS = /^(core\.(sshcommand|pager|editor|fsmonitor|askpass)|diff\.external|sequence\.editor|credential\.helper|.*\.(textconv|command|cmd|process|clean|smudge))$/i;
-
-/** Variables that make the command they prefix run another program (or load code): not read-only. */
-const PROGRAM_VARIABLES = /^(GIT_[A-Z_0-9]+|LESSOPEN|LESSCLOSE|LESSKEY|PAGER|MANPAGER|EDITOR|VISUAL|LD_PRELOAD|LD_LIBRARY_PATH|LD_AUDIT|BASH_ENV|ENV|PROMPT_COMMAND|PS4|SHELLOPTS|BASHOPTS|PATH|IFS|NODE_OPTIONS|PYTHONSTARTUP|PYTHONPATH|PERL5OPT|RUBYOPT|SSH_ASKPASS|SUDO_ASKPASS|TAR_OPTIONS|RIPGREP_CONFIG_PATH|GREP_OPTIONS)$/;
-
-const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'ash', 'mksh', 'yash', 'fish', 'csh', 'tcsh', 'rbash']);
-const INTERPRETERS = new Set(['python', 'python2', 'python3', 'perl', 'ruby', 'node', 'php', 'lua', 'pwsh', 'Rscript', 'deno', 'bun']);
-const DOWNLOADERS = new Set(['curl', 'wget', 'fetch', 'aria2c', 'http', 'https', 'xh', 'lwp-request']);
-const PRIVILEGE = new Set(['sudo', 'doas', 'su', 'pkexec', 'run0', 'sudoedit']);
-const POWER = new Set(['shutdown', 'reboot', 'halt', 'poweroff']);
-const POWER_VERBS = new Set(['poweroff', 'reboot', 'halt', 'kexec', 'suspend', 'hibernate', 'hybrid-sleep', 'suspend-then-hibernate', 'rescue', 'emergency', 'soft-reboot', 'isolate']);
-const DISK_TOOLS = /^(mkfs(\..+)?|mke2fs|mkswap|mkdosfs|mkntfs|mkexfatfs|wipefs|fdisk|sfdisk|cfdisk|gdisk|sgdisk|parted|blkdiscard)$/;
-const SYSTEM_DIRS = new Set([
-  '/bin', '/boot', '/dev', '/etc', '/home', '/lib', '/lib32', '/lib64', '/libx32', '/media', '/mnt', '/opt', '/proc', '/root',
-  '/run', '/sbin', '/srv', '/sys', '/tmp', '/usr', '/var', '/snap', '/Users', '/System', '/Library', '/Applications', '/private',
-]);
-const HARMLESS_DEVICES = /^\/dev\/(null|zero|full|random|urandom|stdin|stdout|stderr|tty|fd\/\d+|pts\/.*|shm\/.*)$/;
-const WRITE_REDIRECTS = new Set(['>', '>>', '>|', '&>', '&>>', '<>', '>&']);
-/** find actions that run or write; everything else in a find expression only selects or prints. */
-const FIND_ACTIONS = /^-(delete|exec|execdir|ok|okdir|fprint|fprint0|fprintf|fls)$/;
-/** Programs that destroy what find hands them. */
-const FIND_DELETERS = new Set(['rm', 'rimraf', 'shred', 'unlink', 'rmdir', 'truncate', 'mv', 'chmod', 'chown', 'dd', 'wipe', 'srm']);
-/** find options that are not tests: an expression of only these selects everything. */
-const FIND_NON_TESTS = /^-(depth|maxdepth|mindepth|xdev|mount|follow|L|H|P|print|print0|d|daystart|noleaf|ignore_readdir_race|nowarn|warn)$/;
-
 // ---- the walk -----------------------------------------------------------------------------------
 
 type Stdin = { kind: 'none' } | { kind: 'static'; text: string } | { kind: 'download'; by: string } | { kind: 'unknown' };
@@ -182,12 +132,6 @@ interface Finding {
   prefix?: string;
 }
 
-interface Invocation {
-  program: string;
-  args: Word[];
-  display: string;
-}
-
 const MAX_DEPTH = 12;
 
 class Walker {
@@ -195,6 +139,8 @@ class Walker {
   readonly #findings: Finding[] = [];
   /** Where relative paths point: the root, until a `cd`; undefined once a `cd` went somewhere unknown. */
   #cwd: string | undefined;
+  /** What a path names that must not be deleted or moved away (critical-paths.ts). */
+  readonly #paths: CriticalPaths;
   /** Known shell variables (HOME, PWD), for parsing function bodies and aliases. */
   vars = new Map<string, string>();
   /** Functions the line defined, checked again at each call with the call's arguments. */
@@ -209,6 +155,7 @@ class Walker {
   constructor(options: PolicyOptions & { home: string; allow: string[] }) {
     this.#options = { ...options, ownWorktree: options.ownWorktree ?? false, teamRoot: options.teamRoot };
     this.#cwd = options.root;
+    this.#paths = new CriticalPaths(this.#options, (word, text) => this.#resolve(word, text));
   }
 
   verdict(): CommandVerdict {
@@ -379,7 +326,7 @@ class Walker {
       }
     }
     if (head.dynamic) {
-      const danger = args.map((a) => this.#critical(a)).find(Boolean);
+      const danger = args.map((a) => this.#paths.critical(a)).find(Boolean);
       if (danger) this.#deny('dynamic-program', `the program is known only at run time (${head.raw}) and is given ${danger}`, display);
       else this.#notReadOnly(`the program is known only at run time (${head.raw})`, display);
       return;
@@ -411,7 +358,7 @@ class Walker {
       const recursive = program === 'rimraf' || flags.some((f) => f === '--recursive' || /^-[a-zA-Z]*[rR]/.test(f));
       if (recursive) {
         for (const operand of operands) {
-          const what = this.#critical(operand);
+          const what = this.#paths.critical(operand);
           if (what) return this.#deny('rm-recursive', `recursive delete of ${what}`, display);
         }
       }
@@ -419,7 +366,7 @@ class Walker {
     if (program === 'mv') {
       const { operands } = splitOptions(args);
       for (const operand of operands.slice(0, -1)) {
-        const what = this.#critical(operand, 'state');
+        const what = this.#paths.critical(operand, 'state');
         if (what) return this.#deny('mv-critical', `moves away ${what}`, display);
       }
     }
@@ -427,7 +374,7 @@ class Walker {
       const { flags, operands } = splitOptions(args);
       const recursive = flags.some((f) => f === '--recursive' || /^-[a-zA-Z]*R/.test(f));
       for (const operand of operands) {
-        const what = this.#critical(operand, recursive ? 'state' : 'none');
+        const what = this.#paths.critical(operand, recursive ? 'state' : 'none');
         if (what && (recursive || this.#resolve(operand) === '/')) {
           return this.#deny('chmod-recursive', `'${program}${recursive ? ' -R' : ''}' on ${what}`, display);
         }
@@ -436,10 +383,10 @@ class Walker {
     if (program === 'rsync' && texts.some((t) => /^--(delete|del$|remove-source-files)/.test(t))) {
       const { operands } = splitOptions(args.filter((a) => !/^--(exclude|include|filter|rsh|rsync-path|chmod|chown)=/.test(a.text)));
       const destination = operands.at(-1);
-      const what = destination && !/^[^/]*:/.test(destination.text) ? this.#critical(destination, 'all') : undefined;
+      const what = destination && !/^[^/]*:/.test(destination.text) ? this.#paths.critical(destination, 'all') : undefined;
       if (what) return this.#deny('rsync-delete', `'rsync --delete' into ${what} deletes what the source lacks`, display);
       for (const source of texts.includes('--remove-source-files') ? operands.slice(0, -1) : []) {
-        const gone = this.#critical(source, 'all');
+        const gone = this.#paths.critical(source, 'all');
         if (gone) return this.#deny('rsync-delete', `'rsync --remove-source-files' removes ${gone}`, display);
       }
     }
@@ -603,7 +550,7 @@ class Walker {
     if (first < 0) first = texts.length;
     const roots = inv.args.slice(0, first);
     const expression = texts.slice(first);
-    const criticalRoot = (roots.length ? roots : [literalWord('.')]).map((r) => this.#critical(r)).find(Boolean);
+    const criticalRoot = (roots.length ? roots : [literalWord('.')]).map((r) => this.#paths.critical(r)).find(Boolean);
     // Tests like -name narrow what is found; `-name '*'` does not.
     const tests: string[] = [];
     for (let i = 0; i < expression.length; i++) {
@@ -690,266 +637,4 @@ class Walker {
     return path.normalize(p);
   }
 
-  /**
-   * What a path word names that must never be deleted or given away wholesale, if anything:
-   * `/`, a system directory, a home directory; with scope `state` also the repository and huddle's
-   * state (.git, .team, .tasks, what holds the workspace); with `all` the workspace itself too.
-   * For a teammate in its own checkout the main checkout counts as its workspace: the main
-   * checkout, its .git, huddle's state there and the other teammates' checkouts.
-   */
-  #critical(word: Word, scope: 'all' | 'state' | 'none' = 'all'): string | undefined {
-    const direct = this.#criticalText(word, word.text, scope);
-    if (direct) return direct;
-    if (word.dynamic && word.emptyText !== word.text) {
-      const empty = this.#criticalText(word, word.emptyText, scope);
-      if (empty) return `${empty} if ${word.raw.match(/\$\{?\w+\}?|\$\(.*\)|`.*`/)?.[0] ?? 'a variable'} is empty`;
-    }
-    return undefined;
-  }
-
-  #criticalText(word: Word, text: string, scope: 'all' | 'state' | 'none'): string | undefined {
-    if (!text) return undefined;
-    if (word.tilde && /^~[^/]+/.test(text)) return `another user's home directory (${text})`;
-    let p = text;
-    let everything = false;
-    for (;;) {
-      if (/(^|\/)[.*]*\*[.*]*$/.test(p) && p !== '*' && p !== '.*' && p.includes('/')) {
-        p = p.replace(/\/[^/]*$/, '') || '/';
-        everything = true;
-      } else if (/^[.*]*\*[.*]*$/.test(p)) {
-        p = '.';
-        everything = true;
-      } else if (p.length > 1 && p.endsWith('/')) p = p.slice(0, -1);
-      else if (p.length > 2 && p.endsWith('/.')) p = p.slice(0, -2);
-      else break;
-    }
-    const where = this.#resolve(word, p);
-    if (where === undefined) return undefined;
-    const label = everything ? `everything in ${where}` : where;
-    const { root, home, teamRoot } = this.#options;
-    if (where === '/') return `the root directory (${text})`;
-    const depthOne = /^\/[^/]+$/.test(where);
-    if (SYSTEM_DIRS.has(where) || (depthOne && word.glob)) return `the system directory ${label}`;
-    if (where === home || /^\/(home|Users)\/[^/]+$/.test(where)) return `a home directory (${label})`;
-    if (scope === 'none') return undefined;
-    if (root.startsWith(`${where}/`)) return `a directory that holds the workspace (${label})`;
-    const teammate = teamRoot !== undefined && teamRoot !== root;
-    // A teammate's own checkout and git dir (beside it) are its own to clean.
-    const own = (p: string) => teammate && [root, `${root}.git`].some((mine) => p === mine || p.startsWith(`${mine}/`));
-    for (const base of teamRoot && teamRoot !== root ? [root, teamRoot] : [root]) {
-      const inBase = path.relative(base, where);
-      if (inBase.startsWith('..') || path.isAbsolute(inBase)) continue;
-      const main = teammate && base === teamRoot;
-      if (inBase === '') {
-        if (main) return `the main checkout (${label})`;
-        if (scope === 'all') return `the workspace (${label})`;
-        continue;
-      }
-      const [first] = inBase.split(path.sep);
-      if (first === '.git' && (inBase === '.git' || main)) return `${main ? "the main checkout's" : "the workspace's"} git history (${text})`;
-      if ((first === '.team' || first === '.tasks') && !own(where)) {
-        return /^\.team\/worktrees\/[^/]+/.test(inBase) ? `a teammate's checkout (${text})` : `huddle's own state (${text})`;
-      }
-    }
-    return undefined;
-  }
-}
-
-// ---- helpers ------------------------------------------------------------------------------------
-
-const RESERVED = new Set(['!', '{', '}', 'if', 'then', 'else', 'elif', 'fi', 'do', 'done', 'while', 'until', 'case', 'esac', 'in', 'function', 'coproc', '((', '))', '[[', ']]']);
-
-/** Drops reserved words (`if`, `{`, `do`…) and leading assignments: what remains starts with the program. */
-function stripPrefixWords(words: Word[]): Word[] {
-  let i = 0;
-  while (i < words.length) {
-    const word = words[i]!;
-    if ((!word.quoted && RESERVED.has(word.text)) || word.assignment) i++;
-    else break;
-  }
-  const rest = words.slice(i);
-  // `for x in a b; do …` and `select`: the list is data.
-  if (rest[0] && !rest[0].quoted && (rest[0].text === 'for' || rest[0].text === 'select')) return [];
-  // Closing words of compound commands that were left as a command of their own.
-  return rest.filter((w, k) => !(k === rest.length - 1 && !w.quoted && (w.text === '}' || w.text === ']]')));
-}
-
-function commandProgram(command: SimpleCommand): string | undefined {
-  let words = stripPrefixWords(command.words);
-  for (let guard = 0; guard < 4 && words[0]; guard++) {
-    const program = basename(words[0].text);
-    const wrapper = WRAPPERS[program];
-    if (!wrapper) return program;
-    const inner = unwrap(program, words.slice(1), wrapper.valued);
-    if (!inner) return program;
-    words = inner;
-  }
-  return words[0] ? basename(words[0].text) : undefined;
-}
-
-function downloaderIn(script: Script): string | undefined {
-  for (const pipeline of script.pipelines) {
-    for (const command of pipeline.commands) {
-      const program = commandProgram(command);
-      if (program && DOWNLOADERS.has(program)) return program;
-      for (const word of command.words) for (const sub of word.subs) {
-        const found = downloaderIn(sub);
-        if (found) return found;
-      }
-    }
-  }
-  return undefined;
-}
-
-/** The command a wrapper runs: its words after its own options (and, for env, assignments). */
-function unwrap(program: string, args: Word[], valued: Set<string>): Word[] | undefined {
-  let i = 0;
-  for (; i < args.length; i++) {
-    const t = args[i]!.text;
-    if (t === '--') {
-      i++;
-      break;
-    }
-    if (program === 'env' && args[i]!.assignment) continue;
-    if (program === 'timeout' && !t.startsWith('-')) {
-      i++; // the duration
-      break;
-    }
-    if ((program === 'chrt' || program === 'taskset' || program === 'flock') && !t.startsWith('-')) {
-      i++; // the priority, the CPU mask, the lock file
-      break;
-    }
-    if (!t.startsWith('-') || t === '-') break;
-    if (valued.has(t)) i++;
-  }
-  const inner = args.slice(i);
-  if (program === 'flock' && inner[0]?.text === '-c') return undefined;
-  return inner.length ? inner : undefined;
-}
-
-function splitOptions(args: Word[]): { flags: string[]; operands: Word[] } {
-  const flags: string[] = [];
-  const operands: Word[] = [];
-  let ended = false;
-  for (const arg of args) {
-    if (!ended && arg.text === '--') ended = true;
-    else if (!ended && arg.text.startsWith('-') && arg.text !== '-') flags.push(arg.text);
-    else operands.push(arg);
-  }
-  return { flags, operands };
-}
-
-function killsEverything(texts: string[]): boolean {
-  let i = 0;
-  if (texts[0] === '-s' || texts[0] === '-n') i = 2;
-  else if (texts[0] !== undefined && texts[0] !== '--' && /^-/.test(texts[0]) && texts[0] !== '-1') i = 1;
-  else if (texts[0] === '-1' && texts.length > 1) i = 1; // `kill -1 PID`: signal 1 (HUP)
-  const targets = texts.slice(i).filter((t) => t !== '--');
-  return targets.includes('-1');
-}
-
-function gitParts(args: Word[]): { sub: string | undefined; subArgs: Word[]; config: Map<string, string>; globals: string[] } {
-  const config = new Map<string, string>();
-  const globals: string[] = [];
-  let i = 0;
-  for (; i < args.length; i++) {
-    const t = args[i]!.text;
-    if (['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--config-env', '--super-prefix'].includes(t)) {
-      globals.push(t);
-      if (t === '-c') {
-        const setting = args[i + 1]?.text ?? '';
-        const eq = setting.indexOf('=');
-        config.set(eq < 0 ? setting : setting.slice(0, eq), eq < 0 ? 'true' : setting.slice(eq + 1));
-      }
-      i++;
-    } else if (t.startsWith('-')) globals.push(t);
-    else break;
-  }
-  return { sub: args[i]?.text, subArgs: args.slice(i + 1), config, globals };
-}
-
-function gitReadOnlyReason(sub: string | undefined, texts: string[], globals: string[]): string | undefined {
-  if (!sub) return "'git' without a subcommand";
-  if (globals.includes('-c') || globals.some((g) => g.startsWith('--exec-path'))) return "'git -c' may run configured commands";
-  if (!READ_ONLY_GIT.has(sub)) return `'git ${sub}' may change the repository`;
-  if (texts.some((t) => t.startsWith('--output') || t.startsWith('--ext-diff'))) return `'git ${sub} --output' writes a file`;
-  if (texts.some((t) => /^(-O|--open-files-in-pager)/.test(t) || /^--(textconv|filters)$/.test(t) || t.startsWith('--exec'))) {
-    return `'git ${sub}' with that option runs another program`;
-  }
-  if (sub === 'branch') {
-    if (texts.some((t) => /^(-[dDmMcCfu]|--delete|--move|--copy|--force|--set-upstream-to.*|--unset-upstream|--edit-description)$/.test(t))) {
-      return "'git branch' with that option changes branches";
-    }
-    const lists = texts.some((t) => /^(-l|--list|-a|--all|-r|--remotes|--contains|--no-contains|--merged|--no-merged|--points-at)$/.test(t));
-    if (!lists && texts.some((t) => !t.startsWith('-'))) return "'git branch NAME' creates a branch";
-  }
-  return undefined;
-}
-
-function readOnlyReason(inv: Invocation): string | undefined {
-  const { program } = inv;
-  const texts = inv.args.map((a) => a.text);
-  if (!READ_ONLY_PROGRAMS.has(program)) return `'${program}' is not on the read-only list`;
-  if (program === 'sort' && texts.some((t) => t === '-o' || t.startsWith('--output') || /^-[a-zA-Z]*o/.test(t))) return "'sort -o' writes a file";
-  if (program === 'sort' && texts.some((t) => t.startsWith('--compress-program') || t.startsWith('--temporary-directory') || /^-[a-zA-Z]*T/.test(t))) {
-    return "'sort --compress-program' runs a program (and -T writes temp files)";
-  }
-  if (program === 'rg' && texts.some((t) => /^--(pre|hostname-bin|search-zip|pre-glob)/.test(t) || /^-[a-zA-Z]*z/.test(t))) return "'rg --pre' runs another program on each file";
-  if ((program === 'less' || program === 'more') && texts.some((t) => t.startsWith('+') || t.startsWith('-k') || t.startsWith('--lesskey'))) return `'${program} +…' runs commands`;
-  if (program === 'file' && texts.some((t) => t === '-C' || t === '--compile')) return "'file -C' writes a compiled magic file";
-  if (program === 'tree' && texts.some((t) => t.startsWith('--output'))) return "'tree --output' writes a file";
-  if (program === 'jq' && texts.some((t) => t.startsWith('-L') || t === '--library-path')) return "'jq -L' loads code modules";
-  if (program === 'tree' && texts.includes('-o')) return "'tree -o' writes a file";
-  if (program === 'uniq' && texts.filter((t) => !t.startsWith('-')).length >= 2) return "'uniq IN OUT' writes OUT";
-  if (program === 'date' && texts.some((t) => t === '-s' || t.startsWith('--set'))) return "'date -s' sets the clock";
-  return undefined;
-}
-
-function readsCodeFromStdin(program: string, texts: string[]): boolean {
-  if (SHELLS.has(program)) {
-    if (texts.some((t) => /^-[a-zA-Z]*c/.test(t))) return false;
-    const operand = texts.find((t) => !t.startsWith('-') && !t.startsWith('+'));
-    return operand === undefined || operand === '/dev/stdin' || texts.some((t) => /^-[a-zA-Z]*s/.test(t));
-  }
-  if (texts.some((t) => ['-c', '-e', '-E', '--eval', '-m', '-r', '-p', '--print'].includes(t))) return false;
-  const operand = texts.find((t) => !t.startsWith('-'));
-  return operand === undefined || operand === '-' || operand === '/dev/stdin';
-}
-
-function isDevice(p: string): boolean {
-  return p.startsWith('/dev/') && !HARMLESS_DEVICES.test(path.normalize(p));
-}
-
-function basename(program: string): string {
-  return program.slice(program.lastIndexOf('/') + 1);
-}
-
-function literalWord(text: string): Word {
-  return { text, emptyText: text, dynamic: false, quoted: false, glob: false, tilde: false, procSub: false, subs: [], raw: text };
-}
-
-function oneLine(text: string, max = 80): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
-
-/** Programs whose first word after the options is a subcommand worth keeping in an allow-list entry. */
-const WITH_SUBCOMMANDS = new Set(['git', 'npm', 'npx', 'pnpm', 'yarn', 'bun', 'cargo', 'go', 'docker', 'kubectl', 'pip', 'pip3', 'make', 'deno', 'gh', 'uv', 'poetry', 'dotnet', 'mvn', 'gradle']);
-
-/** What "approve always" allow-lists for a command: its program, plus the subcommand for git, npm and the like. */
-export function approvalPrefix(words: string[]): string {
-  const [program, ...rest] = words;
-  if (!program) return '';
-  const name = basename(program);
-  if (!WITH_SUBCOMMANDS.has(name)) return name;
-  let sub = rest.find((w) => !w.startsWith('-'));
-  if (name === 'npm' && sub === 'run') sub = `run ${rest[rest.indexOf('run') + 1] ?? ''}`.trim();
-  return sub ? `${name} ${sub}` : name;
-}
-
-/** An allow-list entry matches a command that starts with its words. */
-export function matchesPrefix(entry: string, words: string[]): boolean {
-  const tokens = entry.trim().split(/\s+/).filter(Boolean);
-  if (tokens.length === 0 || tokens.length > words.length) return false;
-  return tokens.every((token, i) => (i === 0 ? basename(token) === basename(words[0]!) : token === words[i]));
 }

@@ -14,6 +14,7 @@ import path from 'node:path';
 import { AGENT_NAME_PATTERN } from '../vocabulary.js';
 import { Workspace } from './workspace.js';
 import { firstLines, git, gitInCheckout, gitInCheckoutOk, gitOk, parseStatus, WorktreeError } from './git-run.js';
+import { convertLegacyWorktree, listRegistered, realOrSame } from './legacy-worktree.js';
 
 export { WorktreeError } from './git-run.js';
 
@@ -97,7 +98,7 @@ export interface MergeResult {
   message: string;
 }
 
-interface Repo {
+export interface Repo {
   /** The workspace root (huddle's, not necessarily the repository's top). */
   root: string;
   /** The repository's top directory (what teammates clone). */
@@ -189,33 +190,6 @@ function isGitDir(dir: string): boolean {
 }
 
 /**
- * A checkout made by an older huddle as a plain `git worktree` (its `.git` is a file into the main
- * repository) cannot be sandboxed: when it has no uncommitted work it is removed (its branch stays
- * in the main repository) and made again as a clone; otherwise the person is told what to do.
- */
-async function convertLegacyWorktree(repo: Repo, name: string): Promise<void> {
-  const dir = worktreePath(repo.root, name);
-  const marker = path.join(dir, '.git');
-  let text: string;
-  try {
-    if (!statSync(marker).isFile()) return;
-    text = readFileSync(marker, 'utf8');
-  } catch {
-    return;
-  }
-  const target = /^gitdir:\s*(.+)$/m.exec(text)?.[1]?.trim();
-  if (!target || !path.resolve(dir, target).startsWith(`${repo.commonDir}${path.sep}worktrees${path.sep}`)) return;
-  const dirty = await changedFiles(dir, true).catch(() => ['(unreadable)']);
-  if (dirty.length > 0) {
-    throw new WorktreeError(
-      `${path.relative(repo.root, dir)} is a plain git worktree from an older huddle, which cannot be sandboxed, and has uncommitted changes (${listFew(dirty)}); ` +
-        `commit them there (git -C ${dir} commit -am wip) and spawn ${name} again`,
-    );
-  }
-  await gitOk(repo.root, ['worktree', 'remove', dir], 'git worktree remove');
-}
-
-/**
  * Copies the teammate's branch from its checkout into the main repository (forced: the checkout
  * is where that branch lives). Returns false when there was nothing to copy from.
  */
@@ -252,30 +226,6 @@ function excludeWorktrees(commonDir: string): void {
   appendFileSync(file, `${text && !text.endsWith('\n') ? '\n' : ''}# huddle: teammates' git worktrees\n.team/worktrees/\n`);
 }
 
-/** Registered worktrees: real path → branch ref ('' when detached). */
-async function listRegistered(root: string): Promise<Map<string, string>> {
-  const out = await gitOk(root, ['worktree', 'list', '--porcelain', '-z'], 'git worktree list');
-  const map = new Map<string, string>();
-  let current: string | undefined;
-  for (const field of out.split('\0')) {
-    if (field.startsWith('worktree ')) {
-      current = realOrSame(field.slice('worktree '.length));
-      map.set(current, '');
-    } else if (field.startsWith('branch ') && current !== undefined) {
-      map.set(current, field.slice('branch '.length));
-    }
-  }
-  return map;
-}
-
-function realOrSame(p: string): string {
-  try {
-    return realpathSync(p);
-  } catch {
-    return path.resolve(p);
-  }
-}
-
 /** The workspace's current branch, or undefined when HEAD is detached. */
 async function currentBranch(root: string): Promise<string | undefined> {
   const result = await git(root, ['symbolic-ref', '-q', '--short', 'HEAD']);
@@ -291,7 +241,7 @@ async function branchExists(root: string, branch: string): Promise<boolean> {
 }
 
 /** Paths with changes in a work tree, from `git status --porcelain -z`. */
-async function changedFiles(cwd: string, untracked: boolean): Promise<string[]> {
+export async function changedFiles(cwd: string, untracked: boolean): Promise<string[]> {
   return parseStatus(await gitOk(cwd, ['status', '--porcelain', '-z', `--untracked-files=${untracked ? 'all' : 'no'}`], 'git status'));
 }
 
@@ -449,7 +399,7 @@ async function mergeInProgress(root: string): Promise<boolean> {
   return (await git(root, ['rev-parse', '-q', '--verify', 'MERGE_HEAD'])).code === 0;
 }
 
-function listFew(files: string[], count = 5): string {
+export function listFew(files: string[], count = 5): string {
   return files.length <= count ? files.join(', ') : `${files.slice(0, count).join(', ')} and ${files.length - count} more`;
 }
 
