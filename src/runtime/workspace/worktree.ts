@@ -185,6 +185,25 @@ export async function ensureWorktree(root: string, name: string): Promise<Worktr
   });
 }
 
+/** A branch's commit, read from a git dir's loose ref or packed-refs; undefined when it has none. */
+function readRef(gitDir: string, ref: string): string | undefined {
+  try {
+    const loose = readFileSync(path.join(gitDir, ref), 'utf8').trim();
+    if (/^[0-9a-f]{40,64}$/.test(loose)) return loose;
+  } catch {
+    // not a loose ref
+  }
+  try {
+    for (const line of readFileSync(path.join(gitDir, 'packed-refs'), 'utf8').split('\n')) {
+      const [sha, name] = line.split(' ');
+      if (name === ref && sha && /^[0-9a-f]{40,64}$/.test(sha)) return sha;
+    }
+  } catch {
+    // no packed refs
+  }
+  return undefined;
+}
+
 function isGitDir(dir: string): boolean {
   return existsSync(path.join(dir, 'HEAD')) && existsSync(path.join(dir, 'objects'));
 }
@@ -203,10 +222,11 @@ async function syncBranchNow(repo: Repo, name: string): Promise<boolean> {
   if (!isGitDir(gitDir)) return false;
   const branch = worktreeBranch(name);
   {
-    const theirs = await gitInCheckout(gitDir, ['rev-parse', '-q', '--verify', `refs/heads/${branch}`], { readable: [gitDir, repo.commonDir] });
-    if (theirs.code !== 0) return false;
+    // Read as a file (no git, no sandbox to start): this runs after every command of the teammate.
+    const theirs = readRef(gitDir, `refs/heads/${branch}`);
+    if (theirs === undefined) return false;
     const ours = await git(repo.root, ['rev-parse', '-q', '--verify', `refs/heads/${branch}`]);
-    if (ours.code === 0 && ours.stdout.trim() === theirs.stdout.trim()) return true;
+    if (ours.code === 0 && ours.stdout.trim() === theirs) return true;
     // upload-pack runs in the teammate's git dir and, by git's design, runs nothing configured there.
     const fetched = await git(repo.root, ['-c', 'gc.auto=0', 'fetch', '-q', '--no-tags', gitDir, `+refs/heads/${branch}:refs/heads/${branch}`]);
     return fetched.code === 0;
