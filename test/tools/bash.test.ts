@@ -205,3 +205,18 @@ describe('bash', () => {
     expect(registry.summarize('bash', { command: 'echo  a\n  && echo b' })).toBe('echo a && echo b');
   });
 });
+
+describe('bash: an interrupted command does not go on', () => {
+  it('after the interrupt, nothing later in the command runs', async () => {
+    for (let round = 0; round < 5; round++) {
+      const controller = new AbortController();
+      const pending = bash(`echo started > started-${round}.txt; sleep 30; echo finished > finished-${round}.txt`, 20_000, controller.signal);
+      await waitFor(() => existsSync(path.join(root, `started-${round}.txt`)), 'the command to start');
+      controller.abort();
+      expect((await pending).content).toBe('[interrupted]');
+      // The shell's command line holds the command: once no such process is left, it wrote all it will.
+      await waitFor(() => hostPids(`finished-${round}.txt`).length === 0, 'the shell to be gone');
+      expect(existsSync(path.join(root, `finished-${round}.txt`)), `round ${round}`).toBe(false);
+    }
+  });
+});

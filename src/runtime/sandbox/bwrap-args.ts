@@ -27,9 +27,9 @@ export interface BwrapPlan {
 export function bwrapOptions(plan: BwrapPlan): string[] {
   // PID: huddle's own process out of sight; IPC: no SysV shared memory of host processes. (UTS and
   // cgroup namespaces would add cost and hide nothing that matters.)
-  // --as-pid-1: the command is the namespace's init (no extra reaper process per call); when it
-  // exits, everything it left running ends with the namespace.
-  const args: string[] = ['--die-with-parent', '--unshare-pid', '--as-pid-1', '--unshare-ipc'];
+  // Not --as-pid-1 (one process fewer): a namespace's init ignores SIGTERM it has no handler for, so
+  // an interrupted `sleep 30; echo done` would go on to `echo done`. bwrap's own init stays PID 1.
+  const args: string[] = ['--die-with-parent', '--unshare-pid', '--unshare-ipc'];
   if (plan.userns) args.push('--unshare-user', '--disable-userns');
   args.push('--cap-drop', 'ALL');
   if (plan.network !== 'on') args.push('--unshare-net');
