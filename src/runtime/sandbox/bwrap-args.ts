@@ -15,6 +15,8 @@ export interface BwrapPlan {
   /** Existing directories bound read-only where the private /tmp would hide them (the workspace in plan mode). */
   readable: string[];
   hidden: HiddenPath[];
+  /** An empty directory of huddle's, bound read-only over hidden directories. */
+  emptyDir: string;
   /** Host directory bound as /tmp; undefined: a throwaway tmpfs (read-only mode). */
   tmp: string | undefined;
   /** Temp directory prefixes of the host, hidden by the private /tmp anyway. */
@@ -36,7 +38,7 @@ export function bwrapOptions(plan: BwrapPlan): string[] {
   args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc');
   if (plan.tmp) args.push('--bind', plan.tmp, '/tmp');
   else args.push('--tmpfs', '/tmp');
-  if (existsSync('/var/tmp')) args.push('--tmpfs', '/var/tmp');
+  // /var/tmp stays read-only (TMPDIR points at /tmp); /dev/shm is for POSIX shared memory.
   if (existsSync('/dev/shm')) args.push('--tmpfs', '/dev/shm');
   const underTmp = (p: string) => plan.hostTmp.some((t) => p === t || p.startsWith(`${t}/`));
   for (const dir of plan.readable) if (underTmp(dir) && !plan.writable.includes(dir)) args.push('--ro-bind', dir, dir);
@@ -46,7 +48,8 @@ export function bwrapOptions(plan: BwrapPlan): string[] {
   for (const hidden of plan.hidden) {
     // Under the host's temp dir and not in a writable root: gone already behind the private /tmp.
     if (underTmp(hidden.path) && !underWritable(hidden.path) && !plan.readable.some((r) => hidden.path.startsWith(`${r}/`))) continue;
-    if (hidden.kind === 'dir') args.push('--tmpfs', hidden.path, '--remount-ro', hidden.path);
+    // An empty read-only directory over a secret directory: one mount (a tmpfs would need a remount).
+    if (hidden.kind === 'dir') args.push('--ro-bind', plan.emptyDir, hidden.path);
     else args.push('--ro-bind', '/dev/null', hidden.path);
   }
   if (typeof plan.network === 'object') args.push('--bind', plan.network.socket, plan.network.inside);

@@ -35,6 +35,16 @@ export function privateTmp(owner: string): string {
 }
 
 const made = new Set<string>();
+let empty: string | undefined;
+
+/** An empty directory nothing can write (mode 0555), to show in place of a hidden one. */
+export function emptyDir(): string {
+  if (!empty || !existsSync(empty)) {
+    empty = path.join(ownDir(), 'empty');
+    mkdirSync(empty, { recursive: true, mode: 0o555 });
+  }
+  return empty;
+}
 let cacheDir: string | undefined;
 
 /** Where sandboxed commands keep npm, pip, cargo, go and yarn caches. */

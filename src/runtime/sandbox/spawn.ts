@@ -16,7 +16,7 @@ import { bwrapOptions, hostTempDirs } from './bwrap-args.js';
 import { hiddenPaths } from './hidden-paths.js';
 import { bridgeScript, filteringProxy, PROXY_SOCKET_INSIDE, proxyEnv } from './network-filter.js';
 import { expandPath, sandboxSettings, type NetworkSettings, type SandboxRequest } from './options.js';
-import { cacheEnv, hostCacheDirs, privateTmp, sandboxCacheDir } from './private-dirs.js';
+import { cacheEnv, emptyDir, hostCacheDirs, privateTmp, sandboxCacheDir } from './private-dirs.js';
 import { macosProfile } from './seatbelt.js';
 import { hasSocat, sandboxStatus } from './status.js';
 
@@ -80,6 +80,7 @@ export async function prepareSandboxed(argv: readonly string[], request: Sandbox
     readable,
     readOnly: readOnly ? [] : existingReal(request.readOnly ?? []).filter((p) => writable.some((w) => p.startsWith(`${w}/`))),
     hidden,
+    emptyDir: emptyDir(),
     tmp,
     hostTmp: hostTempDirs(os.tmpdir()),
     network: plan,
