@@ -131,7 +131,8 @@ async function main(): Promise<void> {
     return;
   }
   if (options === 'version') {
-    process.stdout.write(`${VERSION}\n`);
+    const { sandboxStatus } = await import('./runtime/sandbox/status.js');
+    process.stdout.write(`${VERSION}\n${sandboxStatus().line}\n`);
     return;
   }
   if (options.prompt !== undefined) {

@@ -10,6 +10,7 @@ import type { EventListener, HuddleEvent } from './runtime/events/events.js';
 import { budgetStopSummary } from './runtime/budget/budget.js';
 import { scrub } from './runtime/store/file/event-log.js';
 import { LEAD_NAME } from './runtime/vocabulary.js';
+import { sandboxStatus } from './runtime/sandbox/status.js';
 
 const INTERRUPTED = 130;
 
@@ -32,6 +33,8 @@ export async function runHeadless(options: CliOptions): Promise<number> {
     throw error;
   }
   if (session.archived) process.stderr.write(`huddle: archived the previous team to ${session.archived}\n`);
+  const sandbox = sandboxStatus();
+  if (!sandbox.available) process.stderr.write(`huddle: ${sandbox.line}\n`);
 
   const started = performance.now();
   // Ctrl+C (or SIGTERM): stop at once, but leave the team to be resumed. A second one exits now.

@@ -203,9 +203,9 @@ export function readOnlyBashTool(): Tool {
     ...tool,
     description: `${tool.description} In plan mode only commands that read are allowed (ls, cat, grep, git status/log/diff…).`,
     run: async (input, ctx) => {
-      const why = whyNotReadOnly(input.command);
+      const why = whyNotReadOnly(input.command, ctx.workspace.root);
       if (why) throw new ToolError(`refused in plan mode: ${why}. Send your plan with plan_approval first.`);
-      return tool.run(input, ctx);
+      return tool.run(input, { ...ctx, permissionMode: 'plan' }); // a read-only sandbox too
     },
   });
 }

@@ -377,3 +377,32 @@ function closedPort(): Promise<number> {
     });
   });
 }
+
+describe('ModelClient: a stream that goes silent (HUDDLE_STREAM_IDLE_MS)', () => {
+  it('is cut after the idle time and retried like a dropped connection', async () => {
+    fake.enqueue({ kind: 'hang', content: [text('I start, then say nothing more')] });
+    fake.enqueue(replyText('second try answers'));
+    const retries: RetryNotice[] = [];
+    const result = await client({ streamIdleMs: 300 }).call(request(), { onRetry: (n) => retries.push(n) });
+    expect(result.message.content).toEqual([expect.objectContaining({ type: 'text', text: 'second try answers' })]);
+    expect(fake.requests).toHaveLength(2);
+    expect(retries).toHaveLength(1);
+    expect(retries[0]!.reason).toMatch(/sent nothing for 300 ms \(HUDDLE_STREAM_IDLE_MS\); treated as a dropped connection/);
+  });
+
+  it('gives up with a ModelError that names the silence when every attempt stalls', async () => {
+    for (let i = 0; i < 3; i++) fake.enqueue({ kind: 'hang' });
+    const error = await failure(client({ streamIdleMs: 200, maxRetries: 2 }).call(request()));
+    expect(error).toBeInstanceOf(ModelError);
+    expect(error.message).toMatch(/response stream sent nothing .* \(after 3 attempts\)$/);
+    expect(fake.requests).toHaveLength(3);
+  });
+
+  it('an interrupt during the silence is still an interrupt, not a retry', async () => {
+    fake.enqueue({ kind: 'hang', content: [text('quiet soon')] });
+    const abort = new AbortController();
+    const error = await failure(client({ streamIdleMs: 60_000 }).call(request(), { signal: abort.signal, onText: () => abort.abort() }));
+    expect(error).toBeInstanceOf(InterruptedError);
+    expect(fake.requests).toHaveLength(1);
+  });
+});

@@ -10,6 +10,7 @@ import type { PermissionMode } from './permission-mode.js';
 import type { Member } from '../store/roster.js';
 import type { MemberStatus } from '../vocabulary.js';
 import { checkCommand, denyMessage, protectedPathReason } from './command-policy.js';
+import { sandboxStatus } from '../sandbox/status.js';
 import { oneLine } from '../tools/registry.js';
 import { ToolError, type Tool, type ToolContext } from '../tools/types.js';
 
@@ -54,10 +55,21 @@ export class PermissionGate {
   async checkBash(command: string, context: ToolContext): Promise<void> {
     const mode = this.modeOf(context.agent);
     const allow = this.#options.allowList.read();
+    const ownWorktree = context.workspace.root !== this.#options.teamRoot;
+    // Nothing but the sandbox keeps a worktree teammate out of the main checkout: without one,
+    // it does not run unattended (HUDDLE_SANDBOX=off says the person accepts that).
+    const sandbox = sandboxStatus();
+    if (ownWorktree && mode === 'auto' && !sandbox.available && !sandbox.onPurpose) {
+      throw new ToolError(
+        `refused: a worktree teammate runs commands in auto mode only inside the sandbox, and there is none (${sandbox.reason}). ` +
+          'Install bubblewrap (apt-get install bubblewrap), run this teammate in ask mode, or set HUDDLE_SANDBOX=off to run unsandboxed on purpose',
+      );
+    }
     const verdict = checkCommand(command, {
       mode,
       root: context.workspace.root,
-      ownWorktree: context.workspace.root !== this.#options.teamRoot,
+      ownWorktree,
+      teamRoot: this.#options.teamRoot,
       allow: allow.entries,
     });
     if (verdict.kind === 'allow') return;
@@ -151,7 +163,8 @@ function guardTool(tool: Tool, gate: PermissionGate): Tool {
         if (error instanceof ToolError) return { content: error.message, isError: true };
         throw error;
       }
-      return tool.run(input, context);
+      // The sandbox follows the mode: plan mode's commands run read-only.
+      return tool.run(input, { ...context, permissionMode: gate.modeOf(context.agent) });
     },
   };
   guarded.add(wrapped);

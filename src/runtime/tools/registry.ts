@@ -1,5 +1,6 @@
 // The set of tools one agent may call: their API definitions, input validation and execution.
 import { z } from 'zod';
+import { scrub } from '../secrets.js';
 import type { Tool, ToolContext, ToolResult } from './types.js';
 
 export interface ToolDefinitionParam {
@@ -59,8 +60,17 @@ export class ToolRegistry {
     return defaultSummary(input);
   }
 
-  /** Runs one tool call. Never throws: every failure becomes an error result for the model. */
+  /**
+   * Runs one tool call. Never throws: every failure becomes an error result for the model. What
+   * goes back to the model never holds huddle's credentials, in any spelling (secrets.ts).
+   */
   async run(name: string, input: unknown, context: ToolContext): Promise<ToolResult> {
+    const result = await this.#run(name, input, context);
+    const content = scrub(result.content);
+    return content === result.content ? result : { ...result, content };
+  }
+
+  async #run(name: string, input: unknown, context: ToolContext): Promise<ToolResult> {
     const tool = this.#tools.get(name);
     if (!tool) {
       return { content: `unknown tool '${name}'; the tools you have are: ${this.names.join(', ')}`, isError: true };

@@ -8,6 +8,7 @@ import { writeJsonAtomic } from '../../fs/atomic-file.js';
 import type { EventHub, HuddleEvent } from '../../events/events.js';
 import type { EventStore, LoggedEvent } from '../event-store.js';
 import { StoreError, StoreWriteError } from '../store-errors.js';
+import { scrub } from '../../secrets.js';
 
 export interface EventLogOptions {
   secrets?: Array<string | undefined>;
@@ -108,11 +109,8 @@ export function fileStamp(date: Date): string {
   return date.toISOString().replace(/[:.]/g, '-');
 }
 
-export function scrub(text: string, secrets: string[]): string {
-  let out = text;
-  for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join('[redacted]');
-  return out;
-}
+// Redaction (the key, and its base64 and url-encoded forms) lives in one place for every writer.
+export { scrub } from '../../secrets.js';
 
 /** The session files of an agent, oldest first (the stamp in the name sorts by time). */
 export function sessionFiles(logsDir: string, agent: string): string[] {
