@@ -174,7 +174,9 @@ export class Teammate extends Agent {
    */
   async #idle(): Promise<Wake> {
     const waitingForPlan = this.awaitingPlanDecision;
-    const deadline = waitingForPlan ? Infinity : Date.now() + this.ctx.config.idleTimeoutMs;
+    // The idle timeout counts from when the teammate says it is idle (the status is written), so a
+    // slow write never shortens the time it waits for work.
+    let deadline = Infinity;
     let resting = false;
     for (;;) {
       if (this.stopping) return { kind: 'stopped' };
@@ -194,16 +196,19 @@ export class Teammate extends Agent {
           if (task) return { kind: 'input', text: autoClaimTurn(task), source: 'auto_claim', reason: onTask(task), task: task.id };
         }
       }
-      const remaining = deadline - Date.now();
-      if (remaining <= 0) return { kind: 'timeout' };
       if (!resting) {
         resting = true;
         if (waitingForPlan) await this.setStatus('waiting', { reason: 'plan approval' });
-        else await this.setStatus('idle', { reason: waitingSince('waiting for work') });
+        else {
+          await this.setStatus('idle', { reason: waitingSince('waiting for work') });
+          deadline = Date.now() + this.ctx.config.idleTimeoutMs;
+        }
         // Look again (something may have come while the status was written), unless a take just
         // failed (another claimer won): then wait for the next change rather than spin.
         if (!tried) continue;
       }
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) return { kind: 'timeout' };
       await this.#waitForChange(remaining);
     }
   }

@@ -195,9 +195,8 @@ describe('HuddleConfig from settings', () => {
     const { cwd, home, write } = setup();
     const env = { ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' };
     const { config } = resolveSettingsConfig({ cwd, home, env });
-    const { streamIdleMs, ...rest } = config;
-    expect(rest).toEqual(resolveConfig({ cwd }, env));
-    expect(streamIdleMs).toBe(60_000);
+    expect(config).toEqual(resolveConfig({ cwd }, env));
+    expect(config.streamIdleMs).toBe(60_000);
 
     write('.team/settings.json', {
       model: 'm',
