@@ -18,7 +18,7 @@ export interface PolicyOptions {
   root: string;
   /** The root is the agent's own git worktree: discarding changes there loses nobody else's work. */
   ownWorktree?: boolean;
-  /** Command prefixes allowed without asking, beyond DEFAULT_ALLOW (from .team/allow.json). */
+  /** Command prefixes allowed without asking, beyond DEFAULT_ALLOW (settings' permissions.allow, and the old .team/allow.json). */
   allow?: readonly string[];
   /** The home directory (tests pass one). */
   home?: string;

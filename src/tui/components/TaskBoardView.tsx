@@ -12,6 +12,13 @@ function ownerCell(task: { owner: string | null; status: string; reviewer?: stri
   return task.status === 'review' && task.reviewer ? `${owner}→${task.reviewer}` : owner;
 }
 
+/** A task's verify gate: its last run in this session (✓/✗), or that it has one still to pass. */
+function verifyCell(task: { verify?: string; verify_result?: unknown }): string {
+  const result = task.verify_result as { ok: boolean; summary: string } | undefined;
+  if (result) return `  ${result.ok ? '✓' : '✗'} ${result.summary}`;
+  return task.verify ? `  verify: ${task.verify}` : '';
+}
+
 export function TaskBoardView({ store, width, height }: { store: ConsoleStore; width: number; height: number }) {
   const tasks = useStore(store, (state) => state.tasks);
   const counts = tasks.reduce<Record<string, number>>((acc, task) => ({ ...acc, [task.status]: (acc[task.status] ?? 0) + 1 }), {});
@@ -31,6 +38,9 @@ export function TaskBoardView({ store, width, height }: { store: ConsoleStore; w
           {padLine(truncateLine(task.subject, subjectWidth), subjectWidth + 2)}
           {padLine(truncateLine(ownerCell(task), 11), 12)}
           {task.blockedBy.length ? task.blockedBy.map((id) => `#${id}`).join(' ') : '-'}
+          <Text color={(task.verify_result as { ok?: boolean } | undefined)?.ok === false ? 'red' : undefined} dimColor={!task.verify_result}>
+            {verifyCell(task)}
+          </Text>
         </Text>
       ))}
       {tasks.length > rows.length ? <Text dimColor>… {tasks.length - rows.length} more</Text> : null}

@@ -313,6 +313,7 @@ export class FileBoard implements Board {
         created_at: now,
         updated_at: now,
         ...(input.requires_review ? { requires_review: true } : {}),
+        ...(input.verify?.trim() ? { verify: input.verify.trim() } : {}),
       };
       await tx.write(task, 'created');
       for (const blocker of blockers) {

@@ -4,12 +4,13 @@ import type { Workspace } from '../../workspace/workspace.js';
 import type { OpenStoreOptions, StoreBackend, TeamStore } from '../team-store.js';
 import { ApprovalQueue } from '../memory-approvals.js';
 import { EventLog } from './event-log.js';
-import { FileAllowList } from './file-allow-list.js';
+import { SettingsAllowList } from '../../settings/settings-allow-list.js';
 import { FileBoard } from './file-board.js';
 import { FileBus } from './file-bus.js';
 import { FileRoster } from './file-roster.js';
 import { FileSpendLedger } from './spend-ledger.js';
 import { archiveTeam, unfinishedMembers } from './team-state.js';
+import { ensureTeamGitignore } from './team-gitignore.js';
 
 export function fileBackend(workspace: Workspace): StoreBackend {
   return {
@@ -27,7 +28,9 @@ export async function openFileStore(workspace: Workspace, { hub, secrets }: Open
   const board = new FileBoard(workspace.tasksDir, { events: hub });
   const spend = new FileSpendLedger({ teamDir: workspace.teamDir, board, hub });
   const approvals = new ApprovalQueue(hub);
-  const allowList = new FileAllowList(workspace.teamDir);
+  // The ask-mode allow-list is a setting: every settings file and the old .team/allow.json.
+  const allowList = new SettingsAllowList({ cwd: workspace.root });
+  ensureTeamGitignore(workspace.teamDir);
   return {
     teamName: roster.teamName,
     bus,

@@ -5,7 +5,7 @@ import { readJson } from '../../fs/atomic-file.js';
 import { fileStamp } from './event-log.js';
 
 /** What belongs to the workspace or the person rather than to one team. */
-const KEPT_ON_ARCHIVE = new Set(['archive', 'roles', 'input-history.json']);
+const KEPT_ON_ARCHIVE = new Set(['archive', 'roles', 'input-history.json', 'settings.json', 'settings.local.json', '.gitignore']);
 
 interface RosterFile {
   members?: Array<{ name?: string; status?: string }>;
