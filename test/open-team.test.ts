@@ -2,7 +2,9 @@
 // API: MCP servers from .mcp.json (the real reference "everything" server), CLAUDE.md / AGENTS.md in
 // every agent's requests, a PreToolUse hook that blocks a write, verify gates, and bad settings.
 // Each run gets its own HOME, so the machine's own ~/.claude and ~/.config/huddle stay out of it.
+import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { promisify } from 'node:util';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { reply, replyText, startFakeApi, toolUse, type FakeApi, type RecordedRequest } from './helpers/fake-api.js';
@@ -30,6 +32,10 @@ function write(file: string, content: unknown): void {
   const target = path.join(ws.dir, file);
   mkdirSync(path.dirname(target), { recursive: true });
   writeFileSync(target, typeof content === 'string' ? content : `${JSON.stringify(content, null, 2)}\n`);
+}
+
+async function runGit(args: string[]): Promise<string> {
+  return (await promisify(execFile)('git', args, { cwd: ws.dir })).stdout;
 }
 
 function huddle(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
@@ -89,7 +95,7 @@ describe('MCP servers from .mcp.json', () => {
       },
     });
     scriptTeam(
-      [toolUse('mcp__everything__echo', { message: 'hello from lead' }), toolUse('mcp__everything__get-sum', { a: 2, b: 3 })],
+      [toolUse('mcp__everything__echo', { message: 'hello from lead' }), toolUse('mcp__everything__get-sum', { a: 2, b: 3 }), toolUse('mcp__everything__get-tiny-image', {})],
       [toolUse('mcp__everything__echo', { message: 'hello from bob' }), toolUse('mcp__everything__get-sum', { a: 40, b: 2 })],
     );
     const result = await huddle(['-p', 'use the MCP tools']);
@@ -106,8 +112,12 @@ describe('MCP servers from .mcp.json', () => {
     expect(results(lead[1]!).map((r) => [r.content, r.is_error])).toEqual([
       ['Echo: hello from lead', false],
       ['The sum of 2 and 3 is 5.', false],
+      [expect.any(String), false],
       [expect.stringContaining('spawned bob'), false],
     ]);
+    // An image result reaches the model as an image block, not as text about one.
+    const imageResult = (lead[1]!.body.messages.at(-1).content as Array<{ type: string; content: unknown }>)[2]!;
+    expect(imageResult.content).toEqual(expect.arrayContaining([{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: expect.stringMatching(/^[A-Za-z0-9+/=]+$/) } }]));
     expect(results(bob[1]!).map((r) => r.content)).toEqual(['Echo: hello from bob', 'The sum of 40 and 2 is 42.']);
     // The broken server: one clear warning, and the run went on.
     const warnings = result.stderr.split('\n').filter((line) => line.includes("MCP server 'broken'"));
@@ -166,6 +176,41 @@ describe('hooks', () => {
     ]);
     expect(hooks[0]).toMatchObject({ runs: [{ command: 'bash .team/hooks/guard.sh', status: 'blocked', exit_code: 2 }] });
     expect(result.stderr).toContain("this repository's settings run hooks for PreToolUse (.team/settings.json)");
+  });
+});
+
+describe('session hooks of a headless run', () => {
+  it('SessionStart at the start, the Notification hook when the team is done, SessionEnd last; each logged', async () => {
+    const record = { type: 'command', command: 'cat >> "$CLAUDE_PROJECT_DIR/hook-inputs.ndjson"' };
+    write('.team/settings.local.json', { hooks: { SessionStart: [{ hooks: [record] }], Notification: [{ matcher: 'team_finished', hooks: [record] }], SessionEnd: [{ hooks: [record] }] } });
+    fake.script('lead', replyText('Finished.'));
+    const result = await huddle(['-p', 'finish']);
+
+    expect(result.code, result.stderr).toBe(0);
+    // A personal settings file is the person's own: nothing to warn about.
+    expect(result.stderr).toBe('');
+    const inputs = readFileSync(path.join(ws.dir, 'hook-inputs.ndjson'), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    expect(inputs.map((input) => input.hook_event_name)).toEqual(['SessionStart', 'Notification', 'SessionEnd']);
+    expect(inputs[0]).toMatchObject({ source: 'startup', agent: 'lead', cwd: ws.dir });
+    expect(inputs[1]).toMatchObject({ notification_type: 'team_finished', message: 'huddle -p: the run ended (exit 0)', title: 'huddle' });
+    expect(inputs[2]).toMatchObject({ reason: 'the run ended' });
+    expect(new Set(inputs.map((input) => input.session_id)).size).toBe(1);
+    expect(logged('lead').filter((event) => event.type === 'hook').map((event) => event.hook_event_name)).toEqual(['SessionStart', 'Notification', 'SessionEnd']);
+  });
+});
+
+describe('.team/.gitignore', () => {
+  it('keeps huddle\'s runtime state out of git, while the team\'s settings and roles go in', async () => {
+    await runGit(['init', '-q']);
+    write('.team/settings.json', { maxTurns: 20 });
+    write('.team/settings.local.json', { model: 'mine' });
+    write('.team/roles/qa.md', 'You check.\n');
+    fake.script('lead', reply(toolUse('send_message', { to: 'lead', content: 'note to self' })), replyText('ok'));
+    const result = await huddle(['-p', 'hi']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(existsSync(path.join(ws.dir, '.team', 'logs'))).toBe(true);
+    const status = (await runGit(['status', '--porcelain', '--untracked-files=all'])).split('\n').filter(Boolean).map((line) => line.slice(3)).sort();
+    expect(status.filter((file) => file.startsWith('.team/'))).toEqual(['.team/.gitignore', '.team/roles/qa.md', '.team/settings.json']);
   });
 });
 
@@ -229,12 +274,8 @@ describe('bad settings', () => {
       const console = await huddle([]);
       expect(console.code).toBe(2);
       expect(console.stderr).toMatch(message);
-      rmFile(file);
+      write(file, '{}');
     }
     expect(fake.requests).toHaveLength(0);
   });
 });
-
-function rmFile(file: string): void {
-  writeFileSync(path.join(ws.dir, file), '{}');
-}

@@ -158,6 +158,8 @@ export class Lead extends Agent {
         resolve();
       };
       this.#wake = finish;
+      // A prompt queued while the loop was looking at its inbox must not wait for the next wake.
+      if (this.#prompts.length) return finish();
       this.#closed.signal.addEventListener('abort', finish, { once: true });
       this.ctx.bus.waitForMessage(this.name, local.signal).then(finish, () => undefined);
     });

@@ -31,7 +31,7 @@ function guarded(tool: Tool, gate: PermissionGate): Tool {
         try {
           await gate.askPerson(context, {
             tool: tool.name,
-            summary: oneLine(JSON.stringify(input ?? {}), 200),
+            summary: describeInput(input),
             reason: `${tool.name}: an MCP tool its server does not mark read-only`,
             prefixes: [tool.name],
             headless: `${tool.name} needs approval (its MCP server does not mark it read-only), which a headless run cannot ask for; run with --permission-mode auto or add "${tool.name}" to "permissions": {"allow": […]} in .team/settings.local.json`,
@@ -43,4 +43,10 @@ function guarded(tool: Tool, gate: PermissionGate): Tool {
       return tool.run(input, context);
     },
   };
+}
+
+/** The call's arguments in one line, for the needs-you queue. */
+function describeInput(input: unknown): string {
+  const json = JSON.stringify(input ?? {});
+  return json === '{}' ? '(no arguments)' : oneLine(json, 200);
 }
