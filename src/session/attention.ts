@@ -18,6 +18,9 @@ const NOTIFICATION_TYPE: Record<NotifyKind, string> = {
   question: 'idle_prompt',
 };
 
+/** Work that took at least this long notifies when it is done; a quick answer does not ring. */
+export const DONE_WORTH_NOTIFYING_MS = 15_000;
+
 export class Attention {
   readonly #session: TeamSession;
   readonly #notifier: Notifier;
@@ -37,7 +40,10 @@ export class Attention {
   watch(): () => void {
     const session = this.#session;
     const waiting = () => this.#notifier.setNeedsYou(session.waitingForPerson().length);
+    /** When the team started on the work now finishing: a quick answer is no news worth a bell. */
+    let since: number | undefined;
     const offEvents = session.subscribe((event) => {
+      if (event.type === 'status' && event.status === 'working') since ??= Date.now();
       if (event.type === 'approval_requested') {
         const request = session.waitingForPerson().find((r) => r.id === event.id);
         const kind: NotifyKind = request?.kind === 'budget' ? 'budget' : request?.kind === 'plan' ? 'plan' : request?.kind === 'notice' ? 'failure' : 'approval';
@@ -58,7 +64,11 @@ export class Attention {
         void this.notify(event.agent, 'failure', `the lead failed: ${event.error ?? 'unknown error'}`);
       }
     });
-    const offFinished = session.onTeamFinished((text) => void this.notify(LEAD_NAME, 'done', `the team finished${text ? `: ${firstLine(text)}` : ''}`));
+    const offFinished = session.onTeamFinished((text) => {
+      const took = since === undefined ? 0 : Date.now() - since;
+      since = undefined;
+      if (took >= DONE_WORTH_NOTIFYING_MS) void this.notify(LEAD_NAME, 'done', `the team finished${text ? `: ${firstLine(text)}` : ''}`);
+    });
     waiting();
     return () => {
       offEvents();
