@@ -31,7 +31,7 @@ Options:
       --budget-turns N   (model calls) likewise. At 80 % a warning; at the limit each agent
                          pauses before its next model call (console: Ctrl+Y, y extends, n
                          stops it; headless: the run stops with exit code 3). Per-agent limits:
-                         .team/budget.json or /budget in the console
+                         "budget" in .team/settings.json or /budget in the console
       --permission-mode M
                          plan (read only), ask (commands off the allow-list wait for you;
                          the console's default) or auto (no questions; the headless default).
@@ -39,6 +39,10 @@ Options:
                          refused in every mode
   -h, --help             this help
   -v, --version          the version
+
+Settings files (lowest first; flags and variables win): ~/.config/huddle/settings.json,
+  .team/settings.json (the team's), .team/settings.local.json (yours), .mcp.json (MCP
+  servers); hooks, verify gates, roles, notifications: see the README, /config in the console
 
 Environment:
   ANTHROPIC_API_KEY      the API key (or ANTHROPIC_AUTH_TOKEN for a bearer token)

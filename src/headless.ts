@@ -5,6 +5,7 @@
 import type { CliOptions } from './session/cli-options.js';
 import { openSession } from './session/open-session.js';
 import { resolveSettings, StartupError } from './session/settings.js';
+import { announceRunEnd } from './session/attention.js';
 import type { RunEnd, TeamSession } from './session/team-session.js';
 import type { EventListener, HuddleEvent } from './runtime/events/events.js';
 import { budgetStopSummary } from './runtime/budget/budget.js';
@@ -18,7 +19,7 @@ export async function runHeadless(options: CliOptions): Promise<number> {
   let session: TeamSession;
   let secrets: string[] = [];
   try {
-    const settings = await resolveSettings(options, { missingKey: 'refuse', brokenBudgetFile: 'refuse' });
+    const settings = await resolveSettings(options, { missingKey: 'refuse' });
     secrets = settings.secrets;
     const opened = await openSession(settings, {
       fresh: options.fresh,
@@ -64,6 +65,7 @@ export async function runHeadless(options: CliOptions): Promise<number> {
 
   const exitCode = exitCodeOf(end);
   const reason = describeEnd(end);
+  if (end !== 'interrupted') await announceRunEnd(session, end, `huddle -p: ${reason} (exit ${exitCode})`);
   await session.close({
     reason,
     resumable: end === 'interrupted',

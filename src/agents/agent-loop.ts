@@ -96,6 +96,11 @@ export class AgentLoop {
     return this.#options.tools;
   }
 
+  /** Where its tools run: the team's workspace, or its own worktree. */
+  get workspace(): Workspace {
+    return this.#options.workspace;
+  }
+
   /** Aborts the model call or tool in flight; the turn ends as `interrupted`. */
   interrupt(): void {
     this.#abort?.abort();
@@ -205,7 +210,7 @@ export class AgentLoop {
       const started = performance.now();
       const result = await tools.run(use.name, use.input, { workspace, agent: this.name, signal, events });
       const durationMs = Math.round(performance.now() - started);
-      events.emit('tool_result', { id: use.id, name: use.name, ok: !result.isError, content: result.content, duration_ms: durationMs });
+      events.emit('tool_result', { id: use.id, name: use.name, ok: !result.isError, content: result.content, duration_ms: durationMs, ...(result.blocks?.length ? { blocks: result.blocks } : {}) });
       if (signal.aborted) {
         interrupted = true;
         skipReason = 'the turn was interrupted';

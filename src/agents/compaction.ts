@@ -37,6 +37,8 @@ export interface CompactorOptions {
   transcripts: Pick<EventStore, 'saveTranscript'>;
   /** Read at every check, so a changed setting applies from the next model call. */
   config: CompactionSettings;
+  /** Run before a summary is written (PreCompact hooks); it cannot stop the compaction. */
+  beforeCompact?(trigger: CompactionTrigger, focus: string | undefined): Promise<void>;
 }
 
 export interface CompactionResult {
@@ -213,6 +215,7 @@ export class Compactor {
     const { summarised, kept } = splitTail(snapshot);
     if (summarised.length === 0) throw new CompactionError('nothing to compact yet: the context holds only the new input');
     const started = performance.now();
+    await this.#o.beforeCompact?.(trigger, focus);
 
     const window = contextWindowFor(loop.model);
     const transcript = renderTranscript(summarised, transcriptBudget(window, config.maxTokens, loop.system.length));

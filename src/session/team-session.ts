@@ -18,6 +18,10 @@ import type { Member } from '../runtime/store/roster.js';
 import { StoreError, type TeamStore } from '../runtime/store/team-store.js';
 import { scrub } from '../runtime/store/file/event-log.js';
 import { LEAD_NAME, PERSON_SENDER } from '../runtime/vocabulary.js';
+import type { McpServers, McpServerStatus } from '../runtime/mcp/mcp-servers.js';
+import { settingsRows, type SettingsRow } from '../runtime/settings/describe.js';
+import type { LoadedSettings } from '../runtime/settings/load.js';
+import type { Settings } from '../runtime/settings/schema.js';
 import type { Workspace } from '../runtime/workspace/workspace.js';
 import { BudgetIntents } from './budget-intents.js';
 import { untilDone, type RunEnd } from './run-end.js';
@@ -36,6 +40,18 @@ export interface SessionParts {
   decision: 'new' | 'resume' | 'fresh';
   /** Where --fresh archived the old team (relative to the workspace). */
   archived?: string | undefined;
+  /** The settings with where each value came from (`/config`); absent for a session opened from a bare config. */
+  loaded?: LoadedSettings | undefined;
+  /** Start-up notices for the person (deprecated files, servers that did not start, what the repository runs). */
+  notices?: string[];
+  /** The session's MCP servers (closed with it). */
+  mcp?: McpServers;
+}
+
+/** The last verify run of a task in this session, as `/tasks` shows it. */
+export interface VerifyMark {
+  ok: boolean;
+  summary: string;
 }
 
 /** What a face gets back from /compact: done now, or deferred to before the agent's next model call. */
@@ -60,14 +76,29 @@ export class TeamSession {
   readonly #store: TeamStore;
   readonly #config: HuddleConfig;
   readonly #secrets: string[];
+  readonly #loaded: LoadedSettings | undefined;
+  readonly #mcp: McpServers | undefined;
+  /** Task id → its last verify run, from the `verify` events of this session. */
+  readonly #verified = new Map<number, VerifyMark>();
+  readonly #verifyListeners = new Set<() => void>();
   #resumed: Promise<ResumeReport> | undefined;
   #closed: Promise<void> | undefined;
+  /** Start-up notices, one line each (headless prints them as warnings; the console shows them in the lead's pane). */
+  readonly notices: readonly string[];
 
   constructor(parts: SessionParts) {
     this.#team = parts.team;
     this.#store = parts.store;
     this.#config = parts.config;
     this.#secrets = parts.secrets;
+    this.#loaded = parts.loaded;
+    this.#mcp = parts.mcp;
+    this.notices = parts.notices ?? [];
+    parts.hub.subscribe((event) => {
+      if (event.type !== 'verify') return;
+      this.#verified.set(event.task_id, { ok: event.ok, summary: event.summary });
+      for (const listener of this.#verifyListeners) listener();
+    });
     this.hub = parts.hub;
     this.workspace = parts.workspace;
     this.decision = parts.decision;
@@ -131,7 +162,10 @@ export class TeamSession {
       // After a store failure what is left of the store may fail too: the first failure is what is reported.
       if (!(error instanceof StoreError && this.#store.failure)) throw error;
     }
+    // After every agent has stopped, before the logs close (its run is logged too).
+    await this.#team.sessionHook({ hook_event_name: 'SessionEnd', reason });
     if (done) this.hub.emit(LEAD_NAME, 'done', done);
+    await this.#mcp?.close();
     await this.#store.close(reason);
   }
 
@@ -153,12 +187,53 @@ export class TeamSession {
     return teammate !== undefined && !teammate.finished;
   }
 
-  tasks(): Promise<Task[]> {
-    return this.#team.ctx.board.list();
+  /** The board; a task whose verify command ran in this session carries `verify_result` (its last run). */
+  async tasks(): Promise<Array<Task & { verify_result?: VerifyMark }>> {
+    const tasks = await this.#team.ctx.board.list();
+    return tasks.map((task) => {
+      const mark = this.#verified.get(task.id);
+      return mark ? { ...task, verify_result: mark } : task;
+    });
   }
 
+  /** The board changed, or a task's verify command ran. */
   onTasksChanged(listener: () => void): () => void {
-    return this.#team.ctx.board.onChange(listener);
+    const off = this.#team.ctx.board.onChange(listener);
+    this.#verifyListeners.add(listener);
+    return () => {
+      off();
+      this.#verifyListeners.delete(listener);
+    };
+  }
+
+  /** The merged settings (notifications, …); undefined for a session opened from a bare config. */
+  get settings(): Settings | undefined {
+    return this.#loaded?.settings;
+  }
+
+  /** `/config`: every effective setting, its value, and where it came from. */
+  settingsRows(): SettingsRow[] {
+    return this.#loaded ? settingsRows(this.#loaded) : [];
+  }
+
+  /** `/mcp`: the MCP servers, their state and tools. */
+  mcpStatus(): McpServerStatus[] {
+    return this.#mcp?.status() ?? [];
+  }
+
+  /** Runs the Notification hooks for something that needs the person (the notifier calls this). */
+  notificationHook(agent: string, notification: { message: string; title?: string; notification_type?: string }): Promise<void> {
+    return this.#team.notificationHook(agent, notification);
+  }
+
+  /** Calls `listener` each time the lead ends a turn with the team settled (nothing left to do): the team finished. */
+  onTeamFinished(listener: (leadText: string) => void): () => void {
+    return this.#team.lead.onTurnEnd((turn) => {
+      if (turn.outcome.kind !== 'end_turn') return;
+      void this.#team.isSettled().then((settled) => {
+        if (settled) listener(turn.outcome.kind === 'end_turn' ? turn.outcome.text : '');
+      });
+    });
   }
 
   /** What waits for the person (tool calls in ask mode, budget stops, plans, notices), oldest first. */
@@ -278,7 +353,7 @@ export class TeamSession {
     if (decision === 'deny') return `denied: ${request.summary}`;
     if (decision === 'always') {
       return request.prefixes.length
-        ? `approved; ${request.prefixes.map((p) => `'${p}'`).join(', ')} added to .team/allow.json`
+        ? `approved; ${request.prefixes.map((p) => `'${p}'`).join(', ')} added to .team/settings.local.json`
         : `approved once: a write to ${request.summary} cannot be allow-listed`;
     }
     return `approved: ${request.summary}`;

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/runtime/config.js';
 import { formatSettingsRows, settingsRows } from '../../src/runtime/settings/describe.js';
 import { SettingsError } from '../../src/runtime/settings/errors.js';
+import { jsonSchemaDefaults, settingsDefaults } from '../../src/runtime/settings/json-schema.js';
 import { loadSettings, sourceOf } from '../../src/runtime/settings/load.js';
 import { roleSettings } from '../../src/runtime/settings/role-settings.js';
 import { budgetSettingsFrom, configFromSettings, resolveSettingsConfig } from '../../src/runtime/settings/to-config.js';
@@ -69,6 +70,15 @@ describe('settings sources', () => {
     expect(table).toMatch(/^model\s+flag-model\s+--model$/m);
     expect(table).toMatch(/^maxTurns\s+30\s+\.team\/settings\.local\.json$/m);
     expect(table).toMatch(/^context\.compactAt\s+0\.7\s+HUDDLE_COMPACT_AT$/m);
+  });
+
+  it('takes its defaults from the schema\'s metadata, exactly as the exported JSON Schema states them', () => {
+    const defaults = settingsDefaults();
+    expect(defaults).toEqual(jsonSchemaDefaults());
+    expect(defaults).toMatchObject({ model: 'claude-sonnet-4-6', maxTurns: 50, timeouts: { idleMs: 60_000 }, notifications: { desktop: 'auto' } });
+    // A copy each time: a caller's change never leaks into the next load.
+    (defaults.timeouts as Record<string, number>).idleMs = 1;
+    expect((settingsDefaults().timeouts as Record<string, number>).idleMs).toBe(60_000);
   });
 
   it('finds the user file under $XDG_CONFIG_HOME', () => {

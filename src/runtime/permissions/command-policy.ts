@@ -39,7 +39,7 @@ export interface PolicyOptions {
   ownWorktree?: boolean;
   /** The team's workspace (the main checkout), when the root is a teammate's own checkout. */
   teamRoot?: string;
-  /** Command prefixes allowed without asking, beyond DEFAULT_ALLOW (from .team/allow.json). */
+  /** Command prefixes allowed without asking, beyond DEFAULT_ALLOW (settings' permissions.allow, and the old .team/allow.json). */
   allow?: readonly string[];
   /** The home directory (tests pass one). */
   home?: string;

@@ -17,7 +17,7 @@ import { ToolError, type Tool, type ToolContext } from '../tools/types.js';
 export interface GateOptions {
   /** The team's workspace root; an agent whose root differs works in its own worktree. */
   teamRoot: string;
-  /** Command prefixes the person allowed for good ("a" in the needs-you queue). */
+  /** Command prefixes the person allowed for good ("a" in the needs-you queue): settings' permissions.allow. */
   allowList: AllowList;
   approvals: Approvals;
   /** To show `waiting` (reason `permission: …`) while a call waits for the person. */
@@ -79,7 +79,7 @@ export class PermissionGate {
     }
     const note = allow.error ? ` (${allow.error})` : '';
     await this.#ask(context, 'bash', oneLine(command, 200), `${verdict.reason}${note}`, verdict.prefixes, () =>
-      `'${oneLine(command)}' needs approval, which a headless run cannot ask for; run with --permission-mode auto or add it to the allow-list (.team/allow.json, a JSON array of command prefixes such as ["${verdict.prefixes[0] ?? 'npm test'}"])${note}`,
+      `'${oneLine(command)}' needs approval, which a headless run cannot ask for; run with --permission-mode auto or add it to the allow-list ("permissions": {"allow": ["${verdict.prefixes[0] ?? 'npm test'}"]} in .team/settings.json or .team/settings.local.json)${note}`,
     );
   }
 
@@ -97,6 +97,20 @@ export class PermissionGate {
     await this.#ask(context, tool, relative, `${tool} ${relative}: ${why}`, [], () =>
       `${tool} ${relative} needs approval (${why}), which a headless run cannot ask for; run with --permission-mode auto, or leave that file alone`,
     );
+  }
+
+  /**
+   * Puts a call that is neither bash nor a file write to the person (an MCP tool its server does not
+   * mark read-only, a hook's "ask"); resolves when approved, throws a ToolError saying why not.
+   * `always` adds `prefixes` to the allow-list.
+   */
+  async askPerson(context: ToolContext, request: { tool: string; summary: string; reason: string; prefixes: string[]; headless: string }): Promise<void> {
+    await this.#ask(context, request.tool, request.summary, request.reason, request.prefixes, () => request.headless);
+  }
+
+  /** Whether the allow-list holds exactly `name` (an MCP tool the person allowed for good). */
+  isAllowListed(name: string): boolean {
+    return this.#options.allowList.read().entries.includes(name);
   }
 
   async #ask(context: ToolContext, tool: string, summary: string, reason: string, prefixes: string[], headless: () => string): Promise<void> {

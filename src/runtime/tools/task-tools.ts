@@ -43,13 +43,17 @@ export function taskTools(board: Board, options: TaskToolOptions = {}): Tool[] {
         .boolean()
         .optional()
         .describe('If true the task must go through status review (checked by a reviewer) before it is completed'),
+      verify: z
+        .string()
+        .optional()
+        .describe('A shell command that must exit 0 (in the workspace of whoever completes the task) before the task can be completed, e.g. "npm test"'),
     }),
     summarize: (input) => input.subject,
     async run(input, ctx) {
       const task = await boardCall(() => board.create(input, ctx.agent));
       const skipped = (input.blockedBy ?? []).filter((id) => !task.blockedBy.includes(id));
       return [
-        `created task #${task.id}: ${task.subject}${task.blockedBy.length ? ` (blocked by ${refs(task.blockedBy)})` : ''}`,
+        `created task #${task.id}: ${task.subject}${task.blockedBy.length ? ` (blocked by ${refs(task.blockedBy)})` : ''}${task.verify ? ` (verify: ${task.verify})` : ''}`,
         skipped.length ? `(${refs(skipped)} already completed, so not a blocker)` : '',
       ]
         .filter(Boolean)
@@ -162,6 +166,7 @@ function formatLine(task: Task): string {
   if (task.requires_review && task.status !== 'completed') details.push('requires review');
   if (task.status === 'review') details.push(task.review_escalated ? `escalated to the lead by ${task.reviewer}` : `reviewer: ${task.reviewer ?? 'none yet'}`);
   if (task.review_rounds) details.push(`review rounds: ${task.review_rounds}`);
+  if (task.verify && task.status !== 'completed') details.push(`verify: ${task.verify}`);
   return `#${task.id} [${task.status}] ${task.subject} (${details.join(', ')})`;
 }
 

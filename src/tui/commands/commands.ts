@@ -4,6 +4,7 @@ import { agentNames, attempt, firstWord, teammateNames, usage } from './helpers.
 import { WORKTREE_COMMANDS } from './worktree-commands.js';
 import { BUDGET_COMMANDS, taskSpendLines } from './budget-commands.js';
 import { SUPERVISION_COMMANDS } from './supervision-commands.js';
+import { SETTINGS_COMMANDS } from './settings-commands.js';
 
 export const COMMANDS: SlashCommand[] = [
   {
@@ -137,4 +138,5 @@ export const COMMANDS: SlashCommand[] = [
   ...WORKTREE_COMMANDS,
   ...BUDGET_COMMANDS,
   ...SUPERVISION_COMMANDS,
+  ...SETTINGS_COMMANDS,
 ];

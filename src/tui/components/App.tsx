@@ -9,6 +9,7 @@ import { AgentPane } from './AgentPane.js';
 import { ApprovalsView } from './ApprovalsView.js';
 import { HelpView } from './HelpView.js';
 import { InputLine, inputRows } from './InputLine.js';
+import { PageView } from './PageView.js';
 import { RosterView } from './RosterView.js';
 import { StatusBar } from './StatusBar.js';
 import { TabBar } from './TabBar.js';
@@ -44,6 +45,8 @@ export function App({ store, controller, history, quit }: Props) {
           <HelpView height={mainHeight} />
         ) : view === 'approvals' ? (
           <ApprovalsView store={store} width={columns} height={mainHeight} />
+        ) : view === 'config' || view === 'mcp' ? (
+          <PageView store={store} width={columns} height={mainHeight} />
         ) : (
           <AgentPane store={store} width={columns} height={mainHeight} />
         )}

@@ -28,7 +28,13 @@ export interface AgentView {
   activeTool?: string | undefined;
 }
 
-export type ViewName = 'pane' | 'tasks' | 'team' | 'help' | 'approvals';
+export type ViewName = 'pane' | 'tasks' | 'team' | 'help' | 'approvals' | 'config' | 'mcp';
+
+/** A page of text a command shows as a view (/config, /mcp): computed when opened. */
+export interface TextPage {
+  title: string;
+  lines: string[];
+}
 
 /** A tool call waiting for the person (ask mode), as the "needs you" view shows it. */
 export interface ApprovalView {
@@ -37,7 +43,7 @@ export interface ApprovalView {
   tool: string;
   summary: string;
   reason: string;
-  /** What "approve always" adds to .team/allow.json (empty: cannot be allow-listed). */
+  /** What "approve always" adds to the allow-list in .team/settings.local.json (empty: cannot be allow-listed). */
   prefixes: string[];
 }
 
@@ -74,6 +80,8 @@ export interface ConsoleState {
   /** The "needs you" queue, oldest first, and the one selected in /approvals. */
   approvals: ApprovalView[];
   approvalIndex: number;
+  /** What the /config or /mcp view shows. */
+  page?: TextPage | undefined;
 }
 
 export type ConsoleStore = ReturnType<typeof createConsoleStore>;

@@ -72,6 +72,7 @@ export function planCreate(input: CreateTaskInput, id: number, now: string, view
     created_at: now,
     updated_at: now,
     ...(input.requires_review ? { requires_review: true } : {}),
+    ...(input.verify?.trim() ? { verify: input.verify.trim() } : {}),
   };
   const changes: TaskChange[] = [{ action: 'created', task }];
   for (const blocker of blockers) changes.push({ action: 'updated', task: { ...blocker, blocks: unique([...blocker.blocks, id]) } });

@@ -25,6 +25,8 @@ export interface Task {
   review_feedback?: string;
   /** The review hit the round limit: the lead decides; reviewers do not pick it up again. */
   review_escalated?: boolean;
+  /** A command that must exit 0 in the completing agent's workspace before the task is completed (SPEC section 3). */
+  verify?: string;
   [extra: string]: unknown;
 }
 
@@ -52,6 +54,7 @@ export interface CreateTaskInput {
   description?: string;
   blockedBy?: number[];
   requires_review?: boolean;
+  verify?: string;
 }
 
 export interface UpdateTaskInput {

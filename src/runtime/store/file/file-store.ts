@@ -10,12 +10,13 @@ import { type OpenStoreOptions, type StoreBackend, TeamBusyError, type TeamStore
 import { ApprovalQueue } from '../memory-approvals.js';
 import { FileBoard } from './board/file-board.js';
 import { EventLog } from './event-log.js';
-import { FileAllowList } from './file-allow-list.js';
+import { SettingsAllowList } from '../../settings/settings-allow-list.js';
 import { FileBus } from './file-bus.js';
 import { FileRoster } from './file-roster.js';
 import { FileSpendLedger } from './spend-ledger.js';
 import { acquireTeamLock, refuseIfBusy } from './team-lock.js';
 import { archiveTeam, unfinishedMembers } from './team-state.js';
+import { ensureTeamGitignore } from './team-gitignore.js';
 
 export function fileBackend(workspace: Workspace): StoreBackend {
   const where = describe(workspace);
@@ -72,7 +73,9 @@ async function openStores(workspace: Workspace, { hub, secrets }: OpenStoreOptio
   const board = new FileBoard(workspace.tasksDir, { events: hub });
   const spend = new FileSpendLedger({ teamDir: workspace.teamDir, board, hub, onFailure: fail });
   const approvals = new ApprovalQueue(hub);
-  const allowList = new FileAllowList(workspace.teamDir);
+  // The ask-mode allow-list is a setting: every settings file and the old .team/allow.json.
+  const allowList = new SettingsAllowList({ cwd: workspace.root });
+  ensureTeamGitignore(workspace.teamDir);
   let closed = false;
   return {
     teamName: roster.teamName,
