@@ -13,6 +13,7 @@ import { type BenchFailure, type BenchResult, ROOT } from './lib.js';
 import { benchHeadlessRoundTrip, benchTeamRun, benchVersion } from './startup.js';
 import { benchCompaction } from './compaction.js';
 import { benchResume } from './resume.js';
+import { benchCaching } from './caching.js';
 
 const GROUPS: Array<[string, () => Promise<BenchResult[]>]> = [
   ['startup', () => benchVersion(15)],
@@ -27,6 +28,7 @@ const GROUPS: Array<[string, () => Promise<BenchResult[]>]> = [
   ['console-idle', () => benchConsoleIdle(5000)],
   ['compaction', () => benchCompaction(5)],
   ['resume', () => benchResume()],
+  ['caching', () => benchCaching()],
 ];
 
 export async function main(): Promise<number> {
