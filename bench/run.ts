@@ -14,10 +14,12 @@ import { benchHeadlessRoundTrip, benchTeamRun, benchVersion } from './startup.js
 import { benchCompaction } from './compaction.js';
 import { benchResume } from './resume.js';
 import { benchCaching } from './caching.js';
+import { benchToolRounds } from './rounds.js';
 
 const GROUPS: Array<[string, () => Promise<BenchResult[]>]> = [
   ['startup', () => benchVersion(15)],
   ['headless', () => benchHeadlessRoundTrip(10)],
+  ['rounds', () => benchToolRounds(10)],
   ['bus', () => benchBusInProcess(500)],
   ['bus-processes', () => benchBusAcrossProcesses(100)],
   ['claims', () => benchClaimsInProcess(2000, 8)],

@@ -1,8 +1,8 @@
 // The shell tool. The command runs in its own session and process group so that a timeout or an
 // interrupt can end everything it started, not just the shell, and so that nothing it runs can
 // grab the console's terminal.
-import { execa } from 'execa';
 import { z } from 'zod';
+import { childEnvironment, plainSpawn } from '../process/spawn.js';
 import { OutputCollector } from './output-cap.js';
 import { oneLine } from './registry.js';
 import { defineTool, type ToolResult } from './types.js';
@@ -13,9 +13,6 @@ export const MAX_TIMEOUT_MS = 600_000;
 const KILL_GRACE_MS = 2_000;
 /** How long to keep reading after the shell is gone, when a background process holds its output open. */
 const PIPE_GRACE_MS = 500;
-
-/** Secrets of the console itself; commands the model writes must never see them. */
-const HIDDEN_ENV = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'HUDDLE_API_KEY'];
 
 const input = z.object({
   command: z.string().min(1).describe('The shell command to run with `bash -c`, in the workspace root.'),
@@ -72,31 +69,11 @@ interface ShellOutcome {
 }
 
 async function runShell(command: string, cwd: string, timeoutMs: number, signal: AbortSignal): Promise<ShellOutcome> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (value !== undefined && !HIDDEN_ENV.includes(key)) env[key] = value;
-  }
-
   // Two pipes would lose the order between stdout and stderr lines, so a first shell points
   // stderr at stdout and then becomes (exec, same pid) the shell that runs the command untouched.
-  const subprocess = execa('bash', ['-c', 'exec 2>&1; exec bash -c "$1"', 'bash', command], {
-    cwd,
-    env,
-    extendEnv: false,
-    stdin: 'ignore',
-    all: true, // stderr before the redirection, should there ever be any
-    // We collect the output ourselves, in bounded memory: a command may print gigabytes.
-    buffer: false,
-    reject: false,
-    // setsid(): a new process group to kill as a whole, and no controlling terminal to prompt on.
-    detached: true,
-  });
-  const pid = subprocess.pid;
-
+  // Plain spawn rather than execa: execa's stream machinery cost ~4 ms a command (bench/rounds.ts).
   const collector = new OutputCollector();
   const decoder = new TextDecoder();
-  subprocess.all?.on('data', (chunk: Uint8Array) => collector.push(decoder.decode(chunk, { stream: true })));
-
   let stop: ShellOutcome['stop'];
   let pipesAbandoned = false;
   const timers: NodeJS.Timeout[] = [];
@@ -106,6 +83,23 @@ async function runShell(command: string, cwd: string, timeoutMs: number, signal:
     return timer;
   };
 
+  let subprocess: ReturnType<typeof plainSpawn>;
+  try {
+    subprocess = plainSpawn('bash', ['-c', 'exec 2>&1; exec bash -c "$1"', 'bash', command], {
+      cwd,
+      env: childEnvironment(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // setsid(): a new process group to kill as a whole, and no controlling terminal to prompt on.
+      detached: true,
+    });
+  } catch (error) {
+    return { output: `cannot start bash: ${(error as Error).message}`, pipesAbandoned };
+  }
+  const pid = subprocess.pid;
+  // stderr carries only what the first shell says before its redirection, should there ever be any.
+  subprocess.stdout?.on('data', (chunk: Uint8Array) => collector.push(decoder.decode(chunk, { stream: true })));
+  subprocess.stderr?.on('data', (chunk: Uint8Array) => collector.push(decoder.decode(chunk, { stream: true })));
+
   // A grandchild that outlives the shell (or escapes the group) may hold the pipes open forever;
   // once the shell is gone we read for a short while, then let go.
   const abandonPipes = () => {
@@ -114,7 +108,6 @@ async function runShell(command: string, cwd: string, timeoutMs: number, signal:
     subprocess.stdout?.destroy();
     subprocess.stderr?.destroy();
   };
-  subprocess.nodeChildProcess.once('exit', () => later(PIPE_GRACE_MS, abandonPipes));
 
   const end = (reason: 'timeout' | 'interrupted') => {
     if (stop !== undefined || pid === undefined) return;
@@ -130,15 +123,21 @@ async function runShell(command: string, cwd: string, timeoutMs: number, signal:
 
   if (pid !== undefined) liveGroups.add(pid);
   try {
-    const result = await subprocess;
+    const result = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>((resolve) => {
+      let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+      subprocess.once('error', (error) => resolve({ code: null, signal: null, error }));
+      subprocess.once('exit', (code, exitSignal) => {
+        exit = { code, signal: exitSignal };
+        later(PIPE_GRACE_MS, abandonPipes);
+      });
+      subprocess.once('close', (code, closeSignal) => resolve(exit ?? { code, signal: closeSignal }));
+    });
     collector.push(decoder.decode());
     const outcome: ShellOutcome = { output: collector.text(), stop, pipesAbandoned };
-    if (result.exitCode !== undefined) outcome.exitCode = result.exitCode;
-    if (result.signal !== undefined) outcome.signal = result.signal;
-    // execa reports a failure to start (no bash, bad cwd) as a result without exit code.
-    if (result.exitCode === undefined && result.signal === undefined && result.failed) {
-      outcome.output += `${outcome.output ? '\n' : ''}${result.shortMessage ?? result.message}`;
-    }
+    if (result.code !== null) outcome.exitCode = result.code;
+    if (result.signal !== null) outcome.signal = result.signal;
+    // A failure to start (no bash, a bad cwd) has neither exit code nor signal.
+    if (result.error) outcome.output += `${outcome.output ? '\n' : ''}cannot run bash: ${result.error.message}`;
     return outcome;
   } finally {
     for (const timer of timers) clearTimeout(timer);

@@ -1,6 +1,6 @@
 // Writes every event to `.team/logs/<agent>/session-<iso>.ndjson` (SPEC sections 2 and 7).
 // One file per agent per huddle process; secrets are scrubbed from every line before it is written.
-import { appendFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, writeSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { EventHub, HuddleEvent } from '../../events/events.js';
@@ -11,6 +11,8 @@ export class EventLog implements EventStore {
   readonly #sessionStamp: string;
   readonly #secrets: string[];
   readonly #files = new Map<string, string>();
+  /** Open append-only descriptors, one per agent: an event is one write(2), not open, write, close. */
+  readonly #fds = new Map<string, number>();
   readonly #unsubscribe: () => void;
 
   constructor(hub: EventHub, logsDir: string, options: { secrets?: Array<string | undefined> } = {}) {
@@ -34,12 +36,27 @@ export class EventLog implements EventStore {
 
   write(event: HuddleEvent): void {
     // Appending synchronously keeps the log complete up to the last event if the process is
-    // killed: resume (and a person reading the log) can trust it.
-    appendFileSync(this.fileFor(event.agent), `${scrub(JSON.stringify(event), this.#secrets)}\n`);
+    // killed: resume (and a person reading the log) can trust it. O_APPEND: each line lands whole
+    // at the end, as appendFileSync did, without reopening the file for every event.
+    let fd = this.#fds.get(event.agent);
+    if (fd === undefined) {
+      fd = openSync(this.fileFor(event.agent), 'a');
+      this.#fds.set(event.agent, fd);
+    }
+    const line = Buffer.from(`${scrub(JSON.stringify(event), this.#secrets)}\n`);
+    for (let written = 0; written < line.length; ) written += writeSync(fd, line, written);
   }
 
   close(): void {
     this.#unsubscribe();
+    for (const fd of this.#fds.values()) {
+      try {
+        closeSync(fd);
+      } catch {
+        // already closed
+      }
+    }
+    this.#fds.clear();
   }
 
   async agents(): Promise<string[]> {
