@@ -4,6 +4,8 @@
 import { Team } from '../agents/team.js';
 import { EventHub, type EventListener } from '../runtime/events/events.js';
 import { TeamBusyError, type TeamStore } from '../runtime/store/team-store.js';
+import { gitBaseline } from '../runtime/record/git-changes.js';
+import { RunRecorder } from '../runtime/record/run-record.js';
 import { StartupError, type SessionSettings } from './settings.js';
 import { TeamSession } from './team-session.js';
 
@@ -40,6 +42,10 @@ export async function openSession(settings: SessionSettings, options: OpenOption
     const archived = decision === 'fresh' ? await backend.archive() : undefined;
     const hub = new EventHub();
     if (options.observe) hub.subscribe(options.observe);
+    // The run record sums every event from the first; git says where the run began.
+    const recorder = new RunRecorder();
+    hub.subscribe(recorder.onEvent);
+    const gitBase = gitBaseline(workspace.root);
     const store = await backend.open({ hub, secrets: settings.secrets });
     let team: Team;
     try {
@@ -48,7 +54,7 @@ export async function openSession(settings: SessionSettings, options: OpenOption
       await store.close('huddle could not start');
       throw error;
     }
-    return new TeamSession({ team, store: store as TeamStore, hub, workspace, config, secrets: settings.secrets, decision, archived: archived && workspace.relative(archived) });
+    return new TeamSession({ team, store: store as TeamStore, hub, workspace, config, secrets: settings.secrets, decision, archived: archived && workspace.relative(archived), recorder, gitBase });
   } catch (error) {
     if (error instanceof TeamBusyError) throw new StartupError(error.message);
     throw error;

@@ -61,6 +61,9 @@ export interface EventFields {
     model: string;
     purpose?: 'compaction';
     restart?: boolean;
+    /** (new) The response's id and why it stopped: stream-json's assistant messages carry them. */
+    message_id?: string;
+    stop_reason?: string | null;
   };
   compaction: TrimFields | SummaryFields;
   /**

@@ -18,6 +18,8 @@ export interface EventStore {
    * as a person would look for it (`.team/logs/alice/transcript-….json`).
    */
   saveTranscript(agent: string, record: Record<string, unknown>): Promise<string>;
+  /** Keeps a run record (runtime/record; secrets scrubbed): `.team/logs/run-<stamp>.json`. Returns where. */
+  saveRunRecord(record: Record<string, unknown>): Promise<string>;
   /** Stops recording. */
   close(): void;
 }

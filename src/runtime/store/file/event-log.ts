@@ -67,6 +67,13 @@ export class EventLog implements EventStore {
     return readAgentEvents(this.#logsDir, agent);
   }
 
+  async saveRunRecord(record: Record<string, unknown>): Promise<string> {
+    mkdirSync(this.#logsDir, { recursive: true });
+    const file = path.join(this.#logsDir, `run-${fileStamp(new Date())}.json`);
+    await writeFile(file, `${scrub(JSON.stringify(record, null, 2), this.#secrets)}\n`);
+    return file;
+  }
+
   async saveTranscript(agent: string, record: Record<string, unknown>): Promise<string> {
     const dir = path.join(this.#logsDir, agent);
     mkdirSync(dir, { recursive: true });
