@@ -27,6 +27,8 @@ export interface CommandIntents {
   showDiff(name: string): Promise<string>;
   removeWorktree(name: string, force: boolean): Promise<string>;
   listWorktrees(pane: string): Promise<string>;
+  /** The run record so far, written to .team/logs/run-<stamp>.json: its lines, for the /summary view. */
+  summary(): Promise<string[]>;
   /** A notice in an agent's pane. */
   note(agent: string, text: string, tone?: 'info' | 'warn' | 'error'): void;
 }
