@@ -65,8 +65,9 @@ function withoutRunRecord(stderr: string): string {
   return stderr.slice(0, at);
 }
 
+/** stderr's lines before the run record (which ends every run that opened a team). */
 function stderrLines(result: CliResult): string[] {
-  return result.stderr.split('\n').filter((line) => line !== '');
+  return withoutRunRecord(result.stderr).split('\n').filter((line) => line !== '');
 }
 
 /** Every file under a directory, recursively. */
