@@ -14,10 +14,13 @@ import { benchHeadlessRoundTrip, benchTeamRun, benchVersion } from './startup.js
 import { benchCompaction } from './compaction.js';
 import { benchResume } from './resume.js';
 import { benchSandbox } from './sandbox.js';
+import { benchCaching } from './caching.js';
+import { benchToolRounds } from './rounds.js';
 
 const GROUPS: Array<[string, () => Promise<BenchResult[]>]> = [
   ['startup', () => benchVersion(15)],
   ['headless', () => benchHeadlessRoundTrip(10)],
+  ['rounds', () => benchToolRounds(10)],
   ['bus', () => benchBusInProcess(500)],
   ['bus-processes', () => benchBusAcrossProcesses(100)],
   ['claims', () => benchClaimsInProcess(2000, 8)],
@@ -30,6 +33,7 @@ const GROUPS: Array<[string, () => Promise<BenchResult[]>]> = [
   ['compaction', () => benchCompaction(5)],
   ['resume', () => benchResume()],
   ['sandbox', () => benchSandbox(100)],
+  ['caching', () => benchCaching()],
 ];
 
 export async function main(): Promise<number> {

@@ -15,7 +15,7 @@ import { InterruptedError, type ModelBackend } from '../runtime/model/model-clie
 import type { TokenUsage } from '../runtime/model/pricing.js';
 import { capOutput } from '../runtime/tools/output-cap.js';
 import type { AgentLoop } from './agent-loop.js';
-import { measureTrim, restoreToolResults, toolNames, type ToolResultContent } from './context-trim.js';
+import { firstTrimmedMessage, measureTrim, restoreToolResults, toolNames, type ToolResultContent } from './context-trim.js';
 import { identityBlock, type OwnedTask } from './identity-block.js';
 import type { Identity } from './prompts.js';
 import { blocksOf, compactedContext } from './transcript.js';
@@ -64,6 +64,16 @@ export const DEFAULT_TRIM_AT = 0.6;
 export const DEFAULT_TRIM_KEEP_TURNS = 3;
 export const DEFAULT_COMPACT_AT = 0.8;
 
+/**
+ * Trimming rewrites the conversation from its first cut result on, so the prompt cache holds
+ * nothing past it: the next call writes it all again (1.25×) instead of reading it (0.1×). So it
+ * cuts in large steps: once the context has grown by this fraction of the window since the last
+ * trim (every cut older result at once), not a result at every call above the threshold...
+ */
+export const TRIM_STEP = 0.1;
+/** ...and only when it saves at least this share of what it makes the cache write again. */
+export const TRIM_MIN_SAVING = 0.25;
+
 /** After a failed automatic compaction, this many model calls pass before the next attempt. */
 const RETRY_AFTER_CALLS = 5;
 
@@ -82,6 +92,8 @@ export class Compactor {
   /** No automatic compaction before the loop has made this many model calls. */
   #autoFromCall = 0;
   #previousFile: string | undefined;
+  /** The context (estimated) after the last trim: the next waits until it has grown a step. */
+  #lastTrimTokens: number | undefined;
 
   constructor(options: CompactorOptions) {
     this.#o = options;
@@ -135,7 +147,9 @@ export class Compactor {
     const trimAt = config.trimAt ?? DEFAULT_TRIM_AT;
     const compactAt = config.compactAt ?? DEFAULT_COMPACT_AT;
     let tokens = loop.totals.contextTokens;
-    if (trimAt > 0 && tokens >= trimAt * window) tokens = this.#trim(tokens);
+    // Over the compaction threshold any cut is worth it: a summary would rewrite everything.
+    const urgent = compactAt > 0 && tokens >= compactAt * window;
+    if (trimAt > 0 && tokens >= trimAt * window) tokens = this.#trim(tokens, window, urgent);
 
     const pending = this.#pending;
     if (pending) {
@@ -166,12 +180,17 @@ export class Compactor {
     return promise;
   }
 
-  #trim(tokens: number): number {
+  #trim(tokens: number, window: number, urgent: boolean): number {
     const { loop, config } = this.#o;
     const keepTurns = config.trimKeepTurns ?? DEFAULT_TRIM_KEEP_TURNS;
+    if (!urgent && this.#lastTrimTokens !== undefined && tokens < this.#lastTrimTokens + TRIM_STEP * window) return tokens;
     const trimmed = measureTrim(loop.messages, keepTurns);
     if (trimmed.cut === 0) return tokens;
-    const after = Math.max(0, tokens - estimateTokens(trimmed.charsBefore - trimmed.charsAfter));
+    const saved = estimateTokens(trimmed.charsBefore - trimmed.charsAfter);
+    const cacheLoss = estimateTokens(JSON.stringify(loop.messages.slice(firstTrimmedMessage(loop.messages, keepTurns) ?? 0)).length) - saved;
+    if (!urgent && saved < TRIM_MIN_SAVING * cacheLoss) return tokens;
+    const after = Math.max(0, tokens - saved);
+    this.#lastTrimTokens = after;
     // The transcript cuts the results on this event (and a resume replays the same cut).
     loop.events.emit('compaction', {
       kind: 'trim',
@@ -181,6 +200,7 @@ export class Compactor {
       before_tokens: tokens,
       after_tokens: after,
       keep_turns: keepTurns,
+      cache_loss_tokens: Math.max(0, cacheLoss),
     });
     return after;
   }
@@ -226,6 +246,8 @@ export class Compactor {
         messages: [{ role: 'user', content: summaryPrompt(transcript, trigger, focus) }],
         tools: [],
         maxTokens: config.maxTokens,
+        // A one-off request: no later call repeats its messages, so only its prefix is marked.
+        cache: 'prefix',
       },
       { signal, onRetry: (notice) => events.emit('retry', { ...notice, purpose: 'compaction' }) },
     );

@@ -7,6 +7,7 @@ import type { NotifyKind } from '../runtime/settings/schema.js';
 import { Notifier } from '../runtime/notify/notifier.js';
 import { LEAD_NAME } from '../runtime/vocabulary.js';
 import type { TeamSession } from './team-session.js';
+import type { RunEnd } from './run-end.js';
 
 /** Claude Code's `notification_type` for each kind (the hooks' matchers match it). */
 const NOTIFICATION_TYPE: Record<NotifyKind, string> = {
@@ -87,7 +88,7 @@ function firstLine(text: string): string {
  * A headless run has ended: its Notification hooks (notify my phone when CI is done). Nothing is
  * written to the terminal: stdout and stderr belong to the run's output.
  */
-export async function announceRunEnd(session: TeamSession, end: { kind: 'settled' | 'failed' | 'budget' | 'stalled' }, message: string): Promise<void> {
+export async function announceRunEnd(session: TeamSession, end: { kind: RunEnd['kind'] }, message: string): Promise<void> {
   const notifier = new Notifier({ settings: { ...session.settings?.notifications, bell: false, desktop: 'off', title: false }, write: () => undefined });
   const kind: NotifyKind = end.kind === 'settled' ? 'done' : end.kind === 'budget' ? 'budget' : 'failure';
   await new Attention(session, notifier).notify(LEAD_NAME, kind, message);

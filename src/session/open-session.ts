@@ -6,6 +6,8 @@ import { EventHub, type EventListener } from '../runtime/events/events.js';
 import { StoreError, type TeamStore } from '../runtime/store/team-store.js';
 import { budgetSettingsFrom } from '../runtime/settings/to-config.js';
 import { startExtras, type SessionExtras } from './session-extras.js';
+import { gitBaseline } from '../runtime/record/git-changes.js';
+import { RunRecorder } from '../runtime/record/run-record.js';
 import { StartupError, type SessionSettings } from './settings.js';
 import { TeamSession } from './team-session.js';
 
@@ -42,6 +44,10 @@ export async function openSession(settings: SessionSettings, options: OpenOption
     const archived = decision === 'fresh' ? await backend.archive() : undefined;
     const hub = new EventHub();
     if (options.observe) hub.subscribe(options.observe);
+    // The run record sums every event from the first; git says where the run began.
+    const recorder = new RunRecorder();
+    hub.subscribe(recorder.onEvent);
+    const gitBase = gitBaseline(workspace.root);
     const store = await backend.open({ hub, secrets: settings.secrets });
     let team: Team;
     let extras: SessionExtras | undefined;
@@ -81,6 +87,8 @@ export async function openSession(settings: SessionSettings, options: OpenOption
       loaded: settings.loaded,
       notices: extras.notices,
       ...(extras.mcp ? { mcp: extras.mcp } : {}),
+      recorder,
+      gitBase,
     });
   } catch (error) {
     // Another live huddle here, a read-only workspace, a full disk, a broken state file: one line, exit 2.

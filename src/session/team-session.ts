@@ -17,6 +17,8 @@ import type { Message } from '../runtime/store/bus.js';
 import type { Member } from '../runtime/store/roster.js';
 import { StoreError, type TeamStore } from '../runtime/store/team-store.js';
 import { scrub } from '../runtime/store/file/event-log.js';
+import { gitChanges } from '../runtime/record/git-changes.js';
+import { RunRecorder, type RunRecord } from '../runtime/record/run-record.js';
 import { LEAD_NAME, PERSON_SENDER } from '../runtime/vocabulary.js';
 import type { McpServers, McpServerStatus } from '../runtime/mcp/mcp-servers.js';
 import { settingsRows, type SettingsRow } from '../runtime/settings/describe.js';
@@ -46,6 +48,16 @@ export interface SessionParts {
   notices?: string[];
   /** The session's MCP servers (closed with it). */
   mcp?: McpServers;
+  /** Sums the session's events from its first (subscribed when the hub was made). */
+  recorder?: RunRecorder;
+  /** The git commit the session began at (undefined: not a repository). */
+  gitBase?: Promise<string | undefined>;
+}
+
+/** A run record and where it was written (relative to the workspace). */
+export interface RecordedRun {
+  record: RunRecord;
+  file: string;
 }
 
 /** The last verify run of a task in this session, as `/tasks` shows it. */
@@ -81,6 +93,10 @@ export class TeamSession {
   /** Task id → its last verify run, from the `verify` events of this session. */
   readonly #verified = new Map<number, VerifyMark>();
   readonly #verifyListeners = new Set<() => void>();
+  readonly #recorder: RunRecorder;
+  readonly #gitBase: Promise<string | undefined>;
+  /** The run record written when the session closed (close({ record })). */
+  recorded: RecordedRun | undefined;
   #resumed: Promise<ResumeReport> | undefined;
   #closed: Promise<void> | undefined;
   /** Start-up notices, one line each (headless prints them as warnings; the console shows them in the lead's pane). */
@@ -105,6 +121,13 @@ export class TeamSession {
     this.archived = parts.archived;
     this.budget = new BudgetIntents(parts.team.budget);
     this.worktrees = new WorktreeIntents(parts.workspace.root, (name) => name !== LEAD_NAME && this.isLive(name));
+    this.#gitBase = parts.gitBase ?? Promise.resolve(undefined);
+    if (parts.recorder) {
+      this.#recorder = parts.recorder;
+    } else {
+      this.#recorder = new RunRecorder();
+      this.hub.subscribe(this.#recorder.onEvent);
+    }
   }
 
   // ---- lifecycle ------------------------------------------------------------------------------
@@ -144,11 +167,11 @@ export class TeamSession {
    * statuses as they are (nobody `shutdown`) so `--resume` continues the team; otherwise the
    * team is finished. `done` is logged as the run's last event before the stores close.
    */
-  close(options: { reason: string; resumable?: boolean; done?: EventFields['done'] }): Promise<void> {
+  close(options: { reason: string; resumable?: boolean; done?: EventFields['done']; record?: { sessionId?: string } }): Promise<void> {
     return (this.#closed ??= this.#close(options));
   }
 
-  async #close({ reason, resumable, done }: { reason: string; resumable?: boolean; done?: EventFields['done'] }): Promise<void> {
+  async #close({ reason, resumable, done, record }: { reason: string; resumable?: boolean; done?: EventFields['done']; record?: { sessionId?: string } }): Promise<void> {
     try {
       if (resumable) {
         await this.#team.suspend(reason);
@@ -165,8 +188,35 @@ export class TeamSession {
     // After every agent has stopped, before the logs close (its run is logged too).
     await this.#team.sessionHook({ hook_event_name: 'SessionEnd', reason });
     if (done) this.hub.emit(LEAD_NAME, 'done', done);
+    if (record) {
+      const outcome = done ? { ok: done.ok, exit_code: done.exit_code, ...(done.reason ? { reason: done.reason } : { reason }) } : undefined;
+      this.recorded = await this.runRecord({ ...record, ...(outcome ? { outcome } : {}) }).catch((error: Error) => {
+        this.hub.emit('huddle', 'warning', { message: `could not write the run record: ${error.message}` });
+        return undefined;
+      });
+    }
     await this.#mcp?.close();
     await this.#store.close(reason);
+  }
+
+  /**
+   * The run record (runtime/record): built from the session's events, the board, the spend per
+   * task and git, and written to .team/logs/run-<stamp>.json. Headless runs write one as they end;
+   * the console on /summary.
+   */
+  async runRecord(options: { sessionId?: string; outcome?: RunRecord['outcome'] } = {}): Promise<RecordedRun> {
+    await this.#store.spend.flush();
+    const base = await this.#gitBase;
+    const [tasks, git] = await Promise.all([this.tasks().catch(() => []), base ? gitChanges(this.workspace.root, base) : Promise.resolve(undefined)]);
+    const record = this.#recorder.build({
+      tasks,
+      spend: this.#store.spend.data,
+      git,
+      ...(options.outcome ? { outcome: options.outcome } : {}),
+      ...(options.sessionId ? { sessionId: options.sessionId } : {}),
+    });
+    const file = await this.#store.events.saveRunRecord(record as unknown as Record<string, unknown>);
+    return { record, file: this.workspace.relative(file) };
   }
 
   // ---- lookups --------------------------------------------------------------------------------
@@ -244,6 +294,17 @@ export class TeamSession {
   /** A person is here to answer the needs-you queue (the console): ask mode can put questions to them. */
   attachPerson(): () => void {
     return this.#team.approvals.attachAnswerer();
+  }
+
+  /** What a headless run's first stream-json line says: where, which model, which tools, which mode. */
+  describeLead(): { cwd: string; model: string; tools: string[]; permissionMode: string; apiKeySource: string | undefined } {
+    return {
+      cwd: this.workspace.root,
+      model: this.#team.lead.loop.model,
+      tools: this.#team.lead.loop.tools.names,
+      permissionMode: this.#config.permissionMode ?? 'auto',
+      apiKeySource: this.#config.apiKeySource,
+    };
   }
 
   /** The lead's last text and how its last turn ended: what a headless run prints. */

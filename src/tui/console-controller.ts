@@ -12,6 +12,7 @@ import { appendItem, itemId } from './state/transcript.js';
 import { formatTokens } from './components/glyphs.js';
 import { formatSettingsRows, type SettingsRow } from '../runtime/settings/describe.js';
 import { formatMcpStatus } from '../runtime/mcp/status.js';
+import { summaryLines } from '../runtime/record/run-record.js';
 
 export class ConsoleController implements CommandIntents {
   readonly store: ConsoleStore;
@@ -66,6 +67,13 @@ export class ConsoleController implements CommandIntents {
     }
     // Through the bus: it reaches the teammate exactly once, mid-turn or by waking it from idle.
     await this.#session.send(agent, text);
+  }
+
+  async summary(): Promise<string[]> {
+    const { record, file } = await this.#session.runRecord();
+    const lines = [`run record: ${file}`, ...summaryLines(record)];
+    this.store.setState({ summary: lines });
+    return lines;
   }
 
   interrupt(agent: string): boolean {

@@ -295,7 +295,8 @@ export function readEventLogs(root: string): EventRecord[] {
   const events: EventRecord[] = [];
   let agents: string[] = [];
   try {
-    agents = readdirSync(logs);
+    // A directory per agent; the run records (run-<stamp>.json) sit beside them.
+    agents = readdirSync(logs, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
   } catch {
     return events;
   }

@@ -11,6 +11,8 @@ import {
   type ModelRequest,
   type RetryNotice,
 } from '../../src/runtime/model/model-client.js';
+import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
+import { countBreakpoints } from '../../src/runtime/model/cache-breakpoints.js';
 import { type FakeApi, overloaded, rateLimited, replyText, startFakeApi, text } from '../helpers/fake-api.js';
 
 const API_KEY = 'sk-ant-test-secret-0123456789abcdef';
@@ -90,7 +92,8 @@ describe('ModelClient: a normal streamed call', () => {
     expect(sent.body.stream).toBe(true);
     expect(sent.body.model).toBe('claude-sonnet-4-6');
     expect(sent.body.max_tokens).toBe(777);
-    expect(sent.body.messages).toEqual([{ role: 'user', content: 'hi' }]);
+    // The rolling breakpoint: the last message's last block (cache-breakpoints.ts).
+    expect(sent.body.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'hi', cache_control: { type: 'ephemeral' } }] }]);
     expect(sent.body.system).toEqual([
       { type: 'text', text: "You are 'lead', role: lead, team: t.", cache_control: { type: 'ephemeral' } },
     ]);
@@ -98,6 +101,31 @@ describe('ModelClient: a normal streamed call', () => {
     expect(sent.body.tools[0].cache_control).toBeUndefined();
     expect(sent.body.tools[1].cache_control).toEqual({ type: 'ephemeral' });
     expect(sent.body.tools[1].input_schema).toEqual(tools[1]!.input_schema);
+  });
+
+  it('marks the end of the conversation and of the previous call, on a copy, at most 4 breakpoints', async () => {
+    fake.enqueue(replyText('ok'));
+    const tools = [{ name: 'bash', description: 'Runs a command.', input_schema: { type: 'object' as const } }];
+    const messages: MessageParam[] = [
+      { role: 'user', content: [{ type: 'text', text: 'do it' }] },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'bash', input: { command: 'ls' } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'a b' }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'more' }, { type: 'tool_use', id: 't2', name: 'bash', input: { command: 'pwd' } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't2', content: '/x' }, { type: 'text', text: '<inbox>…</inbox>' }] },
+    ];
+    const before = structuredClone(messages);
+    await client().call(request({ tools, messages }));
+    expect(messages, 'the transcript is not marked').toEqual(before);
+    const sent = fake.requests[0]!.body;
+    const marks = (sent.messages as Array<{ content: Array<{ cache_control?: unknown }> }>).map((m) => m.content.map((b) => Boolean(b.cache_control)));
+    expect(marks).toEqual([[false], [false], [true], [false, false], [false, true]]);
+    expect(countBreakpoints(sent)).toBe(4);
+  });
+
+  it('a one-off request marks only the tools and the system prompt', async () => {
+    fake.enqueue(replyText('ok'));
+    await client().call({ ...request({}), cache: 'prefix' });
+    expect(fake.requests[0]!.body.messages).toEqual([{ role: 'user', content: 'hi' }]);
   });
 
   it('omits tools when there are none', async () => {

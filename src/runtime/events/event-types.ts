@@ -76,6 +76,9 @@ export interface EventFields {
     model: string;
     purpose?: 'compaction';
     restart?: boolean;
+    /** (new) The response's id and why it stopped: stream-json's assistant messages carry them. */
+    message_id?: string;
+    stop_reason?: string | null;
   };
   compaction: TrimFields | SummaryFields;
   /**
@@ -170,6 +173,8 @@ export type TrimFields = {
   after_tokens: number;
   /** The tool results of this many latest assistant turns were kept: the cut can be replayed exactly. */
   keep_turns?: number;
+  /** (new) Tokens from the first cut on: no longer in the prompt cache, written again by the next call. */
+  cache_loss_tokens?: number;
 };
 
 /** The transcript replaced by a summary (agents/compaction.ts). */

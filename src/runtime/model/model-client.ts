@@ -5,6 +5,7 @@
 import Anthropic, { APIConnectionError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 import type { Message, MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import type { HuddleConfig } from '../config.js';
+import { markMessages, markPrefix } from './cache-breakpoints.js';
 import { costOf, toTokenUsage, type TokenUsage } from './pricing.js';
 import type { ToolDefinitionParam } from '../tools/registry.js';
 
@@ -14,6 +15,12 @@ export interface ModelRequest {
   messages: MessageParam[];
   tools: ToolDefinitionParam[];
   maxTokens: number;
+  /**
+   * `prefix`: only the tools and system prompt are marked for the prompt cache (a one-off request
+   * whose messages no later call repeats); default `conversation`: the rolling breakpoints too
+   * (cache-breakpoints.ts).
+   */
+  cache?: 'conversation' | 'prefix';
 }
 
 export interface RetryNotice {
@@ -147,10 +154,10 @@ export class ModelClient implements ModelBackend {
   }
 
   async #streamOnce(request: ModelRequest, hooks: ModelCallHooks): Promise<Message> {
-    const tools = request.tools.map((tool, index) =>
-      // A cache breakpoint after the tools and the system prompt: both repeat on every call.
-      index === request.tools.length - 1 ? { ...tool, cache_control: { type: 'ephemeral' as const } } : tool,
-    );
+    // Prompt-cache breakpoints on a copy of the request (cache-breakpoints.ts): the stable
+    // prefix, and the conversation up to its last message.
+    const { system, tools } = markPrefix(request.system, request.tools);
+    const messages = request.cache === 'prefix' ? request.messages : markMessages(request.messages);
     // A server that stops sending mid-stream is never cut by the request timeout (it covers the
     // whole response, 10 min by default); silence longer than streamIdleMs is, and is retried.
     const idleMs = this.#options.streamIdleMs ?? DEFAULT_STREAM_IDLE_MS;
@@ -170,8 +177,8 @@ export class ModelClient implements ModelBackend {
         {
           model: request.model,
           max_tokens: request.maxTokens,
-          system: [{ type: 'text', text: request.system, cache_control: { type: 'ephemeral' } }],
-          messages: request.messages,
+          system,
+          messages,
           ...(tools.length ? { tools } : {}),
         },
         { signal: controller.signal },

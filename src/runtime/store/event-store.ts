@@ -22,6 +22,8 @@ export interface EventStore {
   saveTranscript(agent: string, record: Record<string, unknown>): Promise<string>;
   /** A transcript kept by saveTranscript, by the location it returned (undefined: no such transcript). */
   readTranscript(location: string): Promise<Record<string, unknown> | undefined>;
+  /** Keeps a run record (runtime/record; secrets scrubbed): `.team/logs/run-<stamp>.json`. Returns where. */
+  saveRunRecord(record: Record<string, unknown>): Promise<string>;
   /** Stops recording. */
   close(): void;
 }

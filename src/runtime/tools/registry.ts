@@ -40,15 +40,7 @@ export class ToolRegistry {
 
   /** The `tools` parameter of a Messages API request. */
   definitions(): ToolDefinitionParam[] {
-    return [...this.#tools.values()].map((tool) => {
-      if (tool.inputJsonSchema) return { name: tool.name, description: tool.description, input_schema: tool.inputJsonSchema };
-      const { $schema: _drop, ...schema } = z.toJSONSchema(tool.input, { io: 'input' }) as Record<string, unknown>;
-      return {
-        name: tool.name,
-        description: tool.description,
-        input_schema: { ...schema, type: 'object' },
-      };
-    });
+    return [...this.#tools.values()].map(definitionOf);
   }
 
   summarize(name: string, input: unknown): string {
@@ -87,6 +79,23 @@ export class ToolRegistry {
       return { content: `${name} failed: ${message}`, isError: true };
     }
   }
+}
+
+// Converting a zod schema to JSON Schema takes milliseconds, and every model call sends every tool:
+// each tool's definition is made once (tools are shared between agents' registries).
+const DEFINITIONS = new WeakMap<Tool, ToolDefinitionParam>();
+
+function definitionOf(tool: Tool): ToolDefinitionParam {
+  let definition = DEFINITIONS.get(tool);
+  if (definition) return definition;
+  if (tool.inputJsonSchema) {
+    definition = { name: tool.name, description: tool.description, input_schema: tool.inputJsonSchema };
+  } else {
+    const { $schema: _drop, ...schema } = z.toJSONSchema(tool.input, { io: 'input' }) as Record<string, unknown>;
+    definition = { name: tool.name, description: tool.description, input_schema: { ...schema, type: 'object' } };
+  }
+  DEFINITIONS.set(tool, definition);
+  return definition;
 }
 
 function formatZodError(error: z.ZodError): string {

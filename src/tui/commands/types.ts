@@ -31,6 +31,8 @@ export interface CommandIntents {
   showConfig(filter?: string): string | undefined;
   /** Fills the /mcp page. */
   showMcp(): void;
+  /** The run record so far, written to .team/logs/run-<stamp>.json: its lines, for the /summary view. */
+  summary(): Promise<string[]>;
   /** A notice in an agent's pane. */
   note(agent: string, text: string, tone?: 'info' | 'warn' | 'error'): void;
 }

@@ -12,6 +12,7 @@ import { InputLine, inputRows } from './InputLine.js';
 import { PageView } from './PageView.js';
 import { RosterView } from './RosterView.js';
 import { StatusBar } from './StatusBar.js';
+import { SummaryView } from './SummaryView.js';
 import { TabBar } from './TabBar.js';
 import { TaskBoardView } from './TaskBoardView.js';
 
@@ -43,6 +44,8 @@ export function App({ store, controller, history, quit }: Props) {
           <RosterView store={store} width={columns} height={mainHeight} />
         ) : view === 'help' ? (
           <HelpView height={mainHeight} />
+        ) : view === 'summary' ? (
+          <SummaryView store={store} height={mainHeight} />
         ) : view === 'approvals' ? (
           <ApprovalsView store={store} width={columns} height={mainHeight} />
         ) : view === 'config' || view === 'mcp' ? (

@@ -18,8 +18,12 @@ export interface AgentView {
   items: TranscriptItem[];
   /** New output since the person last looked at this pane. */
   unread: boolean;
+  /** Every input token, cache reads and writes included. */
   inputTokens: number;
   outputTokens: number;
+  /** Of inputTokens: read from the prompt cache (billed 0.1×) and written to it (1.25×). */
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
   costUsd: number;
   contextTokens: number;
   model?: string | undefined;
@@ -28,7 +32,7 @@ export interface AgentView {
   activeTool?: string | undefined;
 }
 
-export type ViewName = 'pane' | 'tasks' | 'team' | 'help' | 'approvals' | 'config' | 'mcp';
+export type ViewName = 'pane' | 'tasks' | 'team' | 'help' | 'approvals' | 'config' | 'mcp' | 'summary';
 
 /** A page of text a command shows as a view (/config, /mcp): computed when opened. */
 export interface TextPage {
@@ -82,6 +86,8 @@ export interface ConsoleState {
   approvalIndex: number;
   /** What the /config or /mcp view shows. */
   page?: TextPage | undefined;
+  /** /summary: the run record's lines, as last made. */
+  summary: string[];
 }
 
 export type ConsoleStore = ReturnType<typeof createConsoleStore>;
@@ -95,6 +101,8 @@ export function emptyAgent(name: string, role: string): AgentView {
     unread: false,
     inputTokens: 0,
     outputTokens: 0,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
     costUsd: 0,
     contextTokens: 0,
     lastActivity: Date.now(),
@@ -120,6 +128,7 @@ export function createConsoleStore(initial: { model: string; endpoint: string; d
     highlighterReady: false,
     approvals: [],
     approvalIndex: 0,
+    summary: [],
   }));
 }
 

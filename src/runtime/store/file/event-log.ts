@@ -2,7 +2,7 @@
 // One file per agent per huddle process; secrets are scrubbed from every line before it is written.
 // A line that cannot be written (a full disk, a workspace gone read-only) is the end of the run's
 // record: it is reported once, as a clear error through `onFailure`, never as a stack.
-import { appendFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { writeJsonAtomic } from '../../fs/atomic-file.js';
 import type { EventHub, HuddleEvent } from '../../events/events.js';
@@ -24,6 +24,8 @@ export class EventLog implements EventStore {
   readonly #sessionStamp: string;
   readonly #secrets: string[];
   readonly #files = new Map<string, string>();
+  /** Open append-only descriptors, one per agent: an event is one write(2), not open, write, close. */
+  readonly #fds = new Map<string, number>();
   readonly #unsubscribe: () => void;
   readonly #onFailure: ((error: StoreError) => void) | undefined;
   #failed = false;
@@ -51,8 +53,15 @@ export class EventLog implements EventStore {
 
   write(event: HuddleEvent): void {
     // Appending synchronously keeps the log complete up to the last event if the process is
-    // killed: resume (and a person reading the log) can trust it.
-    appendFileSync(this.fileFor(event.agent), `${scrub(JSON.stringify(event), this.#secrets)}\n`);
+    // killed: resume (and a person reading the log) can trust it. O_APPEND: each line lands whole
+    // at the end, as appendFileSync did, without reopening the file for every event.
+    let fd = this.#fds.get(event.agent);
+    if (fd === undefined) {
+      fd = openSync(this.fileFor(event.agent), 'a');
+      this.#fds.set(event.agent, fd);
+    }
+    const line = Buffer.from(`${scrub(JSON.stringify(event), this.#secrets)}\n`);
+    for (let written = 0; written < line.length; ) written += writeSync(fd, line, written);
   }
 
   #record(event: HuddleEvent): void {
@@ -68,6 +77,14 @@ export class EventLog implements EventStore {
 
   close(): void {
     this.#unsubscribe();
+    for (const fd of this.#fds.values()) {
+      try {
+        closeSync(fd);
+      } catch {
+        // already closed
+      }
+    }
+    this.#fds.clear();
   }
 
   async agents(): Promise<string[]> {
@@ -76,6 +93,13 @@ export class EventLog implements EventStore {
 
   async read(agent: string): Promise<LoggedEvent[]> {
     return readAgentEvents(this.#logsDir, agent);
+  }
+
+  async saveRunRecord(record: Record<string, unknown>): Promise<string> {
+    mkdirSync(this.#logsDir, { recursive: true });
+    const file = path.join(this.#logsDir, `run-${fileStamp(new Date())}.json`);
+    await writeJsonAtomic(file, JSON.parse(scrub(JSON.stringify(record), this.#secrets)));
+    return file;
   }
 
   /** Writes `.team/logs/<agent>/transcript-<stamp>.json` atomically; returns that path, relative to the workspace. */
