@@ -35,8 +35,8 @@ export function bundleOptions({ outdir, version, minify = true }) {
     sourcemap: minify ? 'linked' : false,
     legalComments: 'none',
     define: { 'process.env.NODE_ENV': '"production"', __HUDDLE_VERSION__: JSON.stringify(version) },
-    // Native addons and devtools stay out of the bundle.
-    external: ['node-pty', 'react-devtools-core'],
+    // Native addons and devtools stay out of the bundle (pg-native: pg's optional native driver, never loaded).
+    external: ['node-pty', 'react-devtools-core', 'pg-native'],
     banner: {
       // Bundled CommonJS packages may use require, __filename and __dirname; ESM has none of them.
       js: [

@@ -8,6 +8,7 @@ import type { Approvals } from './approvals.js';
 import type { Board } from './board.js';
 import type { Bus } from './bus.js';
 import type { EventStore } from './event-store.js';
+import type { TeamHosts } from './hosts.js';
 import type { Roster } from './roster.js';
 import type { SpendLedger } from './spend-ledger.js';
 import { StoreError } from './store-errors.js';
@@ -23,6 +24,8 @@ export interface TeamStore {
   readonly approvals: Approvals;
   readonly allowList: AllowList;
   readonly events: EventStore;
+  /** Where teammates run, when the team is shared by several processes (PostgreSQL); absent: all run here. */
+  readonly hosts?: TeamHosts;
   /** The first failure that keeps the store from holding the team's state (a full disk, say), if any. */
   readonly failure: StoreError | undefined;
   /** Called once on such a failure: the run cannot go on and should end (exit 1), saying `error.message`. */
@@ -44,7 +47,7 @@ export interface OpenStoreOptions {
   mode?: 'run' | 'join';
 }
 
-/** A place a team can live: the workspace's files, or (later) a database shared by several hosts. */
+/** A place a team can live: the workspace's files, or a database shared by several hosts (store/postgres/). */
 export interface StoreBackend {
   /** For messages: where the team lives (`.team/ in /home/me/app`). */
   describe(): string;

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# A throwaway PostgreSQL server for huddle's tests and benchmarks: its own temp data directory,
+# 127.0.0.1 on a free port, trust authentication, fsync off. It never touches another server.
+#
+#   eval "$(scripts/test-postgres.sh start)"   starts one; prints the exports (HUDDLE_TEST_PG_URL, HUDDLE_TEST_PG_DIR)
+#   scripts/test-postgres.sh stop DIR          stops the one in DIR and removes DIR
+#   scripts/test-postgres.sh run CMD [ARGS…]   starts one, runs CMD with HUDDLE_TEST_PG_URL set, stops it
+#
+# Needs PostgreSQL's server binaries (Debian: apt-get install postgresql). As root, the server
+# runs as the `postgres` user (initdb refuses root).
+set -euo pipefail
+
+find_bin() {
+  local name=$1
+  if command -v "$name" >/dev/null 2>&1; then command -v "$name"; return; fi
+  local dir
+  for dir in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V -r); do
+    if [ -x "$dir/$name" ]; then echo "$dir/$name"; return; fi
+  done
+  echo "test-postgres: $name not found; install PostgreSQL's server (Debian: apt-get install postgresql)" >&2
+  exit 1
+}
+
+as_owner() {
+  if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+free_port() {
+  # A port nothing listens on now (the server's start below fails loudly if one took it meanwhile).
+  node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'
+}
+
+start() {
+  local initdb pg_ctl dir port
+  initdb=$(find_bin initdb)
+  pg_ctl=$(find_bin pg_ctl)
+  dir=$(mktemp -d "${TMPDIR:-/tmp}/huddle-pg-XXXXXX")
+  chmod 755 "$dir"
+  if [ "$(id -u)" -eq 0 ]; then chown postgres "$dir"; fi
+  as_owner "$initdb" -D "$dir/data" --auth=trust --username=postgres --encoding=UTF8 --no-instructions >"$dir/initdb.log" 2>&1 || {
+    cat "$dir/initdb.log" >&2
+    exit 1
+  }
+  for attempt in 1 2 3 4 5; do
+    port=$(free_port)
+    if as_owner "$pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start \
+      -o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=400 -c shared_buffers=64MB" >/dev/null 2>&1; then
+      echo "export HUDDLE_TEST_PG_URL=postgres://postgres@127.0.0.1:$port/postgres"
+      echo "export HUDDLE_TEST_PG_DIR=$dir"
+      return
+    fi
+  done
+  echo "test-postgres: the server did not start; its log:" >&2
+  cat "$dir/server.log" >&2 || true
+  exit 1
+}
+
+stop() {
+  local dir=${1:?usage: test-postgres.sh stop DIR}
+  [ -d "$dir/data" ] || return 0
+  as_owner "$(find_bin pg_ctl)" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
+  rm -rf "$dir"
+}
+
+case "${1:-}" in
+  start) start ;;
+  stop) stop "${2:-}" ;;
+  run)
+    shift
+    eval "$(start)"
+    trap 'stop "$HUDDLE_TEST_PG_DIR"' EXIT
+    "$@"
+    ;;
+  *)
+    echo "usage: $0 start | stop DIR | run CMD [ARGS…]" >&2
+    exit 2
+    ;;
+esac

@@ -1,0 +1,206 @@
+// Every event of every agent of the team, kept in PostgreSQL (SPEC section 7), from every host:
+// resume rebuilds transcripts from it, and the console of the lead shows the agents that run
+// elsewhere from it. Events of this process's hub are written in batches (secrets scrubbed), each
+// with a unique id so that a batch retried after a dropped connection is not stored twice. Each
+// host's batches are written one after another, so its sequence numbers grow in commit order:
+// a follower reads "this host's events after the last one I saw" and misses none.
+//
+// Mirroring (the lead's process): events other hosts wrote are emitted on this process's hub with
+// their `host`, so the console, `--json` and the run record see remote agents as if they ran
+// here. Mirrored events are never written back (they carry `host`) nor counted as spend.
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { writeJsonAtomic } from '../../fs/atomic-file.js';
+import type { EventHub, EventType, HuddleEvent } from '../../events/events.js';
+import { scrub } from '../../secrets.js';
+import type { EventStore, LoggedEvent } from '../event-store.js';
+import { StoreError, StoreWriteError } from '../store-errors.js';
+import { type PgContext, write } from './pg-context.js';
+
+export interface PgEventStoreOptions {
+  secrets: string[];
+  /** Where run records are written for the person (the workspace's `.team/logs/`). */
+  logsDir: string;
+  /** Emit other hosts' events on this hub. */
+  mirror: boolean;
+  onFailure?: (error: StoreError) => void;
+}
+
+/** Events with `host` came from another process: not ours to record. */
+export function isMirrored(event: HuddleEvent): boolean {
+  return (event as { host?: unknown }).host !== undefined;
+}
+
+const BATCH = 500;
+
+export class PgEventStore implements EventStore {
+  readonly #ctx: PgContext;
+  readonly #options: PgEventStoreOptions;
+  readonly #secrets: string[];
+  readonly #buffer: Array<{ uid: string; agent: string; body: string }> = [];
+  readonly #unsubscribe: () => void;
+  #flushing: Promise<void> = Promise.resolve();
+  #scheduled = false;
+  #failed = false;
+  #closed = false;
+  /** Mirroring: the last sequence number seen per host, and where mirroring started. */
+  readonly #seen = new Map<string, number>();
+  #baseline = 0;
+  #mirrorOff: (() => void) | undefined;
+  #following = new Map<string, Promise<void>>();
+
+  private constructor(ctx: PgContext, options: PgEventStoreOptions) {
+    this.#ctx = ctx;
+    this.#options = options;
+    this.#secrets = options.secrets.filter((s) => s.length >= 8);
+    this.#unsubscribe = ctx.hub.subscribe((event) => this.#record(event));
+  }
+
+  static async open(ctx: PgContext, options: PgEventStoreOptions): Promise<PgEventStore> {
+    const store = new PgEventStore(ctx, options);
+    if (options.mirror) await store.#startMirror();
+    return store;
+  }
+
+  // ---- recording ------------------------------------------------------------------------
+
+  #record(event: HuddleEvent): void {
+    if (this.#failed || this.#closed || isMirrored(event)) return;
+    this.#buffer.push({ uid: randomUUID(), agent: event.agent, body: scrub(JSON.stringify(event), this.#secrets) });
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    // One batch per turn of the event loop: a streamed response is a few writes, not thousands.
+    setImmediate(() => {
+      this.#scheduled = false;
+      this.#flushing = this.#flushing.then(() => this.#flush());
+    });
+  }
+
+  async #flush(): Promise<void> {
+    while (this.#buffer.length && !this.#failed) {
+      const batch = this.#buffer.splice(0, BATCH);
+      const { team, host, channel } = this.#ctx;
+      try {
+        await write(this.#ctx, async (client) => {
+          const { rows } = await client.query<{ seq: string }>(
+            `INSERT INTO huddle_events (team, host, uid, agent, body)
+             SELECT $1, $2, uid, agent, body::jsonb FROM unnest($3::text[], $4::text[], $5::text[]) AS e(uid, agent, body)
+             ON CONFLICT (uid) DO NOTHING RETURNING seq`,
+            [team, host, batch.map((e) => e.uid), batch.map((e) => e.agent), batch.map((e) => e.body)],
+          );
+          if (rows.length) await channel.publish(client, { k: 'e', h: host });
+        });
+      } catch (error) {
+        this.#failed = true;
+        const failure = error instanceof StoreError ? error : new StoreWriteError(`cannot record events in the team's database: ${(error as Error).message}`);
+        this.#options.onFailure?.(failure);
+      }
+    }
+  }
+
+  /** Resolves once every event emitted so far is stored. */
+  async settled(): Promise<void> {
+    if (this.#scheduled) await new Promise((resolve) => setImmediate(resolve));
+    await this.#flushing;
+  }
+
+  // ---- reading --------------------------------------------------------------------------
+
+  async agents(): Promise<string[]> {
+    await this.settled();
+    const { rows } = await this.#ctx.db.query<{ agent: string }>('SELECT DISTINCT agent FROM huddle_events WHERE team = $1', [this.#ctx.team]);
+    return rows.map((row) => row.agent);
+  }
+
+  async read(agent: string): Promise<LoggedEvent[]> {
+    await this.settled();
+    const { rows } = await this.#ctx.db.query<{ body: LoggedEvent }>('SELECT body FROM huddle_events WHERE team = $1 AND agent = $2 ORDER BY seq', [this.#ctx.team, agent]);
+    return rows.map((row) => row.body).filter((event) => event && typeof event.type === 'string');
+  }
+
+  async saveTranscript(agent: string, record: Record<string, unknown>): Promise<string> {
+    const body = scrub(JSON.stringify(record), this.#secrets);
+    const { rows } = await write(this.#ctx, (client) =>
+      client.query<{ id: string }>('INSERT INTO huddle_transcripts (team, agent, body) VALUES ($1, $2, $3::jsonb) RETURNING id', [this.#ctx.team, agent, body]),
+    );
+    return `postgres:transcript/${agent}/${rows[0]!.id}`;
+  }
+
+  async readTranscript(location: string): Promise<Record<string, unknown> | undefined> {
+    const match = /^postgres:transcript\/([a-z][a-z0-9_-]{0,31})\/([0-9]{1,18})$/.exec(location);
+    if (!match) return undefined;
+    const { rows } = await this.#ctx.db.query<{ body: Record<string, unknown> }>('SELECT body FROM huddle_transcripts WHERE team = $1 AND agent = $2 AND id = $3', [this.#ctx.team, match[1], match[2]]);
+    return rows[0]?.body;
+  }
+
+  async saveRunRecord(record: Record<string, unknown>): Promise<string> {
+    const body = scrub(JSON.stringify(record), this.#secrets);
+    await write(this.#ctx, (client) => client.query('INSERT INTO huddle_run_records (team, body) VALUES ($1, $2::jsonb)', [this.#ctx.team, body]));
+    // Also beside the workspace it ran in, where the person looks (`run record: …`).
+    mkdirSync(this.#options.logsDir, { recursive: true });
+    const file = path.join(this.#options.logsDir, `run-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+    await writeJsonAtomic(file, JSON.parse(body));
+    return file;
+  }
+
+  close(): void {
+    this.#closed = true;
+    this.#unsubscribe();
+    this.#mirrorOff?.();
+  }
+
+  /** Stops recording once what was emitted so far is stored. */
+  async closeAndFlush(): Promise<void> {
+    this.#unsubscribe();
+    await this.settled();
+    this.close();
+  }
+
+  // ---- mirroring ------------------------------------------------------------------------
+
+  async #startMirror(): Promise<void> {
+    const { rows } = await this.#ctx.db.query<{ seq: string | null }>('SELECT max(seq) AS seq FROM huddle_events WHERE team = $1', [this.#ctx.team]);
+    this.#baseline = Number(rows[0]?.seq ?? 0);
+    const offChange = this.#ctx.channel.on('e', (change, remote) => {
+      if (remote && typeof change.h === 'string' && change.h !== this.#ctx.host) this.#follow(change.h);
+    });
+    const offResync = this.#ctx.channel.onResync(() => void this.#catchUp());
+    this.#mirrorOff = () => {
+      offChange();
+      offResync();
+    };
+  }
+
+  /** After a reconnect: every host that wrote since mirroring began. */
+  async #catchUp(): Promise<void> {
+    const { rows } = await this.#ctx.db
+      .query<{ host: string }>('SELECT DISTINCT host FROM huddle_events WHERE team = $1 AND seq > $2 AND host <> $3', [this.#ctx.team, this.#baseline, this.#ctx.host])
+      .catch(() => ({ rows: [] as Array<{ host: string }> }));
+    for (const { host } of rows) this.#follow(host);
+  }
+
+  /** Reads `host`'s events after the last one seen and emits them; one reader per host at a time. */
+  #follow(host: string): void {
+    const previous = this.#following.get(host) ?? Promise.resolve();
+    const next = previous.then(async () => {
+      if (this.#closed) return;
+      for (;;) {
+        const after = this.#seen.get(host) ?? this.#baseline;
+        const { rows } = await this.#ctx.db.query<{ seq: string; body: HuddleEvent }>(
+          'SELECT seq, body FROM huddle_events WHERE team = $1 AND host = $2 AND seq > $3 ORDER BY seq LIMIT 2000',
+          [this.#ctx.team, host, after],
+        );
+        for (const row of rows) {
+          this.#seen.set(host, Number(row.seq));
+          if (this.#closed) return;
+          const { agent, type, ...fields } = row.body;
+          this.#ctx.hub.emit(agent, type as EventType, { ...fields, host } as never);
+        }
+        if (rows.length < 2000) return;
+      }
+    });
+    const tail = next.catch(() => undefined);
+    this.#following.set(host, tail);
+  }
+}

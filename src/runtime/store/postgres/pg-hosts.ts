@@ -1,0 +1,347 @@
+// Hosts of a team in PostgreSQL (hosts.ts has the contract): each process that opens the team is a
+// row with a lease it renews. Time is the database's (`now()`), so clocks of different machines
+// never disagree about a lease.
+//
+// Renewal uses a fresh connection each time (a pooled one may hang on a dead link); a renewal that
+// finds the lease lapsed (or its epoch moved on) means the host is lost for good. The host also
+// gives up by itself when it could not renew for a whole lease. Every process of the team sweeps:
+// a worker whose lease lapsed is marked `lapsed` (its epoch moves on, which fences its writes),
+// then one sweeper hands its teammates over (onLapsed) and marks it `gone`.
+import { createHash, randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import pg from 'pg';
+import { currentProcess } from '../../fs/process-identity.js';
+import type { Placement, PlacementSpec, TeamHosts } from '../hosts.js';
+import type { StoreError } from '../store-errors.js';
+import { StoreFencedError } from './pg-database.js';
+import { type PgContext, write } from './pg-context.js';
+
+export interface HostRegistration {
+  kind: 'lead' | 'join';
+  cwd: string;
+  leaseMs: number;
+}
+
+/** A worker host whose lease lapsed, with what is needed to say so. */
+export interface LapsedHost {
+  host: string;
+  label: string;
+  leaseMs: number;
+}
+
+/** A worker's placements: how to start one, and those running (their stop switches). */
+interface Serving {
+  slots: number;
+  start: (placement: Placement, stop: AbortSignal) => Promise<void>;
+  running: Map<string, AbortController>;
+  checking: boolean;
+  again: boolean;
+}
+
+export function newHostId(): string {
+  return `${hostname().replace(/[^A-Za-z0-9.-]/g, '').slice(0, 40) || 'host'}-${process.pid}-${randomBytes(3).toString('hex')}`;
+}
+
+/** A short token of a host id, usable in a message id. */
+export function hostToken(host: string): string {
+  return createHash('sha1').update(host).digest('hex').slice(0, 12);
+}
+
+export function hostLabel(cwd: string): string {
+  return `${hostname()}:${cwd}`;
+}
+
+/** Inserts this host's row (its lease starts now). Inside the caller's transaction. */
+export async function insertHost(client: pg.ClientBase, team: string, host: string, registration: HostRegistration): Promise<void> {
+  const me = currentProcess();
+  await client.query(
+    `INSERT INTO huddle_hosts (team, host, kind, label, hostname, pid, proc_start, cwd, slots, epoch, state, lease_ms, lease_until)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, 1, 'live', $9::integer, now() + $9::integer * interval '1 millisecond')`,
+    [team, host, registration.kind, hostLabel(registration.cwd), me.host, me.pid, me.start ?? null, registration.cwd, registration.leaseMs],
+  );
+}
+
+export class PgHosts implements TeamHosts {
+  readonly self: string;
+  readonly epoch = 1;
+  readonly #ctx: PgContext;
+  readonly #registration: HostRegistration;
+  readonly #onLapsed: (lapsed: LapsedHost) => Promise<void>;
+  readonly #lostListeners = new Set<(error: StoreError) => void>();
+  readonly #live = new Set<string>();
+  #lost: StoreError | undefined;
+  #renewTimer: NodeJS.Timeout | undefined;
+  #sweepTimer: NodeJS.Timeout | undefined;
+  #lastRenewed = Date.now();
+  #closed = false;
+  #sweeping = false;
+  #serving: Serving | undefined;
+
+  constructor(ctx: PgContext, registration: HostRegistration, onLapsed: (lapsed: LapsedHost) => Promise<void>) {
+    this.#ctx = ctx;
+    this.self = ctx.host;
+    this.#registration = registration;
+    this.#onLapsed = onLapsed;
+  }
+
+  /** The fence every write of this host carries (pg-database.ts). */
+  fence = (): { host: string; epoch: number } | undefined => ({ host: this.self, epoch: this.epoch });
+
+  get lost(): StoreError | undefined {
+    return this.#lost;
+  }
+
+  /** Starts renewing and sweeping. */
+  start(): void {
+    const { leaseMs } = this.#registration;
+    const renewEvery = Math.max(50, Math.floor(leaseMs / 3));
+    const renew = () => {
+      this.#renewTimer = setTimeout(() => {
+        void this.#renew().finally(() => {
+          if (!this.#closed && !this.#lost) renew();
+        });
+      }, renewEvery);
+      this.#renewTimer.unref();
+    };
+    renew();
+    const sweepEvery = Math.max(50, Math.floor(leaseMs / 4));
+    const sweep = () => {
+      this.#sweepTimer = setTimeout(() => {
+        void this.sweep().finally(() => {
+          if (!this.#closed) sweep();
+        });
+      }, sweepEvery);
+      this.#sweepTimer.unref();
+    };
+    sweep();
+    const offHosts = this.#ctx.channel.on('h', (change, remote) => {
+      if (!remote) return;
+      if (change.host === this.self) this.#checkPlacements();
+      void this.#readLive();
+    });
+    const offResync = this.#ctx.channel.onResync(() => {
+      this.#checkPlacements();
+      void this.#readLive();
+    });
+    this.#offChannel = () => {
+      offHosts();
+      offResync();
+    };
+    void this.#readLive();
+  }
+
+  #offChannel: () => void = () => undefined;
+
+  onLost(listener: (error: StoreError) => void): () => void {
+    if (this.#lost) {
+      listener(this.#lost);
+      return () => undefined;
+    }
+    this.#lostListeners.add(listener);
+    return () => this.#lostListeners.delete(listener);
+  }
+
+  isLiveElsewhere(host: unknown): boolean {
+    return typeof host === 'string' && host !== this.self && this.#live.has(host);
+  }
+
+  // ---- lease --------------------------------------------------------------------------------
+
+  async #renew(): Promise<void> {
+    if (this.#closed || this.#lost) return;
+    const { leaseMs } = this.#registration;
+    const timeout = Math.max(500, Math.floor(leaseMs / 3));
+    const client = new pg.Client({ connectionString: this.#ctx.db.connectionString, connectionTimeoutMillis: timeout, query_timeout: timeout, application_name: 'huddle-lease' });
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      const { rows } = await client.query(
+        `UPDATE huddle_hosts SET lease_until = now() + lease_ms * interval '1 millisecond'
+          WHERE team = $1 AND host = $2 AND epoch = $3 AND state = 'live' AND lease_until > now() RETURNING 1`,
+        [this.#ctx.team, this.self, this.epoch],
+      );
+      if (rows.length === 0) return this.#lose();
+      this.#lastRenewed = Date.now();
+    } catch {
+      // Could not reach the database: the next renewal tries again, until a whole lease went by.
+      if (Date.now() - this.#lastRenewed >= leaseMs) this.#lose();
+    } finally {
+      void client.end().catch(() => undefined);
+    }
+  }
+
+  #lose(): void {
+    if (this.#lost || this.#closed) return;
+    this.#lost = new StoreFencedError(this.self);
+    for (const running of this.#serving?.running.values() ?? []) running.abort(this.#lost);
+    for (const listener of [...this.#lostListeners]) listener(this.#lost);
+  }
+
+  /** Marks lapsed workers and hands over their teammates (any process of the team may do it; one does). */
+  async sweep(): Promise<void> {
+    if (this.#sweeping || this.#closed) return;
+    this.#sweeping = true;
+    const { db, team, channel } = this.#ctx;
+    try {
+      const lapsed = await db.query<{ host: string }>(
+        `UPDATE huddle_hosts SET state = 'lapsed', epoch = epoch + 1
+          WHERE team = $1 AND state = 'live' AND kind <> 'lead' AND lease_until < now() RETURNING host`,
+        [team],
+      );
+      const claimed = await db.query<{ host: string; label: string; lease_ms: number }>(
+        `UPDATE huddle_hosts SET state = 'sweeping', swept_by = $2, swept_at = now()
+          WHERE team = $1 AND (state = 'lapsed' OR (state = 'sweeping' AND swept_at < now() - interval '30 seconds')) RETURNING host, label, lease_ms`,
+        [team, this.self],
+      );
+      for (const row of claimed.rows) {
+        await this.#onLapsed({ host: row.host, label: row.label, leaseMs: row.lease_ms });
+        await db.query(`UPDATE huddle_placements SET state = 'lost' WHERE team = $1 AND host = $2 AND state IN ('reserved', 'pending', 'running', 'stopping')`, [team, row.host]);
+        await db.query(`UPDATE huddle_hosts SET state = 'gone' WHERE team = $1 AND host = $2 AND state = 'sweeping' AND swept_by = $3`, [team, row.host, this.self]);
+      }
+      // A spawn whose lead died between reserving and dispatching keeps no slot for long.
+      await db.query(`UPDATE huddle_placements SET state = 'cancelled' WHERE team = $1 AND state = 'reserved' AND created_at < now() - interval '60 seconds'`, [team]);
+      if (lapsed.rows.length || claimed.rows.length) {
+        await db.query('SELECT pg_notify($1, $2)', [channel.channel, JSON.stringify({ k: 'h', o: 'sweep' })]);
+        await this.#readLive();
+      }
+    } catch {
+      // The next sweep tries again.
+    } finally {
+      this.#sweeping = false;
+    }
+  }
+
+  async #readLive(): Promise<void> {
+    try {
+      const { rows } = await this.#ctx.db.query<{ host: string }>(`SELECT host FROM huddle_hosts WHERE team = $1 AND state = 'live' AND lease_until > now()`, [this.#ctx.team]);
+      this.#live.clear();
+      for (const row of rows) this.#live.add(row.host);
+    } catch {
+      // Kept as it was until the next read.
+    }
+  }
+
+  // ---- placements (the lead) ------------------------------------------------------------
+
+  async reserve(spec: PlacementSpec): Promise<Placement | undefined> {
+    const { team } = this.#ctx;
+    const id = `place_${randomBytes(8).toString('hex')}`;
+    return write(this.#ctx, async (client) => {
+      const { rows } = await client.query<{ host: string; label: string; free: string }>(
+        `SELECT h.host, h.label,
+                h.slots - (SELECT count(*) FROM huddle_placements p WHERE p.team = h.team AND p.host = h.host AND p.state IN ('reserved', 'pending', 'running', 'stopping')) AS free
+           FROM huddle_hosts h
+          WHERE h.team = $1 AND h.state = 'live' AND h.slots > 0 AND h.lease_until > now() AND h.host <> $2
+          ORDER BY h.started_at
+          FOR UPDATE OF h`,
+        [team, this.self],
+      );
+      const chosen = rows.filter((row) => Number(row.free) > 0).sort((a, b) => Number(b.free) - Number(a.free))[0];
+      if (!chosen) return undefined;
+      await client.query(`INSERT INTO huddle_placements (team, id, host, name, spec, state) VALUES ($1, $2, $3, $4, $5, 'reserved')`, [team, id, chosen.host, spec.name, JSON.stringify(spec)]);
+      return { ...spec, id, host: chosen.host, hostLabel: chosen.label };
+    });
+  }
+
+  async dispatch(placementId: string): Promise<void> {
+    const { team, channel } = this.#ctx;
+    await write(this.#ctx, async (client) => {
+      const { rows } = await client.query<{ host: string }>(`UPDATE huddle_placements SET state = 'pending' WHERE team = $1 AND id = $2 AND state = 'reserved' RETURNING host`, [team, placementId]);
+      if (rows[0]) await channel.publish(client, { k: 'h', host: rows[0].host });
+    });
+  }
+
+  async cancel(placementId: string): Promise<void> {
+    await write(this.#ctx, (client) => client.query(`UPDATE huddle_placements SET state = 'cancelled' WHERE team = $1 AND id = $2 AND state = 'reserved'`, [this.#ctx.team, placementId]));
+  }
+
+  async recall(reason: string): Promise<void> {
+    const { team, channel } = this.#ctx;
+    await write(this.#ctx, async (client) => {
+      const { rows } = await client.query<{ host: string }>(
+        `UPDATE huddle_placements SET state = 'stopping', spec = spec || jsonb_build_object('stop_reason', $2::text) WHERE team = $1 AND state IN ('pending', 'running') RETURNING host`,
+        [team, reason],
+      );
+      for (const host of new Set(rows.map((row) => row.host))) await channel.publish(client, { k: 'h', host });
+    });
+  }
+
+  // ---- serving (a worker) ----------------------------------------------------------------
+
+  async serve(slots: number, start: (placement: Placement, stop: AbortSignal) => Promise<void>): Promise<void> {
+    const { team, channel } = this.#ctx;
+    await write(this.#ctx, async (client) => {
+      await client.query('UPDATE huddle_hosts SET slots = $3 WHERE team = $1 AND host = $2', [team, this.self, slots]);
+      await channel.publish(client, { k: 'h' });
+    });
+    this.#serving = { slots, start, running: new Map(), checking: false, again: false };
+    this.#checkPlacements();
+  }
+
+  /** Takes the placements handed to this host and stops those recalled. */
+  #checkPlacements(): void {
+    const serving = this.#serving;
+    if (!serving || this.#lost || this.#closed) return;
+    if (serving.checking) {
+      serving.again = true;
+      return;
+    }
+    serving.checking = true;
+    void (async () => {
+      try {
+        do {
+          serving.again = false;
+          const { team } = this.#ctx;
+          const taken = await write(this.#ctx, async (client) => {
+            const recalled = await client.query<{ id: string }>(`SELECT id FROM huddle_placements WHERE team = $1 AND host = $2 AND state = 'stopping'`, [team, this.self]);
+            const { rows } = await client.query<{ id: string; spec: PlacementSpec }>(
+              `UPDATE huddle_placements SET state = 'running' WHERE team = $1 AND host = $2 AND state = 'pending' RETURNING id, spec`,
+              [team, this.self],
+            );
+            return { started: rows, recalled: recalled.rows.map((row) => row.id) };
+          });
+          for (const id of taken.recalled) serving.running.get(id)?.abort(new Error('the lead recalled it: the team finished'));
+          for (const row of taken.started) this.#run(serving, { ...row.spec, id: row.id, host: this.self, hostLabel: hostLabel(this.#registration.cwd) });
+        } while (serving.again);
+      } catch {
+        // Lost (fenced) or unreachable: the lease logic decides what happens next.
+      } finally {
+        serving.checking = false;
+      }
+    })();
+  }
+
+  #run(serving: Serving, placement: Placement): void {
+    const stop = new AbortController();
+    serving.running.set(placement.id, stop);
+    void serving
+      .start(placement, stop.signal)
+      .catch(() => undefined)
+      .finally(async () => {
+        serving.running.delete(placement.id);
+        if (this.#lost || this.#closed) return;
+        await write(this.#ctx, (client) => client.query(`UPDATE huddle_placements SET state = 'done' WHERE team = $1 AND id = $2`, [this.#ctx.team, placement.id])).catch(() => undefined);
+      });
+  }
+
+  // ---- closing ------------------------------------------------------------------------------
+
+  /** Stops renewing; the lease ends now (a worker's teammates still on the roster are handed over by a sweep). */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearTimeout(this.#renewTimer);
+    clearTimeout(this.#sweepTimer);
+    this.#offChannel();
+    for (const running of this.#serving?.running.values() ?? []) running.abort(new Error('the worker is stopping'));
+    if (this.#lost) return;
+    const { team } = this.#ctx;
+    const gone = this.#registration.kind === 'lead' ? `state = 'gone'` : `lease_until = now()`;
+    await this.#ctx.db
+      .query(`UPDATE huddle_hosts SET ${gone} WHERE team = $1 AND host = $2 AND epoch = $3 AND state = 'live'`, [team, this.self, this.epoch])
+      .catch(() => undefined);
+    if (this.#registration.kind === 'lead') {
+      await this.#ctx.db.query('UPDATE huddle_teams SET lead_host = NULL WHERE team = $1 AND lead_host = $2', [team, this.self]).catch(() => undefined);
+    }
+  }
+}

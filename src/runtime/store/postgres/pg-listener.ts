@@ -1,0 +1,159 @@
+// LISTEN/NOTIFY: one dedicated connection per database per process that listens on the channel
+// of every team open here. It is pinged (a dropped link gives no error on an idle socket for
+// minutes), and on any failure it reconnects, listens again and tells every team to re-read
+// (`resync`): a NOTIFY sent while it was away is lost, so nothing may depend on it alone.
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+
+export interface ChannelHandler {
+  notify(payload: string): void;
+  /** The connection was (re)established: re-read everything a lost notification could have said. */
+  resync(): void;
+}
+
+/** The NOTIFY channel of a team: an identifier (63 bytes at most) made from its name. */
+export function channelOf(team: string): string {
+  return `huddle_${createHash('sha1').update(team).digest('hex').slice(0, 24)}`;
+}
+
+const listeners = new Map<string, Listener>();
+
+export class Listener {
+  readonly #connectionString: string;
+  readonly #handlers = new Map<string, Set<ChannelHandler>>();
+  readonly #pingMs: number;
+  #client: pg.Client | undefined;
+  #connecting: Promise<void> | undefined;
+  #pingTimer: NodeJS.Timeout | undefined;
+  #retryTimer: NodeJS.Timeout | undefined;
+  #closed = false;
+  #retryDelay = 50;
+
+  private constructor(connectionString: string, pingMs: number) {
+    this.#connectionString = connectionString;
+    this.#pingMs = pingMs;
+  }
+
+  /** The process's listener for this database. */
+  static for(connectionString: string, pingMs: number): Listener {
+    let listener = listeners.get(connectionString);
+    if (!listener || listener.#closed) {
+      listener = new Listener(connectionString, pingMs);
+      listeners.set(connectionString, listener);
+    }
+    return listener;
+  }
+
+  /** Listens on `channel` for `handler` until the returned function is called; resolves once listening. */
+  async subscribe(channel: string, handler: ChannelHandler): Promise<() => void> {
+    let set = this.#handlers.get(channel);
+    const fresh = !set;
+    if (!set) this.#handlers.set(channel, (set = new Set()));
+    set.add(handler);
+    await this.#ensure();
+    if (fresh && this.#client) await this.#client.query(`LISTEN ${channel}`).catch(() => this.#fail());
+    return () => {
+      set!.delete(handler);
+      if (set!.size > 0) return;
+      this.#handlers.delete(channel);
+      if (this.#handlers.size === 0) this.#close();
+      else void this.#client?.query(`UNLISTEN ${channel}`).catch(() => undefined);
+    };
+  }
+
+  async #ensure(): Promise<void> {
+    if (this.#client) return;
+    this.#connecting ??= this.#connect().finally(() => (this.#connecting = undefined));
+    await this.#connecting;
+  }
+
+  async #connect(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.#connectionString, keepAlive: true, keepAliveInitialDelayMillis: 1_000, connectionTimeoutMillis: Math.max(2_000, this.#pingMs * 2), application_name: 'huddle-listen' });
+    client.on('error', () => this.#fail(client));
+    client.on('end', () => this.#fail(client));
+    client.on('notification', (message) => {
+      const set = this.#handlers.get(message.channel);
+      if (!set || message.payload === undefined) return;
+      for (const handler of [...set]) handler.notify(message.payload);
+    });
+    try {
+      await client.connect();
+      for (const channel of this.#handlers.keys()) await client.query(`LISTEN ${channel}`);
+    } catch (error) {
+      client.removeAllListeners('end');
+      await client.end().catch(() => undefined);
+      this.#scheduleRetry();
+      throw error;
+    }
+    if (this.#closed) {
+      await client.end().catch(() => undefined);
+      return;
+    }
+    this.#client = client;
+    this.#retryDelay = 50;
+    this.#schedulePing();
+  }
+
+  #schedulePing(): void {
+    clearTimeout(this.#pingTimer);
+    this.#pingTimer = setTimeout(() => void this.#ping(), this.#pingMs);
+    this.#pingTimer.unref();
+  }
+
+  async #ping(): Promise<void> {
+    const client = this.#client;
+    if (!client || this.#closed) return;
+    const answered = client.query('SELECT 1').then(
+      () => true,
+      () => false,
+    );
+    const timeout = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), Math.max(1_000, this.#pingMs)).unref());
+    if (await Promise.race([answered, timeout])) this.#schedulePing();
+    else this.#fail(client);
+  }
+
+  /** The connection is gone (or must be dropped): reconnect, listen again, and have everyone re-read. */
+  #fail(client?: pg.Client): void {
+    if (client && client !== this.#client) return;
+    const old = this.#client;
+    this.#client = undefined;
+    clearTimeout(this.#pingTimer);
+    if (old) {
+      old.removeAllListeners('end');
+      old.removeAllListeners('notification');
+      // A dead socket may never finish ending: do not wait for it.
+      void old.end().catch(() => undefined);
+      (old as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+    }
+    if (!this.#closed) this.#scheduleRetry();
+  }
+
+  #scheduleRetry(): void {
+    if (this.#retryTimer || this.#closed) return;
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = undefined;
+      this.#ensure().then(
+        () => this.#resyncAll(),
+        () => undefined,
+      );
+    }, this.#retryDelay);
+    this.#retryDelay = Math.min(1_000, this.#retryDelay * 2);
+  }
+
+  #resyncAll(): void {
+    for (const set of this.#handlers.values()) for (const handler of [...set]) handler.resync();
+  }
+
+  #close(): void {
+    this.#closed = true;
+    listeners.delete(this.#connectionString);
+    clearTimeout(this.#pingTimer);
+    clearTimeout(this.#retryTimer);
+    const client = this.#client;
+    this.#client = undefined;
+    if (client) {
+      client.removeAllListeners('end');
+      void client.end().catch(() => undefined);
+    }
+  }
+}

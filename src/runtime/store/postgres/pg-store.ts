@@ -1,0 +1,220 @@
+// The PostgreSQL backend (SPEC section 1, `--team URL`): a team's shared state in one database that
+// several processes and hosts open at once. Opening it connects (applying migrations), registers
+// this process as a host with a lease, and, to run the team (`run`), takes the team: the lead's
+// host is recorded on the team, and a second run is refused while that lease lives (at once when
+// the holder is a dead process on this machine). Workers and other helpers join (`join`).
+import path from 'node:path';
+import { currentProcess, isCurrentProcess, liveness } from '../../fs/process-identity.js';
+import type { Workspace } from '../../workspace/workspace.js';
+import { LEAD_NAME } from '../../vocabulary.js';
+import type { Task } from '../board/task.js';
+import { StoreError, StoreUnavailableError, StoreWriteError } from '../store-errors.js';
+import { type OpenStoreOptions, type StoreBackend, TeamBusyError, type TeamStore } from '../team-store.js';
+import { PgAllowList } from './pg-allow-list.js';
+import { PgApprovals } from './pg-approvals.js';
+import { PgBoard } from './pg-board.js';
+import { PgBus } from './pg-bus.js';
+import type { PgContext } from './pg-context.js';
+import { Database, describeConnectError, isConnectionError } from './pg-database.js';
+import { PgEventStore } from './pg-events.js';
+import { hostToken, insertHost, type LapsedHost, newHostId, PgHosts } from './pg-hosts.js';
+import { PgRoster } from './pg-roster.js';
+import { PgSpendLedger } from './pg-spend-ledger.js';
+import { parseTeamUrl, type TeamUrl } from './pg-url.js';
+import { TeamChannel } from './team-channel.js';
+
+export interface PostgresBackendOptions {
+  /** How long a host's lease lasts without renewal (HUDDLE_LEASE_MS). */
+  leaseMs?: number;
+}
+
+export const DEFAULT_LEASE_MS = 10_000;
+
+/** Every table with a `team` column, for archiving a team. */
+const TEAM_TABLES = ['huddle_members', 'huddle_inboxes', 'huddle_messages', 'huddle_tasks', 'huddle_spend', 'huddle_allow', 'huddle_events', 'huddle_transcripts', 'huddle_run_records', 'huddle_hosts', 'huddle_placements', 'huddle_approvals', 'huddle_ops'];
+
+export function postgresBackend(url: string, workspace: Workspace, options: PostgresBackendOptions = {}): StoreBackend {
+  const parsed = parseTeamUrl(url, path.basename(workspace.root) || 'team');
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  const where = `team '${parsed.team}' on ${parsed.display.replace(/\?.*$/, '')}`;
+  const withDatabase = async <T>(work: (db: Database) => Promise<T>): Promise<T> => {
+    const db = await connect(parsed, leaseMs);
+    try {
+      return await work(db);
+    } catch (error) {
+      if (error instanceof StoreError || !isConnectionError(error)) throw error;
+      throw describeConnectError(error, parsed.display);
+    } finally {
+      await db.close();
+    }
+  };
+  return {
+    describe: () => where,
+    unfinishedMembers: () =>
+      withDatabase(async (db) => {
+        await refuseIfBusy(db, parsed.team, where);
+        const { rows } = await db.query<{ name: string }>(`SELECT name FROM huddle_members WHERE team = $1 AND data->>'status' <> 'shutdown' ORDER BY position`, [parsed.team]);
+        return rows.map((row) => row.name);
+      }),
+    archive: () =>
+      withDatabase(async (db) => {
+        await refuseIfBusy(db, parsed.team, where);
+        const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+        const archived = `${parsed.team}@archive-${stamp}`;
+        const moved = await db.write({ team: parsed.team }, async (client) => {
+          const { rowCount } = await client.query('UPDATE huddle_teams SET team = $2 WHERE team = $1', [parsed.team, archived]);
+          if (!rowCount) return false;
+          for (const table of TEAM_TABLES) await client.query(`UPDATE ${table} SET team = $2 WHERE team = $1`, [parsed.team, archived]);
+          return true;
+        });
+        return moved ? `team '${archived}' in the database` : undefined;
+      }),
+    open: (openOptions) => openPostgresStore(parsed, workspace, leaseMs, openOptions, where),
+  };
+}
+
+async function connect(parsed: TeamUrl, leaseMs: number): Promise<Database> {
+  try {
+    return await Database.open(parsed.connectionString, { retryForMs: Math.max(30_000, leaseMs * 3), queryTimeoutMs: Math.max(5_000, leaseMs) });
+  } catch (error) {
+    throw describeConnectError(error, parsed.display);
+  }
+}
+
+interface LeadHolder {
+  hostname: string;
+  pid: number;
+  proc_start: string | null;
+  started_at: Date;
+}
+
+/** The live lead holding the team, if any (a dead process on this machine holds nothing). */
+async function liveLead(db: Database, team: string): Promise<LeadHolder | undefined> {
+  const { rows } = await db.query<LeadHolder>(
+    `SELECT h.hostname, h.pid, h.proc_start, h.started_at FROM huddle_teams t JOIN huddle_hosts h ON h.team = t.team AND h.host = t.lead_host
+      WHERE t.team = $1 AND h.state = 'live' AND h.lease_until > now()`,
+    [team],
+  );
+  const holder = rows[0];
+  if (!holder) return undefined;
+  const identity = { pid: holder.pid, host: holder.hostname, ...(holder.proc_start ? { start: holder.proc_start } : {}) };
+  // This process holding it is no conflict (as with the file backend's lock); a dead one holds nothing.
+  if (isCurrentProcess(identity) || liveness(identity) === 'dead') return undefined;
+  return holder;
+}
+
+async function refuseIfBusy(db: Database, team: string, where: string): Promise<void> {
+  const holder = await liveLead(db, team);
+  if (holder) throw busy(holder, where);
+}
+
+function busy(holder: LeadHolder, where: string): TeamBusyError {
+  const elsewhere = holder.hostname !== currentProcess().host;
+  return new TeamBusyError({ pid: holder.pid, ...(elsewhere ? { host: holder.hostname } : {}), since: new Date(holder.started_at).toISOString() }, where);
+}
+
+export async function openPostgresStore(parsed: TeamUrl, workspace: Workspace, leaseMs: number, options: OpenStoreOptions, where: string): Promise<TeamStore> {
+  const { hub, secrets, mode = 'run' } = options;
+  const db = await connect(parsed, leaseMs);
+  const host = newHostId();
+  const registration = { kind: mode === 'run' ? ('lead' as const) : ('join' as const), cwd: workspace.root, leaseMs };
+  let channel: TeamChannel | undefined;
+  try {
+    // Register (and, to run the team, take it) in one transaction on the team's row.
+    await db.write({ team: parsed.team }, async (client) => {
+      await client.query('INSERT INTO huddle_teams (team, team_name, lead) VALUES ($1, $2, $3) ON CONFLICT (team) DO NOTHING', [parsed.team, parsed.team, LEAD_NAME]);
+      await client.query('SELECT 1 FROM huddle_teams WHERE team = $1 FOR UPDATE', [parsed.team]);
+      if (mode === 'run') {
+        const holder = await liveLead(db, parsed.team);
+        if (holder) throw busy(holder, where);
+      }
+      await insertHost(client, parsed.team, host, registration);
+      if (mode === 'run') await client.query('UPDATE huddle_teams SET lead_host = $2 WHERE team = $1', [parsed.team, host]);
+    });
+    channel = await TeamChannel.acquire(parsed.connectionString, parsed.team, Math.max(500, Math.min(2_000, Math.floor(leaseMs / 3))));
+  } catch (error) {
+    await db.close();
+    if (error instanceof StoreError) throw error;
+    throw new StoreUnavailableError(`cannot open the team (${where}): ${(error as Error).message}`);
+  }
+
+  const failureListeners = new Set<(error: StoreError) => void>();
+  let failure: StoreError | undefined;
+  const fail = (error: StoreError): void => {
+    if (failure) return;
+    failure = error.name === 'StoreFencedError' ? error : new StoreWriteError(`${error.message}; the team's state can no longer be kept, so the run stops (once fixed, huddle --resume goes on from here)`);
+    hub.emit('huddle', 'warning', { message: failure.message, store_failure: true });
+    for (const listener of [...failureListeners]) listener(failure);
+  };
+
+  // The hosts object is made first: its fence guards every write of the stores below.
+  let hosts!: PgHosts;
+  const ctx: PgContext = { db, channel, team: parsed.team, host, fence: () => hosts.fence(), hub };
+  let handOver: (lapsed: LapsedHost) => Promise<void> = async () => undefined;
+  hosts = new PgHosts(ctx, registration, (lapsed) => handOver(lapsed));
+  hosts.onLost((error) => fail(error));
+
+  try {
+    const roster = await PgRoster.open(ctx, { teamName: parsed.team });
+    if (mode === 'run') await roster.update(LEAD_NAME, { host });
+    const bus = new PgBus(ctx, { knownNames: () => roster.names(), freshNames: () => roster.freshNames() });
+    const board = new PgBoard(ctx);
+    const spend = await PgSpendLedger.open(ctx, { onFailure: fail });
+    const approvals = await PgApprovals.open(ctx);
+    const allowList = await PgAllowList.open(ctx, workspace.root);
+    const events = await PgEventStore.open(ctx, { secrets, logsDir: path.join(workspace.teamDir, 'logs'), mirror: mode === 'run', onFailure: fail });
+
+    handOver = async ({ host: lapsedHost, label, leaseMs: lapsedLease }) => {
+      await roster.refresh();
+      const stranded = roster.members().filter((m) => m.host === lapsedHost && m.status !== 'shutdown' && m.status !== 'failed');
+      for (const member of stranded) {
+        const released: Task[] = await board.release(member.name, 'huddle');
+        const tasks = released.length ? `; its task${released.length > 1 ? 's' : ''} ${released.map((t) => `#${t.id}`).join(', ')} went back on the board` : '';
+        const why = `its host ${label} stopped renewing its lease (no renewal within ${lapsedLease} ms)`;
+        await bus.send({ id: `lapse_${hostToken(lapsedHost)}_${member.name}`, type: 'message', from: 'huddle', to: roster.lead, content: `[huddle] ${member.name} failed: ${why}${tasks}` });
+        await roster.setStatus(member.name, 'failed', { error: why });
+      }
+    };
+    hosts.start();
+
+    let closed = false;
+    return {
+      teamName: roster.teamName,
+      bus,
+      board,
+      roster,
+      spend,
+      approvals,
+      allowList,
+      events,
+      hosts,
+      get failure() {
+        return failure;
+      },
+      onFailure(listener) {
+        failureListeners.add(listener);
+        return () => failureListeners.delete(listener);
+      },
+      async close(reason = 'huddle closed') {
+        if (closed) return;
+        closed = true;
+        approvals.close(reason);
+        board.close();
+        bus.close();
+        roster.close();
+        await spend.close();
+        await events.closeAndFlush();
+        await approvals.settled();
+        await hosts.close();
+        channel!.release();
+        await db.close();
+      },
+    } satisfies TeamStore;
+  } catch (error) {
+    await hosts.close().catch(() => undefined);
+    channel.release();
+    await db.close();
+    if (error instanceof StoreError) throw error;
+    throw new StoreUnavailableError(`cannot open the team (${where}): ${(error as Error).message}`);
+  }
+}
