@@ -19,6 +19,7 @@ Usage:
   huddle -p "PROMPT" [--json]           run the team headless; print the lead's final text
   echo "PROMPT" | huddle -p             the same, the prompt read from stdin (also -p -)
   huddle demo                           the console driven by a built-in scripted model (no key needed)
+  huddle worker --team URL --slots N    a host for up to N teammates of a team on PostgreSQL, working in --cwd
 
 Options:
   -p, --print PROMPT     headless: run PROMPT, print the lead's final text, exit;
@@ -32,6 +33,9 @@ Options:
       --resume           continue the team left in the workspace
       --fresh            start a new team; the old state is archived under .team/archive/
       --cwd DIR          the workspace (default: current directory)
+      --team URL         keep the team's state in PostgreSQL: postgres://USER@HOST/DB?team=NAME
+                         (default team name: the workspace directory's); workers join it
+      --slots N          huddle worker: teammates it runs at once (default 4)
       --model ID         the model (default: $HUDDLE_MODEL or claude-sonnet-4-6)
       --api-key-file F   read the API key from a file instead of $ANTHROPIC_API_KEY
       --max-turns N      model calls one agent may make in one turn (default 50)
@@ -57,6 +61,7 @@ Environment:
   ANTHROPIC_BASE_URL     any server that speaks the Anthropic Messages API
   HUDDLE_MODEL           the default model
   HUDDLE_PERMISSION_MODE the default permission mode (plan, ask or auto)
+  HUDDLE_TEAM_URL        as --team; HUDDLE_LEASE_MS: a host silent this long loses its teammates
 
 Exit codes (headless): 0 done, 1 the run failed, 2 usage or configuration error, 3 a budget ran out.`;
 
@@ -67,7 +72,7 @@ function usageError(message: string): never {
 }
 
 /** Options that take a value: `-p` followed by one of these (or by nothing) has no prompt of its own. */
-const VALUE_OPTIONS = new Set(['-p', '--print', '--prompt-file', '--output-format', '--cwd', '--model', '--api-key-file', '--max-turns', '--budget-usd', '--budget-minutes', '--budget-turns', '--permission-mode']);
+const VALUE_OPTIONS = new Set(['-p', '--print', '--prompt-file', '--output-format', '--cwd', '--team', '--slots', '--model', '--api-key-file', '--max-turns', '--budget-usd', '--budget-minutes', '--budget-turns', '--permission-mode']);
 const FLAG_OPTIONS = new Set(['--json', '--resume', '--fresh', '--verbose', '-h', '--help', '-v', '--version']);
 
 /** `huddle -p` with no prompt after it (as `claude -p` is used in scripts): the prompt comes from stdin. */
@@ -98,6 +103,8 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
         resume: { type: 'boolean' },
         fresh: { type: 'boolean' },
         cwd: { type: 'string' },
+        team: { type: 'string' },
+        slots: { type: 'string' },
         model: { type: 'string' },
         'api-key-file': { type: 'string' },
         'max-turns': { type: 'string' },
@@ -116,7 +123,7 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
   if (values.help) return 'help';
   if (values.version) return 'version';
   const [command, ...extra] = positionals;
-  if (command !== undefined && command !== 'demo') usageError(`unknown command '${command}' (did you mean -p "${command}"?)`);
+  if (command !== undefined && command !== 'demo' && command !== 'worker') usageError(`unknown command '${command}' (did you mean -p "${command}"?)`);
   if (extra.length) usageError(`unexpected argument '${extra[0]}'`);
   if (values.print !== undefined && !values.print.trim()) usageError('-p needs a prompt');
   if (values.print !== undefined && values['prompt-file'] !== undefined && values.print !== '-') usageError('-p "PROMPT" and --prompt-file exclude each other');
@@ -129,6 +136,14 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
   if (outputFormat !== undefined && !headless) usageError('--output-format goes with -p "PROMPT"');
   if (values.json && outputFormat !== undefined && outputFormat !== 'text') usageError(`--json and --output-format ${outputFormat} exclude each other: both write to stdout`);
   if (values.resume && values.fresh) usageError('--resume and --fresh exclude each other');
+  if (values.team !== undefined && !/^postgres(ql)?:\/\//i.test(values.team)) usageError(`--team takes a postgres:// URL (postgres://USER@HOST:PORT/DATABASE?team=NAME), not '${values.team.replace(/(\/\/[^:/@]*:)[^@]*@/, '$1***@')}'`);
+  let slots: number | undefined;
+  if (values.slots !== undefined) {
+    if (command !== 'worker') usageError('--slots goes with huddle worker');
+    slots = Number(values.slots);
+    if (!Number.isInteger(slots) || slots < 1 || slots > 64) usageError(`--slots takes a whole number from 1 to 64, not '${values.slots}'`);
+  }
+  if (command === 'worker' && headless) usageError('huddle worker takes no prompt: the lead hands its teammates their work');
   let maxTurns: number | undefined;
   if (values['max-turns'] !== undefined) {
     maxTurns = Number(values['max-turns']);
@@ -165,6 +180,8 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
     permissionMode,
     budget,
     command,
+    team: values.team,
+    slots,
   };
 }
 
@@ -204,6 +221,10 @@ async function main(): Promise<void> {
     const { sandboxStatus } = await import('./runtime/sandbox/status.js');
     process.stdout.write(`${VERSION}\n${sandboxStatus().line}\n`);
     return;
+  }
+  if (options.command === 'worker') {
+    const { runWorker } = await import('./worker/run-worker.js');
+    process.exit(await runWorker(options));
   }
   if (options.promptSource !== undefined) {
     options.prompt = readPrompt(options);

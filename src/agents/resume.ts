@@ -37,6 +37,8 @@ export interface ResumeHost {
   /** Starts a teammate as on spawn, but held until its transcript is in place (`teammate.start()`). */
   startTeammate(start: TeammateStart, prompt: string, resume: TeammateResume): Teammate;
   forgetTeammate(name: string): void;
+  /** True for a member another live host runs: it is not brought back here. */
+  runsElsewhere?(name: string): boolean;
   /** A shutdown request sent before the restart and not yet answered is open again. */
   reopenShutdown(teammate: string, requestId: string): void;
 }
@@ -52,7 +54,7 @@ export async function resumeTeam(team: ResumeHost): Promise<ResumeReport> {
   appendTurn(team.lead, lead.turn);
   report.resumed.push({ name: LEAD_NAME, events: lead.events, interrupted: lead.interrupted, idle: true });
   const answered = new Set((await ctx.bus.history(LEAD_NAME)).flatMap((m) => (m.type === 'shutdown_response' && m.request_id ? [m.request_id] : [])));
-  const members = ctx.roster.members().filter((m) => m.name !== LEAD_NAME && m.status !== 'shutdown' && !team.hasTeammate(m.name));
+  const members = ctx.roster.members().filter((m) => m.name !== LEAD_NAME && m.status !== 'shutdown' && !team.hasTeammate(m.name) && !team.runsElsewhere?.(m.name));
   const comeBack: typeof members = [];
   // Those that cannot come back first: the board is settled before anyone resumed looks at it.
   for (const member of members) {

@@ -38,6 +38,7 @@ import { loadRoles } from './roles.js';
 import type { TeamContext } from './team-context.js';
 import { leadToolset, teammateToolsets, type SpawnRequest, type TeamControl } from './team-tools.js';
 import { Teammate, type TeammateResume, type TeammateStart } from './teammate.js';
+import { placeOnWorker } from './placement.js';
 import { needsYouNotices, startTeamWatchdog, type NoticeHost, type StallWatchdog, type WatchedTeam } from './watchdog.js';
 import { worktreeInstructions } from './worktree-prompt.js';
 
@@ -264,18 +265,19 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
     const planModeRequired = request.planModeRequired ?? settings.planModeRequired ?? role?.plan_mode_required ?? false;
     const permission = teammateMode({ requested: request.permissionMode, role: settings.permissionMode ?? role?.permission_mode, run: this.permissions.runMode(), byLead: by === LEAD_NAME });
     this.permissions.setMode(request.name, permission.mode);
+    const prompt = planModeRequired
+      ? `${request.prompt}\n\nYou are in plan mode: you can only read until the lead approves your plan. Send it with plan_approval.`
+      : request.prompt;
+    // A worker host with a free slot runs it (a team on PostgreSQL); with none connected, this process does.
+    const remote = await placeOnWorker(this, { name: request.name, role: request.role, model, prompt, planModeRequired, permissionMode: permission.mode ?? this.permissions.runMode() });
+    if (remote) return [remote, ...errors.map((e) => `note: ${e}`), permission.note && `note: ${permission.note}`].filter(Boolean).join('\n');
     // Its own git worktree when asked, or by the role's or the config's default; one left by an
     // earlier spawn of that name is reused, so its work carries on. The team state stays here.
     const wantsWorktree = request.worktree ?? settings.worktree ?? role?.worktree ?? (this.ctx.config.worktrees || hasWorktree(this.ctx.workspace.root, request.name));
     const worktree = wantsWorktree ? await ensureWorktree(this.ctx.workspace.root, request.name) : undefined;
     await this.ctx.roster.add({ name: request.name, role: request.role, model, status: 'working', worktree: worktree?.relativePath });
 
-    this.startTeammate(
-      { name: request.name, role: request.role, model, roleDef: role, worktree, planModeRequired },
-      planModeRequired
-        ? `${request.prompt}\n\nYou are in plan mode: you can only read until the lead approves your plan. Send it with plan_approval.`
-        : request.prompt,
-    );
+    this.startTeammate({ name: request.name, role: request.role, model, roleDef: role, worktree, planModeRequired }, prompt);
     const notes = [
       role ? undefined : `note: '${request.role}' is not a known role (known: ${[...roles.keys()].join(', ')}); it runs without role instructions`,
       ...errors.map((e) => `note: ${e}`),
@@ -329,6 +331,7 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
 
   async requestShutdown(teammate: string): Promise<string> {
     const member = this.teammates.get(teammate);
+    if (!member && this.runsElsewhere(teammate)) return this.protocols.requestShutdown(teammate);
     if (!member) {
       const names = [...this.teammates.keys()];
       throw new Error(`no teammate named '${teammate}'; teammates: ${names.length ? names.join(', ') : 'none'}`);
@@ -377,7 +380,7 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
     if ((await this.bus.unreadCount(LEAD_NAME)) > 0) return false;
     const members = this.ctx.roster.members().filter((m) => m.name !== LEAD_NAME);
     if (members.some((m) => m.status === 'working')) return false;
-    const resting = members.filter((m) => (m.status === 'idle' || m.status === 'waiting') && this.teammates.get(m.name)?.finished === false);
+    const resting = members.filter((m) => (m.status === 'idle' || m.status === 'waiting') && (this.teammates.get(m.name)?.finished === false || this.runsElsewhere(m.name)));
     for (const member of resting) if ((await this.bus.unreadCount(member.name)) > 0) return false;
     if (resting.some((m) => m.status === 'idle' && !isReviewerRole(m.role)) && (await this.ctx.board.claimable()).length > 0) return false;
     // Likewise an idle reviewer with a task waiting in review (it takes it next).
@@ -385,6 +388,16 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
       if ((await this.ctx.board.reviewable(member.name)).length > 0) return false;
     }
     return true;
+  }
+
+  /** True for a member another live host runs (a worker of a team on PostgreSQL). */
+  runsElsewhere(name: string): boolean {
+    return this.store.hosts?.isLiveElsewhere(this.ctx.roster.get(name)?.host) === true;
+  }
+
+  /** The team finished: workers stop the teammates they run for it. */
+  async recallRemote(reason: string): Promise<void> {
+    await this.store.hosts?.recall(reason);
   }
 
   /** Stops every live teammate now and waits for their loops to end. */

@@ -1,6 +1,7 @@
 // Opening a team session from its settings: what to do with a team left in the workspace (resume
 // it, archive it, refuse, or ask), the team's stores (where another live huddle refuses us:
 // TeamBusyError), then the team. Every face opens its session here; none wires stores and agents.
+import path from 'node:path';
 import { Team } from '../agents/team.js';
 import { EventHub, type EventListener } from '../runtime/events/events.js';
 import { StoreError, type TeamStore } from '../runtime/store/team-store.js';
@@ -28,6 +29,11 @@ export interface OpenOptions {
   unfinished: UnfinishedTeamPolicy;
   /** Subscribed before anything is opened, so it sees every event (the console's bridge, headless output). */
   observe?: EventListener;
+  /**
+   * A worker host (`huddle worker`): join the team another process runs, without a hold on it and
+   * without asking about an unfinished team (it is the lead's).
+   */
+  join?: boolean;
   /** For tests: a shorter grace period, auto-approval of plans. */
   team?: { shutdownGraceMs?: number; planAutoApproveMs?: number };
 }
@@ -48,7 +54,7 @@ export async function openSession(settings: SessionSettings, options: OpenOption
     const recorder = new RunRecorder();
     hub.subscribe(recorder.onEvent);
     const gitBase = gitBaseline(workspace.root);
-    const store = await backend.open({ hub, secrets: settings.secrets });
+    const store = await backend.open({ hub, secrets: settings.secrets, mode: options.join ? 'join' : 'run' });
     let team: Team;
     let extras: SessionExtras | undefined;
     try {
@@ -83,7 +89,8 @@ export async function openSession(settings: SessionSettings, options: OpenOption
       config,
       secrets: settings.secrets,
       decision,
-      archived: archived && workspace.relative(archived),
+      // A database names an archived team in words, not as a path.
+      archived: archived && (path.isAbsolute(archived) ? workspace.relative(archived) : archived),
       loaded: settings.loaded,
       notices: extras.notices,
       ...(extras.mcp ? { mcp: extras.mcp } : {}),
@@ -98,6 +105,7 @@ export async function openSession(settings: SessionSettings, options: OpenOption
 }
 
 async function decide(settings: SessionSettings, options: OpenOptions): Promise<'new' | 'resume' | 'fresh' | 'quit'> {
+  if (options.join) return 'new';
   if (options.fresh) return 'fresh';
   if (options.resume) return 'resume';
   let unfinished: string[];

@@ -11,7 +11,9 @@ import { SettingsError } from '../runtime/settings/errors.js';
 import type { LoadedSettings } from '../runtime/settings/load.js';
 import { resolveSettingsConfig } from '../runtime/settings/to-config.js';
 import { fileBackend } from '../runtime/store/file/file-store.js';
-import type { StoreBackend } from '../runtime/store/team-store.js';
+import { postgresBackend } from '../runtime/store/postgres/pg-store.js';
+import { parseTeamUrl } from '../runtime/store/postgres/pg-url.js';
+import { StoreError, type StoreBackend } from '../runtime/store/team-store.js';
 import { Workspace } from '../runtime/workspace/workspace.js';
 import type { CliOptions } from './cli-options.js';
 
@@ -78,7 +80,7 @@ export async function resolveSettings(options: CliOptions, rules: FaceRules, env
   let config: HuddleConfig;
   let loaded: LoadedSettings;
   try {
-    const flags = { model: options.model, maxTurns: options.maxTurns, permissionMode: options.permissionMode, budget: options.budget };
+    const flags = { model: options.model, maxTurns: options.maxTurns, permissionMode: options.permissionMode, budget: options.budget, team: options.team };
     ({ config, loaded } = resolveSettingsConfig({ cwd: cwd ?? process.cwd(), env, flags, apiKeyFile: options.apiKeyFile }));
   } catch (error) {
     if (error instanceof ConfigError || error instanceof SettingsError) throw new StartupError(error.message);
@@ -88,16 +90,37 @@ export async function resolveSettings(options: CliOptions, rules: FaceRules, env
   if (keyMissing && rules.missingKey === 'refuse') throw new StartupError(MISSING_KEY_MESSAGE.replace(/^huddle: /, ''));
   if (!existsSync(config.cwd) || !statSync(config.cwd).isDirectory()) throw new StartupError(`workspace ${config.cwd} is not a directory`);
   const workspace = new Workspace(config.cwd);
+  const team = loaded.settings.team;
+  const backend = team ? postgresTeam(team, workspace, loaded.settings.timeouts?.leaseMs) : fileBackend(workspace);
   return {
     config,
     workspace,
-    backend: fileBackend(workspace),
+    backend,
     model: demo ? await demoModel(config, env) : keyMissing ? new NoKeyBackend() : new ModelClient(modelClientOptions(config)),
-    secrets: [config.apiKey, config.authToken].filter((s): s is string => Boolean(s)),
+    // The team URL's password is a secret too: never in a log, a transcript or on screen.
+    secrets: [config.apiKey, config.authToken, team ? teamPassword(team) : undefined].filter((s): s is string => Boolean(s)),
     keyMissing,
     demo,
     loaded,
   };
+}
+
+/** The team's backend on PostgreSQL; a URL that is no team URL is one line (exit 2). */
+function postgresTeam(url: string, workspace: Workspace, leaseMs: number | undefined): StoreBackend {
+  try {
+    return postgresBackend(url, workspace, leaseMs ? { leaseMs } : {});
+  } catch (error) {
+    if (error instanceof StoreError) throw new StartupError(error.message);
+    throw error;
+  }
+}
+
+function teamPassword(url: string): string | undefined {
+  try {
+    return parseTeamUrl(url, 'team').password;
+  } catch {
+    return undefined;
+  }
 }
 
 /** `huddle demo`: the built-in scripted team. HUDDLE_DEMO_SPEED=10 plays it ten times faster (tests, the impatient). */

@@ -25,6 +25,7 @@ import { settingsRows, type SettingsRow } from '../runtime/settings/describe.js'
 import type { LoadedSettings } from '../runtime/settings/load.js';
 import type { Settings } from '../runtime/settings/schema.js';
 import type { Workspace } from '../runtime/workspace/workspace.js';
+import { hostPlacement, leaveWorker } from '../agents/placement.js';
 import { BudgetIntents } from './budget-intents.js';
 import { untilDone, type RunEnd } from './run-end.js';
 import { WorktreeIntents } from './worktree-intents.js';
@@ -176,6 +177,8 @@ export class TeamSession {
       if (resumable) {
         await this.#team.suspend(reason);
       } else {
+        // Teammates on worker hosts stop too: the team is finished.
+        await this.#team.recallRemote(reason).catch(() => undefined);
         await this.#team.stopAll(reason);
         // After the lead's loop has ended: a turn still unwinding (a stall, an interrupt) would set it idle again.
         await this.#team.close(reason);
@@ -218,6 +221,36 @@ export class TeamSession {
     });
     const file = await this.#store.events.saveRunRecord(record as unknown as Record<string, unknown>);
     return { record, file: this.workspace.relative(file) };
+  }
+
+  // ---- a worker host (`huddle worker`) ----------------------------------------------------------
+
+  /** Runs the teammates the lead places on this host, up to `slots` at once. */
+  async serveAsWorker(slots: number): Promise<void> {
+    const hosts = this.#store.hosts;
+    if (!hosts) throw new StoreError('huddle worker needs a team on PostgreSQL (--team URL)');
+    await hosts.serve(slots, (placement, stop) => hostPlacement(this.#team, placement, stop));
+  }
+
+  /** Called once when this host's lease lapsed: its teammates were handed back, nothing it writes counts. */
+  onHostLost(listener: (error: StoreError) => void): () => void {
+    return this.#store.hosts?.onLost(listener) ?? (() => undefined);
+  }
+
+  /** A worker stopping on purpose: its teammates stop, their tasks go back, the lead is told; then it closes. */
+  async leaveAsWorker(reason: string): Promise<void> {
+    await leaveWorker(this.#team, reason).catch(() => undefined);
+    await this.close({ reason, resumable: true });
+  }
+
+  /** This process's host id on a team shared by several hosts (PostgreSQL). */
+  get host(): string | undefined {
+    return this.#store.hosts?.self;
+  }
+
+  /** The teammates running in this process, by name. */
+  liveHere(): string[] {
+    return this.#team.liveTeammates().map((teammate) => teammate.name);
   }
 
   // ---- lookups --------------------------------------------------------------------------------

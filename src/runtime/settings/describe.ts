@@ -40,6 +40,8 @@ export function formatSettingsRows(rows: SettingsRow[]): string {
 }
 
 function redact(value: unknown, path: string[]): unknown {
+  // The team URL may carry the database password.
+  if (path.length === 1 && path[0] === 'team' && typeof value === 'string') return value.replace(/(\/\/[^:/@]*:)[^@]*@/, '$1***@');
   if (Array.isArray(value)) return value.map((item, i) => redact(item, [...path, String(i)]));
   if (!isPlainObject(value)) return value;
   const out: Record<string, unknown> = {};

@@ -66,6 +66,8 @@ export const ENVIRONMENT_SETTINGS: EnvironmentSetting[] = [
   { variable: 'HUDDLE_STALL_MS', path: ['timeouts', 'stallMs'], parse: wholeNumber },
   { variable: 'HUDDLE_REQUEST_TIMEOUT_MS', path: ['timeouts', 'requestMs'], parse: wholeNumber },
   { variable: 'HUDDLE_STREAM_IDLE_MS', path: ['timeouts', 'streamIdleMs'], parse: wholeNumber },
+  { variable: 'HUDDLE_LEASE_MS', path: ['timeouts', 'leaseMs'], parse: wholeNumber },
+  { variable: 'HUDDLE_TEAM_URL', path: ['team'], parse: text },
   { variable: 'HUDDLE_MAX_RETRIES', path: ['retries', 'max'], parse: wholeNumber },
   { variable: 'HUDDLE_RETRY_BASE_MS', path: ['retries', 'baseMs'], parse: wholeNumber },
   { variable: 'HUDDLE_TRIM_AT', path: ['context', 'trimAt'], parse: fraction },

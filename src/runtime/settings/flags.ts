@@ -9,12 +9,15 @@ export interface SettingsFlags {
   maxTurns?: number | undefined;
   permissionMode?: PermissionMode | undefined;
   budget?: { usd?: number | undefined; minutes?: number | undefined; turns?: number | undefined } | undefined;
+  /** --team URL: the team's state in PostgreSQL. */
+  team?: string | undefined;
 }
 
 export function flagLayers(flags: SettingsFlags): SettingsLayer[] {
   const layers: SettingsLayer[] = [];
   if (flags.model !== undefined) layers.push(layerAt('--model', ['model'], flags.model));
   if (flags.maxTurns !== undefined) layers.push(layerAt('--max-turns', ['maxTurns'], flags.maxTurns));
+  if (flags.team !== undefined) layers.push(layerAt('--team', ['team'], flags.team));
   if (flags.permissionMode !== undefined) layers.push(layerAt('--permission-mode', ['permissionMode'], flags.permissionMode));
   for (const kind of ['usd', 'minutes', 'turns'] as const) {
     const value = flags.budget?.[kind];

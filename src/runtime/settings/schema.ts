@@ -189,6 +189,7 @@ export const settingsSchema = z
         stallMs: count('A working agent with no event for this long is interrupted (0: never).').optional().meta({ default: 600_000 }),
         requestMs: count('One model request may take this long.').optional().meta({ default: 600_000 }),
         streamIdleMs: count('A response stream silent this long counts as cut and is retried.').optional().meta({ default: 60_000 }),
+        leaseMs: positive('A team on PostgreSQL: a host (the lead, a worker) that has not renewed its lease for this long loses its teammates; their tasks go back on the board.').optional().meta({ default: 10_000 }),
       })
       .optional()
       .describe('Timeouts in milliseconds.'),
@@ -214,6 +215,11 @@ export const settingsSchema = z
       .optional()
       .describe('Project instructions (CLAUDE.md, AGENTS.md) given to every agent.'),
     budget: budget.optional(),
+    team: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//i, 'a postgres:// URL')
+      .optional()
+      .describe('Keep the team\'s shared state in PostgreSQL instead of files: postgres://USER@HOST:PORT/DATABASE?team=NAME (team: default the workspace directory\'s name).'),
     permissions: z
       .strictObject({
         allow: strings('Command prefixes that run without asking in ask mode ("npm install", "make").').optional(),

@@ -117,17 +117,17 @@ export class PgHosts implements TeamHosts {
     const offHosts = this.#ctx.channel.on('h', (change, remote) => {
       if (!remote) return;
       if (change.host === this.self) this.#checkPlacements();
-      void this.#readLive();
+      void this.refreshLive();
     });
     const offResync = this.#ctx.channel.onResync(() => {
       this.#checkPlacements();
-      void this.#readLive();
+      void this.refreshLive();
     });
     this.#offChannel = () => {
       offHosts();
       offResync();
     };
-    void this.#readLive();
+    void this.refreshLive();
   }
 
   #offChannel: () => void = () => undefined;
@@ -202,7 +202,7 @@ export class PgHosts implements TeamHosts {
       await db.query(`UPDATE huddle_placements SET state = 'cancelled' WHERE team = $1 AND state = 'reserved' AND created_at < now() - interval '60 seconds'`, [team]);
       if (lapsed.rows.length || claimed.rows.length) {
         await db.query('SELECT pg_notify($1, $2)', [channel.channel, JSON.stringify({ k: 'h', o: 'sweep' })]);
-        await this.#readLive();
+        await this.refreshLive();
       }
     } catch {
       // The next sweep tries again.
@@ -211,7 +211,7 @@ export class PgHosts implements TeamHosts {
     }
   }
 
-  async #readLive(): Promise<void> {
+  async refreshLive(): Promise<void> {
     try {
       const { rows } = await this.#ctx.db.query<{ host: string }>(`SELECT host FROM huddle_hosts WHERE team = $1 AND state = 'live' AND lease_until > now()`, [this.#ctx.team]);
       this.#live.clear();

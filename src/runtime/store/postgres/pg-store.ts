@@ -176,6 +176,7 @@ export async function openPostgresStore(parsed: TeamUrl, workspace: Workspace, l
       }
     };
     hosts.start();
+    await hosts.refreshLive();
 
     let closed = false;
     return {
