@@ -22,6 +22,7 @@ CREATE TABLE huddle_teams (
   team_name text NOT NULL,
   lead text NOT NULL,
   lead_host text,
+  ran boolean NOT NULL DEFAULT false,
   last_task_id bigint NOT NULL DEFAULT 0,
   created_at timestamptz NOT NULL DEFAULT now()
 );

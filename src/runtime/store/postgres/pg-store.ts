@@ -53,7 +53,11 @@ export function postgresBackend(url: string, workspace: Workspace, options: Post
     unfinishedMembers: () =>
       withDatabase(async (db) => {
         await refuseIfBusy(db, parsed.team, where);
-        const { rows } = await db.query<{ name: string }>(`SELECT name FROM huddle_members WHERE team = $1 AND data->>'status' <> 'shutdown' ORDER BY position`, [parsed.team]);
+        // A team only workers have joined so far was never run: nothing of it is unfinished.
+        const { rows } = await db.query<{ name: string }>(
+          `SELECT m.name FROM huddle_members m JOIN huddle_teams t ON t.team = m.team AND t.ran WHERE m.team = $1 AND m.data->>'status' <> 'shutdown' ORDER BY m.position`,
+          [parsed.team],
+        );
         return rows.map((row) => row.name);
       }),
     archive: () =>
@@ -129,7 +133,7 @@ export async function openPostgresStore(parsed: TeamUrl, workspace: Workspace, l
         if (holder) throw busy(holder, where);
       }
       await insertHost(client, parsed.team, host, registration);
-      if (mode === 'run') await client.query('UPDATE huddle_teams SET lead_host = $2 WHERE team = $1', [parsed.team, host]);
+      if (mode === 'run') await client.query('UPDATE huddle_teams SET lead_host = $2, ran = true WHERE team = $1', [parsed.team, host]);
     });
     channel = await TeamChannel.acquire(parsed.connectionString, parsed.team, Math.max(500, Math.min(2_000, Math.floor(leaseMs / 3))));
   } catch (error) {
