@@ -13,6 +13,8 @@ import { baseEnv, CLI_PATH } from '../../helpers/run-cli.js';
 export interface Scenario {
   tasks: number;
   teammates: string[];
+  /** Milliseconds between the events of a teammate's streamed response (slower work). */
+  delayMs?: number;
 }
 
 /** The text of the last user turn of a request (its text blocks), and whether it carries tool results. */
@@ -27,6 +29,7 @@ function lastTurn(request: RecordedRequest): { text: string; toolResults: boolea
 
 /** Scripts the whole team on `fake`. */
 export function scriptTeam(fake: FakeApi, scenario: Scenario): void {
+  const slow = (scripted: Scripted): Scripted => (scenario.delayMs && scripted.kind === 'message' ? { ...scripted, delayMs: scenario.delayMs } : scripted);
   fake.respond((request): Scripted | undefined => {
     const agent = request.agent;
     const { text, toolResults } = lastTurn(request);
@@ -44,9 +47,9 @@ export function scriptTeam(fake: FakeApi, scenario: Scenario): void {
     const claimed = /<auto-claimed>Task #(\d+):/.exec(text);
     if (claimed && !toolResults) {
       const id = Number(claimed[1]);
-      return reply(toolUse('task_update', { task_id: id, status: 'completed' }), toolUse('send_message', { to: 'lead', content: `report #${id} from ${agent}` }));
+      return slow(reply(toolUse('task_update', { task_id: id, status: 'completed' }), toolUse('send_message', { to: 'lead', content: `report #${id} from ${agent}` })));
     }
-    return replyText(toolResults ? 'Done; looking for the next task.' : 'Ready.');
+    return slow(replyText(toolResults ? 'Done; looking for the next task.' : 'Ready.'));
   });
 }
 

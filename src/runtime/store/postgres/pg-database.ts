@@ -17,8 +17,8 @@ import pg from 'pg';
 import { StoreError, StoreUnavailableError, StoreWriteError } from '../store-errors.js';
 import { migrate } from './migrations.js';
 
-/** The host a store writes for, and the lease epoch it holds; undefined: not fenced. */
-export type Fence = () => { host: string; epoch: number } | undefined;
+/** The host a store writes for, the lease epoch it holds, and whether it knows it lost it; undefined: not fenced. */
+export type Fence = () => { host: string; epoch: number; lost?: boolean } | undefined;
 
 /** This host's lease lapsed: nothing it writes is accepted any more. */
 export class StoreFencedError extends StoreError {
@@ -56,10 +56,10 @@ export function isConnectionError(error: unknown): boolean {
   return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error|Connection ended|not queryable/i.test(message);
 }
 
-/** Transaction conflicts the server resolved by aborting us: run it again. */
+/** Transaction conflicts the server resolved by aborting us (or a lock we waited too long for): run it again. */
 function isConflict(error: unknown): boolean {
   const code = (error as { code?: string } | undefined)?.code;
-  return error instanceof RetryTransaction || code === '40001' || code === '40P01';
+  return error instanceof RetryTransaction || code === '40001' || code === '40P01' || code === '55P03';
 }
 
 export interface DatabaseOptions {
@@ -67,6 +67,13 @@ export interface DatabaseOptions {
   retryForMs: number;
   /** A statement with no answer for this long counts as a dropped connection. */
   queryTimeoutMs: number;
+  /**
+   * The server ends a session that sits this long inside a transaction: a host cut off mid-write
+   * would otherwise hold its locks (the board's, its host row) until TCP gives up, hours later.
+   */
+  idleInTransactionMs: number;
+  /** A statement waits this long for a lock, then the transaction runs again. */
+  lockTimeoutMs: number;
 }
 
 const pools = new Map<string, { db: Database; users: number }>();
@@ -88,10 +95,14 @@ export class Database {
       keepAlive: true,
       keepAliveInitialDelayMillis: 1_000,
       query_timeout: options.queryTimeoutMs,
+      idle_in_transaction_session_timeout: options.idleInTransactionMs,
+      lock_timeout: options.lockTimeoutMs,
       application_name: 'huddle',
     });
-    // An idle client whose connection dropped must not crash the process; the pool replaces it.
+    // A client whose connection drops must not crash the process, idle or checked out between two
+    // statements: the next statement on it fails (a connection error), and the pool replaces it.
     this.pool.on('error', () => undefined);
+    this.pool.on('connect', (client) => client.on('error', () => undefined));
   }
 
   /** The process's pool for this database (migrated on first use); release it with close(). */
@@ -161,6 +172,9 @@ export class Database {
     const token = options.once ? randomUUID() : undefined;
     let uncertain = false;
     return this.#retrying(async () => {
+      // A host that knows its lease is gone does not even try (nor wait for a link that is down).
+      const held = options.fence?.();
+      if (held?.lost) throw new StoreFencedError(held.host);
       const client = await this.pool.connect();
       let began = false;
       try {
@@ -202,7 +216,7 @@ export class Database {
       try {
         return await attempt();
       } catch (error) {
-        if (isConflict(error) && tries < 200) {
+        if (isConflict(error) && Date.now() < deadline) {
           await sleep(Math.random() * Math.min(50, 2 + tries * 2));
           continue;
         }
@@ -215,11 +229,16 @@ export class Database {
   }
 }
 
+/**
+ * The host row, locked FOR KEY SHARE until the transaction ends: the sweep that marks a host lapsed
+ * locks it FOR UPDATE, so it waits for this write to finish (and every later write sees it lapsed),
+ * while the host's own renewals (a plain UPDATE of the lease) are never held up by its writes.
+ */
 async function checkFence(client: pg.ClientBase, team: string, fence: Fence): Promise<void> {
   const held = fence();
   if (!held) return;
   const { rows } = await client.query(
-    `SELECT 1 FROM huddle_hosts WHERE team = $1 AND host = $2 AND epoch = $3 AND state = 'live' AND lease_until > now() FOR SHARE`,
+    `SELECT 1 FROM huddle_hosts WHERE team = $1 AND host = $2 AND epoch = $3 AND state = 'live' AND lease_until > now() FOR KEY SHARE`,
     [team, held.host, held.epoch],
   );
   if (rows.length === 0) throw new StoreFencedError(held.host);

@@ -85,7 +85,7 @@ export class PgHosts implements TeamHosts {
   }
 
   /** The fence every write of this host carries (pg-database.ts). */
-  fence = (): { host: string; epoch: number } | undefined => ({ host: this.self, epoch: this.epoch });
+  fence = (): { host: string; epoch: number; lost: boolean } | undefined => ({ host: this.self, epoch: this.epoch, lost: this.#lost !== undefined });
 
   get lost(): StoreError | undefined {
     return this.#lost;
@@ -94,16 +94,17 @@ export class PgHosts implements TeamHosts {
   /** Starts renewing and sweeping. */
   start(): void {
     const { leaseMs } = this.#registration;
+    // Three renewals per lease; after a failed one, soon again (a short cut must not cost the lease).
     const renewEvery = Math.max(50, Math.floor(leaseMs / 3));
-    const renew = () => {
+    const renew = (delay: number) => {
       this.#renewTimer = setTimeout(() => {
-        void this.#renew().finally(() => {
-          if (!this.#closed && !this.#lost) renew();
+        void this.#renew().then((ok) => {
+          if (!this.#closed && !this.#lost) renew(ok ? renewEvery : Math.min(renewEvery, 200));
         });
-      }, renewEvery);
+      }, delay);
       this.#renewTimer.unref();
     };
-    renew();
+    renew(renewEvery);
     const sweepEvery = Math.max(50, Math.floor(leaseMs / 4));
     const sweep = () => {
       this.#sweepTimer = setTimeout(() => {
@@ -147,10 +148,11 @@ export class PgHosts implements TeamHosts {
 
   // ---- lease --------------------------------------------------------------------------------
 
-  async #renew(): Promise<void> {
-    if (this.#closed || this.#lost) return;
+  /** One renewal; false when the database could not be reached. */
+  async #renew(): Promise<boolean> {
+    if (this.#closed || this.#lost) return true;
     const { leaseMs } = this.#registration;
-    const timeout = Math.max(500, Math.floor(leaseMs / 3));
+    const timeout = Math.max(300, Math.floor(leaseMs / 4));
     const client = new pg.Client({ connectionString: this.#ctx.db.connectionString, connectionTimeoutMillis: timeout, query_timeout: timeout, application_name: 'huddle-lease' });
     client.on('error', () => undefined);
     try {
@@ -160,11 +162,16 @@ export class PgHosts implements TeamHosts {
           WHERE team = $1 AND host = $2 AND epoch = $3 AND state = 'live' AND lease_until > now() RETURNING 1`,
         [this.#ctx.team, this.self, this.epoch],
       );
-      if (rows.length === 0) return this.#lose();
+      if (rows.length === 0) {
+        this.#lose();
+        return true;
+      }
       this.#lastRenewed = Date.now();
+      return true;
     } catch {
       // Could not reach the database: the next renewal tries again, until a whole lease went by.
       if (Date.now() - this.#lastRenewed >= leaseMs) this.#lose();
+      return false;
     } finally {
       void client.end().catch(() => undefined);
     }
@@ -183,9 +190,11 @@ export class PgHosts implements TeamHosts {
     this.#sweeping = true;
     const { db, team, channel } = this.#ctx;
     try {
+      // FOR UPDATE waits for the lapsed host's writes in flight (pg-database.ts: checkFence).
       const lapsed = await db.query<{ host: string }>(
         `UPDATE huddle_hosts SET state = 'lapsed', epoch = epoch + 1
-          WHERE team = $1 AND state = 'live' AND kind <> 'lead' AND lease_until < now() RETURNING host`,
+          WHERE team = $1 AND host IN (SELECT host FROM huddle_hosts WHERE team = $1 AND state = 'live' AND kind <> 'lead' AND lease_until < now() FOR UPDATE)
+          RETURNING host`,
         [team],
       );
       const claimed = await db.query<{ host: string; label: string; lease_ms: number }>(
@@ -204,7 +213,7 @@ export class PgHosts implements TeamHosts {
         await db.query('SELECT pg_notify($1, $2)', [channel.channel, JSON.stringify({ k: 'h', o: 'sweep' })]);
         await this.refreshLive();
       }
-    } catch {
+    } catch (error) {
       // The next sweep tries again.
     } finally {
       this.#sweeping = false;
@@ -345,3 +354,4 @@ export class PgHosts implements TeamHosts {
     }
   }
 }
+

@@ -79,7 +79,13 @@ export function postgresBackend(url: string, workspace: Workspace, options: Post
 
 async function connect(parsed: TeamUrl, leaseMs: number): Promise<Database> {
   try {
-    return await Database.open(parsed.connectionString, { retryForMs: Math.max(30_000, leaseMs * 3), queryTimeoutMs: Math.max(5_000, leaseMs) });
+    return await Database.open(parsed.connectionString, {
+      retryForMs: Math.max(30_000, leaseMs * 3),
+      queryTimeoutMs: Math.max(5_000, leaseMs),
+      // Shorter than a lease: what a cut-off host held is free again before its lease is swept.
+      idleInTransactionMs: Math.max(1_000, Math.floor(leaseMs / 2)),
+      lockTimeoutMs: Math.max(2_000, leaseMs),
+    });
   } catch (error) {
     throw describeConnectError(error, parsed.display);
   }
@@ -223,3 +229,4 @@ export async function openPostgresStore(parsed: TeamUrl, workspace: Workspace, l
     throw new StoreUnavailableError(`cannot open the team (${where}): ${(error as Error).message}`);
   }
 }
+
