@@ -4,6 +4,7 @@
 #
 #   eval "$(scripts/test-postgres.sh start)"   starts one; prints the exports (HUDDLE_TEST_PG_URL, HUDDLE_TEST_PG_DIR)
 #   scripts/test-postgres.sh stop DIR          stops the one in DIR and removes DIR
+#   scripts/test-postgres.sh crash DIR         restarts the one in DIR as after a crash (immediate stop, then recovery)
 #   scripts/test-postgres.sh run CMD [ARGS…]   starts one, runs CMD with HUDDLE_TEST_PG_URL set, stops it
 #
 # Needs PostgreSQL's server binaries (Debian: apt-get install postgresql). As root, the server
@@ -44,7 +45,7 @@ start() {
   for attempt in 1 2 3 4 5; do
     port=$(free_port)
     if as_owner "$pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start \
-      -o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=400 -c shared_buffers=64MB" >/dev/null 2>&1; then
+      -o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir -c fsync=off -c full_page_writes=off -c max_connections=400 -c shared_buffers=64MB" >/dev/null 2>&1; then
       echo "export HUDDLE_TEST_PG_URL=postgres://postgres@127.0.0.1:$port/postgres"
       echo "export HUDDLE_TEST_PG_DIR=$dir"
       return
@@ -62,9 +63,15 @@ stop() {
   rm -rf "$dir"
 }
 
+crash() {
+  local dir=${1:?usage: test-postgres.sh crash DIR}
+  as_owner "$(find_bin pg_ctl)" -D "$dir/data" -m immediate -w -t 60 restart >/dev/null
+}
+
 case "${1:-}" in
   start) start ;;
   stop) stop "${2:-}" ;;
+  crash) crash "${2:-}" ;;
   run)
     shift
     eval "$(start)"
@@ -72,7 +79,7 @@ case "${1:-}" in
     "$@"
     ;;
   *)
-    echo "usage: $0 start | stop DIR | run CMD [ARGS…]" >&2
+    echo "usage: $0 start | stop DIR | crash DIR | run CMD [ARGS…]" >&2
     exit 2
     ;;
 esac
