@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { benchBusAcrossProcesses, benchBusInProcess } from './bus.js';
 import { benchClaimsAcrossProcesses, benchClaimsInProcess } from './claims.js';
+import { benchPostgresClaims, benchPostgresWake } from './postgres.js';
 import { benchConsoleIdle, benchConsoleLaunch, benchConsoleStreaming } from './console.js';
 import { type BenchFailure, type BenchResult, ROOT } from './lib.js';
 import { benchHeadlessRoundTrip, benchTeamRun, benchVersion } from './startup.js';
@@ -26,6 +27,8 @@ const GROUPS: Array<[string, () => Promise<BenchResult[]>]> = [
   ['claims', () => benchClaimsInProcess(2000, 8)],
   ['claims-processes', () => benchClaimsAcrossProcesses(2000, 2, 4)],
   ['claims-10k', () => benchClaimsAcrossProcesses(10_000, 2, 4, 'files')],
+  ['postgres-wake', () => benchPostgresWake(200)],
+  ['postgres-claims', () => benchPostgresClaims(1000, 5, 2, 4)],
   ['team', () => benchTeamRun(5)],
   ['console-launch', () => benchConsoleLaunch(10)],
   ['console-streaming', () => benchConsoleStreaming()],

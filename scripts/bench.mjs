@@ -21,7 +21,7 @@ cpSync(path.join(root, 'dist'), path.join(outDir, 'dist'), { recursive: true, fi
 
 // Native or optional packages stay outside the bundle. The bundle lives in os.tmpdir(), where a
 // bare `import 'node-pty'` would find no node_modules, so they are imported by absolute path.
-const EXTERNAL = ['node-pty', '@xterm/headless', 'react-devtools-core'];
+const EXTERNAL = ['node-pty', '@xterm/headless', 'react-devtools-core', 'pg-native'];
 
 /** @type {import('esbuild').Plugin} */
 const externalsFromRepo = {
@@ -96,6 +96,8 @@ await Promise.all([
   bundle('bench/run.ts', 'run.mjs'),
   bundle('bench/children/bus-sender.ts', 'bus-sender.mjs'),
   bundle('bench/children/claimer.ts', 'claimer.mjs'),
+  bundle('bench/children/pg-bus-sender.ts', 'pg-bus-sender.mjs'),
+  bundle('bench/children/pg-claimer.ts', 'pg-claimer.mjs'),
 ]);
 
 process.env.HUDDLE_BENCH_ROOT = root;

@@ -58,10 +58,15 @@ CREATE TABLE huddle_tasks (
   blocked_by bigint[] NOT NULL DEFAULT '{}',
   version bigint NOT NULL DEFAULT 1,
   data jsonb NOT NULL,
+  op_token text,
+  op_action text,
   PRIMARY KEY (team, id)
 );
 CREATE INDEX huddle_tasks_open ON huddle_tasks (team, status, id);
-CREATE INDEX huddle_tasks_blocked_by ON huddle_tasks USING gin (blocked_by);
+-- Pending tasks with nothing left in blockedBy: where a claim looks first.
+CREATE INDEX huddle_tasks_ready ON huddle_tasks (team, id) WHERE status = 'pending' AND blocked_by = '{}';
+-- Who waits for a task (blocked_by contains it); searched on every completion, so no pending list.
+CREATE INDEX huddle_tasks_blocked_by ON huddle_tasks USING gin (blocked_by) WITH (fastupdate = off);
 CREATE TABLE huddle_spend (
   team text NOT NULL,
   agent text NOT NULL,

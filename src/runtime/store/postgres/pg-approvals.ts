@@ -7,6 +7,7 @@
 import type { ApprovalDecision, ApprovalOutcome, ApprovalRequest, Approvals, PendingApproval } from '../approvals.js';
 import { ApprovalQueue } from '../memory-approvals.js';
 import { type PgContext, write } from './pg-context.js';
+import { toJsonb } from './pg-json.js';
 
 interface Row {
   id: string;
@@ -137,7 +138,7 @@ export class PgApprovals implements Approvals {
     this.#enqueue(() =>
       write(this.#ctx, async (client) => {
         for (const { resolve: _resolve, ...request } of added) {
-          await client.query(`INSERT INTO huddle_approvals (team, id, host, request, state) VALUES ($1, $2, $3, $4, 'pending') ON CONFLICT (team, id) DO NOTHING`, [team, this.#dbId(request.id), host, JSON.stringify(request)]);
+          await client.query(`INSERT INTO huddle_approvals (team, id, host, request, state) VALUES ($1, $2, $3, $4, 'pending') ON CONFLICT (team, id) DO NOTHING`, [team, this.#dbId(request.id), host, toJsonb(request)]);
         }
         for (const id of gone) await client.query(`UPDATE huddle_approvals SET state = 'done' WHERE team = $1 AND id = $2 AND state <> 'done'`, [team, this.#dbId(id)]);
         await channel.publish(client, { k: 'a' });

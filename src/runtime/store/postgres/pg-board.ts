@@ -24,8 +24,11 @@ import {
 } from '../board/task.js';
 import { planUpdate } from '../board/update.js';
 import { viewOf } from '../board/view.js';
-import { LoadedView, NeedMoreTasks, readAll, readAround, readTasks, type StoredRow, TaskNotFound } from './pg-board-view.js';
+import { LoadedView, NeedMoreTasks, readAll, readAround, type StoredRow, TaskNotFound } from './pg-board-view.js';
+import { toJsonb } from './pg-json.js';
+import { PROCESS_ORIGIN } from './team-channel.js';
 import { type PgContext, write } from './pg-context.js';
+import { prepared } from './pg-database.js';
 
 /** The advisory lock class of board locks (the team's key is the second number). */
 const BOARD_LOCK = 0x68626f61; // 'hboa'
@@ -123,11 +126,12 @@ export class PgBoard implements Board {
     return [...view.tasks.values()].filter((task) => mayReview(task, reviewer));
   }
 
-  // ---- changes (exclusive) ----------------------------------------------------------------
+  // ---- changes -----------------------------------------------------------------------------
 
   async create(input: CreateTaskInput, by: string = this.#agent): Promise<Task> {
     if (!input.subject.trim()) throw new TaskBoardError('a task needs a subject: one line saying what is to be done');
-    return this.#change(by, input.blockedBy ?? [], async (client, view) => {
+    const rebuild = (changes: TaskChange[]) => changes.find((change) => change.action === 'created')?.task;
+    return this.#change(by, 'exclusive', input.blockedBy ?? [], rebuild, async (client, view) => {
       const { rows } = await client.query<{ id: string }>(
         `UPDATE huddle_teams SET last_task_id = GREATEST(last_task_id, (SELECT coalesce(max(id), 0) FROM huddle_tasks WHERE team = $1)) + 1
           WHERE team = $1 RETURNING last_task_id AS id`,
@@ -141,23 +145,30 @@ export class PgBoard implements Board {
 
   async update(id: number, patch: UpdateTaskInput, by: string = this.#agent): Promise<Task> {
     const ids = [id, ...(patch.addBlockedBy ?? []), ...(patch.addBlocks ?? [])];
-    return this.#change(by, ids, async (_client, view) => {
+    // A new dependency needs the graph to stand still (the cycle check); a status change only its rows.
+    const mode = (patch.addBlockedBy?.length ?? 0) + (patch.addBlocks?.length ?? 0) > 0 ? 'exclusive' : 'rows';
+    return this.#change(by, mode, ids, (changes) => changes.find((change) => change.task.id === id)?.task, async (_client, view) => {
       const { task, changes } = planUpdate(view.require(id), patch, by, view);
       return { value: task, changes };
     });
   }
 
   async decideReview(id: number, by: string, decision: ReviewDecision): Promise<ReviewOutcome> {
-    return this.#change(by, [id], async (_client, view) => {
+    const rebuild = (changes: TaskChange[]): ReviewOutcome | undefined => {
+      const change = changes.find((c) => c.task.id === id);
+      if (!change) return undefined;
+      return { task: change.task, outcome: change.action === 'review_approved' ? 'approved' : change.action === 'changes_requested' ? 'changes_requested' : 'escalated' };
+    };
+    return this.#change(by, 'rows', [id], rebuild, async (_client, view) => {
       const { result, changes } = planReviewDecision(view.require(id), by, decision, view);
       return { value: result, changes };
     });
   }
 
   async release(owner: string, by: string = this.#agent): Promise<Task[]> {
-    return this.#transaction(by, 'exclusive', async (client) => {
+    return this.#transaction(by, true, undefined, (changes) => changes.map((change) => change.task), async (client) => {
       const { rows } = await client.query<StoredRow>(
-        `SELECT id, data FROM huddle_tasks WHERE team = $1 AND status <> 'completed' AND (owner = $2 OR reviewer = $2) ORDER BY id`,
+        `SELECT id, data FROM huddle_tasks WHERE team = $1 AND status <> 'completed' AND (owner = $2 OR reviewer = $2) ORDER BY id FOR UPDATE`,
         [this.#ctx.team, owner],
       );
       const view = new LoadedView();
@@ -174,31 +185,36 @@ export class PgBoard implements Board {
   // ---- claims (shared, row locks) ---------------------------------------------------------
 
   async claim(id: number, owner: string): Promise<Task> {
-    return this.#transaction(owner, 'shared', async (client) => {
-      const { rows } = await client.query<StoredRow>('SELECT id, data FROM huddle_tasks WHERE team = $1 AND id = $2 FOR UPDATE', [this.#ctx.team, safeId(id)]);
+    const first = { sql: `${WITH_BLOCKERS} WHERE t.team = $1 AND t.id = $2 FOR UPDATE OF t`, params: [this.#ctx.team, safeId(id)] };
+    const task = await this.#claimTransaction(owner, 'claimed', first, async (_client, read) => {
+      const rows = read!.rows as Array<StoredRow & { blockers: StoredRow[] }>;
       const view = new LoadedView();
-      view.add(rows);
       if (rows.length === 0) view.absent.add(id);
-      const task = view.require(id);
-      await readTasks(client, this.#ctx.team, view, task.blockedBy);
-      const next = planClaim(task, owner, view);
-      return { value: next, changes: [{ action: 'claimed', task: next }] };
+      else viewWithBlockers(view, rows[0]!);
+      const next = planClaim(view.require(id), owner, view);
+      return { action: 'claimed', task: next };
     });
+    return task!; // planClaim refuses rather than claim nothing
   }
 
   async claimNext(owner: string): Promise<Task | undefined> {
     return this.#claimFirst(
       owner,
-      `t.status = 'pending' AND (t.owner IS NULL OR t.owner = $2)
-       AND NOT EXISTS (SELECT 1 FROM huddle_tasks b WHERE b.team = t.team AND b.id = ANY(t.blocked_by) AND b.status <> 'completed')`,
+      'claimed',
+      // Completing a task takes it out of its dependents' blockedBy, so the ready ones have it empty
+      // (huddle_tasks_ready); the second condition finds those whose blockers are met otherwise.
+      `t.status = 'pending' AND (t.owner IS NULL OR t.owner = $2) AND t.blocked_by = '{}'`,
       (task, view) => isClaimableBy(task, owner, view),
       (task) => ({ action: 'claimed', task: claimed(task, owner) }),
+      `t.status = 'pending' AND (t.owner IS NULL OR t.owner = $2)
+       AND NOT EXISTS (SELECT 1 FROM huddle_tasks b WHERE b.team = t.team AND b.id = ANY(t.blocked_by) AND b.status <> 'completed')`,
     );
   }
 
   async claimReview(reviewer: string): Promise<Task | undefined> {
     return this.#claimFirst(
       reviewer,
+      'review_claimed',
       `t.status = 'review' AND t.reviewer IS NULL AND (t.data->>'review_escalated') IS DISTINCT FROM 'true' AND t.owner IS DISTINCT FROM $2`,
       (task) => mayReview(task, reviewer),
       (task) => ({ action: 'review_claimed', task: { ...task, reviewer } }),
@@ -229,78 +245,155 @@ export class PgBoard implements Board {
    * one more pass waits for the first of them, so "nothing to claim" is never said while a
    * claimable task exists.
    */
-  #claimFirst(owner: string, where: string, accept: (task: Task, view: LoadedView) => boolean, take: (task: Task) => TaskChange): Promise<Task | undefined> {
-    return this.#transaction(owner, 'shared', async (client) => {
+  #claimFirst(
+    owner: string,
+    action: TaskChange['action'],
+    where: string,
+    accept: (task: Task, view: LoadedView) => boolean,
+    take: (task: Task) => TaskChange,
+    wider?: string,
+  ): Promise<Task | undefined> {
+    const select = (condition: string, lock: string) => `${WITH_BLOCKERS} WHERE t.team = $1 AND ${condition} AND NOT (t.id = ANY($3::bigint[])) ORDER BY t.id LIMIT 1 ${lock}`;
+    const first = { sql: select(where, SKIP_LOCKED), params: [this.#ctx.team, owner, []] };
+    // The quick look, then (when it finds nothing) the wider condition, then waiting for the rows others hold.
+    const passes: Array<[string, string]> = [[where, SKIP_LOCKED], ...(wider ? ([[wider, SKIP_LOCKED]] as Array<[string, string]>) : []), [wider ?? where, 'FOR UPDATE OF t']];
+    return this.#claimTransaction(owner, action, first, async (client, read) => {
       const refused: number[] = [];
-      for (const lock of ['FOR UPDATE OF t SKIP LOCKED', 'FOR UPDATE OF t']) {
+      for (const [pass, [condition, lock]] of passes.entries()) {
         for (let round = 0; round < 50; round++) {
-          const { rows } = await client.query<StoredRow>(
-            `SELECT t.id, t.data FROM huddle_tasks t WHERE t.team = $1 AND ${where} AND NOT (t.id = ANY($3::bigint[])) ORDER BY t.id LIMIT 1 ${lock}`,
-            [this.#ctx.team, owner, refused],
-          );
+          // The first look came with BEGIN (one round trip); later ones are asked for.
+          const rows = (pass === 0 && round === 0 && read ? read : await client.query(prepared(select(condition, lock), [this.#ctx.team, owner, refused]))).rows as Array<StoredRow & { blockers: StoredRow[] }>;
           if (rows.length === 0) break;
-          const view = new LoadedView();
-          view.add(rows);
+          const view = viewWithBlockers(new LoadedView(), rows[0]!);
           const id = Number(rows[0]!.id);
           const task = view.tasks.get(id);
-          if (task) {
-            await readTasks(client, this.#ctx.team, view, task.blockedBy);
-            if (accept(task, view)) {
-              const change = take(task);
-              return { value: change.task as Task | undefined, changes: [change] };
-            }
-          }
+          if (task && accept(task, view)) return take(task);
           refused.push(id);
         }
       }
-      return { value: undefined, changes: [] };
-    });
-  }
-
-  /** A change under the exclusive lock: reads around `ids`, plans; when the plan needs more, reads all and plans again. */
-  #change<T>(by: string, ids: number[], plan: (client: pg.PoolClient, view: LoadedView) => Promise<Outcome<T>>): Promise<T> {
-    return this.#transaction(by, 'exclusive', async (client) => {
-      let view = await readAround(client, this.#ctx.team, ids.filter((id) => Number.isSafeInteger(id)));
-      for (;;) {
-        try {
-          return await plan(client, view);
-        } catch (error) {
-          if (!(error instanceof NeedMoreTasks) || view.full) throw error;
-          view = await readAll(client, this.#ctx.team);
-        }
-      }
+      return undefined;
     });
   }
 
   /**
-   * One board transaction: the board lock (shared for claims), `work`, the rows it changed
-   * written with a NOTIFY; then, once committed, the task events and this process's listeners.
+   * A claim: at most one row changes, written with the transaction's token so that a retry after
+   * an unknown outcome finds it (instead of claiming a second task).
    */
-  async #transaction<T>(by: string, mode: 'shared' | 'exclusive', work: (client: pg.PoolClient) => Promise<Outcome<T>>): Promise<T> {
+  async #claimTransaction(
+    owner: string,
+    action: TaskChange['action'],
+    first: { sql: string; params: unknown[] },
+    work: (client: pg.PoolClient, read: pg.QueryResult | undefined) => Promise<TaskChange | undefined>,
+  ): Promise<Task | undefined> {
     const { team, channel } = this.#ctx;
-    let outcome: Outcome<T>;
-    try {
-      outcome = await write(
+    const change = await this.#guard(() =>
+      write(
         this.#ctx,
-        async (client) => {
-          await client.query(mode === 'shared' ? 'SELECT pg_advisory_xact_lock_shared($1, hashtext($2))' : 'SELECT pg_advisory_xact_lock($1, hashtext($2))', [BOARD_LOCK, team]);
-          const result = await work(client);
+        async (client, token, tx) => {
+          const planned = await work(client, tx.first);
+          if (!planned) return null;
+          const stamped = stamp(planned);
+          tx.finish(...storeChanges(team, [stamped], { token, channel: channel.channel }));
+          return stamped;
+        },
+        {
+          lock: { shared: true, key: [BOARD_LOCK, team] },
+          first,
+          recover: async (client, token) => (await changesOf(client, team, token))[0],
+        },
+      ),
+    );
+    if (!change) return undefined;
+    this.#announce(owner, [change]);
+    return change.task;
+  }
+
+  /**
+   * A change planned on the rows around `ids`: `exclusive` (a new task, a new dependency) holds
+   * the board lock alone; `rows` shares it with claims and locks the rows it may write (the task
+   * and those that wait for it). A plan that needs more of the board runs again exclusively.
+   */
+  async #change<T>(
+    by: string,
+    mode: 'exclusive' | 'rows',
+    ids: number[],
+    rebuild: (changes: TaskChange[]) => T | undefined,
+    plan: (client: pg.PoolClient, view: LoadedView) => Promise<Outcome<T>>,
+  ): Promise<T> {
+    const wanted = ids.filter((id) => Number.isSafeInteger(id));
+    try {
+      const first = mode === 'rows' ? { sql: READ_LOCKED, params: [this.#ctx.team, wanted] } : undefined;
+      return await this.#transaction(by, mode === 'exclusive', first, rebuild, async (client, read) => {
+        let view = read ? lockedView(read.rows as Array<StoredRow & { locked: boolean }>, wanted) : await readAround(client, this.#ctx.team, wanted);
+        for (;;) {
+          try {
+            return await plan(client, view);
+          } catch (error) {
+            if (!(error instanceof NeedMoreTasks) || view.full) throw error;
+            if (mode === 'rows') throw new NeedsExclusive();
+            view = await readAll(client, this.#ctx.team);
+          }
+        }
+      });
+    } catch (error) {
+      if (error instanceof NeedsExclusive) return this.#change(by, 'exclusive', ids, rebuild, plan);
+      throw error;
+    }
+  }
+
+  /**
+   * One board transaction under the board lock (`exclusive`, or shared with claims): `work`, then
+   * every row it changed, its record under the token and the NOTIFY, in one statement; then, once
+   * committed, the task events and this process's listeners.
+   */
+  async #transaction<T>(
+    by: string,
+    exclusive: boolean,
+    first: { sql: string; params: unknown[] } | undefined,
+    rebuild: (changes: TaskChange[]) => T | undefined,
+    work: (client: pg.PoolClient, read: pg.QueryResult | undefined) => Promise<Outcome<T>>,
+  ): Promise<T> {
+    const { team, channel } = this.#ctx;
+    const outcome = await this.#guard(() =>
+      write(
+        this.#ctx,
+        async (client, token, tx) => {
+          const result = await work(client, tx.first);
           const stamped = result.changes.map((change) => stamp(change));
-          for (const change of stamped) await storeTask(client, team, change);
-          if (stamped.length) await channel.publish(client, { k: 'b', ids: [...new Set(stamped.map((c) => c.task.id))] });
+          if (stamped.length) tx.finish(...storeChanges(team, stamped, { token, channel: channel.channel }));
           return { value: result.value, changes: stamped };
         },
-        { once: true },
-      );
+        {
+          lock: { shared: !exclusive, key: [BOARD_LOCK, team] },
+          ...(first ? { first } : {}),
+          // The rows it wrote carry its token and what it did to each: the result is rebuilt from them.
+          recover: async (client, token) => {
+            const changes = await changesOf(client, team, token);
+            const value = changes.length ? rebuild(changes) : undefined;
+            return value === undefined ? undefined : { value, changes };
+          },
+        },
+      ),
+    );
+    this.#announce(by, outcome.changes);
+    return outcome.value as T;
+  }
+
+  /** Runs a board transaction; a task it did not find becomes the message naming the existing ones. */
+  async #guard<T>(run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
     } catch (error) {
       if (error instanceof TaskNotFound) throw await this.#notFound(error.id);
       throw error;
     }
-    for (const { action, task } of outcome.changes) {
+  }
+
+  #announce(by: string, changes: TaskChange[]): void {
+    for (const { action, task } of changes) {
       this.#ctx.hub.emit(by, 'task', { action, task: structuredClone(task) });
       announce(this.#shared, { source: 'local', action, task: structuredClone(task), agent: by });
     }
-    return outcome.value;
   }
 
   async #notFound(id: number): Promise<TaskBoardError> {
@@ -329,17 +422,93 @@ function stamp(change: TaskChange): TaskChange {
   return change.action === 'created' ? change : { action: change.action, task: { ...change.task, updated_at: new Date().toISOString() } };
 }
 
-async function storeTask(client: pg.ClientBase, team: string, { action, task }: TaskChange): Promise<void> {
-  const columns = [team, task.id, task.status, task.owner, typeof task.reviewer === 'string' ? task.reviewer : null, task.blockedBy, JSON.stringify(task)];
-  if (action === 'created') {
-    await client.query('INSERT INTO huddle_tasks (team, id, status, owner, reviewer, blocked_by, data) VALUES ($1, $2, $3, $4, $5, $6, $7)', columns);
-    return;
-  }
-  await client.query(
-    'UPDATE huddle_tasks SET status = $3, owner = $4, reviewer = $5, blocked_by = $6, data = $7, version = version + 1 WHERE team = $1 AND id = $2',
-    columns,
-  );
+/** Selects a task with its blockers (as JSON), for a claim to judge it in one round trip. */
+const WITH_BLOCKERS = `SELECT t.id, t.data,
+  (SELECT coalesce(json_agg(json_build_object('id', b.id, 'data', b.data)), '[]'::json) FROM huddle_tasks b WHERE b.team = t.team AND b.id = ANY(t.blocked_by)) AS blockers
+  FROM huddle_tasks t`;
+
+function viewWithBlockers(view: LoadedView, row: StoredRow & { blockers: StoredRow[] }): LoadedView {
+  view.add([{ id: row.id, data: row.data }, ...row.blockers]);
+  const task = view.tasks.get(Number(row.id));
+  // A blocker that is gone is met (rules.ts): known to be absent, not "not read".
+  for (const id of task?.blockedBy ?? []) if (!view.tasks.has(id) && !view.broken.has(id)) view.absent.add(id);
+  return view;
 }
+
+/**
+ * The tasks $2, and the tasks that wait for them, all locked (a change may write them), and their
+ * other neighbours (blockers, what they block) as they are: one statement.
+ */
+const READ_LOCKED = `WITH locked AS (
+    SELECT id, data, blocked_by FROM huddle_tasks WHERE team = $1 AND (id = ANY($2::bigint[]) OR blocked_by && $2::bigint[]) FOR UPDATE
+  ), near AS (
+    SELECT DISTINCT n.id FROM locked l,
+      LATERAL (SELECT unnest(l.blocked_by) AS id UNION SELECT jsonb_array_elements_text(l.data->'blocks')::bigint) n
+     WHERE l.id = ANY($2::bigint[])
+  )
+  SELECT id, data, true AS locked FROM locked
+  UNION ALL
+  SELECT t.id, t.data, false FROM huddle_tasks t JOIN near ON near.id = t.id
+   WHERE t.team = $1 AND NOT EXISTS (SELECT 1 FROM locked WHERE locked.id = t.id)`;
+
+const SKIP_LOCKED = 'FOR UPDATE OF t SKIP LOCKED';
+
+/** The view READ_LOCKED gives for `ids`. */
+function lockedView(rows: Array<StoredRow & { locked: boolean }>, ids: number[]): LoadedView {
+  const view = new LoadedView();
+  view.add(rows);
+  for (const id of ids) {
+    if (!view.tasks.has(id) && !view.broken.has(id)) view.absent.add(id);
+    view.dependentsRead.add(id);
+  }
+  // A neighbour named but not stored is gone (met, for the rules), not "not read".
+  for (const id of ids) for (const other of [...(view.tasks.get(id)?.blockedBy ?? []), ...(view.tasks.get(id)?.blocks ?? [])]) if (!view.tasks.has(other) && !view.broken.has(other)) view.absent.add(other);
+  return view;
+}
+
+/**
+ * The statement that writes every changed task (new ones inserted), marks them with the
+ * transaction's token, records the result under it (when given) and sends the NOTIFY.
+ */
+function storeChanges(team: string, changes: TaskChange[], options: { token: string; channel: string }): [string, unknown[]] {
+  // One row per task: the last change of it wins (a plan never changes one task twice, but be sure).
+  const byId = new Map<number, { id: number; created: boolean; action: string; data: Task }>();
+  for (const { action, task } of changes) byId.set(task.id, { id: task.id, created: action === 'created' || byId.get(task.id)?.created === true, action, data: task });
+  const notice = JSON.stringify({ k: 'b', ids: [...byId.keys()], o: PROCESS_ORIGIN });
+  return [
+    `WITH c AS (SELECT * FROM jsonb_to_recordset($2::jsonb) AS c(id bigint, created boolean, action text, data jsonb)),
+     ins AS (
+       INSERT INTO huddle_tasks (team, id, status, owner, reviewer, blocked_by, data, op_token, op_action)
+       SELECT $1, c.id, c.data->>'status', c.data->>'owner', c.data->>'reviewer',
+              ARRAY(SELECT jsonb_array_elements_text(c.data->'blockedBy')::bigint), c.data, $3, c.action
+         FROM c WHERE c.created
+       RETURNING id
+     ),
+     upd AS (
+       UPDATE huddle_tasks t SET status = c.data->>'status', owner = c.data->>'owner', reviewer = c.data->>'reviewer',
+              blocked_by = ARRAY(SELECT jsonb_array_elements_text(c.data->'blockedBy')::bigint), data = c.data,
+              version = t.version + 1, op_token = $3, op_action = c.action
+         FROM c WHERE NOT c.created AND t.team = $1 AND t.id = c.id
+       RETURNING t.id
+     )
+     SELECT (SELECT count(*) FROM ins) + (SELECT count(*) FROM upd) AS written, pg_notify($4, $5)`,
+    [team, toJsonb([...byId.values()]), options.token, options.channel, notice],
+  ];
+}
+
+/** What the transaction with `token` wrote, as changes (for a retry after an unknown outcome). */
+async function changesOf(client: pg.ClientBase, team: string, token: string): Promise<TaskChange[]> {
+  const { rows } = await client.query<StoredRow & { op_action: TaskChange['action'] }>('SELECT id, data, op_action FROM huddle_tasks WHERE team = $1 AND op_token = $2 ORDER BY id', [team, token]);
+  const view = new LoadedView();
+  view.add(rows);
+  return rows.flatMap((row) => {
+    const task = view.tasks.get(Number(row.id));
+    return task ? [{ action: row.op_action, task }] : [];
+  });
+}
+
+/** A change that turned out to need the whole board: run it again holding the board lock alone. */
+class NeedsExclusive extends Error {}
 
 function announce(shared: SharedBoard, change: BoardChange): void {
   for (const listener of [...shared.listeners]) {

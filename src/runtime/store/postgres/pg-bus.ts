@@ -20,6 +20,7 @@ import {
   UnknownRecipientError,
 } from '../bus.js';
 import { type PgContext, write } from './pg-context.js';
+import { toJsonb } from './pg-json.js';
 import { PROCESS_ORIGIN } from './team-channel.js';
 
 /** A caller-made id: what newMessageId makes, or any other short token (as the file bus). */
@@ -30,6 +31,8 @@ export interface PgBusOptions {
   knownNames: () => string[];
   /** The names as stored now (a member another host added a moment ago). */
   freshNames: () => Promise<string[]>;
+  /** Resolves once the event record holds everything emitted so far (a delivery is logged before its ack). */
+  recorded?: () => Promise<void>;
 }
 
 interface Waiter {
@@ -79,7 +82,7 @@ export class PgBus implements Bus {
            RETURNING seq
          )
          SELECT seq, pg_notify($5, $6) FROM stored`,
-        [team, to, message.id, JSON.stringify(message), channel.channel, notice],
+        [team, to, message.id, toJsonb(message), channel.channel, notice],
       );
       if (inserted.rows.length > 0) return undefined;
       // Only a caller-made id can be there already: a retry gets the stored message back.
@@ -136,6 +139,8 @@ export class PgBus implements Bus {
       throw new Error(`cannot ack ${name}'s inbox to offset ${String(nextOffset)}: not a position in it`);
     }
     if (nextOffset === 0) return;
+    // The consumer logged the delivery (a message_delivered event) before this ack: it is stored first.
+    await this.#options.recorded?.();
     const { team } = this.#ctx;
     await write(this.#ctx, async (client) => {
       const { rows } = await client.query<{ last_seq: string }>(

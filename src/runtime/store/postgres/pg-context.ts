@@ -2,7 +2,7 @@
 // host this instance writes as (its fence), and its event hub.
 import type pg from 'pg';
 import type { EventHub } from '../../events/events.js';
-import type { Database, Fence } from './pg-database.js';
+import type { Database, Fence, Transaction, WriteOptions } from './pg-database.js';
 import type { TeamChannel } from './team-channel.js';
 
 export interface PgContext {
@@ -15,7 +15,7 @@ export interface PgContext {
   hub: EventHub;
 }
 
-/** A fenced write transaction of this team (see pg-database.ts). */
-export function write<T>(ctx: PgContext, work: (client: pg.PoolClient) => Promise<T>, options: { once?: boolean } = {}): Promise<T> {
-  return ctx.db.write({ team: ctx.team, fence: ctx.fence, once: options.once === true }, work);
+/** A fenced write transaction of this team (see pg-database.ts for the options). */
+export function write<T>(ctx: PgContext, work: (client: pg.PoolClient, token: string, tx: Transaction) => Promise<T>, options: Omit<WriteOptions<T>, 'team' | 'fence'> = {}): Promise<T> {
+  return ctx.db.write({ ...options, team: ctx.team, fence: ctx.fence }, work);
 }

@@ -11,11 +11,12 @@
 // Fencing: a store opened by a worker host checks, in every write transaction, that its lease is
 // still live (same epoch, not expired, by the database's clock). A host whose lease lapsed is
 // refused (StoreFencedError) whatever it tries to write, and forever: its work was handed back.
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { StoreError, StoreUnavailableError, StoreWriteError } from '../store-errors.js';
 import { migrate } from './migrations.js';
+import { toJsonb } from './pg-json.js';
 
 /** The host a store writes for, the lease epoch it holds, and whether it knows it lost it; undefined: not fenced. */
 export type Fence = () => { host: string; epoch: number; lost?: boolean } | undefined;
@@ -36,12 +37,48 @@ export class RetryTransaction extends Error {
   }
 }
 
-export interface WriteOptions {
+export interface WriteOptions<T = unknown> {
   /** The team whose ops table records the token, and whose host row fences the write. */
   team: string;
   fence?: Fence;
   /** Must not happen twice: recorded with a token so a retry after an unknown outcome returns the first result. */
   once?: boolean;
+  /**
+   * `once`, but the work records the result under its token itself (in its own statement, saving a
+   * round trip) or leaves a mark `recover` finds: after an unknown outcome, `recover` says what the
+   * first attempt did (undefined: it did not happen).
+   */
+  recover?: (client: pg.ClientBase, token: string) => Promise<T | undefined>;
+  /** An advisory lock taken first, in the same statement as the fence check: [class, key]. */
+  lock?: { shared: boolean; key: [number, string] };
+  /** The work's first statement, sent with BEGIN, the fence check and the lock (its result is `tx.first`). */
+  first?: { sql: string; params: unknown[] };
+}
+
+/**
+ * node-postgres writes each message of a statement (parse, bind, describe, execute, sync) to the
+ * socket on its own: four or five system calls per statement, which profiled as the largest part
+ * of a board change's CPU time in this process. Corking the socket until the end of the tick sends
+ * them in one. Relies on the client's `connection._send` and `connection.stream` (pg 8); without
+ * them it changes nothing.
+ */
+export function coalesceWrites(client: pg.ClientBase): void {
+  const connection = (client as unknown as { connection?: { _send?: (buffer: Buffer) => boolean; stream?: { cork?(): void; uncork?(): void } } }).connection;
+  const stream = connection?.stream;
+  const send = connection?._send;
+  if (!connection || !send || typeof stream?.cork !== 'function' || typeof stream.uncork !== 'function') return;
+  let corked = false;
+  connection._send = (buffer: Buffer) => {
+    if (!corked) {
+      corked = true;
+      stream.cork!();
+      process.nextTick(() => {
+        corked = false;
+        stream.uncork!();
+      });
+    }
+    return send.call(connection, buffer);
+  };
 }
 
 /** Connection-level failures: the server or the link went away; the statement may or may not have run. */
@@ -97,12 +134,18 @@ export class Database {
       query_timeout: options.queryTimeoutMs,
       idle_in_transaction_session_timeout: options.idleInTransactionMs,
       lock_timeout: options.lockTimeoutMs,
+      // Prepared statements keep one plan (every statement here is keyed by team and id; planning a
+      // board change cost more than running it).
+      options: '-c plan_cache_mode=force_generic_plan',
       application_name: 'huddle',
     });
     // A client whose connection drops must not crash the process, idle or checked out between two
     // statements: the next statement on it fails (a connection error), and the pool replaces it.
     this.pool.on('error', () => undefined);
-    this.pool.on('connect', (client) => client.on('error', () => undefined));
+    this.pool.on('connect', (client) => {
+      client.on('error', () => undefined);
+      coalesceWrites(client);
+    });
   }
 
   /** The process's pool for this database (migrated on first use); release it with close(). */
@@ -168,8 +211,8 @@ export class Database {
    * Runs `work` in one transaction (READ COMMITTED), fenced and retried as the header says.
    * Resolves with what `work` returned (for a `once` write, as stored: plain JSON).
    */
-  async write<T>(options: WriteOptions, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const token = options.once ? randomUUID() : undefined;
+  async write<T>(options: WriteOptions<T>, work: (client: pg.PoolClient, token: string, tx: Transaction) => Promise<T>): Promise<T> {
+    const token = options.once || options.recover ? randomUUID() : undefined;
     let uncertain = false;
     return this.#retrying(async () => {
       // A host that knows its lease is gone does not even try (nor wait for a link that is down).
@@ -178,19 +221,23 @@ export class Database {
       const client = await this.pool.connect();
       let began = false;
       try {
-        await client.query('BEGIN');
+        // BEGIN travels with the fence check and the lock: one round trip.
         began = true;
-        if (options.fence) await checkFence(client, options.team, options.fence);
+        const first = await fenceAndLock(client, options);
         if (token && uncertain) {
-          const done = await client.query<{ result: T }>('SELECT result FROM huddle_ops WHERE team = $1 AND token = $2', [options.team, token]);
-          if (done.rows.length) {
+          const done = options.recover
+            ? await options.recover(client, token)
+            : (await client.query<{ result: T }>('SELECT result FROM huddle_ops WHERE team = $1 AND token = $2', [options.team, token])).rows[0]?.result;
+          if (done !== undefined) {
             await client.query('COMMIT');
             client.release();
-            return done.rows[0]!.result;
+            return done;
           }
         }
-        const result = await work(client);
-        if (token) await client.query('INSERT INTO huddle_ops (team, token, result) VALUES ($1, $2, $3)', [options.team, token, JSON.stringify(result ?? null)]);
+        let last: { sql: string; params: unknown[] } | undefined;
+        const result = await work(client, token ?? '', { first, finish: (sql, params) => void (last = { sql, params }) });
+        if (token && !options.recover) await client.query('INSERT INTO huddle_ops (team, token, result) VALUES ($1, $2, $3)', [options.team, token, toJsonb(result ?? null)]);
+        if (last) await client.query(prepared(last.sql, last.params));
         await client.query('COMMIT');
         client.release();
         return result;
@@ -229,20 +276,62 @@ export class Database {
   }
 }
 
-/**
- * The host row, locked FOR KEY SHARE until the transaction ends: the sweep that marks a host lapsed
- * locks it FOR UPDATE, so it waits for this write to finish (and every later write sees it lapsed),
- * while the host's own renewals (a plain UPDATE of the lease) are never held up by its writes.
- */
-async function checkFence(client: pg.ClientBase, team: string, fence: Fence): Promise<void> {
-  const held = fence();
-  if (!held) return;
-  const { rows } = await client.query(
-    `SELECT 1 FROM huddle_hosts WHERE team = $1 AND host = $2 AND epoch = $3 AND state = 'live' AND lease_until > now() FOR KEY SHARE`,
-    [team, held.host, held.epoch],
-  );
-  if (rows.length === 0) throw new StoreFencedError(held.host);
+/** What a write's work may ask of its transaction. */
+export interface Transaction {
+  /** The result of `options.first`, run in this transaction before the work. */
+  first: pg.QueryResult | undefined;
+  /** The work's last statement (prepared), run just before COMMIT. */
+  finish(sql: string, params: unknown[]): void;
 }
+
+/** `sql` with $n replaced by the literals of `params` (strings escaped by the driver), for a multi-statement query. */
+function inline(client: pg.ClientBase, sql: string, params: unknown[]): string {
+  return sql.replace(/\$(\d+)/g, (_, n: string) => {
+    const value = params[Number(n) - 1];
+    if (value === null || value === undefined) return 'NULL';
+    if (typeof value === 'number' || typeof value === 'bigint') return String(value);
+    if (typeof value === 'boolean') return value ? 'true' : 'false';
+    if (Array.isArray(value)) return client.escapeLiteral(`{${value.map((item) => (typeof item === 'number' ? String(item) : `"${String(item).replace(/[\\"]/g, '\\$&')}"`)).join(',')}}`);
+    return client.escapeLiteral(typeof value === 'string' ? value : JSON.stringify(value));
+  });
+}
+
+/**
+ * BEGIN, the fence check and the advisory lock of a write: one round trip (a simple query of
+ * several statements, the values inlined); then the work's first statement, prepared. The host row stays locked FOR KEY SHARE until the
+ * transaction ends: the sweep that marks a host lapsed locks it FOR UPDATE, so it waits for this
+ * write to finish (and every later write sees the host lapsed), while the host's own renewals (a
+ * plain UPDATE of the lease) are never held up by its writes.
+ */
+async function fenceAndLock(client: pg.ClientBase, options: WriteOptions<unknown>): Promise<pg.QueryResult | undefined> {
+  const held = options.fence?.();
+  const lock = options.lock;
+  const fn = lock?.shared ? 'pg_advisory_xact_lock_shared' : 'pg_advisory_xact_lock';
+  const statements = ['BEGIN'];
+  if (held) {
+    const select = lock ? `${fn}($4, hashtext($5))` : '1';
+    const sql = `SELECT ${select} FROM huddle_hosts WHERE team = $1 AND host = $2 AND epoch = $3 AND state = 'live' AND lease_until > now() FOR KEY SHARE`;
+    statements.push(inline(client, sql, [options.team, held.host, held.epoch, ...(lock?.key ?? [])]));
+  } else if (lock) {
+    statements.push(inline(client, `SELECT ${fn}($1, hashtext($2))`, lock.key));
+  }
+  const answer = await client.query(statements.join('; '));
+  const results = (Array.isArray(answer) ? answer : [answer]) as pg.QueryResult[];
+  if (held && (results[1]?.rows.length ?? 0) === 0) throw new StoreFencedError(held.host);
+  return options.first ? await client.query(prepared(options.first.sql, options.first.params)) : undefined;
+}
+
+/**
+ * A statement prepared once per connection (named after its text): the large statements of the
+ * board and the event record cost more to plan than to run.
+ */
+export function prepared(sql: string, values: unknown[]): pg.QueryConfig {
+  let name = preparedNames.get(sql);
+  if (!name) preparedNames.set(sql, (name = `huddle_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`));
+  return { name, text: sql, values };
+}
+
+const preparedNames = new Map<string, string>();
 
 function unreachable(error: unknown, connectionString: string): StoreError {
   const host = (() => {

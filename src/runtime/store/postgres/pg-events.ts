@@ -17,6 +17,8 @@ import { scrub } from '../../secrets.js';
 import type { EventStore, LoggedEvent } from '../event-store.js';
 import { StoreError, StoreWriteError } from '../store-errors.js';
 import { type PgContext, write } from './pg-context.js';
+import { fromJsonText } from './pg-json.js';
+import { PROCESS_ORIGIN } from './team-channel.js';
 
 export interface PgEventStoreOptions {
   secrets: string[];
@@ -33,6 +35,8 @@ export function isMirrored(event: HuddleEvent): boolean {
 }
 
 const BATCH = 500;
+/** Events are written in batches at most this far apart (a streamed response is a few writes, not thousands). */
+const FLUSH_MS = 50;
 
 export class PgEventStore implements EventStore {
   readonly #ctx: PgContext;
@@ -41,7 +45,7 @@ export class PgEventStore implements EventStore {
   readonly #buffer: Array<{ uid: string; agent: string; body: string }> = [];
   readonly #unsubscribe: () => void;
   #flushing: Promise<void> = Promise.resolve();
-  #scheduled = false;
+  #timer: NodeJS.Timeout | undefined;
   #failed = false;
   #closed = false;
   /** Mirroring: the last sequence number seen per host, and where mirroring started. */
@@ -67,14 +71,15 @@ export class PgEventStore implements EventStore {
 
   #record(event: HuddleEvent): void {
     if (this.#failed || this.#closed || isMirrored(event)) return;
-    this.#buffer.push({ uid: randomUUID(), agent: event.agent, body: scrub(JSON.stringify(event), this.#secrets) });
-    if (this.#scheduled) return;
-    this.#scheduled = true;
-    // One batch per turn of the event loop: a streamed response is a few writes, not thousands.
-    setImmediate(() => {
-      this.#scheduled = false;
-      this.#flushing = this.#flushing.then(() => this.#flush());
-    });
+    this.#buffer.push({ uid: randomUUID(), agent: event.agent, body: fromJsonText(scrub(JSON.stringify(event), this.#secrets)) });
+    this.#timer ??= setTimeout(() => this.#flushNow(), FLUSH_MS);
+  }
+
+  #flushNow(): Promise<void> {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#flushing = this.#flushing.then(() => this.#flush());
+    return this.#flushing;
   }
 
   async #flush(): Promise<void> {
@@ -82,14 +87,16 @@ export class PgEventStore implements EventStore {
       const batch = this.#buffer.splice(0, BATCH);
       const { team, host, channel } = this.#ctx;
       try {
-        await write(this.#ctx, async (client) => {
-          const { rows } = await client.query<{ seq: string }>(
-            `INSERT INTO huddle_events (team, host, uid, agent, body)
-             SELECT $1, $2, uid, agent, body::jsonb FROM unnest($3::text[], $4::text[], $5::text[]) AS e(uid, agent, body)
-             ON CONFLICT (uid) DO NOTHING RETURNING seq`,
-            [team, host, batch.map((e) => e.uid), batch.map((e) => e.agent), batch.map((e) => e.body)],
+        await write(this.#ctx, async (_client, _token, tx) => {
+          tx.finish(
+            `WITH ins AS (
+               INSERT INTO huddle_events (team, host, uid, agent, body)
+               SELECT $1, $2, uid, agent, body::jsonb FROM unnest($3::text[], $4::text[], $5::text[]) AS e(uid, agent, body)
+               ON CONFLICT (uid) DO NOTHING RETURNING seq
+             )
+             SELECT pg_notify($6, $7) WHERE EXISTS (SELECT 1 FROM ins)`,
+            [team, host, batch.map((e) => e.uid), batch.map((e) => e.agent), batch.map((e) => e.body), channel.channel, JSON.stringify({ k: 'e', h: host, o: PROCESS_ORIGIN })],
           );
-          if (rows.length) await channel.publish(client, { k: 'e', h: host });
         });
       } catch (error) {
         this.#failed = true;
@@ -99,10 +106,12 @@ export class PgEventStore implements EventStore {
     }
   }
 
-  /** Resolves once every event emitted so far is stored. */
-  async settled(): Promise<void> {
-    if (this.#scheduled) await new Promise((resolve) => setImmediate(resolve));
-    await this.#flushing;
+  /**
+   * Resolves once every event emitted so far is stored. The bus waits for this before it acks a
+   * delivery: the delivery is on record before the inbox moves past it (exactly once, SPEC 4).
+   */
+  settled(): Promise<void> {
+    return this.#timer ? this.#flushNow() : this.#flushing;
   }
 
   // ---- reading --------------------------------------------------------------------------
@@ -120,7 +129,7 @@ export class PgEventStore implements EventStore {
   }
 
   async saveTranscript(agent: string, record: Record<string, unknown>): Promise<string> {
-    const body = scrub(JSON.stringify(record), this.#secrets);
+    const body = fromJsonText(scrub(JSON.stringify(record), this.#secrets));
     const { rows } = await write(this.#ctx, (client) =>
       client.query<{ id: string }>('INSERT INTO huddle_transcripts (team, agent, body) VALUES ($1, $2, $3::jsonb) RETURNING id', [this.#ctx.team, agent, body]),
     );
@@ -135,7 +144,7 @@ export class PgEventStore implements EventStore {
   }
 
   async saveRunRecord(record: Record<string, unknown>): Promise<string> {
-    const body = scrub(JSON.stringify(record), this.#secrets);
+    const body = fromJsonText(scrub(JSON.stringify(record), this.#secrets));
     await write(this.#ctx, (client) => client.query('INSERT INTO huddle_run_records (team, body) VALUES ($1, $2::jsonb)', [this.#ctx.team, body]));
     // Also beside the workspace it ran in, where the person looks (`run record: …`).
     mkdirSync(this.#options.logsDir, { recursive: true });
@@ -146,6 +155,7 @@ export class PgEventStore implements EventStore {
 
   close(): void {
     this.#closed = true;
+    clearTimeout(this.#timer);
     this.#unsubscribe();
     this.#mirrorOff?.();
   }

@@ -15,6 +15,7 @@ import type { Placement, PlacementSpec, TeamHosts } from '../hosts.js';
 import type { StoreError } from '../store-errors.js';
 import { StoreFencedError } from './pg-database.js';
 import { type PgContext, write } from './pg-context.js';
+import { toJsonb } from './pg-json.js';
 
 export interface HostRegistration {
   kind: 'lead' | 'join';
@@ -190,7 +191,7 @@ export class PgHosts implements TeamHosts {
     this.#sweeping = true;
     const { db, team, channel } = this.#ctx;
     try {
-      // FOR UPDATE waits for the lapsed host's writes in flight (pg-database.ts: checkFence).
+      // FOR UPDATE waits for the lapsed host's writes in flight (pg-database.ts: fenceAndLock).
       const lapsed = await db.query<{ host: string }>(
         `UPDATE huddle_hosts SET state = 'lapsed', epoch = epoch + 1
           WHERE team = $1 AND host IN (SELECT host FROM huddle_hosts WHERE team = $1 AND state = 'live' AND kind <> 'lead' AND lease_until < now() FOR UPDATE)
@@ -247,7 +248,7 @@ export class PgHosts implements TeamHosts {
       );
       const chosen = rows.filter((row) => Number(row.free) > 0).sort((a, b) => Number(b.free) - Number(a.free))[0];
       if (!chosen) return undefined;
-      await client.query(`INSERT INTO huddle_placements (team, id, host, name, spec, state) VALUES ($1, $2, $3, $4, $5, 'reserved')`, [team, id, chosen.host, spec.name, JSON.stringify(spec)]);
+      await client.query(`INSERT INTO huddle_placements (team, id, host, name, spec, state) VALUES ($1, $2, $3, $4, $5, 'reserved')`, [team, id, chosen.host, spec.name, toJsonb(spec)]);
       return { ...spec, id, host: chosen.host, hostLabel: chosen.label };
     });
   }

@@ -19,6 +19,7 @@ import {
   type StatusExtra,
 } from '../roster.js';
 import { type PgContext, write } from './pg-context.js';
+import { toJsonb } from './pg-json.js';
 
 /** What every roster of one team in this process shares. */
 interface SharedRoster {
@@ -123,11 +124,11 @@ export class PgRoster implements Roster {
             throw new RosterError(`a teammate named '${name}' already exists (status: ${current.status}); pick another name or shut it down first`);
           }
           position = Number(existing.rows[0]!.position);
-          await client.query('UPDATE huddle_members SET data = $3 WHERE team = $1 AND name = $2', [team, name, JSON.stringify(fresh)]);
+          await client.query('UPDATE huddle_members SET data = $3 WHERE team = $1 AND name = $2', [team, name, toJsonb(fresh)]);
         } else {
           const { rows } = await client.query<{ next: string }>('SELECT coalesce(max(position), 0) + 1 AS next FROM huddle_members WHERE team = $1', [team]);
           position = Number(rows[0]!.next);
-          await client.query('INSERT INTO huddle_members (team, name, position, data) VALUES ($1, $2, $3, $4)', [team, name, position, JSON.stringify(fresh)]);
+          await client.query('INSERT INTO huddle_members (team, name, position, data) VALUES ($1, $2, $3, $4)', [team, name, position, toJsonb(fresh)]);
         }
         await channel.publish(client, { k: 'r', name });
         return { position, member: fresh };
@@ -187,7 +188,7 @@ export class PgRoster implements Roster {
         }
       }
       member.updated_at = new Date().toISOString();
-      await client.query('UPDATE huddle_members SET data = $3 WHERE team = $1 AND name = $2', [team, name, JSON.stringify(member)]);
+      await client.query('UPDATE huddle_members SET data = $3 WHERE team = $1 AND name = $2', [team, name, toJsonb(member)]);
       await channel.publish(client, { k: 'r', name });
       return { before: previous, after: member, position: Number(rows[0]!.position) };
     });

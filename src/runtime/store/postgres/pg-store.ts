@@ -167,12 +167,12 @@ export async function openPostgresStore(parsed: TeamUrl, workspace: Workspace, l
   try {
     const roster = await PgRoster.open(ctx, { teamName: parsed.team });
     if (mode === 'run') await roster.update(LEAD_NAME, { host });
-    const bus = new PgBus(ctx, { knownNames: () => roster.names(), freshNames: () => roster.freshNames() });
+    const events = await PgEventStore.open(ctx, { secrets, logsDir: path.join(workspace.teamDir, 'logs'), mirror: mode === 'run', onFailure: fail });
+    const bus = new PgBus(ctx, { knownNames: () => roster.names(), freshNames: () => roster.freshNames(), recorded: () => events.settled() });
     const board = new PgBoard(ctx);
     const spend = await PgSpendLedger.open(ctx, { onFailure: fail });
     const approvals = await PgApprovals.open(ctx);
     const allowList = await PgAllowList.open(ctx, workspace.root);
-    const events = await PgEventStore.open(ctx, { secrets, logsDir: path.join(workspace.teamDir, 'logs'), mirror: mode === 'run', onFailure: fail });
 
     handOver = async ({ host: lapsedHost, label, leaseMs: lapsedLease }) => {
       await roster.refresh();

@@ -1,0 +1,61 @@
+// Forked by bench/postgres.ts: on {go}, runs `claimers` loops on the team at argv[2]: claim the
+// first task it may (claimNext), complete it, again. A loop that finds nothing claimable (the next
+// tasks of the chains are still in progress elsewhere) waits for the next board change. Each
+// completion is reported ({done: 1}); on {stop} it reports the ids each loop completed.
+import { EventHub } from '../../src/runtime/events/events.js';
+import { postgresBackend } from '../../src/runtime/store/postgres/pg-store.js';
+import { Workspace } from '../../src/runtime/workspace/workspace.js';
+
+const [url, cwd, countArg, prefix = 'p'] = process.argv.slice(2);
+const count = Number(countArg);
+const send: NonNullable<typeof process.send> = process.send?.bind(process) ?? (() => false);
+if (!url || !cwd || !Number.isInteger(count) || !process.send) throw new Error('usage: fork pg-claimer.mjs <teamUrl> <cwd> <claimers> <prefix>');
+const store = await postgresBackend(url, new Workspace(cwd)).open({ hub: new EventHub(), secrets: [], mode: 'join' });
+const { board } = store;
+let stopping = false;
+const ids: number[][] = Array.from({ length: count }, () => []);
+
+function nextChange(): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const off = board.onChange(() => {
+      off();
+      clearTimeout(timer);
+      resolve();
+    });
+    const timer = setTimeout(() => {
+      off();
+      resolve();
+    }, 50);
+  });
+}
+
+const loops = () =>
+  Promise.all(
+    ids.map(async (mine, i) => {
+      const owner = `${prefix}c${i}`;
+      while (!stopping) {
+        const changed = nextChange(); // listening before looking: a change in between still wakes it
+        const task = await board.claimNext(owner);
+        if (!task) {
+          await changed;
+          continue;
+        }
+        await board.update(task.id, { status: 'completed' }, owner);
+        mine.push(task.id);
+        send({ done: 1 });
+      }
+    }),
+  );
+
+process.on('message', (message: { go?: boolean; stop?: boolean }) => {
+  if (message.go) {
+    loops().catch((error: unknown) => send({ error: error instanceof Error ? error.message : String(error) }));
+  } else if (message.stop) {
+    stopping = true;
+    // Let the loops see it, then report.
+    setTimeout(() => {
+      void store.close().then(() => send({ ids }, undefined, {}, () => process.disconnect?.()));
+    }, 100);
+  }
+});
+send({ ready: true });
