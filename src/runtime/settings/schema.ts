@@ -189,7 +189,7 @@ export const settingsSchema = z
         stallMs: count('A working agent with no event for this long is interrupted (0: never).').optional().meta({ default: 600_000 }),
         requestMs: count('One model request may take this long.').optional().meta({ default: 600_000 }),
         streamIdleMs: count('A response stream silent this long counts as cut and is retried.').optional().meta({ default: 60_000 }),
-        leaseMs: positive('A team on PostgreSQL: a host (the lead, a worker) that has not renewed its lease for this long loses its teammates; their tasks go back on the board.').optional().meta({ default: 10_000 }),
+        leaseMs: positive('A team on PostgreSQL: a worker that has not renewed its lease for this long loses its teammates (failed, their tasks back on the board); a lead, its hold on the team.').optional().meta({ default: 10_000 }),
       })
       .optional()
       .describe('Timeouts in milliseconds.'),

@@ -1,0 +1,54 @@
+// huddle -p on a team in PostgreSQL (no worker connected: teammates run in the lead's process):
+// a second run on the same team is refused while the first lives; Ctrl+C leaves the team to
+// resume, and --resume brings the lead and its teammate back from the event record in the database.
+import { spawn } from 'node:child_process';
+import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { type FakeApi, reply, replyText, startFakeApi, toolUse } from '../../helpers/fake-api.js';
+import { describePostgres, teamUrl } from '../../helpers/postgres.js';
+import { baseEnv, CLI_PATH, makeWorkspace, runCli, type Workspace } from '../../helpers/run-cli.js';
+
+describePostgres('huddle -p --team URL', (base) => {
+  let fake: FakeApi;
+  let ws: Workspace;
+  beforeAll(async () => {
+    fake = await startFakeApi();
+  });
+  afterAll(() => fake.close());
+  beforeEach(() => {
+    ws?.cleanup();
+    ws = makeWorkspace('huddle-pg-headless-');
+  });
+
+  it('refuses a second run while one lives; Ctrl+C leaves the team; --resume brings it back', { timeout: 120_000 }, async () => {
+    const { url } = teamUrl(base, 'headless');
+    fake.respond((request) => {
+      if (request.agent === 'lead' && request.body.messages.length === 1) return reply(toolUse('spawn_teammate', { name: 'alice', role: 'coder', prompt: 'Write the notes.' }));
+      return { kind: 'hang' }; // in flight when Ctrl+C comes
+    });
+    const env = { ...baseEnv(), ANTHROPIC_BASE_URL: fake.url, HUDDLE_SANDBOX: 'off' };
+    const child = spawn(process.execPath, [CLI_PATH, '-p', 'start the notes', '--team', url, '--cwd', ws.dir], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const closed = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+    await fake.waitForRequests(3, 60_000); // the lead's first call, its second, alice's first
+
+    const second = await runCli(['-p', 'me too', '--team', url, '--resume', '--cwd', ws.dir], { env: { ANTHROPIC_BASE_URL: fake.url }, timeoutMs: 60_000 });
+    expect(second.code).toBe(2);
+    expect(second.stderr).toMatch(new RegExp(`^huddle: another huddle \\(pid ${child.pid}, since .*\\) is running the team in team '[^']+' on postgres://`));
+
+    child.kill('SIGINT');
+    expect(await closed, stderr).toBe(130);
+
+    fake.respond((request) => (request.agent === 'lead' ? replyText('Resumed: the notes are under way.') : request.agent === 'alice' ? replyText('Back at the notes.') : undefined));
+    const unfinished = await runCli(['-p', 'carry on', '--team', url, '--cwd', ws.dir], { env: { ANTHROPIC_BASE_URL: fake.url }, timeoutMs: 60_000 });
+    expect(unfinished.code).toBe(2);
+    expect(unfinished.stderr).toMatch(/holds an unfinished team \(lead, alice\); pass --resume/);
+    const resumed = await runCli(['-p', 'carry on', '--team', url, '--resume', '--cwd', ws.dir], { env: { ANTHROPIC_BASE_URL: fake.url, HUDDLE_SANDBOX: 'off' }, timeoutMs: 60_000 });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toMatch(/^huddle: resumed lead, alice$/m);
+    expect(resumed.stdout).toBe('Resumed: the notes are under way.\n');
+    // The lead's conversation came back from the database: its first prompt is in the resumed request.
+    const last = fake.requests.filter((r) => r.agent === 'lead').at(-1)!;
+    expect(JSON.stringify(last.body.messages)).toContain('start the notes');
+  });
+});
