@@ -12,9 +12,12 @@ export class ApprovalQueue implements Approvals {
   #answerers = 0;
   #next = 1;
   #closed = false;
+  readonly #idPrefix: string;
 
-  constructor(hub: EventHub) {
+  /** `idPrefix` keeps ids unique across processes whose queues one console shows (a team on PostgreSQL). */
+  constructor(hub: EventHub, options: { idPrefix?: string } = {}) {
     this.#hub = hub;
+    this.#idPrefix = options.idPrefix ?? '';
   }
 
   /** True while someone (the console) can answer requests. */
@@ -59,7 +62,7 @@ export class ApprovalQueue implements Approvals {
   ): Promise<ApprovalOutcome> {
     if (!this.answerable) return Promise.resolve({ kind: 'unanswerable' });
     if (signal?.aborted) return Promise.resolve({ kind: 'cancelled' });
-    const id = `approval_${this.#next++}`;
+    const id = `${this.#idPrefix}approval_${this.#next++}`;
     const created_at = new Date().toISOString();
     return new Promise((resolve) => {
       const onAbort = () => this.#finish(id, 'cancelled', 'the agent was interrupted');

@@ -7,6 +7,7 @@
 import type { ApprovalDecision, ApprovalOutcome, ApprovalRequest, Approvals, PendingApproval } from '../approvals.js';
 import { ApprovalQueue } from '../memory-approvals.js';
 import { type PgContext, write } from './pg-context.js';
+import { hostToken } from './pg-hosts.js';
 import { toJsonb } from './pg-json.js';
 
 interface Row {
@@ -36,7 +37,7 @@ export class PgApprovals implements Approvals {
 
   private constructor(ctx: PgContext) {
     this.#ctx = ctx;
-    this.#queue = new ApprovalQueue(ctx.hub);
+    this.#queue = new ApprovalQueue(ctx.hub, { idPrefix: `${hostToken(ctx.host)}-` });
     this.#queue.onChange(() => {
       this.#copyLocal();
       this.#changed();
@@ -45,8 +46,9 @@ export class PgApprovals implements Approvals {
 
   static async open(ctx: PgContext): Promise<PgApprovals> {
     const approvals = new PgApprovals(ctx);
-    const offChange = ctx.channel.on('a', (change, remote) => {
-      if (remote && !change.allow) void approvals.#reload();
+    // Another store's change (another host, or another store of the team in this process).
+    const offChange = ctx.channel.on('a', (change) => {
+      if (!change.allow && change.from !== ctx.host) void approvals.#reload();
     });
     const offResync = ctx.channel.onResync(() => void approvals.#reload());
     approvals.#unsubscribe = () => {
@@ -101,8 +103,8 @@ export class PgApprovals implements Approvals {
     this.#enqueue(() =>
       write(this.#ctx, async (client) => {
         await client.query(`UPDATE huddle_approvals SET state = 'answered', decision = $3, decided_by = $4 WHERE team = $1 AND id = $2 AND state = 'pending'`, [this.#ctx.team, id, decision, by]);
-        await this.#ctx.channel.publish(client, { k: 'a' });
-      }),
+        await this.#ctx.channel.publish(client, { k: 'a', from: this.#ctx.host });
+      }).then(() => this.#ctx.channel.local({ k: 'a', from: this.#ctx.host })),
     );
     return true;
   }
@@ -122,8 +124,9 @@ export class PgApprovals implements Approvals {
 
   // ---- internals ---------------------------------------------------------------------------
 
+  /** Ids are unique across the team's hosts already (the queue prefixes them): the same id in the database. */
   #dbId(localId: string): string {
-    return `${this.#ctx.host}/${localId}`;
+    return localId;
   }
 
   /** Copies new local questions to the database, and marks the ones gone (answered, cancelled) as done. */
@@ -141,8 +144,8 @@ export class PgApprovals implements Approvals {
           await client.query(`INSERT INTO huddle_approvals (team, id, host, request, state) VALUES ($1, $2, $3, $4, 'pending') ON CONFLICT (team, id) DO NOTHING`, [team, this.#dbId(request.id), host, toJsonb(request)]);
         }
         for (const id of gone) await client.query(`UPDATE huddle_approvals SET state = 'done' WHERE team = $1 AND id = $2 AND state <> 'done'`, [team, this.#dbId(id)]);
-        await channel.publish(client, { k: 'a' });
-      }),
+        await channel.publish(client, { k: 'a', from: host });
+      }).then(() => channel.local({ k: 'a', from: host })),
     );
   }
 
@@ -165,7 +168,7 @@ export class PgApprovals implements Approvals {
     for (const row of rows) {
       if (row.host === host) {
         // An answer from another host's console to one of our questions.
-        const localId = row.id.slice(host.length + 1);
+        const localId = row.id;
         if (row.state === 'answered' && row.decision) this.#queue.resolve(localId, row.decision, row.decided_by ?? 'user');
         continue;
       }
@@ -182,6 +185,8 @@ export class PgApprovals implements Approvals {
         changed = true;
       }
     }
+    // A console attached or gone elsewhere: listeners hear of it (answerable changed).
+    if ((answerers > 0) !== (this.#remoteAnswerers > 0)) changed = true;
     this.#remoteAnswerers = answerers;
     if (answerers > 0 && !this.#remoteAttachment) this.#remoteAttachment = this.#queue.attachAnswerer();
     if (answerers === 0 && this.#remoteAttachment) {
@@ -198,8 +203,8 @@ export class PgApprovals implements Approvals {
     this.#enqueue(() =>
       write(this.#ctx, async (client) => {
         await client.query('UPDATE huddle_hosts SET answerers = $3 WHERE team = $1 AND host = $2', [team, host, count]);
-        await channel.publish(client, { k: 'a' });
-      }),
+        await channel.publish(client, { k: 'a', from: host });
+      }).then(() => channel.local({ k: 'a', from: host })),
     );
   }
 
