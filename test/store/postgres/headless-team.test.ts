@@ -13,7 +13,10 @@ describePostgres('huddle -p --team URL', (base) => {
   beforeAll(async () => {
     fake = await startFakeApi();
   });
-  afterAll(() => fake.close());
+  afterAll(async () => {
+    ws?.cleanup();
+    await fake.close();
+  });
   beforeEach(() => {
     ws?.cleanup();
     ws = makeWorkspace('huddle-pg-headless-');
