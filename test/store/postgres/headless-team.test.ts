@@ -54,4 +54,23 @@ describePostgres('huddle -p --team URL', (base) => {
     const last = fake.requests.filter((r) => r.agent === 'lead').at(-1)!;
     expect(JSON.stringify(last.body.messages)).toContain('start the notes');
   });
+
+  it('after a crash (SIGKILL) --resume at once takes the team back and brings its teammate back too', { timeout: 120_000 }, async () => {
+    const { url } = teamUrl(base, 'crashed');
+    fake.respond((request) => {
+      if (request.agent === 'lead' && request.body.messages.length === 1) return reply(toolUse('spawn_teammate', { name: 'bob', role: 'coder', prompt: 'Write the tests.' }));
+      return { kind: 'hang' };
+    });
+    const env = { ...baseEnv(), ANTHROPIC_BASE_URL: fake.url, HUDDLE_SANDBOX: 'off' };
+    const child = spawn(process.execPath, [CLI_PATH, '-p', 'start the tests', '--team', url, '--cwd', ws.dir], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const closed = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+    const before = fake.requests.length;
+    await fake.waitForRequests(before + 3, 60_000);
+    child.kill('SIGKILL');
+    await closed;
+    fake.respond((request) => (request.agent === 'lead' ? replyText('Back after the crash.') : request.agent === 'bob' ? replyText('Back at the tests.') : undefined));
+    const resumed = await runCli(['-p', 'carry on', '--team', url, '--resume', '--cwd', ws.dir], { env: { ANTHROPIC_BASE_URL: fake.url, HUDDLE_SANDBOX: 'off' }, timeoutMs: 60_000 });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toMatch(/^huddle: resumed lead, bob$/m);
+  });
 });

@@ -137,6 +137,9 @@ export async function openPostgresStore(parsed: TeamUrl, workspace: Workspace, l
       if (mode === 'run') {
         const holder = await liveLead(db, parsed.team);
         if (holder) throw busy(holder, where);
+        // The lead before us is gone (it ended, or died: its lease ran out or its pid is dead here);
+        // what it ran in its own process is ours to resume, not "running elsewhere".
+        await client.query(`UPDATE huddle_hosts SET state = 'gone' WHERE team = $1 AND host = (SELECT lead_host FROM huddle_teams WHERE team = $1) AND state = 'live'`, [parsed.team]);
       }
       await insertHost(client, parsed.team, host, registration);
       if (mode === 'run') await client.query('UPDATE huddle_teams SET lead_host = $2, ran = true WHERE team = $1', [parsed.team, host]);
