@@ -69,7 +69,14 @@ export class PgBoard implements Board {
       ctx.channel.shared.set(SHARED_KEY, (shared = state));
     }
     this.#shared = shared;
+    // Claims send no NOTIFY: where other hosts' events are mirrored (the lead), their task events say it.
+    const board = shared;
+    this.#offMirrored = ctx.hub.subscribe((event) => {
+      if (event.type === 'task' && (event as { host?: unknown }).host !== undefined) announce(board, { source: 'external', ids: [event.task.id] });
+    });
   }
+
+  readonly #offMirrored: () => void;
 
   // ---- reading ------------------------------------------------------------------------------
 
@@ -233,6 +240,7 @@ export class PgBoard implements Board {
   }
 
   close(): void {
+    this.#offMirrored();
     for (const listener of this.#myListeners) this.#shared.listeners.delete(listener);
     this.#myListeners.clear();
   }
@@ -293,7 +301,9 @@ export class PgBoard implements Board {
           const planned = await work(client, tx.first);
           if (!planned) return null;
           const stamped = stamp(planned);
-          tx.finish(...storeChanges(team, [stamped], { token, channel: channel.channel }));
+          // A claim makes nothing claimable for anyone: no NOTIFY wakes the team for it (the lead's
+          // process still sees it, as the claimer's task event, in its board listeners).
+          tx.finish(...storeChanges(team, [stamped], { token, channel: channel.channel, quiet: true }));
           return stamped;
         },
         {
@@ -470,7 +480,7 @@ function lockedView(rows: Array<StoredRow & { locked: boolean }>, ids: number[])
  * The statement that writes every changed task (new ones inserted), marks them with the
  * transaction's token, records the result under it (when given) and sends the NOTIFY.
  */
-function storeChanges(team: string, changes: TaskChange[], options: { token: string; channel: string }): [string, unknown[]] {
+function storeChanges(team: string, changes: TaskChange[], options: { token: string; channel: string; quiet?: boolean }): [string, unknown[]] {
   // One row per task: the last change of it wins (a plan never changes one task twice, but be sure).
   const byId = new Map<number, { id: number; created: boolean; action: string; data: Task }>();
   for (const { action, task } of changes) byId.set(task.id, { id: task.id, created: action === 'created' || byId.get(task.id)?.created === true, action, data: task });
@@ -491,8 +501,8 @@ function storeChanges(team: string, changes: TaskChange[], options: { token: str
          FROM c WHERE NOT c.created AND t.team = $1 AND t.id = c.id
        RETURNING t.id
      )
-     SELECT (SELECT count(*) FROM ins) + (SELECT count(*) FROM upd) AS written, pg_notify($4, $5)`,
-    [team, toJsonb([...byId.values()]), options.token, options.channel, notice],
+     SELECT (SELECT count(*) FROM ins) + (SELECT count(*) FROM upd) AS written, CASE WHEN $6::boolean THEN NULL ELSE pg_notify($4, $5) END`,
+    [team, toJsonb([...byId.values()]), options.token, options.channel, notice, options.quiet === true],
   ];
 }
 
