@@ -24,9 +24,8 @@ import {
 } from '../board/task.js';
 import { planUpdate } from '../board/update.js';
 import { viewOf } from '../board/view.js';
+import { changesOf, lockedView, READ_LOCKED, SKIP_LOCKED, storeChanges, viewWithBlockers, WITH_BLOCKERS } from './pg-board-sql.js';
 import { LoadedView, NeedMoreTasks, readAll, readAround, type StoredRow, TaskNotFound } from './pg-board-view.js';
-import { toJsonb } from './pg-json.js';
-import { PROCESS_ORIGIN } from './team-channel.js';
 import { type PgContext, write } from './pg-context.js';
 import { prepared } from './pg-database.js';
 
@@ -430,91 +429,6 @@ export class PgBoard implements Board {
 
 function stamp(change: TaskChange): TaskChange {
   return change.action === 'created' ? change : { action: change.action, task: { ...change.task, updated_at: new Date().toISOString() } };
-}
-
-/** Selects a task with its blockers (as JSON), for a claim to judge it in one round trip. */
-const WITH_BLOCKERS = `SELECT t.id, t.data,
-  (SELECT coalesce(json_agg(json_build_object('id', b.id, 'data', b.data)), '[]'::json) FROM huddle_tasks b WHERE b.team = t.team AND b.id = ANY(t.blocked_by)) AS blockers
-  FROM huddle_tasks t`;
-
-function viewWithBlockers(view: LoadedView, row: StoredRow & { blockers: StoredRow[] }): LoadedView {
-  view.add([{ id: row.id, data: row.data }, ...row.blockers]);
-  const task = view.tasks.get(Number(row.id));
-  // A blocker that is gone is met (rules.ts): known to be absent, not "not read".
-  for (const id of task?.blockedBy ?? []) if (!view.tasks.has(id) && !view.broken.has(id)) view.absent.add(id);
-  return view;
-}
-
-/**
- * The tasks $2, and the tasks that wait for them, all locked (a change may write them), and their
- * other neighbours (blockers, what they block) as they are: one statement.
- */
-const READ_LOCKED = `WITH locked AS (
-    SELECT id, data, blocked_by FROM huddle_tasks WHERE team = $1 AND (id = ANY($2::bigint[]) OR blocked_by && $2::bigint[]) FOR UPDATE
-  ), near AS (
-    SELECT DISTINCT n.id FROM locked l,
-      LATERAL (SELECT unnest(l.blocked_by) AS id UNION SELECT jsonb_array_elements_text(l.data->'blocks')::bigint) n
-     WHERE l.id = ANY($2::bigint[])
-  )
-  SELECT id, data, true AS locked FROM locked
-  UNION ALL
-  SELECT t.id, t.data, false FROM huddle_tasks t JOIN near ON near.id = t.id
-   WHERE t.team = $1 AND NOT EXISTS (SELECT 1 FROM locked WHERE locked.id = t.id)`;
-
-const SKIP_LOCKED = 'FOR UPDATE OF t SKIP LOCKED';
-
-/** The view READ_LOCKED gives for `ids`. */
-function lockedView(rows: Array<StoredRow & { locked: boolean }>, ids: number[]): LoadedView {
-  const view = new LoadedView();
-  view.add(rows);
-  for (const id of ids) {
-    if (!view.tasks.has(id) && !view.broken.has(id)) view.absent.add(id);
-    view.dependentsRead.add(id);
-  }
-  // A neighbour named but not stored is gone (met, for the rules), not "not read".
-  for (const id of ids) for (const other of [...(view.tasks.get(id)?.blockedBy ?? []), ...(view.tasks.get(id)?.blocks ?? [])]) if (!view.tasks.has(other) && !view.broken.has(other)) view.absent.add(other);
-  return view;
-}
-
-/**
- * The statement that writes every changed task (new ones inserted), marks them with the
- * transaction's token, records the result under it (when given) and sends the NOTIFY.
- */
-function storeChanges(team: string, changes: TaskChange[], options: { token: string; channel: string; quiet?: boolean }): [string, unknown[]] {
-  // One row per task: the last change of it wins (a plan never changes one task twice, but be sure).
-  const byId = new Map<number, { id: number; created: boolean; action: string; data: Task }>();
-  for (const { action, task } of changes) byId.set(task.id, { id: task.id, created: action === 'created' || byId.get(task.id)?.created === true, action, data: task });
-  const notice = JSON.stringify({ k: 'b', ids: [...byId.keys()], o: PROCESS_ORIGIN });
-  return [
-    `WITH c AS (SELECT * FROM jsonb_to_recordset($2::jsonb) AS c(id bigint, created boolean, action text, data jsonb)),
-     ins AS (
-       INSERT INTO huddle_tasks (team, id, status, owner, reviewer, blocked_by, data, op_token, op_action)
-       SELECT $1, c.id, c.data->>'status', c.data->>'owner', c.data->>'reviewer',
-              ARRAY(SELECT jsonb_array_elements_text(c.data->'blockedBy')::bigint), c.data, $3, c.action
-         FROM c WHERE c.created
-       RETURNING id
-     ),
-     upd AS (
-       UPDATE huddle_tasks t SET status = c.data->>'status', owner = c.data->>'owner', reviewer = c.data->>'reviewer',
-              blocked_by = ARRAY(SELECT jsonb_array_elements_text(c.data->'blockedBy')::bigint), data = c.data,
-              version = t.version + 1, op_token = $3, op_action = c.action
-         FROM c WHERE NOT c.created AND t.team = $1 AND t.id = c.id
-       RETURNING t.id
-     )
-     SELECT (SELECT count(*) FROM ins) + (SELECT count(*) FROM upd) AS written, CASE WHEN $6::boolean THEN NULL ELSE pg_notify($4, $5) END`,
-    [team, toJsonb([...byId.values()]), options.token, options.channel, notice, options.quiet === true],
-  ];
-}
-
-/** What the transaction with `token` wrote, as changes (for a retry after an unknown outcome). */
-async function changesOf(client: pg.ClientBase, team: string, token: string): Promise<TaskChange[]> {
-  const { rows } = await client.query<StoredRow & { op_action: TaskChange['action'] }>('SELECT id, data, op_action FROM huddle_tasks WHERE team = $1 AND op_token = $2 ORDER BY id', [team, token]);
-  const view = new LoadedView();
-  view.add(rows);
-  return rows.flatMap((row) => {
-    const task = view.tasks.get(Number(row.id));
-    return task ? [{ action: row.op_action, task }] : [];
-  });
 }
 
 /** A change that turned out to need the whole board: run it again holding the board lock alone. */
