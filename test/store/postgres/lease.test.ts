@@ -50,9 +50,13 @@ describePostgres('host leases', (base) => {
         heard = check;
         check();
       });
+    // What the other process did reaches this one by itself: the member (NOTIFY), its claim (its task event, mirrored here).
+    const changed: number[] = [];
+    lead.board.onChange((change) => changed.push(...(change.source === 'external' ? change.ids : [change.task.id])));
     const host = (await next()).ready as string;
-    await lead.roster.refresh();
+    await when((check) => lead.roster.onChange(check), () => lead.roster.get('zed'));
     expect(lead.roster.get('zed')).toMatchObject({ host, status: 'working' });
+    await when((check) => lead.board.onChange(check), () => (changed.includes(1) ? true : undefined));
     expect(await lead.board.get(1)).toMatchObject({ owner: 'zed', status: 'in_progress' });
 
     // The process stops (a pause, a cut): its lease lapses, and the lead's process hands over its work.
