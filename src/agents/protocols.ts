@@ -7,7 +7,7 @@ import { LEAD_NAME } from '../runtime/vocabulary.js';
 
 interface PendingShutdown {
   teammate: string;
-  timer: NodeJS.Timeout;
+  timer: NodeJS.Timeout | undefined;
 }
 
 interface PendingPlan {
@@ -15,6 +15,10 @@ interface PendingPlan {
   plan: string;
   timer: NodeJS.Timeout | undefined;
 }
+
+// A teammate on a worker host (a team on PostgreSQL) and its lead run in different processes: a
+// request one side sent is not in the other side's memory. The bus holds both sides of every
+// exchange, so a request not known here counts when the inbox has it unanswered.
 
 export interface ProtocolEffects {
   /** No answer in time: stop the teammate anyway. */
@@ -35,6 +39,8 @@ export function formatDuration(ms: number): string {
 export class Protocols {
   readonly #shutdowns = new Map<string, PendingShutdown>();
   readonly #plans = new Map<string, PendingPlan>();
+  /** Shutdown requests whose grace period ran out here: answering them is too late. */
+  readonly #expired = new Set<string>();
 
   constructor(
     private readonly bus: Bus,
@@ -67,18 +73,25 @@ export class Protocols {
     const grace = this.options.shutdownGraceMs;
     const timer = setTimeout(() => {
       this.#shutdowns.delete(requestId);
-      // The lead hears of it before the teammate's status changes, which may end a headless run.
-      void this.bus
-        .send({ type: 'message', from: 'huddle', to: LEAD_NAME, content: `[huddle] ${teammate} did not answer shutdown request ${requestId} in time and was stopped.` })
-        .catch(() => undefined)
-        .finally(() => this.effects.forceStop(teammate, `no answer to shutdown request within ${formatDuration(grace)}`));
+      this.#expired.add(requestId);
+      // A teammate in another process answered there: its answer is in the lead's inbox.
+      void this.#answered(LEAD_NAME, 'shutdown_response', requestId).then((answered) => {
+        if (answered) return;
+        // The lead hears of it before the teammate's status changes, which may end a headless run.
+        void this.bus
+          .send({ type: 'message', from: 'huddle', to: LEAD_NAME, content: `[huddle] ${teammate} did not answer shutdown request ${requestId} in time and was stopped.` })
+          .catch(() => undefined)
+          .finally(() => this.effects.forceStop(teammate, `no answer to shutdown request within ${formatDuration(grace)}`));
+      });
     }, grace);
     timer.unref();
     this.#shutdowns.set(requestId, { teammate, timer });
   }
 
   async answerShutdown(teammate: string, requestId: string, approve: boolean, reason?: string): Promise<void> {
-    const pending = this.#shutdowns.get(requestId);
+    let pending = this.#shutdowns.get(requestId);
+    // Not tracked here (and not timed out here): asked by the lead's process, elsewhere.
+    if (!pending && !this.#expired.has(requestId) && (await this.#askedElsewhere(teammate, 'shutdown_request', requestId, LEAD_NAME, 'shutdown_response'))) pending = { teammate, timer: undefined };
     if (!pending || pending.teammate !== teammate) {
       const mine = [...this.#shutdowns].filter(([, p]) => p.teammate === teammate).map(([id]) => id);
       throw new ProtocolError(
@@ -126,7 +139,11 @@ export class Protocols {
   }
 
   async decidePlan(requestId: string, approve: boolean, feedback?: string): Promise<string> {
-    const pending = this.#plans.get(requestId);
+    let pending = this.#plans.get(requestId);
+    if (!pending) {
+      const asked = (await this.bus.history(LEAD_NAME).catch(() => [])).find((m) => m.type === 'plan_approval_request' && m.request_id === requestId);
+      if (asked && !(await this.#answered(asked.from, 'plan_approval_response', requestId))) pending = { teammate: asked.from, plan: asked.plan ?? '', timer: undefined };
+    }
     if (!pending) {
       const open = [...this.#plans.keys()];
       throw new ProtocolError(`no open plan request '${requestId}'` + (open.length ? `; open: ${open.join(', ')}` : '; there is none open'));
@@ -146,6 +163,17 @@ export class Protocols {
         : `Your plan was not approved: ${feedback ?? 'no feedback given'}. Revise it and send it again with plan_approval.`,
     });
     return pending.teammate;
+  }
+
+  /** True when `inbox` holds a `type` message for `requestId` (an answer sent from another process). */
+  async #answered(inbox: string, type: 'shutdown_response' | 'plan_approval_response', requestId: string): Promise<boolean> {
+    return (await this.bus.history(inbox).catch(() => [])).some((m) => m.type === type && m.request_id === requestId);
+  }
+
+  /** A request another process sent to `recipient` that `answerInbox` holds no answer to yet. */
+  async #askedElsewhere(recipient: string, type: 'shutdown_request', requestId: string, answerInbox: string, answer: 'shutdown_response'): Promise<boolean> {
+    const asked = (await this.bus.history(recipient).catch(() => [])).some((m) => m.type === type && m.request_id === requestId);
+    return asked && !(await this.#answered(answerInbox, answer, requestId));
   }
 
   /** Drops every timer (the team is closing). */
