@@ -162,7 +162,7 @@ export class ConsoleController {
       ...patchAgent(state, name, (view) => ({ items: appendItem(view.items, { kind: 'diff', id: itemId(), title, diff: text }), unread: false })),
       focus: name,
       view: 'pane',
-      scroll: { ...state.scroll, [name]: 0 },
+      scroll: { ...state.scroll, [name]: undefined },
     }));
     return `diff of ${status.branch} against ${status.base}`;
   }

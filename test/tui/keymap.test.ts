@@ -97,13 +97,17 @@ describe("the console's keymap", () => {
     // Esc closes a view; with a pane in view it interrupts the agent.
     expect(intentOf('escape', context({ view: 'help' }))).toBe('view.close');
     expect(intentOf('escape', context({ view: 'pane' }))).toBe('agent.interrupt');
-    // Tab completes a slash command, else it moves to the next pane; Shift+Tab always moves back.
-    expect(intentOf('tab', context(typed('/he')))).toBe('input.complete');
+    // Tab completes a slash command (the palette's pick while it lists commands), else it moves
+    // to the next pane; Shift+Tab always moves back.
+    expect(intentOf('tab', context(typed('/he')))).toBe('palette.complete');
+    expect(intentOf('tab', context({ ...typed('/he'), palette: { index: 0, closedFor: '/he' } }))).toBe('input.complete');
+    expect(intentOf('tab', context(typed('/send al')))).toBe('input.complete');
     expect(intentOf('tab', context(typed('hello')))).toBe('pane.next');
     expect(intentOf('tab', context(typed('/a\nb')))).toBe('pane.next');
     expect(intentOf('shift+tab', context(typed('/he')))).toBe('pane.previous');
     // Ctrl+C and the pane keys reach the global layer from anywhere.
-    expect(intentOf('ctrl+c', context({ view: 'approvals', ...typed('x') }))).toBe('console.quit');
+    expect(intentOf('ctrl+c', context({ view: 'approvals', ...typed('x') }))).toBe('input.clear');
+    expect(intentOf('ctrl+c', context({ view: 'approvals' }))).toBe('console.quit');
     expect(intentOf('ctrl+t', context({ view: 'tasks' }))).toBe('view.toggle');
     expect(intentOf('pageup', context())).toBe('pane.pageUp');
   });
@@ -135,7 +139,7 @@ describe("the console's keymap", () => {
     expect(intentOf('ctrl+left', context())).toBe('cursor.left');
     expect(intentOf('shift+up', context())).toBe('history.previous');
     expect(intentOf('shift+pageup', context())).toBe('pane.pageUp');
-    expect(intentOf('ctrl+tab', context(typed('/he')))).toBe('input.complete');
+    expect(intentOf('ctrl+tab', context(typed('/send al')))).toBe('input.complete');
     expect(intentOf('shift+tab', context())).toBe('pane.previous'); // bound as written: no loosening
     expect(intentOf('ctrl+x', context())).toBeUndefined(); // an unbound Ctrl chord does nothing
     expect(intentOf('ctrl+j', context())).toBe('input.newline');

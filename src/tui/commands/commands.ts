@@ -22,6 +22,11 @@ export const COMMANDS: SlashCommand[] = [
     run: () => ({ kind: 'view', view: 'team' }),
   },
   {
+    name: 'grid',
+    description: "every agent's latest output at once, tiled (also Ctrl+G); Enter on a tile opens its pane",
+    run: () => ({ kind: 'view', view: 'grid' }),
+  },
+  {
     name: 'approvals',
     description: 'tool calls waiting for you (also Ctrl+Y): y approve, n deny, a approve always',
     run: () => ({ kind: 'view', view: 'approvals' }),

@@ -10,6 +10,24 @@ import { createIntents, type IntentDeps, type Intents } from './intents.js';
 import { keyPresses, type KeyPress } from './key-press.js';
 import { resolveKey, type Keymap } from './keymap.js';
 
+/** Intents that are the person's next action: the notice above the input has been read by then. */
+const ACTIONS: ReadonlySet<IntentName> = new Set<IntentName>([
+  'input.submit',
+  'palette.pick',
+  'input.clear',
+  'view.close',
+  'view.toggle',
+  'agent.interrupt',
+  'console.quit',
+  'pane.next',
+  'pane.previous',
+  'pane.jump',
+  'grid.focus',
+  'approvals.answer',
+  'search.open',
+  'search.close',
+]);
+
 export class ConsoleKeys {
   readonly #deps: IntentDeps;
   readonly #keymap: Keymap<IntentName>;
@@ -33,9 +51,9 @@ export class ConsoleKeys {
 
   /** Resolves one key against the state as it is now and runs its intent; returns the intent, if any. */
   press(key: KeyPress): IntentName | undefined {
-    this.#settle(key);
     const state = this.#deps.store.getState();
     const binding = resolveKey(this.#keymap, key, { state, views: activeViews(state) });
+    this.#settle(key, binding?.intent);
     if (binding) this.#intents.handlers[binding.intent](key, binding.arg);
     return binding?.intent;
   }
@@ -45,15 +63,17 @@ export class ConsoleKeys {
   }
 
   /**
-   * What every key does besides its binding: any key but Ctrl+C disarms a pending quit, and any
-   * key but a Ctrl chord dismisses the passing message in the status bar.
+   * What every key does besides its binding: any key but Ctrl+C disarms a pending quit, and the
+   * notice above the input stays while the person types, scrolls or reads, and goes with their
+   * next action (sending, Esc, another pane or view), before that action says anything new.
    */
-  #settle(key: KeyPress): void {
+  #settle(key: KeyPress, intent: IntentName | undefined): void {
     const { store } = this.#deps;
     const { quitArmed, flash } = store.getState();
     const isQuit = key.ctrl && key.name === 'c';
-    if ((quitArmed && !isQuit) || (flash && !key.ctrl)) {
-      store.setState({ ...(quitArmed && !isQuit ? { quitArmed: false } : {}), ...(flash && !key.ctrl ? { flash: undefined } : {}) });
+    const dismiss = flash !== undefined && (intent === undefined ? key.name === 'escape' : ACTIONS.has(intent));
+    if ((quitArmed && !isQuit) || dismiss) {
+      store.setState({ ...(quitArmed && !isQuit ? { quitArmed: false } : {}), ...(dismiss ? { flash: undefined } : {}) });
     }
   }
 }

@@ -36,6 +36,8 @@ interface Styles {
   link: Paint;
   dim: Paint;
   mark: Paint;
+  underline: Paint;
+  quote: Paint;
 }
 const COLORED: Styles = {
   color: true,
@@ -46,8 +48,10 @@ const COLORED: Styles = {
   link: both(sgr(34, 39), sgr(4, 24)),
   dim: sgr(2, 22),
   mark: sgr(35, 39),
+  underline: sgr(4, 24),
+  quote: sgr(35, 39),
 };
-const PLAIN: Styles = { color: false, bold: same, italic: same, strike: same, code: same, link: same, dim: same, mark: same };
+const PLAIN: Styles = { color: false, bold: same, italic: same, strike: same, code: same, link: same, dim: same, mark: same, underline: same, quote: same };
 
 // ---- syntax highlighting -------------------------------------------------------------------
 
@@ -179,13 +183,17 @@ function block(t: MarkedToken, width: number, st: Styles, depth: number): string
       return wrapClean(inline(t.tokens, st), width, true);
     case 'text':
       return wrapClean(t.tokens ? inline(t.tokens, st) : decode(t.text), width, true);
-    case 'heading':
-      return wrapClean(`${st.mark('#'.repeat(t.depth))} ${st.bold(inline(t.tokens, st))}`, width, true);
+    case 'heading': {
+      // Shown as a heading, not as its markup: bold (and underlined for the top level).
+      const text = st.bold(inline(t.tokens, st));
+      return wrapClean(t.depth === 1 ? st.underline(text) : t.depth >= 3 ? st.italic(text) : text, width, true);
+    }
     case 'code':
       return code(t, width, st);
     case 'blockquote': {
-      const bar = st.dim('│') + ' ';
-      return indent((w) => blocks(t.tokens, w, st, depth, true), width, bar, bar, 2);
+      // A thick bar and italic text: a quote must not look like a code block (thin │ gutter).
+      const bar = st.quote('▎') + ' ';
+      return indent((w) => blocks(t.tokens, w, st, depth, true).map((line) => st.italic(line)), width, bar, bar, 2);
     }
     case 'list':
       return list(t, width, st, depth);

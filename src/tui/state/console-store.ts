@@ -26,9 +26,46 @@ export interface AgentView {
   lastActivity: number;
   /** The tool running now, for the status line. */
   activeTool?: string | undefined;
+  /** The turn in progress, as the console saw it begin (for the spinner, elapsed time and live counts). */
+  turn?: TurnProgress | undefined;
+  /** How long the last finished turn took ("done in 7 s"). */
+  lastTurnMs?: number | undefined;
 }
 
-export type ViewName = 'pane' | 'tasks' | 'team' | 'help' | 'approvals';
+/** What an agent in a turn is doing now, from its events; the console's own bookkeeping. */
+export interface TurnProgress {
+  startedAt: number;
+  /** Waiting for the model, the model writing, a tool running, or waiting for the person. */
+  phase: 'model' | 'writing' | 'tool' | 'waiting';
+  phaseSince: number;
+  /** Text streamed since the last usage report: the live token estimate until the real count arrives. */
+  streamedChars: number;
+}
+
+/**
+ * Where a scrolled pane's view starts: `row` rows into the rows of item `itemId` (its blank
+ * separator first). Anchored to an item, not counted from the bottom, so the view stays put while
+ * the agent keeps writing below it, and survives a width change. No entry: the view follows the end.
+ */
+export interface PaneScroll {
+  itemId: number;
+  row: number;
+}
+
+/** A search in the pane in view (Ctrl+F, or / while scrolled). */
+export interface PaneSearch {
+  query: string;
+  /** Which match is shown, counted from the last one (0: the newest). */
+  match: number;
+}
+
+export type ViewName = 'pane' | 'tasks' | 'team' | 'help' | 'approvals' | 'grid' | 'page';
+
+/** Text shown as a view of its own (command output that is a page, not a line). */
+export interface PageContent {
+  title: string;
+  text: string;
+}
 
 /** A tool call waiting for the person (ask mode), as the "needs you" view shows it. */
 export interface ApprovalView {
@@ -41,6 +78,7 @@ export interface ApprovalView {
   prefixes: string[];
 }
 
+/** A notice above the input: a command's result, an error, a hint. Kept until the person's next action. */
 export interface Flash {
   text: string;
   tone: 'info' | 'warn' | 'error';
@@ -52,8 +90,18 @@ export interface ConsoleState {
   focus: string;
   view: ViewName;
   tasks: Task[];
-  /** Rows scrolled up from the bottom, per pane. */
-  scroll: Record<string, number>;
+  /** Per pane: where a scrolled view starts (absent: following the end). */
+  scroll: Record<string, PaneScroll | undefined>;
+  /** Rows scrolled down in the view over the pane (help, a page, the board), from its top. */
+  viewScroll: number;
+  search: PaneSearch | undefined;
+  /** The command palette (typing '/'): the selected row, and a line it was dismissed for. */
+  palette: { index: number; closedFor: string | undefined };
+  /** The selected tile in /grid. */
+  gridIndex: number;
+  page: PageContent | undefined;
+  /** Mouse reporting on (wheel scrolls; Shift+drag selects in most terminals); Alt+M toggles it. */
+  mouse: boolean;
   /** Tool results shown in full, per pane (toggled with Ctrl+O). */
   expanded: Record<string, boolean>;
   flash: Flash | undefined;
@@ -93,7 +141,7 @@ export function emptyAgent(name: string, role: string): AgentView {
   };
 }
 
-export function createConsoleStore(initial: { model: string; endpoint: string; demo?: boolean; keyMissing?: boolean }) {
+export function createConsoleStore(initial: { model: string; endpoint: string; demo?: boolean; keyMissing?: boolean; mouse?: boolean }) {
   return createStore<ConsoleState>(() => ({
     agents: { lead: emptyAgent('lead', 'lead') },
     order: ['lead'],
@@ -101,6 +149,12 @@ export function createConsoleStore(initial: { model: string; endpoint: string; d
     view: 'pane',
     tasks: [],
     scroll: {},
+    viewScroll: 0,
+    search: undefined,
+    palette: { index: 0, closedFor: undefined },
+    gridIndex: 0,
+    page: undefined,
+    mouse: initial.mouse ?? false,
     expanded: {},
     flash: undefined,
     quitArmed: false,

@@ -2,7 +2,7 @@
 // (a token at a time, eight agents at once), so they are queued outside React and applied in
 // one store update per flush interval: the store changes at most ~20 times a second.
 import type { EventHub, HuddleEvent } from '../../runtime/events/events.js';
-import type { ApprovalView, ConsoleState, ConsoleStore, AgentStatus } from './console-store.js';
+import type { AgentView, ApprovalView, ConsoleState, ConsoleStore, AgentStatus, TurnProgress } from './console-store.js';
 import { patchAgent } from './console-store.js';
 import { appendItem, itemId, replaceLast, type TranscriptItem } from './transcript.js';
 import { formatTokens } from '../components/glyphs.js';
@@ -12,6 +12,8 @@ export const FLUSH_INTERVAL_MS = 50;
 export class EventBridge {
   readonly #store: ConsoleStore;
   #queue: HuddleEvent[] = [];
+  /** Per agent, the queued text_delta that later deltas of the same stream are appended to. */
+  #openDelta = new Map<string, number>();
   #timer: NodeJS.Timeout | undefined;
   readonly #unsubscribe: () => void;
 
@@ -32,6 +34,7 @@ export class EventBridge {
     if (this.#queue.length === 0) return;
     const events = this.#queue;
     this.#queue = [];
+    this.#openDelta.clear();
     this.#store.setState((state) => {
       let next: ConsoleState = state;
       for (const event of events) next = { ...next, ...applyEvent(next, event) };
@@ -40,6 +43,19 @@ export class EventBridge {
   }
 
   #enqueue(event: HuddleEvent): void {
+    // A stream arrives a word at a time: consecutive deltas of one agent become one, so a flush
+    // costs one transcript update per agent, not one per word.
+    if (event.type === 'text_delta') {
+      const open = this.#openDelta.get(event.agent);
+      if (open !== undefined) {
+        const queued = this.#queue[open]!;
+        this.#queue[open] = { ...queued, text: String(queued.text ?? '') + String(event.text ?? '') } as HuddleEvent;
+        return;
+      }
+      this.#openDelta.set(event.agent, this.#queue.length);
+    } else {
+      this.#openDelta.delete(event.agent);
+    }
     this.#queue.push(event);
     // No timer runs while nothing happens: an idle team costs no CPU here.
     this.#timer ??= setTimeout(() => this.flush(), FLUSH_INTERVAL_MS);
@@ -68,7 +84,9 @@ export function applyEvent(state: ConsoleState, event: HuddleEvent): Partial<Con
             last?.kind === 'assistant' && last.streaming
               ? [...agent.items.slice(0, -1), { ...last, text: last.text + delta }]
               : appendItem(agent.items, { kind: 'assistant', id: itemId(), text: delta, streaming: true });
-          return { items, lastActivity: at };
+          const turn = agent.turn ?? startTurn(at);
+          const writing = turn.phase === 'writing' ? turn : { ...turn, phase: 'writing' as const, phaseSince: at };
+          return { items, lastActivity: at, turn: { ...writing, streamedChars: writing.streamedChars + delta.length } };
         }),
       );
     case 'text':
@@ -95,16 +113,25 @@ export function applyEvent(state: ConsoleState, event: HuddleEvent): Partial<Con
       if (source === 'inbox') return {}; // shown from message_delivered, with senders
       return touched(
         patchAgent(state, name, (agent) => ({
-          items: appendItem(agent.items, { kind: 'prompt', id: itemId(), text: String(event.text ?? ''), source }),
+          items: appendItem(agent.items, { kind: 'prompt', id: itemId(), text: String(event.text ?? ''), source, by: typeof event.by === 'string' ? event.by : undefined }),
           lastActivity: at,
         })),
       );
     }
     case 'message_delivered': {
       const messages = Array.isArray(event.messages) ? (event.messages as Array<Record<string, unknown>>) : [];
-      const shown = messages.map((m) => ({ from: String(m.from ?? '?'), type: String(m.type ?? 'message'), content: String(m.content ?? '') }));
+      if (messages.length === 0) return {};
+      const shown = messages.map((m) => ({
+        from: String(m.from ?? '?'),
+        type: String(m.type ?? 'message'),
+        content: String(m.content ?? ''),
+        ...(typeof m.approve === 'boolean' ? { approve: m.approve } : {}),
+        ...(typeof m.reason === 'string' ? { reason: m.reason } : {}),
+        ...(typeof m.feedback === 'string' ? { feedback: m.feedback } : {}),
+        ...(typeof m.plan === 'string' ? { plan: m.plan } : {}),
+      }));
       return touched(
-        patchAgent(state, name, (agent) => ({ items: appendItem(agent.items, { kind: 'inbox', id: itemId(), messages: shown }), lastActivity: at })),
+        patchAgent(state, name, (agent) => ({ items: appendItem(agent.items, { kind: 'inbox', id: itemId(), to: name, messages: shown }), lastActivity: at })),
       );
     }
     case 'tool_call':
@@ -118,6 +145,7 @@ export function applyEvent(state: ConsoleState, event: HuddleEvent): Partial<Con
           state: 'running',
         }),
         activeTool: String(event.name ?? ''),
+        turn: { ...(agent.turn ?? startTurn(at)), phase: 'tool', phaseSince: at },
         lastActivity: at,
       }));
     case 'tool_result':
@@ -129,6 +157,7 @@ export function applyEvent(state: ConsoleState, event: HuddleEvent): Partial<Con
             (item) => ({ ...item, state: event.ok ? 'ok' : 'error', durationMs: Number(event.duration_ms ?? 0), result: String(event.content ?? '') }) as TranscriptItem,
           ),
           activeTool: undefined,
+          turn: agent.turn ? { ...agent.turn, phase: 'model', phaseSince: at } : undefined,
           lastActivity: at,
         })),
       );
@@ -139,13 +168,16 @@ export function applyEvent(state: ConsoleState, event: HuddleEvent): Partial<Con
         costUsd: Number(event.total_cost_usd ?? agent.costUsd),
         contextTokens: Number(event.context_tokens ?? agent.contextTokens),
         model: typeof event.model === 'string' ? event.model : agent.model,
+        // The real count replaces the estimate from the streamed text.
+        turn: agent.turn ? { ...agent.turn, streamedChars: 0 } : undefined,
         lastActivity: at,
       }));
     case 'status':
-      return patchAgent(state, name, () => ({
+      return patchAgent(state, name, (agent) => ({
         status: String(event.status) as AgentStatus,
         reason: typeof event.reason === 'string' ? event.reason : typeof event.error === 'string' ? event.error : undefined,
         ...(typeof event.role === 'string' ? { role: event.role } : {}),
+        ...turnAfterStatus(agent, String(event.status) as AgentStatus, at),
         lastActivity: at,
       }));
     case 'error':
@@ -220,6 +252,21 @@ export function applyEvent(state: ConsoleState, event: HuddleEvent): Partial<Con
     default:
       return {};
   }
+}
+
+function startTurn(at: number): TurnProgress {
+  return { startedAt: at, phase: 'model', phaseSince: at, streamedChars: 0 };
+}
+
+/** A turn starts when the agent starts working, waits with it, and ends (timed) when it stops. */
+function turnAfterStatus(agent: AgentView, status: AgentStatus, at: number): Partial<AgentView> {
+  if (status === 'working') {
+    if (!agent.turn) return { turn: startTurn(at) };
+    return agent.turn.phase === 'waiting' ? { turn: { ...agent.turn, phase: agent.activeTool ? 'tool' : 'model', phaseSince: at } } : {};
+  }
+  if (status === 'waiting') return agent.turn ? { turn: { ...agent.turn, phase: 'waiting', phaseSince: at } } : {};
+  if (!agent.turn) return {};
+  return { turn: undefined, lastTurnMs: Math.max(0, at - agent.turn.startedAt) };
 }
 
 function closeStreaming(items: TranscriptItem[]): TranscriptItem[] {
