@@ -4,7 +4,7 @@
 import { useSyncExternalStore } from 'react';
 
 /** A spinner frame every this many milliseconds (8 a second: smooth enough, cheap enough). */
-export const TICK_MS = 125;
+export const TICK_MS = 200;
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 

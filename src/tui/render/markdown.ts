@@ -61,22 +61,35 @@ interface HighlightApi {
 }
 let highlighter: HighlightApi | undefined;
 let loading: Promise<boolean> | undefined;
+let demanded!: (loaded: Promise<boolean>) => void;
+const firstDemand = new Promise<Promise<boolean>>((resolve) => (demanded = resolve));
 
 /**
- * Start loading cli-highlight (highlight.js with all grammars) and resolve `true` once code
- * blocks can be highlighted. Rendering never waits for it: until it resolves, code renders
- * plain. The console can call this after its first frame and re-render cached items once it
- * resolves. Called implicitly by the first coloured code block.
+ * Start loading cli-highlight (highlight.js with all grammars) now, and resolve `true` once code
+ * blocks can be highlighted. Rendering never waits for it: until it resolves, code renders plain.
+ */
+export function loadHighlighter(): Promise<boolean> {
+  if (!loading) {
+    loading = import('cli-highlight').then(
+      (mod: unknown) => {
+        highlighter = pickApi(mod) ?? pickApi((mod as { default?: unknown }).default);
+        return highlighter !== undefined;
+      },
+      () => false,
+    );
+    demanded(loading);
+  }
+  return loading;
+}
+
+/**
+ * Resolves `true` once code blocks can be highlighted, loading the highlighter only when the first
+ * coloured code block asks for it: a team that writes no code never pays for highlight.js's
+ * grammars (~10 MB). The console calls this after its first frame and re-renders cached items once
+ * it resolves.
  */
 export function preloadHighlighter(): Promise<boolean> {
-  loading ??= import('cli-highlight').then(
-    (mod: unknown) => {
-      highlighter = pickApi(mod) ?? pickApi((mod as { default?: unknown }).default);
-      return highlighter !== undefined;
-    },
-    () => false,
-  );
-  return loading;
+  return firstDemand.then((loaded) => loaded);
 }
 
 export function isHighlighterLoaded(): boolean {
@@ -111,7 +124,7 @@ const highlighted = new Map<string, string[] | null>(); // insertion order = LRU
 /** Highlighted lines of `code`, or undefined to render plain (not loaded, unknown, failed). */
 function highlightLines(lang: string, code: string): string[] | undefined {
   if (!highlighter) {
-    void preloadHighlighter();
+    void loadHighlighter();
     return undefined;
   }
   if (code.length > MAX_HIGHLIGHT) return undefined;

@@ -2,7 +2,7 @@ import { stripVTControlCharacters as strip } from 'node:util';
 import { Lexer } from 'marked';
 import stringWidth from 'string-width';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { isHighlighterLoaded, preloadHighlighter, renderMarkdown } from '../../../src/tui/render/markdown.js';
+import { isHighlighterLoaded, loadHighlighter, preloadHighlighter, renderMarkdown } from '../../../src/tui/render/markdown.js';
 
 const plain = (md: string, width = 60): string[] => renderMarkdown(md, width, { color: false });
 const widest = (lines: string[]): number => Math.max(0, ...lines.map((l) => stringWidth(l)));
@@ -120,6 +120,7 @@ describe('renderMarkdown colour', () => {
 
 describe('renderMarkdown code highlighting', () => {
   beforeAll(async () => {
+    expect(await loadHighlighter()).toBe(true);
     expect(await preloadHighlighter()).toBe(true);
   });
 
@@ -150,7 +151,7 @@ describe('renderMarkdown code highlighting', () => {
 });
 
 describe('renderMarkdown while streaming', () => {
-  beforeAll(() => preloadHighlighter());
+  beforeAll(() => loadHighlighter());
 
   it('renders an unclosed fence as a code block, the line being typed plain', () => {
     const lines = renderMarkdown('Here:\n\n```ts\nconst a = 1;\nconst b', 40, { color: true });
