@@ -4,6 +4,15 @@
 import module from 'node:module';
 import { parseArgs } from 'node:util';
 
+// First, before any other code runs: huddle needs Node 22.12+ (Ink 8, execa 10 and their
+// dependencies), and on an older Node it would fail deep inside one of them with a page of
+// minified source. The bundle's chunks load only after this, through dynamic imports.
+const [nodeMajor = 0, nodeMinor = 0] = process.versions.node.split('.').map(Number);
+if (nodeMajor < 22 || (nodeMajor === 22 && nodeMinor < 12)) {
+  process.stderr.write(`huddle needs Node.js 22.12 or newer, and this is Node ${process.version}: install a newer Node (nodejs.org, or \`nvm install 24\`) and run huddle again.\n`);
+  process.exit(2);
+}
+
 declare const __HUDDLE_VERSION__: string;
 const VERSION = typeof __HUDDLE_VERSION__ === 'string' ? __HUDDLE_VERSION__ : '0.0.0-dev';
 

@@ -154,7 +154,7 @@ export function createConsoleStore(initial: { model: string; endpoint: string; d
     palette: { index: 0, closedFor: undefined },
     gridIndex: 0,
     page: undefined,
-    mouse: initial.mouse ?? false,
+    mouse: initial.mouse ?? mouseByDefault(),
     expanded: {},
     flash: undefined,
     quitArmed: false,
@@ -167,6 +167,11 @@ export function createConsoleStore(initial: { model: string; endpoint: string; d
     approvals: [],
     approvalIndex: 0,
   }));
+}
+
+/** Mouse capture starts on (the wheel scrolls) unless HUDDLE_MOUSE=0 says the person wants the terminal's own selection. */
+function mouseByDefault(): boolean {
+  return !['0', 'off', 'false', 'no'].includes((process.env.HUDDLE_MOUSE ?? '').toLowerCase());
 }
 
 /** Immutable update of one agent (created on first sight). */
