@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 // minified source. The bundle's chunks load only after this, through dynamic imports.
 const [nodeMajor = 0, nodeMinor = 0] = process.versions.node.split('.').map(Number);
 if (nodeMajor < 22 || (nodeMajor === 22 && nodeMinor < 12)) {
-  process.stderr.write(`huddle needs Node.js 22.12 or newer, and this is Node ${process.version}: install a newer Node (nodejs.org, or \`nvm install 24\`) and run huddle again.\n`);
+  process.stderr.write(`huddle needs Node.js 22.12 or newer, and this is Node ${process.versions.node}: install a newer Node (nodejs.org, or \`nvm install 24\`) and run huddle again.\n`);
   process.exit(2);
 }
 

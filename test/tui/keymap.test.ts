@@ -222,3 +222,61 @@ describe('keymaps the next console work needs', () => {
     expect(of('right', context({}, ['palette', 'grid']))).toBe('grid.move');
   });
 });
+
+describe("the console's keymap, with Claude Code's keys", () => {
+  const busy = { agents: { lead: { ...emptyAgent('lead', 'lead'), status: 'working' as const } } };
+  const scrolled = { scroll: { lead: { itemId: 1, row: 0 } } };
+
+  it('Esc clears what is typed, else closes a view, else interrupts; Ctrl+C interrupts a busy agent, else clears, else quits', () => {
+    expect(intentOf('escape', context({ ...busy, ...typed('half a sentence') }))).toBe('input.clear');
+    expect(intentOf('escape', context({ view: 'team', ...typed('x') }))).toBe('input.clear');
+    expect(intentOf('escape', context({ view: 'team' }))).toBe('view.close');
+    expect(intentOf('escape', context(busy))).toBe('agent.interrupt');
+    expect(intentOf('ctrl+c', context({ ...busy, ...typed('x') }))).toBe('agent.interrupt');
+    expect(intentOf('ctrl+c', context(typed('x')))).toBe('input.clear');
+    expect(intentOf('ctrl+c', context())).toBe('console.quit');
+  });
+
+  it('scrolls with Home/End on an empty input, the wheel, and g/G or / only while scrolled (else they type)', () => {
+    expect(intentOf('home', context())).toBe('pane.top');
+    expect(intentOf('end', context())).toBe('pane.bottom');
+    expect(intentOf('home', context(typed('lo')))).toBe('cursor.home');
+    expect(resolveKey(CONSOLE_KEYMAP, press('wheelup'), context())).toMatchObject({ intent: 'pane.scroll', arg: 3 });
+    expect(resolveKey(CONSOLE_KEYMAP, press('wheeldown'), context({ view: 'help' }))).toMatchObject({ intent: 'view.scroll', arg: 'wheel-down' });
+    expect(intentOf('g', context(scrolled))).toBe('pane.top');
+    expect(intentOf('G', context(scrolled))).toBe('pane.bottom');
+    expect(intentOf('/', context(scrolled))).toBe('search.open');
+    expect(intentOf('g', context())).toBe('input.insert');
+    expect(intentOf('/', context())).toBe('input.insert');
+    expect(intentOf('g', context({ ...scrolled, ...typed('a') }))).toBe('input.insert');
+    expect(intentOf('ctrl+f', context())).toBe('search.open');
+  });
+
+  it('gives a search the typing, the palette ↑/↓, Tab and Enter, and the grid its arrows and Enter', () => {
+    const searching = { search: { query: 'x', match: 0 } };
+    expect(intentOf('q', context(searching))).toBe('search.insert');
+    expect(intentOf('enter', context(searching))).toBe('search.step');
+    expect(intentOf('escape', context(searching))).toBe('search.close');
+    expect(intentOf('down', context(typed('/')))).toBe('palette.select');
+    expect(intentOf('enter', context(typed('/he')))).toBe('palette.pick');
+    expect(intentOf('enter', context(typed('/help now')))).toBe('input.submit');
+    expect(intentOf('enter', context(typed('/zzz')))).toBe('input.submit'); // nothing listed: the line runs
+    expect(intentOf('right', context({ view: 'grid' }))).toBe('grid.move');
+    expect(intentOf('enter', context({ view: 'grid' }))).toBe('grid.focus');
+    expect(intentOf('ctrl+g', context())).toBe('view.toggle');
+  });
+
+  it('moves between the lines of a multi-line input before walking the history', () => {
+    const twoLines = { input: { text: 'one\ntwo', cursor: 7 } };
+    expect(intentOf('up', context(twoLines))).toBe('cursor.up');
+    expect(intentOf('down', context(twoLines))).toBe('history.next');
+    expect(intentOf('up', context({ input: { text: 'one\ntwo', cursor: 2 } }))).toBe('history.previous');
+  });
+
+  it('reads mouse reports as wheel presses, and a click as a press nothing binds', () => {
+    expect(keyPresses('[<64;10;5M', inkKey()).map((p) => p.name)).toEqual(['wheelup']);
+    expect(keyPresses('[<65;10;5M', inkKey()).map((p) => p.name)).toEqual(['wheeldown']);
+    expect(keyPresses('[<80;10;5M', inkKey()).map((p) => p.name)).toEqual(['wheelup']); // with Ctrl held
+    expect(keyPresses('[<0;10;5M', inkKey()).map((p) => p.name)).toEqual(['']);
+  });
+});

@@ -4,6 +4,7 @@ import { useInput, usePaste } from 'ink';
 import { useEffect, useRef } from 'react';
 import type { ConsoleController } from '../console-controller.js';
 import { ConsoleKeys } from '../keys/console-keys.js';
+import { useMouseReports } from './useMouseReports.js';
 import type { PaneSize } from '../state/console-actions.js';
 import type { ConsoleStore } from '../state/console-store.js';
 import type { InputHistory } from '../state/input-history.js';
@@ -41,4 +42,5 @@ export function useConsoleKeys({ store, controller, history, sizes, quit }: Opti
 
   useInput(dispatcher.onInput);
   usePaste(dispatcher.onPaste);
+  useMouseReports(dispatcher.onMouse);
 }

@@ -10,6 +10,9 @@ import { createIntents, type IntentDeps, type Intents } from './intents.js';
 import { keyPresses, type KeyPress } from './key-press.js';
 import { resolveKey, type Keymap } from './keymap.js';
 
+/** Ink's flags for "no key": a mouse report is none of them. */
+const NO_KEY = {} as Key;
+
 /** Intents that are the person's next action: the notice above the input has been read by then. */
 const ACTIONS: ReadonlySet<IntentName> = new Set<IntentName>([
   'input.submit',
@@ -42,6 +45,11 @@ export class ConsoleKeys {
   /** One `useInput` call: it may hold several keys ("/he\t"), handled one after the other. */
   readonly onInput = (input: string, key: Key): void => {
     for (const press of keyPresses(input, key)) this.press(press);
+  };
+
+  /** A mouse report ("[<64;10;5M", without the ESC): the wheel as keys, anything else ignored. */
+  readonly onMouse = (report: string): void => {
+    for (const press of keyPresses(report, NO_KEY)) if (press.name) this.press(press);
   };
 
   /** A bracketed paste: its text goes into the input as it is, newlines included. */
