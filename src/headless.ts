@@ -1,167 +1,199 @@
-// `huddle -p`: the same lead and team as the console, without a screen. The lead's final text
-// goes to stdout; `--json` streams every event instead. Exit: 0 done, 1 failed, 2 usage/config, 3 budget.
-import { existsSync, statSync } from 'node:fs';
-import type { CliOptions } from './cli.js';
-import { Team } from './agents/team.js';
-import { ConfigError, MISSING_KEY_MESSAGE, hasCredentials, resolveConfig, type HuddleConfig } from './runtime/config.js';
+// `huddle -p`: the same lead and team as the console, without a screen; a thin face over the
+// session core (src/session). stdout: the lead's final text (`--output-format text`), one result
+// object (`json`), Claude Code's headless line format (`stream-json`, session/stream-json.ts), or
+// with `--json` every event. stderr ends with the run record's summary (runtime/record). Exit: 0
+// done, 1 failed (or stalled), 2 usage/config, 3 budget, 130 interrupted (Ctrl+C: the team is left
+// to `--resume`).
+import type { CliOptions } from './session/cli-options.js';
+import { openSession } from './session/open-session.js';
+import { resolveSettings, StartupError } from './session/settings.js';
+import { announceRunEnd } from './session/attention.js';
+import type { RunEnd, TeamSession } from './session/team-session.js';
+import type { EventListener, HuddleEvent } from './runtime/events/events.js';
+import { budgetStopSummary } from './runtime/budget/budget.js';
 import { scrub } from './runtime/store/file/event-log.js';
-import { fileBackend } from './runtime/store/file/file-store.js';
-import { EventHub, type HuddleEvent } from './runtime/events/events.js';
-import { ModelClient, modelClientOptions } from './runtime/model/model-client.js';
-import { addUsage, emptyUsage } from './runtime/model/pricing.js';
-import { archiveTeam, unfinishedMembers } from './runtime/store/file/team-state.js';
-import { Workspace } from './runtime/workspace/workspace.js';
 import { LEAD_NAME } from './runtime/vocabulary.js';
-import { BudgetConfigError, budgetStopSummary, loadBudgetSettings } from './runtime/budget/budget.js';
+import { sandboxStatus } from './runtime/sandbox/status.js';
+import { summaryLines } from './runtime/record/run-record.js';
+import { StreamJsonView, type ResultSubtype } from './session/stream-json.js';
+
+declare const __HUDDLE_VERSION__: string;
+const VERSION = typeof __HUDDLE_VERSION__ === 'string' ? __HUDDLE_VERSION__ : '0.0.0-dev';
+
+const INTERRUPTED = 130;
 
 export async function runHeadless(options: CliOptions): Promise<number> {
-  let config: HuddleConfig;
+  let session: TeamSession;
+  let secrets: string[] = [];
+  const format = options.json ? 'events' : (options.outputFormat ?? 'text');
+  // stream-json and json: a view of the events in Claude Code's format (it writes through `secrets`, set below).
+  const claudeFormat = format === 'stream-json' || format === 'json' ? new StreamJsonView({ stream: format === 'stream-json', write: (line) => writeLine(line, secrets) }) : undefined;
   try {
-    config = resolveConfig({ cwd: options.cwd, model: options.model, apiKeyFile: options.apiKeyFile, maxTurns: options.maxTurns, permissionMode: options.permissionMode });
+    const settings = await resolveSettings(options, { missingKey: 'refuse' });
+    secrets = settings.secrets;
+    const report = options.json ? jsonWriter(secrets) : stderrReporter(secrets);
+    const opened = await openSession(settings, {
+      fresh: options.fresh,
+      resume: options.resume,
+      unfinished: 'refuse',
+      observe: claudeFormat
+        ? (event) => {
+            report(event);
+            claudeFormat.onEvent(event);
+          }
+        : report,
+    });
+    if (opened === 'quit') return 0;
+    session = opened;
   } catch (error) {
-    if (error instanceof ConfigError) return fail(error.message);
+    if (error instanceof StartupError) return fail(scrub(error.message, secrets));
     throw error;
   }
-  if (!hasCredentials(config)) return fail(MISSING_KEY_MESSAGE.replace(/^huddle: /, ''));
-  if (!existsSync(config.cwd) || !statSync(config.cwd).isDirectory()) return fail(`workspace ${config.cwd} is not a directory`);
-
-  const workspace = new Workspace(config.cwd);
-  config.budget = options.budget;
-  try {
-    loadBudgetSettings(workspace.teamDir, config.budget); // a broken .team/budget.json is a configuration error
-  } catch (error) {
-    if (error instanceof BudgetConfigError) return fail(error.message);
-    throw error;
-  }
-  let unfinished: string[];
-  try {
-    unfinished = unfinishedMembers(workspace.teamDir);
-  } catch (error) {
-    return fail((error as Error).message);
-  }
-  if (options.fresh) {
-    const archived = archiveTeam(workspace.teamDir, workspace.tasksDir);
-    if (archived) process.stderr.write(`huddle: archived the previous team to ${workspace.relative(archived)}\n`);
-  } else if (unfinished.length && !options.resume) {
-    return fail(
-      `this workspace holds an unfinished team (${unfinished.join(', ')}); ` +
-        'pass --resume to continue it or --fresh to start a new team (the old state is archived)',
-    );
-  }
-
-  const hub = new EventHub();
-  const secrets = [config.apiKey, config.authToken].filter((s): s is string => Boolean(s));
-  const store = await fileBackend(workspace).open({ hub, secrets });
-  const unsubscribeOutput = hub.subscribe(options.json ? jsonWriter(secrets) : stderrReporter(secrets));
+  if (session.archived) process.stderr.write(`huddle: archived the previous team to ${session.archived}\n`);
+  const sandbox = sandboxStatus();
+  if (!sandbox.available) process.stderr.write(`huddle: ${sandbox.line}\n`);
+  claudeFormat?.init({ ...session.describeLead(), version: VERSION });
 
   const started = performance.now();
-  const team = await Team.open({ config, workspace, hub, store, backend: new ModelClient(modelClientOptions(config)) });
-  if (options.resume) {
-    // The team comes back with its conversations (Team.resumeMembers); the prompt follows as a new user turn.
-    const { resumed, released } = await team.resumeMembers();
-    process.stderr.write(`huddle: resumed ${resumed.map((r) => r.name).join(', ')}\n`);
-    for (const { name, tasks, reason } of released) {
-      process.stderr.write(`huddle: ${name} not resumed (${reason})${tasks ? `; released ${tasks} task(s)` : ''}\n`);
-    }
-  }
-
-  const onSignal = () => void team.close('interrupted').finally(() => process.exit(130));
+  // Ctrl+C (or SIGTERM): stop at once, but leave the team to be resumed. A second one exits now.
+  let onSignal!: () => void;
+  const interrupted = new Promise<'interrupted'>((resolve) => {
+    onSignal = () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      process.once('SIGINT', () => process.exit(INTERRUPTED));
+      resolve('interrupted');
+    };
+  });
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
 
-  team.start();
-  team.lead.prompt(options.prompt ?? '');
-  // A hard budget limit with nobody to ask ends the run (exit 3), whatever the agents are doing.
-  const raced = await Promise.race([waitForEnd(team, hub), new Promise<'budget'>((resolve) => team.budget.onExhausted(() => resolve('budget')))]);
-  const result = team.budget.exhausted ? 'budget' : raced;
-  const reason = result === 'settled' ? 'the run ended' : result === 'budget' ? `the budget ran out (${team.budget.exhausted!.reason})` : 'the run failed';
-  await team.stopAll(reason);
-  await team.ctx.roster.setStatus(LEAD_NAME, 'shutdown', { reason });
-  await team.close(reason);
+  const report = await session.resume();
+  if (report) {
+    // The team comes back with its conversations; the prompt follows as a new user turn.
+    process.stderr.write(`huddle: resumed ${report.resumed.map((r) => r.name).join(', ')}\n`);
+    for (const { name, tasks, reason } of report.released) {
+      process.stderr.write(`huddle: ${name} not resumed (${reason})${tasks ? `; released ${tasks} task(s)` : ''}\n`);
+    }
+  }
+  session.start();
+  session.prompt(options.prompt ?? '');
+  const end = await Promise.race([session.untilDone(), interrupted]);
 
-  const exitCode = result === 'settled' ? 0 : result === 'budget' ? 3 : 1;
-  const budgetFields = result === 'budget' ? { reason: 'budget', budget: team.budget.exhausted } : {};
-  hub.emit(LEAD_NAME, 'done', { ok: exitCode === 0, exit_code: exitCode, duration_ms: Math.round(performance.now() - started), ...budgetFields, ...usageSummary(team) });
-  unsubscribeOutput();
-  await store.close(reason);
+  const exitCode = exitCodeOf(end);
+  const reason = describeEnd(end);
+  if (end !== 'interrupted') await announceRunEnd(session, end, `huddle -p: ${reason} (exit ${exitCode})`);
+  await session.close({
+    reason,
+    resumable: end === 'interrupted',
+    record: claudeFormat ? { sessionId: claudeFormat.sessionId } : {},
+    done: {
+      ok: exitCode === 0,
+      exit_code: exitCode,
+      duration_ms: Math.round(performance.now() - started),
+      ...(end !== 'interrupted' && end.kind === 'budget' ? { reason: 'budget', budget: end.stop } : {}),
+      ...(end === 'interrupted' ? { reason: 'interrupted' } : {}),
+      ...session.usageSummary(),
+    },
+  });
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
-
-  if (!options.json && result === 'settled') process.stdout.write(`${scrub(team.lead.lastText, secrets)}\n`);
-  if (result === 'budget') {
-    const spent = [team.lead, ...team.teammates.values()].map((a) => ({ name: a.name, costUsd: a.loop.totals.costUsd, modelCalls: a.loop.totals.modelCalls }));
-    process.stderr.write(scrub(budgetStopSummary(team.budget.exhausted!, spent, team.budget.describe()), secrets));
-  } else if (result !== 'settled') {
-    const outcome = team.lead.lastOutcome;
-    const why = outcome?.kind === 'failed' ? outcome.error : outcome?.kind === 'turn_limit' ? `turn limit reached (${outcome.limit} model calls)` : 'the lead failed';
-    process.stderr.write(`huddle: ${scrub(why, secrets)}\n`);
+  process.stderr.write(session.scrub(afterword(session, end, options)));
+  if (claudeFormat) {
+    const usage = session.usageSummary().usage;
+    const { cost_usd: totalCostUsd, ...tokens } = usage;
+    const failure = end !== 'interrupted' && end.kind === 'settled' ? undefined : reason;
+    claudeFormat.result({
+      subtype: subtypeOf(end, session),
+      result: failure === undefined ? session.leadResult().text : session.leadResult().text || failure,
+      durationMs: Math.round(performance.now() - started),
+      totalCostUsd,
+      usage: tokens,
+      exitCode,
+      ...(failure ? { reason: failure } : {}),
+    });
+  } else if (format === 'text' && end !== 'interrupted' && end.kind === 'settled') {
+    process.stdout.write(`${session.scrub(session.leadResult().text)}\n`);
+  }
+  // The run record: where it is, and what it says, as the last lines on stderr (stdout is for scripts).
+  if (session.recorded) {
+    const lines = [`run record: ${session.recorded.file}`, ...summaryLines(session.recorded.record)];
+    process.stderr.write(session.scrub(lines.map((line) => `huddle: ${line}\n`).join('')));
   }
   return exitCode;
 }
 
-/** Resolves when the team is done (SPEC section 5) or the lead has failed. */
-function waitForEnd(team: Team, hub: EventHub): Promise<'settled' | 'failed'> {
-  return new Promise((resolve) => {
-    let checking = false;
-    let again = false;
-    const finish = (result: 'settled' | 'failed') => {
-      stopTurns();
-      stopStatus();
-      resolve(result);
-    };
-    const check = async () => {
-      if (checking) {
-        again = true;
-        return;
-      }
-      checking = true;
-      do {
-        again = false;
-        const outcome = team.lead.lastOutcome;
-        if (outcome && (outcome.kind === 'failed' || outcome.kind === 'turn_limit') && team.lead.isIdle) return finish('failed');
-        if (outcome && (await team.isSettled())) return finish('settled');
-      } while (again);
-      checking = false;
-    };
-    const stopTurns = team.lead.onTurnEnd(() => void check());
-    const stopStatus = hub.subscribe((event) => {
-      if (event.type === 'status' || event.type === 'message_delivered') void check();
-    });
-  });
+/** The result's `subtype`, in Claude Code's words. */
+function subtypeOf(end: RunEnd | 'interrupted', session: TeamSession): ResultSubtype {
+  if (end === 'interrupted') return 'error_during_execution';
+  if (end.kind === 'settled') return 'success';
+  if (end.kind === 'budget') return end.stop.kind === 'usd' ? 'error_max_budget_usd' : 'error_during_execution';
+  return session.leadResult().outcome?.kind === 'turn_limit' ? 'error_max_turns' : 'error_during_execution';
 }
 
-function usageSummary(team: Team) {
-  const agents: Record<string, unknown> = {};
-  let usage = emptyUsage();
-  let cost = 0;
-  for (const agent of [team.lead, ...team.teammates.values()]) {
-    const totals = agent.loop.totals;
-    agents[agent.name] = { ...totals.usage, cost_usd: totals.costUsd, model_calls: totals.modelCalls };
-    usage = addUsage(usage, totals.usage);
-    cost += totals.costUsd;
+function writeLine(line: Record<string, unknown>, secrets: string[]): void {
+  process.stdout.write(`${scrub(JSON.stringify(line), secrets)}\n`);
+}
+
+function exitCodeOf(end: RunEnd | 'interrupted'): number {
+  if (end === 'interrupted') return INTERRUPTED;
+  return end.kind === 'settled' ? 0 : end.kind === 'budget' ? 3 : 1;
+}
+
+function describeEnd(end: RunEnd | 'interrupted'): string {
+  if (end === 'interrupted') return 'interrupted';
+  if (end.kind === 'settled') return 'the run ended';
+  if (end.kind === 'budget') return `the budget ran out (${end.stop.reason})`;
+  if (end.kind === 'stalled') return `${end.agent} stalled`;
+  if (end.kind === 'store') return "the team's state could not be written";
+  return 'the run failed';
+}
+
+/** What stderr says once the run is over (nothing after a run that ended well). */
+function afterword(session: TeamSession, end: RunEnd | 'interrupted', options: CliOptions): string {
+  if (end === 'interrupted') {
+    // A prompt from stdin or a file (maybe a megabyte) is not repeated: the command to continue says where it came from.
+    const prompt = options.promptSource === 'file' ? `--prompt-file ${JSON.stringify(options.promptFile ?? '')}` : options.promptSource === 'stdin' || (options.prompt ?? '').length > 200 ? '"…"' : JSON.stringify(options.prompt ?? '…');
+    return (
+      'huddle: interrupted; the team is left as it was in this workspace. ' +
+      `Continue it with: huddle ${options.promptSource === 'file' ? prompt : `-p ${prompt}`} --resume (or start over with --fresh)\n`
+    );
   }
-  return { usage: { ...usage, cost_usd: cost }, agents };
+  if (end.kind === 'settled') return '';
+  if (end.kind === 'budget') return budgetStopSummary(end.stop, session.spend(), session.budget.describe([]));
+  // Without --json the failure was already said on stderr, as the warning it was emitted as.
+  if (end.kind === 'store') return options.json ? `huddle: ${end.message}\n` : '';
+  if (end.kind === 'stalled') return `huddle: ${end.message}; it was interrupted and the run failed (HUDDLE_STALL_MS sets how long counts as a stall)\n`;
+  const outcome = session.leadResult().outcome;
+  const why = outcome?.kind === 'failed' ? outcome.error : outcome?.kind === 'turn_limit' ? `turn limit reached (${outcome.limit} model calls)` : 'the lead failed';
+  return `huddle: ${why}\n`;
 }
 
-function jsonWriter(secrets: string[]) {
-  return (event: HuddleEvent) => {
+function jsonWriter(secrets: string[]): EventListener {
+  return (event) => {
     process.stdout.write(`${scrub(JSON.stringify(event), secrets)}\n`);
   };
 }
 
 /** Without --json, stderr says what a person running a script would want to know. */
-function stderrReporter(secrets: string[]) {
-  return (event: HuddleEvent) => reportToStderr(event, (text) => process.stderr.write(scrub(text, secrets)));
+function stderrReporter(secrets: string[]): EventListener {
+  return (event) => {
+    const line = reportLine(event);
+    if (line) process.stderr.write(scrub(`huddle: ${line}\n`, secrets));
+  };
 }
 
-function reportToStderr(event: HuddleEvent, write: (text: string) => void): void {
-  if (event.type === 'retry') {
-    const seconds = (Number(event.delayMs) / 1000).toFixed(1);
-    write(`huddle: ${event.agent}: ${String(event.reason)}; retrying in ${seconds} s (attempt ${Number(event.attempt) + 1})\n`);
-  } else if (event.type === 'warning') {
-    write(`huddle: warning: ${String(event.message)}\n`);
-  } else if (event.type === 'error' && event.agent !== LEAD_NAME && !event.interrupted) {
-    write(`huddle: ${event.agent}: ${String(event.message)}\n`);
+function reportLine(event: HuddleEvent): string | undefined {
+  switch (event.type) {
+    case 'retry':
+      return `${event.agent}: ${event.reason}; retrying in ${(event.delayMs / 1000).toFixed(1)} s (attempt ${event.attempt + 1})`;
+    case 'warning':
+      // Some warnings carry their text in `error`, with the file it is about (a broken task file).
+      return `warning: ${event.message ?? ([event.file, event.error].filter(Boolean).join(': ') || 'something was skipped or repaired')}`;
+    case 'error':
+      return event.agent !== LEAD_NAME && !event.interrupted ? `${event.agent}: ${event.message}` : undefined;
+    default:
+      return undefined;
   }
 }
 

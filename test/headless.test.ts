@@ -1,10 +1,11 @@
 // `huddle -p` end to end: the built CLI (dist/cli.js) as a subprocess, against the fake Messages
 // API running in this test process. Exit codes: 0 done, 1 the run failed, 2 usage or configuration.
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeApi, overloaded, reply, replyText, startFakeApi, text, toolUse } from './helpers/fake-api.js';
-import { type CliResult, makeWorkspace, runCli, TEST_API_KEY, type Workspace } from './helpers/run-cli.js';
+import { baseEnv, CLI_PATH, type CliResult, makeWorkspace, runCli, TEST_API_KEY, type Workspace } from './helpers/run-cli.js';
 
 // SPEC section 7, plus the extensions src/runtime/events.ts declares (retry, warning, prompt).
 const EVENT_TYPES = new Set([
@@ -55,8 +56,18 @@ function parseEvents(ndjson: string): Event[] {
   });
 }
 
+/** stderr less the run record's block at its end ("huddle: run record: …" and the three summary lines). */
+function withoutRunRecord(stderr: string): string {
+  const at = stderr.lastIndexOf('huddle: run record: .team/logs/run-');
+  if (at < 0) return stderr;
+  const block = stderr.slice(at).trimEnd().split('\n');
+  expect(block, 'the run record is four lines').toHaveLength(4);
+  return stderr.slice(0, at);
+}
+
+/** stderr's lines before the run record (which ends every run that opened a team). */
 function stderrLines(result: CliResult): string[] {
-  return result.stderr.split('\n').filter((line) => line !== '');
+  return withoutRunRecord(result.stderr).split('\n').filter((line) => line !== '');
 }
 
 /** Every file under a directory, recursively. */
@@ -99,7 +110,8 @@ describe('huddle -p: runs', () => {
     fake.enqueue(replyText('Hello! How can I help?'));
     const result = await huddle(['-p', 'hi']);
 
-    expect(result.stderr).toBe('');
+    // Nothing on stderr but the run record's summary, its last lines (test/run-record.test.ts).
+    expect(withoutRunRecord(result.stderr)).toBe('');
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe('Hello! How can I help?\n');
     expect(fake.requests).toHaveLength(1);
@@ -389,5 +401,52 @@ describe('huddle -p: the API key stays secret', () => {
     expect(failed.stderr.match(/bad credentials: \[redacted\]/g)).toHaveLength(2);
     expect(failed.stderr).not.toContain(TEST_API_KEY);
     for (const file of filesUnder(path.join(ws.dir, '.team'))) expect(readFileSync(file, 'utf8'), file).not.toContain(TEST_API_KEY);
+  });
+});
+
+describe('huddle -p: a run that cannot go on', () => {
+  it('a stall (the watchdog interrupts a silent agent) ends the run: exit 1 and why, on stderr', async () => {
+    fake.respond(() => ({ kind: 'hang' }));
+    const result = await huddle(['-p', 'hi'], { HUDDLE_STALL_MS: '300' });
+
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^huddle: lead stalled: no event for \d+ ms while working; it was interrupted and the run failed/m);
+    // The run is over, not left unfinished: the next run needs no --resume.
+    const roster = JSON.parse(readFileSync(path.join(ws.dir, '.team', 'config.json'), 'utf8')) as { members: Array<{ name: string; status: string }> };
+    expect(roster.members).toEqual([expect.objectContaining({ name: 'lead', status: 'shutdown' })]);
+  });
+
+  it('Ctrl+C says so, leaves the team resumable (nobody shut down), says how to go on; --resume continues it', async () => {
+    fake.respond((request) => {
+      if (request.agent === 'lead' && request.body.messages.length === 1) {
+        return reply(toolUse('spawn_teammate', { name: 'alice', role: 'coder', prompt: 'Write the notes.' }));
+      }
+      return { kind: 'hang' }; // the lead's next call and alice's first: in flight when Ctrl+C comes
+    });
+    const child = spawn(process.execPath, [CLI_PATH, '-p', 'start the notes'], {
+      cwd: ws.dir,
+      env: { ...baseEnv(), ANTHROPIC_BASE_URL: fake.url },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const closed = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+    await fake.waitForRequests(3, 15_000);
+    child.kill('SIGINT');
+    const code = await closed;
+
+    expect(code, stderr).toBe(130);
+    expect(stderr).toMatch(/^huddle: interrupted; the team is left as it was in this workspace\. Continue it with: huddle -p "start the notes" --resume/m);
+    const roster = JSON.parse(readFileSync(path.join(ws.dir, '.team', 'config.json'), 'utf8')) as { members: Array<{ name: string; status: string }> };
+    expect(roster.members.map((m) => m.name).sort()).toEqual(['alice', 'lead']);
+    for (const member of roster.members) expect(member.status, member.name).not.toBe('shutdown');
+
+    // The team comes back: the lead with its conversation, alice with hers.
+    fake.respond((request) => (request.agent === 'lead' ? replyText('Resumed: the notes are under way.') : request.agent === 'alice' ? replyText('Back at the notes.') : undefined));
+    const resumed = await huddle(['-p', 'carry on', '--resume']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toMatch(/^huddle: resumed lead, alice$/m);
+    expect(resumed.stdout).toBe('Resumed: the notes are under way.\n');
   });
 });

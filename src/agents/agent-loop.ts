@@ -1,18 +1,14 @@
 // The turn loop every agent shares: stream a response, run its tool calls in order, feed the
 // results back, repeat until the model ends its turn, the turn limit is hit, or it is stopped.
-// The transcript is kept consistent at every exit: every tool_use gets a tool_result.
-import type {
-  ContentBlock,
-  ContentBlockParam,
-  MessageParam,
-  ToolResultBlockParam,
-  ToolUseBlock,
-} from '@anthropic-ai/sdk/resources/messages';
-import type { AgentEmitter } from '../runtime/events/events.js';
+// The loop never edits its messages itself: it emits events, and its transcript (transcript.ts,
+// the rule resume uses too) builds the messages from them. Every tool_use gets a tool_result.
+import type { ContentBlock, MessageParam, ToolUseBlock } from '@anthropic-ai/sdk/resources/messages';
+import { tappedEmitter, type AgentEmitter, type PromptSource } from '../runtime/events/events.js';
 import { InterruptedError, ModelError, type ModelBackend } from '../runtime/model/model-client.js';
 import { addUsage, emptyUsage, type TokenUsage } from '../runtime/model/pricing.js';
 import type { ToolRegistry } from '../runtime/tools/registry.js';
 import type { Workspace } from '../runtime/workspace/workspace.js';
+import { Transcript } from './transcript.js';
 
 export interface AgentLoopOptions {
   name: string;
@@ -43,7 +39,7 @@ export interface AgentLoopHooks {
 }
 
 /** Where a user turn came from: the person, the spawn prompt, the inbox, an auto-claim, or huddle itself. */
-export type TurnSource = 'user' | 'spawn' | 'inbox' | 'auto_claim' | 'system';
+export type TurnSource = PromptSource;
 
 /** Input injected mid-turn: inbox text, or text with its own source (a person steering the lead). */
 export type PendingInput = string | { text: string; source: TurnSource };
@@ -67,7 +63,13 @@ export class AgentLoop {
   readonly name: string;
   model: string;
   system: string;
-  readonly messages: MessageParam[] = [];
+  /** The conversation, built from this agent's events (transcript.ts). */
+  readonly transcript = new Transcript();
+  /**
+   * The agent's emitter: every event emitted through it also reaches the transcript. Whatever
+   * changes the conversation (the loop, compaction, restart, resume's turns) emits through it.
+   */
+  readonly events: AgentEmitter;
   readonly totals: AgentTotals = { usage: emptyUsage(), costUsd: 0, modelCalls: 0, contextTokens: 0 };
   readonly #options: AgentLoopOptions;
   #abort: AbortController | undefined;
@@ -78,6 +80,12 @@ export class AgentLoop {
     this.name = options.name;
     this.model = options.model;
     this.system = options.system;
+    this.events = tappedEmitter(options.events, (event) => this.transcript.apply(event));
+  }
+
+  /** The messages of the next model request (the transcript's; read them, change them through events). */
+  get messages(): MessageParam[] {
+    return this.transcript.messages;
   }
 
   get running(): boolean {
@@ -88,28 +96,35 @@ export class AgentLoop {
     return this.#options.tools;
   }
 
+  /** Where its tools run: the team's workspace, or its own worktree. */
+  get workspace(): Workspace {
+    return this.#options.workspace;
+  }
+
   /** Aborts the model call or tool in flight; the turn ends as `interrupted`. */
   interrupt(): void {
     this.#abort?.abort();
   }
 
   /** Adds a user turn and runs the model until it ends its turn. One turn at a time. */
-  async runTurn(input: string, source: TurnSource = 'user'): Promise<TurnOutcome> {
+  async runTurn(input: string, source: TurnSource = 'user', by?: string): Promise<TurnOutcome> {
     if (this.#running) throw new Error(`${this.name} is already in a turn`);
     this.#running = true;
     const abort = new AbortController();
     this.#abort = abort;
     try {
-      this.#addInput(input, source);
+      this.#addInput(input, source, by);
       return await this.#loop(abort.signal);
     } finally {
+      this.transcript.commit();
       this.#running = false;
       this.#abort = undefined;
     }
   }
 
   async #loop(signal: AbortSignal): Promise<TurnOutcome> {
-    const { events, maxTurns } = this.#options;
+    const { maxTurns } = this.#options;
+    const events = this.events;
     for (let call = 0; call < maxTurns; call++) {
       const halt = await this.#options.hooks?.budgetGate?.(signal);
       if (halt !== undefined && signal.aborted) {
@@ -128,7 +143,6 @@ export class AgentLoop {
       if (response.kind !== 'ok') return response.outcome;
       const content = response.content;
       const text = content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
-      if (content.length) this.messages.push({ role: 'assistant', content: toParams(content) });
       if (text) events.emit('text', { text });
 
       const toolUses = content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
@@ -136,7 +150,8 @@ export class AgentLoop {
       if (toolUses.length === 0) return { kind: 'end_turn', text };
 
       const run = await this.#runTools(toolUses, signal, response.stopReason === 'max_tokens');
-      this.#pushUser(run.results);
+      // The call's assistant turn and its results are in the transcript before anything else runs.
+      this.transcript.commit();
       if (run.interrupted) return { kind: 'interrupted' };
       if (run.stopped) return { kind: 'stopped', text };
     }
@@ -147,29 +162,24 @@ export class AgentLoop {
   async #callModel(
     signal: AbortSignal,
   ): Promise<{ kind: 'ok'; content: ContentBlock[]; stopReason: string | null } | { kind: 'done'; outcome: TurnOutcome }> {
-    const { backend, events, tools, maxTokens } = this.#options;
-    let partial = '';
+    const { backend, tools, maxTokens } = this.#options;
+    const events = this.events;
+    this.transcript.commit();
     try {
       const result = await backend.call(
         { model: this.model, system: this.system, messages: this.messages, tools: tools.definitions(), maxTokens },
         {
           signal,
-          onText: (delta) => {
-            partial += delta;
-            events.emit('text_delta', { text: delta });
-          },
-          onRetry: (notice) => {
-            partial = '';
-            events.emit('retry', { ...notice });
-          },
+          onText: (delta) => void events.emit('text_delta', { text: delta }),
+          // The transcript drops the partial text of the failed attempt.
+          onRetry: (notice) => void events.emit('retry', { ...notice }),
         },
       );
-      this.#account(result.usage, result.costUsd);
+      this.#account(result.usage, result.costUsd, { message_id: result.message.id, stop_reason: result.message.stop_reason });
       return { kind: 'ok', content: result.message.content, stopReason: result.message.stop_reason };
     } catch (error) {
       if (error instanceof InterruptedError) {
-        // Keep what the person already saw, so the transcript matches the screen.
-        if (partial) this.messages.push({ role: 'assistant', content: [{ type: 'text', text: partial }] });
+        // The transcript keeps what the person already saw (the streamed text), so it matches the screen.
         events.emit('error', { message: 'interrupted', fatal: false, interrupted: true });
         return { kind: 'done', outcome: { kind: 'interrupted' } };
       }
@@ -183,28 +193,24 @@ export class AgentLoop {
     toolUses: ToolUseBlock[],
     signal: AbortSignal,
     truncated: boolean,
-  ): Promise<{ results: ToolResultBlockParam[]; interrupted: boolean; stopped: boolean }> {
-    const { events, tools, workspace, hooks } = this.#options;
-    const results: ToolResultBlockParam[] = [];
+  ): Promise<{ interrupted: boolean; stopped: boolean }> {
+    const { tools, workspace, hooks } = this.#options;
+    const events = this.events;
     let skipReason: string | undefined;
     let interrupted = false;
     let stopped = false;
     for (const use of toolUses) {
-      if (skipReason) {
-        results.push({ type: 'tool_result', tool_use_id: use.id, content: `not run: ${skipReason}`, is_error: true });
-        continue;
-      }
-      if (truncated) {
-        const content = 'not run: your response hit max_tokens, so this input may be incomplete; send smaller pieces';
-        results.push({ type: 'tool_result', tool_use_id: use.id, content, is_error: true });
+      const skip = truncated ? 'your response hit max_tokens, so this input may be incomplete; send smaller pieces' : skipReason;
+      if (skip) {
+        // Not run, and no tool_call event: the result alone says so (and carries the call).
+        events.emit('tool_result', { id: use.id, name: use.name, ok: false, content: `not run: ${skip}`, duration_ms: 0, skipped: true, input: use.input });
         continue;
       }
       events.emit('tool_call', { id: use.id, name: use.name, input: use.input, summary: tools.summarize(use.name, use.input) });
       const started = performance.now();
       const result = await tools.run(use.name, use.input, { workspace, agent: this.name, signal, events });
       const durationMs = Math.round(performance.now() - started);
-      events.emit('tool_result', { id: use.id, name: use.name, ok: !result.isError, content: result.content, duration_ms: durationMs });
-      results.push({ type: 'tool_result', tool_use_id: use.id, content: result.content, ...(result.isError ? { is_error: true } : {}) });
+      events.emit('tool_result', { id: use.id, name: use.name, ok: !result.isError, content: result.content, duration_ms: durationMs, ...(result.blocks?.length ? { blocks: result.blocks } : {}) });
       if (signal.aborted) {
         interrupted = true;
         skipReason = 'the turn was interrupted';
@@ -213,12 +219,12 @@ export class AgentLoop {
         skipReason = 'the agent is stopping';
       }
     }
-    return { results, interrupted, stopped };
+    return { interrupted, stopped };
   }
 
-  #account(usage: TokenUsage, costUsd: number): void {
+  #account(usage: TokenUsage, costUsd: number, response: { message_id?: string; stop_reason?: string | null }): void {
     this.totals.contextTokens = usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens + usage.output_tokens;
-    this.recordUsage(usage, costUsd);
+    this.recordUsage(usage, costUsd, response);
   }
 
   /**
@@ -226,12 +232,12 @@ export class AgentLoop {
    * outside its turns (a compaction or restart summary) use it too, with extra fields saying why;
    * they do not change how full the context is.
    */
-  recordUsage(usage: TokenUsage, costUsd: number, fields: Record<string, unknown> = {}): void {
+  recordUsage(usage: TokenUsage, costUsd: number, fields: { purpose?: 'compaction'; restart?: boolean; message_id?: string; stop_reason?: string | null } = {}): void {
     const totals = this.totals;
     totals.usage = addUsage(totals.usage, usage);
     totals.costUsd += costUsd;
     totals.modelCalls += 1;
-    this.#options.events.emit('usage', {
+    this.events.emit('usage', {
       ...usage,
       cost_usd: costUsd,
       total_cost_usd: totals.costUsd,
@@ -243,35 +249,11 @@ export class AgentLoop {
     });
   }
 
-  /** A user turn's text: logged as a `prompt` event (so a transcript can be rebuilt from the log), then added. */
-  #addInput(text: string, source: TurnSource): void {
-    this.#options.events.emit('prompt', { text, source });
-    this.#pushUser([{ type: 'text', text }]);
+  /**
+   * A user turn's text: a `prompt` event, which the transcript adds (merged into a trailing user
+   * turn). `by` says who caused it when that is not the obvious one (the person spawning a teammate).
+   */
+  #addInput(text: string, source: TurnSource, by?: string): void {
+    this.events.emit('prompt', { text, source, ...(by ? { by } : {}) });
   }
-
-  /** Appends user content, merging with a trailing user message (tool results) to keep roles alternating. */
-  #pushUser(blocks: ContentBlockParam[]): void {
-    if (blocks.length === 0) return;
-    const last = this.messages.at(-1);
-    if (last?.role === 'user') {
-      const existing = typeof last.content === 'string' ? [{ type: 'text' as const, text: last.content }] : last.content;
-      last.content = [...existing, ...blocks];
-    } else {
-      this.messages.push({ role: 'user', content: blocks });
-    }
-  }
-}
-
-/** Response blocks as request params (drops fields the API does not accept back, e.g. citations: null). */
-function toParams(content: ContentBlock[]): ContentBlockParam[] {
-  return content.map((block): ContentBlockParam => {
-    switch (block.type) {
-      case 'text':
-        return { type: 'text', text: block.text };
-      case 'tool_use':
-        return { type: 'tool_use', id: block.id, name: block.name, input: block.input };
-      default:
-        return block as unknown as ContentBlockParam;
-    }
-  });
 }

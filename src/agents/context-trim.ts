@@ -17,6 +17,22 @@ export interface TrimResult {
   charsAfter: number;
 }
 
+/**
+ * The first message trimOldToolResults would change: from it on, the conversation is a new
+ * prefix for the prompt cache. Undefined when nothing would be cut.
+ */
+export function firstTrimmedMessage(messages: MessageParam[], keepTurns: number): number | undefined {
+  const assistantAt = messages.flatMap((message, index) => (message.role === 'assistant' ? [index] : []));
+  if (assistantAt.length <= keepTurns) return undefined;
+  const boundary = keepTurns > 0 ? assistantAt[assistantAt.length - keepTurns]! : messages.length;
+  for (let index = 0; index < boundary; index++) {
+    const message = messages[index]!;
+    if (message.role !== 'user' || typeof message.content === 'string') continue;
+    if (message.content.some((block) => block.type === 'tool_result' && !isStub(block.content) && contentChars(block.content) >= MIN_CUT_CHARS)) return index;
+  }
+  return undefined;
+}
+
 export function stubText(toolName: string, chars: number): string {
   return `[tool result of ${toolName} cut to save context: ${chars.toLocaleString('en-US')} chars; re-run the tool if needed]`;
 }
@@ -46,6 +62,15 @@ export function trimOldToolResults(
   keepTurns: number,
   originals?: Map<string, ToolResultContent>,
 ): TrimResult {
+  return trim(messages, keepTurns, true, originals);
+}
+
+/** What trimOldToolResults would cut, without changing anything. */
+export function measureTrim(messages: MessageParam[], keepTurns: number): TrimResult {
+  return trim(messages, keepTurns, false);
+}
+
+function trim(messages: MessageParam[], keepTurns: number, apply: boolean, originals?: Map<string, ToolResultContent>): TrimResult {
   const result: TrimResult = { cut: 0, charsBefore: 0, charsAfter: 0 };
   const assistantAt = messages.flatMap((message, index) => (message.role === 'assistant' ? [index] : []));
   if (assistantAt.length <= keepTurns) return result;
@@ -55,17 +80,19 @@ export function trimOldToolResults(
   for (let index = 0; index < boundary; index++) {
     const message = messages[index]!;
     if (message.role !== 'user' || typeof message.content === 'string') continue;
-    message.content = message.content.map((block): ContentBlockParam => {
+    const content = message.content.map((block): ContentBlockParam => {
       if (block.type !== 'tool_result' || isStub(block.content)) return block;
       const chars = contentChars(block.content);
       if (chars < MIN_CUT_CHARS) return block;
       const stub = stubText(names.get(block.tool_use_id) ?? 'a tool', chars);
-      originals?.set(block.tool_use_id, block.content);
       result.cut += 1;
       result.charsBefore += chars;
       result.charsAfter += stub.length;
+      if (!apply) return block;
+      originals?.set(block.tool_use_id, block.content);
       return { ...block, content: stub };
     });
+    if (apply) message.content = content;
   }
   return result;
 }

@@ -1,6 +1,7 @@
 // /restart NAME: a fresh loop for an agent that keeps what matters — its workspace (worktree),
 // its tasks (the board is untouched) and a summary of its transcript. The new loop's first user
-// turn is the identity block (SPEC section 5) with the tasks it owns, then the summary.
+// turn is the identity block (SPEC section 5) with the tasks it owns, then the summary. The
+// restart is logged as a `context_reset`, so a resume starts from there too.
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import type { ModelBackend } from '../runtime/model/model-client.js';
 import type { Agent } from './agent.js';
@@ -8,8 +9,19 @@ import type { AgentLoop } from './agent-loop.js';
 import { renderTranscript, summaryPrompt } from './compaction.js';
 import { identityBlock } from './identity-block.js';
 import { LEAD_NAME } from '../runtime/vocabulary.js';
-import type { Team } from './team.js';
+import type { Lead } from './lead.js';
+import type { TeamContext } from './team-context.js';
 import { Teammate, type TeammateSpec } from './teammate.js';
+
+/** What a restart needs of the team. */
+export interface RestartHost {
+  readonly ctx: TeamContext;
+  readonly lead: Lead;
+  teammate(name: string): Teammate | undefined;
+  teammateNames(): string[];
+  /** Puts the restarted teammate where the old one was. */
+  replaceTeammate(name: string, teammate: Teammate): void;
+}
 
 /** How much of the old transcript the summary call sees (characters). */
 const TRANSCRIPT_BUDGET = 120_000;
@@ -40,7 +52,7 @@ export async function summariseForRestart(
     const transcript = renderTranscript(messages, TRANSCRIPT_BUDGET);
     const focus = 'you are being restarted with a fresh context; say where the work stands and what to do next';
     const result = await backend.call(
-      { model: loop.model, system: loop.system, messages: [{ role: 'user', content: summaryPrompt(transcript, 'manual', focus) }], tools: [], maxTokens },
+      { model: loop.model, system: loop.system, messages: [{ role: 'user', content: summaryPrompt(transcript, 'manual', focus) }], tools: [], maxTokens, cache: 'prefix' },
       signal ? { signal } : {},
     );
     // The summary costs like any call: in the agent's totals and its usage events (as a compaction's).
@@ -70,7 +82,7 @@ function lastTexts(messages: MessageParam[]): { text: string; kind: RestartResul
 }
 
 /** The first user turn of the restarted loop. */
-async function restartTurn(team: Team, name: string, role: string, summary: string): Promise<string> {
+async function restartTurn(team: RestartHost, name: string, role: string, summary: string): Promise<string> {
   const owned = (await team.ctx.board.list().catch(() => [])).filter((task) => task.owner === name && task.status !== 'completed');
   const note = 'You were restarted with a fresh context by the person; your workspace and tasks are as you left them. The open tasks you own:';
   const block = identityBlock({ name, role, team: team.ctx.teamName }, note, owned);
@@ -83,7 +95,7 @@ async function restartTurn(team: Team, name: string, role: string, summary: stri
  * role, model, tools and worktree starts from the restart turn. The lead's transcript is replaced
  * by the restart turn (it carries on with its next prompt or message).
  */
-export async function restartAgent(team: Team, name: string): Promise<RestartResult> {
+export async function restartAgent(team: RestartHost, name: string): Promise<RestartResult> {
   const { backend, config } = team.ctx;
   if (name === LEAD_NAME) {
     const lead = team.lead;
@@ -102,16 +114,16 @@ export async function restartAgent(team: Team, name: string): Promise<RestartRes
     const summary = await summariseForRestart(lead.loop, lead.events, old, backend, config.maxTokens);
     const text = await restartTurn(team, name, 'lead', summary.text);
     const before = lead.loop.totals.contextTokens;
-    lead.loop.messages.splice(0, lead.loop.messages.length, { role: 'user', content: [{ type: 'text', text }] });
     lead.loop.totals.contextTokens = Math.ceil(text.length / 4);
-    logReset(lead.events, summary.text, before, lead.loop.totals.contextTokens);
+    // The transcript becomes the restart turn alone (it carries on with its next prompt or message).
+    logReset(lead.events, summary.text, before, lead.loop.totals.contextTokens, text);
     lead.events.emit('warning', { message: `restarted with a fresh context (summary: ${summary.kind}${summary.error ? `, ${summary.error}` : ''})` });
     return { name, summary: summary.kind, message: describe(name, summary) };
   }
 
-  const old = team.teammates.get(name);
+  const old = team.teammate(name);
   if (!old) {
-    const names = [...team.teammates.keys()];
+    const names = team.teammateNames();
     throw new Error(`no teammate named '${name}' to restart; teammates: ${names.length ? names.join(', ') : 'none'}`);
   }
   if (!old.finished) {
@@ -133,25 +145,22 @@ export async function restartAgent(team: Team, name: string): Promise<RestartRes
   const fresh = new Teammate(team.ctx, spec);
   // Its spend carries over (/cost, budgets); its context starts small.
   Object.assign(fresh.loop.totals, old.loop.totals, { contextTokens: 0 });
+  // Its transcript starts empty; the restart turn follows as its first prompt.
   logReset(fresh.events, summary.text, old.loop.totals.contextTokens, Math.ceil(prompt.length / 4));
-  team.teammates.set(name, fresh);
+  team.replaceTeammate(name, fresh);
   fresh.events.emit('warning', { message: `restarted with a fresh context (summary: ${summary.kind}${summary.error ? `, ${summary.error}` : ''})` });
   fresh.start();
   return { name, summary: summary.kind, message: describe(name, summary) };
 }
 
-/**
- * Logged as a compaction summary, so a resume that replays the log (transcript-replay.ts) starts
- * from the summary rather than the transcript the restart dropped.
- */
-function logReset(events: Agent['events'], summary: string, beforeTokens: number, afterTokens: number): void {
-  events.emit('compaction', {
-    kind: 'summary',
-    trigger: 'restart',
-    summary: summary || '(restarted with no earlier conversation)',
+/** The transcript starts over: from `firstTurn`, or empty (a teammate's first turn follows as its prompt). */
+function logReset(events: Agent['events'], summary: string, beforeTokens: number, afterTokens: number, firstTurn?: string): void {
+  events.emit('context_reset', {
+    reason: 'restart',
+    ...(firstTurn !== undefined ? { first_turn: firstTurn } : {}),
+    summary,
     before_tokens: beforeTokens,
     after_tokens: afterTokens,
-    summary_chars: summary.length,
   });
 }
 

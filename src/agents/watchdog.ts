@@ -3,11 +3,27 @@
 // status reason, and — for a teammate — the lead, through its inbox. One timer for the whole team,
 // armed only while some agent works: an idle team costs nothing.
 import type { EventHub } from '../runtime/events/events.js';
+import type { Approvals } from '../runtime/store/approvals.js';
 import { clockTime } from './liveness.js';
 import { LEAD_NAME } from '../runtime/vocabulary.js';
 import { formatDuration } from './protocols.js';
 import type { Agent } from './agent.js';
-import type { Team } from './team.js';
+import type { RestartResult } from './restart.js';
+import type { TeamContext } from './team-context.js';
+
+/** What the team watchdog needs of the team. */
+export interface WatchedTeam {
+  readonly ctx: Pick<TeamContext, 'config' | 'hub' | 'roster' | 'bus'>;
+  /** The lead and the live teammates. */
+  agents(): Agent[];
+}
+
+/** What the needs-you notices need: the queue to ask in, and the restart a `y` asks for. */
+export interface NoticeHost {
+  readonly approvals: Approvals;
+  readonly ctx: Pick<TeamContext, 'hub'>;
+  restart(name: string): Promise<RestartResult>;
+}
 
 export const DEFAULT_STALL_MS = 600_000;
 
@@ -111,7 +127,7 @@ export interface SupervisionNotice {
  * 'notice': y restarts the agent, n dismisses it. One open notice per agent; nothing without a
  * console (the queue is unanswerable headless, and the lead already has it in its inbox).
  */
-export function needsYouNotices(team: Team): (notice: SupervisionNotice) => void {
+export function needsYouNotices(team: NoticeHost): (notice: SupervisionNotice) => void {
   const open = new Set<string>();
   return (notice) => {
     if (!team.approvals.answerable || open.has(notice.agent)) return;
@@ -132,7 +148,7 @@ export function needsYouNotices(team: Team): (notice: SupervisionNotice) => void
 }
 
 /** The team's watchdog: started by Team.start, stopped by Team.close. Undefined when turned off (stallMs 0). */
-export function startTeamWatchdog(team: Team, notify?: (notice: SupervisionNotice) => void): StallWatchdog<Agent> | undefined {
+export function startTeamWatchdog(team: WatchedTeam, notify?: (notice: SupervisionNotice) => void): StallWatchdog<Agent> | undefined {
   const stallMs = team.ctx.config.stallMs ?? DEFAULT_STALL_MS;
   if (stallMs <= 0) return undefined;
   const { hub, roster, bus } = team.ctx;
@@ -140,22 +156,19 @@ export function startTeamWatchdog(team: Team, notify?: (notice: SupervisionNotic
   const stalledNote = new Map<string, string>();
   const unsubscribe = hub.subscribe((event) => {
     if (event.type !== 'status') return;
-    if (event.status === 'failed') {
-      const error = typeof event.error === 'string' ? event.error : 'unknown error';
-      notify?.({ agent: event.agent, kind: 'failed', text: `${event.agent} failed: ${error}` });
-    }
+    if (event.status === 'failed') notify?.({ agent: event.agent, kind: 'failed', text: `${event.agent} failed: ${event.error ?? 'unknown error'}` });
     const note = stalledNote.get(event.agent);
     if (note === undefined) return;
     stalledNote.delete(event.agent);
     if (event.status === 'working') return;
-    const reason = typeof event.reason === 'string' ? `${note}; ${event.reason}` : note;
+    const reason = event.reason !== undefined ? `${note}; ${event.reason}` : note;
     // Only the reason: the status stays what the agent set (never regressed by this write).
     void roster.update(event.agent, { status_reason: reason }).catch(() => undefined);
   });
   const watchdog = new StallWatchdog<Agent>({
     hub,
     stallMs,
-    agents: () => [team.lead, ...team.liveTeammates()],
+    agents: () => team.agents(),
     isWorking: (agent) => roster.get(agent.name)?.status === 'working',
     onStall(agent, silentMs) {
       const silent = formatDuration(silentMs);

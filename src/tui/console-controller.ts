@@ -1,29 +1,34 @@
 // Intents from the screen to the team: what the person's keys and commands ask for. The
-// components never touch the runtime; they call these, and see the effects as events.
-import type { Team } from '../agents/team.js';
+// components never touch the runtime; they call these, and see the effects as events. The
+// controller talks only to the session (src/session), never to the team or its agents.
 import type { ApprovalDecision } from '../runtime/store/approvals.js';
 import { LEAD_NAME } from '../runtime/vocabulary.js';
+import type { TeamSession } from '../session/team-session.js';
+import { TEAM_SCOPE } from '../session/budget-intents.js';
+import type { CommandIntents } from './commands/types.js';
 import type { ConsoleStore, Flash } from './state/console-store.js';
 import { patchAgent } from './state/console-store.js';
 import { appendItem, itemId } from './state/transcript.js';
 import { formatTokens } from './components/glyphs.js';
-import { listWorktreeNames, MergeConflictError, mergeWorktree, removeWorktree, worktreeDiff, worktreeStatus } from '../runtime/workspace/worktree.js';
+import { formatSettingsRows, type SettingsRow } from '../runtime/settings/describe.js';
+import { formatMcpStatus } from '../runtime/mcp/status.js';
+import { summaryLines } from '../runtime/record/run-record.js';
 
-export class ConsoleController {
-  readonly team: Team;
+export class ConsoleController implements CommandIntents {
   readonly store: ConsoleStore;
+  readonly #session: TeamSession;
   readonly #onQuit: () => void;
   readonly #unsubscribeBoard: () => void;
-  readonly #detachApprovals: () => void;
+  readonly #detachPerson: () => void;
 
-  constructor(team: Team, store: ConsoleStore, onQuit: () => void) {
-    this.team = team;
+  constructor(session: TeamSession, store: ConsoleStore, onQuit: () => void) {
+    this.#session = session;
     this.store = store;
     this.#onQuit = onQuit;
-    this.#unsubscribeBoard = team.ctx.board.onChange(() => void this.refreshTasks());
+    this.#unsubscribeBoard = session.onTasksChanged(() => void this.refreshTasks());
     // The person is here to answer: ask mode (the console's default) can put questions to them.
-    this.#detachApprovals = team.approvals.attachAnswerer();
-    for (const member of team.ctx.roster.members()) {
+    this.#detachPerson = session.attachPerson();
+    for (const member of session.members()) {
       store.setState((state) =>
         patchAgent(state, member.name, () => ({
           role: member.role,
@@ -37,78 +42,64 @@ export class ConsoleController {
 
   close(): void {
     this.#unsubscribeBoard();
-    this.#detachApprovals();
+    this.#detachPerson();
   }
 
-  /** The person's answer to a tool call waiting in the "needs you" queue (y, n, a in /approvals). */
+  /** The person's answer to a request waiting in the "needs you" queue (y, n, a in /approvals). */
   answerApproval(id: string, decision: ApprovalDecision): string {
-    const request = this.team.approvals.list().find((r) => r.id === id);
-    if (!request || !this.team.approvals.resolve(id, decision)) return 'that request is no longer waiting';
-    if (decision === 'deny') return `denied: ${request.summary}`;
-    if (decision === 'always') {
-      return request.prefixes.length
-        ? `approved; ${request.prefixes.map((p) => `'${p}'`).join(', ')} added to .team/allow.json`
-        : `approved once: a write to ${request.summary} cannot be allow-listed`;
-    }
-    return `approved: ${request.summary}`;
+    return this.#session.answer(id, decision);
   }
 
   async refreshTasks(): Promise<void> {
-    const tasks = await this.team.ctx.board.list().catch(() => undefined);
+    const tasks = await this.#session.tasks().catch(() => undefined);
     if (tasks) this.store.setState({ tasks });
   }
 
   /** Text typed into a pane: a prompt for the lead, a message for a teammate. */
   async sendTo(agent: string, text: string): Promise<void> {
     if (agent === LEAD_NAME) {
-      this.team.lead.prompt(text);
+      this.#session.prompt(text);
       return;
     }
-    const teammate = this.team.teammates.get(agent);
-    if (!teammate || teammate.finished) {
+    if (!this.#session.isLive(agent)) {
       this.flash(`${agent} has stopped; /spawn it again to give it work`, 'warn');
       return;
     }
     // Through the bus: it reaches the teammate exactly once, mid-turn or by waking it from idle.
-    await this.team.bus.send({ type: 'message', from: 'user', to: agent, content: text });
+    await this.#session.send(agent, text);
+  }
+
+  async summary(): Promise<string[]> {
+    const { record, file } = await this.#session.runRecord();
+    const lines = [`run record: ${file}`, ...summaryLines(record)];
+    this.store.setState({ summary: lines });
+    return lines;
   }
 
   interrupt(agent: string): boolean {
-    if (agent === LEAD_NAME) {
-      if (!this.team.lead.loop.running) return false;
-      this.team.lead.interrupt();
-      return true;
-    }
-    const teammate = this.team.teammates.get(agent);
-    if (!teammate?.loop.running) return false;
-    teammate.interrupt();
-    return true;
+    return this.#session.interrupt(agent);
   }
 
-  async spawn(name: string, role: string, prompt: string): Promise<string> {
-    return this.team.spawn({ name, role, prompt }, 'user');
+  spawn(name: string, role: string, prompt: string): Promise<string> {
+    return this.#session.spawn(name, role, prompt);
   }
 
-  async shutdown(name: string, now: boolean): Promise<string> {
-    if (now) {
-      const teammate = this.team.teammates.get(name);
-      if (!teammate || teammate.finished) throw new Error(`no running teammate named '${name}'`);
-      teammate.stopNow('stopped by the person');
-      return `stopping ${name}`;
-    }
-    const requestId = await this.team.requestShutdown(name);
-    return `asked ${name} to shut down (${requestId})`;
+  shutdown(name: string, now: boolean): Promise<string> {
+    return this.#session.shutdown(name, { now });
   }
 
-  async broadcast(text: string): Promise<number> {
-    const sent = await this.team.bus.broadcast('user', text);
-    return sent.length;
+  broadcast(text: string): Promise<number> {
+    return this.#session.broadcast(text);
   }
 
   setModel(model: string): void {
-    this.team.lead.loop.model = model;
-    this.team.ctx.config.model = model;
+    this.#session.setModel(model);
     this.store.setState({ model });
+  }
+
+  /** `/restart`: a fresh loop for the agent (its workspace, tasks and a summary kept). */
+  async restart(name: string): Promise<string> {
+    return (await this.#session.restart(name)).message;
   }
 
   /**
@@ -116,20 +107,38 @@ export class ConsoleController {
    * this resolves when done; mid-turn it happens before the agent's next model call.
    */
   async compact(agent: string, focus?: string): Promise<string> {
-    const target = agent === LEAD_NAME ? this.team.lead : this.team.teammates.get(agent);
-    if (!target) throw new Error(`no agent named '${agent}'`);
-    if (target !== this.team.lead && this.team.teammates.get(agent)?.finished) throw new Error(`${agent} has stopped; nothing to compact`);
-    const { deferred, done } = target.compact(focus || undefined);
-    if (deferred) return `${agent} is in a turn: its context will be compacted before its next model call`;
-    const result = await done;
+    const outcome = await this.#session.compact(agent, focus);
+    if (outcome.deferred) return `${agent} is in a turn: its context will be compacted before its next model call`;
+    const { result } = outcome;
     return `compacted ${agent}: ${formatTokens(result.beforeTokens)} → ${formatTokens(result.afterTokens)} tokens (transcript: ${result.file})`;
   }
 
   /** Forgets an agent's conversation (its log on disk keeps it) and clears its pane. */
   clear(agent: string): void {
-    const target = agent === LEAD_NAME ? this.team.lead : this.team.teammates.get(agent);
-    if (target && !target.loop.running) target.loop.messages.length = 0;
+    this.#session.clear(agent);
     this.store.setState((state) => patchAgent(state, agent, () => ({ items: [] })));
+  }
+
+  /** `/cost`'s per-task lines (empty when nothing is tallied). */
+  taskSpendLines(): string[] {
+    return this.#session.taskSpendLines();
+  }
+
+  /** `/budget`: spend vs limits, one line per scope. */
+  budgetLines(agents: string[]): string[] {
+    return this.#session.budget.describe(agents);
+  }
+
+  /** `/budget SCOPE KIND AMOUNT`: the scope's limits now; throws with what is wrong. */
+  setBudget(scope: string, kind: string, amount: string): string {
+    return this.#session.budget.set(scope, kind, amount);
+  }
+
+  /** `/budget extend [SCOPE]`: without a scope, every scope whose limit is reached now. */
+  extendBudget(scope: string | undefined, agents: string[]): string {
+    const scopes = scope ? [scope] : [TEAM_SCOPE, ...agents].filter((name) => this.#session.budget.reached(name));
+    if (scopes.length === 0) return 'no budget is reached; name one to raise it anyway: /budget extend team';
+    return `extended ${this.#session.budget.extend(scopes).join('; ')}`;
   }
 
   /**
@@ -137,49 +146,57 @@ export class ConsoleController {
    * aborted (both sides as they were): git's details go to `pane` as a notice, the error names the files.
    */
   async mergeWorktree(name: string, pane: string): Promise<string> {
-    try {
-      return (await mergeWorktree(this.team.ctx.workspace.root, name)).message;
-    } catch (error) {
-      if (!(error instanceof MergeConflictError)) throw error;
-      this.note(pane, `${error.message}\n${error.details}`, 'error');
-      throw new Error(`merge of huddle/${name} conflicts in ${error.files.join(', ')}; aborted, both branches unchanged (details in the pane)`);
-    }
+    const outcome = await this.#session.worktrees.merge(name);
+    if (outcome.kind === 'merged') return outcome.message;
+    this.note(pane, `${outcome.message}\n${outcome.details}`, 'error');
+    throw new Error(`merge of huddle/${name} conflicts in ${outcome.files.join(', ')}; aborted, both branches unchanged (details in the pane)`);
   }
 
   /** `/worktree remove`: never while the teammate still works in it. */
-  async removeWorktree(name: string, force: boolean): Promise<string> {
-    const teammate = this.team.teammates.get(name);
-    if (teammate && !teammate.finished) throw new Error(`${name} is still running in its worktree; /shutdown ${name} first`);
-    return removeWorktree(this.team.ctx.workspace.root, name, { force });
+  removeWorktree(name: string, force: boolean): Promise<string> {
+    return this.#session.worktrees.remove(name, force);
   }
 
   /** `/diff`: the teammate's worktree against its base, appended to its pane, which comes into view. */
   async showDiff(name: string): Promise<string> {
-    const { text, status } = await worktreeDiff(this.team.ctx.workspace.root, name);
-    const pending = status.uncommitted.length;
-    const title = `${status.branch} against ${status.base}: ${status.unmerged.length} unmerged commit(s)${pending ? `, ${pending} uncommitted file(s)` : ''}`;
+    const { title, diff, branch, base } = await this.#session.worktrees.diff(name);
     this.store.setState((state) => ({
-      ...patchAgent(state, name, (view) => ({ items: appendItem(view.items, { kind: 'diff', id: itemId(), title, diff: text }), unread: false })),
+      ...patchAgent(state, name, (view) => ({ items: appendItem(view.items, { kind: 'diff', id: itemId(), title, diff }), unread: false })),
       focus: name,
       view: 'pane',
       scroll: { ...state.scroll, [name]: undefined },
     }));
-    return `diff of ${status.branch} against ${status.base}`;
+    return `diff of ${branch} against ${base}`;
   }
 
   /** `/worktree`: every teammate worktree and what it holds, as a notice in `pane`. */
   async listWorktrees(pane: string): Promise<string> {
-    const root = this.team.ctx.workspace.root;
-    const names = await listWorktreeNames(root);
-    if (names.length === 0) return 'no teammate worktrees (spawn with worktree: true to make one)';
-    const lines: string[] = [];
-    for (const name of names) {
-      const status = await worktreeStatus(root, name);
-      const where = status.exists ? `.team/worktrees/${name}` : 'no worktree';
-      lines.push(`${name}: ${where}, ${status.branchExists ? status.branch : 'no branch'}, ${status.unmerged.length} unmerged commit(s) against ${status.base}, ${status.uncommitted.length} uncommitted file(s)`);
-    }
+    const lines = await this.#session.worktrees.list();
+    if (lines.length === 0) return 'no teammate worktrees (spawn with worktree: true to make one)';
     this.note(pane, lines.join('\n'));
-    return `${names.length} worktree(s)`;
+    return `${lines.length} worktree(s)`;
+  }
+
+  /** `/config [KEY]`: the effective settings, those set somewhere first, each with where it came from. */
+  showConfig(filter?: string): string | undefined {
+    const all = this.#session.settingsRows();
+    const rows = filter ? all.filter((row) => row.key === filter || row.key.startsWith(`${filter}.`) || row.key.startsWith(`${filter}[`)) : all;
+    if (!rows.length) return all.length ? `no setting '${filter}'; /config lists them all` : 'no settings were loaded for this session';
+    const isDefault = (row: SettingsRow) => row.sources.length === 1 && row.sources[0] === 'default';
+    const set = rows.filter((row) => !isDefault(row));
+    const defaults = rows.filter(isDefault);
+    const lines = [
+      ...(set.length ? formatSettingsRows(set).split('\n') : ['(nothing set: every value is huddle\'s default)']),
+      ...(defaults.length ? ['', 'defaults:', ...formatSettingsRows(defaults).split('\n').map((line) => line.replace(/\s+default$/, ''))] : []),
+    ];
+    const title = `Settings${filter ? ` ${filter}` : ''} (${set.length} set, ${defaults.length} default${defaults.length === 1 ? '' : 's'}; files: ~/.config/huddle/settings.json, .team/settings.json, .team/settings.local.json, .mcp.json)`;
+    this.store.setState({ page: { title, lines: lines.map((line) => this.#session.scrub(line)) } });
+    return undefined;
+  }
+
+  /** `/mcp`: each MCP server, its state, its tools and its last error. */
+  showMcp(): void {
+    this.store.setState({ page: { title: 'MCP servers (.mcp.json, "mcpServers" in settings; roles.<role>.tools / denyTools pick them per role)', lines: formatMcpStatus(this.#session.mcpStatus()).split('\n') } });
   }
 
   note(agent: string, text: string, tone: 'info' | 'warn' | 'error' = 'info'): void {

@@ -1,16 +1,14 @@
-// `huddle` (and `huddle demo`): the full-screen console over the same Team that headless runs.
+// `huddle` (and `huddle demo`): the full-screen console, a thin face over the same session core
+// (src/session) that headless runs use. It asks the person what to do with an unfinished team,
+// renders the store the session's events fill, and sends intents through one controller.
 import { createInterface } from 'node:readline/promises';
-import { existsSync, statSync } from 'node:fs';
 import { createElement } from 'react';
-import type { CliOptions } from '../cli.js';
-import { Team } from '../agents/team.js';
-import { LEAD_NAME } from '../runtime/vocabulary.js';
-import { ConfigError, MISSING_KEY_MESSAGE, hasCredentials, resolveConfig, type HuddleConfig } from '../runtime/config.js';
-import { fileBackend } from '../runtime/store/file/file-store.js';
-import { EventHub } from '../runtime/events/events.js';
-import { ModelClient, ModelError, modelClientOptions, type ModelBackend } from '../runtime/model/model-client.js';
-import { archiveTeam, unfinishedMembers } from '../runtime/store/file/team-state.js';
-import { Workspace } from '../runtime/workspace/workspace.js';
+import type { CliOptions } from '../session/cli-options.js';
+import { openSession } from '../session/open-session.js';
+import { resolveSettings, StartupError } from '../session/settings.js';
+import type { TeamSession } from '../session/team-session.js';
+import { Attention } from '../session/attention.js';
+import { Notifier } from '../runtime/notify/notifier.js';
 import { ConsoleController } from './console-controller.js';
 import { EventBridge } from './state/event-bridge.js';
 import { createConsoleStore } from './state/console-store.js';
@@ -18,77 +16,47 @@ import { InputHistory } from './state/input-history.js';
 
 const DEMO_PROMPT = 'Build a tiny greeting library with tests.';
 
-/** Without a key the console still opens; every model call says what to set. */
-class NoKeyBackend implements ModelBackend {
-  async call(): Promise<never> {
-    throw new ModelError(MISSING_KEY_MESSAGE.replace(/^huddle: /, ''), undefined);
-  }
-}
-
 export async function runConsole(options: CliOptions): Promise<number> {
-  const demo = options.command === 'demo';
-  let config: HuddleConfig;
-  let cleanupDemo: (() => Promise<void>) | undefined;
+  let session: TeamSession;
+  let bridge: EventBridge;
+  let store: ReturnType<typeof createConsoleStore>;
+  let demo = false;
   try {
-    let cwd = options.cwd;
-    if (demo) {
-      const { createDemoWorkspace } = await import('../agents/demo/demo-workspace.js');
-      const workspace = await createDemoWorkspace();
-      cwd = workspace.dir;
-      cleanupDemo = workspace.cleanup;
+    const settings = await resolveSettings(options, { missingKey: 'explain' });
+    demo = settings.demo;
+    if (!process.stdin.isTTY || !process.stdout.isTTY) {
+      throw new StartupError('the console needs a terminal; for scripts and CI use huddle -p "PROMPT"');
     }
-    config = resolveConfig({ cwd, model: options.model, apiKeyFile: options.apiKeyFile, maxTurns: options.maxTurns, permissionMode: options.permissionMode });
-    config.budget = options.budget; // --budget-* flags: the team's limits (runtime/budget.ts)
+    store = createConsoleStore({
+      model: settings.config.model,
+      endpoint: demo ? 'built-in script' : settings.config.baseURL ? new URL(settings.config.baseURL).host : '',
+      demo,
+      keyMissing: settings.keyMissing,
+    });
+    const consoleStore = store;
+    const opened = await openSession(settings, {
+      fresh: options.fresh,
+      resume: options.resume,
+      unfinished: askAboutOldTeam,
+    });
+    if (opened === 'quit') return 0;
+    session = opened;
+    // Before the resume, so the panes see the resumed agents' status events.
+    bridge = new EventBridge(session.hub, consoleStore);
   } catch (error) {
-    if (error instanceof ConfigError) return fail(error.message);
+    if (error instanceof StartupError) return fail(error.message);
     throw error;
   }
-  if (!existsSync(config.cwd) || !statSync(config.cwd).isDirectory()) return fail(`workspace ${config.cwd} is not a directory`);
-  if (!process.stdin.isTTY || !process.stdout.isTTY) {
-    return fail('the console needs a terminal; for scripts and CI use huddle -p "PROMPT"');
-  }
-
-  const workspace = new Workspace(config.cwd);
-  const decision = await decideAboutOldTeam(workspace, options);
-  if (decision === 'quit') return 0;
-  if (decision === 'fresh') archiveTeam(workspace.teamDir, workspace.tasksDir);
-
-  const keyMissing = !demo && !hasCredentials(config);
-  let backend: ModelBackend;
-  if (demo) {
-    const { ScriptedDemoBackend, DEFAULT_DEMO_PACE, DEFAULT_THINK_MS } = await import('../agents/demo/scripted-backend.js');
-    // HUDDLE_DEMO_SPEED=10 plays the demo ten times faster (for tests and the impatient).
-    const speed = Math.max(1, Number(process.env.HUDDLE_DEMO_SPEED) || 1);
-    backend = new ScriptedDemoBackend({
-      pace: { charsPerChunk: DEFAULT_DEMO_PACE.charsPerChunk * speed, chunkDelayMs: DEFAULT_DEMO_PACE.chunkDelayMs },
-      thinkMs: DEFAULT_THINK_MS / speed,
-    });
-    config.model = 'huddle-demo';
-    // The scripted team runs its tests with bash in a throwaway directory: no questions, unless asked for.
-    config.permissionMode ??= 'auto';
-  } else {
-    backend = keyMissing ? new NoKeyBackend() : new ModelClient(modelClientOptions(config));
-  }
-
-  const hub = new EventHub();
-  const teamStore = await fileBackend(workspace).open({ hub, secrets: [config.apiKey, config.authToken].filter((s): s is string => Boolean(s)) });
-  const team = await Team.open({ config, workspace, hub, store: teamStore, backend });
-  const store = createConsoleStore({
-    model: config.model,
-    endpoint: demo ? 'built-in script' : config.baseURL ? new URL(config.baseURL).host : '',
-    demo,
-    keyMissing,
-  });
-  const bridge = new EventBridge(hub, store);
-  // After the bridge subscribes, so the panes see the resumed agents' status events.
-  if (decision === 'resume') await team.resumeMembers();
-  const history = InputHistory.forTeamDir(workspace.teamDir);
+  await session.resume();
+  const history = InputHistory.forTeamDir(session.workspace.teamDir);
 
   const { render } = await import('ink');
   const { App } = await import('./components/App.js');
   let resolveQuit!: () => void;
   const quitRequested = new Promise<void>((resolve) => (resolveQuit = resolve));
-  const controller = new ConsoleController(team, store, resolveQuit);
+  const controller = new ConsoleController(session, store, resolveQuit);
+  // What the person should know before anything runs: deprecated files, servers that did not start, what the repository runs.
+  for (const notice of session.notices) controller.note('lead', notice, 'warn');
   const instance = render(createElement(App, { store, controller, history, quit: resolveQuit }), {
     alternateScreen: true,
     exitOnCtrlC: false,
@@ -115,36 +83,30 @@ export async function runConsole(options: CliOptions): Promise<number> {
   for (const signal of ['SIGTERM', 'SIGHUP'] as const) process.once(signal, resolveQuit);
 
   // Highlighting costs ~100 ms to load: after the first frame, not before it.
+  const consoleStore = store;
   void import('./render/markdown.js')
     .then(({ preloadHighlighter }) => preloadHighlighter())
-    .then(() => store.setState({ highlighterReady: true }));
+    .then(() => consoleStore.setState({ highlighterReady: true }));
 
-  team.start();
-  if (demo) team.lead.prompt(DEMO_PROMPT);
+  // The bell, desktop notifications and the tab title ("needs you: N"), as the settings say.
+  const notifier = new Notifier({ settings: session.settings?.notifications, write: (text) => void process.stdout.write(text) });
+  const stopAttention = new Attention(session, notifier).watch();
+
+  session.start();
+  if (demo) session.prompt(DEMO_PROMPT);
 
   await quitRequested;
+  stopAttention();
   restoreTerminal();
   bridge.close();
   controller.close();
-  const reason = 'the console was closed';
-  await team.stopAll(reason);
-  await team.ctx.roster.setStatus(LEAD_NAME, 'shutdown', { reason });
-  await team.close(reason);
-  await teamStore.close(reason);
-  if (demo) {
-    process.stdout.write(`huddle demo: the files the team wrote are in ${workspace.root}\n`);
-  } else if (cleanupDemo) {
-    await cleanupDemo();
-  }
+  await session.close({ reason: 'the console was closed' });
+  if (demo) process.stdout.write(`huddle demo: the files the team wrote are in ${session.workspace.root}\n`);
   return 0;
 }
 
-/** An unfinished team in the workspace: the flags decide, or the person is asked. */
-async function decideAboutOldTeam(workspace: Workspace, options: CliOptions): Promise<'new' | 'resume' | 'fresh' | 'quit'> {
-  if (options.fresh) return 'fresh';
-  const unfinished = unfinishedMembers(workspace.teamDir);
-  if (unfinished.length === 0) return 'new';
-  if (options.resume) return 'resume';
+/** An unfinished team in the workspace and no flag to decide: ask the person. */
+async function askAboutOldTeam(unfinished: string[]): Promise<'resume' | 'fresh' | 'quit'> {
   const prompt = createInterface({ input: process.stdin, output: process.stdout });
   try {
     for (;;) {

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommandLine } from '../../src/tui/commands/dispatch.js';
 import type { CommandContext } from '../../src/tui/commands/types.js';
-import type { ConsoleController } from '../../src/tui/console-controller.js';
+import { ConsoleController } from '../../src/tui/console-controller.js';
 import { createConsoleStore } from '../../src/tui/state/console-store.js';
 import { reply, replyText, startFakeApi, toolUse, type FakeApi } from '../helpers/fake-api.ts';
 import { openTeamHarness } from '../helpers/team-harness.ts';
@@ -65,7 +65,8 @@ describe('a team over its budget', () => {
       await h.team.spend.flush();
       const notes: string[] = [];
       const store = createConsoleStore({ model: 'claude-sonnet-4-6', endpoint: '' });
-      const controller = { team: h.team, note: (_agent: string, text: string) => void notes.push(text) } as unknown as ConsoleController;
+      const controller = new ConsoleController(h.session, store, () => undefined);
+      controller.note = (_agent: string, text: string) => void notes.push(text);
       const context: CommandContext = { controller, state: { ...store.getState(), order: [] }, focus: 'lead' };
       expect(await runCommandLine('/cost', context)).toEqual({ kind: 'ok' });
       expect(notes[0]).toMatch(/per task:\n {2}#1 Write the parser: \$0\.60\d* \(4 calls; alice \$0\.60\d*\)/);
@@ -77,6 +78,7 @@ describe('a team over its budget', () => {
       expect(await runCommandLine('/budget', { ...context, state: { ...context.state, order: ['lead', 'alice'] } })).toEqual({ kind: 'ok' });
       expect(notes[1]).toMatch(/alice: \$0\.60\d* of \$1\.10 · 0\.\d min · 4 turns/);
       expect(await runCommandLine('/budget alice usd nope', context)).toMatchObject({ kind: 'error', message: expect.stringContaining("no agent named 'alice'") });
+      controller.close();
       detach();
     } finally {
       await h.close();

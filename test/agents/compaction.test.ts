@@ -212,7 +212,7 @@ describe('/compact', () => {
 
     const store = createConsoleStore({ model: 'claude-x', endpoint: '' });
     const bridge = new EventBridge(hub, store);
-    const controller = new ConsoleController(team, store, () => undefined);
+    const controller = new ConsoleController(h.session, store, () => undefined);
     try {
       store.setState((s) => ({ agents: { ...s.agents, alice: emptyAgent('alice', 'coder') }, order: ['lead', 'alice'], focus: 'lead' }));
       const result = await runCommandLine('/compact alice keep the parser decisions', { controller, state: store.getState(), focus: 'lead' });
@@ -260,7 +260,7 @@ describe('/compact', () => {
       return replyText('All done.');
     });
     const store = createConsoleStore({ model: 'claude-x', endpoint: '' });
-    const controller = new ConsoleController(team, store, () => undefined);
+    const controller = new ConsoleController(h.session, store, () => undefined);
     try {
       team.start();
       team.lead.prompt('Wait for the gate.');
@@ -362,7 +362,7 @@ describe('settings and display', () => {
 
   it('shows a compaction in the pane', () => {
     const state = createConsoleStore({ model: 'm', endpoint: '' }).getState();
-    const event: HuddleEvent = { ts: new Date().toISOString(), agent: 'lead', type: 'compaction', kind: 'summary', before_tokens: 150_000, after_tokens: 8_000, file: '.team/logs/lead/transcript-x.json' };
+    const event = { ts: new Date().toISOString(), agent: 'lead', type: 'compaction', kind: 'summary', before_tokens: 150_000, after_tokens: 8_000, file: '.team/logs/lead/transcript-x.json' } as HuddleEvent;
     const next = { ...state, ...applyEvent(state, event) };
     const items = next.agents.lead!.items;
     expect(items.at(-1)).toMatchObject({ kind: 'notice', text: 'context compacted: 150k → 8.0k tokens (full transcript: .team/logs/lead/transcript-x.json)' });

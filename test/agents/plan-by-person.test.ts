@@ -41,7 +41,8 @@ describe('plans decided by the person', () => {
     expect(second.summary).toBe('Write hello.txt, with a test.');
     h.team.approvals.resolve(second.id, 'approve');
 
-    await h.waitFor('hello.txt written', () => existsSync(path.join(h.root, 'hello.txt')));
+    await h.waitForEvent('hello.txt written', (e) => e.agent === 'carol' && e.type === 'tool_result' && e.name === 'write_file');
+    expect(existsSync(path.join(h.root, 'hello.txt'))).toBe(true);
     expect(h.inbox('lead').filter((m) => m.type === 'plan_approval_request')).toEqual([]);
     const answers = h.inbox('carol').filter((m) => m.type === 'plan_approval_response');
     expect(answers.map((m) => [m.approve, m.feedback])).toEqual([

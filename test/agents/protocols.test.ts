@@ -249,7 +249,8 @@ describe('plan approval', () => {
 
     // Asked again, carol sends the revised plan; the lead approves; carol now has write_file and uses it.
     await h.team.bus.send({ from: 'lead', to: 'carol', content: 'Send the revised plan.' });
-    await h.waitFor('hello.txt', () => existsSync(path.join(h.root, 'hello.txt')));
+    // The write is done when its tool_result is (the file may exist, still empty, a moment before).
+    await h.waitForEvent('hello.txt written', (e) => e.agent === 'carol' && e.type === 'tool_result' && e.name === 'write_file');
     expect(readFileSync(path.join(h.root, 'hello.txt'), 'utf8')).toBe('hello\n');
     const approvedTurn = h.requestsOf('carol').find((r) => newMessage(r, 'plan_approval_response')?.approve === true)!;
     expect(toolNames(approvedTurn)).toEqual(expect.arrayContaining(['write_file', 'edit_file', 'task_create', 'claim_task']));
@@ -278,7 +279,7 @@ describe('plan approval', () => {
     });
     await h.spawn('dave', 'Write auto.txt.', { planModeRequired: true });
     await h.waitForStatus('dave', 'waiting');
-    await h.waitFor('auto.txt', () => existsSync(path.join(h.root, 'auto.txt')));
+    await h.waitForEvent('auto.txt written', (e) => e.agent === 'dave' && e.type === 'tool_result' && e.name === 'write_file');
 
     const sent = h.events.filter((e) => e.type === 'message_sent');
     const asked = sent.find((e) => e.message_type === 'plan_approval_request')!;

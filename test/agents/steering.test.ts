@@ -27,7 +27,7 @@ async function open(options: TeamHarnessOptions = {}): Promise<TeamHarness> {
 
 function consoleFor(h: TeamHarness): { controller: ConsoleController; store: ReturnType<typeof createConsoleStore> } {
   const store = createConsoleStore({ model: h.config.model, endpoint: h.fake.url });
-  controller = new ConsoleController(h.team, store, () => undefined);
+  controller = new ConsoleController(h.session, store, () => undefined);
   return { controller, store };
 }
 
@@ -237,8 +237,8 @@ describe('/restart', () => {
     expect(existsSync(path.join(h.root, 'parser.ts'))).toBe(true);
     expect((await h.team.ctx.board.get(task.id)).owner).toBe('alice');
     expect(first.body.tools.map((t: { name: string }) => t.name).sort()).toEqual(requests[0]!.body.tools.map((t: { name: string }) => t.name).sort());
-    // Logged as a compaction summary (a resume replays from it); spend carries over.
-    expect(h.events.some((e) => e.agent === 'alice' && e.type === 'compaction' && e.trigger === 'restart' && String(e.summary).includes('half written'))).toBe(true);
+    // Logged as a context reset (a resume replays from it); spend carries over.
+    expect(h.events.some((e) => e.agent === 'alice' && e.type === 'context_reset' && e.reason === 'restart' && String(e.summary).includes('half written'))).toBe(true);
     expect(fresh.loop.totals.modelCalls).toBeGreaterThanOrEqual(3);
     await h.waitForStatus('alice', 'idle');
   });

@@ -42,7 +42,7 @@ async function makeRepo(root: string): Promise<void> {
 
 function openConsole(h: TeamHarness) {
   const store = createConsoleStore({ model: h.config.model, endpoint: '' });
-  controller = new ConsoleController(h.team, store, () => undefined);
+  controller = new ConsoleController(h.session, store, () => undefined);
   const run = (line: string) => runCommandLine(line, { controller: controller!, state: store.getState(), focus: store.getState().focus });
   return { store, run };
 }

@@ -7,16 +7,21 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Team } from '../../src/agents/team.js';
+import type { McpToolSource } from '../../src/agents/mcp-tools.js';
+import { ProjectMemory } from '../../src/agents/memory.js';
+import { HookRunner } from '../../src/runtime/hooks/hook-runner.js';
+import type { Settings } from '../../src/runtime/settings/schema.js';
 import type { Teammate } from '../../src/agents/teammate.js';
 import type { SpawnRequest } from '../../src/agents/team-tools.js';
 import type { Message } from '../../src/runtime/store/bus.js';
 import { resolveConfig, type HuddleConfig } from '../../src/runtime/config.js';
 import { openFileStore } from '../../src/runtime/store/file/file-store.js';
-import { EventHub, type HuddleEvent } from '../../src/runtime/events/events.js';
+import { EventHub, type EventRecord } from '../../src/runtime/events/events.js';
 import { ModelClient, modelClientOptions } from '../../src/runtime/model/model-client.js';
 import type { Member } from '../../src/runtime/store/roster.js';
 import type { MemberStatus } from '../../src/runtime/vocabulary.js';
 import { Workspace } from '../../src/runtime/workspace/workspace.js';
+import { TeamSession } from '../../src/session/team-session.js';
 import { reply, replyText, startFakeApi, toolUse, type FakeApi, type RecordedRequest, type Scripted } from './fake-api.ts';
 
 export const TEST_API_KEY = 'sk-test-huddle-0123456789abcdef';
@@ -28,6 +33,15 @@ export interface TeamHarnessOptions {
   planAutoApproveMs?: number;
   /** Share a fake server (the harness then does not close it). */
   fake?: FakeApi;
+  /**
+   * Settings as the session core gives them (issue 13): role overrides, verify gates, hooks (a
+   * HookRunner is made from them). A function gets the workspace root (for paths in commands).
+   */
+  settings?: Settings | ((root: string) => Settings);
+  /** MCP servers for the team's tools (the test starts and closes them). */
+  mcp?: McpToolSource;
+  /** Project instructions: a ProjectMemory over the workspace (with `home` as the user's home). */
+  memory?: { home: string };
 }
 
 export interface TeamHarness {
@@ -36,9 +50,11 @@ export interface TeamHarness {
   fake: FakeApi;
   hub: EventHub;
   /** Every event so far, in emission order. */
-  events: HuddleEvent[];
+  events: EventRecord[];
   config: HuddleConfig;
   team: Team;
+  /** The same team as the faces see it: the session core's lookups and intents. */
+  session: TeamSession;
   /**
    * Resolves with the first truthy result of `probe`, checked now, after every event and every
    * 20 ms (for conditions on files and recorded requests). Rejects after `timeoutMs`: a hang
@@ -46,7 +62,7 @@ export interface TeamHarness {
    */
   waitFor<T>(what: string, probe: () => T | Promise<T>, timeoutMs?: number): Promise<NonNullable<T>>;
   /** The first event (already seen or still to come) that matches. */
-  waitForEvent(what: string, match: (event: HuddleEvent) => boolean, timeoutMs?: number): Promise<HuddleEvent>;
+  waitForEvent(what: string, match: (event: EventRecord) => boolean, timeoutMs?: number): Promise<EventRecord>;
   /** Resolves when the roster says `agent` has `status`. */
   waitForStatus(agent: string, status: MemberStatus, timeoutMs?: number): Promise<Member>;
   /** The requests the fake server received from `agent` (by its system prompt), oldest first. */
@@ -77,13 +93,14 @@ export async function openTeamHarness(options: TeamHarnessOptions = {}): Promise
   );
   const workspace = new Workspace(root);
   const hub = new EventHub();
-  const events: HuddleEvent[] = [];
+  const events: EventRecord[] = [];
   const listeners = new Set<() => void>();
   hub.subscribe((event) => {
     events.push(event);
     for (const listener of [...listeners]) listener();
   });
   const store = await openFileStore(workspace, { hub, secrets: [TEST_API_KEY] });
+  const settings = typeof options.settings === 'function' ? options.settings(workspace.root) : options.settings;
   const team = await Team.open({
     config,
     workspace,
@@ -92,6 +109,10 @@ export async function openTeamHarness(options: TeamHarnessOptions = {}): Promise
     backend: new ModelClient(modelClientOptions(config)),
     ...(options.shutdownGraceMs !== undefined ? { shutdownGraceMs: options.shutdownGraceMs } : {}),
     ...(options.planAutoApproveMs !== undefined ? { planAutoApproveMs: options.planAutoApproveMs } : {}),
+    ...(settings ? { settings } : {}),
+    ...(settings?.hooks ? { hooks: new HookRunner({ hooks: settings.hooks, sessionId: 'test-session', projectDir: workspace.root }) } : {}),
+    ...(options.mcp ? { mcp: options.mcp } : {}),
+    ...(options.memory ? { memory: new ProjectMemory({ workspaceRoot: workspace.root, home: options.memory.home }) } : {}),
   });
 
   const waitFor = <T>(what: string, probe: () => T | Promise<T>, timeoutMs = 10_000): Promise<NonNullable<T>> =>
@@ -135,6 +156,7 @@ export async function openTeamHarness(options: TeamHarnessOptions = {}): Promise
       check();
     });
 
+  const session = new TeamSession({ team, store, hub, workspace, config, secrets: [TEST_API_KEY], decision: 'new' });
   const harness: TeamHarness = {
     root,
     workspace,
@@ -143,6 +165,7 @@ export async function openTeamHarness(options: TeamHarnessOptions = {}): Promise
     events,
     config,
     team,
+    session,
     waitFor,
     waitForEvent: (what, match, timeoutMs) => waitFor(what, () => events.find(match), timeoutMs),
     waitForStatus: (agent, status, timeoutMs) =>
@@ -267,12 +290,13 @@ export function readInboxFile(file: string): Message[] {
 }
 
 /** Every event of every `.team/logs/<agent>/session-*.ndjson` file of a workspace. */
-export function readEventLogs(root: string): HuddleEvent[] {
+export function readEventLogs(root: string): EventRecord[] {
   const logs = path.join(root, '.team', 'logs');
-  const events: HuddleEvent[] = [];
+  const events: EventRecord[] = [];
   let agents: string[] = [];
   try {
-    agents = readdirSync(logs);
+    // A directory per agent; the run records (run-<stamp>.json) sit beside them.
+    agents = readdirSync(logs, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
   } catch {
     return events;
   }
@@ -280,7 +304,7 @@ export function readEventLogs(root: string): HuddleEvent[] {
     for (const file of readdirSync(path.join(logs, agent))) {
       if (!/^session-.*\.ndjson$/.test(file)) continue;
       for (const line of readFileSync(path.join(logs, agent, file), 'utf8').split('\n')) {
-        if (line.trim()) events.push(JSON.parse(line) as HuddleEvent);
+        if (line.trim()) events.push(JSON.parse(line) as EventRecord);
       }
     }
   }

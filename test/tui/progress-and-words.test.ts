@@ -23,7 +23,7 @@ describe('streams into the store', () => {
     for (let i = 0; i < 200; i++) {
       hub.emit('t1', 'text_delta', { text: `a${i} ` });
       hub.emit('t2', 'text_delta', { text: `b${i} ` });
-      if (i === 100) hub.emit('t1', 'tool_call', { id: 'x', name: 'glob', summary: '*.ts' });
+      if (i === 100) hub.emit('t1', 'tool_call', { id: 'x', name: 'glob', input: {}, summary: '*.ts' });
     }
     bridge.flush();
     expect(updates).toBe(1);

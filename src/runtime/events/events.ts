@@ -1,34 +1,18 @@
-// Every event in huddle has one shape (SPEC section 7): {ts, agent, type, ...fields}.
-// The runtime emits them; logs, the headless --json stream and the console subscribe.
+// Every event in huddle has one shape (SPEC section 7): {ts, agent, type, ...fields}, typed per
+// type in event-types.ts. The runtime and the agents emit them; logs, the headless --json stream,
+// the console, budgets and the watchdog subscribe and narrow by `type`.
+import type { EventFields, EventOf, EventType, HuddleEvent } from './event-types.js';
 
-export type EventType =
-  | 'text_delta'
-  | 'text'
-  | 'tool_call'
-  | 'tool_result'
-  | 'status'
-  | 'message_sent'
-  | 'message_delivered'
-  | 'task'
-  | 'usage'
-  | 'compaction'
-  | 'error'
-  | 'done'
-  // Extensions beyond SPEC section 7 (consumers ignore types they do not know):
-  | 'prompt' // a user turn entered the agent's context: {text, source}
-  | 'retry' // a model call is being retried; any partial text of the failed attempt is void
-  | 'warning' // something was skipped or repaired and the run goes on (a torn inbox line, say)
-  | 'approval_requested' // a tool call waits for the person (ask mode): {id, tool, summary, reason, prefixes}
-  | 'approval_resolved'; // {id, decision: approve|deny|always|cancelled, by?, note?}
-
-export interface HuddleEvent {
-  ts: string;
-  agent: string;
-  type: EventType;
-  [field: string]: unknown;
-}
+export type { EventFields, EventOf, EventType, HuddleEvent } from './event-types.js';
+export { EVENT_TYPES, PROMPT_SOURCES, isEventType, type PromptSource } from './event-types.js';
 
 export type EventListener = (event: HuddleEvent) => void;
+
+/**
+ * An event as a plain record (what a log line parses to): for code that reads fields without
+ * narrowing by `type` first, such as tests filtering a stream. Huddle's own code narrows.
+ */
+export type EventRecord = { ts: string; agent: string; type: EventType; [field: string]: unknown };
 
 /** A synchronous fan-out of events. Listeners must be cheap; heavy work belongs behind a buffer. */
 export class EventHub {
@@ -39,11 +23,11 @@ export class EventHub {
     return () => this.#listeners.delete(listener);
   }
 
-  emit(agent: string, type: EventType, fields: Record<string, unknown> = {}): HuddleEvent {
-    const event: HuddleEvent = { ts: new Date().toISOString(), agent, type, ...fields };
+  emit<T extends EventType>(agent: string, type: T, fields: EventFields[T]): EventOf<T> {
+    const event = { ts: new Date().toISOString(), agent, type, ...fields } as EventOf<T>;
     for (const listener of this.#listeners) {
       try {
-        listener(event);
+        listener(event as HuddleEvent);
       } catch {
         // A broken listener must never break the agent that emitted the event.
       }
@@ -55,9 +39,24 @@ export class EventHub {
 /** A handle bound to one agent, so loops and tools need not repeat their name. */
 export interface AgentEmitter {
   readonly agent: string;
-  emit(type: EventType, fields?: Record<string, unknown>): HuddleEvent;
+  emit<T extends EventType>(type: T, fields: EventFields[T]): EventOf<T>;
 }
 
 export function agentEmitter(hub: EventHub, agent: string): AgentEmitter {
   return { agent, emit: (type, fields) => hub.emit(agent, type, fields) };
+}
+
+/**
+ * The same emitter, and every event it emits also handed to `tap` (after the hub's listeners):
+ * how an agent's loop sees each event of its own that changes its transcript.
+ */
+export function tappedEmitter(emitter: AgentEmitter, tap: (event: HuddleEvent) => void): AgentEmitter {
+  return {
+    agent: emitter.agent,
+    emit: (type, fields) => {
+      const event = emitter.emit(type, fields);
+      tap(event as HuddleEvent);
+      return event;
+    },
+  };
 }

@@ -1,14 +1,14 @@
 // /budget: spend vs limits, set a limit of the team or one agent, or extend a reached one.
-// The limits live in the running team (runtime/budget.ts); .team/budget.json sets them at start.
-import { BUDGET_KINDS, BudgetConfigError, describeLimits, parseLimit, TEAM_SCOPE } from '../../runtime/budget/budget.js';
-import type { Team } from '../../agents/team.js';
+// The limits live in the running team (intents over the session's budget); .team/budget.json
+// sets them at start.
+import { BUDGET_KINDS, TEAM_SCOPE } from '../../session/budget-intents.js';
 import type { CommandContext, CommandResult, SlashCommand } from './types.js';
 
 const USAGE = '/budget [team|NAME KIND AMOUNT|off] · /budget extend [team|NAME] (KIND: usd, minutes, turns)';
 
-/** Per-task spend lines for /cost (empty when nothing is tallied or no team is attached). */
-export function taskSpendLines(team: Team | undefined): string[] {
-  const lines = team?.spend?.taskLines() ?? [];
+/** Per-task spend lines for /cost (empty when nothing is tallied). */
+export function taskSpendLines(context: CommandContext): string[] {
+  const lines = context.controller.taskSpendLines();
   return lines.length ? ['per task:', ...lines.map((line) => `  ${line}`)] : [];
 }
 
@@ -16,55 +16,32 @@ function scopeNames(context: CommandContext): string[] {
   return [TEAM_SCOPE, ...context.state.order];
 }
 
-export function runBudget(team: Team, context: CommandContext, args: string): CommandResult {
+export function runBudget(context: CommandContext, args: string): CommandResult {
   const words = args.trim().split(/\s+/).filter(Boolean);
-  const budget = team.budget;
+  const { controller, state } = context;
   if (words.length === 0) {
-    context.controller.note(context.focus, budget.describe(context.state.order).join('\n'));
+    controller.note(context.focus, controller.budgetLines(state.order).join('\n'));
     return { kind: 'ok' };
   }
   if (words[0] === 'extend') {
     if (words.length > 2) return { kind: 'error', message: `usage: ${USAGE}` };
     const named = words[1];
-    if (named !== undefined && named !== TEAM_SCOPE && !context.state.order.includes(named)) {
-      return { kind: 'error', message: `no agent named '${named}' (agents: ${context.state.order.join(', ')})` };
+    if (named !== undefined && named !== TEAM_SCOPE && !state.order.includes(named)) {
+      return { kind: 'error', message: `no agent named '${named}' (agents: ${state.order.join(', ')})` };
     }
     // Without a name: every scope that is reached now (the team's, and each agent's own).
-    const scopes = named ? [named] : [TEAM_SCOPE, ...context.state.order].filter((scope) => reached(team, scope));
-    if (scopes.length === 0) return { kind: 'ok', message: 'no budget is reached; name one to raise it anyway: /budget extend team' };
-    const lines = scopes.map((scope) => `${scope}: ${describeLimits(budget.extend(scope))}`);
-    return { kind: 'ok', message: `extended ${lines.join('; ')}` };
+    return { kind: 'ok', message: controller.extendBudget(named, state.order) };
   }
   const [scope, kind, amount, ...extra] = words;
   if (!scope || !kind || !amount || extra.length) return { kind: 'error', message: `usage: ${USAGE}` };
-  if (scope !== TEAM_SCOPE && !context.state.order.includes(scope)) {
-    return { kind: 'error', message: `no agent named '${scope}' (use team or one of: ${context.state.order.join(', ')})` };
+  if (scope !== TEAM_SCOPE && !state.order.includes(scope)) {
+    return { kind: 'error', message: `no agent named '${scope}' (use team or one of: ${state.order.join(', ')})` };
   }
   try {
-    if (amount === 'off') {
-      parseLimit(kind, '1'); // checks the kind
-      budget.set(scope, kind as (typeof BUDGET_KINDS)[number], undefined);
-      return { kind: 'ok', message: `${scope}: no ${kind} limit` };
-    }
-    const limit = parseLimit(kind, amount.replace(/^\$/, ''));
-    budget.set(scope, limit.kind, limit.value);
-    const limits = scope === TEAM_SCOPE ? budget.settings.team : budget.limitsFor(scope);
-    return { kind: 'ok', message: `${scope} budget: ${describeLimits(limits)}` };
+    return { kind: 'ok', message: controller.setBudget(scope, kind, amount) };
   } catch (error) {
-    if (error instanceof BudgetConfigError) return { kind: 'error', message: error.message };
-    throw error;
+    return { kind: 'error', message: error instanceof Error ? error.message : String(error) };
   }
-}
-
-function reached(team: Team, scope: string): boolean {
-  const spend = team.budget.spendOf(scope);
-  const limits = scope === TEAM_SCOPE ? team.budget.settings.team : team.budget.limitsFor(scope);
-  const minutes = (Date.now() - spend.startedAt) / 60_000;
-  return (
-    (limits.usd !== undefined && spend.usd >= limits.usd) ||
-    (limits.turns !== undefined && spend.turns >= limits.turns) ||
-    (limits.minutes !== undefined && minutes >= limits.minutes)
-  );
 }
 
 export const BUDGET_COMMANDS: SlashCommand[] = [
@@ -79,10 +56,6 @@ export const BUDGET_COMMANDS: SlashCommand[] = [
       const options = words.length === 1 ? ['extend', ...scopeNames(context)] : scopeNames(context);
       return options.filter((word) => word.startsWith(last));
     },
-    run(context, args) {
-      const team = context.controller.team as Team | undefined;
-      if (!team?.budget) return { kind: 'error', message: 'no team is running' };
-      return runBudget(team, context, args);
-    },
+    run: (context, args) => runBudget(context, args),
   },
 ];

@@ -13,7 +13,7 @@ export const SUPERVISION_COMMANDS: SlashCommand[] = [
       const name = oneName(args) ?? (args.trim() === '' ? context.focus : undefined);
       if (!name) return usage(this);
       if (!context.state.agents[name]) return { kind: 'error', message: `no agent named '${name}'; agents: ${context.state.order.join(', ')}` };
-      return attempt(async () => (await context.controller.team.restart(name)).message);
+      return attempt(() => context.controller.restart(name));
     },
   },
 ];

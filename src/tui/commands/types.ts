@@ -1,10 +1,44 @@
 // A slash command is a declarative object: the UI parses, completes and runs it, and
-// interprets the result; a command never draws anything itself.
-import type { ConsoleController } from '../console-controller.js';
+// interprets the result; a command never draws anything itself. It sees the console's state
+// (lookups: agents, focus) and the intents below (ConsoleController implements them, over the
+// session): never the team.
 import type { ConsoleState, ViewName } from '../state/console-store.js';
 
+/** What a command may ask for. */
+export interface CommandIntents {
+  spawn(name: string, role: string, prompt: string): Promise<string>;
+  /** Text to an agent: a prompt for the lead, a message for a teammate. */
+  sendTo(agent: string, text: string): Promise<void>;
+  broadcast(text: string): Promise<number>;
+  /** False when the agent is not in a turn. */
+  interrupt(agent: string): boolean;
+  shutdown(name: string, now: boolean): Promise<string>;
+  restart(name: string): Promise<string>;
+  compact(agent: string, focus?: string): Promise<string>;
+  clear(agent: string): void;
+  setModel(model: string): void;
+  /** Per-task spend lines for /cost (empty when nothing is tallied). */
+  taskSpendLines(): string[];
+  budgetLines(agents: string[]): string[];
+  /** Throws with a one-line message when the kind or amount is wrong. */
+  setBudget(scope: string, kind: string, amount: string): string;
+  extendBudget(scope: string | undefined, agents: string[]): string;
+  mergeWorktree(name: string, pane: string): Promise<string>;
+  showDiff(name: string): Promise<string>;
+  removeWorktree(name: string, force: boolean): Promise<string>;
+  listWorktrees(pane: string): Promise<string>;
+  /** Fills the /config page (rows whose key starts with `filter`, if given); an error line when nothing matches. */
+  showConfig(filter?: string): string | undefined;
+  /** Fills the /mcp page. */
+  showMcp(): void;
+  /** The run record so far, written to .team/logs/run-<stamp>.json: its lines, for the /summary view. */
+  summary(): Promise<string[]>;
+  /** A notice in an agent's pane. */
+  note(agent: string, text: string, tone?: 'info' | 'warn' | 'error'): void;
+}
+
 export interface CommandContext {
-  controller: ConsoleController;
+  controller: CommandIntents;
   state: ConsoleState;
   /** The agent whose pane is in view. */
   focus: string;

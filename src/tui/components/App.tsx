@@ -15,7 +15,7 @@ import { ApprovalsView } from './ApprovalsView.js';
 import { GridView } from './GridView.js';
 import { InputLine, inputRows } from './InputLine.js';
 import { NoticeLine, currentNotice, noticeLines } from './NoticeLine.js';
-import { PAGE_CHROME_ROWS, PageView, pageContent } from './PageView.js';
+import { PAGE_CHROME_ROWS, PAGE_VIEWS, PageView, pageContent } from './PageView.js';
 import { Palette, paletteLines, paletteRows } from './Palette.js';
 import { ROSTER_CHROME_ROWS, RosterView } from './RosterView.js';
 import { StatusBar } from './StatusBar.js';
@@ -31,10 +31,8 @@ interface Props {
 
 /** How many rows the view over the pane has, and shows, in `height` rows (for scrolling it). */
 function viewSize(state: ConsoleState, columns: number, height: number): ScreenSizes['view'] {
+  if (PAGE_VIEWS.includes(state.view)) return { shown: height - PAGE_CHROME_ROWS, total: pageContent(state, columns).lines.length };
   switch (state.view) {
-    case 'help':
-    case 'page':
-      return { shown: height - PAGE_CHROME_ROWS, total: pageContent(state, columns).lines.length };
     case 'tasks':
       return { shown: height - BOARD_CHROME_ROWS, total: state.tasks.length };
     case 'team':
@@ -80,7 +78,7 @@ export function App({ store, controller, history, quit }: Props) {
           <TaskBoardView store={store} width={columns} height={mainHeight} />
         ) : view === 'team' ? (
           <RosterView store={store} width={columns} height={mainHeight} />
-        ) : view === 'help' || view === 'page' ? (
+        ) : PAGE_VIEWS.includes(view) ? (
           <PageView store={store} width={columns} height={mainHeight} />
         ) : view === 'approvals' ? (
           <ApprovalsView store={store} width={columns} height={mainHeight} />

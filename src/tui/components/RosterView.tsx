@@ -28,7 +28,7 @@ export function RosterView({ store, width, height }: { store: ConsoleStore; widt
   const offset = useStore(store, (state) => state.viewScroll);
   const now = useNow(1000);
   const nameWidth = Math.max(8, ...order.map((name) => name.length + 2));
-  const fixed = [8, 14, 9, 6, 9] as const; // task, tokens, cost, ctx, active
+  const fixed = [8, 14, 12, 9, 6, 9] as const; // task, tokens, cache reads/writes, cost, ctx, active
   const statusWidth = Math.max(14, width - nameWidth - fixed.reduce((a, b) => a + b, 0));
   // A cell is cut one column short of its width: there is always a gap before the next column.
   const row = (cells: string[], widths: number[]) => cells.map((cell, i) => (i < cells.length - 1 ? `${padLine(cell, widths[i]! - 1)} ` : cell)).join('');
@@ -47,6 +47,7 @@ export function RosterView({ store, width, height }: { store: ConsoleStore; widt
         status,
         currentTask(agent, tasks),
         `${formatTokens(agent.inputTokens)}/${formatTokens(agent.outputTokens)}`,
+        `${formatTokens(agent.cacheReadTokens)}/${formatTokens(agent.cacheWriteTokens)}`,
         `$${agent.costUsd.toFixed(3)}`,
         `${contextPercent(agent.contextTokens, agent.model)}%`,
         formatAgo(agent.lastActivity, now),
@@ -61,7 +62,7 @@ export function RosterView({ store, width, height }: { store: ConsoleStore; widt
         {chalk.bold('Team')}
         {chalk.dim(` (${order.length} agents) · Esc closes`)}
       </Text>
-      <Text wrap="truncate">{chalk.dim(row(['name', '  status', 'task', 'in/out', 'cost', 'ctx', 'active'], widths))}</Text>
+      <Text wrap="truncate">{chalk.dim(row(['name', '  status', 'task', 'in/out', 'cache r/w', 'cost', 'ctx', 'active'], widths))}</Text>
       <Text wrap="truncate">{rows.join('\n')}</Text>
       {more > 0 ? <Text dimColor>↓ {more} more (PgDn)</Text> : null}
     </Box>

@@ -2,7 +2,7 @@
 // one synchronous store update computed from the latest state (never from a rendered copy), so a
 // burst of keys applies in order however far React is behind.
 import { anchorRow, maxTop, rowAnchor, rowIndex, searchRows } from '../render/pane-window.js';
-import type { ConsoleState, ConsoleStore, PageContent, ViewName } from './console-store.js';
+import type { ConsoleState, ConsoleStore, TextPage, ViewName } from './console-store.js';
 import { EMPTY_INPUT, setText, type InputBuffer } from './input-buffer.js';
 
 /** The pane's transcript area while scrolled (the pane in view, laid out now): width and rows. */
@@ -131,7 +131,7 @@ export function showView(store: ConsoleStore, view: ViewName): void {
 }
 
 /** Command output that is a page (a table, a listing): a view that fits and scrolls. */
-export function showPage(store: ConsoleStore, page: PageContent): void {
+export function showPage(store: ConsoleStore, page: TextPage): void {
   store.setState({ page, view: 'page', viewScroll: 0, search: undefined });
 }
 

@@ -18,8 +18,12 @@ export interface AgentView {
   items: TranscriptItem[];
   /** New output since the person last looked at this pane. */
   unread: boolean;
+  /** Every input token, cache reads and writes included. */
   inputTokens: number;
   outputTokens: number;
+  /** Of inputTokens: read from the prompt cache (billed 0.1×) and written to it (1.25×). */
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
   costUsd: number;
   contextTokens: number;
   model?: string | undefined;
@@ -59,12 +63,12 @@ export interface PaneSearch {
   match: number;
 }
 
-export type ViewName = 'pane' | 'tasks' | 'team' | 'help' | 'approvals' | 'grid' | 'page';
+export type ViewName = 'pane' | 'tasks' | 'team' | 'help' | 'approvals' | 'grid' | 'page' | 'config' | 'mcp' | 'summary';
 
-/** Text shown as a view of its own (command output that is a page, not a line). */
-export interface PageContent {
+/** A page of text a command shows as a view (/config, /mcp, /cost…): computed when opened, wrapped to the width when shown. */
+export interface TextPage {
   title: string;
-  text: string;
+  lines: string[];
 }
 
 /** A tool call waiting for the person (ask mode), as the "needs you" view shows it. */
@@ -74,7 +78,7 @@ export interface ApprovalView {
   tool: string;
   summary: string;
   reason: string;
-  /** What "approve always" adds to .team/allow.json (empty: cannot be allow-listed). */
+  /** What "approve always" adds to the allow-list in .team/settings.local.json (empty: cannot be allow-listed). */
   prefixes: string[];
 }
 
@@ -99,7 +103,6 @@ export interface ConsoleState {
   palette: { index: number; closedFor: string | undefined };
   /** The selected tile in /grid. */
   gridIndex: number;
-  page: PageContent | undefined;
   /** Mouse reporting on (wheel scrolls; Shift+drag selects in most terminals); Alt+M toggles it. */
   mouse: boolean;
   /** Tool results shown in full, per pane (toggled with Ctrl+O). */
@@ -122,6 +125,10 @@ export interface ConsoleState {
   /** The "needs you" queue, oldest first, and the one selected in /approvals. */
   approvals: ApprovalView[];
   approvalIndex: number;
+  /** What a page view shows (/config, /mcp, and command output that is a page: /cost, /budget, /worktree). */
+  page?: TextPage | undefined;
+  /** /summary: the run record's lines, as last made. */
+  summary: string[];
 }
 
 export type ConsoleStore = ReturnType<typeof createConsoleStore>;
@@ -135,6 +142,8 @@ export function emptyAgent(name: string, role: string): AgentView {
     unread: false,
     inputTokens: 0,
     outputTokens: 0,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
     costUsd: 0,
     contextTokens: 0,
     lastActivity: Date.now(),
@@ -166,6 +175,7 @@ export function createConsoleStore(initial: { model: string; endpoint: string; d
     highlighterReady: false,
     approvals: [],
     approvalIndex: 0,
+    summary: [],
   }));
 }
 

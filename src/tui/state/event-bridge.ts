@@ -3,7 +3,7 @@
 // one store update per flush interval: the store changes at most ~12 times a second (smooth
 // enough to read a stream; every update is a React render and an Ink frame, and at 20 a second
 // eight streaming agents cost a third more CPU and memory for no visible gain).
-import type { EventHub, HuddleEvent } from '../../runtime/events/events.js';
+import type { EventHub, EventOf, HuddleEvent } from '../../runtime/events/events.js';
 import type { AgentView, ApprovalView, ConsoleState, ConsoleStore, AgentStatus, TurnProgress } from './console-store.js';
 import { patchAgent } from './console-store.js';
 import { appendItem, itemId, replaceLast, type TranscriptItem } from './transcript.js';
@@ -50,8 +50,8 @@ export class EventBridge {
     if (event.type === 'text_delta') {
       const open = this.#openDelta.get(event.agent);
       if (open !== undefined) {
-        const queued = this.#queue[open]!;
-        this.#queue[open] = { ...queued, text: String(queued.text ?? '') + String(event.text ?? '') } as HuddleEvent;
+        const queued = this.#queue[open] as EventOf<'text_delta'>;
+        this.#queue[open] = { ...queued, text: queued.text + event.text };
         return;
       }
       this.#openDelta.set(event.agent, this.#queue.length);
@@ -167,6 +167,8 @@ export function applyEvent(state: ConsoleState, event: HuddleEvent): Partial<Con
       return patchAgent(state, name, (agent) => ({
         inputTokens: agent.inputTokens + Number(event.input_tokens ?? 0) + Number(event.cache_creation_input_tokens ?? 0) + Number(event.cache_read_input_tokens ?? 0),
         outputTokens: agent.outputTokens + Number(event.output_tokens ?? 0),
+        cacheReadTokens: agent.cacheReadTokens + Number(event.cache_read_input_tokens ?? 0),
+        cacheWriteTokens: agent.cacheWriteTokens + Number(event.cache_creation_input_tokens ?? 0),
         costUsd: Number(event.total_cost_usd ?? agent.costUsd),
         contextTokens: Number(event.context_tokens ?? agent.contextTokens),
         model: typeof event.model === 'string' ? event.model : agent.model,

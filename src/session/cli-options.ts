@@ -1,0 +1,28 @@
+// What the command line asks for, parsed by cli.ts and read by the faces and the session core.
+// Kept apart from cli.ts so that the faces import it without importing the entry point.
+import type { PermissionMode } from '../runtime/permissions/permission-mode.js';
+
+export interface CliOptions {
+  prompt: string | undefined;
+  json: boolean;
+  resume: boolean;
+  fresh: boolean;
+  cwd: string | undefined;
+  model: string | undefined;
+  apiKeyFile: string | undefined;
+  maxTurns: number | undefined;
+  permissionMode?: PermissionMode | undefined;
+  /** --budget-usd / --budget-minutes / --budget-turns: the team's hard limits. */
+  budget?: { usd?: number; minutes?: number; turns?: number };
+  command: string | undefined;
+  // ---- headless output and input (issue 12) ----
+  /** --output-format: `text` (the lead's final text), `json` (one result object), `stream-json` (Claude Code's line format). */
+  outputFormat?: OutputFormat;
+  /** Where the prompt came from: `-p TEXT`, stdin (`-p` / `-p -`), or `--prompt-file F`. */
+  promptSource?: 'argument' | 'stdin' | 'file';
+  /** --prompt-file's path (the prompt itself is in `prompt` once read). */
+  promptFile?: string;
+}
+
+export const OUTPUT_FORMATS = ['text', 'json', 'stream-json'] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];

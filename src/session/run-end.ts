@@ -1,0 +1,63 @@
+// When a run with nobody at the screen is over (SPEC section 5): the lead has ended its turn, its
+// inbox is empty, and no teammate is working or has work within reach. Or it cannot go on: the
+// lead failed, a budget ran out with nobody to extend it, or the watchdog found an agent silent
+// (a stall: nobody is there to look into it, so the run fails rather than settle on half a result).
+import type { Team } from '../agents/team.js';
+import type { BudgetStop } from '../runtime/budget/budget.js';
+import type { EventHub } from '../runtime/events/events.js';
+import type { TeamStore } from '../runtime/store/team-store.js';
+import { formatDuration } from '../agents/protocols.js';
+
+export type RunEnd =
+  | { kind: 'settled' }
+  | { kind: 'failed' }
+  | { kind: 'budget'; stop: BudgetStop }
+  /** `message`: "<agent> stalled: no event for <time> while working". */
+  | { kind: 'stalled'; agent: string; message: string }
+  /** The store can no longer keep the team's state (a full disk, say). */
+  | { kind: 'store'; message: string };
+
+export function untilDone(team: Team, hub: EventHub, store: Pick<TeamStore, 'failure' | 'onFailure'>): Promise<RunEnd> {
+  return new Promise((resolve) => {
+    let over = false;
+    let checking = false;
+    let again = false;
+    const finish = (end: RunEnd) => {
+      if (over) return;
+      over = true;
+      stopTurns();
+      stopEvents();
+      stopBudget();
+      stopStore();
+      resolve(end);
+    };
+    const check = async () => {
+      if (checking) {
+        again = true;
+        return;
+      }
+      checking = true;
+      do {
+        again = false;
+        const outcome = team.lead.lastOutcome;
+        if (outcome && (outcome.kind === 'failed' || outcome.kind === 'turn_limit') && team.lead.isIdle) return finish({ kind: 'failed' });
+        if (outcome && (await team.isSettled())) return finish({ kind: 'settled' });
+      } while (again && !over);
+      checking = false;
+    };
+    // A hard budget limit with nobody to ask ends the run (exit 3), whatever the agents are doing.
+    const stopBudget = team.budget.onExhausted((stop) => finish({ kind: 'budget', stop }));
+    // The team's state can no longer be written: the run ends (exit 1), whatever the agents are doing.
+    const stopStore = store.onFailure((error) => finish({ kind: 'store', message: error.message }));
+    const stopTurns = team.lead.onTurnEnd(() => void check());
+    const stopEvents = hub.subscribe((event) => {
+      if (event.type === 'warning' && event.stalled) {
+        const silent = typeof event.silent_ms === 'number' ? ` no event for ${formatDuration(event.silent_ms)} while working` : '';
+        finish({ kind: 'stalled', agent: event.agent, message: `${event.agent} stalled:${silent || ' no events while working'}` });
+      }
+      else if (event.type === 'status' || event.type === 'message_delivered') void check();
+    });
+    if (team.budget.exhausted) finish({ kind: 'budget', stop: team.budget.exhausted });
+    if (store.failure) finish({ kind: 'store', message: store.failure.message });
+  });
+}

@@ -1,0 +1,114 @@
+// What a team session is opened from, resolved from the settings files, the environment and the
+// command line (runtime/settings: one schema, each value with where it came from): the workspace,
+// where the team's state lives (a StoreBackend), the model client, the permission mode, the
+// budgets, MCP servers, hooks, verify gates. The start-up checks every face shares are here,
+// written once; a failed check is a StartupError: one line for the person, exit code 2.
+import { existsSync, statSync } from 'node:fs';
+import { ConfigError, MISSING_KEY_MESSAGE, hasCredentials, type HuddleConfig } from '../runtime/config.js';
+import { ModelClient, ModelError, modelClientOptions, type ModelBackend } from '../runtime/model/model-client.js';
+import type { SpawnLike } from '../runtime/process/spawn.js';
+import { SettingsError } from '../runtime/settings/errors.js';
+import type { LoadedSettings } from '../runtime/settings/load.js';
+import { resolveSettingsConfig } from '../runtime/settings/to-config.js';
+import { fileBackend } from '../runtime/store/file/file-store.js';
+import type { StoreBackend } from '../runtime/store/team-store.js';
+import { Workspace } from '../runtime/workspace/workspace.js';
+import type { CliOptions } from './cli-options.js';
+
+/** A start-up check failed: `message` is one line for the person; the face exits with `exitCode`. */
+export class StartupError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode = 2,
+  ) {
+    super(message);
+    this.name = 'StartupError';
+  }
+}
+
+export interface SessionSettings {
+  config: HuddleConfig;
+  workspace: Workspace;
+  /** Where the team's shared state lives: the workspace's files unless a face says otherwise. */
+  backend: StoreBackend;
+  model: ModelBackend;
+  /** Strings never written anywhere (logs, screen, files agents read): the API key, the token. */
+  secrets: string[];
+  /** No credentials: the console still opens (every model call says what to set). */
+  keyMissing: boolean;
+  /** `huddle demo`: a scripted model in a throwaway workspace. */
+  demo: boolean;
+  /**
+   * The merged settings with where each value came from (`/config`), and the warnings of loading
+   * them (deprecated files). Absent: a session opened from a bare config (tests), with no MCP
+   * servers, hooks, verify gates or role overrides.
+   */
+  loaded?: LoadedSettings;
+  /** How hooks, verify commands and stdio MCP servers are started (the sandbox's spawn, once it exists). */
+  spawn?: SpawnLike;
+  /** The user's home, for ~/.claude/CLAUDE.md (default: os.homedir()); tests point it at a temp dir. */
+  home?: string;
+}
+
+/**
+ * How a face starts: headless refuses what the console tolerates. Broken settings (a settings
+ * file, .mcp.json, .team/budget.json) are refused by every face: a file that holds the team's
+ * guard hooks must never be skipped silently.
+ */
+export interface FaceRules {
+  /** Without credentials: refuse (headless) or open with a model client that says what to set (console). */
+  missingKey: 'refuse' | 'explain';
+}
+
+/** Without a key the console still opens; every model call says what to set. */
+class NoKeyBackend implements ModelBackend {
+  async call(): Promise<never> {
+    throw new ModelError(MISSING_KEY_MESSAGE.replace(/^huddle: /, ''), undefined);
+  }
+}
+
+/** The settings of a session from the command line; throws StartupError when a check fails. */
+export async function resolveSettings(options: CliOptions, rules: FaceRules, env: NodeJS.ProcessEnv = process.env): Promise<SessionSettings> {
+  const demo = options.command === 'demo';
+  let cwd = options.cwd;
+  if (demo) {
+    const { createDemoWorkspace } = await import('../agents/demo/demo-workspace.js');
+    cwd = (await createDemoWorkspace()).dir;
+  }
+  let config: HuddleConfig;
+  let loaded: LoadedSettings;
+  try {
+    const flags = { model: options.model, maxTurns: options.maxTurns, permissionMode: options.permissionMode, budget: options.budget };
+    ({ config, loaded } = resolveSettingsConfig({ cwd: cwd ?? process.cwd(), env, flags, apiKeyFile: options.apiKeyFile }));
+  } catch (error) {
+    if (error instanceof ConfigError || error instanceof SettingsError) throw new StartupError(error.message);
+    throw error;
+  }
+  const keyMissing = !demo && !hasCredentials(config);
+  if (keyMissing && rules.missingKey === 'refuse') throw new StartupError(MISSING_KEY_MESSAGE.replace(/^huddle: /, ''));
+  if (!existsSync(config.cwd) || !statSync(config.cwd).isDirectory()) throw new StartupError(`workspace ${config.cwd} is not a directory`);
+  const workspace = new Workspace(config.cwd);
+  return {
+    config,
+    workspace,
+    backend: fileBackend(workspace),
+    model: demo ? await demoModel(config, env) : keyMissing ? new NoKeyBackend() : new ModelClient(modelClientOptions(config)),
+    secrets: [config.apiKey, config.authToken].filter((s): s is string => Boolean(s)),
+    keyMissing,
+    demo,
+    loaded,
+  };
+}
+
+/** `huddle demo`: the built-in scripted team. HUDDLE_DEMO_SPEED=10 plays it ten times faster (tests, the impatient). */
+async function demoModel(config: HuddleConfig, env: NodeJS.ProcessEnv): Promise<ModelBackend> {
+  const { ScriptedDemoBackend, DEFAULT_DEMO_PACE, DEFAULT_THINK_MS, DEMO_MODEL } = await import('../agents/demo/scripted-backend.js');
+  const speed = Math.max(1, Number(env.HUDDLE_DEMO_SPEED) || 1);
+  config.model = DEMO_MODEL;
+  // The scripted team runs its tests with bash in a throwaway directory: no questions, unless asked for.
+  config.permissionMode ??= 'auto';
+  return new ScriptedDemoBackend({
+    pace: { charsPerChunk: DEFAULT_DEMO_PACE.charsPerChunk * speed, chunkDelayMs: DEFAULT_DEMO_PACE.chunkDelayMs },
+    thinkMs: DEFAULT_THINK_MS / speed,
+  });
+}

@@ -1,0 +1,427 @@
+// A running team session: the one object every face talks to. Lookups (who is on the team, the
+// board, what waits for the person, what was spent) and intents (prompt the lead, message an
+// agent, interrupt, spawn, shut down, restart, compact, clear, set the model, budgets, approvals,
+// worktrees). Faces — the console, headless runs, and later a worker, `huddle mcp` and the
+// control socket — never reach into the Team, its agents or their loops: they come here.
+import type { Team } from '../agents/team.js';
+import type { ResumeReport } from '../agents/resume.js';
+import type { RestartResult } from '../agents/restart.js';
+import type { CompactionResult } from '../agents/compaction.js';
+import type { TurnOutcome } from '../agents/agent-loop.js';
+import type { HuddleConfig } from '../runtime/config.js';
+import type { EventFields, EventHub, EventListener } from '../runtime/events/events.js';
+import { addUsage, emptyUsage } from '../runtime/model/pricing.js';
+import type { ApprovalDecision, ApprovalRequest } from '../runtime/store/approvals.js';
+import type { Task } from '../runtime/store/board.js';
+import type { Message } from '../runtime/store/bus.js';
+import type { Member } from '../runtime/store/roster.js';
+import { StoreError, type TeamStore } from '../runtime/store/team-store.js';
+import { scrub } from '../runtime/store/file/event-log.js';
+import { gitChanges } from '../runtime/record/git-changes.js';
+import { RunRecorder, type RunRecord } from '../runtime/record/run-record.js';
+import { LEAD_NAME, PERSON_SENDER } from '../runtime/vocabulary.js';
+import type { McpServers, McpServerStatus } from '../runtime/mcp/mcp-servers.js';
+import { settingsRows, type SettingsRow } from '../runtime/settings/describe.js';
+import type { LoadedSettings } from '../runtime/settings/load.js';
+import type { Settings } from '../runtime/settings/schema.js';
+import type { Workspace } from '../runtime/workspace/workspace.js';
+import { BudgetIntents } from './budget-intents.js';
+import { untilDone, type RunEnd } from './run-end.js';
+import { WorktreeIntents } from './worktree-intents.js';
+
+export type { RunEnd } from './run-end.js';
+
+export interface SessionParts {
+  team: Team;
+  store: TeamStore;
+  hub: EventHub;
+  workspace: Workspace;
+  config: HuddleConfig;
+  secrets: string[];
+  /** What was done with a team left in the workspace. */
+  decision: 'new' | 'resume' | 'fresh';
+  /** Where --fresh archived the old team (relative to the workspace). */
+  archived?: string | undefined;
+  /** The settings with where each value came from (`/config`); absent for a session opened from a bare config. */
+  loaded?: LoadedSettings | undefined;
+  /** Start-up notices for the person (deprecated files, servers that did not start, what the repository runs). */
+  notices?: string[];
+  /** The session's MCP servers (closed with it). */
+  mcp?: McpServers;
+  /** Sums the session's events from its first (subscribed when the hub was made). */
+  recorder?: RunRecorder;
+  /** The git commit the session began at (undefined: not a repository). */
+  gitBase?: Promise<string | undefined>;
+}
+
+/** A run record and where it was written (relative to the workspace). */
+export interface RecordedRun {
+  record: RunRecord;
+  file: string;
+}
+
+/** The last verify run of a task in this session, as `/tasks` shows it. */
+export interface VerifyMark {
+  ok: boolean;
+  summary: string;
+}
+
+/** What a face gets back from /compact: done now, or deferred to before the agent's next model call. */
+export type CompactOutcome = { deferred: true } | { deferred: false; result: CompactionResult };
+
+export interface AgentSpend {
+  name: string;
+  costUsd: number;
+  modelCalls: number;
+}
+
+export class TeamSession {
+  readonly hub: EventHub;
+  readonly workspace: Workspace;
+  readonly decision: SessionParts['decision'];
+  readonly archived: string | undefined;
+  /** Budgets: spend vs limits, set, extend (the console's /budget). */
+  readonly budget: BudgetIntents;
+  /** Teammates' git worktrees: merge, diff, remove, list. */
+  readonly worktrees: WorktreeIntents;
+  readonly #team: Team;
+  readonly #store: TeamStore;
+  readonly #config: HuddleConfig;
+  readonly #secrets: string[];
+  readonly #loaded: LoadedSettings | undefined;
+  readonly #mcp: McpServers | undefined;
+  /** Task id → its last verify run, from the `verify` events of this session. */
+  readonly #verified = new Map<number, VerifyMark>();
+  readonly #verifyListeners = new Set<() => void>();
+  readonly #recorder: RunRecorder;
+  readonly #gitBase: Promise<string | undefined>;
+  /** The run record written when the session closed (close({ record })). */
+  recorded: RecordedRun | undefined;
+  #resumed: Promise<ResumeReport> | undefined;
+  #closed: Promise<void> | undefined;
+  /** Start-up notices, one line each (headless prints them as warnings; the console shows them in the lead's pane). */
+  readonly notices: readonly string[];
+
+  constructor(parts: SessionParts) {
+    this.#team = parts.team;
+    this.#store = parts.store;
+    this.#config = parts.config;
+    this.#secrets = parts.secrets;
+    this.#loaded = parts.loaded;
+    this.#mcp = parts.mcp;
+    this.notices = parts.notices ?? [];
+    parts.hub.subscribe((event) => {
+      if (event.type !== 'verify') return;
+      this.#verified.set(event.task_id, { ok: event.ok, summary: event.summary });
+      for (const listener of this.#verifyListeners) listener();
+    });
+    this.hub = parts.hub;
+    this.workspace = parts.workspace;
+    this.decision = parts.decision;
+    this.archived = parts.archived;
+    this.budget = new BudgetIntents(parts.team.budget);
+    this.worktrees = new WorktreeIntents(parts.workspace.root, (name) => name !== LEAD_NAME && this.isLive(name));
+    this.#gitBase = parts.gitBase ?? Promise.resolve(undefined);
+    if (parts.recorder) {
+      this.#recorder = parts.recorder;
+    } else {
+      this.#recorder = new RunRecorder();
+      this.hub.subscribe(this.#recorder.onEvent);
+    }
+  }
+
+  // ---- lifecycle ------------------------------------------------------------------------------
+
+  subscribe(listener: EventListener): () => void {
+    return this.hub.subscribe(listener);
+  }
+
+  /** `text` with every secret (the API key) redacted: for anything a face prints. */
+  scrub(text: string): string {
+    return scrub(text, this.#secrets);
+  }
+
+  /** The model the lead (and new teammates) use. */
+  get model(): string {
+    return this.#config.model;
+  }
+
+  /** Brings back the team left in the workspace when the session was opened to resume it (once; before start). */
+  resume(): Promise<ResumeReport | undefined> {
+    if (this.decision !== 'resume') return Promise.resolve(undefined);
+    return (this.#resumed ??= this.#team.resumeMembers());
+  }
+
+  /** Starts the lead: from now on it runs prompts and wakes on its inbox. */
+  start(): void {
+    this.#team.start();
+  }
+
+  /** Resolves when a run without a person is over (SPEC section 5), failed, stalled or out of budget (run-end.ts). */
+  untilDone(): Promise<RunEnd> {
+    return untilDone(this.#team, this.hub, this.#store);
+  }
+
+  /**
+   * Ends the session: stops every agent and closes the stores. `resumable` leaves the roster's
+   * statuses as they are (nobody `shutdown`) so `--resume` continues the team; otherwise the
+   * team is finished. `done` is logged as the run's last event before the stores close.
+   */
+  close(options: { reason: string; resumable?: boolean; done?: EventFields['done']; record?: { sessionId?: string } }): Promise<void> {
+    return (this.#closed ??= this.#close(options));
+  }
+
+  async #close({ reason, resumable, done, record }: { reason: string; resumable?: boolean; done?: EventFields['done']; record?: { sessionId?: string } }): Promise<void> {
+    try {
+      if (resumable) {
+        await this.#team.suspend(reason);
+      } else {
+        await this.#team.stopAll(reason);
+        // After the lead's loop has ended: a turn still unwinding (a stall, an interrupt) would set it idle again.
+        await this.#team.close(reason);
+        await this.#team.ctx.roster.setStatus(LEAD_NAME, 'shutdown', { reason });
+      }
+    } catch (error) {
+      // After a store failure what is left of the store may fail too: the first failure is what is reported.
+      if (!(error instanceof StoreError && this.#store.failure)) throw error;
+    }
+    // After every agent has stopped, before the logs close (its run is logged too).
+    await this.#team.sessionHook({ hook_event_name: 'SessionEnd', reason });
+    if (done) this.hub.emit(LEAD_NAME, 'done', done);
+    if (record) {
+      const outcome = done ? { ok: done.ok, exit_code: done.exit_code, ...(done.reason ? { reason: done.reason } : { reason }) } : undefined;
+      this.recorded = await this.runRecord({ ...record, ...(outcome ? { outcome } : {}) }).catch((error: Error) => {
+        this.hub.emit('huddle', 'warning', { message: `could not write the run record: ${error.message}` });
+        return undefined;
+      });
+    }
+    await this.#mcp?.close();
+    await this.#store.close(reason);
+  }
+
+  /**
+   * The run record (runtime/record): built from the session's events, the board, the spend per
+   * task and git, and written to .team/logs/run-<stamp>.json. Headless runs write one as they end;
+   * the console on /summary.
+   */
+  async runRecord(options: { sessionId?: string; outcome?: RunRecord['outcome'] } = {}): Promise<RecordedRun> {
+    await this.#store.spend.flush();
+    const base = await this.#gitBase;
+    const [tasks, git] = await Promise.all([this.tasks().catch(() => []), base ? gitChanges(this.workspace.root, base) : Promise.resolve(undefined)]);
+    const record = this.#recorder.build({
+      tasks,
+      spend: this.#store.spend.data,
+      git,
+      ...(options.outcome ? { outcome: options.outcome } : {}),
+      ...(options.sessionId ? { sessionId: options.sessionId } : {}),
+    });
+    const file = await this.#store.events.saveRunRecord(record as unknown as Record<string, unknown>);
+    return { record, file: this.workspace.relative(file) };
+  }
+
+  // ---- lookups --------------------------------------------------------------------------------
+
+  get teamName(): string {
+    return this.#team.ctx.teamName;
+  }
+
+  /** The roster: every member, with role, status and why. */
+  members(): Member[] {
+    return this.#team.ctx.roster.members();
+  }
+
+  /** True for the lead, and for a teammate whose loop runs (spawned, not shut down or failed). */
+  isLive(name: string): boolean {
+    if (name === LEAD_NAME) return true;
+    const teammate = this.#team.teammate(name);
+    return teammate !== undefined && !teammate.finished;
+  }
+
+  /** The board; a task whose verify command ran in this session carries `verify_result` (its last run). */
+  async tasks(): Promise<Array<Task & { verify_result?: VerifyMark }>> {
+    const tasks = await this.#team.ctx.board.list();
+    return tasks.map((task) => {
+      const mark = this.#verified.get(task.id);
+      return mark ? { ...task, verify_result: mark } : task;
+    });
+  }
+
+  /** The board changed, or a task's verify command ran. */
+  onTasksChanged(listener: () => void): () => void {
+    const off = this.#team.ctx.board.onChange(listener);
+    this.#verifyListeners.add(listener);
+    return () => {
+      off();
+      this.#verifyListeners.delete(listener);
+    };
+  }
+
+  /** The merged settings (notifications, …); undefined for a session opened from a bare config. */
+  get settings(): Settings | undefined {
+    return this.#loaded?.settings;
+  }
+
+  /** `/config`: every effective setting, its value, and where it came from. */
+  settingsRows(): SettingsRow[] {
+    return this.#loaded ? settingsRows(this.#loaded) : [];
+  }
+
+  /** `/mcp`: the MCP servers, their state and tools. */
+  mcpStatus(): McpServerStatus[] {
+    return this.#mcp?.status() ?? [];
+  }
+
+  /** Runs the Notification hooks for something that needs the person (the notifier calls this). */
+  notificationHook(agent: string, notification: { message: string; title?: string; notification_type?: string }): Promise<void> {
+    return this.#team.notificationHook(agent, notification);
+  }
+
+  /** Calls `listener` each time the lead ends a turn with the team settled (nothing left to do): the team finished. */
+  onTeamFinished(listener: (leadText: string) => void): () => void {
+    return this.#team.lead.onTurnEnd((turn) => {
+      if (turn.outcome.kind !== 'end_turn') return;
+      void this.#team.isSettled().then((settled) => {
+        if (settled) listener(turn.outcome.kind === 'end_turn' ? turn.outcome.text : '');
+      });
+    });
+  }
+
+  /** What waits for the person (tool calls in ask mode, budget stops, plans, notices), oldest first. */
+  waitingForPerson(): ApprovalRequest[] {
+    return this.#team.approvals.list();
+  }
+
+  /** A person is here to answer the needs-you queue (the console): ask mode can put questions to them. */
+  attachPerson(): () => void {
+    return this.#team.approvals.attachAnswerer();
+  }
+
+  /** What a headless run's first stream-json line says: where, which model, which tools, which mode. */
+  describeLead(): { cwd: string; model: string; tools: string[]; permissionMode: string; apiKeySource: string | undefined } {
+    return {
+      cwd: this.workspace.root,
+      model: this.#team.lead.loop.model,
+      tools: this.#team.lead.loop.tools.names,
+      permissionMode: this.#config.permissionMode ?? 'auto',
+      apiKeySource: this.#config.apiKeySource,
+    };
+  }
+
+  /** The lead's last text and how its last turn ended: what a headless run prints. */
+  leadResult(): { text: string; outcome: TurnOutcome | undefined } {
+    return { text: this.#team.lead.lastText, outcome: this.#team.lead.lastOutcome };
+  }
+
+  /** Spend per agent (the lead first), from the agents' own totals. */
+  spend(): AgentSpend[] {
+    return this.#agentsEver().map(({ name, loop }) => ({ name, costUsd: loop.totals.costUsd, modelCalls: loop.totals.modelCalls }));
+  }
+
+  /** The usage fields of a `done` event: per agent and in all. */
+  usageSummary(): Pick<EventFields['done'], 'usage' | 'agents'> {
+    const agents: EventFields['done']['agents'] = {};
+    let usage = emptyUsage();
+    let cost = 0;
+    for (const { name, loop } of this.#agentsEver()) {
+      const totals = loop.totals;
+      agents[name] = { ...totals.usage, cost_usd: totals.costUsd, model_calls: totals.modelCalls };
+      usage = addUsage(usage, totals.usage);
+      cost += totals.costUsd;
+    }
+    return { usage: { ...usage, cost_usd: cost }, agents };
+  }
+
+  /** /cost: spend per task, from the spend ledger (empty when nothing is tallied). */
+  taskSpendLines(): string[] {
+    return this.#team.spend.taskLines();
+  }
+
+  // ---- intents --------------------------------------------------------------------------------
+
+  /**
+   * A prompt for the lead from the person: between turns it starts the next turn; mid-turn it
+   * enters before the lead's next model call.
+   */
+  prompt(text: string): void {
+    this.#team.lead.prompt(text);
+  }
+
+  /** A message to an agent through the bus (delivered exactly once, mid-turn or by waking it). */
+  send(to: string, text: string, from: string = PERSON_SENDER): Promise<Message> {
+    return this.#team.bus.send({ type: 'message', from, to, content: text });
+  }
+
+  /** One message to every member; returns how many got it. */
+  async broadcast(text: string, from: string = PERSON_SENDER): Promise<number> {
+    return (await this.#team.bus.broadcast(from, text)).length;
+  }
+
+  /** Interrupts the agent's turn (its model call or tool); false when it is not in one. */
+  interrupt(name: string): boolean {
+    const agent = this.#team.agent(name);
+    if (!agent?.loop.running) return false;
+    agent.interrupt();
+    return true;
+  }
+
+  /** Starts a teammate as the person (`by` the lead: as its spawn_teammate tool). */
+  spawn(name: string, role: string, prompt: string, by: string = PERSON_SENDER): Promise<string> {
+    return this.#team.spawn({ name, role, prompt }, by);
+  }
+
+  /** Asks a teammate to shut down (the protocol), or with `now` stops it at once. */
+  async shutdown(name: string, options: { now: boolean }): Promise<string> {
+    if (options.now) {
+      const teammate = this.#team.teammate(name);
+      if (!teammate || teammate.finished) throw new Error(`no running teammate named '${name}'`);
+      teammate.stopNow('stopped by the person');
+      return `stopping ${name}`;
+    }
+    const requestId = await this.#team.requestShutdown(name);
+    return `asked ${name} to shut down (${requestId})`;
+  }
+
+  /** A fresh loop for the agent, keeping its workspace, tasks and a summary (agents/restart.ts). */
+  restart(name: string): Promise<RestartResult> {
+    return this.#team.restart(name);
+  }
+
+  /** Summarises an agent's context: now between turns, else before its next model call. */
+  async compact(name: string, focus?: string): Promise<CompactOutcome> {
+    const agent = this.#team.agent(name);
+    if (!agent) throw new Error(`no agent named '${name}'`);
+    if (!this.isLive(name)) throw new Error(`${name} has stopped; nothing to compact`);
+    const { deferred, done } = agent.compact(focus || undefined);
+    if (deferred) return { deferred: true };
+    return { deferred: false, result: await done };
+  }
+
+  /** Forgets an agent's conversation (its log keeps it); not while it is in a turn. */
+  clear(name: string): boolean {
+    return this.#team.agent(name)?.clear() ?? false;
+  }
+
+  /** The lead's model from its next call, and the default of teammates spawned from now on. */
+  setModel(model: string): void {
+    this.#team.setModel(model);
+  }
+
+  /** The person's answer to a request in the needs-you queue; returns what happened, in one line. */
+  answer(id: string, decision: ApprovalDecision): string {
+    const approvals = this.#team.approvals;
+    const request = approvals.list().find((r) => r.id === id);
+    if (!request || !approvals.resolve(id, decision)) return 'that request is no longer waiting';
+    if (decision === 'deny') return `denied: ${request.summary}`;
+    if (decision === 'always') {
+      return request.prefixes.length
+        ? `approved; ${request.prefixes.map((p) => `'${p}'`).join(', ')} added to .team/settings.local.json`
+        : `approved once: a write to ${request.summary} cannot be allow-listed`;
+    }
+    return `approved: ${request.summary}`;
+  }
+
+  /** The lead and every teammate of this session (finished ones too): whose spend counts. */
+  #agentsEver() {
+    return [this.#team.lead, ...this.#team.teammates.values()];
+  }
+}
