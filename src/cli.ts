@@ -38,7 +38,9 @@ Options:
                          init, the lead's messages, the result)
       --verbose          accepted for scripts written for claude -p (stream-json needs it there)
       --json             headless: stream every event as one JSON object per line
-      --resume           continue the team left in the workspace
+      --resume, -c, --continue
+                         continue the team left in the workspace (finished or not): the
+                         lead's conversation, and the panes with what was said before
       --fresh            start a new team; the old state is archived under .team/archive/
       --cwd DIR          the workspace (default: current directory)
       --model ID         the model (default: $HUDDLE_MODEL or claude-sonnet-4-6)
@@ -77,7 +79,7 @@ function usageError(message: string): never {
 
 /** Options that take a value: `-p` followed by one of these (or by nothing) has no prompt of its own. */
 const VALUE_OPTIONS = new Set(['-p', '--print', '--prompt-file', '--output-format', '--cwd', '--model', '--api-key-file', '--max-turns', '--budget-usd', '--budget-minutes', '--budget-turns', '--permission-mode']);
-const FLAG_OPTIONS = new Set(['--json', '--resume', '--fresh', '--verbose', '-h', '--help', '-v', '--version']);
+const FLAG_OPTIONS = new Set(['--json', '--resume', '--continue', '-c', '--fresh', '--verbose', '-h', '--help', '-v', '--version']);
 
 /** `huddle -p` with no prompt after it (as `claude -p` is used in scripts): the prompt comes from stdin. */
 function withStdinPrompt(argv: string[]): string[] {
@@ -105,6 +107,8 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
         verbose: { type: 'boolean' },
         json: { type: 'boolean' },
         resume: { type: 'boolean' },
+        // Claude Code's name for it: the last team, its conversation and panes as they were.
+        continue: { type: 'boolean', short: 'c' },
         fresh: { type: 'boolean' },
         cwd: { type: 'string' },
         model: { type: 'string' },
@@ -137,7 +141,7 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
   }
   if (outputFormat !== undefined && !headless) usageError('--output-format goes with -p "PROMPT"');
   if (values.json && outputFormat !== undefined && outputFormat !== 'text') usageError(`--json and --output-format ${outputFormat} exclude each other: both write to stdout`);
-  if (values.resume && values.fresh) usageError('--resume and --fresh exclude each other');
+  if ((values.resume || values.continue) && values.fresh) usageError(`--${values.resume ? 'resume' : 'continue'} and --fresh exclude each other`);
   let maxTurns: number | undefined;
   if (values['max-turns'] !== undefined) {
     maxTurns = Number(values['max-turns']);
@@ -165,7 +169,7 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
     promptFile: values['prompt-file'],
     outputFormat: outputFormat as OutputFormat | undefined,
     json: values.json ?? false,
-    resume: values.resume ?? false,
+    resume: (values.resume || values.continue) ?? false,
     fresh: values.fresh ?? false,
     cwd: values.cwd,
     model: values.model,

@@ -328,14 +328,15 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
     return sent.length;
   }
 
-  async requestShutdown(teammate: string): Promise<string> {
+  /** `by` is who asks: the lead (its tool), or the person ('user', from a face): the request is from them. */
+  async requestShutdown(teammate: string, by: string = LEAD_NAME): Promise<string> {
     const member = this.teammates.get(teammate);
     if (!member) {
       const names = [...this.teammates.keys()];
       throw new Error(`no teammate named '${teammate}'; teammates: ${names.length ? names.join(', ') : 'none'}`);
     }
     if (member.finished) throw new Error(`${teammate} has already stopped`);
-    return this.protocols.requestShutdown(teammate);
+    return by === LEAD_NAME ? this.protocols.requestShutdown(teammate) : this.protocols.requestShutdown(teammate, 'the person asked for it', by);
   }
 
   answerShutdown(teammate: string, requestId: string, approve: boolean, reason?: string): Promise<void> {

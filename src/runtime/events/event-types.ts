@@ -139,7 +139,8 @@ export interface EventFields {
     to: string;
   };
   /** (ext) A tool call (or a budget stop, a plan, a notice) waits for the person. */
-  approval_requested: { id: string; tool: string; summary: string; reason: string; prefixes: string[] };
+  /** (ext) `detail`: what the call would do, shown with the question (an edit's diff, the start of a file to write). */
+  approval_requested: { id: string; tool: string; summary: string; reason: string; prefixes: string[]; detail?: string };
   approval_resolved: { id: string; decision: ApprovalDecision | 'cancelled'; by?: string; note?: string };
   error: {
     message: string;

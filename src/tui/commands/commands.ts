@@ -113,8 +113,7 @@ export const COMMANDS: SlashCommand[] = [
         return `${name}: $${agent.costUsd.toFixed(4)} (${agent.inputTokens} in: ${agent.cacheReadTokens} cache reads at 0.1×, ${agent.cacheWriteTokens} cache writes at 1.25×; ${agent.outputTokens} out)`;
       });
       const total = context.state.order.reduce((sum, name) => sum + (context.state.agents[name]?.costUsd ?? 0), 0);
-      context.controller.note(context.focus, [...lines, `total: $${total.toFixed(4)}`, ...taskSpendLines(context)].join('\n'));
-      return { kind: 'ok' };
+      return { kind: 'page', title: 'Cost: spend per agent and per task', lines: [...lines, `total: $${total.toFixed(4)}`, ...taskSpendLines(context)] };
     },
   },
   {

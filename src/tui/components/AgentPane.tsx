@@ -6,7 +6,10 @@ import { Box, Text } from 'ink';
 import { useStore } from 'zustand';
 import type { AgentView, ConsoleStore } from '../state/console-store.js';
 import { paneWindow, highlightMatches, searchRows, type PaneWindow } from '../render/pane-window.js';
+import { useShallow } from 'zustand/shallow';
 import { fitParts } from '../render/fit.js';
+import { askLines } from './ask-box.js';
+import { wrapLines } from '../render/wrap.js';
 import { spinnerFrame, useClock } from '../hooks/useClock.js';
 import { contextPercent, formatTokens, statusMark } from './glyphs.js';
 import { activity, isBusy, liveCost, liveOutputTokens } from './progress.js';
@@ -27,24 +30,38 @@ export function AgentPane({ store, width, height }: Props) {
   const search = useStore(store, (state) => state.search);
   const expanded = useStore(store, (state) => state.expanded[state.focus] ?? false);
   const keyMissing = useStore(store, (state) => state.keyMissing);
+  const asks = useStore(store, useShallow((state) => state.approvals.filter((request) => request.agent === state.focus)));
+  const denying = useStore(store, (state) => state.denying);
   const model = useStore(store, (state) => state.model);
   useStore(store, (state) => state.highlighterReady);
   const now = useClock(agent !== undefined && isBusy(agent));
   if (!agent) return <Box height={height} />;
 
   const footer = scroll !== undefined || search !== undefined;
+  // Under the transcript: a question the agent asks the person, and what the person sent that the
+  // agent has not read yet (until it does).
+  const ask = asks[0] ? askLines(asks[0], asks.length, width, Math.max(3, Math.floor((height - 2) * 0.6)), denying === asks[0].id) : [];
+  const queued = [...queuedLines(name, agent.queued, width, Math.floor((height - 2) / 2)), ...ask];
   const bodyRows = Math.max(1, height - 1 - (footer ? 1 : 0));
-  const view = paneWindow(agent.items, { width, rows: bodyRows, expanded }, scroll);
-  const lines = search?.query ? view.lines.map((line) => highlightMatches(line, search.query)) : view.lines;
+  const view = paneWindow(agent.items, { width, rows: Math.max(1, bodyRows - queued.length), expanded }, scroll);
+  const shown = search?.query ? view.lines.map((line) => highlightMatches(line, search.query)) : view.lines;
+  const lines = queued.length ? [...shown, ...Array<string>(Math.max(0, bodyRows - queued.length - shown.length)).fill(''), ...queued] : shown;
   return (
     <Box flexDirection="column" height={height} width={width} overflow="hidden">
       <Text wrap="truncate">{header(name, agent, width, now, model)}</Text>
       <Box height={bodyRows} overflow="hidden">
-        {agent.items.length === 0 ? <EmptyPane name={name} keyMissing={keyMissing} /> : <Text wrap="truncate">{lines.join('\n')}</Text>}
+        {agent.items.length === 0 && queued.length === 0 ? <EmptyPane name={name} keyMissing={keyMissing} /> : <Text wrap="truncate">{lines.join('\n')}</Text>}
       </Box>
       {footer ? <Text wrap="truncate">{search ? searchFooter(agent, search, width, expanded) : scrollFooter(view, width)}</Text> : null}
     </Box>
   );
+}
+
+/** The person's messages not yet in the agent's context, dim, under the transcript (at most `max` rows). */
+function queuedLines(name: string, queued: string[] | undefined, width: number, max: number): string[] {
+  if (!queued?.length) return [];
+  const rows = queued.flatMap((text) => wrapLines(`⧗ queued for ${name}: ${text}`, width - 2).map((row, i) => chalk.dim(i === 0 ? row : `  ${row}`)));
+  return rows.length <= max ? rows : [...rows.slice(0, max - 1), chalk.dim(`  … ${rows.length - max + 1} more rows queued`)];
 }
 
 function header(name: string, agent: AgentView, width: number, now: number, model: string): string {

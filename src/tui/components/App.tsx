@@ -69,7 +69,8 @@ export function App({ store, controller, history, quit }: Props) {
     sizes: () => ({ pane: { width: columns, rows: Math.max(1, mainHeight - PANE_CHROME_ROWS) }, view: viewSize(store.getState(), columns, mainHeight) }),
   });
 
-  const hint = focus === 'lead' ? 'ask the lead… (/ for commands)' : `message ${focus}…`;
+  const denying = useStore(store, (state) => state.denying !== undefined);
+  const hint = denying ? 'why not? (Enter sends it; Esc goes back)' : focus === 'lead' ? 'ask the lead… (/ for commands)' : `message ${focus}…`;
   return (
     <Box flexDirection="column" height={rows}>
       <TabBar store={store} columns={columns} />

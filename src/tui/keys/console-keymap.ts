@@ -31,6 +31,9 @@ export type IntentName =
   | 'grid.move'
   | 'grid.focus'
   | 'mouse.toggle'
+  | 'ask.answer'
+  | 'ask.sendDenial'
+  | 'ask.cancelDenial'
   | 'approvals.select'
   | 'approvals.answer'
   | 'input.insert'
@@ -89,6 +92,9 @@ export const CONSOLE_BINDINGS: readonly ConsoleBinding[] = [
   { layer: 'view', keys: ['escape'], intent: 'view.close', when: ['inputEmpty'] },
 
   // ── the input line ──
+  // Saying why a request is denied: Enter sends the reason (or none), Esc on an empty line goes back.
+  { layer: 'input', keys: ['enter'], intent: 'ask.sendDenial', when: ['denying'] },
+  { layer: 'input', keys: ['escape'], intent: 'ask.cancelDenial', when: ['denying', 'inputEmpty'] },
   { layer: 'input', keys: ['escape'], intent: 'input.clear', when: ['!inputEmpty'] },
   // The palette (typing '/'): ↑/↓ pick a command, Tab completes it, Enter runs it (or completes one that takes arguments).
   { layer: 'input', keys: ['up'], intent: 'palette.select', arg: -1, when: ['paletteOpen'] },
@@ -116,6 +122,8 @@ export const CONSOLE_BINDINGS: readonly ConsoleBinding[] = [
   { layer: 'input', keys: ['ctrl+j'], intent: 'input.newline' },
 
   // ── panes and the console ──
+  // The question in the pane in view: 1 yes, 2 yes and allow from now on, 3 no (ask-box.ts).
+  ...(['1', '2', '3'] as const).map((key): ConsoleBinding => ({ layer: 'global', keys: [key], intent: 'ask.answer', arg: key, when: ['askInView', 'inputEmpty'], exactKey: true })),
   { layer: 'global', keys: ['ctrl+c'], intent: 'agent.interrupt', when: ['agentBusy'] },
   { layer: 'global', keys: ['ctrl+c'], intent: 'input.clear', when: ['!inputEmpty'] },
   { layer: 'global', keys: ['ctrl+c'], intent: 'console.quit' },

@@ -17,6 +17,7 @@ const NO_KEY = {} as Key;
 const ACTIONS: ReadonlySet<IntentName> = new Set<IntentName>([
   'input.submit',
   'palette.pick',
+  'ask.sendDenial',
   'input.clear',
   'view.close',
   'view.toggle',

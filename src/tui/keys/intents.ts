@@ -10,6 +10,7 @@ import * as edit from '../state/input-buffer.js';
 import * as act from '../state/console-actions.js';
 import { openPalette, paletteSelection } from '../state/palette.js';
 import { gridAgents } from '../state/grid.js';
+import { askChoices } from '../components/ask-box.js';
 import type { IntentName } from './console-keymap.js';
 import type { KeyPress } from './key-press.js';
 
@@ -119,6 +120,20 @@ export function createIntents({ store, controller, history, quit, paneSize, view
           : 'mouse off: drag to select and copy text as usual; PgUp/PgDn scroll (Alt+M turns the wheel back on)',
       );
     },
+    'ask.answer': (_key, key) => {
+      const state = store.getState();
+      const request = state.approvals.find((r) => r.agent === state.focus);
+      const choice = request && askChoices(request).find((c) => c.key === key);
+      if (!request || !choice) return controller.flash(`${String(key)} is not one of the choices here`, 'warn');
+      if (choice.withReason) return store.setState({ denying: request.id });
+      controller.flash(controller.answerApproval(request.id, choice.answer), choice.answer === 'deny' ? 'warn' : 'info');
+    },
+    'ask.sendDenial': () => {
+      const { denying, input } = store.getState();
+      store.setState({ denying: undefined, input: edit.EMPTY_INPUT });
+      if (denying) controller.flash(controller.answerApproval(denying, 'deny', input.text.trim() || undefined), 'warn');
+    },
+    'ask.cancelDenial': () => store.setState({ denying: undefined }),
     'approvals.select': (_key, step) => act.selectApproval(store, Number(step)),
     'approvals.answer': (_key, decision) => {
       const { approvals, approvalIndex } = store.getState();
@@ -194,6 +209,7 @@ export function createIntents({ store, controller, history, quit, paneSize, view
       void runCommandLine(line, { controller, state, focus: state.focus }).then((result) => {
         if (result.kind === 'quit') return quit();
         if (result.kind === 'view') return act.showView(store, result.view);
+        if (result.kind === 'page') return act.showPage(store, { title: result.title, lines: result.lines });
         if (result.kind === 'error') return controller.flash(result.message, 'error');
         if (result.message) controller.flash(result.message);
       });

@@ -27,7 +27,8 @@ export function describeInboxMessage(message: InboxMessageView, to: string | und
   const content = withoutInstructions(message.content);
   switch (message.type) {
     case 'shutdown_request': {
-      const reason = /Please shut down \((.+?)\)/.exec(message.content)?.[1];
+      // The person's own request needs no reason told back to them.
+      const reason = message.from === PERSON ? undefined : /Please shut down \((.+?)\)/.exec(message.content)?.[1];
       return { from, text: `${from} asked ${recipient} to shut down${reason ? ` (${reason})` : ''}`, protocol: true };
     }
     case 'shutdown_response':

@@ -22,6 +22,19 @@ const cache = new WeakMap<TranscriptItem, Cached[]>();
 
 /** Collapsed tool results still show this many lines of an error: the reason is usually there. */
 const ERROR_PREVIEW_LINES = 3;
+/** An edit shows this many lines of its diff before Ctrl+O. */
+const EDIT_PREVIEW_LINES = 8;
+
+/** Lines added and removed by a unified diff (its file headers not counted). */
+export function diffStat(diff: string): { added: number; removed: number } {
+  let added = 0;
+  let removed = 0;
+  for (const line of diff.split('\n')) {
+    if (line.startsWith('+') && !line.startsWith('+++')) added++;
+    else if (line.startsWith('-') && !line.startsWith('---')) removed++;
+  }
+  return { added, removed };
+}
 
 export function itemLines(item: TranscriptItem, width: number, expanded: boolean): string[] {
   const highlighted = isHighlighterLoaded();
@@ -97,17 +110,27 @@ function renderPrompt(item: Extract<TranscriptItem, { kind: 'prompt' }>, width: 
 }
 
 function renderTool(item: Extract<TranscriptItem, { kind: 'tool' }>, width: number, expanded: boolean): string[] {
-  const mark = item.state === 'running' ? chalk.yellow('…') : item.state === 'ok' ? chalk.green('✓') : chalk.red('✗');
-  const duration = item.durationMs !== undefined ? chalk.dim(` ${formatDuration(item.durationMs)}`) : '';
+  const mark = item.state === 'running' ? (item.waitingSince !== undefined ? chalk.yellow('◐ waiting for you') : chalk.yellow('…')) : item.state === 'ok' ? chalk.green('✓') : chalk.red('✗');
+  // The tool's own time: what it spent waiting for the person's approval is not the tool's.
+  const waited = item.waitedMs ?? 0;
+  const duration = item.durationMs !== undefined ? chalk.dim(` ${formatDuration(Math.max(0, item.durationMs - waited))}${waited >= 1000 ? ` (after ${formatDuration(waited)} waiting for you)` : ''}`) : '';
+  const isEdit = item.name === 'edit_file' && item.state === 'ok' && item.result !== undefined;
+  const changes = isEdit ? diffStat(item.result!) : undefined;
   const described = describeToolCall(item.name, item.summary);
   const head = `${chalk.blue('⏺')} ${chalk.bold(described.name)}${described.detail ? ` ${chalk.dim(described.detail)}` : ''}`;
-  const tail = ` ${mark}${duration}`;
+  const tail = ` ${mark}${changes ? ` ${chalk.green(`+${changes.added}`)} ${chalk.red(`−${changes.removed}`)}` : ''}${duration}`;
   const lines = [truncateLine(head, Math.max(10, width - visibleWidth(tail))) + tail];
   const result = item.result ?? '';
   if (!result) return lines;
   if (expanded) {
-    const body = item.name === 'edit_file' && item.state === 'ok' ? renderDiff(result, width - 4) : wrapLines(result, width - 4);
+    const body = isEdit ? renderDiff(result, width - 4) : wrapLines(result, width - 4);
     return [...lines, ...body.map((line) => `    ${line}`)];
+  }
+  if (isEdit) {
+    // An edit shows its change by default: the first lines of its diff (all of it with Ctrl+O).
+    const body = renderDiff(result, width - 4).filter((line) => !/^(\x1b\[2m)?(edited |--- |\+\+\+ |=+$)/.test(line));
+    const shown = body.slice(0, EDIT_PREVIEW_LINES).map((line) => `    ${line}`);
+    return body.length > EDIT_PREVIEW_LINES ? [...lines, ...shown, chalk.dim(`    … ${body.length - EDIT_PREVIEW_LINES} more lines (Ctrl+O)`)] : [...lines, ...shown];
   }
   if (item.state === 'error') {
     const preview = wrapLines(result, width - 4).slice(0, ERROR_PREVIEW_LINES);

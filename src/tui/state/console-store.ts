@@ -34,6 +34,8 @@ export interface AgentView {
   turn?: TurnProgress | undefined;
   /** How long the last finished turn took ("done in 7 s"). */
   lastTurnMs?: number | undefined;
+  /** What the person sent that has not entered the agent's context yet (shown as queued). */
+  queued?: string[] | undefined;
 }
 
 /** What an agent in a turn is doing now, from its events; the console's own bookkeeping. */
@@ -80,6 +82,8 @@ export interface ApprovalView {
   reason: string;
   /** What "approve always" adds to the allow-list in .team/settings.local.json (empty: cannot be allow-listed). */
   prefixes: string[];
+  /** What the call would do (an edit's diff, the start of a file to write), shown with the question. */
+  detail?: string | undefined;
 }
 
 /** A notice above the input: a command's result, an error, a hint. Kept until the person's next action. */
@@ -125,6 +129,8 @@ export interface ConsoleState {
   /** The "needs you" queue, oldest first, and the one selected in /approvals. */
   approvals: ApprovalView[];
   approvalIndex: number;
+  /** A request being denied from its pane: the input line takes the reason until Enter (or Esc). */
+  denying: string | undefined;
   /** What a page view shows (/config, /mcp, and command output that is a page: /cost, /budget, /worktree). */
   page?: TextPage | undefined;
   /** /summary: the run record's lines, as last made. */
@@ -175,6 +181,7 @@ export function createConsoleStore(initial: { model: string; endpoint: string; d
     highlighterReady: false,
     approvals: [],
     approvalIndex: 0,
+    denying: undefined,
     summary: [],
   }));
 }

@@ -8,6 +8,7 @@ import type { AgentView, ApprovalView, ConsoleState, ConsoleStore, AgentStatus, 
 import { patchAgent } from './console-store.js';
 import { appendItem, itemId, replaceLast, type TranscriptItem } from './transcript.js';
 import { formatTokens } from '../components/glyphs.js';
+import { PERSON_SENDER } from '../../runtime/vocabulary.js';
 
 export const FLUSH_INTERVAL_MS = 80;
 
@@ -115,6 +116,7 @@ export function applyEvent(state: ConsoleState, event: HuddleEvent): Partial<Con
       if (source === 'inbox') return {}; // shown from message_delivered, with senders
       return touched(
         patchAgent(state, name, (agent) => ({
+          ...(source === 'user' ? { queued: delivered(agent.queued, [event.text]) } : {}),
           items: appendItem(agent.items, { kind: 'prompt', id: itemId(), text: String(event.text ?? ''), source, by: typeof event.by === 'string' ? event.by : undefined }),
           lastActivity: at,
         })),
@@ -132,8 +134,13 @@ export function applyEvent(state: ConsoleState, event: HuddleEvent): Partial<Con
         ...(typeof m.feedback === 'string' ? { feedback: m.feedback } : {}),
         ...(typeof m.plan === 'string' ? { plan: m.plan } : {}),
       }));
+      const fromPerson = shown.filter((m) => m.from === PERSON_SENDER).map((m) => m.content);
       return touched(
-        patchAgent(state, name, (agent) => ({ items: appendItem(agent.items, { kind: 'inbox', id: itemId(), to: name, messages: shown }), lastActivity: at })),
+        patchAgent(state, name, (agent) => ({
+          items: appendItem(agent.items, { kind: 'inbox', id: itemId(), to: name, messages: shown }),
+          ...(fromPerson.length ? { queued: delivered(agent.queued, fromPerson) } : {}),
+          lastActivity: at,
+        })),
       );
     }
     case 'tool_call':
@@ -191,12 +198,16 @@ export function applyEvent(state: ConsoleState, event: HuddleEvent): Partial<Con
           activeTool: undefined,
         }));
       }
-      return touched(
-        patchAgent(state, name, (agent) => ({
-          items: appendItem(closeStreaming(agent.items), { kind: 'notice', id: itemId(), text: String(event.message ?? 'error'), tone: 'error' }),
-          lastActivity: at,
-        })),
-      );
+      return {
+        ...touched(
+          patchAgent(state, name, (agent) => ({
+            items: appendItem(closeStreaming(agent.items), { kind: 'notice', id: itemId(), text: String(event.message ?? 'error'), tone: 'error' }),
+            lastActivity: at,
+          })),
+        ),
+        // A refused key stops every agent the same way: say so where the person looks, whatever pane is in view.
+        ...(event.status === 401 || event.status === 403 ? { flash: { text: `${name}: ${event.message}`, tone: 'error' as const } } : {}),
+      };
     case 'warning':
       // Budget warnings (runtime/budget.ts) also stay in the agent's pane, not only in the flash.
       if (event.budget && name !== 'huddle' && state.agents[name]) {
@@ -212,10 +223,19 @@ export function applyEvent(state: ConsoleState, event: HuddleEvent): Partial<Con
         summary: String(event.summary ?? ''),
         reason: String(event.reason ?? ''),
         prefixes: Array.isArray(event.prefixes) ? event.prefixes.map(String) : [],
+        detail: typeof event.detail === 'string' ? event.detail : undefined,
       };
-      const text = `waiting for your approval: ${request.tool} ${request.summary} (Ctrl+Y to answer)`;
+      // The question itself is drawn under the pane (ask-box.ts); the transcript keeps that it was asked.
+      // A failure, a stall or a budget stop is in the pane already, in its own words.
+      const isToolCall = !['failed', 'stalled', 'budget', 'plan'].includes(request.tool);
+      const text = `asked you to approve: ${request.tool} ${request.summary}`;
       return {
-        ...touched(patchAgent(state, name, (agent) => ({ items: appendItem(agent.items, { kind: 'notice', id: itemId(), text, tone: 'warn' }), lastActivity: at }))),
+        ...touched(
+          patchAgent(state, name, (agent) => ({
+            items: waitForPerson(isToolCall ? appendItem(agent.items, { kind: 'notice', id: itemId(), text, tone: 'warn' }) : agent.items, at, 'start'),
+            lastActivity: at,
+          })),
+        ),
         approvals: [...state.approvals.filter((a) => a.id !== request.id), request],
       };
     }
@@ -229,9 +249,10 @@ export function applyEvent(state: ConsoleState, event: HuddleEvent): Partial<Con
       const text = `${decided}: ${request.tool} ${request.summary}${typeof event.note === 'string' ? ` (${event.note})` : ''}`;
       const tone = event.decision === 'deny' ? 'warn' : 'info';
       return {
-        ...patchAgent(state, name, (agent) => ({ items: appendItem(agent.items, { kind: 'notice', id: itemId(), text, tone }), lastActivity: at })),
+        ...patchAgent(state, name, (agent) => ({ items: appendItem(waitForPerson(agent.items, at, 'end'), { kind: 'notice', id: itemId(), text, tone }), lastActivity: at })),
         approvals,
         approvalIndex,
+        ...(state.denying === request.id ? { denying: undefined } : {}),
       };
     }
     case 'compaction':
@@ -256,6 +277,31 @@ export function applyEvent(state: ConsoleState, event: HuddleEvent): Partial<Con
     default:
       return {};
   }
+}
+
+/** The running tool call of an agent starts or stops waiting for the person: its own duration leaves that out. */
+function waitForPerson(items: TranscriptItem[], at: number, edge: 'start' | 'end'): TranscriptItem[] {
+  return replaceLast(
+    items,
+    (item) => item.kind === 'tool' && item.state === 'running',
+    (item) => {
+      const tool = item as Extract<TranscriptItem, { kind: 'tool' }>;
+      if (edge === 'start') return { ...tool, waitingSince: at };
+      if (tool.waitingSince === undefined) return tool;
+      return { ...tool, waitingSince: undefined, waitedMs: (tool.waitedMs ?? 0) + Math.max(0, at - tool.waitingSince) };
+    },
+  );
+}
+
+/** The queue less what was delivered (each text once, the oldest first). */
+function delivered(queued: string[] | undefined, texts: string[]): string[] | undefined {
+  if (!queued?.length) return queued;
+  const left = [...queued];
+  for (const text of texts) {
+    const index = left.indexOf(text);
+    if (index >= 0) left.splice(index, 1);
+  }
+  return left;
 }
 
 function startTurn(at: number): TurnProgress {

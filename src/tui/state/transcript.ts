@@ -16,6 +16,9 @@ export type TranscriptItem =
       summary: string;
       state: 'running' | 'ok' | 'error';
       durationMs?: number;
+      /** Time the call spent waiting for the person's approval (not the tool's own time), and since when it waits now. */
+      waitedMs?: number;
+      waitingSince?: number;
       result?: string;
     }
   | { kind: 'notice'; id: number; text: string; tone: 'info' | 'warn' | 'error' }
