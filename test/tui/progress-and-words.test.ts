@@ -9,6 +9,9 @@ import { activity, liveOutputTokens } from '../../src/tui/components/progress.js
 import { paneWindow, rowAnchor, rowIndex } from '../../src/tui/render/pane-window.js';
 import { describeInboxMessage, describePrompt, describeToolCall } from '../../src/tui/render/human-words.js';
 import { itemId, type TranscriptItem } from '../../src/tui/state/transcript.js';
+import { askChoices, askLines } from '../../src/tui/components/ask-box.js';
+import type { ApprovalView } from '../../src/tui/state/console-store.js';
+import { stripVTControlCharacters } from 'node:util';
 
 const at = (seconds: number) => new Date(Date.UTC(2026, 10, 22, 12, 0, seconds)).toISOString();
 const ev = (agent: string, type: string, fields: object, seconds = 0) => ({ ts: at(seconds), agent, type, ...fields }) as never;
@@ -95,5 +98,32 @@ describe('human words', () => {
     expect(describePrompt(resumed, 'system', undefined)).toEqual({ kind: 'internal', text: 'resumed after huddle restarted, with its conversation so far; its open tasks: #1 Write the parser' });
     expect(describePrompt('Write the docs', 'spawn', 'user')).toEqual({ kind: 'prompt', text: 'Write the docs', label: 'spawned by you' });
     expect(describePrompt('Write the docs', 'spawn', undefined)).toMatchObject({ label: 'spawned by the lead' });
+  });
+});
+
+describe('a question in the pane', () => {
+  const request = (patch: Partial<ApprovalView> = {}): ApprovalView => ({ id: 'a1', agent: 'alice', tool: 'bash', summary: 'npm install left-pad', reason: "'npm install left-pad' is not on the allow-list", prefixes: ['npm install'], ...patch });
+  const plain = (lines: string[]) => lines.map((line) => stripVTControlCharacters(line));
+
+  it('offers yes, yes-from-now-on (when the call can be allow-listed) and no-with-a-reason, by what is asked', () => {
+    expect(askChoices(request()).map((c) => `${c.key} ${c.label}`)).toEqual(['1 yes', "2 yes, and don't ask again for 'npm install'", '3 no, and tell alice why']);
+    expect(askChoices(request({ tool: 'write_file', summary: '.env', prefixes: [] })).map((c) => c.key)).toEqual(['1', '3']);
+    expect(askChoices(request({ tool: 'failed', summary: 'alice failed: boom' })).map((c) => c.label)).toEqual(['restart alice (its workspace, tasks and a summary kept)', 'dismiss']);
+    expect(askChoices(request({ tool: 'budget' })).find((c) => c.key === '3')).toMatchObject({ label: 'stop alice' });
+    expect(askChoices(request({ tool: 'plan' })).find((c) => c.key === '3')).toMatchObject({ withReason: true });
+  });
+
+  it('shows the command, why it asks, an edit as a diff, and the choices, within the rows it gets', () => {
+    const lines = plain(askLines(request({ tool: 'edit_file', summary: 'a.txt', prefixes: [], detail: '--- a.txt\n+++ a.txt\n@@ -1 +1 @@\n-one\n+uno' }), 1, 60, 12, false));
+    expect(lines[0]).toBe('╭ alice wants to use edit_file a.txt');
+    expect(lines).toContain('│ -one');
+    expect(lines).toContain('│ +uno');
+    expect(lines.at(-1)).toBe('╰ 1 yes   3 no, and tell alice why');
+    expect(plain(askLines(request(), 2, 60, 3, false))).toHaveLength(3); // a long diff or reason is cut to fit
+    expect(plain(askLines(request(), 1, 60, 6, true)).at(-1)).toMatch(/^╰ why not\?/);
+  });
+
+  it("says the person's own shutdown request as theirs", () => {
+    expect(describeInboxMessage({ from: 'user', type: 'shutdown_request', content: 'Please shut down (the person asked for it).' }, 'carol').text).toBe('you asked carol to shut down');
   });
 });
