@@ -4,6 +4,7 @@
 // the team is left to `--resume`).
 import type { CliOptions } from './session/cli-options.js';
 import { openSession } from './session/open-session.js';
+import { openControl } from './session/control-intents.js';
 import { resolveSettings, StartupError } from './session/settings.js';
 import type { RunEnd, TeamSession } from './session/team-session.js';
 import type { EventListener, HuddleEvent } from './runtime/events/events.js';
@@ -31,6 +32,8 @@ export async function runHeadless(options: CliOptions): Promise<number> {
     if (error instanceof StartupError) return fail(scrub(error.message, secrets));
     throw error;
   }
+  // `huddle status/send/interrupt` from other shells reach this run through its control socket.
+  await openControl(session, 'headless');
   if (session.archived) process.stderr.write(`huddle: archived the previous team to ${session.archived}\n`);
 
   const started = performance.now();

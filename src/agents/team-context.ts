@@ -7,6 +7,7 @@ import type { Roster } from '../runtime/store/roster.js';
 import type { ModelBackend } from '../runtime/model/model-client.js';
 import type { Workspace } from '../runtime/workspace/workspace.js';
 import type { Budget } from '../runtime/budget/budget.js';
+import type { SpawnLike } from '../runtime/process/spawn.js';
 
 export interface TeamContext {
   config: HuddleConfig;
@@ -23,4 +24,6 @@ export interface TeamContext {
   planAutoApproveMs: number;
   /** Budgets checked before each model call (runtime/budget.ts); absent: no limits. */
   budget?: Budget;
+  /** How programs are started for agents (external agent CLIs): the sandbox's spawn when there is one. */
+  spawn?: SpawnLike;
 }

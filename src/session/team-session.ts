@@ -16,6 +16,9 @@ import type { Task } from '../runtime/store/board.js';
 import type { Message } from '../runtime/store/bus.js';
 import type { Member } from '../runtime/store/roster.js';
 import type { TeamStore } from '../runtime/store/team-store.js';
+import { agentEmitter } from '../runtime/events/events.js';
+import { ToolRegistry } from '../runtime/tools/registry.js';
+import { planSubmissionTool, teammateTools } from '../agents/team-tools.js';
 import { scrub } from '../runtime/store/file/event-log.js';
 import { LEAD_NAME, PERSON_SENDER } from '../runtime/vocabulary.js';
 import type { Workspace } from '../runtime/workspace/workspace.js';
@@ -62,6 +65,8 @@ export class TeamSession {
   readonly #secrets: string[];
   #resumed: Promise<ResumeReport> | undefined;
   #closed: Promise<void> | undefined;
+  /** Closed with the session: the control socket (control-server.ts), once a face opened it. */
+  #onClose: Array<() => Promise<void>> = [];
 
   constructor(parts: SessionParts) {
     this.#team = parts.team;
@@ -127,7 +132,13 @@ export class TeamSession {
       await this.#team.ctx.roster.setStatus(LEAD_NAME, 'shutdown', { reason });
     }
     if (done) this.hub.emit(LEAD_NAME, 'done', done);
+    for (const close of this.#onClose.splice(0)) await close().catch(() => undefined);
     await this.#store.close(reason);
+  }
+
+  /** Something to close with the session (before the stores): the control socket. */
+  closeWith(close: () => Promise<void>): void {
+    this.#onClose.push(close);
   }
 
   // ---- lookups --------------------------------------------------------------------------------
@@ -169,6 +180,14 @@ export class TeamSession {
   /** The lead's last text and how its last turn ended: what a headless run prints. */
   leadResult(): { text: string; outcome: TurnOutcome | undefined } {
     return { text: this.#team.lead.lastText, outcome: this.#team.lead.lastOutcome };
+  }
+
+  /** How an agent stands now: its spend, how full its context is, whether it is in a turn. */
+  agentState(name: string): { costUsd: number; contextTokens: number; inTurn: boolean } | undefined {
+    const agent = this.#team.agent(name);
+    if (!agent) return undefined;
+    const { costUsd, contextTokens } = agent.loop.totals;
+    return { costUsd, contextTokens, inTurn: agent.loop.running };
   }
 
   /** Spend per agent (the lead first), from the agents' own totals. */
@@ -221,6 +240,20 @@ export class TeamSession {
     if (!agent?.loop.running) return false;
     agent.interrupt();
     return true;
+  }
+
+  /**
+   * A teammate tool that needs the live team (idle, shutdown_response, plan_approval with a plan),
+   * run as teammate `as`: how an external agent's calls through huddle's MCP server reach its
+   * lifecycle. The result is the tool's text; a refusal is `{isError}` like any tool result.
+   */
+  async runTeammateTool(as: string, tool: string, input: unknown): Promise<{ content: string; isError?: boolean }> {
+    const teammate = this.#team.teammate(as);
+    if (!teammate || teammate.finished) throw new Error(`no running teammate named '${as}' in this huddle`);
+    const registry = new ToolRegistry([...teammateTools(this.#team), planSubmissionTool(this.#team)]);
+    if (!registry.has(tool)) throw new Error(`'${tool}' is not a teammate tool of the live team (${registry.names.join(', ')})`);
+    const workspace = this.#team.ctx.workspace;
+    return registry.run(tool, input, { workspace, agent: as, signal: new AbortController().signal, events: agentEmitter(this.hub, as) });
   }
 
   /** Starts a teammate as the person (`by` the lead: as its spawn_teammate tool). */

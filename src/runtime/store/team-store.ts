@@ -29,6 +29,12 @@ export interface OpenStoreOptions {
   hub: EventHub;
   /** Strings never to write anywhere (the API key). */
   secrets: string[];
+  /**
+   * `run` (the default): this process runs the team (a console, a headless run) and holds it: a
+   * second run is refused with TeamBusyError. `join`: this process works for a team another one
+   * runs (huddle's MCP server for an external agent, a worker host) and takes no such hold.
+   */
+  mode?: 'run' | 'join';
 }
 
 /** A place a team can live: the workspace's files, or (later) a database shared by several hosts. */
