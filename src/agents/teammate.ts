@@ -258,6 +258,8 @@ export class Teammate extends Agent {
       };
       const timer = Number.isFinite(timeoutMs) ? setTimeout(finish, timeoutMs) : undefined;
       const unsubscribe = this.ctx.board.onChange(finish);
+      // A stop asked for since the loop last looked (while a delivery was taken, say): no wait.
+      if (this.#stopController.signal.aborted) return finish();
       this.#stopController.signal.addEventListener('abort', finish, { once: true });
       this.ctx.bus.waitForMessage(this.name, local.signal).then(finish, () => undefined);
     });

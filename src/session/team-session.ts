@@ -19,6 +19,8 @@ import type { TeamStore } from '../runtime/store/team-store.js';
 import { agentEmitter } from '../runtime/events/events.js';
 import { ToolRegistry } from '../runtime/tools/registry.js';
 import { planSubmissionTool, teammateTools } from '../agents/team-tools.js';
+import { ExternalTeammate } from '../agents/external/external-teammate.js';
+import type { TerminalView } from '../agents/external/pty-driver.js';
 import { scrub } from '../runtime/store/file/event-log.js';
 import { LEAD_NAME, PERSON_SENDER } from '../runtime/vocabulary.js';
 import type { Workspace } from '../runtime/workspace/workspace.js';
@@ -27,6 +29,9 @@ import { untilDone, type RunEnd } from './run-end.js';
 import { WorktreeIntents } from './worktree-intents.js';
 
 export type { RunEnd } from './run-end.js';
+
+/** The role of the person's shell panes (/shell, !cmd). */
+export const SHELL_ROLE = 'shell';
 
 export interface SessionParts {
   team: Team;
@@ -254,6 +259,29 @@ export class TeamSession {
     if (!registry.has(tool)) throw new Error(`'${tool}' is not a teammate tool of the live team (${registry.names.join(', ')})`);
     const workspace = this.#team.ctx.workspace;
     return registry.run(tool, input, { workspace, agent: as, signal: new AbortController().signal, events: agentEmitter(this.hub, as) });
+  }
+
+  /** The screen of a teammate that is a program in a terminal (a `command` agent, a shell pane). */
+  terminal(name: string): TerminalView | undefined {
+    const teammate = this.#team.teammate(name);
+    return teammate instanceof ExternalTeammate && !teammate.finished ? teammate.terminal : undefined;
+  }
+
+  /**
+   * A shell pane (`/shell`, `!cmd`): the person's shell as a `command` teammate. With `command`,
+   * it is typed into the shell that is open (delivered through the bus like any message, so it
+   * arrives once the shell waits for input), or into a new one.
+   */
+  async shell(command?: string): Promise<{ name: string; message: string }> {
+    const open = [...this.#team.teammates.values()].find((t) => t instanceof ExternalTeammate && t.kind === 'command' && t.role === SHELL_ROLE && !t.finished);
+    if (open) {
+      if (command) await this.send(open.name, command);
+      return { name: open.name, message: command ? `sent to ${open.name}` : `${open.name} is open` };
+    }
+    let name = SHELL_ROLE;
+    for (let n = 2; this.#team.teammate(name) && !this.#team.teammate(name)!.finished; n++) name = `${SHELL_ROLE}${n}`;
+    const message = await this.#team.spawn({ name, role: SHELL_ROLE, prompt: command ?? '', agent: 'command', command: process.env.SHELL || '/bin/sh' }, PERSON_SENDER);
+    return { name, message: message.split('\n')[0]! };
   }
 
   /** Starts a teammate as the person (`by` the lead: as its spawn_teammate tool). */

@@ -138,7 +138,8 @@ export class ExternalTeammate extends Teammate {
           return [];
         }
       });
-    return typed.join('\n');
+    // Nothing to type (a shutdown request, answered above): no turn.
+    return typed.length ? typed.join('\n') : undefined;
   }
 
   async #keepSession(id: string): Promise<void> {

@@ -56,7 +56,8 @@ export function externalSetup(options: SetupOptions): ExternalSetup {
         worktreeNote: options.worktreeNote,
         planMode: options.planMode,
       }),
-      mcp: huddleMcpCommand(identity.name, options.workspaceRoot, options.env),
+      // A program in a terminal calls no tools: it needs no MCP server.
+      mcp: kind === 'command' ? { command: '', args: [] } : huddleMcpCommand(identity.name, options.workspaceRoot, options.env),
       permissionMode: options.permissions.modeOf(identity.name),
       session: options.session,
       killGraceMs: KILL_GRACE_MS,

@@ -13,6 +13,7 @@ import { RosterView } from './RosterView.js';
 import { StatusBar } from './StatusBar.js';
 import { TabBar } from './TabBar.js';
 import { TaskBoardView } from './TaskBoardView.js';
+import { TerminalPane } from '../terminal/TerminalPane.js';
 
 interface Props {
   store: ConsoleStore;
@@ -31,7 +32,9 @@ export function App({ store, controller, history, quit }: Props) {
   const mainHeight = Math.max(3, rows - 1 - inputHeight - 1);
   useConsoleKeys({ store, controller, history, pageRows: Math.max(1, mainHeight - 2), quit });
 
-  const hint = focus === 'lead' ? 'ask the lead…' : `message ${focus}…`;
+  // A program in a terminal (a command teammate, a shell) shows its screen instead of a transcript.
+  const terminal = controller.terminal(focus);
+  const hint = terminal ? `keys go to ${focus}'s program (Shift+Tab or Ctrl+] leaves)` : focus === 'lead' ? 'ask the lead…' : `message ${focus}…`;
   return (
     <Box flexDirection="column" width={columns} height={rows}>
       <TabBar store={store} />
@@ -44,6 +47,8 @@ export function App({ store, controller, history, quit }: Props) {
           <HelpView height={mainHeight} />
         ) : view === 'approvals' ? (
           <ApprovalsView store={store} width={columns} height={mainHeight} />
+        ) : terminal ? (
+          <TerminalPane store={store} view={terminal} width={columns} height={mainHeight} />
         ) : (
           <AgentPane store={store} width={columns} height={mainHeight} />
         )}
