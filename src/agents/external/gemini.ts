@@ -3,9 +3,9 @@
 // (session_id, model), `message` (assistant text, in deltas), `tool_use`, `tool_result`, `error`
 // and `result` (status, token stats; no cost). It reads MCP servers from its settings: huddle's
 // server is given through a system settings file of its own (GEMINI_CLI_SYSTEM_SETTINGS_PATH), so
-// the project's and the user's .gemini/ stay untouched. Permission modes: plan → plan, ask →
+// the project's and the user's .gemini/ stay untouched. Its MCP tools are named mcp_huddle_<tool>. Permission modes: plan → plan, ask →
 // default (tools that need approval are refused without a person), auto → yolo.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PerTurnDriver, type LineState } from './per-turn-driver.js';
@@ -37,15 +37,29 @@ export class GeminiDriver extends PerTurnDriver {
     return { GEMINI_CLI_SYSTEM_SETTINGS_PATH: this.#settings() };
   }
 
-  /** huddle's MCP server, trusted (its tools need no confirmation), in a file only this agent reads. */
+  /**
+   * huddle's MCP server, trusted (its tools need no confirmation), in a file only this agent reads.
+   * Gemini refuses a system settings file whose directories others may write (the temp dir), so
+   * it lives in the user's cache directory.
+   */
   #settings(): string {
     if (this.#settingsFile) return this.#settingsFile;
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'huddle-gemini-'));
+    const env = this.setup.env;
+    const cache = env.XDG_CACHE_HOME || path.join(env.HOME || os.homedir(), '.cache');
+    const base = path.join(cache, 'huddle', 'gemini');
+    mkdirSync(base, { recursive: true, mode: 0o700 });
+    const dir = mkdtempSync(path.join(base, `${this.setup.name}-`));
     const file = path.join(dir, 'settings.json');
     const settings = { mcpServers: { huddle: { command: this.setup.mcp.command, args: this.setup.mcp.args, trust: true } } };
     writeFileSync(file, JSON.stringify(settings, null, 2), { mode: 0o600 });
     this.#settingsFile = file;
     return file;
+  }
+
+  override async close(): Promise<void> {
+    await super.close();
+    if (this.#settingsFile) rmSync(path.dirname(this.#settingsFile), { recursive: true, force: true });
+    this.#settingsFile = undefined;
   }
 
   protected onLine(line: Record<string, unknown>, state: LineState): void {

@@ -15,6 +15,8 @@ export function mcpToolName(kind: AgentKind, tool: string): string {
   switch (kind) {
     case 'claude-code':
       return `mcp__huddle__${tool}`;
+    case 'gemini':
+      return `mcp_huddle_${tool}`;
     default:
       return tool;
   }
