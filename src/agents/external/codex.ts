@@ -3,7 +3,8 @@
 // (thread_id), `turn.started`, `item.started` / `item.completed` (agent_message, reasoning,
 // command_execution, file_change, mcp_tool_call, …), `turn.completed` (usage; no cost),
 // `turn.failed` and `error`. huddle's MCP server is given with `-c mcp_servers.huddle.*` (Codex
-// reads MCP servers from its config.toml; -c overrides it for this run only). Permission modes:
+// reads MCP servers from its config.toml; -c overrides it for this run only; the model sees them
+// in a namespace mcp__huddle). Permission modes:
 // plan → read-only sandbox, ask and auto → workspace-write (exec never stops to ask).
 import { PerTurnDriver, type LineState } from './per-turn-driver.js';
 
@@ -25,6 +26,9 @@ export class CodexDriver extends PerTurnDriver {
       `mcp_servers.huddle.command=${toml(this.setup.mcp.command)}`,
       '-c',
       `mcp_servers.huddle.args=${toml(this.setup.mcp.args)}`,
+      // huddle's tools run without asking (exec never asks: a call needing approval would fail).
+      '-c',
+      'mcp_servers.huddle.default_tools_approval_mode="approve"',
       '-c',
       `sandbox_mode=${toml(SANDBOX[this.setup.permissionMode])}`,
       ...(this.setup.model ? ['-m', this.setup.model] : []),
@@ -78,6 +82,10 @@ export class CodexDriver extends PerTurnDriver {
 
   #completed(item: CodexItem | undefined, state: LineState): void {
     if (!item?.id) return;
+    if (item.type === 'error' && typeof item.message === 'string') {
+      state.sink.notice(`codex: ${item.message}`);
+      return;
+    }
     if (item.type === 'agent_message' && typeof item.text === 'string') {
       state.text = item.text;
       state.sink.text(item.text);
@@ -85,7 +93,7 @@ export class CodexDriver extends PerTurnDriver {
     }
     const call = toolCallOf(item);
     if (!call) return;
-    const failed = item.status === 'failed' || item.status === 'declined' || (typeof item.exit_code === 'number' && item.exit_code !== 0) || item.error !== undefined;
+    const failed = item.status === 'failed' || item.status === 'declined' || (typeof item.exit_code === 'number' && item.exit_code !== 0) || Boolean(item.error?.message);
     state.sink.toolResult(item.id, call.name, !failed, resultOf(item));
   }
 }
@@ -103,8 +111,9 @@ interface CodexItem {
   tool?: string;
   arguments?: unknown;
   result?: unknown;
-  error?: { message?: string };
+  error?: { message?: string } | null;
   query?: string;
+  message?: string;
 }
 
 /** A Codex item that is a tool call, as huddle names it. */
