@@ -3,6 +3,7 @@
 // Messages API (which answers with a ~3k-character summary at once, so the time is huddle's own:
 // rendering the transcript, the HTTP round trip of a ~600 KB request, writing the transcript file,
 // rebuilding the context), and the cheaper first step, cutting old tool results to stubs.
+import path from 'node:path';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { AgentLoop } from '../src/agents/agent-loop.js';
 import { Compactor } from '../src/agents/compaction.js';
@@ -13,6 +14,7 @@ import { ModelClient } from '../src/runtime/model/model-client.js';
 import { coreTools } from '../src/runtime/tools/core-tools.js';
 import { ToolRegistry } from '../src/runtime/tools/registry.js';
 import { Workspace } from '../src/runtime/workspace/workspace.js';
+import { EventLog } from '../src/runtime/store/file/event-log.js';
 import { replyText, startFakeApi } from '../test/helpers/fake-api.js';
 import { type BenchResult, TEST_API_KEY, log, median, result, spread, tempDir } from './lib.js';
 
@@ -77,7 +79,7 @@ export async function benchCompaction(runs = 5): Promise<BenchResult[]> {
           ownedTasks: async () => [{ id: 1, subject: 'Audit the modules' }],
           backend: new ModelClient({ apiKey: TEST_API_KEY, baseURL: fake.url, maxRetries: 0, retryBaseMs: 10, timeoutMs: 30_000 }),
           events: agentEmitter(hub, 'alice'),
-          workspace,
+          transcripts: new EventLog(hub, path.join(workspace.teamDir, 'logs'), { root: workspace.root, secrets: [TEST_API_KEY] }),
           config: { maxTokens: 8192, apiKey: TEST_API_KEY, authToken: undefined },
         });
 

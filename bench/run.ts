@@ -13,20 +13,27 @@ import { type BenchFailure, type BenchResult, ROOT } from './lib.js';
 import { benchHeadlessRoundTrip, benchTeamRun, benchVersion } from './startup.js';
 import { benchCompaction } from './compaction.js';
 import { benchResume } from './resume.js';
+import { benchSandbox } from './sandbox.js';
+import { benchCaching } from './caching.js';
+import { benchToolRounds } from './rounds.js';
 
 const GROUPS: Array<[string, () => Promise<BenchResult[]>]> = [
   ['startup', () => benchVersion(15)],
   ['headless', () => benchHeadlessRoundTrip(10)],
+  ['rounds', () => benchToolRounds(10)],
   ['bus', () => benchBusInProcess(500)],
   ['bus-processes', () => benchBusAcrossProcesses(100)],
   ['claims', () => benchClaimsInProcess(2000, 8)],
   ['claims-processes', () => benchClaimsAcrossProcesses(2000, 2, 4)],
+  ['claims-10k', () => benchClaimsAcrossProcesses(10_000, 2, 4, 'files')],
   ['team', () => benchTeamRun(5)],
   ['console-launch', () => benchConsoleLaunch(10)],
   ['console-streaming', () => benchConsoleStreaming()],
   ['console-idle', () => benchConsoleIdle(5000)],
   ['compaction', () => benchCompaction(5)],
   ['resume', () => benchResume()],
+  ['sandbox', () => benchSandbox(100)],
+  ['caching', () => benchCaching()],
 ];
 
 export async function main(): Promise<number> {

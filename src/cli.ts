@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // huddle's entry point. Kept tiny: `--version` and `--help` load nothing else, and each mode
 // (headless, console) is imported only when it runs, from its own bundle chunk.
+import { readFileSync } from 'node:fs';
 import module from 'node:module';
 import { parseArgs } from 'node:util';
-import type { CliOptions } from './session/cli-options.js';
+import type { CliOptions, OutputFormat } from './session/cli-options.js';
 
 declare const __HUDDLE_VERSION__: string;
 const VERSION = typeof __HUDDLE_VERSION__ === 'string' ? __HUDDLE_VERSION__ : '0.0.0-dev';
@@ -16,6 +17,7 @@ const HELP = `huddle ${VERSION}: a terminal team console for AI coding agents
 Usage:
   huddle [--cwd DIR]                    open the console in a workspace (default: current directory)
   huddle -p "PROMPT" [--json]           run the team headless; print the lead's final text
+  echo "PROMPT" | huddle -p             the same, the prompt read from stdin (also -p -)
   huddle demo                           the console driven by a built-in scripted model (no key needed)
   huddle status [--json]                the agents of the huddle running in the workspace, with statuses
   huddle send NAME TEXT                 a message to agent NAME of that huddle (delivered once, from "user")
@@ -23,7 +25,13 @@ Usage:
   huddle mcp --as NAME                  huddle's MCP server (stdio) for an external agent that is teammate NAME
 
 Options:
-  -p, --print PROMPT     headless: run PROMPT, print the lead's final text, exit
+  -p, --print PROMPT     headless: run PROMPT, print the lead's final text, exit;
+                         without PROMPT (or with -) the prompt is read from stdin
+      --prompt-file F    headless, the prompt read from the file F
+      --output-format F  headless output: text (default: the lead's final text), json (one
+                         result object) or stream-json (Claude Code's headless line format:
+                         init, the lead's messages, the result)
+      --verbose          accepted for scripts written for claude -p (stream-json needs it there)
       --json             headless: stream every event as one JSON object per line
       --resume           continue the team left in the workspace
       --fresh            start a new team; the old state is archived under .team/archive/
@@ -35,7 +43,7 @@ Options:
       --budget-turns N   (model calls) likewise. At 80 % a warning; at the limit each agent
                          pauses before its next model call (console: Ctrl+Y, y extends, n
                          stops it; headless: the run stops with exit code 3). Per-agent limits:
-                         .team/budget.json or /budget in the console
+                         "budget" in .team/settings.json or /budget in the console
       --permission-mode M
                          plan (read only), ask (commands off the allow-list wait for you;
                          the console's default) or auto (no questions; the headless default).
@@ -43,6 +51,10 @@ Options:
                          refused in every mode
   -h, --help             this help
   -v, --version          the version
+
+Settings files (lowest first; flags and variables win): ~/.config/huddle/settings.json,
+  .team/settings.json (the team's), .team/settings.local.json (yours), .mcp.json (MCP
+  servers); hooks, verify gates, roles, notifications: see the README, /config in the console
 
 Environment:
   ANTHROPIC_API_KEY      the API key (or ANTHROPIC_AUTH_TOKEN for a bearer token)
@@ -103,14 +115,34 @@ function usageError(message: string): never {
   process.exit(2);
 }
 
+/** Options that take a value: `-p` followed by one of these (or by nothing) has no prompt of its own. */
+const VALUE_OPTIONS = new Set(['-p', '--print', '--prompt-file', '--output-format', '--cwd', '--model', '--api-key-file', '--max-turns', '--budget-usd', '--budget-minutes', '--budget-turns', '--permission-mode']);
+const FLAG_OPTIONS = new Set(['--json', '--resume', '--fresh', '--verbose', '-h', '--help', '-v', '--version']);
+
+/** `huddle -p` with no prompt after it (as `claude -p` is used in scripts): the prompt comes from stdin. */
+function withStdinPrompt(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    out.push(arg);
+    if (arg !== '-p' && arg !== '--print') continue;
+    const next = argv[i + 1];
+    if (next === undefined || VALUE_OPTIONS.has(next) || FLAG_OPTIONS.has(next) || /^--[a-z-]+=/.test(next)) out.push('-');
+  }
+  return out;
+}
+
 function parse(argv: string[]): CliOptions | 'help' | 'version' {
   let parsed;
   try {
     parsed = parseArgs({
-      args: argv,
+      args: withStdinPrompt(argv),
       allowPositionals: true,
       options: {
         print: { type: 'string', short: 'p' },
+        'prompt-file': { type: 'string' },
+        'output-format': { type: 'string' },
+        verbose: { type: 'boolean' },
         json: { type: 'boolean' },
         resume: { type: 'boolean' },
         fresh: { type: 'boolean' },
@@ -136,7 +168,15 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
   if (command !== undefined && command !== 'demo') usageError(`unknown command '${command}' (did you mean -p "${command}"?)`);
   if (extra.length) usageError(`unexpected argument '${extra[0]}'`);
   if (values.print !== undefined && !values.print.trim()) usageError('-p needs a prompt');
-  if (values.json && values.print === undefined) usageError('--json goes with -p "PROMPT"');
+  if (values.print !== undefined && values['prompt-file'] !== undefined && values.print !== '-') usageError('-p "PROMPT" and --prompt-file exclude each other');
+  const headless = values.print !== undefined || values['prompt-file'] !== undefined;
+  if (values.json && !headless) usageError('--json goes with -p "PROMPT"');
+  const outputFormat = values['output-format'];
+  if (outputFormat !== undefined && outputFormat !== 'text' && outputFormat !== 'json' && outputFormat !== 'stream-json') {
+    usageError(`--output-format takes text, json or stream-json, not '${outputFormat}'`);
+  }
+  if (outputFormat !== undefined && !headless) usageError('--output-format goes with -p "PROMPT"');
+  if (values.json && outputFormat !== undefined && outputFormat !== 'text') usageError(`--json and --output-format ${outputFormat} exclude each other: both write to stdout`);
   if (values.resume && values.fresh) usageError('--resume and --fresh exclude each other');
   let maxTurns: number | undefined;
   if (values['max-turns'] !== undefined) {
@@ -158,8 +198,12 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
   if (permissionMode !== undefined && permissionMode !== 'plan' && permissionMode !== 'ask' && permissionMode !== 'auto') {
     usageError(`--permission-mode takes plan, ask or auto, not '${permissionMode}'`);
   }
+  const promptSource = values['prompt-file'] !== undefined ? 'file' : values.print === '-' ? 'stdin' : values.print !== undefined ? 'argument' : undefined;
   return {
     prompt: values.print,
+    promptSource,
+    promptFile: values['prompt-file'],
+    outputFormat: outputFormat as OutputFormat | undefined,
     json: values.json ?? false,
     resume: values.resume ?? false,
     fresh: values.fresh ?? false,
@@ -173,6 +217,32 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
   };
 }
 
+/** The prompt's text: the argument, stdin (all of it: a 1 MB prompt is fine), or a file. */
+function readPrompt(options: CliOptions): string {
+  let text: string;
+  if (options.promptSource === 'stdin') {
+    if (process.stdin.isTTY) usageError('-p without a prompt reads it from stdin, but stdin is a terminal: pass the prompt (-p "…") or pipe it in');
+    try {
+      text = readFileSync(0, 'utf8');
+    } catch (error) {
+      usageError(`cannot read the prompt from stdin: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    }
+    if (!text.trim()) usageError('-p read an empty prompt from stdin');
+    text = text.trimEnd();
+  } else if (options.promptSource === 'file') {
+    try {
+      text = readFileSync(options.promptFile!, 'utf8');
+    } catch (error) {
+      usageError(`cannot read --prompt-file ${options.promptFile}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : ((error as NodeJS.ErrnoException).code ?? (error as Error).message)}`);
+    }
+    if (!text.trim()) usageError(`--prompt-file ${options.promptFile} is empty`);
+    text = text.trimEnd();
+  } else {
+    text = options.prompt ?? '';
+  }
+  return text;
+}
+
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   if ((SUBCOMMANDS as readonly string[]).includes(argv[0] ?? '')) process.exit(await runSubcommand(argv[0] as Subcommand, argv.slice(1)));
@@ -182,10 +252,12 @@ async function main(): Promise<void> {
     return;
   }
   if (options === 'version') {
-    process.stdout.write(`${VERSION}\n`);
+    const { sandboxStatus } = await import('./runtime/sandbox/status.js');
+    process.stdout.write(`${VERSION}\n${sandboxStatus().line}\n`);
     return;
   }
-  if (options.prompt !== undefined) {
+  if (options.promptSource !== undefined) {
+    options.prompt = readPrompt(options);
     const { runHeadless } = await import('./headless.js');
     // Exit explicitly: idle keep-alive sockets or watchers must not hold a finished run open.
     process.exit(await runHeadless(options));
@@ -194,4 +266,12 @@ async function main(): Promise<void> {
   process.exit(await runConsole(options));
 }
 
-await main();
+try {
+  await main();
+} catch (error) {
+  // The store failed under a running team (a full disk, a workspace gone read-only): one line, exit 1.
+  const { StoreError } = await import('./runtime/store/store-errors.js');
+  if (!(error instanceof StoreError)) throw error;
+  process.stderr.write(`huddle: ${error.message}\n`);
+  process.exit(1);
+}

@@ -1,30 +1,48 @@
 // `huddle -p`: the same lead and team as the console, without a screen; a thin face over the
-// session core (src/session). The lead's final text goes to stdout; `--json` streams every event
-// instead. Exit: 0 done, 1 failed (or stalled), 2 usage/config, 3 budget, 130 interrupted (Ctrl+C:
-// the team is left to `--resume`).
+// session core (src/session). stdout: the lead's final text (`--output-format text`), one result
+// object (`json`), Claude Code's headless line format (`stream-json`, session/stream-json.ts), or
+// with `--json` every event. stderr ends with the run record's summary (runtime/record). Exit: 0
+// done, 1 failed (or stalled), 2 usage/config, 3 budget, 130 interrupted (Ctrl+C: the team is left
+// to `--resume`).
 import type { CliOptions } from './session/cli-options.js';
 import { openSession } from './session/open-session.js';
 import { openControl } from './session/control-intents.js';
 import { resolveSettings, StartupError } from './session/settings.js';
+import { announceRunEnd } from './session/attention.js';
 import type { RunEnd, TeamSession } from './session/team-session.js';
 import type { EventListener, HuddleEvent } from './runtime/events/events.js';
 import { budgetStopSummary } from './runtime/budget/budget.js';
 import { scrub } from './runtime/store/file/event-log.js';
 import { LEAD_NAME } from './runtime/vocabulary.js';
+import { sandboxStatus } from './runtime/sandbox/status.js';
+import { summaryLines } from './runtime/record/run-record.js';
+import { StreamJsonView, type ResultSubtype } from './session/stream-json.js';
+
+declare const __HUDDLE_VERSION__: string;
+const VERSION = typeof __HUDDLE_VERSION__ === 'string' ? __HUDDLE_VERSION__ : '0.0.0-dev';
 
 const INTERRUPTED = 130;
 
 export async function runHeadless(options: CliOptions): Promise<number> {
   let session: TeamSession;
   let secrets: string[] = [];
+  const format = options.json ? 'events' : (options.outputFormat ?? 'text');
+  // stream-json and json: a view of the events in Claude Code's format (it writes through `secrets`, set below).
+  const claudeFormat = format === 'stream-json' || format === 'json' ? new StreamJsonView({ stream: format === 'stream-json', write: (line) => writeLine(line, secrets) }) : undefined;
   try {
-    const settings = await resolveSettings(options, { missingKey: 'refuse', brokenBudgetFile: 'refuse' });
+    const settings = await resolveSettings(options, { missingKey: 'refuse' });
     secrets = settings.secrets;
+    const report = options.json ? jsonWriter(secrets) : stderrReporter(secrets);
     const opened = await openSession(settings, {
       fresh: options.fresh,
       resume: options.resume,
       unfinished: 'refuse',
-      observe: options.json ? jsonWriter(secrets) : stderrReporter(secrets),
+      observe: claudeFormat
+        ? (event) => {
+            report(event);
+            claudeFormat.onEvent(event);
+          }
+        : report,
     });
     if (opened === 'quit') return 0;
     session = opened;
@@ -35,6 +53,9 @@ export async function runHeadless(options: CliOptions): Promise<number> {
   // `huddle status/send/interrupt` from other shells reach this run through its control socket.
   await openControl(session, 'headless');
   if (session.archived) process.stderr.write(`huddle: archived the previous team to ${session.archived}\n`);
+  const sandbox = sandboxStatus();
+  if (!sandbox.available) process.stderr.write(`huddle: ${sandbox.line}\n`);
+  claudeFormat?.init({ ...session.describeLead(), version: VERSION });
 
   const started = performance.now();
   // Ctrl+C (or SIGTERM): stop at once, but leave the team to be resumed. A second one exits now.
@@ -64,9 +85,11 @@ export async function runHeadless(options: CliOptions): Promise<number> {
 
   const exitCode = exitCodeOf(end);
   const reason = describeEnd(end);
+  if (end !== 'interrupted') await announceRunEnd(session, end, `huddle -p: ${reason} (exit ${exitCode})`);
   await session.close({
     reason,
     resumable: end === 'interrupted',
+    record: claudeFormat ? { sessionId: claudeFormat.sessionId } : {},
     done: {
       ok: exitCode === 0,
       exit_code: exitCode,
@@ -79,8 +102,40 @@ export async function runHeadless(options: CliOptions): Promise<number> {
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
   process.stderr.write(session.scrub(afterword(session, end, options)));
-  if (!options.json && end !== 'interrupted' && end.kind === 'settled') process.stdout.write(`${session.scrub(session.leadResult().text)}\n`);
+  if (claudeFormat) {
+    const usage = session.usageSummary().usage;
+    const { cost_usd: totalCostUsd, ...tokens } = usage;
+    const failure = end !== 'interrupted' && end.kind === 'settled' ? undefined : reason;
+    claudeFormat.result({
+      subtype: subtypeOf(end, session),
+      result: failure === undefined ? session.leadResult().text : session.leadResult().text || failure,
+      durationMs: Math.round(performance.now() - started),
+      totalCostUsd,
+      usage: tokens,
+      exitCode,
+      ...(failure ? { reason: failure } : {}),
+    });
+  } else if (format === 'text' && end !== 'interrupted' && end.kind === 'settled') {
+    process.stdout.write(`${session.scrub(session.leadResult().text)}\n`);
+  }
+  // The run record: where it is, and what it says, as the last lines on stderr (stdout is for scripts).
+  if (session.recorded) {
+    const lines = [`run record: ${session.recorded.file}`, ...summaryLines(session.recorded.record)];
+    process.stderr.write(session.scrub(lines.map((line) => `huddle: ${line}\n`).join('')));
+  }
   return exitCode;
+}
+
+/** The result's `subtype`, in Claude Code's words. */
+function subtypeOf(end: RunEnd | 'interrupted', session: TeamSession): ResultSubtype {
+  if (end === 'interrupted') return 'error_during_execution';
+  if (end.kind === 'settled') return 'success';
+  if (end.kind === 'budget') return end.stop.kind === 'usd' ? 'error_max_budget_usd' : 'error_during_execution';
+  return session.leadResult().outcome?.kind === 'turn_limit' ? 'error_max_turns' : 'error_during_execution';
+}
+
+function writeLine(line: Record<string, unknown>, secrets: string[]): void {
+  process.stdout.write(`${scrub(JSON.stringify(line), secrets)}\n`);
 }
 
 function exitCodeOf(end: RunEnd | 'interrupted'): number {
@@ -93,20 +148,24 @@ function describeEnd(end: RunEnd | 'interrupted'): string {
   if (end.kind === 'settled') return 'the run ended';
   if (end.kind === 'budget') return `the budget ran out (${end.stop.reason})`;
   if (end.kind === 'stalled') return `${end.agent} stalled`;
+  if (end.kind === 'store') return "the team's state could not be written";
   return 'the run failed';
 }
 
 /** What stderr says once the run is over (nothing after a run that ended well). */
 function afterword(session: TeamSession, end: RunEnd | 'interrupted', options: CliOptions): string {
   if (end === 'interrupted') {
-    const prompt = JSON.stringify(options.prompt ?? '…');
+    // A prompt from stdin or a file (maybe a megabyte) is not repeated: the command to continue says where it came from.
+    const prompt = options.promptSource === 'file' ? `--prompt-file ${JSON.stringify(options.promptFile ?? '')}` : options.promptSource === 'stdin' || (options.prompt ?? '').length > 200 ? '"…"' : JSON.stringify(options.prompt ?? '…');
     return (
       'huddle: interrupted; the team is left as it was in this workspace. ' +
-      `Continue it with: huddle -p ${prompt} --resume (or start over with --fresh)\n`
+      `Continue it with: huddle ${options.promptSource === 'file' ? prompt : `-p ${prompt}`} --resume (or start over with --fresh)\n`
     );
   }
   if (end.kind === 'settled') return '';
   if (end.kind === 'budget') return budgetStopSummary(end.stop, session.spend(), session.budget.describe([]));
+  // Without --json the failure was already said on stderr, as the warning it was emitted as.
+  if (end.kind === 'store') return options.json ? `huddle: ${end.message}\n` : '';
   if (end.kind === 'stalled') return `huddle: ${end.message}; it was interrupted and the run failed (HUDDLE_STALL_MS sets how long counts as a stall)\n`;
   const outcome = session.leadResult().outcome;
   const why = outcome?.kind === 'failed' ? outcome.error : outcome?.kind === 'turn_limit' ? `turn limit reached (${outcome.limit} model calls)` : 'the lead failed';

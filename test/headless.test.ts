@@ -56,8 +56,18 @@ function parseEvents(ndjson: string): Event[] {
   });
 }
 
+/** stderr less the run record's block at its end ("huddle: run record: …" and the three summary lines). */
+function withoutRunRecord(stderr: string): string {
+  const at = stderr.lastIndexOf('huddle: run record: .team/logs/run-');
+  if (at < 0) return stderr;
+  const block = stderr.slice(at).trimEnd().split('\n');
+  expect(block, 'the run record is four lines').toHaveLength(4);
+  return stderr.slice(0, at);
+}
+
+/** stderr's lines before the run record (which ends every run that opened a team). */
 function stderrLines(result: CliResult): string[] {
-  return result.stderr.split('\n').filter((line) => line !== '');
+  return withoutRunRecord(result.stderr).split('\n').filter((line) => line !== '');
 }
 
 /** Every file under a directory, recursively. */
@@ -100,7 +110,8 @@ describe('huddle -p: runs', () => {
     fake.enqueue(replyText('Hello! How can I help?'));
     const result = await huddle(['-p', 'hi']);
 
-    expect(result.stderr).toBe('');
+    // Nothing on stderr but the run record's summary, its last lines (test/run-record.test.ts).
+    expect(withoutRunRecord(result.stderr)).toBe('');
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe('Hello! How can I help?\n');
     expect(fake.requests).toHaveLength(1);

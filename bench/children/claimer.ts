@@ -1,6 +1,6 @@
 // Forked by bench/claims.ts (bundled by scripts/bench.mjs): on {go}, runs `claimers` loops of
 // claimNext on the board in `dir` until nothing is left, then reports the ids each loop won.
-import { FileBoard } from '../../src/runtime/store/file/file-board.js';
+import { FileBoard } from '../../src/runtime/store/file/board/file-board.js';
 
 const [dir, countArg, prefix = 'p'] = process.argv.slice(2);
 const count = Number(countArg);

@@ -96,6 +96,11 @@ export class AgentLoop {
     return this.#options.tools;
   }
 
+  /** Where its tools run: the team's workspace, or its own worktree. */
+  get workspace(): Workspace {
+    return this.#options.workspace;
+  }
+
   /** Aborts the model call or tool in flight; the turn ends as `interrupted`. */
   interrupt(): void {
     this.#abort?.abort();
@@ -170,7 +175,7 @@ export class AgentLoop {
           onRetry: (notice) => void events.emit('retry', { ...notice }),
         },
       );
-      this.#account(result.usage, result.costUsd);
+      this.#account(result.usage, result.costUsd, { message_id: result.message.id, stop_reason: result.message.stop_reason });
       return { kind: 'ok', content: result.message.content, stopReason: result.message.stop_reason };
     } catch (error) {
       if (error instanceof InterruptedError) {
@@ -205,7 +210,7 @@ export class AgentLoop {
       const started = performance.now();
       const result = await tools.run(use.name, use.input, { workspace, agent: this.name, signal, events });
       const durationMs = Math.round(performance.now() - started);
-      events.emit('tool_result', { id: use.id, name: use.name, ok: !result.isError, content: result.content, duration_ms: durationMs });
+      events.emit('tool_result', { id: use.id, name: use.name, ok: !result.isError, content: result.content, duration_ms: durationMs, ...(result.blocks?.length ? { blocks: result.blocks } : {}) });
       if (signal.aborted) {
         interrupted = true;
         skipReason = 'the turn was interrupted';
@@ -217,9 +222,9 @@ export class AgentLoop {
     return { interrupted, stopped };
   }
 
-  #account(usage: TokenUsage, costUsd: number): void {
+  #account(usage: TokenUsage, costUsd: number, response: { message_id?: string; stop_reason?: string | null }): void {
     this.totals.contextTokens = usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens + usage.output_tokens;
-    this.recordUsage(usage, costUsd);
+    this.recordUsage(usage, costUsd, response);
   }
 
   /**
@@ -227,7 +232,7 @@ export class AgentLoop {
    * outside its turns (a compaction or restart summary) use it too, with extra fields saying why;
    * they do not change how full the context is.
    */
-  recordUsage(usage: TokenUsage, costUsd: number, fields: { purpose?: 'compaction'; restart?: boolean } = {}): void {
+  recordUsage(usage: TokenUsage, costUsd: number, fields: { purpose?: 'compaction'; restart?: boolean; message_id?: string; stop_reason?: string | null } = {}): void {
     const totals = this.totals;
     totals.usage = addUsage(totals.usage, usage);
     totals.costUsd += costUsd;

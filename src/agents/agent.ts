@@ -15,10 +15,13 @@ export interface AgentSpec {
   name: string;
   role: string;
   model: string;
+  /** huddle's own system prompt for it; the project's instructions are added after it (composeSystem). */
   system: string;
   tools: ToolRegistry;
   /** Where its file tools and shell run, when not the team's workspace (a teammate's git worktree). */
   workspace?: Workspace;
+  /** Model calls allowed for one turn (a role's setting), over the team's. */
+  maxTurns?: number | undefined;
   /** Makes its turn loop: an external agent CLI's turns run in its own process (agents/external/). */
   makeLoop?: (options: AgentLoopOptions) => AgentLoop;
 }
@@ -33,11 +36,16 @@ export abstract class Agent {
   protected readonly ctx: TeamContext;
   /** Set when the agent must stop at the end of its current tool call. */
   protected stopReason: string | undefined;
+  /** huddle's system prompt for this agent, before the project's instructions are added. */
+  readonly #baseSystem: string;
+  /** What the system prompt was composed from last: redone when either changes. */
+  #composedFrom: { memory: number; session: string | undefined } | undefined;
 
   constructor(ctx: TeamContext, spec: AgentSpec) {
     this.ctx = ctx;
     this.name = spec.name;
     this.role = spec.role;
+    this.#baseSystem = spec.system;
     this.loop = (spec.makeLoop ?? ((options: AgentLoopOptions) => new AgentLoop(options)))({
       name: spec.name,
       model: spec.model,
@@ -47,14 +55,18 @@ export abstract class Agent {
       events: agentEmitter(ctx.hub, spec.name),
       workspace: spec.workspace ?? ctx.workspace,
       maxTokens: ctx.config.maxTokens,
-      maxTurns: ctx.config.maxTurns,
+      maxTurns: spec.maxTurns ?? ctx.config.maxTurns,
       hooks: {
         pendingInput: () => this.pendingInput(),
         shouldStop: () => this.shouldEndTurn(),
-        beforeModelCall: (signal) => this.compactor.beforeModelCall(signal),
+        beforeModelCall: (signal) => {
+          this.refreshSystem();
+          return this.compactor.beforeModelCall(signal);
+        },
         budgetGate: (signal) => this.budgetGate(signal),
       },
     });
+    this.refreshSystem();
     // Through the loop's emitter: every event of this agent also reaches its transcript.
     this.events = this.loop.events;
     this.compactor = new Compactor({
@@ -63,9 +75,30 @@ export abstract class Agent {
       // What the restarted context lists (SPEC section 5): the tasks it owns that are not done.
       ownedTasks: async () => (await ctx.board.list()).filter((task) => task.owner === spec.name && task.status !== 'completed'),
       backend: ctx.backend,
-      workspace: ctx.workspace,
+      transcripts: ctx.transcripts,
       config: ctx.config,
+      beforeCompact: async (trigger, focus) => {
+        if (!ctx.hooks?.has('PreCompact')) return;
+        await ctx.hooks.run(this.events, { hook_event_name: 'PreCompact', trigger, ...(focus ? { custom_instructions: focus } : {}) }, { cwd: this.loop.workspace.root });
+      },
     });
+  }
+
+  /**
+   * The system prompt: huddle's for this agent, then the project's instructions (CLAUDE.md,
+   * AGENTS.md: SPEC section 5), then for the lead what SessionStart hooks added. Checked before
+   * every model call and recomposed only when a file changed, so an edit to CLAUDE.md reaches every
+   * agent at its next call, and a compaction (which rewrites messages, not the system prompt)
+   * never loses it.
+   */
+  protected refreshSystem(): void {
+    const memory = this.ctx.memory?.current();
+    const session = this.role === 'lead' ? this.ctx.sessionContext : undefined;
+    const version = this.ctx.memory?.version ?? 0;
+    if (this.#composedFrom && this.#composedFrom.memory === version && this.#composedFrom.session === session) return;
+    this.#composedFrom = { memory: version, session };
+    const parts = [this.#baseSystem, memory?.instructions.text, session && `<session-start-context>\n${session}\n</session-start-context>`];
+    this.loop.system = parts.filter(Boolean).join('\n\n');
   }
 
   /** /compact: now when between turns, else before the next model call (`deferred`). */

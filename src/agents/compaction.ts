@@ -6,20 +6,16 @@
 // a failed or interrupted summary leaves the context exactly as it was. Both steps change the
 // context only by emitting their `compaction` event: the agent's transcript (transcript.ts) applies
 // it, live and on resume alike.
-import { mkdirSync } from 'node:fs';
-import { rename, rm, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import type { ContentBlockParam, MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import type { HuddleConfig } from '../runtime/config.js';
 import { contextWindowFor, estimateTokens } from '../runtime/model/context-window.js';
-import { fileStamp, scrub } from '../runtime/store/file/event-log.js';
+import type { EventStore } from '../runtime/store/event-store.js';
 import type { AgentEmitter } from '../runtime/events/events.js';
 import { InterruptedError, type ModelBackend } from '../runtime/model/model-client.js';
 import type { TokenUsage } from '../runtime/model/pricing.js';
 import { capOutput } from '../runtime/tools/output-cap.js';
-import type { Workspace } from '../runtime/workspace/workspace.js';
 import type { AgentLoop } from './agent-loop.js';
-import { measureTrim, restoreToolResults, toolNames, type ToolResultContent } from './context-trim.js';
+import { firstTrimmedMessage, measureTrim, restoreToolResults, toolNames, type ToolResultContent } from './context-trim.js';
 import { identityBlock, type OwnedTask } from './identity-block.js';
 import type { Identity } from './prompts.js';
 import { blocksOf, compactedContext } from './transcript.js';
@@ -37,9 +33,12 @@ export interface CompactorOptions {
    * loop's transcript. Kept so existing callers still compile.
    */
   events?: AgentEmitter;
-  workspace: Workspace;
+  /** Where the replaced conversation is kept (the team store's event record). */
+  transcripts: Pick<EventStore, 'saveTranscript'>;
   /** Read at every check, so a changed setting applies from the next model call. */
   config: CompactionSettings;
+  /** Run before a summary is written (PreCompact hooks); it cannot stop the compaction. */
+  beforeCompact?(trigger: CompactionTrigger, focus: string | undefined): Promise<void>;
 }
 
 export interface CompactionResult {
@@ -65,6 +64,16 @@ export const DEFAULT_TRIM_AT = 0.6;
 export const DEFAULT_TRIM_KEEP_TURNS = 3;
 export const DEFAULT_COMPACT_AT = 0.8;
 
+/**
+ * Trimming rewrites the conversation from its first cut result on, so the prompt cache holds
+ * nothing past it: the next call writes it all again (1.25×) instead of reading it (0.1×). So it
+ * cuts in large steps: once the context has grown by this fraction of the window since the last
+ * trim (every cut older result at once), not a result at every call above the threshold...
+ */
+export const TRIM_STEP = 0.1;
+/** ...and only when it saves at least this share of what it makes the cache write again. */
+export const TRIM_MIN_SAVING = 0.25;
+
 /** After a failed automatic compaction, this many model calls pass before the next attempt. */
 const RETRY_AFTER_CALLS = 5;
 
@@ -83,6 +92,8 @@ export class Compactor {
   /** No automatic compaction before the loop has made this many model calls. */
   #autoFromCall = 0;
   #previousFile: string | undefined;
+  /** The context (estimated) after the last trim: the next waits until it has grown a step. */
+  #lastTrimTokens: number | undefined;
 
   constructor(options: CompactorOptions) {
     this.#o = options;
@@ -136,7 +147,9 @@ export class Compactor {
     const trimAt = config.trimAt ?? DEFAULT_TRIM_AT;
     const compactAt = config.compactAt ?? DEFAULT_COMPACT_AT;
     let tokens = loop.totals.contextTokens;
-    if (trimAt > 0 && tokens >= trimAt * window) tokens = this.#trim(tokens);
+    // Over the compaction threshold any cut is worth it: a summary would rewrite everything.
+    const urgent = compactAt > 0 && tokens >= compactAt * window;
+    if (trimAt > 0 && tokens >= trimAt * window) tokens = this.#trim(tokens, window, urgent);
 
     const pending = this.#pending;
     if (pending) {
@@ -167,12 +180,17 @@ export class Compactor {
     return promise;
   }
 
-  #trim(tokens: number): number {
+  #trim(tokens: number, window: number, urgent: boolean): number {
     const { loop, config } = this.#o;
     const keepTurns = config.trimKeepTurns ?? DEFAULT_TRIM_KEEP_TURNS;
+    if (!urgent && this.#lastTrimTokens !== undefined && tokens < this.#lastTrimTokens + TRIM_STEP * window) return tokens;
     const trimmed = measureTrim(loop.messages, keepTurns);
     if (trimmed.cut === 0) return tokens;
-    const after = Math.max(0, tokens - estimateTokens(trimmed.charsBefore - trimmed.charsAfter));
+    const saved = estimateTokens(trimmed.charsBefore - trimmed.charsAfter);
+    const cacheLoss = estimateTokens(JSON.stringify(loop.messages.slice(firstTrimmedMessage(loop.messages, keepTurns) ?? 0)).length) - saved;
+    if (!urgent && saved < TRIM_MIN_SAVING * cacheLoss) return tokens;
+    const after = Math.max(0, tokens - saved);
+    this.#lastTrimTokens = after;
     // The transcript cuts the results on this event (and a resume replays the same cut).
     loop.events.emit('compaction', {
       kind: 'trim',
@@ -182,6 +200,7 @@ export class Compactor {
       before_tokens: tokens,
       after_tokens: after,
       keep_turns: keepTurns,
+      cache_loss_tokens: Math.max(0, cacheLoss),
     });
     return after;
   }
@@ -206,7 +225,7 @@ export class Compactor {
   }
 
   async #summarise(trigger: CompactionTrigger, focus: string | undefined, signal: AbortSignal): Promise<CompactionResult> {
-    const { loop, backend, config, identity, workspace } = this.#o;
+    const { loop, backend, config, identity } = this.#o;
     const events = loop.events;
     const messages = loop.messages;
     const snapshot = messages.slice();
@@ -216,6 +235,7 @@ export class Compactor {
     const { summarised, kept } = splitTail(snapshot);
     if (summarised.length === 0) throw new CompactionError('nothing to compact yet: the context holds only the new input');
     const started = performance.now();
+    await this.#o.beforeCompact?.(trigger, focus);
 
     const window = contextWindowFor(loop.model);
     const transcript = renderTranscript(summarised, transcriptBudget(window, config.maxTokens, loop.system.length));
@@ -226,6 +246,8 @@ export class Compactor {
         messages: [{ role: 'user', content: summaryPrompt(transcript, trigger, focus) }],
         tools: [],
         maxTokens: config.maxTokens,
+        // A one-off request: no later call repeats its messages, so only its prefix is marked.
+        cache: 'prefix',
       },
       { signal, onRetry: (notice) => events.emit('retry', { ...notice, purpose: 'compaction' }) },
     );
@@ -238,7 +260,7 @@ export class Compactor {
     const summary = result.message.stop_reason === 'max_tokens' ? `${written}\n[the summary was cut at the output limit]` : written;
 
     const file = await this.#writeTranscript(snapshot, { trigger, focus, beforeTokens });
-    const relative = workspace.relative(file);
+    const relative = file;
     const tasks = await this.#o.ownedTasks().catch(() => []);
     // Between turns, input may have arrived meanwhile (appended, never rewritten): it is kept
     // after the summary. Anything else (/clear) means the summary no longer fits the context.
@@ -283,15 +305,12 @@ export class Compactor {
     this.#o.loop.recordUsage(usage, costUsd, { purpose: 'compaction' });
   }
 
-  /** Writes the messages being replaced, with cut tool results restored, and secrets scrubbed. */
+  /** Keeps the messages being replaced, with cut tool results restored (the store scrubs secrets); returns where. */
   async #writeTranscript(
     snapshot: MessageParam[],
     meta: { trigger: CompactionTrigger; focus: string | undefined; beforeTokens: number },
   ): Promise<string> {
-    const { loop, identity, workspace, config } = this.#o;
-    const dir = path.join(workspace.teamDir, 'logs', identity.name);
-    mkdirSync(dir, { recursive: true });
-    const file = path.join(dir, `transcript-${fileStamp(new Date())}.json`);
+    const { loop, identity, transcripts } = this.#o;
     const record = {
       agent: identity.name,
       role: identity.role,
@@ -305,16 +324,11 @@ export class Compactor {
       system: loop.system,
       messages: restoreToolResults(snapshot, loop.transcript.cutResults),
     };
-    const secrets = [config.apiKey, config.authToken].filter((s): s is string => Boolean(s && s.length >= 8));
-    const temp = `${file}.${process.pid}.tmp`;
     try {
-      await writeFile(temp, `${scrub(JSON.stringify(record, null, 2), secrets)}\n`);
-      await rename(temp, file);
+      return await transcripts.saveTranscript(identity.name, record);
     } catch (error) {
-      await rm(temp, { force: true }).catch(() => undefined);
-      throw new CompactionError(`cannot write ${workspace.relative(file)}: ${(error as NodeJS.ErrnoException).code ?? error}`);
+      throw new CompactionError((error as Error).message);
     }
-    return file;
   }
 
   /** Tokens of a request with these messages, estimated from characters. */

@@ -17,6 +17,22 @@ export interface TrimResult {
   charsAfter: number;
 }
 
+/**
+ * The first message trimOldToolResults would change: from it on, the conversation is a new
+ * prefix for the prompt cache. Undefined when nothing would be cut.
+ */
+export function firstTrimmedMessage(messages: MessageParam[], keepTurns: number): number | undefined {
+  const assistantAt = messages.flatMap((message, index) => (message.role === 'assistant' ? [index] : []));
+  if (assistantAt.length <= keepTurns) return undefined;
+  const boundary = keepTurns > 0 ? assistantAt[assistantAt.length - keepTurns]! : messages.length;
+  for (let index = 0; index < boundary; index++) {
+    const message = messages[index]!;
+    if (message.role !== 'user' || typeof message.content === 'string') continue;
+    if (message.content.some((block) => block.type === 'tool_result' && !isStub(block.content) && contentChars(block.content) >= MIN_CUT_CHARS)) return index;
+  }
+  return undefined;
+}
+
 export function stubText(toolName: string, chars: number): string {
   return `[tool result of ${toolName} cut to save context: ${chars.toLocaleString('en-US')} chars; re-run the tool if needed]`;
 }

@@ -4,6 +4,7 @@ import { Agent, type AgentSpec } from './agent.js';
 import { waitingSince } from './liveness.js';
 import type { PendingInput, TurnOutcome } from './agent-loop.js';
 import type { TeamContext } from './team-context.js';
+import { MAX_HOOK_CONTINUATIONS } from './team-hooks.js';
 
 export interface LeadTurn {
   input: 'prompt' | 'inbox';
@@ -42,10 +43,49 @@ export class Lead extends Agent {
 
   /** Mid-turn: the person's queued prompts first (source 'user'), then unread inbox messages. */
   protected override async pendingInput(): Promise<PendingInput[] | undefined> {
-    const prompts: PendingInput[] = this.#prompts.splice(0).map((text) => ({ text, source: 'user' as const }));
+    const prompts: PendingInput[] = [];
+    for (const text of this.#prompts.splice(0)) {
+      const screened = await this.#screenPrompt(text);
+      if (screened !== undefined) prompts.push({ text: screened, source: 'user' });
+    }
     const inbox = (await super.pendingInput()) ?? [];
     const all = [...prompts, ...inbox];
     return all.length ? all : undefined;
+  }
+
+  /**
+   * UserPromptSubmit hooks (SPEC section 9) on a prompt of the person's: a block drops it and says
+   * why to the person (a warning); context a hook adds goes with the prompt. Undefined: dropped.
+   */
+  async #screenPrompt(text: string): Promise<string | undefined> {
+    const hooks = this.ctx.hooks;
+    if (!hooks?.has('UserPromptSubmit')) return text;
+    const outcome = await hooks.run(this.events, { hook_event_name: 'UserPromptSubmit', prompt: text }, { cwd: this.loop.workspace.root });
+    if (outcome.blocked || outcome.stop) {
+      this.events.emit('warning', { message: `your prompt was not sent to the lead: a UserPromptSubmit hook blocked it: ${outcome.reason ?? outcome.stop}`, hook: 'UserPromptSubmit' });
+      return undefined;
+    }
+    return outcome.additionalContext ? `${text}\n\n<user-prompt-submit-hook>\n${outcome.additionalContext}\n</user-prompt-submit-hook>` : text;
+  }
+
+  /**
+   * Stop hooks after a turn the lead ended itself: a block keeps it working, with the reason as its
+   * next turn (`stop_hook_active` tells the hook it already did so), a few times at most.
+   */
+  async #afterTurn(outcome: TurnOutcome): Promise<TurnOutcome> {
+    const hooks = this.ctx.hooks;
+    let continued = 0;
+    while (outcome.kind === 'end_turn' && hooks?.has('Stop') && !this.#closed.signal.aborted) {
+      const hook = await hooks.run(this.events, { hook_event_name: 'Stop', stop_hook_active: continued > 0, last_assistant_message: outcome.text }, { cwd: this.loop.workspace.root });
+      if (!hook.blocked || hook.stop) break;
+      if (continued >= MAX_HOOK_CONTINUATIONS) {
+        this.events.emit('warning', { message: `a Stop hook kept the lead working ${continued} times in a row; it is let go now`, hook: 'Stop' });
+        break;
+      }
+      continued += 1;
+      outcome = await this.loop.runTurn(`A Stop hook kept you from ending your turn: ${hook.reason}`, 'system');
+    }
+    return outcome;
   }
 
   onTurnEnd(listener: (turn: LeadTurn) => void): () => void {
@@ -67,7 +107,19 @@ export class Lead extends Agent {
   async #run(): Promise<void> {
     await this.setStatus('idle', { reason: waitingSince('waiting for a prompt') });
     while (!this.#closed.signal.aborted) {
-      const prompt = this.#prompts.shift();
+      let prompt = this.#prompts.shift();
+      if (prompt !== undefined) {
+        this.#busy = true; // not idle while its hooks decide (a headless run must not end here)
+        prompt = await this.#screenPrompt(prompt);
+        if (prompt === undefined) {
+          this.#busy = false;
+          // Dropped by a hook: the person was told; a run with nobody to tell ends on it (run-end.ts).
+          const outcome: TurnOutcome = { kind: 'failed', error: 'the prompt was blocked by a UserPromptSubmit hook' };
+          this.lastOutcome = outcome;
+          for (const listener of this.#turnListeners) listener({ input: 'prompt', outcome });
+          continue;
+        }
+      }
       let input = prompt;
       if (input === undefined && (await this.ctx.bus.unreadCount(this.name)) > 0) {
         // Busy before the messages are acked: between the ack and the turn, the lead must not look
@@ -82,7 +134,7 @@ export class Lead extends Agent {
       }
       this.#busy = true;
       await this.setStatus('working', { reason: prompt !== undefined ? 'on your prompt' : 'on its inbox' });
-      const outcome = await this.loop.runTurn(input, prompt !== undefined ? 'user' : 'inbox');
+      const outcome = await this.#afterTurn(await this.loop.runTurn(input, prompt !== undefined ? 'user' : 'inbox'));
       this.#busy = false; // the turn is over: the status events below may be what ends a wait on isIdle
       this.lastOutcome = outcome;
       if (outcome.kind === 'end_turn' || outcome.kind === 'stopped') this.lastText = outcome.text;
@@ -106,6 +158,8 @@ export class Lead extends Agent {
         resolve();
       };
       this.#wake = finish;
+      // A prompt queued while the loop was looking at its inbox must not wait for the next wake.
+      if (this.#prompts.length) return finish();
       this.#closed.signal.addEventListener('abort', finish, { once: true });
       this.ctx.bus.waitForMessage(this.name, local.signal).then(finish, () => undefined);
     });

@@ -4,10 +4,15 @@ import type { EventHub } from '../runtime/events/events.js';
 import type { Bus } from '../runtime/store/bus.js';
 import type { Board } from '../runtime/store/board.js';
 import type { Roster } from '../runtime/store/roster.js';
+import type { EventStore } from '../runtime/store/event-store.js';
 import type { ModelBackend } from '../runtime/model/model-client.js';
 import type { Workspace } from '../runtime/workspace/workspace.js';
 import type { Budget } from '../runtime/budget/budget.js';
 import type { SpawnLike } from '../runtime/process/spawn.js';
+import type { Settings } from '../runtime/settings/schema.js';
+import type { ProjectMemory } from './memory.js';
+import type { McpToolSource } from './mcp-tools.js';
+import type { TeamHooks } from './team-hooks.js';
 
 export interface TeamContext {
   config: HuddleConfig;
@@ -17,6 +22,8 @@ export interface TeamContext {
   bus: Bus;
   board: Board;
   roster: Roster;
+  /** The team's event record: compaction keeps replaced conversations there. */
+  transcripts: EventStore;
   teamName: string;
   /** How long a teammate may take to answer a shutdown request before it is stopped anyway. */
   shutdownGraceMs: number;
@@ -24,6 +31,16 @@ export interface TeamContext {
   planAutoApproveMs: number;
   /** Budgets checked before each model call (runtime/budget.ts); absent: no limits. */
   budget?: Budget;
-  /** How programs are started for agents (external agent CLIs): the sandbox's spawn when there is one. */
-  spawn?: SpawnLike;
+  /** The merged settings (roles, verify gates); absent for a team opened from a bare config. */
+  settings?: Settings | undefined;
+  /** The project's instructions (CLAUDE.md, AGENTS.md), in every agent's system prompt. */
+  memory?: ProjectMemory | undefined;
+  /** The session's MCP servers, whose tools agents get by role. */
+  mcp?: McpToolSource | undefined;
+  /** The session's hooks (SPEC section 9). */
+  hooks?: TeamHooks | undefined;
+  /** How hooks and verify commands are started (the sandbox's spawn, once there is one). */
+  spawn?: SpawnLike | undefined;
+  /** What SessionStart hooks said for the lead's context (added to its system prompt). */
+  sessionContext?: string | undefined;
 }

@@ -8,12 +8,17 @@ import { coreTools } from '../runtime/tools/core-tools.js';
 import { messageTools } from '../runtime/tools/message-tools.js';
 import { ToolRegistry } from '../runtime/tools/registry.js';
 import { taskTools } from '../runtime/tools/task-tools.js';
+import { isMcpToolName, toolAllowed, type ToolAccess } from '../runtime/mcp/tool-names.js';
 import { whyNotReadOnly } from '../runtime/permissions/read-only-shell.js';
 import { guardTools, type PermissionGate } from '../runtime/permissions/guarded-tools.js';
 import { PERMISSION_MODES, type PermissionMode } from '../runtime/permissions/permission-mode.js';
+import { roleSettings } from '../runtime/settings/role-settings.js';
+import { gateCompletions } from './completion-gate.js';
+import { mcpToolsFor } from './mcp-tools.js';
 import { isReviewerRole, REVIEW_TOOL_NAMES, reviewTools } from './review-tools.js';
 import { AGENT_KINDS, type TeammateKind } from './external/launch.js';
 import type { TeamContext } from './team-context.js';
+import { hookedTools } from './team-hooks.js';
 
 /** What the tool sets are made from: the team's stores and each agent's permission mode. */
 export interface ToolDeps {
@@ -21,36 +26,58 @@ export interface ToolDeps {
   permissions: PermissionGate;
 }
 
-/** Tools a plan-mode teammate keeps before approval. */
+/** Tools a plan-mode teammate keeps before approval (and MCP tools their server marks read-only). */
 const READ_ONLY_TOOLS = new Set(['read_file', 'glob', 'grep', 'task_list', 'task_get', 'send_message', 'read_inbox']);
 
-/** Every agent's tools: files, shell, the board, messages, reviews; guarded by the agent's permission mode. */
+/** Tools no allow- or deny-list takes away: without them the team's protocols break. */
+const TEAMMATE_ESSENTIALS = ['idle', 'shutdown_response', 'send_message', 'read_inbox'];
+const LEAD_ESSENTIALS = ['send_message', 'read_inbox', 'shutdown_request', 'plan_approval'];
+
+/**
+ * Every agent's tools: files, shell, the board, messages, reviews, guarded by the agent's permission
+ * mode, with task completion behind verify gates and TaskCompleted hooks; then the MCP servers' tools.
+ */
 function sharedTools({ ctx, permissions }: ToolDeps): Tool[] {
   const messages = messageTools(ctx.bus);
-  return guardTools([...coreTools(), ...taskTools(ctx.board), messages.sendMessage, messages.readInbox, ...reviewTools(ctx)], permissions);
-}
-
-export function leadToolset(team: TeamControl, deps: ToolDeps): ToolRegistry {
-  return new ToolRegistry([...sharedTools(deps), ...leadTools(team)]);
+  const guarded = guardTools([...coreTools(), ...taskTools(ctx.board), messages.sendMessage, messages.readInbox, ...reviewTools(ctx)], permissions);
+  const gated = gateCompletions(guarded, { board: ctx.board, roster: ctx.roster, teamName: ctx.teamName, settings: () => ctx.settings, hooks: ctx.hooks, spawn: ctx.spawn });
+  return [...gated, ...mcpToolsFor(ctx.mcp, {}, permissions)];
 }
 
 /**
- * A teammate's tools: `full` (its role's allow-list, if any), and `start`: the same, or in plan
- * mode the read-only ones and plan submission until its plan is approved.
+ * Which tools a role may have: the settings' `roles.<role>.tools` (else the role file's `tools`) as
+ * an allow-list, `denyTools` over it; names, `*` globs, and `mcp__server` for a server's tools.
+ */
+export function roleToolFilter(ctx: TeamContext, role: string, roleFileTools: string[] | undefined, essentials: readonly string[]): (name: string) => boolean {
+  const override = ctx.settings ? roleSettings(ctx.settings, role) : {};
+  const access: ToolAccess = { tools: override.tools ?? roleFileTools, denyTools: override.denyTools };
+  const kept = new Set(essentials);
+  return (name) => kept.has(name) || toolAllowed(name, access);
+}
+
+export function leadToolset(team: TeamControl, deps: ToolDeps): ToolRegistry {
+  const allowed = roleToolFilter(deps.ctx, 'lead', undefined, LEAD_ESSENTIALS);
+  const tools = [...sharedTools(deps), ...leadTools(team)].filter((tool) => allowed(tool.name));
+  return new ToolRegistry(hookedTools(tools, deps.ctx.hooks, deps.permissions));
+}
+
+/**
+ * A teammate's tools: `full` (what its role allows), and `start`: the same, or in plan mode the
+ * read-only ones and plan submission until its plan is approved.
  */
 export function teammateToolsets(
   team: TeamControl,
   deps: ToolDeps,
   teammate: { role: string; roleTools: string[] | undefined; planModeRequired: boolean },
 ): { start: ToolRegistry; full: ToolRegistry } {
-  const allowed = teammate.roleTools ? new Set([...teammate.roleTools, 'idle', 'shutdown_response', 'send_message', 'read_inbox']) : undefined;
   // A reviewer is handed reviews whatever its allow-list says; it must be able to decide them.
-  if (allowed && isReviewerRole(teammate.role)) for (const tool of REVIEW_TOOL_NAMES) allowed.add(tool);
-  const full = [...sharedTools(deps), ...teammateTools(team)].filter((tool) => !allowed || allowed.has(tool.name));
-  const start = teammate.planModeRequired
-    ? [...full.filter((tool) => READ_ONLY_TOOLS.has(tool.name)), readOnlyBashTool(), ...teammateTools(team), planSubmissionTool(team)]
-    : full;
-  return { start: new ToolRegistry(start), full: new ToolRegistry(full) };
+  const essentials = isReviewerRole(teammate.role) ? [...TEAMMATE_ESSENTIALS, ...REVIEW_TOOL_NAMES] : TEAMMATE_ESSENTIALS;
+  const allowed = roleToolFilter(deps.ctx, teammate.role, teammate.roleTools, essentials);
+  const full = [...sharedTools(deps), ...teammateTools(team)].filter((tool) => allowed(tool.name));
+  const readOnly = (tool: Tool) => READ_ONLY_TOOLS.has(tool.name) || (isMcpToolName(tool.name) && deps.ctx.mcp?.isReadOnly(tool.name) === true);
+  const start = teammate.planModeRequired ? [...full.filter(readOnly), readOnlyBashTool(), ...teammateTools(team), planSubmissionTool(team)] : full;
+  const hooked = (tools: Tool[]) => new ToolRegistry(hookedTools(tools, deps.ctx.hooks, deps.permissions));
+  return { start: hooked(start), full: hooked(full) };
 }
 
 export interface SpawnRequest {
@@ -215,9 +242,9 @@ export function readOnlyBashTool(): Tool {
     ...tool,
     description: `${tool.description} In plan mode only commands that read are allowed (ls, cat, grep, git status/log/diff…).`,
     run: async (input, ctx) => {
-      const why = whyNotReadOnly(input.command);
+      const why = whyNotReadOnly(input.command, ctx.workspace.root);
       if (why) throw new ToolError(`refused in plan mode: ${why}. Send your plan with plan_approval first.`);
-      return tool.run(input, ctx);
+      return tool.run(input, { ...ctx, permissionMode: 'plan' }); // a read-only sandbox too
     },
   });
 }

@@ -19,7 +19,15 @@ import type { Workspace } from '../runtime/workspace/workspace.js';
 import { ToolRegistry } from '../runtime/tools/registry.js';
 import { ensureWorktree, hasWorktree } from '../runtime/workspace/worktree.js';
 import { LEAD_NAME } from '../runtime/vocabulary.js';
+import type { HookRunner } from '../runtime/hooks/hook-runner.js';
+import type { SpawnLike } from '../runtime/process/spawn.js';
+import { roleSettings, type RoleSettings } from '../runtime/settings/role-settings.js';
+import type { Settings } from '../runtime/settings/schema.js';
+import { agentEmitter } from '../runtime/events/events.js';
 import type { Agent } from './agent.js';
+import type { McpToolSource } from './mcp-tools.js';
+import type { ProjectMemory } from './memory.js';
+import { TeamHooks } from './team-hooks.js';
 import { Lead } from './lead.js';
 import { askPersonAboutPlan } from './plan-by-person.js';
 import { leadSystemPrompt, teammateSystemPrompt } from './prompts.js';
@@ -48,6 +56,17 @@ export interface TeamOptions {
   store: TeamStore;
   shutdownGraceMs?: number;
   planAutoApproveMs?: number;
+  /**
+   * What the settings add (issue 13); a team opened without them (tests) reads .team/budget.json
+   * itself and has no role overrides, verify gates, hooks, MCP tools or project instructions.
+   */
+  settings?: Settings;
+  /** The budgets from the settings (budgetSettingsFrom); else .team/budget.json and the config's team limits. */
+  budget?: BudgetSettings;
+  memory?: ProjectMemory;
+  hooks?: HookRunner;
+  mcp?: McpToolSource;
+  spawn?: SpawnLike;
 }
 
 export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, NoticeHost {
@@ -67,11 +86,11 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
   /** The stall watchdog (watchdog.ts), from start() to close(). */
   #watchdog: StallWatchdog | undefined;
 
-  private constructor(ctx: TeamContext, store: TeamStore, budgetSettings?: BudgetSettings) {
+  private constructor(ctx: TeamContext, store: TeamStore, budgetSettings?: BudgetSettings, hookRunner?: HookRunner) {
     this.ctx = ctx;
     this.store = store;
     this.approvals = store.approvals;
-    this.budget = ctx.budget ??= new Budget({ hub: ctx.hub, approvals: this.approvals, roster: ctx.roster, settings: budgetSettings });
+    this.budget = ctx.budget ??= new Budget({ hub: ctx.hub, approvals: this.approvals, ledger: store.spend, roster: ctx.roster, settings: budgetSettings });
     this.spend = store.spend;
     this.permissions = new PermissionGate({
       teamRoot: ctx.workspace.root,
@@ -80,6 +99,7 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
       roster: ctx.roster,
       configuredMode: () => ctx.config.permissionMode,
     });
+    if (hookRunner) ctx.hooks = new TeamHooks(hookRunner, (agent) => this.permissions.modeOf(agent));
     this.protocols = new Protocols(
       ctx.bus,
       {
@@ -90,26 +110,35 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
       { shutdownGraceMs: ctx.shutdownGraceMs, planAutoApproveMs: ctx.planAutoApproveMs },
     );
     const identity = { name: LEAD_NAME, role: 'lead', team: ctx.teamName };
+    const leadSettings = this.roleSettings('lead');
     this.lead = new Lead(ctx, {
       name: LEAD_NAME,
       role: 'lead',
-      model: ctx.config.model,
+      model: leadSettings.model ?? ctx.config.model,
       system: leadSystemPrompt(identity, ctx.workspace.root),
       tools: leadToolset(this, this),
+      maxTurns: leadSettings.maxTurns,
     });
+  }
+
+  /** What the settings say about a role (`roles.<role>`, its verify command); nothing without settings. */
+  roleSettings(role: string): RoleSettings {
+    return this.ctx.settings ? roleSettings(this.ctx.settings, role) : {};
   }
 
   static async open(options: TeamOptions): Promise<Team> {
     const { config, workspace, hub, backend, store } = options;
     const { roster, bus, board } = store;
-    let budgetSettings: BudgetSettings | undefined;
-    try {
-      budgetSettings = loadBudgetSettings(workspace.teamDir, config.budget);
-    } catch (error) {
-      // The console still opens (fix it and use /budget); headless checks the file first and exits 2.
-      if (!(error instanceof BudgetConfigError)) throw error;
-      hub.emit('huddle', 'warning', { message: `${error.message}; only the --budget-* flags apply` });
-      budgetSettings = loadBudgetSettings(path.join(workspace.teamDir, 'no-budget-file'), config.budget);
+    let budgetSettings = options.budget;
+    if (!budgetSettings) {
+      try {
+        budgetSettings = loadBudgetSettings(workspace.teamDir, config.budget);
+      } catch (error) {
+        // A team opened without settings (tests): a broken file is a warning, and the flags apply.
+        if (!(error instanceof BudgetConfigError)) throw error;
+        hub.emit('huddle', 'warning', { message: `${error.message}; only the --budget-* flags apply` });
+        budgetSettings = loadBudgetSettings(path.join(workspace.teamDir, 'no-budget-file'), config.budget);
+      }
     }
     const ctx: TeamContext = {
       config,
@@ -119,11 +148,41 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
       bus,
       board,
       roster,
+      transcripts: store.events,
       teamName: roster.teamName,
       shutdownGraceMs: options.shutdownGraceMs ?? 30_000,
       planAutoApproveMs: options.planAutoApproveMs ?? 0,
+      settings: options.settings,
+      memory: options.memory,
+      mcp: options.mcp,
+      spawn: options.spawn,
     };
-    return new Team(ctx, store, budgetSettings);
+    return new Team(ctx, store, budgetSettings, options.hooks);
+  }
+
+  /** The session's hooks, if any are configured. */
+  get hooks(): TeamHooks | undefined {
+    return this.ctx.hooks;
+  }
+
+  /**
+   * SessionStart (`startup`, `resume`) or SessionEnd hooks, run as the lead in the workspace. What a
+   * SessionStart hook prints (or says as additionalContext) goes into the lead's system prompt.
+   */
+  async sessionHook(input: { hook_event_name: 'SessionStart'; source: 'startup' | 'resume' } | { hook_event_name: 'SessionEnd'; reason: string }): Promise<void> {
+    const hooks = this.ctx.hooks;
+    if (!hooks?.has(input.hook_event_name)) return;
+    const event = input.hook_event_name === 'SessionStart' ? { ...input, model: this.lead.loop.model } : input;
+    const outcome = await hooks.run(this.lead.events, event, { cwd: this.ctx.workspace.root });
+    if (input.hook_event_name === 'SessionStart' && outcome.additionalContext) this.ctx.sessionContext = outcome.additionalContext;
+  }
+
+  /** The Notification hooks for something that needs the person (runtime/notify calls this). */
+  async notificationHook(agent: string, notification: { message: string; title?: string; notification_type?: string }): Promise<void> {
+    const hooks = this.ctx.hooks;
+    if (!hooks?.has('Notification')) return;
+    const emitter = this.agent(agent)?.events ?? agentEmitter(this.ctx.hub, agent);
+    await hooks.run(emitter, { hook_event_name: 'Notification', ...notification }, { cwd: this.ctx.workspace.root });
   }
 
   get bus(): Bus {
@@ -203,19 +262,21 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
     }
     const { roles, errors } = loadRoles(this.ctx.workspace.teamDir);
     const role = roles.get(request.role);
-    const kind = request.agent ?? role?.agent ?? 'huddle';
+    // The spawn's own choices, then the settings' roles.<role>, then the role file's front matter.
+    const settings = this.roleSettings(request.role);
+    const kind = request.agent ?? settings.agent ?? role?.agent ?? 'huddle';
     const external = kind === 'huddle' ? undefined : kind;
     // An external agent's program must be there before anything is recorded: else one clear error for the lead.
     const launch = external ? resolveLaunch(external, { workspaceRoot: this.ctx.workspace.root, commandLine: request.command }) : undefined;
     // gemini, codex and programs choose their own model unless one is named; huddle's default is a Claude model.
-    const namedModel = request.model ?? role?.model ?? (external && external !== 'claude-code' ? undefined : this.ctx.config.model);
+    const namedModel = request.model ?? settings.model ?? role?.model ?? (external && external !== 'claude-code' ? undefined : this.ctx.config.model);
     const model = namedModel ?? kind;
-    const planModeRequired = request.planModeRequired ?? role?.plan_mode_required ?? false;
-    const permission = teammateMode({ requested: request.permissionMode, role: role?.permission_mode, run: this.permissions.runMode(), byLead: by === LEAD_NAME });
+    const planModeRequired = request.planModeRequired ?? settings.planModeRequired ?? role?.plan_mode_required ?? false;
+    const permission = teammateMode({ requested: request.permissionMode, role: settings.permissionMode ?? role?.permission_mode, run: this.permissions.runMode(), byLead: by === LEAD_NAME });
     this.permissions.setMode(request.name, permission.mode);
     // Its own git worktree when asked, or by the role's or the config's default; one left by an
     // earlier spawn of that name is reused, so its work carries on. The team state stays here.
-    const wantsWorktree = request.worktree ?? role?.worktree ?? (this.ctx.config.worktrees || hasWorktree(this.ctx.workspace.root, request.name));
+    const wantsWorktree = request.worktree ?? settings.worktree ?? role?.worktree ?? (this.ctx.config.worktrees || hasWorktree(this.ctx.workspace.root, request.name));
     const worktree = wantsWorktree ? await ensureWorktree(this.ctx.workspace.root, request.name) : undefined;
     await this.ctx.roster.add({
       name: request.name,
@@ -263,6 +324,7 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
       prompt,
       planModeRequired: spec.planModeRequired,
       resume,
+      maxTurns: this.roleSettings(spec.role).maxTurns,
     });
     this.teammates.set(spec.name, teammate);
     if (!resume) teammate.start();

@@ -2,13 +2,14 @@
 // task wakes it (events, not polling), until the idle timeout shuts it down. An approved
 // shutdown ends the loop at the end of the current tool call.
 import { Agent, type AgentSpec } from './agent.js';
-import type { TurnSource } from './agent-loop.js';
+import type { TurnOutcome, TurnSource } from './agent-loop.js';
 import { autoClaimTurn } from './prompts.js';
 import { LEAD_NAME } from '../runtime/vocabulary.js';
 import { formatDuration } from './protocols.js';
 import { onTask, waitingSince } from './liveness.js';
 import { isReviewerRole, reviewMaxRounds, reviewRequestedTurn } from './review-tools.js';
 import type { TeamContext } from './team-context.js';
+import { MAX_HOOK_CONTINUATIONS } from './team-hooks.js';
 import type { Message } from '../runtime/store/bus.js';
 import type { ToolRegistry } from '../runtime/tools/registry.js';
 import type { WorktreeInfo } from '../runtime/workspace/worktree.js';
@@ -150,12 +151,14 @@ export class Teammate extends Agent {
   async #run(): Promise<void> {
     let input: string | undefined = this.prompt;
     let source: TurnSource = this.#resumed ? 'system' : 'spawn';
+    /** Turns in a row a TeammateIdle hook kept it from idling. */
+    let kept = 0;
     try {
       await this.setStatus('working');
       while (input !== undefined && !this.stopping) {
         this.#idleRequested = false;
         // A teammate resumed idle has its resume turn in its transcript already: it waits for work.
-        const outcome = this.#resumeIdle ? undefined : await this.loop.runTurn(input, source);
+        const outcome: TurnOutcome | undefined = this.#resumeIdle ? undefined : await this.loop.runTurn(input, source);
         this.#resumeIdle = false;
         if (outcome?.kind === 'failed' || outcome?.kind === 'turn_limit') {
           const error = this.describeOutcome(outcome);
@@ -166,6 +169,14 @@ export class Teammate extends Agent {
           return;
         }
         if (this.stopping) break;
+        const reason: string | undefined = outcome && !this.awaitingPlanDecision ? await this.#idleHook(kept) : undefined;
+        if (reason !== undefined) {
+          kept += 1;
+          input = `A TeammateIdle hook kept you from going idle: ${reason}`;
+          source = 'system';
+          continue;
+        }
+        kept = 0;
         const wake = await this.#idle();
         if (wake.kind !== 'input') {
           if (wake.kind === 'timeout') this.stopReason ??= `idle for ${formatDuration(this.ctx.config.idleTimeoutMs)}`;
@@ -193,7 +204,9 @@ export class Teammate extends Agent {
    */
   async #idle(): Promise<Wake> {
     const waitingForPlan = this.awaitingPlanDecision;
-    const deadline = waitingForPlan ? Infinity : Date.now() + this.ctx.config.idleTimeoutMs;
+    // The idle timeout counts from when the teammate says it is idle (the status is written), so a
+    // slow write never shortens the time it waits for work.
+    let deadline = Infinity;
     let resting = false;
     for (;;) {
       if (this.stopping) return { kind: 'stopped' };
@@ -213,18 +226,37 @@ export class Teammate extends Agent {
           if (task) return { kind: 'input', text: autoClaimTurn(task), source: 'auto_claim', reason: onTask(task), task: task.id };
         }
       }
-      const remaining = deadline - Date.now();
-      if (remaining <= 0) return { kind: 'timeout' };
       if (!resting) {
         resting = true;
         if (waitingForPlan) await this.setStatus('waiting', { reason: 'plan approval' });
-        else await this.setStatus('idle', { reason: waitingSince('waiting for work') });
+        else {
+          await this.setStatus('idle', { reason: waitingSince('waiting for work') });
+          deadline = Date.now() + this.ctx.config.idleTimeoutMs;
+        }
         // Look again (something may have come while the status was written), unless a take just
         // failed (another claimer won): then wait for the next change rather than spin.
         if (!tried) continue;
       }
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) return { kind: 'timeout' };
       await this.#waitForChange(remaining);
     }
+  }
+
+  /**
+   * TeammateIdle hooks before the teammate rests (SPEC section 9): a block keeps it working, with
+   * the reason as its next turn, a few times in a row at most. Undefined: it may go idle.
+   */
+  async #idleHook(kept: number): Promise<string | undefined> {
+    const hooks = this.ctx.hooks;
+    if (!hooks?.has('TeammateIdle')) return undefined;
+    const outcome = await hooks.run(this.events, { hook_event_name: 'TeammateIdle', teammate_name: this.name, team_name: this.ctx.teamName }, { cwd: this.loop.workspace.root });
+    if (!outcome.blocked || outcome.stop || this.stopping) return undefined;
+    if (kept >= MAX_HOOK_CONTINUATIONS) {
+      this.events.emit('warning', { message: `a TeammateIdle hook kept ${this.name} working ${kept} times in a row; it goes idle now`, hook: 'TeammateIdle' });
+      return undefined;
+    }
+    return outcome.reason ?? 'a TeammateIdle hook asked you to keep working';
   }
 
   /** A look that takes nothing: an unread message, or (unless waiting on a plan) a task claimNext would take. */

@@ -147,7 +147,9 @@ export class Transcript {
     // A skipped call has no tool_call event: its result brings it.
     if (event.skipped && !call.uses.some((use) => use.id === event.id)) call.uses.push({ id: event.id, name: event.name, input: event.input ?? {} });
     if (!call.uses.some((use) => use.id === event.id)) return;
-    call.results.set(event.id, { type: 'tool_result', tool_use_id: event.id, content: event.content, ...(event.ok ? {} : { is_error: true }) });
+    // Richer content (an MCP tool's images) goes to the model as it came; `content` is its text.
+    const content = event.blocks?.length ? event.blocks : event.content;
+    call.results.set(event.id, { type: 'tool_result', tool_use_id: event.id, content, ...(event.ok ? {} : { is_error: true }) });
   }
 
   #delivered(event: EventOf<'message_delivered'>): void {

@@ -89,6 +89,7 @@ function teamToolsFor(workspace: Workspace, store: TeamStore, hub: EventHub, roo
     board: store.board,
     roster: store.roster,
     teamName: store.teamName,
+    transcripts: store.events,
     shutdownGraceMs: 0,
     planAutoApproveMs: 0,
   };

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isPermissionMode, PERMISSION_MODES, type PermissionMode } from './permissions/permission-mode.js';
 import type { BudgetLimits } from './budget/budget.js';
+import { registerSecret, registerSecretFile } from './secrets.js';
 
 export const DEFAULT_MODEL = 'claude-sonnet-4-6';
 
@@ -22,6 +23,8 @@ export interface HuddleConfig {
   maxRetries: number;
   retryBaseMs: number;
   requestTimeoutMs: number;
+  /** A response stream with no event for this long counts as cut and is retried (HUDDLE_STREAM_IDLE_MS, default 60 s). */
+  streamIdleMs?: number;
   idleTimeoutMs: number;
   /** A working agent with no event for this long is interrupted by the stall watchdog (HUDDLE_STALL_MS, default 10 min; 0: off). */
   stallMs?: number;
@@ -66,6 +69,7 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
   if (flags.apiKeyFile) {
     apiKey = readKeyFile(flags.apiKeyFile);
     apiKeySource = '--api-key-file';
+    registerSecretFile(path.resolve(flags.apiKeyFile)); // sandboxed commands never read it
   } else if (env.ANTHROPIC_API_KEY) {
     apiKey = env.ANTHROPIC_API_KEY.trim();
     apiKeySource = 'ANTHROPIC_API_KEY';
@@ -73,6 +77,9 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
     authToken = env.ANTHROPIC_AUTH_TOKEN.trim();
     apiKeySource = 'ANTHROPIC_AUTH_TOKEN';
   }
+  // Redacted from every tool result, log and output from now on, in any spelling.
+  registerSecret(apiKey);
+  registerSecret(authToken);
   return {
     cwd,
     apiKey,
@@ -85,6 +92,7 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
     maxRetries: intFrom(env, 'HUDDLE_MAX_RETRIES', 6),
     retryBaseMs: intFrom(env, 'HUDDLE_RETRY_BASE_MS', 500),
     requestTimeoutMs: intFrom(env, 'HUDDLE_REQUEST_TIMEOUT_MS', 600_000),
+    streamIdleMs: intFrom(env, 'HUDDLE_STREAM_IDLE_MS', 60_000),
     idleTimeoutMs: intFrom(env, 'HUDDLE_IDLE_TIMEOUT_MS', 60_000),
     stallMs: intFrom(env, 'HUDDLE_STALL_MS', 600_000),
     planApproval: planApprovalFrom(env),

@@ -15,4 +15,14 @@ export interface CliOptions {
   /** --budget-usd / --budget-minutes / --budget-turns: the team's hard limits. */
   budget?: { usd?: number; minutes?: number; turns?: number };
   command: string | undefined;
+  // ---- headless output and input (issue 12) ----
+  /** --output-format: `text` (the lead's final text), `json` (one result object), `stream-json` (Claude Code's line format). */
+  outputFormat?: OutputFormat;
+  /** Where the prompt came from: `-p TEXT`, stdin (`-p` / `-p -`), or `--prompt-file F`. */
+  promptSource?: 'argument' | 'stdin' | 'file';
+  /** --prompt-file's path (the prompt itself is in `prompt` once read). */
+  promptFile?: string;
 }
+
+export const OUTPUT_FORMATS = ['text', 'json', 'stream-json'] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];

@@ -3,7 +3,11 @@
 // TeamBusyError), then the team. Every face opens its session here; none wires stores and agents.
 import { Team } from '../agents/team.js';
 import { EventHub, type EventListener } from '../runtime/events/events.js';
-import { TeamBusyError, type TeamStore } from '../runtime/store/team-store.js';
+import { StoreError, type TeamStore } from '../runtime/store/team-store.js';
+import { budgetSettingsFrom } from '../runtime/settings/to-config.js';
+import { startExtras, type SessionExtras } from './session-extras.js';
+import { gitBaseline } from '../runtime/record/git-changes.js';
+import { RunRecorder } from '../runtime/record/run-record.js';
 import { StartupError, type SessionSettings } from './settings.js';
 import { TeamSession } from './team-session.js';
 
@@ -40,17 +44,55 @@ export async function openSession(settings: SessionSettings, options: OpenOption
     const archived = decision === 'fresh' ? await backend.archive() : undefined;
     const hub = new EventHub();
     if (options.observe) hub.subscribe(options.observe);
+    // The run record sums every event from the first; git says where the run began.
+    const recorder = new RunRecorder();
+    hub.subscribe(recorder.onEvent);
+    const gitBase = gitBaseline(workspace.root);
     const store = await backend.open({ hub, secrets: settings.secrets });
     let team: Team;
+    let extras: SessionExtras | undefined;
     try {
-      team = await Team.open({ config, workspace, hub, store, backend: settings.model, ...options.team });
+      extras = await startExtras({ loaded: settings.loaded, root: workspace.root, home: settings.home, spawn: settings.spawn });
+      const loaded = settings.loaded;
+      team = await Team.open({
+        config,
+        workspace,
+        hub,
+        store,
+        backend: settings.model,
+        ...options.team,
+        ...(loaded ? { settings: loaded.settings, budget: budgetSettingsFrom(loaded.settings) } : {}),
+        memory: extras.memory,
+        ...(extras.hooks ? { hooks: extras.hooks } : {}),
+        ...(extras.mcp ? { mcp: extras.mcp } : {}),
+        ...(settings.spawn ? { spawn: settings.spawn } : {}),
+      });
     } catch (error) {
+      await extras?.mcp?.close();
       await store.close('huddle could not start');
       throw error;
     }
-    return new TeamSession({ team, store: store as TeamStore, hub, workspace, config, secrets: settings.secrets, decision, archived: archived && workspace.relative(archived) });
+    // Logged (and shown by the faces): deprecated files, servers that did not start, what the repository runs.
+    for (const message of extras.notices) hub.emit('huddle', 'warning', { message });
+    await team.sessionHook({ hook_event_name: 'SessionStart', source: decision === 'resume' ? 'resume' : 'startup' });
+    return new TeamSession({
+      team,
+      store: store as TeamStore,
+      hub,
+      workspace,
+      config,
+      secrets: settings.secrets,
+      decision,
+      archived: archived && workspace.relative(archived),
+      loaded: settings.loaded,
+      notices: extras.notices,
+      ...(extras.mcp ? { mcp: extras.mcp } : {}),
+      recorder,
+      gitBase,
+    });
   } catch (error) {
-    if (error instanceof TeamBusyError) throw new StartupError(error.message);
+    // Another live huddle here, a read-only workspace, a full disk, a broken state file: one line, exit 2.
+    if (error instanceof StoreError) throw new StartupError(error.message);
     throw error;
   }
 }
@@ -62,7 +104,7 @@ async function decide(settings: SessionSettings, options: OpenOptions): Promise<
   try {
     unfinished = await settings.backend.unfinishedMembers();
   } catch (error) {
-    if (error instanceof TeamBusyError) throw error;
+    if (error instanceof StoreError) throw error;
     // A roster that cannot be read: say which file and why, and touch nothing.
     throw new StartupError((error as Error).message);
   }

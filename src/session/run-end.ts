@@ -5,6 +5,7 @@
 import type { Team } from '../agents/team.js';
 import type { BudgetStop } from '../runtime/budget/budget.js';
 import type { EventHub } from '../runtime/events/events.js';
+import type { TeamStore } from '../runtime/store/team-store.js';
 import { formatDuration } from '../agents/protocols.js';
 
 export type RunEnd =
@@ -12,9 +13,11 @@ export type RunEnd =
   | { kind: 'failed' }
   | { kind: 'budget'; stop: BudgetStop }
   /** `message`: "<agent> stalled: no event for <time> while working". */
-  | { kind: 'stalled'; agent: string; message: string };
+  | { kind: 'stalled'; agent: string; message: string }
+  /** The store can no longer keep the team's state (a full disk, say). */
+  | { kind: 'store'; message: string };
 
-export function untilDone(team: Team, hub: EventHub): Promise<RunEnd> {
+export function untilDone(team: Team, hub: EventHub, store: Pick<TeamStore, 'failure' | 'onFailure'>): Promise<RunEnd> {
   return new Promise((resolve) => {
     let over = false;
     let checking = false;
@@ -25,6 +28,7 @@ export function untilDone(team: Team, hub: EventHub): Promise<RunEnd> {
       stopTurns();
       stopEvents();
       stopBudget();
+      stopStore();
       resolve(end);
     };
     const check = async () => {
@@ -43,6 +47,8 @@ export function untilDone(team: Team, hub: EventHub): Promise<RunEnd> {
     };
     // A hard budget limit with nobody to ask ends the run (exit 3), whatever the agents are doing.
     const stopBudget = team.budget.onExhausted((stop) => finish({ kind: 'budget', stop }));
+    // The team's state can no longer be written: the run ends (exit 1), whatever the agents are doing.
+    const stopStore = store.onFailure((error) => finish({ kind: 'store', message: error.message }));
     const stopTurns = team.lead.onTurnEnd(() => void check());
     const stopEvents = hub.subscribe((event) => {
       if (event.type === 'warning' && event.stalled) {
@@ -52,5 +58,6 @@ export function untilDone(team: Team, hub: EventHub): Promise<RunEnd> {
       else if (event.type === 'status' || event.type === 'message_delivered') void check();
     });
     if (team.budget.exhausted) finish({ kind: 'budget', stop: team.budget.exhausted });
+    if (store.failure) finish({ kind: 'store', message: store.failure.message });
   });
 }

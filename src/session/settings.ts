@@ -1,11 +1,15 @@
-// What a team session is opened from, resolved from the command line and the environment: the
-// workspace, where the team's state lives (a StoreBackend), the model client, the permission mode
-// and the budgets. The start-up checks every face shares are here, written once; a failed check
-// is a StartupError: one line for the person, exit code 2.
+// What a team session is opened from, resolved from the settings files, the environment and the
+// command line (runtime/settings: one schema, each value with where it came from): the workspace,
+// where the team's state lives (a StoreBackend), the model client, the permission mode, the
+// budgets, MCP servers, hooks, verify gates. The start-up checks every face shares are here,
+// written once; a failed check is a StartupError: one line for the person, exit code 2.
 import { existsSync, statSync } from 'node:fs';
-import { ConfigError, MISSING_KEY_MESSAGE, hasCredentials, resolveConfig, type HuddleConfig } from '../runtime/config.js';
-import { BudgetConfigError, loadBudgetSettings } from '../runtime/budget/budget.js';
+import { ConfigError, MISSING_KEY_MESSAGE, hasCredentials, type HuddleConfig } from '../runtime/config.js';
 import { ModelClient, ModelError, modelClientOptions, type ModelBackend } from '../runtime/model/model-client.js';
+import type { SpawnLike } from '../runtime/process/spawn.js';
+import { SettingsError } from '../runtime/settings/errors.js';
+import type { LoadedSettings } from '../runtime/settings/load.js';
+import { resolveSettingsConfig } from '../runtime/settings/to-config.js';
 import { fileBackend } from '../runtime/store/file/file-store.js';
 import type { StoreBackend } from '../runtime/store/team-store.js';
 import { Workspace } from '../runtime/workspace/workspace.js';
@@ -34,14 +38,26 @@ export interface SessionSettings {
   keyMissing: boolean;
   /** `huddle demo`: a scripted model in a throwaway workspace. */
   demo: boolean;
+  /**
+   * The merged settings with where each value came from (`/config`), and the warnings of loading
+   * them (deprecated files). Absent: a session opened from a bare config (tests), with no MCP
+   * servers, hooks, verify gates or role overrides.
+   */
+  loaded?: LoadedSettings;
+  /** How hooks, verify commands and stdio MCP servers are started (the sandbox's spawn, once it exists). */
+  spawn?: SpawnLike;
+  /** The user's home, for ~/.claude/CLAUDE.md (default: os.homedir()); tests point it at a temp dir. */
+  home?: string;
 }
 
-/** How a face starts: headless refuses what the console tolerates, and the console can ask. */
+/**
+ * How a face starts: headless refuses what the console tolerates. Broken settings (a settings
+ * file, .mcp.json, .team/budget.json) are refused by every face: a file that holds the team's
+ * guard hooks must never be skipped silently.
+ */
 export interface FaceRules {
   /** Without credentials: refuse (headless) or open with a model client that says what to set (console). */
   missingKey: 'refuse' | 'explain';
-  /** A broken .team/budget.json: refuse (headless), or warn and use the --budget-* flags alone (console). */
-  brokenBudgetFile: 'refuse' | 'warn';
 }
 
 /** Without a key the console still opens; every model call says what to set. */
@@ -60,25 +76,18 @@ export async function resolveSettings(options: CliOptions, rules: FaceRules, env
     cwd = (await createDemoWorkspace()).dir;
   }
   let config: HuddleConfig;
+  let loaded: LoadedSettings;
   try {
-    config = resolveConfig({ cwd, model: options.model, apiKeyFile: options.apiKeyFile, maxTurns: options.maxTurns, permissionMode: options.permissionMode }, env);
+    const flags = { model: options.model, maxTurns: options.maxTurns, permissionMode: options.permissionMode, budget: options.budget };
+    ({ config, loaded } = resolveSettingsConfig({ cwd: cwd ?? process.cwd(), env, flags, apiKeyFile: options.apiKeyFile }));
   } catch (error) {
-    if (error instanceof ConfigError) throw new StartupError(error.message);
+    if (error instanceof ConfigError || error instanceof SettingsError) throw new StartupError(error.message);
     throw error;
   }
-  config.budget = options.budget; // --budget-* flags: the team's limits (runtime/budget)
   const keyMissing = !demo && !hasCredentials(config);
   if (keyMissing && rules.missingKey === 'refuse') throw new StartupError(MISSING_KEY_MESSAGE.replace(/^huddle: /, ''));
   if (!existsSync(config.cwd) || !statSync(config.cwd).isDirectory()) throw new StartupError(`workspace ${config.cwd} is not a directory`);
   const workspace = new Workspace(config.cwd);
-  if (rules.brokenBudgetFile === 'refuse') {
-    try {
-      loadBudgetSettings(workspace.teamDir, config.budget);
-    } catch (error) {
-      if (error instanceof BudgetConfigError) throw new StartupError(error.message);
-      throw error;
-    }
-  }
   return {
     config,
     workspace,
@@ -87,6 +96,7 @@ export async function resolveSettings(options: CliOptions, rules: FaceRules, env
     secrets: [config.apiKey, config.authToken].filter((s): s is string => Boolean(s)),
     keyMissing,
     demo,
+    loaded,
   };
 }
 

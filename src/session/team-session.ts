@@ -15,14 +15,20 @@ import type { ApprovalDecision, ApprovalRequest } from '../runtime/store/approva
 import type { Task } from '../runtime/store/board.js';
 import type { Message } from '../runtime/store/bus.js';
 import type { Member } from '../runtime/store/roster.js';
-import type { TeamStore } from '../runtime/store/team-store.js';
+import { StoreError, type TeamStore } from '../runtime/store/team-store.js';
 import { agentEmitter } from '../runtime/events/events.js';
 import { ToolRegistry } from '../runtime/tools/registry.js';
 import { planSubmissionTool, teammateTools } from '../agents/team-tools.js';
 import { ExternalTeammate } from '../agents/external/external-teammate.js';
 import type { TerminalView } from '../agents/external/pty-driver.js';
 import { scrub } from '../runtime/store/file/event-log.js';
+import { gitChanges } from '../runtime/record/git-changes.js';
+import { RunRecorder, type RunRecord } from '../runtime/record/run-record.js';
 import { LEAD_NAME, PERSON_SENDER } from '../runtime/vocabulary.js';
+import type { McpServers, McpServerStatus } from '../runtime/mcp/mcp-servers.js';
+import { settingsRows, type SettingsRow } from '../runtime/settings/describe.js';
+import type { LoadedSettings } from '../runtime/settings/load.js';
+import type { Settings } from '../runtime/settings/schema.js';
 import type { Workspace } from '../runtime/workspace/workspace.js';
 import { BudgetIntents } from './budget-intents.js';
 import { untilDone, type RunEnd } from './run-end.js';
@@ -44,6 +50,28 @@ export interface SessionParts {
   decision: 'new' | 'resume' | 'fresh';
   /** Where --fresh archived the old team (relative to the workspace). */
   archived?: string | undefined;
+  /** The settings with where each value came from (`/config`); absent for a session opened from a bare config. */
+  loaded?: LoadedSettings | undefined;
+  /** Start-up notices for the person (deprecated files, servers that did not start, what the repository runs). */
+  notices?: string[];
+  /** The session's MCP servers (closed with it). */
+  mcp?: McpServers;
+  /** Sums the session's events from its first (subscribed when the hub was made). */
+  recorder?: RunRecorder;
+  /** The git commit the session began at (undefined: not a repository). */
+  gitBase?: Promise<string | undefined>;
+}
+
+/** A run record and where it was written (relative to the workspace). */
+export interface RecordedRun {
+  record: RunRecord;
+  file: string;
+}
+
+/** The last verify run of a task in this session, as `/tasks` shows it. */
+export interface VerifyMark {
+  ok: boolean;
+  summary: string;
 }
 
 /** What a face gets back from /compact: done now, or deferred to before the agent's next model call. */
@@ -68,22 +96,48 @@ export class TeamSession {
   readonly #store: TeamStore;
   readonly #config: HuddleConfig;
   readonly #secrets: string[];
+  readonly #loaded: LoadedSettings | undefined;
+  readonly #mcp: McpServers | undefined;
+  /** Task id → its last verify run, from the `verify` events of this session. */
+  readonly #verified = new Map<number, VerifyMark>();
+  readonly #verifyListeners = new Set<() => void>();
+  readonly #recorder: RunRecorder;
+  readonly #gitBase: Promise<string | undefined>;
+  /** The run record written when the session closed (close({ record })). */
+  recorded: RecordedRun | undefined;
   #resumed: Promise<ResumeReport> | undefined;
   #closed: Promise<void> | undefined;
   /** Closed with the session: the control socket (control-server.ts), once a face opened it. */
   #onClose: Array<() => Promise<void>> = [];
+  /** Start-up notices, one line each (headless prints them as warnings; the console shows them in the lead's pane). */
+  readonly notices: readonly string[];
 
   constructor(parts: SessionParts) {
     this.#team = parts.team;
     this.#store = parts.store;
     this.#config = parts.config;
     this.#secrets = parts.secrets;
+    this.#loaded = parts.loaded;
+    this.#mcp = parts.mcp;
+    this.notices = parts.notices ?? [];
+    parts.hub.subscribe((event) => {
+      if (event.type !== 'verify') return;
+      this.#verified.set(event.task_id, { ok: event.ok, summary: event.summary });
+      for (const listener of this.#verifyListeners) listener();
+    });
     this.hub = parts.hub;
     this.workspace = parts.workspace;
     this.decision = parts.decision;
     this.archived = parts.archived;
     this.budget = new BudgetIntents(parts.team.budget);
     this.worktrees = new WorktreeIntents(parts.workspace.root, (name) => name !== LEAD_NAME && this.isLive(name));
+    this.#gitBase = parts.gitBase ?? Promise.resolve(undefined);
+    if (parts.recorder) {
+      this.#recorder = parts.recorder;
+    } else {
+      this.#recorder = new RunRecorder();
+      this.hub.subscribe(this.#recorder.onEvent);
+    }
   }
 
   // ---- lifecycle ------------------------------------------------------------------------------
@@ -115,7 +169,7 @@ export class TeamSession {
 
   /** Resolves when a run without a person is over (SPEC section 5), failed, stalled or out of budget (run-end.ts). */
   untilDone(): Promise<RunEnd> {
-    return untilDone(this.#team, this.hub);
+    return untilDone(this.#team, this.hub, this.#store);
   }
 
   /**
@@ -123,27 +177,62 @@ export class TeamSession {
    * statuses as they are (nobody `shutdown`) so `--resume` continues the team; otherwise the
    * team is finished. `done` is logged as the run's last event before the stores close.
    */
-  close(options: { reason: string; resumable?: boolean; done?: EventFields['done'] }): Promise<void> {
+  close(options: { reason: string; resumable?: boolean; done?: EventFields['done']; record?: { sessionId?: string } }): Promise<void> {
     return (this.#closed ??= this.#close(options));
   }
 
-  async #close({ reason, resumable, done }: { reason: string; resumable?: boolean; done?: EventFields['done'] }): Promise<void> {
-    if (resumable) {
-      await this.#team.suspend(reason);
-    } else {
-      await this.#team.stopAll(reason);
-      // After the lead's loop has ended: a turn still unwinding (a stall, an interrupt) would set it idle again.
-      await this.#team.close(reason);
-      await this.#team.ctx.roster.setStatus(LEAD_NAME, 'shutdown', { reason });
+  async #close({ reason, resumable, done, record }: { reason: string; resumable?: boolean; done?: EventFields['done']; record?: { sessionId?: string } }): Promise<void> {
+    try {
+      if (resumable) {
+        await this.#team.suspend(reason);
+      } else {
+        await this.#team.stopAll(reason);
+        // After the lead's loop has ended: a turn still unwinding (a stall, an interrupt) would set it idle again.
+        await this.#team.close(reason);
+        await this.#team.ctx.roster.setStatus(LEAD_NAME, 'shutdown', { reason });
+      }
+    } catch (error) {
+      // After a store failure what is left of the store may fail too: the first failure is what is reported.
+      if (!(error instanceof StoreError && this.#store.failure)) throw error;
     }
+    // After every agent has stopped, before the logs close (its run is logged too).
+    await this.#team.sessionHook({ hook_event_name: 'SessionEnd', reason });
     if (done) this.hub.emit(LEAD_NAME, 'done', done);
+    if (record) {
+      const outcome = done ? { ok: done.ok, exit_code: done.exit_code, ...(done.reason ? { reason: done.reason } : { reason }) } : undefined;
+      this.recorded = await this.runRecord({ ...record, ...(outcome ? { outcome } : {}) }).catch((error: Error) => {
+        this.hub.emit('huddle', 'warning', { message: `could not write the run record: ${error.message}` });
+        return undefined;
+      });
+    }
     for (const close of this.#onClose.splice(0)) await close().catch(() => undefined);
+    await this.#mcp?.close();
     await this.#store.close(reason);
   }
 
   /** Something to close with the session (before the stores): the control socket. */
   closeWith(close: () => Promise<void>): void {
     this.#onClose.push(close);
+  }
+
+  /**
+   * The run record (runtime/record): built from the session's events, the board, the spend per
+   * task and git, and written to .team/logs/run-<stamp>.json. Headless runs write one as they end;
+   * the console on /summary.
+   */
+  async runRecord(options: { sessionId?: string; outcome?: RunRecord['outcome'] } = {}): Promise<RecordedRun> {
+    await this.#store.spend.flush();
+    const base = await this.#gitBase;
+    const [tasks, git] = await Promise.all([this.tasks().catch(() => []), base ? gitChanges(this.workspace.root, base) : Promise.resolve(undefined)]);
+    const record = this.#recorder.build({
+      tasks,
+      spend: this.#store.spend.data,
+      git,
+      ...(options.outcome ? { outcome: options.outcome } : {}),
+      ...(options.sessionId ? { sessionId: options.sessionId } : {}),
+    });
+    const file = await this.#store.events.saveRunRecord(record as unknown as Record<string, unknown>);
+    return { record, file: this.workspace.relative(file) };
   }
 
   // ---- lookups --------------------------------------------------------------------------------
@@ -164,12 +253,53 @@ export class TeamSession {
     return teammate !== undefined && !teammate.finished;
   }
 
-  tasks(): Promise<Task[]> {
-    return this.#team.ctx.board.list();
+  /** The board; a task whose verify command ran in this session carries `verify_result` (its last run). */
+  async tasks(): Promise<Array<Task & { verify_result?: VerifyMark }>> {
+    const tasks = await this.#team.ctx.board.list();
+    return tasks.map((task) => {
+      const mark = this.#verified.get(task.id);
+      return mark ? { ...task, verify_result: mark } : task;
+    });
   }
 
+  /** The board changed, or a task's verify command ran. */
   onTasksChanged(listener: () => void): () => void {
-    return this.#team.ctx.board.onChange(listener);
+    const off = this.#team.ctx.board.onChange(listener);
+    this.#verifyListeners.add(listener);
+    return () => {
+      off();
+      this.#verifyListeners.delete(listener);
+    };
+  }
+
+  /** The merged settings (notifications, …); undefined for a session opened from a bare config. */
+  get settings(): Settings | undefined {
+    return this.#loaded?.settings;
+  }
+
+  /** `/config`: every effective setting, its value, and where it came from. */
+  settingsRows(): SettingsRow[] {
+    return this.#loaded ? settingsRows(this.#loaded) : [];
+  }
+
+  /** `/mcp`: the MCP servers, their state and tools. */
+  mcpStatus(): McpServerStatus[] {
+    return this.#mcp?.status() ?? [];
+  }
+
+  /** Runs the Notification hooks for something that needs the person (the notifier calls this). */
+  notificationHook(agent: string, notification: { message: string; title?: string; notification_type?: string }): Promise<void> {
+    return this.#team.notificationHook(agent, notification);
+  }
+
+  /** Calls `listener` each time the lead ends a turn with the team settled (nothing left to do): the team finished. */
+  onTeamFinished(listener: (leadText: string) => void): () => void {
+    return this.#team.lead.onTurnEnd((turn) => {
+      if (turn.outcome.kind !== 'end_turn') return;
+      void this.#team.isSettled().then((settled) => {
+        if (settled) listener(turn.outcome.kind === 'end_turn' ? turn.outcome.text : '');
+      });
+    });
   }
 
   /** What waits for the person (tool calls in ask mode, budget stops, plans, notices), oldest first. */
@@ -180,6 +310,17 @@ export class TeamSession {
   /** A person is here to answer the needs-you queue (the console): ask mode can put questions to them. */
   attachPerson(): () => void {
     return this.#team.approvals.attachAnswerer();
+  }
+
+  /** What a headless run's first stream-json line says: where, which model, which tools, which mode. */
+  describeLead(): { cwd: string; model: string; tools: string[]; permissionMode: string; apiKeySource: string | undefined } {
+    return {
+      cwd: this.workspace.root,
+      model: this.#team.lead.loop.model,
+      tools: this.#team.lead.loop.tools.names,
+      permissionMode: this.#config.permissionMode ?? 'auto',
+      apiKeySource: this.#config.apiKeySource,
+    };
   }
 
   /** The lead's last text and how its last turn ended: what a headless run prints. */
@@ -334,7 +475,7 @@ export class TeamSession {
     if (decision === 'deny') return `denied: ${request.summary}`;
     if (decision === 'always') {
       return request.prefixes.length
-        ? `approved; ${request.prefixes.map((p) => `'${p}'`).join(', ')} added to .team/allow.json`
+        ? `approved; ${request.prefixes.map((p) => `'${p}'`).join(', ')} added to .team/settings.local.json`
         : `approved once: a write to ${request.summary} cannot be allow-listed`;
     }
     return `approved: ${request.summary}`;

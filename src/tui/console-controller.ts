@@ -11,6 +11,9 @@ import { patchAgent } from './state/console-store.js';
 import { appendItem, itemId } from './state/transcript.js';
 import { formatTokens } from './components/glyphs.js';
 import type { TerminalView } from '../agents/external/pty-driver.js';
+import { formatSettingsRows, type SettingsRow } from '../runtime/settings/describe.js';
+import { formatMcpStatus } from '../runtime/mcp/status.js';
+import { summaryLines } from '../runtime/record/run-record.js';
 
 export class ConsoleController implements CommandIntents {
   readonly store: ConsoleStore;
@@ -82,6 +85,13 @@ export class ConsoleController implements CommandIntents {
     const { name, message } = await this.#session.shell(command);
     this.store.setState((state) => ({ ...patchAgent(state, name, () => ({ role: 'shell' })), focus: name, view: 'pane' }));
     return message;
+  }
+
+  async summary(): Promise<string[]> {
+    const { record, file } = await this.#session.runRecord();
+    const lines = [`run record: ${file}`, ...summaryLines(record)];
+    this.store.setState({ summary: lines });
+    return lines;
   }
 
   interrupt(agent: string): boolean {
@@ -183,6 +193,28 @@ export class ConsoleController implements CommandIntents {
     if (lines.length === 0) return 'no teammate worktrees (spawn with worktree: true to make one)';
     this.note(pane, lines.join('\n'));
     return `${lines.length} worktree(s)`;
+  }
+
+  /** `/config [KEY]`: the effective settings, those set somewhere first, each with where it came from. */
+  showConfig(filter?: string): string | undefined {
+    const all = this.#session.settingsRows();
+    const rows = filter ? all.filter((row) => row.key === filter || row.key.startsWith(`${filter}.`) || row.key.startsWith(`${filter}[`)) : all;
+    if (!rows.length) return all.length ? `no setting '${filter}'; /config lists them all` : 'no settings were loaded for this session';
+    const isDefault = (row: SettingsRow) => row.sources.length === 1 && row.sources[0] === 'default';
+    const set = rows.filter((row) => !isDefault(row));
+    const defaults = rows.filter(isDefault);
+    const lines = [
+      ...(set.length ? formatSettingsRows(set).split('\n') : ['(nothing set: every value is huddle\'s default)']),
+      ...(defaults.length ? ['', 'defaults:', ...formatSettingsRows(defaults).split('\n').map((line) => line.replace(/\s+default$/, ''))] : []),
+    ];
+    const title = `Settings${filter ? ` ${filter}` : ''} (${set.length} set, ${defaults.length} default${defaults.length === 1 ? '' : 's'}; files: ~/.config/huddle/settings.json, .team/settings.json, .team/settings.local.json, .mcp.json)`;
+    this.store.setState({ page: { title, lines: lines.map((line) => this.#session.scrub(line)) } });
+    return undefined;
+  }
+
+  /** `/mcp`: each MCP server, its state, its tools and its last error. */
+  showMcp(): void {
+    this.store.setState({ page: { title: 'MCP servers (.mcp.json, "mcpServers" in settings; roles.<role>.tools / denyTools pick them per role)', lines: formatMcpStatus(this.#session.mcpStatus()).split('\n') } });
   }
 
   note(agent: string, text: string, tone: 'info' | 'warn' | 'error' = 'info'): void {

@@ -8,6 +8,8 @@ import { openSession } from '../session/open-session.js';
 import { openControl } from '../session/control-intents.js';
 import { resolveSettings, StartupError } from '../session/settings.js';
 import type { TeamSession } from '../session/team-session.js';
+import { Attention } from '../session/attention.js';
+import { Notifier } from '../runtime/notify/notifier.js';
 import { ConsoleController } from './console-controller.js';
 import { EventBridge } from './state/event-bridge.js';
 import { createConsoleStore } from './state/console-store.js';
@@ -21,7 +23,7 @@ export async function runConsole(options: CliOptions): Promise<number> {
   let store: ReturnType<typeof createConsoleStore>;
   let demo = false;
   try {
-    const settings = await resolveSettings(options, { missingKey: 'explain', brokenBudgetFile: 'warn' });
+    const settings = await resolveSettings(options, { missingKey: 'explain' });
     demo = settings.demo;
     if (!process.stdin.isTTY || !process.stdout.isTTY) {
       throw new StartupError('the console needs a terminal; for scripts and CI use huddle -p "PROMPT"');
@@ -56,6 +58,8 @@ export async function runConsole(options: CliOptions): Promise<number> {
   let resolveQuit!: () => void;
   const quitRequested = new Promise<void>((resolve) => (resolveQuit = resolve));
   const controller = new ConsoleController(session, store, resolveQuit);
+  // What the person should know before anything runs: deprecated files, servers that did not start, what the repository runs.
+  for (const notice of session.notices) controller.note('lead', notice, 'warn');
   const instance = render(createElement(App, { store, controller, history, quit: resolveQuit }), {
     alternateScreen: true,
     exitOnCtrlC: false,
@@ -87,10 +91,15 @@ export async function runConsole(options: CliOptions): Promise<number> {
     .then(({ preloadHighlighter }) => preloadHighlighter())
     .then(() => consoleStore.setState({ highlighterReady: true }));
 
+  // The bell, desktop notifications and the tab title ("needs you: N"), as the settings say.
+  const notifier = new Notifier({ settings: session.settings?.notifications, write: (text) => void process.stdout.write(text) });
+  const stopAttention = new Attention(session, notifier).watch();
+
   session.start();
   if (demo) session.prompt(DEMO_PROMPT);
 
   await quitRequested;
+  stopAttention();
   restoreTerminal();
   bridge.close();
   controller.close();

@@ -138,7 +138,7 @@ describe('permission modes', () => {
       ['write_file', false],
     ]);
     expect(got[0]![2]).toBe(
-      "'touch made.txt' needs approval, which a headless run cannot ask for; run with --permission-mode auto or add it to the allow-list (.team/allow.json, a JSON array of command prefixes such as [\"touch\"])",
+      "'touch made.txt' needs approval, which a headless run cannot ask for; run with --permission-mode auto or add it to the allow-list (\"permissions\": {\"allow\": [\"touch\"]} in .team/settings.json or .team/settings.local.json)",
     );
     expect(got[4]![2]).toContain('write_file .git/config needs approval (it is inside .git (the repository itself)), which a headless run cannot ask for');
     expect(existsSync(path.join(h.root, 'made.txt'))).toBe(false);
@@ -184,7 +184,8 @@ describe('permission modes', () => {
     const third = await requested(3);
     h.team.approvals.resolve(String(third.id), 'always');
     await h.waitFor('the lead to finish its turn', () => h.team.lead.lastOutcome?.kind === 'end_turn');
-    expect(JSON.parse(readFileSync(path.join(h.root, '.team', 'allow.json'), 'utf8'))).toEqual(['touch']);
+    // "Always" answers are personal settings: .team/settings.local.json, not committed.
+    expect(JSON.parse(readFileSync(path.join(h.root, '.team', 'settings.local.json'), 'utf8'))).toEqual({ permissions: { allow: ['touch'] } });
     expect(existsSync(path.join(h.root, 'always.txt'))).toBe(true);
     // Allow-listed now: the fourth command ran without a question.
     expect(existsSync(path.join(h.root, 'again.txt'))).toBe(true);

@@ -4,7 +4,7 @@
 // exactly once, every message delivered to its recipient's model exactly once (none twice, none
 // lost), and no request ever carrying a tool_use without its result.
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCliToTemp } from '../helpers/build-cli.js';
@@ -212,20 +212,6 @@ function huddle(dir: string, args: string[], killAfterMs?: number): Promise<Run>
   });
 }
 
-/**
- * The lock directories (proper-lockfile) a killed process held: huddle takes them over once they
- * are stale (10 s), which is right when another live process may hold them. Here nothing else
- * runs in the workspace, so the test removes them to keep 20 seeds fast.
- */
-function removeDeadLocks(dir: string): void {
-  for (const root of [path.join(dir, '.team'), path.join(dir, '.tasks')]) {
-    if (!existsSync(root)) continue;
-    for (const entry of readdirSync(root, { recursive: true, withFileTypes: true }).filter((e) => e.isDirectory() && e.name.endsWith('.lock'))) {
-      rmSync(path.join(entry.parentPath, entry.name), { recursive: true, force: true });
-    }
-  }
-}
-
 /** What must hold of every finished run. */
 function checkWorkspace(dir: string, label: string): void {
   const board = boardOnDisk();
@@ -306,7 +292,7 @@ describe('resume after SIGKILL', () => {
         let last = first;
         let resumes = 0;
         while (last.code !== 0 && resumes < MAX_RESUMES) {
-          if (last.signal === 'SIGKILL') removeDeadLocks(ws.dir);
+          // The killed run's locks (the team's, the board's...) are taken over at once: its pid is dead.
           // A third of the first resumes are killed too (a crash of the resumed run), the rest run out.
           const again = resumes === 0 && random() < 0.35 ? Math.round((0.1 + 0.5 * random()) * duration) : undefined;
           last = await huddle(ws.dir, ['-p', 'continue', '--resume'], again);

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { renderToString } from 'ink';
 import { createElement } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FileBoard } from '../../src/runtime/store/file/file-board.js';
+import { FileBoard } from '../../src/runtime/store/file/board/file-board.js';
 import { type Task } from '../../src/runtime/store/board.js';
 import type { EventRecord as HuddleEvent } from '../../src/runtime/events/events.js';
 import { TaskBoardView } from '../../src/tui/components/TaskBoardView.js';

@@ -194,7 +194,10 @@ describe('team runtime end to end', () => {
     for (const request of fake.requests) expect(JSON.stringify(request.headers)).toContain(TEST_API_KEY);
 
     // Every agent wrote its own event log, and none of them holds the key.
-    expect(readdirSync(path.join(root, '.team', 'logs')).sort()).toEqual(['alice', 'bob', 'lead']);
+    // A log directory per agent, and the run's record beside them (runtime/record).
+    const logEntries = readdirSync(path.join(root, '.team', 'logs')).sort();
+    expect(logEntries.filter((name) => !/^run-.+\.json$/.test(name))).toEqual(['alice', 'bob', 'lead']);
+    expect(logEntries.filter((name) => /^run-.+\.json$/.test(name))).toHaveLength(1);
     const events = orderedLogEvents(root);
     expect(events.filter((e) => e.type === 'done')).toHaveLength(1);
     expect(events.find((e) => e.type === 'done')).toMatchObject({ agent: 'lead', ok: true, exit_code: 0 });

@@ -7,7 +7,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeApi, reply, replyText, startFakeApi, text, toolUse } from '../helpers/fake-api.js';
-import { CLAUDE_CODE_BIN, claudeCodeEnv, skipWithoutClaudeCode } from '../helpers/claude-code.js';
+import { CLAUDE_CODE_BIN, claudeCodeEnv, skipWithoutClaudeCode } from '../helpers/claude-code-teammate.js';
 import { makeWorkspace, runCli, type Workspace } from '../helpers/run-cli.js';
 
 let fake: FakeApi;
@@ -112,10 +112,10 @@ describe.skipIf(skipWithoutClaudeCode())('a claude-code teammate (the real CLI)'
     expect(alice.agent_session).toMatch(/^[0-9a-f-]{36}$/);
 
     // The key reached Claude Code only as its own variable: never in a log.
-    for (const dir of readdirSync(path.join(ws.dir, '.team', 'logs'))) {
-      for (const file of readdirSync(path.join(ws.dir, '.team', 'logs', dir))) {
-        expect(readFileSync(path.join(ws.dir, '.team', 'logs', dir, file), 'utf8')).not.toContain('sk-test-key-1234567890');
-      }
+    const logs = path.join(ws.dir, '.team', 'logs');
+    for (const entry of readdirSync(logs, { withFileTypes: true })) {
+      const files = entry.isDirectory() ? readdirSync(path.join(logs, entry.name)).map((file) => path.join(logs, entry.name, file)) : [path.join(logs, entry.name)];
+      for (const file of files) expect(readFileSync(file, 'utf8')).not.toContain('sk-test-key-1234567890');
     }
   }, 240_000);
 });

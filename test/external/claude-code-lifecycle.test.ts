@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeApi, reply, replyText, startFakeApi, text, toolUse } from '../helpers/fake-api.js';
-import { CLAUDE_CODE_BIN, claudeCodeEnv, skipWithoutClaudeCode } from '../helpers/claude-code.js';
+import { CLAUDE_CODE_BIN, claudeCodeEnv, skipWithoutClaudeCode } from '../helpers/claude-code-teammate.js';
 import { baseEnv, CLI_PATH, makeWorkspace, runCli, type Workspace } from '../helpers/run-cli.js';
 import { openTeamHarness, type TeamHarness } from '../helpers/team-harness.js';
 

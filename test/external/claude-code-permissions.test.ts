@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { reply, replyText, toolUse } from '../helpers/fake-api.js';
-import { CLAUDE_CODE_BIN, claudeCodeEnv, skipWithoutClaudeCode } from '../helpers/claude-code.js';
+import { CLAUDE_CODE_BIN, claudeCodeEnv, skipWithoutClaudeCode } from '../helpers/claude-code-teammate.js';
 import { CLI_PATH } from '../helpers/run-cli.js';
 import { openTeamHarness, type TeamHarness } from '../helpers/team-harness.js';
 

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { reply, replyText, startFakeApi, text, toolUse, type FakeApi } from '../helpers/fake-api.js';
-import { CLAUDE_CODE_BIN, claudeCodeEnv, skipWithoutClaudeCode } from '../helpers/claude-code.js';
+import { CLAUDE_CODE_BIN, claudeCodeEnv, skipWithoutClaudeCode } from '../helpers/claude-code-teammate.js';
 import { KEYS, PtyDriver } from '../helpers/pty-driver.js';
 import { runCli } from '../helpers/run-cli.js';
 

@@ -1,45 +1,105 @@
-// The pinned Claude Code CLI (@anthropic-ai/claude-code, a devDependency) for tests that drive the
-// real thing: where its native binary is, and an environment that keeps it offline and out of the
-// person's own config (a temp HOME). A test that needs it fails under CI=true when it is missing,
-// and is skipped locally with a line saying what to install.
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+/**
+ * The real Claude Code CLI (`@anthropic-ai/claude-code`, a pinned devDependency), run headless
+ * against the fake Messages API: for the test that compares huddle's stream-json with Claude
+ * Code's, and for the caching benchmark that measures what Claude Code is billed.
+ *
+ * The npm package's `bin/claude.exe` is a placeholder that its postinstall replaces with the
+ * native binary of the platform package (an optional dependency); where the postinstall did not
+ * run, the platform package's binary is used directly.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
 import path from 'node:path';
-import { REPO_ROOT } from './run-cli.js';
+import { fileURLToPath } from 'node:url';
 
-export const CLAUDE_CODE_BIN = path.join(REPO_ROOT, 'node_modules', '@anthropic-ai', 'claude-code', 'bin', 'claude.exe');
+const ROOT = process.env.HUDDLE_BENCH_ROOT ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-/** Undefined when the pinned CLI runs here, else why not. */
-export function claudeCodeMissing(): string | undefined {
-  if (!existsSync(CLAUDE_CODE_BIN)) return `${CLAUDE_CODE_BIN} is missing: run npm install (it is a devDependency)`;
-  // Its postinstall copies the native binary over a small placeholder; npm runs it only when allowed.
-  if (statSync(CLAUDE_CODE_BIN).size < 1_000_000) return `${CLAUDE_CODE_BIN} is the placeholder: its postinstall did not run (allowScripts in package.json), run npm rebuild @anthropic-ai/claude-code`;
+export const CLAUDE_CODE_INSTALL = "npm install (the pinned devDependency @anthropic-ai/claude-code brings Claude Code's native binary)";
+
+/** The path of Claude Code's native binary, or undefined when it is not installed. */
+export function findClaudeCode(): string | undefined {
+  const require = createRequire(path.join(ROOT, 'package.json'));
+  let packageDir: string;
   try {
-    execFileSync(CLAUDE_CODE_BIN, ['--version'], { env: { PATH: process.env.PATH ?? '', HOME: REPO_ROOT }, timeout: 60_000, stdio: 'pipe' });
+    packageDir = path.dirname(require.resolve('@anthropic-ai/claude-code/package.json'));
+  } catch {
     return undefined;
-  } catch (error) {
-    return `${CLAUDE_CODE_BIN} --version failed: ${(error as Error).message}`;
+  }
+  const wrapperBin = path.join(packageDir, 'bin', 'claude.exe');
+  // The placeholder is a few hundred bytes; the native binary is hundreds of megabytes.
+  if (existsSync(wrapperBin) && statSync(wrapperBin).size > 1_000_000) return wrapperBin;
+  const platform = `${process.platform}-${process.arch}`;
+  for (const suffix of [platform, `${platform}-musl`]) {
+    try {
+      const dir = path.dirname(createRequire(path.join(packageDir, 'package.json')).resolve(`@anthropic-ai/claude-code-${suffix}/package.json`));
+      const bin = path.join(dir, process.platform === 'win32' ? 'claude.exe' : 'claude');
+      if (existsSync(bin)) return bin;
+    } catch {
+      // not this variant
+    }
+  }
+  return undefined;
+}
+
+export function claudeCodeVersion(): string | undefined {
+  try {
+    const require = createRequire(path.join(ROOT, 'package.json'));
+    return (JSON.parse(readFileSync(require.resolve('@anthropic-ai/claude-code/package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return undefined;
   }
 }
 
-/** For describe.skipIf: throws under CI (the part must be there), true (skip) locally when missing. */
-export function skipWithoutClaudeCode(): boolean {
-  const missing = claudeCodeMissing();
-  if (!missing) return false;
-  if (process.env.CI === 'true') throw new Error(`Claude Code is required under CI: ${missing}`);
-  console.warn(`skipping the Claude Code tests: ${missing}`);
-  return true;
+export interface ClaudeCodeRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  seconds: number;
 }
 
-/** Claude Code's environment in tests: its own HOME, no telemetry, no update checks, nothing but the fake API. */
-export function claudeCodeEnv(home: string): Record<string, string> {
-  mkdirSync(home, { recursive: true });
-  return {
+/**
+ * Runs `claude -p PROMPT --output-format FORMAT --verbose` in `cwd` against `baseUrl`, offline:
+ * a throwaway HOME and config dir, no telemetry, updates, error reports or other traffic, no
+ * session files, and the file and shell tools allowed without asking (as root, Claude Code
+ * refuses --dangerously-skip-permissions).
+ */
+export async function runClaudeCode(options: { bin: string; cwd: string; baseUrl: string; prompt: string; format?: 'stream-json' | 'json' | 'text'; timeoutMs?: number }): Promise<ClaudeCodeRun> {
+  const home = mkdtempSync(path.join(os.tmpdir(), 'huddle-cc-home-'));
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: home,
     CLAUDE_CONFIG_DIR: path.join(home, '.claude'),
+    ANTHROPIC_BASE_URL: options.baseUrl,
+    ANTHROPIC_API_KEY: 'sk-test-claude-code-0123456789',
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
     DISABLE_AUTOUPDATER: '1',
     DISABLE_TELEMETRY: '1',
     DISABLE_ERROR_REPORTING: '1',
+    TMPDIR: process.env.TMPDIR ?? os.tmpdir(),
   };
+  const format = options.format ?? 'stream-json';
+  const args = ['-p', options.prompt, '--output-format', format, ...(format === 'stream-json' ? ['--verbose'] : []), '--no-session-persistence', '--allowedTools', 'Bash Write Read Edit'];
+  const started = performance.now();
+  try {
+    return await new Promise<ClaudeCodeRun>((resolve, reject) => {
+      const child = spawn(options.bin, args, { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
+      child.once('error', (error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
+      child.once('close', (code) => {
+        clearTimeout(timer);
+        resolve({ code, stdout, stderr, seconds: (performance.now() - started) / 1000 });
+      });
+    });
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
 }

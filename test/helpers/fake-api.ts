@@ -12,6 +12,7 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { CacheRuleError, PromptCache, tokensOf, type CacheAccount, type PromptCacheOptions } from './prompt-cache.ts';
 
 // ---------------------------------------------------------------------------
 // Public types
@@ -57,6 +58,8 @@ export interface RecordedRequest {
   headers: Record<string, string | string[] | undefined>;
   body: any;
   at: number;
+  /** How the request was billed under the caching rules (prompt-cache.ts); absent for other endpoints. */
+  cache?: CacheAccount;
 }
 
 export interface FakeApi {
@@ -196,12 +199,28 @@ function generatedChars(blocks: ResolvedBlock[]): number {
   return n;
 }
 
+/** Tokens of a count_tokens request: the same per-block estimate as the caching rules. */
+function flattenForCount(body: any): { blocks: number } {
+  const parts: unknown[] = [...(Array.isArray(body.tools) ? body.tools : []), body.system ?? '', ...(Array.isArray(body.messages) ? body.messages : [])];
+  return { blocks: parts.reduce<number>((sum, part) => sum + tokensOf(part), 0) };
+}
+
 function sseFrame(f: Frame): string {
   return `event: ${f.event}\ndata: ${JSON.stringify(f.data)}\n\n`;
 }
 
-export function startFakeApi(opts?: { defaultModel?: string }): Promise<FakeApi> {
+export interface FakeApiOptions {
+  defaultModel?: string;
+  /**
+   * Prompt caching as the real API does it (prompt-cache.ts): on by default. Usage not scripted
+   * reports cache reads and writes; scripted usage is reported as scripted. `false`: no cache.
+   */
+  caching?: boolean | PromptCacheOptions;
+}
+
+export function startFakeApi(opts?: FakeApiOptions): Promise<FakeApi> {
   const defaultModel = opts?.defaultModel ?? 'claude-fake';
+  const cache = opts?.caching === false ? undefined : new PromptCache(typeof opts?.caching === 'object' ? opts.caching : {});
   const requests: RecordedRequest[] = [];
   const unscripted: RecordedRequest[] = [];
   const shared: Scripted[] = [];
@@ -281,16 +300,17 @@ export function startFakeApi(opts?: { defaultModel?: string }): Promise<FakeApi>
     content: Block[],
     stopReason: StopReason,
     usage: Usage | undefined,
+    billed?: CacheAccount,
   ): { message: Record<string, unknown>; startUsage: Record<string, number>; outputTokens: number; blocks: ResolvedBlock[] } {
     const blocks = resolveBlocks(content);
     const model = body && typeof body.model === 'string' ? body.model : defaultModel;
-    const inputTokens = usage?.input_tokens ?? Math.max(1, Math.ceil(rawLength / 4));
+    const inputTokens = usage?.input_tokens ?? (usage ? undefined : billed?.uncached) ?? Math.max(1, Math.ceil(rawLength / 4));
     const outputTokens = usage?.output_tokens ?? Math.max(1, Math.ceil(generatedChars(blocks) / 4));
     const startUsage = {
       input_tokens: inputTokens,
       output_tokens: 1,
-      cache_creation_input_tokens: usage?.cache_creation_input_tokens ?? 0,
-      cache_read_input_tokens: usage?.cache_read_input_tokens ?? 0,
+      cache_creation_input_tokens: usage?.cache_creation_input_tokens ?? (usage ? undefined : billed?.written) ?? 0,
+      cache_read_input_tokens: usage?.cache_read_input_tokens ?? (usage ? undefined : billed?.read) ?? 0,
     };
     const message = {
       id: `msg_fake_${++msgCounter}`,
@@ -432,7 +452,7 @@ export function startFakeApi(opts?: { defaultModel?: string }): Promise<FakeApi>
 
   // --- request handling --------------------------------------------------------
 
-  async function serve(s: Scripted, body: any, rawLength: number, res: ServerResponse, requestId: string): Promise<void> {
+  async function serve(s: Scripted, body: any, rawLength: number, res: ServerResponse, requestId: string, billed?: CacheAccount): Promise<void> {
     const streaming = body && typeof body === 'object' && body.stream === true;
 
     switch (s.kind) {
@@ -443,7 +463,7 @@ export function startFakeApi(opts?: { defaultModel?: string }): Promise<FakeApi>
       }
 
       case 'message': {
-        const built = buildMessage(body, rawLength, s.content, s.stopReason ?? (s.content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn'), s.usage);
+        const built = buildMessage(body, rawLength, s.content, s.stopReason ?? (s.content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn'), s.usage, billed);
         const delayMs = s.delayMs ?? 0;
         if (!streaming) {
           if (delayMs > 0) await sleep(delayMs);
@@ -456,7 +476,7 @@ export function startFakeApi(opts?: { defaultModel?: string }): Promise<FakeApi>
       }
 
       case 'cut': {
-        const built = buildMessage(body, rawLength, s.content, 'end_turn', undefined);
+        const built = buildMessage(body, rawLength, s.content, 'end_turn', undefined, billed);
         if (!streaming) {
           const json = JSON.stringify(built.message);
           res.writeHead(200, { 'content-type': 'application/json', 'request-id': requestId });
@@ -484,7 +504,7 @@ export function startFakeApi(opts?: { defaultModel?: string }): Promise<FakeApi>
           }
           return;
         }
-        const built = buildMessage(body, rawLength, [text('Partial output before the failure.')], 'end_turn', undefined);
+        const built = buildMessage(body, rawLength, [text('Partial output before the failure.')], 'end_turn', undefined, billed);
         const frames = buildFrames(built, 8);
         const after = Math.max(0, Math.min(frames.length - 1, s.afterEvents ?? 4));
         startSse(res, requestId);
@@ -506,7 +526,7 @@ export function startFakeApi(opts?: { defaultModel?: string }): Promise<FakeApi>
           await waitForClose(res);
           return;
         }
-        const built = buildMessage(body, rawLength, s.content ?? [], 'end_turn', undefined);
+        const built = buildMessage(body, rawLength, s.content ?? [], 'end_turn', undefined, billed);
         const frames = buildFrames(built, 8);
         // message_start, then (if the first block is text) its start, the ping and the first text delta.
         let upto = 1;
@@ -550,6 +570,12 @@ export function startFakeApi(opts?: { defaultModel?: string }): Promise<FakeApi>
     }
     const r = record(req, path, body);
 
+    if (req.method === 'POST' && path === '/v1/messages/count_tokens' && parsed && body && typeof body === 'object') {
+      // Claude Code may count before it sends; the same estimate the caching rules use.
+      const { blocks } = flattenForCount(body);
+      sendJson(res, 200, { input_tokens: blocks }, requestId);
+      return;
+    }
     if (req.method !== 'POST' || path !== '/v1/messages') {
       sendJson(res, 404, errorBody('not_found_error', `fake-api: no route for ${req.method ?? '?'} ${path}`, requestId), requestId);
       return;
@@ -559,6 +585,15 @@ export function startFakeApi(opts?: { defaultModel?: string }): Promise<FakeApi>
       return;
     }
 
+    if (cache) {
+      try {
+        r.cache = cache.account(body);
+      } catch (error) {
+        if (!(error instanceof CacheRuleError)) throw error;
+        sendJson(res, 400, errorBody('invalid_request_error', error.message, requestId), requestId);
+        return;
+      }
+    }
     let s: Scripted | undefined;
     try {
       s = pick(r);
@@ -570,7 +605,7 @@ export function startFakeApi(opts?: { defaultModel?: string }): Promise<FakeApi>
       unscripted.push(r);
       s = replyText(NO_SCRIPT_TEXT);
     }
-    await serve(s, body, raw.length, res, requestId);
+    await serve(s, body, raw.length, res, requestId, r.cache);
   }
 
   const server: Server = createServer((req, res) => {

@@ -7,6 +7,10 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Team } from '../../src/agents/team.js';
+import type { McpToolSource } from '../../src/agents/mcp-tools.js';
+import { ProjectMemory } from '../../src/agents/memory.js';
+import { HookRunner } from '../../src/runtime/hooks/hook-runner.js';
+import type { Settings } from '../../src/runtime/settings/schema.js';
 import type { Teammate } from '../../src/agents/teammate.js';
 import type { SpawnRequest } from '../../src/agents/team-tools.js';
 import type { Message } from '../../src/runtime/store/bus.js';
@@ -29,6 +33,15 @@ export interface TeamHarnessOptions {
   planAutoApproveMs?: number;
   /** Share a fake server (the harness then does not close it). */
   fake?: FakeApi;
+  /**
+   * Settings as the session core gives them (issue 13): role overrides, verify gates, hooks (a
+   * HookRunner is made from them). A function gets the workspace root (for paths in commands).
+   */
+  settings?: Settings | ((root: string) => Settings);
+  /** MCP servers for the team's tools (the test starts and closes them). */
+  mcp?: McpToolSource;
+  /** Project instructions: a ProjectMemory over the workspace (with `home` as the user's home). */
+  memory?: { home: string };
 }
 
 export interface TeamHarness {
@@ -87,6 +100,7 @@ export async function openTeamHarness(options: TeamHarnessOptions = {}): Promise
     for (const listener of [...listeners]) listener();
   });
   const store = await openFileStore(workspace, { hub, secrets: [TEST_API_KEY] });
+  const settings = typeof options.settings === 'function' ? options.settings(workspace.root) : options.settings;
   const team = await Team.open({
     config,
     workspace,
@@ -95,6 +109,10 @@ export async function openTeamHarness(options: TeamHarnessOptions = {}): Promise
     backend: new ModelClient(modelClientOptions(config)),
     ...(options.shutdownGraceMs !== undefined ? { shutdownGraceMs: options.shutdownGraceMs } : {}),
     ...(options.planAutoApproveMs !== undefined ? { planAutoApproveMs: options.planAutoApproveMs } : {}),
+    ...(settings ? { settings } : {}),
+    ...(settings?.hooks ? { hooks: new HookRunner({ hooks: settings.hooks, sessionId: 'test-session', projectDir: workspace.root }) } : {}),
+    ...(options.mcp ? { mcp: options.mcp } : {}),
+    ...(options.memory ? { memory: new ProjectMemory({ workspaceRoot: workspace.root, home: options.memory.home }) } : {}),
   });
 
   const waitFor = <T>(what: string, probe: () => T | Promise<T>, timeoutMs = 10_000): Promise<NonNullable<T>> =>
@@ -277,7 +295,8 @@ export function readEventLogs(root: string): EventRecord[] {
   const events: EventRecord[] = [];
   let agents: string[] = [];
   try {
-    agents = readdirSync(logs);
+    // A directory per agent; the run records (run-<stamp>.json) sit beside them.
+    agents = readdirSync(logs, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
   } catch {
     return events;
   }

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FileBoard } from '../../src/runtime/store/file/file-board.js';
+import { FileBoard } from '../../src/runtime/store/file/board/file-board.js';
 import { agentEmitter, EventHub, type HuddleEvent } from '../../src/runtime/events/events.js';
 import { taskTools } from '../../src/runtime/tools/task-tools.js';
 import { ToolRegistry } from '../../src/runtime/tools/registry.js';

@@ -1,5 +1,6 @@
 // Budgets: the limits math, one soft warning per limit, the hard stop before a model call, and
 // extension (by the person through the approval queue, or /budget), with a fake clock.
+import { usageFields } from '../helpers/usage-event.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -16,18 +17,33 @@ import {
   parseBudgetSettings,
 } from '../../src/runtime/budget/budget.js';
 import { EventHub, type EventFields, type HuddleEvent } from '../../src/runtime/events/events.js';
+import { FileBoard } from '../../src/runtime/store/file/board/file-board.js';
+import { FileSpendLedger } from '../../src/runtime/store/file/spend-ledger.js';
 
-function setup(settings: string, options: { answerer?: boolean } = {}) {
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** The team's spend ledger (the file backend's) in a fresh temp team directory. */
+function ledgerIn(teamDir: string, hub: EventHub): FileSpendLedger {
+  return new FileSpendLedger({ teamDir, board: new FileBoard(path.join(teamDir, 'tasks')), hub });
+}
+
+function setup(settings: string, options: { answerer?: boolean; teamDir?: string } = {}) {
   const hub = new EventHub();
   const events: HuddleEvent[] = [];
   hub.subscribe((event) => events.push(event));
   const approvals = new ApprovalQueue(hub);
   if (options.answerer) approvals.attachAnswerer();
   let now = 1_000_000;
-  const budget = new Budget({ hub, approvals, settings: parseBudgetSettings(settings), now: () => now });
+  const teamDir = options.teamDir ?? mkdtempSync(path.join(tmpdir(), 'huddle-budget-team-'));
+  if (!options.teamDir) dirs.push(teamDir);
+  const ledger = ledgerIn(teamDir, hub);
+  const budget = new Budget({ hub, approvals, ledger, settings: parseBudgetSettings(settings), now: () => now });
   const spend = (agent: string, usd: number) => hub.emit(agent, 'usage', { cost_usd: usd, input_tokens: 10, output_tokens: 5 } as EventFields['usage']);
   const warnings = () => events.filter((e) => e.type === 'warning').map((e) => String(e.message));
-  return { hub, events, approvals, budget, spend, warnings, advance: (ms: number) => (now += ms) };
+  return { hub, events, approvals, budget, ledger, teamDir, spend, warnings, advance: (ms: number) => (now += ms) };
 }
 
 describe('budget limits math', () => {
@@ -146,6 +162,40 @@ describe('Budget', () => {
     expect(t.approvals.size).toBe(0);
     expect(t.budget.limitsFor('alice')).toEqual({ turns: 5 });
     expect(t.budget.extend('alice')).toEqual({ turns: 10 }); // nothing reached: all its limits, by the amount last set
+  });
+
+  it("counts this run's spend: what the ledger held when the run began is the baseline", async () => {
+    const first = setup('{"team": {"usd": 1}, "agents": {"alice": {"turns": 2}}}');
+    closeAll.push(() => first.budget.close());
+    first.spend('alice', 0.9);
+    first.spend('alice', 0.05);
+    await first.ledger.flush();
+    expect(first.budget.check('alice')).toMatchObject({ scope: 'alice', kind: 'turns', spent: 2 });
+    // A resumed run on the same team: the ledger remembers, the new run's budget starts from zero.
+    const second = setup('{"team": {"usd": 1}, "agents": {"alice": {"turns": 2}}}', { teamDir: first.teamDir });
+    closeAll.push(() => second.budget.close());
+    expect(second.ledger.data.agents.alice).toMatchObject({ model_calls: 2 });
+    expect(second.budget.spendOf('alice')).toMatchObject({ usd: 0, turns: 0 });
+    expect(second.budget.check('alice')).toBeUndefined();
+    second.spend('alice', 0.5);
+    expect(second.budget.spendOf('team').turns).toBe(1);
+    expect(second.budget.spendOf('team').usd).toBeCloseTo(0.5);
+    expect(second.budget.check('alice')).toBeUndefined();
+  });
+
+  it('a team budget counts the spend of every process of the team (one ledger)', async () => {
+    const here = setup('{"team": {"usd": 1}}');
+    closeAll.push(() => here.budget.close());
+    // Another process of the same team: its own hub and ledger object, the same ledger file.
+    const elsewhere = new EventHub();
+    const theirs = ledgerIn(here.teamDir, elsewhere);
+    elsewhere.emit('bob', 'usage', usageFields(0.7, 1, 1));
+    await theirs.close();
+    here.spend('alice', 0.4);
+    await here.ledger.flush();
+    expect(here.ledger.data.agents).toMatchObject({ alice: { cost_usd: 0.4 }, bob: { cost_usd: 0.7 } });
+    expect(here.budget.check('alice')).toMatchObject({ scope: 'team', kind: 'usd', limit: 1 });
+    expect(here.budget.spendOf('team').usd).toBeCloseTo(1.1);
   });
 
   it('ends the wait as interrupted when the agent is interrupted', async () => {

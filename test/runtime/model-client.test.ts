@@ -11,6 +11,8 @@ import {
   type ModelRequest,
   type RetryNotice,
 } from '../../src/runtime/model/model-client.js';
+import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
+import { countBreakpoints } from '../../src/runtime/model/cache-breakpoints.js';
 import { type FakeApi, overloaded, rateLimited, replyText, startFakeApi, text } from '../helpers/fake-api.js';
 
 const API_KEY = 'sk-ant-test-secret-0123456789abcdef';
@@ -90,7 +92,8 @@ describe('ModelClient: a normal streamed call', () => {
     expect(sent.body.stream).toBe(true);
     expect(sent.body.model).toBe('claude-sonnet-4-6');
     expect(sent.body.max_tokens).toBe(777);
-    expect(sent.body.messages).toEqual([{ role: 'user', content: 'hi' }]);
+    // The rolling breakpoint: the last message's last block (cache-breakpoints.ts).
+    expect(sent.body.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'hi', cache_control: { type: 'ephemeral' } }] }]);
     expect(sent.body.system).toEqual([
       { type: 'text', text: "You are 'lead', role: lead, team: t.", cache_control: { type: 'ephemeral' } },
     ]);
@@ -98,6 +101,31 @@ describe('ModelClient: a normal streamed call', () => {
     expect(sent.body.tools[0].cache_control).toBeUndefined();
     expect(sent.body.tools[1].cache_control).toEqual({ type: 'ephemeral' });
     expect(sent.body.tools[1].input_schema).toEqual(tools[1]!.input_schema);
+  });
+
+  it('marks the end of the conversation and of the previous call, on a copy, at most 4 breakpoints', async () => {
+    fake.enqueue(replyText('ok'));
+    const tools = [{ name: 'bash', description: 'Runs a command.', input_schema: { type: 'object' as const } }];
+    const messages: MessageParam[] = [
+      { role: 'user', content: [{ type: 'text', text: 'do it' }] },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'bash', input: { command: 'ls' } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'a b' }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'more' }, { type: 'tool_use', id: 't2', name: 'bash', input: { command: 'pwd' } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't2', content: '/x' }, { type: 'text', text: '<inbox>…</inbox>' }] },
+    ];
+    const before = structuredClone(messages);
+    await client().call(request({ tools, messages }));
+    expect(messages, 'the transcript is not marked').toEqual(before);
+    const sent = fake.requests[0]!.body;
+    const marks = (sent.messages as Array<{ content: Array<{ cache_control?: unknown }> }>).map((m) => m.content.map((b) => Boolean(b.cache_control)));
+    expect(marks).toEqual([[false], [false], [true], [false, false], [false, true]]);
+    expect(countBreakpoints(sent)).toBe(4);
+  });
+
+  it('a one-off request marks only the tools and the system prompt', async () => {
+    fake.enqueue(replyText('ok'));
+    await client().call({ ...request({}), cache: 'prefix' });
+    expect(fake.requests[0]!.body.messages).toEqual([{ role: 'user', content: 'hi' }]);
   });
 
   it('omits tools when there are none', async () => {
@@ -377,3 +405,32 @@ function closedPort(): Promise<number> {
     });
   });
 }
+
+describe('ModelClient: a stream that goes silent (HUDDLE_STREAM_IDLE_MS)', () => {
+  it('is cut after the idle time and retried like a dropped connection', async () => {
+    fake.enqueue({ kind: 'hang', content: [text('I start, then say nothing more')] });
+    fake.enqueue(replyText('second try answers'));
+    const retries: RetryNotice[] = [];
+    const result = await client({ streamIdleMs: 300 }).call(request(), { onRetry: (n) => retries.push(n) });
+    expect(result.message.content).toEqual([expect.objectContaining({ type: 'text', text: 'second try answers' })]);
+    expect(fake.requests).toHaveLength(2);
+    expect(retries).toHaveLength(1);
+    expect(retries[0]!.reason).toMatch(/sent nothing for 300 ms \(HUDDLE_STREAM_IDLE_MS\); treated as a dropped connection/);
+  });
+
+  it('gives up with a ModelError that names the silence when every attempt stalls', async () => {
+    for (let i = 0; i < 3; i++) fake.enqueue({ kind: 'hang' });
+    const error = await failure(client({ streamIdleMs: 200, maxRetries: 2 }).call(request()));
+    expect(error).toBeInstanceOf(ModelError);
+    expect(error.message).toMatch(/response stream sent nothing .* \(after 3 attempts\)$/);
+    expect(fake.requests).toHaveLength(3);
+  });
+
+  it('an interrupt during the silence is still an interrupt, not a retry', async () => {
+    fake.enqueue({ kind: 'hang', content: [text('quiet soon')] });
+    const abort = new AbortController();
+    const error = await failure(client({ streamIdleMs: 60_000 }).call(request(), { signal: abort.signal, onText: () => abort.abort() }));
+    expect(error).toBeInstanceOf(InterruptedError);
+    expect(fake.requests).toHaveLength(1);
+  });
+});

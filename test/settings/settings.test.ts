@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/runtime/config.js';
 import { formatSettingsRows, settingsRows } from '../../src/runtime/settings/describe.js';
 import { SettingsError } from '../../src/runtime/settings/errors.js';
+import { jsonSchemaDefaults, settingsDefaults } from '../../src/runtime/settings/json-schema.js';
 import { loadSettings, sourceOf } from '../../src/runtime/settings/load.js';
 import { roleSettings } from '../../src/runtime/settings/role-settings.js';
 import { budgetSettingsFrom, configFromSettings, resolveSettingsConfig } from '../../src/runtime/settings/to-config.js';
@@ -69,6 +70,15 @@ describe('settings sources', () => {
     expect(table).toMatch(/^model\s+flag-model\s+--model$/m);
     expect(table).toMatch(/^maxTurns\s+30\s+\.team\/settings\.local\.json$/m);
     expect(table).toMatch(/^context\.compactAt\s+0\.7\s+HUDDLE_COMPACT_AT$/m);
+  });
+
+  it('takes its defaults from the schema\'s metadata, exactly as the exported JSON Schema states them', () => {
+    const defaults = settingsDefaults();
+    expect(defaults).toEqual(jsonSchemaDefaults());
+    expect(defaults).toMatchObject({ model: 'claude-sonnet-4-6', maxTurns: 50, timeouts: { idleMs: 60_000 }, notifications: { desktop: 'auto' } });
+    // A copy each time: a caller's change never leaks into the next load.
+    (defaults.timeouts as Record<string, number>).idleMs = 1;
+    expect((settingsDefaults().timeouts as Record<string, number>).idleMs).toBe(60_000);
   });
 
   it('finds the user file under $XDG_CONFIG_HOME', () => {
@@ -195,9 +205,8 @@ describe('HuddleConfig from settings', () => {
     const { cwd, home, write } = setup();
     const env = { ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' };
     const { config } = resolveSettingsConfig({ cwd, home, env });
-    const { streamIdleMs, ...rest } = config;
-    expect(rest).toEqual(resolveConfig({ cwd }, env));
-    expect(streamIdleMs).toBe(60_000);
+    expect(config).toEqual(resolveConfig({ cwd }, env));
+    expect(config.streamIdleMs).toBe(60_000);
 
     write('.team/settings.json', {
       model: 'm',

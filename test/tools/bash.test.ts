@@ -1,11 +1,12 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { coreTools } from '../../src/runtime/tools/core-tools.js';
 import { ToolRegistry } from '../../src/runtime/tools/registry.js';
 import { makeToolContext } from '../helpers/tool-context.js';
+import { sandboxStatus } from '../../src/runtime/sandbox/index.js';
 
 const registry = new ToolRegistry(coreTools());
 let root: string;
@@ -51,10 +52,26 @@ async function waitFor(condition: () => boolean, what: string, timeoutMs = 5_000
   }
 }
 
-function firstPid(content: string): number {
-  const match = content.match(/^(\d+)$/m);
-  expect(match).not.toBeNull();
-  return Number(match![1]);
+/**
+ * Host pids of the processes whose command line holds `marker`. Inside the sandbox `$!` and `$$`
+ * are pids of its own PID namespace, so tests name their processes instead (`exec -a MARKER`).
+ */
+function hostPids(marker: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(marker) && !processGone(Number(entry))) pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
+let markers = 0;
+function marker(): string {
+  return `huddle-test-${process.pid}-${++markers}-${Date.now()}`;
 }
 
 describe('bash', () => {
@@ -114,52 +131,63 @@ describe('bash', () => {
   });
 
   it('kills the whole process tree on timeout', async () => {
+    const name = marker();
     const started = Date.now();
-    const result = await bash('sleep 30 & echo $!; sleep 30', 500);
+    const result = await bash(`(exec -a ${name} sleep 30) & echo started > started.txt; sleep 30`, 500);
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(result.isError).toBe(true);
-    expect(result.content).toMatch(/\n\[killed after 500 ms timeout\]$/);
-    const grandchild = firstPid(result.content);
-    leftovers.push(grandchild);
-    await waitFor(() => processGone(grandchild), `background sleep ${grandchild} to die`);
+    expect(result.content).toMatch(/\[killed after 500 ms timeout\]$/);
+    expect(existsSync(path.join(root, 'started.txt'))).toBe(true);
+    await waitFor(() => hostPids(name).length === 0, `background sleep ${name} to die`);
   });
 
   it('escalates to SIGKILL when the tree ignores SIGTERM', async () => {
+    const name = marker();
     const started = Date.now();
-    const result = await bash("trap '' TERM; sleep 30 & echo $!; wait", 300);
+    const result = await bash(`trap '' TERM; (trap '' TERM; exec -a ${name} sleep 30) & echo started > started.txt; wait`, 300);
     expect(Date.now() - started).toBeLessThan(8_000);
     expect(result.content).toMatch(/\[killed after 300 ms timeout\]$/);
-    const grandchild = firstPid(result.content);
-    leftovers.push(grandchild);
-    await waitFor(() => processGone(grandchild), `background sleep ${grandchild} to die`);
+    expect(existsSync(path.join(root, 'started.txt'))).toBe(true);
+    await waitFor(() => hostPids(name).length === 0, `background sleep ${name} to die`);
   });
 
   it('returns when the shell exits even if a background process keeps the output open', async () => {
-    const started = Date.now();
-    const result = await bash('(sleep 30) & echo $!; echo started', 20_000);
-    leftovers.push(firstPid(result.content));
-    expect(Date.now() - started).toBeLessThan(5_000);
-    expect(result.content).toContain('started');
-    expect(result.content).toContain('stopped reading when the shell exited');
-    expect(result.content).toMatch(/\[exit code 0\]$/);
-    expect(result.isError).toBe(false);
+    // Sandboxed, the background process ends with the shell (its PID namespace goes); without a
+    // sandbox it lives on and the tool stops reading its output once the shell has exited.
+    for (const sandbox of ['on', 'off'] as const) {
+      const name = marker();
+      const saved = process.env.HUDDLE_SANDBOX;
+      if (sandbox === 'off') process.env.HUDDLE_SANDBOX = 'off';
+      try {
+        const started = Date.now();
+        const result = await bash(`(exec -a ${name} sleep 30) & echo started`, 20_000);
+        leftovers.push(...hostPids(name));
+        expect(Date.now() - started).toBeLessThan(5_000);
+        expect(result.content).toContain('started');
+        if (sandbox === 'off' || !sandboxStatus().available) expect(result.content).toContain('stopped reading when the shell exited');
+        else await waitFor(() => hostPids(name).length === 0, 'the background process to end with the sandbox');
+        expect(result.content).toMatch(/\[exit code 0\]$/);
+        expect(result.isError).toBe(false);
+      } finally {
+        if (saved === undefined) delete process.env.HUDDLE_SANDBOX;
+        else process.env.HUDDLE_SANDBOX = saved;
+      }
+    }
   });
 
   it('stops the command when the signal aborts', async () => {
+    const shellName = marker();
+    const childName = marker();
     const controller = new AbortController();
-    const pending = bash('echo $$ > shell.pid; sleep 30 & echo $! > child.pid; sleep 30', 20_000, controller.signal);
-    const childFile = path.join(root, 'child.pid');
-    await waitFor(() => existsSync(childFile) && readFileSync(childFile, 'utf8').endsWith('\n'), 'the command to start');
-    const shell = Number(await readFile(path.join(root, 'shell.pid'), 'utf8'));
-    const child = Number(await readFile(childFile, 'utf8'));
-    leftovers.push(shell, child);
+    const pending = bash(`(exec -a ${childName} sleep 30) & echo started > started.txt; exec -a ${shellName} sleep 30`, 20_000, controller.signal);
+    await waitFor(() => existsSync(path.join(root, 'started.txt')) && hostPids(shellName).length > 0, 'the command to start');
     const started = Date.now();
     controller.abort();
     const result = await pending;
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(result.content).toBe('[interrupted]');
     expect(result.isError).toBe(true);
-    await waitFor(() => processGone(shell) && processGone(child), 'the shell and its child to die');
+    await waitFor(() => hostPids(shellName).length === 0 && hostPids(childName).length === 0, 'the shell and its child to die');
   });
 
   it('does not start a command when the signal is already aborted', async () => {
@@ -175,5 +203,20 @@ describe('bash', () => {
     expect(result.isError).toBe(true);
     expect(result.content).toMatch(/^invalid input for bash: timeout_ms/);
     expect(registry.summarize('bash', { command: 'echo  a\n  && echo b' })).toBe('echo a && echo b');
+  });
+});
+
+describe('bash: an interrupted command does not go on', () => {
+  it('after the interrupt, nothing later in the command runs', async () => {
+    for (let round = 0; round < 5; round++) {
+      const controller = new AbortController();
+      const pending = bash(`echo started > started-${round}.txt; sleep 30; echo finished > finished-${round}.txt`, 20_000, controller.signal);
+      await waitFor(() => existsSync(path.join(root, `started-${round}.txt`)), 'the command to start');
+      controller.abort();
+      expect((await pending).content).toBe('[interrupted]');
+      // The shell's command line holds the command: once no such process is left, it wrote all it will.
+      await waitFor(() => hostPids(`finished-${round}.txt`).length === 0, 'the shell to be gone');
+      expect(existsSync(path.join(root, `finished-${round}.txt`)), `round ${round}`).toBe(false);
+    }
   });
 });

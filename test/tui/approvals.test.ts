@@ -88,13 +88,13 @@ describe('the "needs you" view in a terminal', () => {
     // a: approve and allow-list; the next mkdir then runs without a question.
     await tty.waitFor(/› lead\s+bash mkdir made/);
     tty.write('a');
-    await tty.waitFor("'mkdir' added to .team/allow.json");
+    await tty.waitFor("'mkdir' added to .team/settings.local.json");
     tty.write(KEYS.escape);
     screen = await tty.waitFor('All answered.');
     expect(screen).not.toContain('needs you:');
     expect(existsSync(path.join(dir, 'second.txt'))).toBe(false);
     expect(existsSync(path.join(dir, 'made', 'again'))).toBe(true);
-    expect(JSON.parse(readFileSync(path.join(dir, '.team', 'allow.json'), 'utf8'))).toEqual(['mkdir']);
+    expect(JSON.parse(readFileSync(path.join(dir, '.team', 'settings.local.json'), 'utf8'))).toEqual({ permissions: { allow: ['mkdir'] } });
     // The model was told of the denial.
     const denied = JSON.stringify(fake.requests.filter((r) => r.agent === 'lead')[1]!.body.messages.at(-1));
     expect(denied).toContain('the person denied this (bash: touch second.txt)');

@@ -16,6 +16,7 @@ function context(calls: string[] = []): CommandContext {
     interrupt: (name: string) => (calls.push(`interrupt ${name}`), true),
     setModel: (model: string) => void calls.push(`model ${model}`),
     note: (agent: string, text: string) => void calls.push(`note ${agent} ${text.split('\n')[0]}`),
+    summary: async () => (calls.push('summary'), ['run record: .team/logs/run-x.json']),
   } as unknown as ConsoleController;
   return { controller, state: store.getState(), focus: 'lead' };
 }
@@ -23,7 +24,7 @@ function context(calls: string[] = []): CommandContext {
 describe('slash commands', () => {
   it('has every command of SPEC section 8', () => {
     const names = COMMANDS.map((c) => c.name).sort();
-    expect(names).toEqual(['broadcast', 'clear', 'compact', 'cost', 'help', 'interrupt', 'model', 'quit', 'restart', 'send', 'shutdown', 'spawn', 'tasks', 'team', 'merge', 'diff', 'worktree', 'approvals', 'budget', 'shell'].sort());
+    expect(names).toEqual(['broadcast', 'clear', 'compact', 'cost', 'help', 'interrupt', 'model', 'quit', 'restart', 'send', 'shutdown', 'spawn', 'tasks', 'team', 'merge', 'diff', 'worktree', 'approvals', 'budget', 'config', 'mcp', 'summary', 'shell'].sort());
   });
 
   it('runs commands with their arguments', async () => {
@@ -38,6 +39,21 @@ describe('slash commands', () => {
     expect(await runCommandLine('/quit', ctx)).toEqual({ kind: 'quit' });
   });
 
+  it('/summary makes the run record and opens its view', async () => {
+    const calls: string[] = [];
+    expect(await runCommandLine('/summary', context(calls))).toEqual({ kind: 'view', view: 'summary' });
+    expect(calls).toEqual(['summary']);
+  });
+
+  it('/cost shows cache reads and writes per agent', async () => {
+    const calls: string[] = [];
+    const ctx = context(calls);
+    ctx.state.agents.lead = { ...ctx.state.agents.lead!, inputTokens: 1000, cacheReadTokens: 800, cacheWriteTokens: 150, outputTokens: 20, costUsd: 0.001 };
+    (ctx.controller as unknown as { taskSpendLines: () => string[] }).taskSpendLines = () => [];
+    await runCommandLine('/cost', ctx);
+    expect(calls[0]).toBe('note lead lead: $0.0010 (1000 in: 800 cache reads at 0.1×, 150 cache writes at 1.25×; 20 out)');
+  });
+
   it('answers bad input with a one-line hint', async () => {
     const ctx = context();
     expect(await runCommandLine('/spwan x', ctx)).toMatchObject({ kind: 'error', message: expect.stringMatching(/unknown command \/spwan \(did you mean \/spawn\?\)/) });
@@ -49,7 +65,7 @@ describe('slash commands', () => {
   it('completes command names and agent names with Tab', () => {
     const ctx = context();
     expect(completeLine('/he', ctx).line).toBe('/help ');
-    expect(completeLine('/s', ctx).candidates).toEqual(['/shell', '/spawn', '/send', '/shutdown']);
+    expect(completeLine('/s', ctx).candidates).toEqual(['/shell', '/spawn', '/send', '/shutdown', '/summary']);
     expect(completeLine('/send al', ctx).line).toBe('/send alice ');
     expect(completeLine('/shutdown ', ctx).candidates).toEqual(['alice', 'bob']);
   });

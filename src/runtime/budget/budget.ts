@@ -2,11 +2,16 @@
 // before every model call: past a soft limit it warns once; at a hard limit the agent waits in
 // `waiting` (context kept) until the person extends the budget or stops it — in the "needs you"
 // queue in the console. With nobody to ask (headless) the run is over: `exhausted` is set.
+//
+// Spend is counted from the team's SpendLedger (the store's), not a tally of its own, so that a
+// team-wide budget is one count wherever the team's agents run. A run's budget counts this run's
+// spend: the ledger's totals when the Budget starts are its baseline.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Approvals } from '../store/approvals.js';
 import type { EventHub, HuddleEvent } from '../events/events.js';
 import type { Roster } from '../store/roster.js';
+import type { SpendLedger, SpendTally } from '../store/spend-ledger.js';
 
 export const BUDGET_KINDS = ['usd', 'minutes', 'turns'] as const;
 export type BudgetKind = (typeof BUDGET_KINDS)[number];
@@ -176,6 +181,8 @@ export function extendLimits(limits: BudgetLimits, kinds: BudgetKind[], step: Bu
 export interface BudgetOptions {
   hub: EventHub;
   approvals: Approvals;
+  /** Where spend is counted (the team store's ledger). */
+  ledger: SpendLedger;
   roster?: Roster;
   settings?: BudgetSettings;
   now?: () => number;
@@ -189,9 +196,13 @@ export class Budget {
   readonly #hub: EventHub;
   readonly #approvals: Approvals;
   readonly #roster: Roster | undefined;
+  readonly #ledger: SpendLedger;
+  /** The ledger's totals per agent when this Budget started: earlier runs' spend does not count. */
+  readonly #baseline: Record<string, Pick<SpendTally, 'cost_usd' | 'model_calls'>>;
   readonly #now: () => number;
-  readonly #team: Spend;
-  readonly #agents = new Map<string, Spend>();
+  /** When the team, and each agent, started working (its first model call or usage). */
+  readonly #teamStartedAt: number;
+  readonly #agents = new Map<string, number>();
   readonly #warned = new Set<string>();
   /** Pending "budget stop" questions: request id → scope. */
   readonly #asking = new Map<string, BudgetScope>();
@@ -206,10 +217,14 @@ export class Budget {
     this.#hub = options.hub;
     this.#approvals = options.approvals;
     this.#roster = options.roster;
+    this.#ledger = options.ledger;
+    this.#baseline = Object.fromEntries(
+      Object.entries(options.ledger.data.agents).map(([name, tally]) => [name, { cost_usd: tally.cost_usd, model_calls: tally.model_calls }]),
+    );
     this.#now = options.now ?? Date.now;
     this.settings = options.settings ?? emptySettings();
     this.#original = structuredClone(this.settings);
-    this.#team = { usd: 0, turns: 0, startedAt: this.#now() };
+    this.#teamStartedAt = this.#now();
     this.#unsubscribe = options.hub.subscribe((event) => this.#onEvent(event));
   }
 
@@ -222,18 +237,25 @@ export class Budget {
     return this.settings.agents[agent] ?? this.settings.agents[ANY_AGENT] ?? {};
   }
 
+  /** What the team (or one agent) has spent in this run, from the ledger. */
   spendOf(scope: BudgetScope): Spend {
-    if (scope === TEAM_SCOPE) return { ...this.#team };
-    return { ...this.#agent(scope) };
+    const agents = this.#ledger.data.agents;
+    if (scope === TEAM_SCOPE) {
+      const spend: Spend = { usd: 0, turns: 0, startedAt: this.#teamStartedAt };
+      for (const name of Object.keys(agents)) {
+        const own = this.#spentBy(name, agents);
+        spend.usd += own.usd;
+        spend.turns += own.turns;
+      }
+      return spend;
+    }
+    return { ...this.#spentBy(scope, agents), startedAt: this.#agent(scope) };
   }
 
-  /** Records one model call's cost (what a `usage` event carries). */
-  record(agent: string, costUsd: number): void {
-    const spend = this.#agent(agent);
-    spend.usd += costUsd;
-    spend.turns += 1;
-    this.#team.usd += costUsd;
-    this.#team.turns += 1;
+  #spentBy(name: string, agents: Record<string, SpendTally>): { usd: number; turns: number } {
+    const now = agents[name];
+    const before = this.#baseline[name];
+    return { usd: (now?.cost_usd ?? 0) - (before?.cost_usd ?? 0), turns: (now?.model_calls ?? 0) - (before?.model_calls ?? 0) };
   }
 
   /** Sets one limit of the team or an agent (undefined removes it). */
@@ -274,8 +296,8 @@ export class Budget {
   /** The first hard limit reached for this agent (its own, then the team's); warns once at soft limits. */
   check(agent: string): BudgetHit | undefined {
     const now = this.#now();
-    const own = checkLimits(agent, this.#agent(agent), this.limitsFor(agent), now, this.settings.soft);
-    const team = checkLimits(TEAM_SCOPE, this.#team, this.settings.team, now, this.settings.soft);
+    const own = checkLimits(agent, this.spendOf(agent), this.limitsFor(agent), now, this.settings.soft);
+    const team = checkLimits(TEAM_SCOPE, this.spendOf(TEAM_SCOPE), this.settings.team, now, this.settings.soft);
     for (const hit of [...own.soft, ...team.soft]) this.#warnOnce(agent, hit);
     return own.hard[0] ?? team.hard[0];
   }
@@ -335,7 +357,7 @@ export class Budget {
   /** One line per scope with limits or spend: spend vs limits. */
   describe(agents: string[] = []): string[] {
     const now = this.#now();
-    const names = [...new Set([...agents, ...this.#agents.keys()])];
+    const names = [...new Set([...agents, ...this.#agents.keys(), ...Object.keys(this.#ledger.data.agents).filter((name) => this.spendOf(name).turns > 0)])];
     const line = (scope: string, spend: Spend, limits: BudgetLimits) => {
       const parts = BUDGET_KINDS.map((kind) => {
         const spent = spentOf(spend, kind, now);
@@ -345,21 +367,22 @@ export class Budget {
       });
       return `${scope}: ${parts.join(' · ')}`;
     };
-    return [line(TEAM_SCOPE, this.#team, this.settings.team), ...names.map((name) => line(name, this.#agent(name), this.limitsFor(name)))];
+    return [line(TEAM_SCOPE, this.spendOf(TEAM_SCOPE), this.settings.team), ...names.map((name) => line(name, this.spendOf(name), this.limitsFor(name)))];
   }
 
-  #agent(name: string): Spend {
-    let spend = this.#agents.get(name);
-    if (!spend) {
-      spend = { usd: 0, turns: 0, startedAt: this.#now() };
-      this.#agents.set(name, spend);
+  /** When `name` started working (its clock starts on first sight). */
+  #agent(name: string): number {
+    let startedAt = this.#agents.get(name);
+    if (startedAt === undefined) {
+      startedAt = this.#now();
+      this.#agents.set(name, startedAt);
     }
-    return spend;
+    return startedAt;
   }
 
+  /** An agent's clock also starts with its first usage (the spend itself is the ledger's). */
   #onEvent(event: HuddleEvent): void {
-    if (event.type !== 'usage') return;
-    this.record(event.agent, Number.isFinite(event.cost_usd) ? event.cost_usd : 0);
+    if (event.type === 'usage') this.#agent(event.agent);
   }
 
   #warnOnce(agent: string, hit: BudgetHit): void {

@@ -11,6 +11,11 @@ import type { MemberStatus } from '../vocabulary.js';
 export const PROMPT_SOURCES = ['user', 'spawn', 'inbox', 'auto_claim', 'system'] as const;
 export type PromptSource = (typeof PROMPT_SOURCES)[number];
 
+/** A tool result part as the Messages API takes it (tools/types.ts's ToolResultBlock, spelled out: tools import events). */
+export type ToolResultPart =
+  | { type: 'text'; text: string }
+  | { type: 'image'; source: { type: 'base64'; media_type: 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp'; data: string } };
+
 /** Token counts as in runtime/model/pricing.ts's TokenUsage (spelled out: an event is a plain record). */
 export type UsageCounts = { [K in keyof TokenUsage]: TokenUsage[K] };
 
@@ -39,7 +44,17 @@ export interface EventFields {
    * `tool_call` event; its result says `skipped: true` and carries the call's `input`, so the
    * transcript (agents/transcript.ts) holds the call and its result as the model saw them.
    */
-  tool_result: { id: string; name: string; ok: boolean; content: string; duration_ms: number; skipped?: true; input?: unknown };
+  tool_result: {
+    id: string;
+    name: string;
+    ok: boolean;
+    content: string;
+    duration_ms: number;
+    skipped?: true;
+    input?: unknown;
+    /** Richer content the model got instead of `content` (an MCP tool's images); the transcript sends these. */
+    blocks?: ToolResultPart[];
+  };
   /** The roster changed a member's status (with its role, and why). */
   status: { status: MemberStatus; role: string; reason?: string; error?: string; task?: number | string | null };
   /** (ext) A user turn entered the agent's context. */
@@ -61,6 +76,9 @@ export interface EventFields {
     model: string;
     purpose?: 'compaction';
     restart?: boolean;
+    /** (new) The response's id and why it stopped: stream-json's assistant messages carry them. */
+    message_id?: string;
+    stop_reason?: string | null;
   };
   compaction: TrimFields | SummaryFields;
   /**
@@ -90,6 +108,35 @@ export interface EventFields {
     error?: string;
     inbox?: string;
     [detail: string]: unknown;
+  };
+  /**
+   * (ext, new) Hooks ran for an event (SPEC section 9): the commands, how each ended, and what they
+   * decided. Their output is not logged: a hook may print what it was meant to keep out of logs.
+   */
+  hook: {
+    hook_event_name: string;
+    blocked: boolean;
+    reason?: string;
+    permission_decision?: string;
+    stop?: string;
+    /** What the hooks' decision did here, in words ("the write was not run"). */
+    effect?: string;
+    tool?: string;
+    task_id?: number;
+    runs: Array<{ command: string; status: 'ok' | 'blocked' | 'failed'; exit_code: number | null; duration_ms: number; reason?: string }>;
+  };
+  /** (ext, new) A task's verify command ran before it could be completed (SPEC section 3). */
+  verify: {
+    task_id: number;
+    command: string;
+    ok: boolean;
+    exit_code: number | null;
+    duration_ms: number;
+    timed_out?: boolean;
+    /** One line: `verify failed: npm test (exit 1, 2.3 s)`. */
+    summary: string;
+    /** The status the update asked for (completed, or review for a task that requires one). */
+    to: string;
   };
   /** (ext) A tool call (or a budget stop, a plan, a notice) waits for the person. */
   approval_requested: { id: string; tool: string; summary: string; reason: string; prefixes: string[] };
@@ -126,6 +173,8 @@ export type TrimFields = {
   after_tokens: number;
   /** The tool results of this many latest assistant turns were kept: the cut can be replayed exactly. */
   keep_turns?: number;
+  /** (new) Tokens from the first cut on: no longer in the prompt cache, written again by the next call. */
+  cache_loss_tokens?: number;
 };
 
 /** The transcript replaced by a summary (agents/compaction.ts). */
@@ -164,6 +213,8 @@ export const EVENT_TYPES = [
   'context_reset',
   'retry',
   'warning',
+  'hook',
+  'verify',
   'approval_requested',
   'approval_resolved',
   'error',

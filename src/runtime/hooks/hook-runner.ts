@@ -3,6 +3,7 @@
 // sandbox), with its timeout ending its whole process tree. The result is one outcome the caller
 // acts on (block the call, keep the task open, add context, stop) plus a record for the agent's log.
 // A hook's own failure is reported in the outcome, never thrown.
+import type { EventFields } from '../events/event-types.js';
 import type { SpawnLike } from '../process/spawn.js';
 import { childEnvironment } from '../process/spawn.js';
 import { runCommand } from '../process/run-command.js';
@@ -190,11 +191,10 @@ function oneLine(text: string): string {
 }
 
 /**
- * The outcome as the fields of an event in the agent's log (type `hook` once the typed events have
- * it; until then a `warning` carries failures). Commands are shown, their output is not: a hook's
- * output may hold what it was meant to keep out of the logs.
+ * The outcome as the fields of a `hook` event in the agent's log. Commands are shown, their output
+ * is not: a hook's output may hold what it was meant to keep out of the logs.
  */
-export function hookEventFields(outcome: HookOutcome): Record<string, unknown> {
+export function hookEventFields(outcome: HookOutcome): EventFields['hook'] {
   return {
     hook_event_name: outcome.event,
     blocked: outcome.blocked,

@@ -9,6 +9,9 @@ import type { McpServerSettings } from '../settings/schema.js';
 import { McpCallError, McpServerConnection, type McpServerState, type RestartPolicy } from './server-connection.js';
 import { mcpToolName, toolAllowed, type ToolAccess } from './tool-names.js';
 import { mapMcpResult } from './tool-result.js';
+import type { McpServerStatus } from './status.js';
+
+export { formatMcpStatus, type McpServerStatus } from './status.js';
 
 export const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
 export const DEFAULT_TOOL_TIMEOUT_MS = 600_000;
@@ -32,17 +35,6 @@ export interface McpServersOptions {
   onWarning?: (message: string) => void;
   /** Any server changed state or tools (the `/mcp` view refreshes). */
   onChange?: () => void;
-}
-
-export interface McpServerStatus {
-  name: string;
-  transport: 'stdio' | 'http' | 'sse';
-  state: McpServerState;
-  /** Qualified names: mcp__<server>__<tool>. */
-  tools: string[];
-  lastError?: string;
-  restarts: number;
-  pid?: number;
 }
 
 const passThroughInput = z.record(z.string(), z.unknown());
@@ -89,17 +81,29 @@ export class McpServers {
     return new McpServers(connections);
   }
 
-  /** The tools of every ready server that `access` allows (a role's tools/denyTools), as huddle tools. */
-  tools(access: ToolAccess = {}): Tool[] {
+  /**
+   * The tools of every ready server that `access` allows (a role's tools/denyTools), as huddle
+   * tools; with `readOnly`, only those their server marks `readOnlyHint: true`.
+   */
+  tools(access: ToolAccess = {}, options: { readOnly?: boolean } = {}): Tool[] {
     const tools: Tool[] = [];
     for (const connection of this.#connections) {
       for (const info of connection.tools) {
         const name = mcpToolName(connection.name, info.name);
         if (!toolAllowed(name, access)) continue;
+        if (options.readOnly && !info.readOnly) continue;
         tools.push(this.#tool(connection, info.name, name, info.description, info.inputSchema));
       }
     }
     return tools;
+  }
+
+  /** Whether the server marks the tool `readOnlyHint: true` (by its qualified name, mcp__server__tool). */
+  isReadOnly(name: string): boolean {
+    for (const connection of this.#connections) {
+      for (const info of connection.tools) if (mcpToolName(connection.name, info.name) === name) return info.readOnly;
+    }
+    return false;
   }
 
   status(): McpServerStatus[] {
@@ -146,16 +150,4 @@ export class McpServers {
       summarize: (input) => oneLine(JSON.stringify(input)),
     };
   }
-}
-
-/** A plain-text listing for `/mcp`: server, state, tools, last error. */
-export function formatMcpStatus(statuses: McpServerStatus[]): string {
-  if (!statuses.length) return 'No MCP servers (add them to .mcp.json or "mcpServers" in .team/settings.json).';
-  return statuses
-    .map((status) => {
-      const head = `${status.name} (${status.transport}): ${status.state}${status.restarts ? `, restarted ${status.restarts}×` : ''}`;
-      const tools = status.tools.length ? `  tools: ${status.tools.join(', ')}` : '  no tools';
-      return [head, tools, ...(status.lastError ? [`  last error: ${status.lastError}`] : [])].join('\n');
-    })
-    .join('\n');
 }

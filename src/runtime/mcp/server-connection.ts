@@ -22,6 +22,8 @@ export interface McpToolInfo {
   name: string;
   description: string;
   inputSchema: JsonObjectSchema;
+  /** The server marks it `readOnlyHint: true`: it does not change its environment (plan mode may use it). */
+  readOnly: boolean;
 }
 
 export interface RestartPolicy {
@@ -261,6 +263,7 @@ async function listAllTools(client: Client, timeout: number): Promise<McpToolInf
         name: tool.name,
         description: tool.description ?? tool.title ?? tool.name,
         inputSchema: { ...(tool.inputSchema as Record<string, unknown>), type: 'object' },
+        readOnly: tool.annotations?.readOnlyHint === true,
       });
     }
     cursor = page.nextCursor;

@@ -5,6 +5,7 @@
 import Anthropic, { APIConnectionError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 import type { Message, MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import type { HuddleConfig } from '../config.js';
+import { markMessages, markPrefix } from './cache-breakpoints.js';
 import { costOf, toTokenUsage, type TokenUsage } from './pricing.js';
 import type { ToolDefinitionParam } from '../tools/registry.js';
 
@@ -14,6 +15,12 @@ export interface ModelRequest {
   messages: MessageParam[];
   tools: ToolDefinitionParam[];
   maxTokens: number;
+  /**
+   * `prefix`: only the tools and system prompt are marked for the prompt cache (a one-off request
+   * whose messages no later call repeats); default `conversation`: the rolling breakpoints too
+   * (cache-breakpoints.ts).
+   */
+  cache?: 'conversation' | 'prefix';
 }
 
 export interface RetryNotice {
@@ -61,7 +68,20 @@ export interface ModelClientOptions {
   baseURL?: string | undefined;
   maxRetries: number;
   retryBaseMs: number;
+  /** The whole request, from sending to the last byte (HUDDLE_REQUEST_TIMEOUT_MS, default 10 min). */
   timeoutMs: number;
+  /** No stream event for this long: the stream counts as cut and is retried (HUDDLE_STREAM_IDLE_MS, default 60 s; 0: never). */
+  streamIdleMs?: number;
+}
+
+export const DEFAULT_STREAM_IDLE_MS = 60_000;
+
+/** Our own abort of a stream that went silent; told apart from the person's interrupt. */
+class StreamIdleError extends Error {
+  constructor(readonly idleMs: number) {
+    super(`the response stream sent nothing for ${idleMs >= 1000 ? `${Math.round(idleMs / 1000)} s` : `${idleMs} ms`} (HUDDLE_STREAM_IDLE_MS); treated as a dropped connection`);
+    this.name = 'StreamIdleError';
+  }
 }
 
 export function modelClientOptions(config: HuddleConfig): ModelClientOptions {
@@ -72,6 +92,7 @@ export function modelClientOptions(config: HuddleConfig): ModelClientOptions {
     maxRetries: config.maxRetries,
     retryBaseMs: config.retryBaseMs,
     timeoutMs: config.requestTimeoutMs,
+    streamIdleMs: config.streamIdleMs ?? DEFAULT_STREAM_IDLE_MS,
   };
 }
 
@@ -105,8 +126,12 @@ export class ModelClient implements ModelBackend {
         const usage = toTokenUsage(message.usage);
         return { message, usage, costUsd: costOf(request.model, usage), attempts: attempt };
       } catch (error) {
-        if (hooks.signal?.aborted || error instanceof APIUserAbortError) throw new InterruptedError();
-        const failure = classify(error);
+        if (hooks.signal?.aborted || (error instanceof APIUserAbortError && !(error.cause instanceof StreamIdleError))) throw new InterruptedError();
+        const failure = error instanceof APIUserAbortError && error.cause instanceof StreamIdleError
+          ? { retryable: true, status: undefined, reason: error.cause.message }
+          : error instanceof StreamIdleError
+            ? { retryable: true, status: undefined, reason: error.message }
+            : classify(error);
         // A server (or proxy) may echo the credentials back in an error body: never pass them on.
         failure.reason = this.#redact(failure.reason);
         if (!failure.retryable || attempt > this.#options.maxRetries) {
@@ -129,22 +154,47 @@ export class ModelClient implements ModelBackend {
   }
 
   async #streamOnce(request: ModelRequest, hooks: ModelCallHooks): Promise<Message> {
-    const tools = request.tools.map((tool, index) =>
-      // A cache breakpoint after the tools and the system prompt: both repeat on every call.
-      index === request.tools.length - 1 ? { ...tool, cache_control: { type: 'ephemeral' as const } } : tool,
-    );
-    const stream = this.#sdk.messages.stream(
-      {
-        model: request.model,
-        max_tokens: request.maxTokens,
-        system: [{ type: 'text', text: request.system, cache_control: { type: 'ephemeral' } }],
-        messages: request.messages,
-        ...(tools.length ? { tools } : {}),
-      },
-      { signal: hooks.signal },
-    );
-    if (hooks.onText) stream.on('text', (delta) => hooks.onText?.(delta));
-    return await stream.finalMessage();
+    // Prompt-cache breakpoints on a copy of the request (cache-breakpoints.ts): the stable
+    // prefix, and the conversation up to its last message.
+    const { system, tools } = markPrefix(request.system, request.tools);
+    const messages = request.cache === 'prefix' ? request.messages : markMessages(request.messages);
+    // A server that stops sending mid-stream is never cut by the request timeout (it covers the
+    // whole response, 10 min by default); silence longer than streamIdleMs is, and is retried.
+    const idleMs = this.#options.streamIdleMs ?? DEFAULT_STREAM_IDLE_MS;
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(hooks.signal?.reason);
+    hooks.signal?.addEventListener('abort', onAbort, { once: true });
+    let timer: NodeJS.Timeout | undefined;
+    const idle = new StreamIdleError(idleMs);
+    const arm = () => {
+      if (idleMs <= 0) return;
+      clearTimeout(timer);
+      timer = setTimeout(() => controller.abort(idle), idleMs);
+    };
+    arm();
+    try {
+      const stream = this.#sdk.messages.stream(
+        {
+          model: request.model,
+          max_tokens: request.maxTokens,
+          system,
+          messages,
+          ...(tools.length ? { tools } : {}),
+        },
+        { signal: controller.signal },
+      );
+      stream.on('streamEvent', arm);
+      if (hooks.onText) stream.on('text', (delta) => hooks.onText?.(delta));
+      try {
+        return await stream.finalMessage();
+      } catch (error) {
+        if (controller.signal.reason === idle && !hooks.signal?.aborted) throw idle;
+        throw error;
+      }
+    } finally {
+      clearTimeout(timer);
+      hooks.signal?.removeEventListener('abort', onAbort);
+    }
   }
 }
 

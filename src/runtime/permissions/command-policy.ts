@@ -6,11 +6,30 @@
 //   3. ask mode: commands that read, or match the allow-list, run; others need the person's approval,
 //      and so do redirections that write outside the workspace or into a protected path.
 // auto mode runs everything the deny-list lets through. The deny-list is a guard against accidents
-// and obvious tricks, not a sandbox: code run by a script or an interpreter is not inspected.
+// and obvious tricks, not a sandbox: code run by a script or an interpreter is not inspected; the
+// OS sandbox (../sandbox) is the wall, this is the first, explainable layer.
+//
+// Over 500 lines on purpose: the Walker is one recursive reading of a command line whose parts call
+// each other (a wrapper's command, `bash -c`, a git alias, a function body with its arguments, find's
+// -exec are walked again through the same checks). Its tables (policy-tables.ts), word helpers
+// (policy-helpers.ts) and the judgement of critical paths (critical-paths.ts) live beside it.
 import os from 'node:os';
 import path from 'node:path';
 import type { PermissionMode } from './permission-mode.js';
-import { parseShell, staticOutput, type Redirect, type Script, type SimpleCommand, type Word } from './shell-syntax.js';
+import { secretLocation } from '../sandbox/hidden-paths.js';
+import { GIT_DIR_VAR, parseShell, staticOutput, type Redirect, type Script, type SimpleCommand, type Word } from './shell-syntax.js';
+import {
+  DISK_TOOLS, DOWNLOADERS, FIND_ACTIONS, FIND_DELETERS, FIND_NON_TESTS, GIT_COMMAND_SETTINGS, HARMLESS_DEVICES, INTERPRETERS, POWER,
+  POWER_VERBS, PRIVILEGE, PROGRAM_VARIABLES, SHELLS, SYSTEM_DIRS, WRAPPERS, WRITE_REDIRECTS,
+} from './policy-tables.js';
+import {
+  approvalPrefix, basename, commandProgram, downloaderIn, gitParts, gitReadOnlyReason, isDevice, killsEverything, literalWord,
+  matchesPrefix, oneLine, readOnlyReason, readsCodeFromStdin, splitOptions, stripPrefixWords, unwrap, type Invocation,
+} from './policy-helpers.js';
+
+import { CriticalPaths } from './critical-paths.js';
+
+export { approvalPrefix, matchesPrefix } from './policy-helpers.js';
 
 export interface PolicyOptions {
   mode: PermissionMode;
@@ -18,7 +37,9 @@ export interface PolicyOptions {
   root: string;
   /** The root is the agent's own git worktree: discarding changes there loses nobody else's work. */
   ownWorktree?: boolean;
-  /** Command prefixes allowed without asking, beyond DEFAULT_ALLOW (from .team/allow.json). */
+  /** The team's workspace (the main checkout), when the root is a teammate's own checkout. */
+  teamRoot?: string;
+  /** Command prefixes allowed without asking, beyond DEFAULT_ALLOW (settings' permissions.allow, and the old .team/allow.json). */
   allow?: readonly string[];
   /** The home directory (tests pass one). */
   home?: string;
@@ -76,7 +97,10 @@ export function checkCommand(command: string, options: PolicyOptions): CommandVe
   const vars = new Map([
     ['HOME', options.home ?? os.homedir()],
     ['PWD', options.root],
+    // A teammate's checkout keeps its git dir beside it (worktree.ts).
+    [GIT_DIR_VAR, options.ownWorktree ? `${options.root}.git` : `${options.root}/.git`],
   ]);
+  walker.vars = vars;
   walker.script(parseShell(command, vars), 0);
   return walker.verdict();
 }
@@ -96,69 +120,6 @@ export function denyMessage(verdict: Extract<CommandVerdict, { kind: 'deny' }>):
   );
 }
 
-// ---- tables -------------------------------------------------------------------------------------
-
-const READ_ONLY_PROGRAMS = new Set([
-  'ls', 'cat', 'head', 'tail', 'wc', 'grep', 'rg', 'egrep', 'fgrep', 'pwd', 'echo', 'printf', 'tree', 'stat',
-  'file', 'du', 'df', 'sort', 'uniq', 'cut', 'tr', 'diff', 'cmp', 'basename', 'dirname', 'realpath', 'readlink', 'which',
-  'date', 'true', 'false', 'test', '[', 'nl', 'column', 'jq', 'less', 'more', 'md5sum', 'sha1sum', 'sha256sum', 'sha512sum',
-  'cksum', 'comm', 'paste', 'fold', 'rev', 'tac', 'od', 'hexdump', 'strings', 'seq', 'expr', 'whoami', 'id', 'uname',
-  'printenv', 'env', 'type', 'cd', 'pushd', 'popd', 'sleep', 'base64',
-]);
-
-const READ_ONLY_GIT = new Set([
-  'status', 'log', 'diff', 'show', 'branch', 'rev-parse', 'ls-files', 'blame', 'grep', 'describe', 'shortlog', 'cat-file',
-  'ls-tree', 'merge-base', 'name-rev', 'rev-list', 'show-ref', 'for-each-ref', 'whatchanged', 'version',
-]);
-
-/** Programs that run the rest of their words as a command; value: options that take an argument. */
-const WRAPPERS: Record<string, { valued: Set<string>; stopAtFirstWord?: boolean }> = {
-  command: { valued: new Set() },
-  builtin: { valued: new Set() },
-  exec: { valued: new Set(['-a']) },
-  nohup: { valued: new Set() },
-  nice: { valued: new Set(['-n', '--adjustment']) },
-  time: { valued: new Set(['-f', '--format', '-o', '--output']) },
-  timeout: { valued: new Set(['-k', '--kill-after', '-s', '--signal']) },
-  env: { valued: new Set(['-u', '--unset', '-C', '--chdir', '-S', '--split-string']) },
-  stdbuf: { valued: new Set(['-i', '-o', '-e']) },
-  setsid: { valued: new Set() },
-  ionice: { valued: new Set(['-c', '-n', '-p', '-P', '-u']) },
-  chrt: { valued: new Set() },
-  taskset: { valued: new Set() },
-  unbuffer: { valued: new Set() },
-  flock: { valued: new Set(['-w', '--timeout', '-E', '--conflict-exit-code']) },
-  watch: { valued: new Set(['-n', '--interval', '-d']) },
-  xargs: { valued: new Set(['-I', '-i', '-n', '--max-args', '-P', '--max-procs', '-L', '--max-lines', '-d', '--delimiter', '-s', '--max-chars', '-a', '--arg-file', '-E', '-e']) },
-  npx: { valued: new Set(['-p', '--package', '-c', '--call']) },
-  pnpx: { valued: new Set() },
-  bunx: { valued: new Set() },
-  busybox: { valued: new Set() },
-  strace: { valued: new Set(['-e', '-o', '-p', '-s', '-u', '-E', '-a', '-X', '-b', '-I', '-O', '-P']) },
-  ltrace: { valued: new Set(['-e', '-o', '-p', '-s', '-u', '-a', '-n']) },
-};
-
-/** git settings whose value is a command git runs (`git -c core.sshCommand='…' fetch`). */
-const GIT_COMMAND_SETTINGS = /^(core\.(sshcommand|pager|editor|fsmonitor|askpass)|diff\.external|sequence\.editor|credential\.helper|.*\.(textconv|command|cmd|process|clean|smudge))$/i;
-
-const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'ash', 'mksh', 'yash', 'fish', 'csh', 'tcsh', 'rbash']);
-const INTERPRETERS = new Set(['python', 'python2', 'python3', 'perl', 'ruby', 'node', 'php', 'lua', 'pwsh', 'Rscript', 'deno', 'bun']);
-const DOWNLOADERS = new Set(['curl', 'wget', 'fetch', 'aria2c', 'http', 'https', 'xh', 'lwp-request']);
-const PRIVILEGE = new Set(['sudo', 'doas', 'su', 'pkexec', 'run0', 'sudoedit']);
-const POWER = new Set(['shutdown', 'reboot', 'halt', 'poweroff']);
-const POWER_VERBS = new Set(['poweroff', 'reboot', 'halt', 'kexec', 'suspend', 'hibernate', 'hybrid-sleep', 'suspend-then-hibernate', 'rescue', 'emergency', 'soft-reboot', 'isolate']);
-const DISK_TOOLS = /^(mkfs(\..+)?|mke2fs|mkswap|mkdosfs|mkntfs|mkexfatfs|wipefs|fdisk|sfdisk|cfdisk|gdisk|sgdisk|parted|blkdiscard)$/;
-const SYSTEM_DIRS = new Set([
-  '/bin', '/boot', '/dev', '/etc', '/home', '/lib', '/lib32', '/lib64', '/libx32', '/media', '/mnt', '/opt', '/proc', '/root',
-  '/run', '/sbin', '/srv', '/sys', '/tmp', '/usr', '/var', '/snap', '/Users', '/System', '/Library', '/Applications', '/private',
-]);
-const HARMLESS_DEVICES = /^\/dev\/(null|zero|full|random|urandom|stdin|stdout|stderr|tty|fd\/\d+|pts\/.*|shm\/.*)$/;
-const WRITE_REDIRECTS = new Set(['>', '>>', '>|', '&>', '&>>', '<>', '>&']);
-/** find actions that run or write; everything else in a find expression only selects or prints. */
-const FIND_ACTIONS = /^-(delete|exec|execdir|ok|okdir|fprint|fprint0|fprintf|fls)$/;
-/** find options that are not tests: an expression of only these selects everything. */
-const FIND_NON_TESTS = /^-(depth|maxdepth|mindepth|xdev|mount|follow|L|H|P|print|print0|d|daystart|noleaf|ignore_readdir_race|nowarn|warn)$/;
-
 // ---- the walk -----------------------------------------------------------------------------------
 
 type Stdin = { kind: 'none' } | { kind: 'static'; text: string } | { kind: 'download'; by: string } | { kind: 'unknown' };
@@ -171,23 +132,30 @@ interface Finding {
   prefix?: string;
 }
 
-interface Invocation {
-  program: string;
-  args: Word[];
-  display: string;
-}
-
 const MAX_DEPTH = 12;
 
 class Walker {
-  readonly #options: Required<Omit<PolicyOptions, 'ownWorktree'>> & { ownWorktree: boolean };
+  readonly #options: Required<Omit<PolicyOptions, 'ownWorktree' | 'teamRoot'>> & { ownWorktree: boolean; teamRoot: string | undefined };
   readonly #findings: Finding[] = [];
   /** Where relative paths point: the root, until a `cd`; undefined once a `cd` went somewhere unknown. */
   #cwd: string | undefined;
+  /** What a path names that must not be deleted or moved away (critical-paths.ts). */
+  readonly #paths: CriticalPaths;
+  /** Known shell variables (HOME, PWD), for parsing function bodies and aliases. */
+  vars = new Map<string, string>();
+  /** Functions the line defined, checked again at each call with the call's arguments. */
+  readonly #functions = new Map<string, string>();
+  /** `$1 $2 …` as far as known: set by `set -- …`, or a function call's arguments. */
+  #positional: Word[] | undefined;
+  /** git aliases the line configures (`git config alias.x '…'`). */
+  readonly #gitAliases = new Map<string, string>();
+  /** Assignments in front of the command being checked (`GIT_DIR=… git …`). */
+  #assignments: Array<{ name: string; value: string; dynamic: boolean }> = [];
 
   constructor(options: PolicyOptions & { home: string; allow: string[] }) {
-    this.#options = { ...options, ownWorktree: options.ownWorktree ?? false };
+    this.#options = { ...options, ownWorktree: options.ownWorktree ?? false, teamRoot: options.teamRoot };
     this.#cwd = options.root;
+    this.#paths = new CriticalPaths(this.#options, (word, text) => this.#resolve(word, text));
   }
 
   verdict(): CommandVerdict {
@@ -205,6 +173,25 @@ class Walker {
       };
     }
     return { kind: 'allow' };
+  }
+
+  /** The words with `"$@"`, `$*`, `$1`… replaced by the known positional parameters; undefined when none was there. */
+  #expandPositional(words: Word[]): Word[] | undefined {
+    const positional = this.#positional;
+    if (!positional) return undefined;
+    let changed = false;
+    const out: Word[] = [];
+    for (const word of words) {
+      const ref = /^"?\$(?:\{)?([@*]|[1-9])\}?"?$/.exec(word.raw);
+      if (!word.dynamic || !ref) {
+        out.push(word);
+        continue;
+      }
+      changed = true;
+      if (ref[1] === '@' || ref[1] === '*') out.push(...positional);
+      else if (positional[Number(ref[1]) - 1]) out.push(positional[Number(ref[1]) - 1]!);
+    }
+    return changed ? out : undefined;
   }
 
   #deny(rule: string, reason: string, command: string): void {
@@ -228,6 +215,7 @@ class Walker {
       if (problem.startsWith('substitutions nest')) this.#deny('too-deep', `${problem}, too deep to check`, '');
       else this.#notReadOnly(`the command cannot be read safely: ${problem}`, '');
     }
+    for (const [name, body] of script.functions) this.#functions.set(name, body);
     for (const name of script.forkBombs) {
       this.#deny('fork-bomb', `the function '${name}' calls itself in a pipe or the background and would multiply without end`, `${name}() { … }`);
     }
@@ -263,7 +251,15 @@ class Walker {
     }
     for (const redirect of command.redirects) this.#redirect(redirect, command.display);
 
-    const words = stripPrefixWords(command.words);
+    let words = stripPrefixWords(command.words);
+    // `function NAME { …`: the name is defined here, not run.
+    if (command.words[0]?.text === 'function' && !command.words[0].quoted) words = words.slice(1);
+    this.#assignments = command.words.filter((w) => w.assignment).map((w) => w.assignment!);
+    for (const assignment of this.#assignments) {
+      if (PROGRAM_VARIABLES.test(assignment.name) && words.length > 0) {
+        this.#notReadOnly(`'${assignment.name}=…' makes the command run another program`, command.display);
+      }
+    }
     if (words.length === 0) return;
     this.#invocation(words, command.display, stdin, depth);
   }
@@ -301,10 +297,36 @@ class Walker {
 
   /** `outer`: the words of the wrappers around this command (`timeout 5 npm test`), for the allow-list. */
   #invocation(words: Word[], display: string, stdin: Stdin, depth: number, outer: string[][] = []): void {
+    if (depth > MAX_DEPTH) return this.#deny('too-deep', `commands nest more than ${MAX_DEPTH} levels deep, too deep to check`, display);
+    // `"$@"`, `$1`… with known positional parameters: what they stand for.
+    const expanded = this.#expandPositional(words);
+    if (expanded) return this.#invocation(expanded, display, stdin, depth + 1, outer);
     const [head, ...args] = words;
     if (!head) return;
+    // Without arguments a call checks nothing new (the body was checked where it was defined),
+    // and `f() {` reads as such a call.
+    const called = !head.dynamic && args.length ? this.#functions.get(head.text) : undefined;
+    if (called !== undefined) {
+      // The body runs with the call's arguments as $1…; checked as if written out.
+      const saved = this.#positional;
+      this.#positional = args;
+      try {
+        this.script(parseShell(called, this.vars), depth + 1, stdin);
+      } finally {
+        this.#positional = saved;
+      }
+      return;
+    }
+    if (!head.dynamic && head.text === 'set' && args.length && !args[0]!.text.startsWith('-') && !args[0]!.text.startsWith('+')) this.#positional = args;
+    if (!head.dynamic && head.text === 'set' && args[0]?.text === '--') this.#positional = args.slice(1);
+    if (!head.dynamic && head.text === 'alias') {
+      for (const arg of args) {
+        const eq = arg.text.indexOf('=');
+        if (eq > 0) this.script(parseShell(arg.text.slice(eq + 1), this.vars), depth + 1);
+      }
+    }
     if (head.dynamic) {
-      const danger = args.map((a) => this.#critical(a)).find(Boolean);
+      const danger = args.map((a) => this.#paths.critical(a)).find(Boolean);
       if (danger) this.#deny('dynamic-program', `the program is known only at run time (${head.raw}) and is given ${danger}`, display);
       else this.#notReadOnly(`the program is known only at run time (${head.raw})`, display);
       return;
@@ -336,7 +358,7 @@ class Walker {
       const recursive = program === 'rimraf' || flags.some((f) => f === '--recursive' || /^-[a-zA-Z]*[rR]/.test(f));
       if (recursive) {
         for (const operand of operands) {
-          const what = this.#critical(operand);
+          const what = this.#paths.critical(operand);
           if (what) return this.#deny('rm-recursive', `recursive delete of ${what}`, display);
         }
       }
@@ -344,7 +366,7 @@ class Walker {
     if (program === 'mv') {
       const { operands } = splitOptions(args);
       for (const operand of operands.slice(0, -1)) {
-        const what = this.#critical(operand, false);
+        const what = this.#paths.critical(operand, 'state');
         if (what) return this.#deny('mv-critical', `moves away ${what}`, display);
       }
     }
@@ -352,10 +374,20 @@ class Walker {
       const { flags, operands } = splitOptions(args);
       const recursive = flags.some((f) => f === '--recursive' || /^-[a-zA-Z]*R/.test(f));
       for (const operand of operands) {
-        const what = this.#critical(operand, false);
+        const what = this.#paths.critical(operand, recursive ? 'state' : 'none');
         if (what && (recursive || this.#resolve(operand) === '/')) {
           return this.#deny('chmod-recursive', `'${program}${recursive ? ' -R' : ''}' on ${what}`, display);
         }
+      }
+    }
+    if (program === 'rsync' && texts.some((t) => /^--(delete|del$|remove-source-files)/.test(t))) {
+      const { operands } = splitOptions(args.filter((a) => !/^--(exclude|include|filter|rsh|rsync-path|chmod|chown)=/.test(a.text)));
+      const destination = operands.at(-1);
+      const what = destination && !/^[^/]*:/.test(destination.text) ? this.#paths.critical(destination, 'all') : undefined;
+      if (what) return this.#deny('rsync-delete', `'rsync --delete' into ${what} deletes what the source lacks`, display);
+      for (const source of texts.includes('--remove-source-files') ? operands.slice(0, -1) : []) {
+        const gone = this.#paths.critical(source, 'all');
+        if (gone) return this.#deny('rsync-delete', `'rsync --remove-source-files' removes ${gone}`, display);
       }
     }
     if (program === 'dd') {
@@ -396,6 +428,10 @@ class Walker {
       if (inner === undefined) return this.#modeCheck(inv, outer); // only options: e.g. `env` prints the environment
       if (program === 'watch') return this.script(parseShell(inner.map((w) => w.text).join(' ')), depth + 1);
       if (program === 'xargs') {
+        const runner = basename(inner[0]?.text ?? '');
+        if (stdin.kind === 'download' && (SHELLS.has(runner) || INTERPRETERS.has(runner) || runner === 'eval' || runner === 'sh')) {
+          return this.#deny('pipe-to-shell', `'xargs ${runner}' runs code downloaded by ${stdin.by}`, display);
+        }
         // The items come from stdin; when that is plain text, they are the last arguments.
         const items = stdin.kind === 'static' ? stdin.text.split(/\s+/).filter(Boolean).map((t) => literalWord(t)) : [];
         return this.#invocation([...inner, ...items], display, { kind: 'unknown' }, depth + 1, around);
@@ -412,6 +448,12 @@ class Walker {
 
   /** Plan and ask mode for a command that runs no other command. */
   #modeCheck(inv: Invocation, outer: string[][] = []): void {
+    // What plan mode may read is what the sandbox shows: not where credentials live.
+    for (const arg of inv.args) {
+      const where = this.#resolve(arg);
+      const secret = where && secretLocation(where, this.#options.home);
+      if (secret) this.#notReadOnly(`it reads ${secret}, where credentials live (hidden from commands)`, inv.display);
+    }
     this.#readOnlyOrListed(inv, outer, [inv.program, ...inv.args.map((a) => a.text)], readOnlyReason(inv));
   }
 
@@ -433,6 +475,20 @@ class Walker {
   #git(inv: Invocation, depth: number, outer: string[][]): void {
     const { sub, subArgs, config, globals } = gitParts(inv.args);
     const texts = subArgs.map((a) => a.text);
+    // An alias saved earlier in the line (`git config alias.nuke 'push --force' && git nuke`).
+    const saved = sub ? this.#gitAliases.get(sub) : undefined;
+    if (saved !== undefined && !config.has(`alias.${sub}`)) config.set(`alias.${sub}`, saved);
+    if (sub === 'config') {
+      // Saving a setting that runs a command, or an alias, is checked as that command.
+      const operands = texts.filter((t) => !t.startsWith('-'));
+      const [key = '', value] = operands;
+      if (value !== undefined && /^alias\./i.test(key)) {
+        this.#gitAliases.set(key.slice(6), value);
+        if (value.startsWith('!')) this.script(parseShell(value.slice(1), this.vars), depth + 1);
+        else this.#git({ ...inv, args: [...value.split(/\s+/).filter(Boolean).map(literalWord)] }, depth + 1, outer);
+      }
+      if (value !== undefined && GIT_COMMAND_SETTINGS.test(key)) this.script(parseShell(value.replace(/^!/, ''), this.vars), depth + 1);
+    }
     for (const [key, value] of config) {
       if (GIT_COMMAND_SETTINGS.test(key)) this.script(parseShell(value.replace(/^!/, '')), depth + 1);
       // `git -c alias.x='!cmd' x` runs cmd in a shell.
@@ -448,7 +504,9 @@ class Walker {
       );
       if (force) return this.#deny('git-force-push', `'git push ${force}' overwrites the remote's history`, inv.display);
     }
-    if (!this.#options.ownWorktree) {
+    // A teammate may discard changes in its own checkout, and nowhere else (-C, --git-dir,
+    // --work-tree, GIT_DIR=…, a cd elsewhere): there the rules of the shared workspace hold.
+    if (!this.#options.ownWorktree || !this.#gitTargetsOwnCheckout(inv.args)) {
       if (sub === 'reset' && texts.some((t) => t.length >= 4 && '--hard'.startsWith(t))) {
         return this.#deny('git-discard', "'git reset --hard' throws away uncommitted changes in the shared workspace (in a teammate's own worktree it is allowed)", inv.display);
       }
@@ -462,13 +520,37 @@ class Walker {
     this.#readOnlyOrListed(inv, outer, ['git', ...(sub ? [sub] : []), ...texts], gitReadOnlyReason(sub, texts, globals));
   }
 
+  /** Whether every repository or work tree this git command names is inside the agent's own root. */
+  #gitTargetsOwnCheckout(args: Word[]): boolean {
+    const root = this.#options.root;
+    const inside = (p: string | undefined) => p !== undefined && (p === root || p.startsWith(`${root}/`) || p === `${root}.git` || p.startsWith(`${root}.git/`));
+    if (!inside(this.#cwd)) return false;
+    for (const assignment of this.#assignments) {
+      if (!/^GIT_(DIR|WORK_TREE|COMMON_DIR|INDEX_FILE|OBJECT_DIRECTORY)$/.test(assignment.name)) continue;
+      if (assignment.dynamic || !inside(path.resolve(this.#cwd ?? root, assignment.value))) return false;
+    }
+    let cwd = this.#cwd;
+    for (let i = 0; i < args.length; i++) {
+      const t = args[i]!.text;
+      if (!t.startsWith('-')) break;
+      const flag = t.includes('=') ? t.slice(0, t.indexOf('=')) : t;
+      if (!['-C', '--git-dir', '--work-tree'].includes(flag)) continue;
+      const word = t.includes('=') ? literalWord(t.slice(t.indexOf('=') + 1)) : args[++i];
+      if (!word || word.dynamic) return false;
+      const where = path.resolve(cwd ?? root, word.text);
+      if (!inside(where)) return false;
+      if (flag === '-C') cwd = where;
+    }
+    return true;
+  }
+
   #find(inv: Invocation, stdin: Stdin, depth: number): void {
     const texts = inv.args.map((a) => a.text);
     let first = texts.findIndex((t) => t.startsWith('-') || t === '(' || t === '!');
     if (first < 0) first = texts.length;
     const roots = inv.args.slice(0, first);
     const expression = texts.slice(first);
-    const criticalRoot = (roots.length ? roots : [literalWord('.')]).map((r) => this.#critical(r)).find(Boolean);
+    const criticalRoot = (roots.length ? roots : [literalWord('.')]).map((r) => this.#paths.critical(r)).find(Boolean);
     // Tests like -name narrow what is found; `-name '*'` does not.
     const tests: string[] = [];
     for (let i = 0; i < expression.length; i++) {
@@ -486,9 +568,13 @@ class Walker {
       if (!/^-(exec|execdir|ok|okdir)$/.test(expression[i]!)) continue;
       let end = i + 1;
       while (end < expression.length && expression[end] !== ';' && expression[end] !== '+') end++;
+
       const placeholder = !filtered && roots[0] ? roots[0] : literalWord('FOUND');
       const command = inv.args.slice(first + i + 1, first + end).map((w) => (w.text === '{}' ? placeholder : w));
       this.#invocation(command, inv.display, stdin, depth + 1);
+      // `find / -exec rm {} \;` deletes every file find finds, recursive flag or not.
+      const runner = basename(expression[i + 1] ?? '');
+      if (criticalRoot && !filtered && FIND_DELETERS.has(runner)) this.#deny('find-delete', `'find -exec ${runner}' on ${criticalRoot}`, inv.display);
       i = end;
     }
     if (this.#options.mode === 'auto') return;
@@ -551,238 +637,4 @@ class Walker {
     return path.normalize(p);
   }
 
-  /**
-   * What a path word names that must never be deleted or given away wholesale, if anything:
-   * `/`, a system directory, a home directory and (with `workspace`) the workspace, what holds it, its .git.
-   */
-  #critical(word: Word, workspace = true): string | undefined {
-    const direct = this.#criticalText(word, word.text, workspace);
-    if (direct) return direct;
-    if (word.dynamic && word.emptyText !== word.text) {
-      const empty = this.#criticalText(word, word.emptyText, workspace);
-      if (empty) return `${empty} if ${word.raw.match(/\$\{?\w+\}?|\$\(.*\)|`.*`/)?.[0] ?? 'a variable'} is empty`;
-    }
-    return undefined;
-  }
-
-  #criticalText(word: Word, text: string, workspace: boolean): string | undefined {
-    if (!text) return undefined;
-    if (word.tilde && /^~[^/]+/.test(text)) return `another user's home directory (${text})`;
-    let p = text;
-    let everything = false;
-    for (;;) {
-      if (/(^|\/)[.*]*\*[.*]*$/.test(p) && p !== '*' && p !== '.*' && p.includes('/')) {
-        p = p.replace(/\/[^/]*$/, '') || '/';
-        everything = true;
-      } else if (/^[.*]*\*[.*]*$/.test(p)) {
-        p = '.';
-        everything = true;
-      } else if (p.length > 1 && p.endsWith('/')) p = p.slice(0, -1);
-      else if (p.length > 2 && p.endsWith('/.')) p = p.slice(0, -2);
-      else break;
-    }
-    const where = this.#resolve(word, p);
-    if (where === undefined) return undefined;
-    const label = everything ? `everything in ${where}` : where;
-    const { root, home } = this.#options;
-    if (where === '/') return `the root directory (${text})`;
-    const depthOne = /^\/[^/]+$/.test(where);
-    if (SYSTEM_DIRS.has(where) || (depthOne && word.glob)) return `the system directory ${label}`;
-    if (where === home || /^\/(home|Users)\/[^/]+$/.test(where)) return `a home directory (${label})`;
-    if (!workspace) return undefined;
-    if (where === root) return `the workspace (${label})`;
-    if (root.startsWith(`${where}/`)) return `a directory that holds the workspace (${label})`;
-    const inRoot = path.relative(root, where);
-    if (inRoot === '.git') return `the workspace's git history (${text})`;
-    if (inRoot === '.team' || inRoot === '.tasks') return `huddle's own state (${text})`;
-    return undefined;
-  }
-}
-
-// ---- helpers ------------------------------------------------------------------------------------
-
-const RESERVED = new Set(['!', '{', '}', 'if', 'then', 'else', 'elif', 'fi', 'do', 'done', 'while', 'until', 'case', 'esac', 'in', 'function', 'coproc', '((', '))', '[[', ']]']);
-
-/** Drops reserved words (`if`, `{`, `do`…) and leading assignments: what remains starts with the program. */
-function stripPrefixWords(words: Word[]): Word[] {
-  let i = 0;
-  while (i < words.length) {
-    const word = words[i]!;
-    if ((!word.quoted && RESERVED.has(word.text)) || word.assignment) i++;
-    else break;
-  }
-  const rest = words.slice(i);
-  // `for x in a b; do …` and `select`: the list is data.
-  if (rest[0] && !rest[0].quoted && (rest[0].text === 'for' || rest[0].text === 'select')) return [];
-  // Closing words of compound commands that were left as a command of their own.
-  return rest.filter((w, k) => !(k === rest.length - 1 && !w.quoted && (w.text === '}' || w.text === ']]')));
-}
-
-function commandProgram(command: SimpleCommand): string | undefined {
-  let words = stripPrefixWords(command.words);
-  for (let guard = 0; guard < 4 && words[0]; guard++) {
-    const program = basename(words[0].text);
-    const wrapper = WRAPPERS[program];
-    if (!wrapper) return program;
-    const inner = unwrap(program, words.slice(1), wrapper.valued);
-    if (!inner) return program;
-    words = inner;
-  }
-  return words[0] ? basename(words[0].text) : undefined;
-}
-
-function downloaderIn(script: Script): string | undefined {
-  for (const pipeline of script.pipelines) {
-    for (const command of pipeline.commands) {
-      const program = commandProgram(command);
-      if (program && DOWNLOADERS.has(program)) return program;
-      for (const word of command.words) for (const sub of word.subs) {
-        const found = downloaderIn(sub);
-        if (found) return found;
-      }
-    }
-  }
-  return undefined;
-}
-
-/** The command a wrapper runs: its words after its own options (and, for env, assignments). */
-function unwrap(program: string, args: Word[], valued: Set<string>): Word[] | undefined {
-  let i = 0;
-  for (; i < args.length; i++) {
-    const t = args[i]!.text;
-    if (t === '--') {
-      i++;
-      break;
-    }
-    if (program === 'env' && args[i]!.assignment) continue;
-    if (program === 'timeout' && !t.startsWith('-')) {
-      i++; // the duration
-      break;
-    }
-    if ((program === 'chrt' || program === 'taskset' || program === 'flock') && !t.startsWith('-')) {
-      i++; // the priority, the CPU mask, the lock file
-      break;
-    }
-    if (!t.startsWith('-') || t === '-') break;
-    if (valued.has(t)) i++;
-  }
-  const inner = args.slice(i);
-  if (program === 'flock' && inner[0]?.text === '-c') return undefined;
-  return inner.length ? inner : undefined;
-}
-
-function splitOptions(args: Word[]): { flags: string[]; operands: Word[] } {
-  const flags: string[] = [];
-  const operands: Word[] = [];
-  let ended = false;
-  for (const arg of args) {
-    if (!ended && arg.text === '--') ended = true;
-    else if (!ended && arg.text.startsWith('-') && arg.text !== '-') flags.push(arg.text);
-    else operands.push(arg);
-  }
-  return { flags, operands };
-}
-
-function killsEverything(texts: string[]): boolean {
-  let i = 0;
-  if (texts[0] === '-s' || texts[0] === '-n') i = 2;
-  else if (texts[0] !== undefined && texts[0] !== '--' && /^-/.test(texts[0]) && texts[0] !== '-1') i = 1;
-  else if (texts[0] === '-1' && texts.length > 1) i = 1; // `kill -1 PID`: signal 1 (HUP)
-  const targets = texts.slice(i).filter((t) => t !== '--');
-  return targets.includes('-1');
-}
-
-function gitParts(args: Word[]): { sub: string | undefined; subArgs: Word[]; config: Map<string, string>; globals: string[] } {
-  const config = new Map<string, string>();
-  const globals: string[] = [];
-  let i = 0;
-  for (; i < args.length; i++) {
-    const t = args[i]!.text;
-    if (['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--config-env', '--super-prefix'].includes(t)) {
-      globals.push(t);
-      if (t === '-c') {
-        const setting = args[i + 1]?.text ?? '';
-        const eq = setting.indexOf('=');
-        config.set(eq < 0 ? setting : setting.slice(0, eq), eq < 0 ? 'true' : setting.slice(eq + 1));
-      }
-      i++;
-    } else if (t.startsWith('-')) globals.push(t);
-    else break;
-  }
-  return { sub: args[i]?.text, subArgs: args.slice(i + 1), config, globals };
-}
-
-function gitReadOnlyReason(sub: string | undefined, texts: string[], globals: string[]): string | undefined {
-  if (!sub) return "'git' without a subcommand";
-  if (globals.includes('-c') || globals.some((g) => g.startsWith('--exec-path'))) return "'git -c' may run configured commands";
-  if (!READ_ONLY_GIT.has(sub)) return `'git ${sub}' may change the repository`;
-  if (texts.some((t) => t.startsWith('--output') || t.startsWith('--ext-diff'))) return `'git ${sub} --output' writes a file`;
-  if (sub === 'branch') {
-    if (texts.some((t) => /^(-[dDmMcCfu]|--delete|--move|--copy|--force|--set-upstream-to.*|--unset-upstream|--edit-description)$/.test(t))) {
-      return "'git branch' with that option changes branches";
-    }
-    const lists = texts.some((t) => /^(-l|--list|-a|--all|-r|--remotes|--contains|--no-contains|--merged|--no-merged|--points-at)$/.test(t));
-    if (!lists && texts.some((t) => !t.startsWith('-'))) return "'git branch NAME' creates a branch";
-  }
-  return undefined;
-}
-
-function readOnlyReason(inv: Invocation): string | undefined {
-  const { program } = inv;
-  const texts = inv.args.map((a) => a.text);
-  if (!READ_ONLY_PROGRAMS.has(program)) return `'${program}' is not on the read-only list`;
-  if (program === 'sort' && texts.some((t) => t === '-o' || t.startsWith('--output') || /^-[a-zA-Z]*o/.test(t))) return "'sort -o' writes a file";
-  if (program === 'tree' && texts.includes('-o')) return "'tree -o' writes a file";
-  if (program === 'uniq' && texts.filter((t) => !t.startsWith('-')).length >= 2) return "'uniq IN OUT' writes OUT";
-  if (program === 'date' && texts.some((t) => t === '-s' || t.startsWith('--set'))) return "'date -s' sets the clock";
-  return undefined;
-}
-
-function readsCodeFromStdin(program: string, texts: string[]): boolean {
-  if (SHELLS.has(program)) {
-    if (texts.some((t) => /^-[a-zA-Z]*c/.test(t))) return false;
-    const operand = texts.find((t) => !t.startsWith('-') && !t.startsWith('+'));
-    return operand === undefined || operand === '/dev/stdin' || texts.some((t) => /^-[a-zA-Z]*s/.test(t));
-  }
-  if (texts.some((t) => ['-c', '-e', '-E', '--eval', '-m', '-r', '-p', '--print'].includes(t))) return false;
-  const operand = texts.find((t) => !t.startsWith('-'));
-  return operand === undefined || operand === '-' || operand === '/dev/stdin';
-}
-
-function isDevice(p: string): boolean {
-  return p.startsWith('/dev/') && !HARMLESS_DEVICES.test(path.normalize(p));
-}
-
-function basename(program: string): string {
-  return program.slice(program.lastIndexOf('/') + 1);
-}
-
-function literalWord(text: string): Word {
-  return { text, emptyText: text, dynamic: false, quoted: false, glob: false, tilde: false, procSub: false, subs: [], raw: text };
-}
-
-function oneLine(text: string, max = 80): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
-
-/** Programs whose first word after the options is a subcommand worth keeping in an allow-list entry. */
-const WITH_SUBCOMMANDS = new Set(['git', 'npm', 'npx', 'pnpm', 'yarn', 'bun', 'cargo', 'go', 'docker', 'kubectl', 'pip', 'pip3', 'make', 'deno', 'gh', 'uv', 'poetry', 'dotnet', 'mvn', 'gradle']);
-
-/** What "approve always" allow-lists for a command: its program, plus the subcommand for git, npm and the like. */
-export function approvalPrefix(words: string[]): string {
-  const [program, ...rest] = words;
-  if (!program) return '';
-  const name = basename(program);
-  if (!WITH_SUBCOMMANDS.has(name)) return name;
-  let sub = rest.find((w) => !w.startsWith('-'));
-  if (name === 'npm' && sub === 'run') sub = `run ${rest[rest.indexOf('run') + 1] ?? ''}`.trim();
-  return sub ? `${name} ${sub}` : name;
-}
-
-/** An allow-list entry matches a command that starts with its words. */
-export function matchesPrefix(entry: string, words: string[]): boolean {
-  const tokens = entry.trim().split(/\s+/).filter(Boolean);
-  if (tokens.length === 0 || tokens.length > words.length) return false;
-  return tokens.every((token, i) => (i === 0 ? basename(token) === basename(words[0]!) : token === words[i]));
 }

@@ -10,13 +10,14 @@ import type { PermissionMode } from './permission-mode.js';
 import type { Member } from '../store/roster.js';
 import type { MemberStatus } from '../vocabulary.js';
 import { checkCommand, denyMessage, protectedPathReason } from './command-policy.js';
+import { sandboxStatus } from '../sandbox/status.js';
 import { oneLine } from '../tools/registry.js';
 import { ToolError, type Tool, type ToolContext } from '../tools/types.js';
 
 export interface GateOptions {
   /** The team's workspace root; an agent whose root differs works in its own worktree. */
   teamRoot: string;
-  /** Command prefixes the person allowed for good ("a" in the needs-you queue). */
+  /** Command prefixes the person allowed for good ("a" in the needs-you queue): settings' permissions.allow. */
   allowList: AllowList;
   approvals: Approvals;
   /** To show `waiting` (reason `permission: …`) while a call waits for the person. */
@@ -54,10 +55,21 @@ export class PermissionGate {
   async checkBash(command: string, context: ToolContext): Promise<void> {
     const mode = this.modeOf(context.agent);
     const allow = this.#options.allowList.read();
+    const ownWorktree = context.workspace.root !== this.#options.teamRoot;
+    // Nothing but the sandbox keeps a worktree teammate out of the main checkout: without one,
+    // it does not run unattended (HUDDLE_SANDBOX=off says the person accepts that).
+    const sandbox = sandboxStatus();
+    if (ownWorktree && mode === 'auto' && !sandbox.available && !sandbox.onPurpose) {
+      throw new ToolError(
+        `refused: a worktree teammate runs commands in auto mode only inside the sandbox, and there is none (${sandbox.reason}). ` +
+          'Install bubblewrap (apt-get install bubblewrap), run this teammate in ask mode, or set HUDDLE_SANDBOX=off to run unsandboxed on purpose',
+      );
+    }
     const verdict = checkCommand(command, {
       mode,
       root: context.workspace.root,
-      ownWorktree: context.workspace.root !== this.#options.teamRoot,
+      ownWorktree,
+      teamRoot: this.#options.teamRoot,
       allow: allow.entries,
     });
     if (verdict.kind === 'allow') return;
@@ -67,7 +79,7 @@ export class PermissionGate {
     }
     const note = allow.error ? ` (${allow.error})` : '';
     await this.#ask(context, 'bash', oneLine(command, 200), `${verdict.reason}${note}`, verdict.prefixes, () =>
-      `'${oneLine(command)}' needs approval, which a headless run cannot ask for; run with --permission-mode auto or add it to the allow-list (.team/allow.json, a JSON array of command prefixes such as ["${verdict.prefixes[0] ?? 'npm test'}"])${note}`,
+      `'${oneLine(command)}' needs approval, which a headless run cannot ask for; run with --permission-mode auto or add it to the allow-list ("permissions": {"allow": ["${verdict.prefixes[0] ?? 'npm test'}"]} in .team/settings.json or .team/settings.local.json)${note}`,
     );
   }
 
@@ -85,6 +97,20 @@ export class PermissionGate {
     await this.#ask(context, tool, relative, `${tool} ${relative}: ${why}`, [], () =>
       `${tool} ${relative} needs approval (${why}), which a headless run cannot ask for; run with --permission-mode auto, or leave that file alone`,
     );
+  }
+
+  /**
+   * Puts a call that is neither bash nor a file write to the person (an MCP tool its server does not
+   * mark read-only, a hook's "ask"); resolves when approved, throws a ToolError saying why not.
+   * `always` adds `prefixes` to the allow-list.
+   */
+  async askPerson(context: ToolContext, request: { tool: string; summary: string; reason: string; prefixes: string[]; headless: string }): Promise<void> {
+    await this.#ask(context, request.tool, request.summary, request.reason, request.prefixes, () => request.headless);
+  }
+
+  /** Whether the allow-list holds exactly `name` (an MCP tool the person allowed for good). */
+  isAllowListed(name: string): boolean {
+    return this.#options.allowList.read().entries.includes(name);
   }
 
   async #ask(context: ToolContext, tool: string, summary: string, reason: string, prefixes: string[], headless: () => string): Promise<void> {
@@ -151,7 +177,8 @@ function guardTool(tool: Tool, gate: PermissionGate): Tool {
         if (error instanceof ToolError) return { content: error.message, isError: true };
         throw error;
       }
-      return tool.run(input, context);
+      // The sandbox follows the mode: plan mode's commands run read-only.
+      return tool.run(input, { ...context, permissionMode: gate.modeOf(context.agent) });
     },
   };
   guarded.add(wrapped);

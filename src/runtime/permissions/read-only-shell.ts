@@ -4,6 +4,6 @@
 import { readOnlyViolation } from './command-policy.js';
 
 /** Undefined when the command only reads; otherwise why it was refused. */
-export function whyNotReadOnly(command: string): string | undefined {
-  return readOnlyViolation(command);
+export function whyNotReadOnly(command: string, root?: string): string | undefined {
+  return readOnlyViolation(command, root);
 }

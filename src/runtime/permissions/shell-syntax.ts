@@ -11,105 +11,20 @@
 // here-strings, and fork-bomb shaped function definitions. What it cannot know (a variable's value
 // at run time, a file's content) it marks as dynamic; the policy decides what to do with that.
 
-export interface Word {
-  /** The word after quote removal; expansions resolved where that is possible, else their source text. */
-  text: string;
-  /** The same with every unresolved expansion taken as empty (what `$DIR/*` becomes when DIR is unset). */
-  emptyText: string;
-  /** Holds an expansion whose value is only known when it runs. */
-  dynamic: boolean;
-  /** Some part was quoted or escaped: never a reserved word. */
-  quoted: boolean;
-  /** Unquoted glob characters. */
-  glob: boolean;
-  /** Starts with an unquoted `~`. */
-  tilde: boolean;
-  /** A process substitution `<(…)` / `>(…)`: a path to the output of a command. */
-  procSub: boolean;
-  /** `NAME=value` (unquoted name and `=`). */
-  assignment?: { name: string; value: string; dynamic: boolean };
-  /** Scripts that command or process substitutions in this word run. */
-  subs: Script[];
-  /** The source text. */
-  raw: string;
-}
+import { emptyWord, findFunctions, finishWord, pushText, staticOutput, type Char, type FlatToken } from './shell-words.js';
 
-export interface Redirect {
-  op: string;
-  fd?: string;
-  target?: Word;
-  /** The body of a here-document (`<<`), and the scripts its expansions run. */
-  heredoc?: { body: string; subs: Script[] };
-}
+export { GIT_DIR_VAR, staticOutput } from './shell-words.js';
 
-export interface SimpleCommand {
-  words: Word[];
-  redirects: Redirect[];
-  /** The command as written, for messages. */
-  display: string;
-}
-
-export interface Pipeline {
-  commands: SimpleCommand[];
-}
-
-export interface Script {
-  pipelines: Pipeline[];
-  /** Names of functions defined to call themselves in a pipe or the background. */
-  forkBombs: string[];
-  /** Things the reader could not make sense of (unterminated quotes, nesting too deep). */
-  problems: string[];
-}
+export type { Pipeline, Redirect, Script, SimpleCommand, Word } from './shell-ast.js';
+import type { Pipeline, Redirect, Script, SimpleCommand, Word } from './shell-ast.js';
 
 /** How deep substitutions may nest before the reader gives up (and the policy refuses). */
 export const MAX_NESTING = 12;
 
-interface Char {
-  c: string;
-  /** Quoted or escaped. */
-  q: boolean;
-  /** From an unquoted expansion: split into words at blanks. */
-  s?: boolean;
-  /** An expansion whose value is unknown (c holds its source). */
-  u?: boolean;
-}
 
-type FlatToken = { t: 'w'; text: string; quoted: boolean } | { t: 'op'; op: string };
 
 export function parseShell(source: string, vars: Map<string, string> = new Map(), depth = 0): Script {
   return new Reader(source, 0, new Map(vars), false, depth).read().script;
-}
-
-/**
- * What a simple command prints, when that is plain from its words alone (echo, printf, a here-doc
- * through cat, `command -v`/`which`): lets `$(echo rm)` and `echo 'rm -rf /' | sh` be seen through.
- */
-export function staticOutput(command: SimpleCommand): string | undefined {
-  const words = command.words.filter((w, i) => !(w.assignment && command.words.slice(0, i).every((x) => x.assignment)));
-  if (words.some((w) => w.dynamic)) return undefined;
-  const [first, ...args] = words.map((w) => w.text);
-  if (first === undefined) return undefined;
-  const program = first.slice(first.lastIndexOf('/') + 1);
-  if (program === 'echo') {
-    while (args[0] !== undefined && /^-[neE]+$/.test(args[0])) args.shift();
-    return `${args.join(' ')}\n`;
-  }
-  if (program === 'printf') {
-    const [format, ...rest] = args;
-    if (format === undefined) return undefined;
-    let i = 0;
-    return format.replace(/%s|\\n|\\t/g, (m) => (m === '\\n' ? '\n' : m === '\\t' ? '\t' : (rest[i++] ?? '')));
-  }
-  if (program === 'which' || (program === 'command' && args[0] === '-v') || (program === 'type' && args[0] === '-P')) {
-    const name = args.find((a) => !a.startsWith('-'));
-    return name === undefined ? undefined : `${name}\n`;
-  }
-  if (program === 'cat' && args.length === 0) {
-    const feed = command.redirects.find((r) => r.heredoc || r.op === '<<<');
-    if (feed?.heredoc) return feed.heredoc.subs.length ? undefined : feed.heredoc.body;
-    if (feed?.target && !feed.target.dynamic) return `${feed.target.text}\n`;
-  }
-  return undefined;
 }
 
 const META = new Set([' ', '\t', '\r', '\n', ';', '&', '|', '(', ')', '<', '>']);
@@ -189,19 +104,21 @@ class Reader {
     if (this.#pendingTarget) this.#problems.push(`'${this.#pendingTarget.op}' has no target`);
     this.#endCommand();
     this.#endPipeline();
-    return { script: { pipelines: this.#pipelines, forkBombs: findForkBombs(this.#flat), problems: this.#problems }, end: this.#pos };
+    const { forkBombs, functions } = findFunctions(this.#flat, this.#src);
+    return { script: { pipelines: this.#pipelines, forkBombs, functions, problems: this.#problems }, end: this.#pos };
   }
 
   // ---- structure ------------------------------------------------------------------------------
 
   #op(op: string, length = 1): void {
+    const start = this.#pos;
     this.#pos += length;
     if (this.#pendingTarget) {
       // `echo > ; rm …`: bash refuses the line; the next word must not be taken for a file name.
       this.#problems.push(`'${this.#pendingTarget.op}' has no target`);
       this.#pendingTarget = undefined;
     }
-    this.#flat.push({ t: 'op', op });
+    this.#flat.push({ t: 'op', op, start, end: this.#pos });
     this.#endCommand();
     if (op !== '|') this.#endPipeline();
   }
@@ -246,7 +163,7 @@ class Reader {
     const redirect: Redirect = { op: op === '<<-' ? '<<' : op, ...(fd !== undefined ? { fd } : {}) };
     this.#command.redirects.push(redirect);
     this.#display.push(`${fd ?? ''}${op}`);
-    this.#flat.push({ t: 'op', op: 'redir' });
+    this.#flat.push({ t: 'op', op: 'redir', start: this.#pos, end: this.#pos });
     this.#pendingTarget = redirect;
     this.#pendingStrip = op === '<<-';
   }
@@ -336,8 +253,8 @@ class Reader {
       }
     }
     const raw = src.slice(start, this.#pos);
-    const words = finishWord(chars, raw, subs, quotedAny, procSub);
-    this.#flat.push({ t: 'w', text: words.map((w) => w.text).join(' '), quoted: quotedAny });
+    const words = finishWord(chars, raw, subs, quotedAny, procSub, this.#vars.get('IFS'));
+    this.#flat.push({ t: 'w', text: words.map((w) => w.text).join(' '), quoted: quotedAny, start, end: this.#pos });
     const target = this.#pendingTarget;
     if (target) {
       this.#pendingTarget = undefined;
@@ -516,155 +433,12 @@ class Reader {
 
   #pushOutput(chars: Char[], script: Script, source: string, inDouble: boolean): void {
     const only = script.pipelines.length === 1 && script.pipelines[0]!.commands.length === 1 ? script.pipelines[0]!.commands[0]! : undefined;
-    const output = only ? staticOutput(only) : undefined;
+    const output = only ? staticOutput(only, this.#vars) : undefined;
     if (output !== undefined) pushText(chars, output.replace(/\n+$/, ''), inDouble);
     else chars.push({ c: source, q: inDouble, u: true });
   }
 }
 
 function tooDeep(): Script {
-  return { pipelines: [], forkBombs: [], problems: [`substitutions nest more than ${MAX_NESTING} deep`] };
-}
-
-function pushText(chars: Char[], text: string, inDouble: boolean): void {
-  for (const c of text) chars.push(inDouble ? { c, q: true } : { c, q: false, s: true });
-}
-
-function emptyWord(raw: string, subs: Script[]): Word {
-  return { text: '', emptyText: '', dynamic: false, quoted: true, glob: false, tilde: false, procSub: false, subs, raw };
-}
-
-/** Brace expansion, then splitting of unquoted expansion results, then the Word objects. */
-function finishWord(chars: Char[], raw: string, subs: Script[], quotedAny: boolean, procSub: boolean): Word[] {
-  const assign = /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(chars.map((ch) => (ch.q || ch.u || ch.s ? '\0' : ch.c)).join(''));
-  if (assign) {
-    const word = build(chars, raw, subs, quotedAny, procSub);
-    const valueChars = chars.slice(assign[0].length);
-    word.assignment = { name: assign[1]!, value: valueChars.map((ch) => ch.c).join(''), dynamic: valueChars.some((ch) => ch.u) };
-    return [word];
-  }
-  const expanded = expandBraces(chars, 0);
-  const words: Word[] = [];
-  for (const variant of expanded) {
-    let current: Char[] = [];
-    let started = false;
-    for (const ch of variant) {
-      if (ch.s && /\s/.test(ch.c)) {
-        if (current.length) words.push(build(current, raw, subs, quotedAny, procSub));
-        current = [];
-        started = false;
-        continue;
-      }
-      current.push(ch);
-      started = true;
-    }
-    if (started || (quotedAny && current.length === 0 && !variant.some((ch) => ch.s))) words.push(build(current, raw, subs, quotedAny, procSub));
-  }
-  return words;
-}
-
-function build(chars: Char[], raw: string, subs: Script[], quotedAny: boolean, procSub: boolean): Word {
-  return {
-    text: chars.map((ch) => ch.c).join(''),
-    emptyText: chars.filter((ch) => !ch.u).map((ch) => ch.c).join(''),
-    dynamic: chars.some((ch) => ch.u),
-    quoted: quotedAny || chars.some((ch) => ch.q),
-    glob: chars.some((ch) => !ch.q && !ch.u && (ch.c === '*' || ch.c === '?' || ch.c === '[')),
-    tilde: chars[0]?.c === '~' && !chars[0].q && !chars[0].u,
-    procSub,
-    subs,
-    raw,
-  };
-}
-
-const MAX_BRACE_WORDS = 64;
-
-/** `{rm,-rf,/}` → rm -rf /; `a{b,c}d` → abd acd. Sequences (`{1..3}`) stay as written. */
-function expandBraces(chars: Char[], depth: number): Char[][] {
-  if (depth > 8) return [chars];
-  const plain = (ch: Char | undefined, c: string) => ch !== undefined && ch.c === c && !ch.q && !ch.u && !ch.s;
-  for (let open = 0; open < chars.length; open++) {
-    if (!plain(chars[open], '{')) continue;
-    let level = 0;
-    const commas: number[] = [];
-    let close = -1;
-    for (let i = open; i < chars.length; i++) {
-      if (plain(chars[i], '{')) level++;
-      else if (plain(chars[i], '}')) {
-        if (--level === 0) {
-          close = i;
-          break;
-        }
-      } else if (level === 1 && plain(chars[i], ',')) commas.push(i);
-    }
-    if (close < 0) return [chars];
-    if (commas.length === 0) continue;
-    const bounds = [open, ...commas, close];
-    const prefix = chars.slice(0, open);
-    const suffix = chars.slice(close + 1);
-    const out: Char[][] = [];
-    for (let k = 0; k + 1 < bounds.length; k++) {
-      const alternative = chars.slice(bounds[k]! + 1, bounds[k + 1]!);
-      for (const variant of expandBraces([...prefix, ...alternative, ...suffix], depth + 1)) {
-        out.push(variant);
-        if (out.length >= MAX_BRACE_WORDS) return out;
-      }
-    }
-    return out;
-  }
-  return [chars];
-}
-
-/**
- * `name() { … name | name & … }` (also with `function`, spaces, or a `( … )` body): a function
- * that calls itself in a pipe or in the background multiplies without end.
- */
-function findForkBombs(flat: FlatToken[]): string[] {
-  const found: string[] = [];
-  for (let i = 0; i < flat.length; i++) {
-    const token = flat[i]!;
-    if (token.t !== 'w') continue;
-    let name: string | undefined;
-    let bodyStart: number | undefined;
-    const isOp = (k: number, op: string) => {
-      const t = flat[k];
-      return t?.t === 'op' && t.op === op;
-    };
-    if (token.text === 'function' && !token.quoted && flat[i + 1]?.t === 'w') {
-      name = (flat[i + 1] as { text: string }).text.replace(/\(\)$/, '');
-      bodyStart = isOp(i + 2, '(') && isOp(i + 3, ')') ? i + 4 : i + 2;
-    } else if (isOp(i + 1, '(') && isOp(i + 2, ')')) {
-      name = token.text;
-      bodyStart = i + 3;
-    }
-    if (name === undefined || bodyStart === undefined) continue;
-    // The body: a `{ … }` group (words) or a `( … )` subshell (ops); collect to its end.
-    const open = flat[bodyStart];
-    let end = flat.length;
-    if (open?.t === 'w' && open.text === '{') {
-      let level = 0;
-      for (let k = bodyStart; k < flat.length; k++) {
-        const t = flat[k]!;
-        if (t.t === 'w' && !t.quoted && t.text === '{') level++;
-        if (t.t === 'w' && !t.quoted && t.text === '}' && --level === 0) {
-          end = k;
-          break;
-        }
-      }
-    } else if (open?.t === 'op' && open.op === '(') {
-      let level = 0;
-      for (let k = bodyStart; k < flat.length; k++) {
-        if (isOp(k, '(')) level++;
-        if (isOp(k, ')') && --level === 0) {
-          end = k;
-          break;
-        }
-      }
-    } else continue;
-    const body = flat.slice(bodyStart + 1, end);
-    const calls = body.filter((t) => t.t === 'w' && t.text === name).length;
-    const multiplies = body.some((t) => t.t === 'op' && (t.op === '|' || t.op === '&'));
-    if (calls >= 1 && multiplies) found.push(name);
-  }
-  return found;
+  return { pipelines: [], forkBombs: [], functions: new Map(), problems: [`substitutions nest more than ${MAX_NESTING} deep`] };
 }

@@ -50,8 +50,49 @@ function isNode(value: unknown): value is JsonSchemaNode {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** huddle's defaults as a settings object: every `default` under plain object properties. */
+/**
+ * huddle's defaults as a settings object: every `default` under plain object properties. Read off
+ * the zod schema's own metadata (what the JSON Schema's defaults are made from): building the JSON
+ * Schema costs tens of milliseconds, which every start of huddle would pay.
+ */
 export function settingsDefaults(): Record<string, unknown> {
+  return structuredClone((defaults ??= zodDefaults(settingsSchema) ?? {}));
+}
+
+let defaults: Record<string, unknown> | undefined;
+
+interface ZodNode {
+  _zod?: { def?: { type: string; innerType?: ZodNode; shape?: Record<string, ZodNode> } };
+}
+
+function zodDefaults(node: ZodNode): Record<string, unknown> | undefined {
+  let current: ZodNode | undefined = node;
+  while (current?._zod?.def?.innerType) current = current._zod.def.innerType;
+  const shape = current?._zod?.def?.type === 'object' ? current._zod.def.shape : undefined;
+  if (!shape) return undefined;
+  const out: Record<string, unknown> = {};
+  for (const [key, child] of Object.entries(shape)) {
+    const value = metaDefault(child);
+    if (value !== undefined) out[key] = structuredClone(value);
+    else {
+      const nested = zodDefaults(child);
+      if (nested && Object.keys(nested).length) out[key] = nested;
+    }
+  }
+  return out;
+}
+
+/** The `default` of a node's metadata, or of a wrapper's inner node. */
+function metaDefault(node: ZodNode): unknown {
+  for (let current: ZodNode | undefined = node; current; current = current._zod?.def?.innerType) {
+    const meta = z.globalRegistry.get(current as z.ZodType) as { default?: unknown } | undefined;
+    if (meta?.default !== undefined) return meta.default;
+  }
+  return undefined;
+}
+
+/** The defaults as the JSON Schema states them (the test that keeps settingsDefaults honest compares both). */
+export function jsonSchemaDefaults(): Record<string, unknown> {
   return collectDefaults(settingsJsonSchema()) ?? {};
 }
 

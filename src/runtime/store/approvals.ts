@@ -15,7 +15,7 @@ export interface ApprovalRequest {
   summary: string;
   /** Why it needs approval. */
   reason: string;
-  /** What "approve always" adds to .team/allow.json (empty: it cannot be allow-listed, e.g. a protected path). */
+  /** What "approve always" adds to the allow-list (.team/settings.local.json; empty: it cannot be allow-listed, e.g. a protected path). */
   prefixes: string[];
   created_at: string;
 }

@@ -1,106 +1,59 @@
-// The task board (SPEC section 3): the task model and the contract every backend keeps
-// (store/file/file-board.ts today). Agents, tools and the console know only this interface.
+// The task board (SPEC section 3): the contract every backend keeps (store/file/board/ today).
+// Agents, tools and the console know only this interface; the task model and the rules every
+// backend applies live in store/board/.
 //
-// Every backend guarantees: ids are integers from 1, never reused; a claim is atomic (two
-// claimers never both win), also across processes and hosts; completing a task removes its id
-// from every blockedBy; dependency cycles are refused with their path.
+// Every backend guarantees: ids are integers from 1 on a fresh board, never reused or
+// overwritten; a claim is atomic (two claimers never both win), also across processes and hosts;
+// completing a task removes its id from every blockedBy; dependency cycles are refused with their
+// path, and those already stored (made by hand) are reported.
+import type { CreateTaskInput, ReviewDecision, ReviewOutcome, Task, TaskAction, UpdateTaskInput } from './board/task.js';
 
-export const TASK_STATUSES = ['pending', 'in_progress', 'review', 'completed'] as const;
-export type TaskStatus = (typeof TASK_STATUSES)[number];
+export {
+  type CreateTaskInput,
+  type ReviewDecision,
+  type ReviewOutcome,
+  type Task,
+  type TaskAction,
+  type TaskStatus,
+  TASK_STATUSES,
+  TaskBoardError,
+  type UpdateTaskInput,
+} from './board/task.js';
 
-export interface Task {
-  id: number;
-  subject: string;
-  description: string;
-  status: TaskStatus;
-  owner: string | null;
-  blockedBy: number[];
-  blocks: number[];
-  created_at: string;
-  updated_at: string;
-  /** When true the task goes in_progress → review → completed instead of straight to completed. */
-  requires_review?: boolean;
-  /** The reviewer who took the task while it is in review (null: waiting for one). */
-  reviewer?: string | null;
-  /** How many times a review sent the task back for changes. */
-  review_rounds?: number;
-  /** The last feedback of a review that asked for changes. */
-  review_feedback?: string;
-  /** The review hit the round limit: the lead decides; reviewers do not pick it up again. */
-  review_escalated?: boolean;
-  [extra: string]: unknown;
-}
-
-export type TaskAction =
-  | 'created'
-  | 'updated'
-  | 'claimed'
-  | 'completed'
-  | 'released'
-  // The review loop (tasks with requires_review): entered review, taken by a reviewer, sent
-  // back to its owner, accepted (completed).
-  | 'review_requested'
-  | 'review_claimed'
-  | 'changes_requested'
-  | 'review_approved';
-
-export interface CreateTaskInput {
-  subject: string;
-  description?: string;
-  blockedBy?: number[];
-  requires_review?: boolean;
-}
-
-export interface UpdateTaskInput {
-  status?: TaskStatus;
-  /** A name assigns a pending task; null unassigns it. */
-  owner?: string | null;
-  addBlockedBy?: number[];
-  addBlocks?: number[];
-}
-
-export interface ReviewDecision {
-  approve: boolean;
-  /** What must change; required when not approving. */
-  feedback?: string;
-  /** An approval's remark, kept on the task as `review_comment`. */
-  comment?: string;
-  /** Changes may be requested this many times; one request more escalates instead. */
-  maxRounds?: number;
-  /** The lead: may decide a review another reviewer holds or that was escalated, and is not bound by maxRounds. */
-  override?: boolean;
-}
-
-export interface ReviewOutcome {
-  task: Task;
-  outcome: 'approved' | 'changes_requested' | 'escalated';
-}
-
-/** What onChange listeners receive: a write through a board of this process, or files changed by someone else. */
+/** What onChange listeners receive: a write through a board of this process, or changes made by someone else. */
 export type BoardChange =
   | { source: 'local'; action: TaskAction; task: Task; agent: string }
   | { source: 'external'; ids: number[] };
 
 export type BoardChangeListener = (change: BoardChange) => void;
 
+/** A stored entry that is not a usable task, skipped by every read. */
 export interface BoardProblem {
+  /** Where it is stored, as a person would look for it (a file, in the file backend). */
   file: string;
+  /** What is wrong with it. */
   error: string;
+  /** One line for a person: what was skipped, why, and what to do. */
+  message: string;
 }
 
-/** A refusal the caller can act on (unknown id, lost race, forbidden transition, cycle...). */
-export class TaskBoardError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'TaskBoardError';
-  }
+export interface BoardScan {
+  /** Every readable task, by id. */
+  tasks: Task[];
+  /** The entries skipped, and why. */
+  problems: BoardProblem[];
+  /**
+   * Dependency loops among unfinished tasks (only a hand-made edit can store one): each a path of
+   * ids that starts and ends at the same task, [1, 3, 1] meaning #1 blocks #3 and #3 blocks #1.
+   */
+  cycles: number[][];
 }
 
 export interface Board {
   /** Every readable task, by id. Unreadable entries are skipped and reported as warnings. */
   list(): Promise<Task[]>;
-  /** list() plus the entries that were skipped and why. */
-  scan(): { tasks: Task[]; problems: BoardProblem[] };
+  /** list() plus the entries that were skipped and why, and any dependency loops. */
+  scan(): Promise<BoardScan>;
   /** One task; TaskBoardError naming the existing ids when there is none. */
   get(id: number): Promise<Task>;
   /** Tasks anyone may claim now: pending, no owner, nothing open in blockedBy. */

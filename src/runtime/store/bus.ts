@@ -64,7 +64,11 @@ export interface PeekResult {
 
 /** One agent's inbox, everything in it, delivered or not (resume and the console read it). */
 export interface Bus {
-  /** Appends one message to the recipient's inbox. Refuses unknown recipients (UnknownRecipientError). A retried send with the same caller-made id delivers nothing twice. */
+  /**
+   * Appends one message to the recipient's inbox. Refuses unknown recipients (UnknownRecipientError).
+   * With a caller-made `id` the recipient's inbox already holds (a retry after a crash or a cut
+   * connection, from any instance), nothing is stored or announced again: the stored message is returned.
+   */
   send(message: OutgoingMessage): Promise<Message>;
   /** Sends a `broadcast` copy to every known name except the sender and `exclude`. */
   broadcast(from: string, content: string, exclude?: Iterable<string>): Promise<Message[]>;

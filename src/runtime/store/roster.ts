@@ -76,6 +76,8 @@ export interface Roster {
   setStatus(name: string, status: MemberStatus, extra?: StatusExtra): Promise<Member>;
   /** Merges `patch` into a member. */
   update(name: string, patch: MemberPatch): Promise<Member>;
-  /** Every change, made here or (found on a re-read) by another process. */
+  /** Every change, made through this store or another on the same team (those may come as `reload`). */
   onChange(listener: RosterListener): () => void;
+  /** Drops this object's listeners (the roster itself stays). */
+  close(): void;
 }

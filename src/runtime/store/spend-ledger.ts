@@ -30,9 +30,15 @@ export function emptySpend(): SpendFile {
   return { version: 1, agents: {}, tasks: {}, unattributed: emptyTally() };
 }
 
-/** The team's spend, kept across restarts. */
+/**
+ * The team's spend, kept across restarts and shared by every process (and host) of the team: the
+ * usage events of the hub a store was opened with are added to one tally. Budgets count from it.
+ */
 export interface SpendLedger {
-  /** The tally so far (a live view: read it, do not change it). */
+  /**
+   * The team's tally so far, from every instance, including this process's usage still being
+   * stored (so a budget checked right after a model call counts it). Read it, do not change it.
+   */
   readonly data: SpendFile;
   /** Lines for /cost: per task (most expensive first), then what no task owned. */
   taskLines(): string[];

@@ -10,6 +10,9 @@ import type { Bus } from './bus.js';
 import type { EventStore } from './event-store.js';
 import type { Roster } from './roster.js';
 import type { SpendLedger } from './spend-ledger.js';
+import { StoreError } from './store-errors.js';
+
+export { StoreError, StoreUnavailableError, StoreWriteError } from './store-errors.js';
 
 export interface TeamStore {
   readonly teamName: string;
@@ -20,7 +23,11 @@ export interface TeamStore {
   readonly approvals: Approvals;
   readonly allowList: AllowList;
   readonly events: EventStore;
-  /** Flushes and releases everything (watchers, connections); the team is still there for a resume. */
+  /** The first failure that keeps the store from holding the team's state (a full disk, say), if any. */
+  readonly failure: StoreError | undefined;
+  /** Called once on such a failure: the run cannot go on and should end (exit 1), saying `error.message`. */
+  onFailure(listener: (error: StoreError) => void): () => void;
+  /** Flushes and releases everything (watchers, connections, the team lock); the team is still there for a resume. */
   close(reason?: string): Promise<void>;
 }
 
@@ -41,10 +48,11 @@ export interface OpenStoreOptions {
 export interface StoreBackend {
   /** For messages: where the team lives (`.team/ in /home/me/app`). */
   describe(): string;
-  /** Members of a team left there that are not shut down (SPEC section 1: an unfinished team). */
+  /** Members of a team left there that are not shut down (SPEC section 1: an unfinished team). TeamBusyError while another process runs it. */
   unfinishedMembers(): Promise<string[]>;
-  /** Moves the team left there aside (`--fresh`); returns where it went, or undefined when there was none. */
+  /** Moves the team left there aside (`--fresh`); returns where it went, or undefined when there was none. TeamBusyError while another process runs it. */
   archive(): Promise<string | undefined>;
+  /** Opens the team (creating it when there is none). TeamBusyError, or StoreUnavailableError saying which place and why (read-only, full disk, a broken state file). */
   open(options: OpenStoreOptions): Promise<TeamStore>;
 }
 
@@ -52,7 +60,7 @@ export interface StoreBackend {
  * Another live huddle process holds the team (SPEC section 1): a second run must not touch it.
  * Every face turns this into one line and exit code 2.
  */
-export class TeamBusyError extends Error {
+export class TeamBusyError extends StoreError {
   constructor(
     readonly holder: { pid: number; host?: string; since?: string },
     where: string,

@@ -1,11 +1,13 @@
-// The shell tool. The command runs in its own session and process group so that a timeout or an
-// interrupt can end everything it started, not just the shell, and so that nothing it runs can
-// grab the console's terminal.
-import { execa } from 'execa';
+// The shell tool. The command runs in the OS sandbox (../sandbox): it may write only the agent's
+// own workspace and a private TMPDIR (nothing at all in plan mode), and cannot see huddle's own
+// process. It runs in its own session and process group so that a timeout or an interrupt can
+// end everything it started, and so that nothing it runs can grab the console's terminal.
+import type { ChildProcess } from 'node:child_process';
 import { z } from 'zod';
+import { childEnv, sandboxedSpawn, sandboxStatus, SANDBOX_OFF_WARNING } from '../sandbox/index.js';
 import { OutputCollector } from './output-cap.js';
 import { oneLine } from './registry.js';
-import { defineTool, type ToolResult } from './types.js';
+import { defineTool, type ToolContext, type ToolResult } from './types.js';
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
 export const MAX_TIMEOUT_MS = 600_000;
@@ -13,9 +15,6 @@ export const MAX_TIMEOUT_MS = 600_000;
 const KILL_GRACE_MS = 2_000;
 /** How long to keep reading after the shell is gone, when a background process holds its output open. */
 const PIPE_GRACE_MS = 500;
-
-/** Secrets of the console itself; commands the model writes must never see them. */
-const HIDDEN_ENV = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'HUDDLE_API_KEY'];
 
 const input = z.object({
   command: z.string().min(1).describe('The shell command to run with `bash -c`, in the workspace root.'),
@@ -36,13 +35,16 @@ export const bashTool = defineTool({
     'Runs a shell command with `bash -c` in the workspace root and returns its combined stdout and stderr, ' +
     'then a line with the exit code. Stdin is closed, so interactive programs fail instead of waiting. ' +
     'On timeout or interrupt the command and all processes it started are killed. Long output is cut in the middle. ' +
+    'It runs in a sandbox: it can write only inside the workspace and /tmp (a private temp dir), and processes left ' +
+    'in the background end when the command returns. ' +
     'Prefer read_file, glob and grep for reading and searching files.',
   input,
   summarize: (args) => oneLine(args.command),
   async run(args, context): Promise<ToolResult> {
     const timeoutMs = args.timeout_ms ?? DEFAULT_TIMEOUT_MS;
     if (context.signal.aborted) return { content: '[interrupted]', isError: true };
-    const outcome = await runShell(args.command, context.workspace.root, timeoutMs, context.signal);
+    const outcome = await runShell(args.command, context, timeoutMs);
+    await context.workspace.afterCommand?.().catch(() => undefined);
 
     const parts: string[] = [];
     const output = outcome.output.replace(/\n$/, '');
@@ -58,6 +60,7 @@ export const bashTool = defineTool({
       isError = outcome.exitCode !== 0;
     } else parts.push(`[killed by ${outcome.signal ?? 'a signal'}]`);
     if (!output && outcome.stop === undefined && !outcome.pipesAbandoned) parts.unshift('(no output)');
+    if (outcome.note) parts.push(`[${outcome.note}]`);
     return { content: parts.join('\n'), isError };
   },
 });
@@ -69,33 +72,50 @@ interface ShellOutcome {
   /** Set when we ended the command rather than it ending by itself. */
   stop?: 'timeout' | 'interrupted';
   pipesAbandoned: boolean;
+  note?: string;
 }
 
-async function runShell(command: string, cwd: string, timeoutMs: number, signal: AbortSignal): Promise<ShellOutcome> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (value !== undefined && !HIDDEN_ENV.includes(key)) env[key] = value;
-  }
+/** Said once per process, in the event stream (status line, headless stderr), when commands run unsandboxed by necessity. */
+let warnedUnsandboxed = false;
 
+async function runShell(command: string, context: ToolContext, timeoutMs: number): Promise<ShellOutcome> {
+  const { signal, workspace } = context;
+  const status = sandboxStatus();
+  if (!status.available && !status.onPurpose && !warnedUnsandboxed) {
+    warnedUnsandboxed = true;
+    context.events.emit('warning', { message: `${SANDBOX_OFF_WARNING}: commands run unsandboxed (${status.reason}); HUDDLE_SANDBOX=off silences this` });
+  }
+  const roots = workspace.sandboxRoots();
   // Two pipes would lose the order between stdout and stderr lines, so a first shell points
   // stderr at stdout and then becomes (exec, same pid) the shell that runs the command untouched.
-  const subprocess = execa('bash', ['-c', 'exec 2>&1; exec bash -c "$1"', 'bash', command], {
-    cwd,
-    env,
-    extendEnv: false,
-    stdin: 'ignore',
-    all: true, // stderr before the redirection, should there ever be any
-    // We collect the output ourselves, in bounded memory: a command may print gigabytes.
-    buffer: false,
-    reject: false,
-    // setsid(): a new process group to kill as a whole, and no controlling terminal to prompt on.
-    detached: true,
-  });
+  let subprocess: ChildProcess;
+  let note: string | undefined;
+  try {
+    const started = await sandboxedSpawn(['bash', '-c', 'exec 2>&1; exec bash -c "$1"', 'bash', command], {
+      cwd: workspace.root,
+      writable: roots.writable,
+      readOnly: roots.readOnly,
+      readable: roots.readable ?? [],
+      mode: context.permissionMode === 'plan' ? 'read-only' : 'write',
+      owner: context.agent,
+      env: childEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // setsid(): a new process group to kill as a whole, and no controlling terminal to prompt on.
+      detached: true,
+    });
+    subprocess = started.child;
+    note = started.prepared.note;
+  } catch (error) {
+    return { output: `cannot start the command: ${(error as Error).message}`, pipesAbandoned: false };
+  }
   const pid = subprocess.pid;
 
   const collector = new OutputCollector();
   const decoder = new TextDecoder();
-  subprocess.all?.on('data', (chunk: Uint8Array) => collector.push(decoder.decode(chunk, { stream: true })));
+  // stdout carries the command's output; stderr only what the sandbox itself says (a bind that failed).
+  const collect = (chunk: Uint8Array) => collector.push(decoder.decode(chunk, { stream: true }));
+  subprocess.stdout?.on('data', collect);
+  subprocess.stderr?.on('data', collect);
 
   let stop: ShellOutcome['stop'];
   let pipesAbandoned = false;
@@ -114,7 +134,7 @@ async function runShell(command: string, cwd: string, timeoutMs: number, signal:
     subprocess.stdout?.destroy();
     subprocess.stderr?.destroy();
   };
-  subprocess.nodeChildProcess.once('exit', () => later(PIPE_GRACE_MS, abandonPipes));
+  subprocess.once('exit', () => later(PIPE_GRACE_MS, abandonPipes));
 
   const end = (reason: 'timeout' | 'interrupted') => {
     if (stop !== undefined || pid === undefined) return;
@@ -130,21 +150,33 @@ async function runShell(command: string, cwd: string, timeoutMs: number, signal:
 
   if (pid !== undefined) liveGroups.add(pid);
   try {
-    const result = await subprocess;
+    const result = await finished(subprocess);
     collector.push(decoder.decode());
-    const outcome: ShellOutcome = { output: collector.text(), stop, pipesAbandoned };
+    const outcome: ShellOutcome = { output: collector.text(), stop, pipesAbandoned, ...(note ? { note } : {}) };
     if (result.exitCode !== undefined) outcome.exitCode = result.exitCode;
     if (result.signal !== undefined) outcome.signal = result.signal;
-    // execa reports a failure to start (no bash, bad cwd) as a result without exit code.
-    if (result.exitCode === undefined && result.signal === undefined && result.failed) {
-      outcome.output += `${outcome.output ? '\n' : ''}${result.shortMessage ?? result.message}`;
-    }
+    // A failure to start (no bash, no bwrap, a bad cwd) has neither.
+    if (result.error) outcome.output += `${outcome.output ? '\n' : ''}cannot start the command: ${result.error}`;
     return outcome;
   } finally {
     for (const timer of timers) clearTimeout(timer);
     signal.removeEventListener('abort', onAbort);
     if (pid !== undefined) liveGroups.delete(pid);
   }
+}
+
+/** Resolves when the child has exited and its output pipes are closed (or were let go). */
+function finished(child: ChildProcess): Promise<{ exitCode?: number; signal?: string; error?: string }> {
+  return new Promise((resolve) => {
+    let error: string | undefined;
+    child.once('error', (e) => {
+      error = e.message;
+      if (child.exitCode === null && child.pid === undefined) resolve({ error });
+    });
+    child.once('close', (code, signal) => {
+      resolve({ ...(code !== null ? { exitCode: code } : {}), ...(signal ? { signal } : {}), ...(error ? { error } : {}) });
+    });
+  });
 }
 
 function killGroup(pid: number, signal: NodeJS.Signals): void {

@@ -1,10 +1,10 @@
 // Targeted edits by exact text replacement. Requiring a unique match keeps the model from editing
 // the wrong spot; the errors say why a match failed so that the next attempt can succeed.
-import { readFile, writeFile } from 'node:fs/promises';
+import { readInside, writeInside } from '../workspace/safe-files.js';
 import { createTwoFilesPatch, FILE_HEADERS_ONLY } from 'diff';
 import { z } from 'zod';
 import { capOutput } from './output-cap.js';
-import { looksBinary, statRegularFile } from './read-file.js';
+import { looksBinary } from './read-file.js';
 import { defineTool, ToolError } from './types.js';
 
 const DIFF_MAX_CHARS = 10_000;
@@ -33,10 +33,8 @@ export const editFileTool = defineTool({
       throw new ToolError('old_text is empty; give the exact text to replace (to create or rewrite a file use write_file)');
     }
     if (args.old_text === args.new_text) throw new ToolError('old_text and new_text are the same; nothing to change');
-    const absolute = context.workspace.resolve(args.path);
+    const { buffer, absolute } = await readInside(context.workspace, args.path);
     const shown = context.workspace.relative(absolute);
-    await statRegularFile(absolute, shown);
-    const buffer = await readFile(absolute);
     if (looksBinary(buffer)) throw new ToolError(`${shown} is a binary file; edit_file only edits text`);
     const before = buffer.toString('utf8');
 
@@ -65,7 +63,7 @@ export const editFileTool = defineTool({
 
     const index = positions[0]!;
     const after = before.slice(0, index) + newText + before.slice(index + oldText.length);
-    await writeFile(absolute, after, 'utf8');
+    await writeInside(context.workspace, absolute, after, shown);
     return `edited ${shown}\n${capOutput(editDiff(shown, before, after), DIFF_MAX_CHARS)}`;
   },
 });

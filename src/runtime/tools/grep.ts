@@ -1,6 +1,7 @@
 // Searching file contents with a regex, in-process: no dependency on rg or grep being installed,
-// and the same confinement as the other file tools (the walk never follows symlinks).
-import { readFile, stat } from 'node:fs/promises';
+// and the same confinement as the other file tools (the walk never follows symlinks, each file is
+// opened as safe-files.ts does). The regex runs in a worker with a time limit (regex-worker.ts).
+import { stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import path from 'node:path';
 import { glob } from 'tinyglobby';
@@ -8,6 +9,11 @@ import { z } from 'zod';
 import { IGNORED_DIRS } from './glob.js';
 import { looksBinary } from './read-file.js';
 import { defineTool, ToolError, type ToolResult } from './types.js';
+import { readInside } from '../workspace/safe-files.js';
+import { RegexSearch, RegexTimeoutError, type LineMatch } from './regex-worker.js';
+
+/** Files sent to the worker at a time: bounded memory, and a check of the signal between batches. */
+const BATCH_BYTES = 4 * 1024 * 1024;
 
 const MAX_MATCHES = 500;
 const MAX_TEXT_CHARS = 300;
@@ -35,9 +41,8 @@ export const grepTool = defineTool({
   input,
   summarize: (args) => (args.path ? `${args.pattern} in ${args.path}` : args.pattern),
   async run(args, context): Promise<string | ToolResult> {
-    let regex: RegExp;
     try {
-      regex = new RegExp(args.pattern);
+      new RegExp(args.pattern); // compiling is quick; only matching can run away
     } catch (error) {
       throw new ToolError(`invalid regular expression: ${(error as Error).message}`);
     }
@@ -71,39 +76,56 @@ export const grepTool = defineTool({
     let large = 0;
     let interrupted = false;
     let truncated = false;
-    search: for (const file of files) {
-      if (signal.aborted) {
-        interrupted = true;
-        break;
-      }
-      let buffer: Buffer;
-      try {
-        const fileInfo = await stat(file);
-        if (!fileInfo.isFile()) continue;
-        if (fileInfo.size > MAX_FILE_BYTES) {
-          large += 1;
-          continue;
-        }
-        buffer = await readFile(file);
-      } catch {
-        continue; // Deleted or unreadable since the walk: not worth failing the whole search.
-      }
-      if (looksBinary(buffer)) {
-        binary += 1;
-        continue;
-      }
-      const shown = workspace.relative(file);
-      const lines = buffer.toString('utf8').split('\n');
-      for (let i = 0; i < lines.length; i++) {
-        const line = lines[i]!.replace(/\r$/, '');
-        if (!regex.test(line)) continue;
+    const search = new RegexSearch(args.pattern);
+    let batch: Array<{ file: string; text: string }> = [];
+    let batchBytes = 0;
+    const flush = async () => {
+      if (!batch.length || truncated) return;
+      const found: LineMatch[] = await search.match(batch, MAX_MATCHES - matches.length);
+      batch = [];
+      batchBytes = 0;
+      for (const match of found) {
         if (matches.length === MAX_MATCHES) {
           truncated = true;
-          break search;
+          break;
         }
-        const text = line.length > MAX_TEXT_CHARS ? `${line.slice(0, MAX_TEXT_CHARS)}…` : line;
-        matches.push(`${shown}:${i + 1}:${text}`);
+        const text = match.text.length > MAX_TEXT_CHARS ? `${match.text.slice(0, MAX_TEXT_CHARS)}…` : match.text;
+        matches.push(`${match.file}:${match.line}:${text}`);
       }
+    };
+    try {
+      for (const file of files) {
+        if (signal.aborted) {
+          interrupted = true;
+          break;
+        }
+        if (truncated) break;
+        let buffer: Buffer;
+        try {
+          const fileInfo = await stat(file);
+          if (!fileInfo.isFile()) continue;
+          if (fileInfo.size > MAX_FILE_BYTES) {
+            large += 1;
+            continue;
+          }
+          ({ buffer } = await readInside(workspace, file));
+        } catch {
+          continue; // Deleted, unreadable, or no longer inside since the walk: not worth failing the whole search.
+        }
+        if (looksBinary(buffer)) {
+          binary += 1;
+          continue;
+        }
+        batch.push({ file: workspace.relative(file), text: buffer.toString('utf8') });
+        batchBytes += buffer.length;
+        if (batchBytes >= BATCH_BYTES) await flush();
+      }
+      if (!interrupted) await flush();
+    } catch (error) {
+      if (error instanceof RegexTimeoutError) throw new ToolError(error.message);
+      throw error;
+    } finally {
+      search.close();
     }
     if (signal.aborted) interrupted = true;
 

@@ -1,6 +1,7 @@
 // Reading files for the model: numbered lines so it can cite and edit them, and a page at a time
 // so a large file cannot flood its context.
-import { open, readFile, stat } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
+import { readInside } from '../workspace/safe-files.js';
 import type { Stats } from 'node:fs';
 import { z } from 'zod';
 import { defineTool, ToolError } from './types.js';
@@ -34,10 +35,9 @@ export const readFileTool = defineTool({
   input,
   summarize: (args) => args.path,
   async run(args, context) {
-    const absolute = context.workspace.resolve(args.path);
+    // Opened without following a link in the last step, then checked where it really is (safe-files.ts).
+    const { buffer, absolute } = await readInside(context.workspace, args.path);
     const shown = context.workspace.relative(absolute);
-    await statRegularFile(absolute, shown);
-    const buffer = await readFile(absolute);
     if (looksBinary(buffer)) throw new ToolError(`${shown} is a binary file; read_file only reads text`);
     if (buffer.length === 0) return `${shown} is empty (0 bytes)`;
 

@@ -1,5 +1,6 @@
 // The set of tools one agent may call: their API definitions, input validation and execution.
 import { z } from 'zod';
+import { scrub } from '../secrets.js';
 import type { Tool, ToolContext, ToolResult } from './types.js';
 
 export interface ToolDefinitionParam {
@@ -39,15 +40,7 @@ export class ToolRegistry {
 
   /** The `tools` parameter of a Messages API request. */
   definitions(): ToolDefinitionParam[] {
-    return [...this.#tools.values()].map((tool) => {
-      if (tool.inputJsonSchema) return { name: tool.name, description: tool.description, input_schema: tool.inputJsonSchema };
-      const { $schema: _drop, ...schema } = z.toJSONSchema(tool.input, { io: 'input' }) as Record<string, unknown>;
-      return {
-        name: tool.name,
-        description: tool.description,
-        input_schema: { ...schema, type: 'object' },
-      };
-    });
+    return [...this.#tools.values()].map(definitionOf);
   }
 
   summarize(name: string, input: unknown): string {
@@ -59,8 +52,17 @@ export class ToolRegistry {
     return defaultSummary(input);
   }
 
-  /** Runs one tool call. Never throws: every failure becomes an error result for the model. */
+  /**
+   * Runs one tool call. Never throws: every failure becomes an error result for the model. What
+   * goes back to the model never holds huddle's credentials, in any spelling (secrets.ts).
+   */
   async run(name: string, input: unknown, context: ToolContext): Promise<ToolResult> {
+    const result = await this.#run(name, input, context);
+    const content = scrub(result.content);
+    return content === result.content ? result : { ...result, content };
+  }
+
+  async #run(name: string, input: unknown, context: ToolContext): Promise<ToolResult> {
     const tool = this.#tools.get(name);
     if (!tool) {
       return { content: `unknown tool '${name}'; the tools you have are: ${this.names.join(', ')}`, isError: true };
@@ -77,6 +79,23 @@ export class ToolRegistry {
       return { content: `${name} failed: ${message}`, isError: true };
     }
   }
+}
+
+// Converting a zod schema to JSON Schema takes milliseconds, and every model call sends every tool:
+// each tool's definition is made once (tools are shared between agents' registries).
+const DEFINITIONS = new WeakMap<Tool, ToolDefinitionParam>();
+
+function definitionOf(tool: Tool): ToolDefinitionParam {
+  let definition = DEFINITIONS.get(tool);
+  if (definition) return definition;
+  if (tool.inputJsonSchema) {
+    definition = { name: tool.name, description: tool.description, input_schema: tool.inputJsonSchema };
+  } else {
+    const { $schema: _drop, ...schema } = z.toJSONSchema(tool.input, { io: 'input' }) as Record<string, unknown>;
+    definition = { name: tool.name, description: tool.description, input_schema: { ...schema, type: 'object' } };
+  }
+  DEFINITIONS.set(tool, definition);
+  return definition;
 }
 
 function formatZodError(error: z.ZodError): string {

@@ -43,13 +43,17 @@ export function taskTools(board: Board, options: TaskToolOptions = {}): Tool[] {
         .boolean()
         .optional()
         .describe('If true the task must go through status review (checked by a reviewer) before it is completed'),
+      verify: z
+        .string()
+        .optional()
+        .describe('A shell command that must exit 0 (in the workspace of whoever completes the task) before the task can be completed, e.g. "npm test"'),
     }),
     summarize: (input) => input.subject,
     async run(input, ctx) {
       const task = await boardCall(() => board.create(input, ctx.agent));
       const skipped = (input.blockedBy ?? []).filter((id) => !task.blockedBy.includes(id));
       return [
-        `created task #${task.id}: ${task.subject}${task.blockedBy.length ? ` (blocked by ${refs(task.blockedBy)})` : ''}`,
+        `created task #${task.id}: ${task.subject}${task.blockedBy.length ? ` (blocked by ${refs(task.blockedBy)})` : ''}${task.verify ? ` (verify: ${task.verify})` : ''}`,
         skipped.length ? `(${refs(skipped)} already completed, so not a blocker)` : '',
       ]
         .filter(Boolean)
@@ -116,7 +120,7 @@ export function taskTools(board: Board, options: TaskToolOptions = {}): Tool[] {
     description: 'Show the task board: one line per task with its status, owner and open blockers.',
     input: z.object({}),
     async run() {
-      const { tasks, problems } = await boardCall(async () => board.scan());
+      const { tasks, problems, cycles } = await boardCall(() => board.scan());
       const lines = tasks.map(formatLine);
       if (tasks.length === 0) lines.push('no tasks yet; add one with task_create');
       else {
@@ -124,6 +128,9 @@ export function taskTools(board: Board, options: TaskToolOptions = {}): Tool[] {
         lines.push(open.length ? `claimable now: ${refs(open.map((t) => t.id))}` : 'nothing is claimable right now');
       }
       for (const problem of problems) lines.push(`warning: skipped ${problem.file}: ${problem.error}`);
+      for (const cycle of cycles) {
+        lines.push(`warning: ${cycle.map((id) => `#${id}`).join(' → ')} wait for each other (each arrow: blocks), so none of them can ever start; a person must remove one of these dependencies (task_update cannot), or create new tasks for that work`);
+      }
       return lines.join('\n');
     },
   });
@@ -159,6 +166,7 @@ function formatLine(task: Task): string {
   if (task.requires_review && task.status !== 'completed') details.push('requires review');
   if (task.status === 'review') details.push(task.review_escalated ? `escalated to the lead by ${task.reviewer}` : `reviewer: ${task.reviewer ?? 'none yet'}`);
   if (task.review_rounds) details.push(`review rounds: ${task.review_rounds}`);
+  if (task.verify && task.status !== 'completed') details.push(`verify: ${task.verify}`);
   return `#${task.id} [${task.status}] ${task.subject} (${details.join(', ')})`;
 }
 

@@ -2,6 +2,7 @@
 // for the model. Throwing a ToolError (or any error) becomes a tool_result with is_error: true.
 import type { z } from 'zod';
 import type { AgentEmitter } from '../events/events.js';
+import type { PermissionMode } from '../permissions/permission-mode.js';
 import type { Workspace } from '../workspace/workspace.js';
 
 export interface ToolContext {
@@ -12,6 +13,8 @@ export interface ToolContext {
   /** Aborted when the agent is interrupted or shut down; long tools must honour it. */
   signal: AbortSignal;
   events: AgentEmitter;
+  /** Set by the permission gate: in plan mode commands run in a read-only sandbox. Undefined: as auto. */
+  permissionMode?: PermissionMode;
 }
 
 export interface ToolResult {

@@ -1,9 +1,8 @@
 // Whole-file writes, for new files and complete rewrites; small changes go through edit_file so
 // the model does not have to reproduce (and risk garbling) the rest of the file.
-import { mkdir, stat, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { z } from 'zod';
-import { defineTool, ToolError } from './types.js';
+import { writeInside } from '../workspace/safe-files.js';
+import { defineTool } from './types.js';
 
 const input = z.object({
   path: z.string().min(1).describe('The file to write, relative to the workspace root (or absolute inside it).'),
@@ -18,21 +17,11 @@ export const writeFileTool = defineTool({
   input,
   summarize: (args) => args.path,
   async run(args, context) {
-    const absolute = context.workspace.resolve(args.path);
+    // A new file renamed into place: atomic, and never through a swapped directory or a hard link (safe-files.ts).
+    const { absolute, existed } = await writeInside(context.workspace, args.path, args.content);
     const shown = context.workspace.relative(absolute);
-    const existed = await kindOf(absolute);
-    if (existed === 'directory') throw new ToolError(`${shown} is a directory; give a file path`);
-    await mkdir(path.dirname(absolute), { recursive: true });
-    await writeFile(absolute, args.content, 'utf8');
     const bytes = Buffer.byteLength(args.content, 'utf8');
-    return `${existed === 'file' ? 'overwrote' : 'created'} ${shown} (${bytes} byte${bytes === 1 ? '' : 's'})`;
+    return `${existed ? 'overwrote' : 'created'} ${shown} (${bytes} byte${bytes === 1 ? '' : 's'})`;
   },
 });
 
-async function kindOf(absolute: string): Promise<'file' | 'directory' | 'none'> {
-  try {
-    return (await stat(absolute)).isDirectory() ? 'directory' : 'file';
-  } catch {
-    return 'none';
-  }
-}

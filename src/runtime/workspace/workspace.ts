@@ -1,7 +1,18 @@
 // Workspace paths and confinement. Every file tool resolves its paths here so that
 // `..` and symlinks cannot lead an agent outside the directory it was given.
-import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import path from 'node:path';
+import { gitDataFor } from '../sandbox/git-dirs.js';
+
+/** What sandboxed commands of an agent working here may write. */
+export interface SandboxRoots {
+  /** Directories commands may write: the root and the git data `git commit` needs. */
+  writable: string[];
+  /** Inside them, paths that stay read-only (huddle's team state, the repository's config and hooks). */
+  readOnly: string[];
+  /** Directories outside them that commands must be able to read (a clone's borrowed objects). */
+  readable?: string[];
+}
 
 export class PathEscapeError extends Error {
   constructor(requested: string, root: string) {
@@ -13,9 +24,24 @@ export class PathEscapeError extends Error {
 export class Workspace {
   /** The real (symlink-free) absolute path of the root. */
   readonly root: string;
+  #sandbox: SandboxRoots | undefined;
+  /** Run after each command an agent ran here (a teammate's checkout mirrors its branch). */
+  afterCommand: (() => Promise<void>) | undefined;
 
-  constructor(root: string) {
+  /** `sandbox`: given for a teammate's own checkout (its directory and git dir); found out otherwise. */
+  constructor(root: string, sandbox?: SandboxRoots) {
     this.root = realpathSync(path.resolve(root));
+    this.#sandbox = sandbox;
+  }
+
+  /** Where this agent's commands may write. Found once: the root, its repository's git data, minus team state. */
+  sandboxRoots(): SandboxRoots {
+    if (!this.#sandbox) {
+      const git = gitDataFor(this.root);
+      const state = [this.teamDir, this.tasksDir].filter((p) => existsSync(p));
+      this.#sandbox = { writable: [this.root, ...git.writable], readOnly: [...state, ...git.readOnly] };
+    }
+    return this.#sandbox;
   }
 
   /** State directories of the team, inside the workspace. */
@@ -75,7 +101,8 @@ function danglingLinkTarget(p: string): string | undefined {
   }
 }
 
-function isInside(root: string, candidate: string): boolean {
+/** `..foo.txt` is a name inside the root; only `..` itself, or `../…`, leaves it. */
+export function isInside(root: string, candidate: string): boolean {
   const relative = path.relative(root, candidate);
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+  return relative === '' || (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
 }

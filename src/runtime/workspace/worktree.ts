@@ -1,12 +1,25 @@
-// Git worktrees for teammates: each gets `.team/worktrees/<name>` on branch `huddle/<name>`,
-// made from the workspace's HEAD, and is merged back with `git merge --no-ff`. Real git through
-// execa. Nothing here discards work unless asked to with `force`: a conflicting merge is aborted
-// (both sides keep their commits), and removal refuses uncommitted or unmerged work.
-import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, realpathSync } from 'node:fs';
+// Teammates' own checkouts: each gets `.team/worktrees/<name>` on branch `huddle/<name>`, made
+// from the workspace's HEAD. Not a `git worktree`: that shares the main repository's .git (objects,
+// refs, config), which a sandbox cannot hand a teammate without handing it the main checkout's
+// history too. Instead a clone that borrows the main objects read-only (`git clone --shared`),
+// with its git dir beside it (`.team/worktrees/<name>.git`, so that a work tree deleted by hand
+// keeps its commits). The teammate's sandbox may write those two directories and nothing else.
+// Its branch is fetched into the main repository after each of its commands (and before every
+// status, diff, merge and removal), so `huddle/<name>` reads there as it did with worktrees, and
+// is merged with `git merge --no-ff`. Nothing here discards work unless asked to with `force`:
+// a conflicting merge is aborted (both sides keep their commits), and removal refuses uncommitted
+// or unmerged work.
+import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync, appendFileSync } from 'node:fs';
 import path from 'node:path';
-import { execa } from 'execa';
 import { AGENT_NAME_PATTERN } from '../vocabulary.js';
 import { Workspace } from './workspace.js';
+import { firstLines, git, gitInCheckout, gitInCheckoutOk, gitOk, parseStatus, WorktreeError } from './git-run.js';
+import { convertLegacyWorktree, listRegistered, realOrSame } from './legacy-worktree.js';
+import { changedFiles, listFew, worktreePath, type Repo } from './checkouts.js';
+
+export { changedFiles, listFew, worktreePath, type Repo };
+
+export { WorktreeError } from './git-run.js';
 
 export const NOT_A_REPO_MESSAGE =
   'worktree: true needs a git repository with at least one commit; run git init && git commit, or spawn without worktree';
@@ -15,13 +28,6 @@ export const NOT_A_REPO_MESSAGE =
 export const MAX_DIFF_CHARS = 200_000;
 /** Untracked files shown as whole-file diffs; the rest are only named. */
 const MAX_UNTRACKED_DIFFS = 50;
-
-export class WorktreeError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'WorktreeError';
-  }
-}
 
 /** A merge stopped on conflicts and was aborted: nothing changed on either side. */
 export class MergeConflictError extends WorktreeError {
@@ -39,17 +45,19 @@ export class MergeConflictError extends WorktreeError {
   }
 }
 
-export function worktreePath(root: string, name: string): string {
-  return path.join(root, '.team', 'worktrees', name);
+
+/** The teammate's git dir, beside its work tree (it survives the work tree being deleted by hand). */
+export function worktreeGitDir(root: string, name: string): string {
+  return path.join(root, '.team', 'worktrees', `${name}.git`);
 }
 
 export function worktreeBranch(name: string): string {
   return `huddle/${name}`;
 }
 
-/** True when a teammate's worktree directory exists (a re-spawn reuses it). */
+/** True when a teammate's worktree (or its git dir) exists (a re-spawn reuses it). */
 export function hasWorktree(root: string, name: string): boolean {
-  return existsSync(worktreePath(root, name));
+  return existsSync(worktreePath(root, name)) || existsSync(worktreeGitDir(root, name));
 }
 
 export interface WorktreeInfo {
@@ -90,53 +98,14 @@ export interface MergeResult {
   message: string;
 }
 
-interface GitResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function git(cwd: string, args: string[]): Promise<GitResult> {
-  const result = await execa('git', args, {
-    cwd,
-    reject: false,
-    stdin: 'ignore',
-    stripFinalNewline: false,
-    // Never wait on a prompt or an editor: huddle runs git with no one at its terminal.
-    env: { GIT_TERMINAL_PROMPT: '0', GIT_EDITOR: 'true', GIT_MERGE_AUTOEDIT: 'no' },
-  });
-  if (typeof result.exitCode !== 'number') {
-    throw new WorktreeError(`cannot run git (${result.shortMessage ?? 'not found'}); install git or spawn without worktree`);
-  }
-  return { code: result.exitCode, stdout: String(result.stdout ?? ''), stderr: String(result.stderr ?? '') };
-}
-
-/** Runs git and throws its own message on failure. */
-async function gitOk(cwd: string, args: string[], what: string): Promise<string> {
-  const result = await git(cwd, args);
-  if (result.code !== 0) throw new WorktreeError(`${what} failed: ${firstLines(result.stderr || result.stdout)}`);
-  return result.stdout;
-}
-
-function firstLines(text: string, count = 3): string {
-  return text.trim().split('\n').slice(0, count).join(' ').trim() || 'no output from git';
-}
-
-interface Repo {
-  /** The workspace root (huddle's, not necessarily the repository's top). */
-  root: string;
-  /** The workspace's path inside the repository ('' at the top), with a trailing slash. */
-  prefix: string;
-  commonDir: string;
-}
 
 async function openRepo(root: string): Promise<Repo> {
-  const inside = await git(root, ['rev-parse', '--path-format=absolute', '--is-inside-work-tree', '--show-prefix', '--git-common-dir']);
+  const inside = await git(root, ['rev-parse', '--path-format=absolute', '--is-inside-work-tree', '--show-prefix', '--git-common-dir', '--show-toplevel']);
   if (inside.code !== 0 || !inside.stdout.startsWith('true')) throw new WorktreeError(NOT_A_REPO_MESSAGE);
   const head = await git(root, ['rev-parse', '--verify', '-q', 'HEAD^{commit}']);
   if (head.code !== 0) throw new WorktreeError(NOT_A_REPO_MESSAGE);
-  const [, prefix = '', commonDir = '.git'] = inside.stdout.split('\n');
-  return { root, prefix, commonDir: path.resolve(root, commonDir) };
+  const [, prefix = '', commonDir = '.git', top = root] = inside.stdout.split('\n');
+  return { root, top, prefix, commonDir: path.resolve(root, commonDir) };
 }
 
 function assertName(name: string): void {
@@ -160,46 +129,99 @@ function serialized<T>(key: string, work: () => Promise<T>): Promise<T> {
 }
 
 /**
- * The teammate's worktree: created on `huddle/<name>` from the workspace's HEAD, or (when the
- * directory or the branch already exists) reused with everything in it.
+ * The teammate's checkout: created on `huddle/<name>` from the workspace's HEAD, or (when the
+ * directory, its git dir or the branch already exists) reused with everything in it.
  */
 export async function ensureWorktree(root: string, name: string): Promise<WorktreeInfo> {
   assertName(name);
   const repo = await openRepo(root);
   return serialized(repo.commonDir, async () => {
     const dir = worktreePath(root, name);
+    const gitDir = worktreeGitDir(root, name);
     const branch = worktreeBranch(name);
     const info = (created: boolean): WorktreeInfo => {
       // A workspace that is a subdirectory of its repository works in the same subdirectory of
-      // the worktree (made if git did not, when it holds no tracked file).
+      // the checkout (made if git did not, when it holds no tracked file).
       const agentRoot = path.join(dir, repo.prefix);
       mkdirSync(agentRoot, { recursive: true });
-      return { name, branch, path: dir, relativePath: path.relative(root, dir), workspace: new Workspace(agentRoot), created };
+      const workspace = new Workspace(agentRoot, { writable: [realpathSync(dir), realpathSync(gitDir)], readOnly: [], readable: [repo.top, repo.commonDir] });
+      // The person (and /merge) see the teammate's branch in the main repository as soon as it moves.
+      workspace.afterCommand = () => syncBranch(repo, name).then(() => undefined);
+      return { name, branch, path: dir, relativePath: path.relative(root, dir), workspace, created };
     };
-    const registered = (await listRegistered(root)).get(realOrSame(dir));
-    // A registration whose directory was deleted by hand is made again in place (add --force);
-    // a global `git worktree prune` would also forget other people's worktrees on unmounted disks.
-    const stale = registered !== undefined && !existsSync(dir);
-    if (registered !== undefined && !stale) {
-      if (registered !== `refs/heads/${branch}`) {
-        throw new WorktreeError(
-          `${path.relative(root, dir)} is a worktree on ${registered || 'a detached HEAD'}, not ${branch}; check out ${branch} there or move it aside`,
-        );
+    await convertLegacyWorktree(repo, name);
+    if (isGitDir(gitDir)) {
+      if (existsSync(path.join(dir, '.git'))) return info(false);
+      if (existsSync(dir) && readdirSync(dir).length > 0) {
+        throw new WorktreeError(`${path.relative(root, dir)} exists but is not ${name}'s checkout; move it aside (nothing in it was touched)`);
       }
-      return info(false);
+      // The work tree was deleted by hand: its git dir kept the commits; check them out again.
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(path.join(dir, '.git'), `gitdir: ${gitDir}\n`);
+      await gitInCheckoutOk(dir, ['reset', '-q', '--hard'], 'restoring the checkout', { writable: [dir, gitDir], readable: [repo.commonDir] });
+      return info(true);
     }
     if (existsSync(dir) && readdirSync(dir).length > 0) {
       throw new WorktreeError(`${path.relative(root, dir)} exists but is not a git worktree; move it aside (nothing in it was touched)`);
     }
     excludeWorktrees(repo.commonDir);
     mkdirSync(path.dirname(dir), { recursive: true });
-    const branchExists = (await git(root, ['rev-parse', '--verify', '-q', `refs/heads/${branch}`])).code === 0;
-    // An existing branch keeps its commits: the worktree is made on it, not from HEAD.
-    const force = stale ? ['--force'] : [];
-    const args = branchExists ? ['worktree', 'add', ...force, dir, branch] : ['worktree', 'add', ...force, '-b', branch, dir, 'HEAD'];
-    await gitOk(root, args, 'git worktree add');
+    // An existing branch keeps its commits: the checkout is made on it, not from HEAD.
+    if (!(await branchExists(root, branch))) await gitOk(root, ['branch', branch, 'HEAD'], 'git branch');
+    const start = (await gitOk(root, ['rev-parse', `refs/heads/${branch}`], 'git rev-parse')).trim();
+    await gitOk(root, ['clone', '-q', '--shared', '--no-checkout', '--no-hardlinks', `--separate-git-dir=${gitDir}`, repo.top, dir], 'git clone');
+    // A fresh clone: its config is git's own so far, so this runs as huddle itself.
+    await gitOk(dir, ['checkout', '-q', '-B', branch, start], 'git checkout');
     return info(true);
   });
+}
+
+/** A branch's commit, read from a git dir's loose ref or packed-refs; undefined when it has none. */
+function readRef(gitDir: string, ref: string): string | undefined {
+  try {
+    const loose = readFileSync(path.join(gitDir, ref), 'utf8').trim();
+    if (/^[0-9a-f]{40,64}$/.test(loose)) return loose;
+  } catch {
+    // not a loose ref
+  }
+  try {
+    for (const line of readFileSync(path.join(gitDir, 'packed-refs'), 'utf8').split('\n')) {
+      const [sha, name] = line.split(' ');
+      if (name === ref && sha && /^[0-9a-f]{40,64}$/.test(sha)) return sha;
+    }
+  } catch {
+    // no packed refs
+  }
+  return undefined;
+}
+
+function isGitDir(dir: string): boolean {
+  return existsSync(path.join(dir, 'HEAD')) && existsSync(path.join(dir, 'objects'));
+}
+
+/**
+ * Copies the teammate's branch from its checkout into the main repository (forced: the checkout
+ * is where that branch lives). Returns false when there was nothing to copy from.
+ */
+function syncBranch(repo: Repo, name: string): Promise<boolean> {
+  return serialized(repo.commonDir, () => syncBranchNow(repo, name));
+}
+
+/** syncBranch for callers already in the repository's queue. */
+async function syncBranchNow(repo: Repo, name: string): Promise<boolean> {
+  const gitDir = worktreeGitDir(repo.root, name);
+  if (!isGitDir(gitDir)) return false;
+  const branch = worktreeBranch(name);
+  {
+    // Read as a file (no git, no sandbox to start): this runs after every command of the teammate.
+    const theirs = readRef(gitDir, `refs/heads/${branch}`);
+    if (theirs === undefined) return false;
+    const ours = await git(repo.root, ['rev-parse', '-q', '--verify', `refs/heads/${branch}`]);
+    if (ours.code === 0 && ours.stdout.trim() === theirs) return true;
+    // upload-pack runs in the teammate's git dir and, by git's design, runs nothing configured there.
+    const fetched = await git(repo.root, ['-c', 'gc.auto=0', 'fetch', '-q', '--no-tags', gitDir, `+refs/heads/${branch}:refs/heads/${branch}`]);
+    return fetched.code === 0;
+  }
 }
 
 /** Keeps the worktrees out of the main workspace's `git status` and `git add -A` (as embedded repositories). */
@@ -213,30 +235,6 @@ function excludeWorktrees(commonDir: string): void {
   }
   if (text.split('\n').some((line) => line.trim() === '.team/worktrees/')) return;
   appendFileSync(file, `${text && !text.endsWith('\n') ? '\n' : ''}# huddle: teammates' git worktrees\n.team/worktrees/\n`);
-}
-
-/** Registered worktrees: real path → branch ref ('' when detached). */
-async function listRegistered(root: string): Promise<Map<string, string>> {
-  const out = await gitOk(root, ['worktree', 'list', '--porcelain', '-z'], 'git worktree list');
-  const map = new Map<string, string>();
-  let current: string | undefined;
-  for (const field of out.split('\0')) {
-    if (field.startsWith('worktree ')) {
-      current = realOrSame(field.slice('worktree '.length));
-      map.set(current, '');
-    } else if (field.startsWith('branch ') && current !== undefined) {
-      map.set(current, field.slice('branch '.length));
-    }
-  }
-  return map;
-}
-
-function realOrSame(p: string): string {
-  try {
-    return realpathSync(p);
-  } catch {
-    return path.resolve(p);
-  }
 }
 
 /** The workspace's current branch, or undefined when HEAD is detached. */
@@ -253,18 +251,16 @@ async function branchExists(root: string, branch: string): Promise<boolean> {
   return (await git(root, ['rev-parse', '--verify', '-q', `refs/heads/${branch}`])).code === 0;
 }
 
-/** Paths with changes in a work tree, from `git status --porcelain -z`. */
-async function changedFiles(cwd: string, untracked: boolean): Promise<string[]> {
-  const out = await gitOk(cwd, ['status', '--porcelain', '-z', `--untracked-files=${untracked ? 'all' : 'no'}`], 'git status');
-  const fields = out.split('\0');
-  const files: string[] = [];
-  for (let i = 0; i < fields.length; i++) {
-    const field = fields[i]!;
-    if (field.length < 4) continue;
-    files.push(field.slice(3));
-    if (field[0] === 'R' || field[0] === 'C') i++; // a rename's second field is its old name
-  }
-  return files;
+
+/** The same in a teammate's checkout (sandboxed: its config is the teammate's). */
+async function checkoutChanges(repo: Repo, name: string): Promise<string[]> {
+  const dir = worktreePath(repo.root, name);
+  return parseStatus(await gitInCheckoutOk(dir, ['status', '--porcelain', '-z', '--untracked-files=all'], 'git status', checkoutAccess(repo, name)));
+}
+
+/** What huddle's git in a teammate's checkout reads: the checkout, its git dir, the main objects it borrows. */
+function checkoutAccess(repo: Repo, name: string): { readable: string[] } {
+  return { readable: [worktreePath(repo.root, name), worktreeGitDir(repo.root, name), repo.commonDir] };
 }
 
 async function unmergedCommits(root: string, branch: string): Promise<string[]> {
@@ -274,10 +270,17 @@ async function unmergedCommits(root: string, branch: string): Promise<string[]> 
 
 export async function worktreeStatus(root: string, name: string): Promise<WorktreeStatus> {
   assertName(name);
-  await openRepo(root);
+  const repo = await openRepo(root);
+  await syncBranch(repo, name);
+  return statusOf(repo, name);
+}
+
+/** The status without copying the branch first (for callers in the repository's queue, who did). */
+async function statusOf(repo: Repo, name: string): Promise<WorktreeStatus> {
+  const root = repo.root;
   const dir = worktreePath(root, name);
   const branch = worktreeBranch(name);
-  const exists = (await listRegistered(root)).has(realOrSame(dir)) && existsSync(dir);
+  const exists = existsSync(path.join(dir, '.git')) && (isGitDir(worktreeGitDir(root, name)) || (await listRegistered(root)).has(realOrSame(dir)));
   const hasBranch = await branchExists(root, branch);
   return {
     name,
@@ -286,7 +289,7 @@ export async function worktreeStatus(root: string, name: string): Promise<Worktr
     exists,
     branchExists: hasBranch,
     base: await baseLabel(root),
-    uncommitted: exists ? await changedFiles(dir, true) : [],
+    uncommitted: exists ? await checkoutChanges(repo, name) : [],
     unmerged: hasBranch ? await unmergedCommits(root, branch) : [],
   };
 }
@@ -297,7 +300,7 @@ export async function listWorktreeNames(root: string): Promise<string[]> {
   const out = await gitOk(root, ['for-each-ref', '--format=%(refname:short)', 'refs/heads/huddle/'], 'git for-each-ref');
   const names = new Set(out.split('\n').filter(Boolean).map((ref) => ref.slice('huddle/'.length)));
   try {
-    for (const entry of readdirSync(path.join(root, '.team', 'worktrees'))) names.add(entry);
+    for (const entry of readdirSync(path.join(root, '.team', 'worktrees'))) names.add(entry.replace(/\.git$/, ''));
   } catch {
     // no worktrees directory yet
   }
@@ -314,6 +317,7 @@ function noWorktree(root: string, name: string): WorktreeError {
  */
 export async function worktreeDiff(root: string, name: string): Promise<{ text: string; status: WorktreeStatus }> {
   const status = await worktreeStatus(root, name);
+  const access = checkoutAccess(await openRepo(root), name);
   if (!status.exists && !status.branchExists) throw noWorktree(root, name);
   const parts: string[] = [];
   if (status.branchExists) {
@@ -325,12 +329,12 @@ export async function worktreeDiff(root: string, name: string): Promise<{ text: 
   if (status.exists) {
     const dir = status.path;
     parts.push(`# uncommitted in ${path.relative(root, dir)}`);
-    const tracked = await gitOk(dir, ['diff', '--no-color', '--no-ext-diff', 'HEAD'], 'git diff');
-    const untracked = (await gitOk(dir, ['ls-files', '-z', '--others', '--exclude-standard'], 'git ls-files')).split('\0').filter(Boolean);
+    const tracked = await gitInCheckoutOk(dir, ['diff', '--no-color', '--no-ext-diff', '--no-textconv', 'HEAD'], 'git diff', access);
+    const untracked = (await gitInCheckoutOk(dir, ['ls-files', '-z', '--others', '--exclude-standard'], 'git ls-files', access)).split('\0').filter(Boolean);
     if (tracked.trim()) parts.push(tracked.replace(/\n$/, ''));
     for (const file of untracked.slice(0, MAX_UNTRACKED_DIFFS)) {
       // --no-index exits 1 when the files differ, which they always do here.
-      const result = await git(dir, ['diff', '--no-color', '--no-ext-diff', '--no-index', '--', '/dev/null', file]);
+      const result = await gitInCheckout(dir, ['diff', '--no-color', '--no-ext-diff', '--no-textconv', '--no-index', '--', '/dev/null', file], access);
       if (result.stdout.trim()) parts.push(result.stdout.replace(/\n$/, ''));
     }
     if (untracked.length > MAX_UNTRACKED_DIFFS) {
@@ -352,6 +356,7 @@ export async function worktreeDiff(root: string, name: string): Promise<{ text: 
 export async function mergeWorktree(root: string, name: string): Promise<MergeResult> {
   assertName(name);
   const repo = await openRepo(root);
+  await syncBranch(repo, name);
   return serialized(repo.commonDir, async () => {
     const branch = worktreeBranch(name);
     if (!(await branchExists(root, branch))) throw noWorktree(root, name);
@@ -369,7 +374,7 @@ export async function mergeWorktree(root: string, name: string): Promise<MergeRe
       );
     }
     const dir = worktreePath(root, name);
-    const uncommitted = existsSync(dir) ? await changedFiles(dir, true).catch(() => []) : [];
+    const uncommitted = existsSync(path.join(dir, '.git')) ? await checkoutChanges(repo, name).catch(() => []) : [];
     const left = uncommitted.length
       ? `; ${name} has uncommitted changes in its worktree (${listFew(uncommitted)}), not merged until it commits them`
       : '';
@@ -401,9 +406,6 @@ async function mergeInProgress(root: string): Promise<boolean> {
   return (await git(root, ['rev-parse', '-q', '--verify', 'MERGE_HEAD'])).code === 0;
 }
 
-function listFew(files: string[], count = 5): string {
-  return files.length <= count ? files.join(', ') : `${files.slice(0, count).join(', ')} and ${files.length - count} more`;
-}
 
 /**
  * Removes the worktree and its branch. Refuses uncommitted changes and unmerged commits unless
@@ -415,7 +417,8 @@ export async function removeWorktree(root: string, name: string, options: { forc
   const repo = await openRepo(root);
   return serialized(repo.commonDir, async () => {
     const force = options.force ?? false;
-    const status = await worktreeStatus(root, name);
+    await syncBranchNow(repo, name);
+    const status = await statusOf(repo, name);
     if (!status.exists && !status.branchExists) throw noWorktree(root, name);
     if (!force && status.uncommitted.length > 0) {
       throw new WorktreeError(
@@ -429,8 +432,14 @@ export async function removeWorktree(root: string, name: string, options: { forc
       );
     }
     const done: string[] = [];
-    if (status.exists) {
-      await gitOk(root, ['worktree', 'remove', ...(force ? ['--force'] : []), status.path], 'git worktree remove');
+    const gitDir = worktreeGitDir(root, name);
+    if (status.exists || existsSync(gitDir)) {
+      if ((await listRegistered(root)).has(realOrSame(status.path))) {
+        await gitOk(root, ['worktree', 'remove', ...(force ? ['--force'] : []), status.path], 'git worktree remove');
+      }
+      // rm does not follow symlinks: whatever the teammate left in there, only its own files go.
+      rmSync(status.path, { recursive: true, force: true });
+      rmSync(gitDir, { recursive: true, force: true });
       done.push(`removed ${path.relative(root, status.path)}`);
     }
     if (status.branchExists) {

@@ -4,6 +4,8 @@ import { agentNames, attempt, firstWord, teammateNames, usage } from './helpers.
 import { WORKTREE_COMMANDS } from './worktree-commands.js';
 import { BUDGET_COMMANDS, taskSpendLines } from './budget-commands.js';
 import { SUPERVISION_COMMANDS } from './supervision-commands.js';
+import { SETTINGS_COMMANDS } from './settings-commands.js';
+import { SUMMARY_COMMAND } from './summary-command.js';
 
 export const COMMANDS: SlashCommand[] = [
   {
@@ -109,7 +111,7 @@ export const COMMANDS: SlashCommand[] = [
     run(context) {
       const lines = context.state.order.map((name) => {
         const agent = context.state.agents[name]!;
-        return `${name}: $${agent.costUsd.toFixed(4)} (${agent.inputTokens} in, ${agent.outputTokens} out)`;
+        return `${name}: $${agent.costUsd.toFixed(4)} (${agent.inputTokens} in: ${agent.cacheReadTokens} cache reads at 0.1×, ${agent.cacheWriteTokens} cache writes at 1.25×; ${agent.outputTokens} out)`;
       });
       const total = context.state.order.reduce((sum, name) => sum + (context.state.agents[name]?.costUsd ?? 0), 0);
       context.controller.note(context.focus, [...lines, `total: $${total.toFixed(4)}`, ...taskSpendLines(context)].join('\n'));
@@ -143,4 +145,6 @@ export const COMMANDS: SlashCommand[] = [
   ...WORKTREE_COMMANDS,
   ...BUDGET_COMMANDS,
   ...SUPERVISION_COMMANDS,
+  ...SETTINGS_COMMANDS,
+  SUMMARY_COMMAND,
 ];

@@ -27,6 +27,12 @@ export interface CommandIntents {
   showDiff(name: string): Promise<string>;
   removeWorktree(name: string, force: boolean): Promise<string>;
   listWorktrees(pane: string): Promise<string>;
+  /** Fills the /config page (rows whose key starts with `filter`, if given); an error line when nothing matches. */
+  showConfig(filter?: string): string | undefined;
+  /** Fills the /mcp page. */
+  showMcp(): void;
+  /** The run record so far, written to .team/logs/run-<stamp>.json: its lines, for the /summary view. */
+  summary(): Promise<string[]>;
   /** A notice in an agent's pane. */
   note(agent: string, text: string, tone?: 'info' | 'warn' | 'error'): void;
   /** The person's shell in a pane (opened when none is), with `command` typed into it. */

@@ -9,8 +9,10 @@ import { AgentPane } from './AgentPane.js';
 import { ApprovalsView } from './ApprovalsView.js';
 import { HelpView } from './HelpView.js';
 import { InputLine, inputRows } from './InputLine.js';
+import { PageView } from './PageView.js';
 import { RosterView } from './RosterView.js';
 import { StatusBar } from './StatusBar.js';
+import { SummaryView } from './SummaryView.js';
 import { TabBar } from './TabBar.js';
 import { TaskBoardView } from './TaskBoardView.js';
 import { TerminalPane } from '../terminal/TerminalPane.js';
@@ -45,8 +47,12 @@ export function App({ store, controller, history, quit }: Props) {
           <RosterView store={store} width={columns} height={mainHeight} />
         ) : view === 'help' ? (
           <HelpView height={mainHeight} />
+        ) : view === 'summary' ? (
+          <SummaryView store={store} height={mainHeight} />
         ) : view === 'approvals' ? (
           <ApprovalsView store={store} width={columns} height={mainHeight} />
+        ) : view === 'config' || view === 'mcp' ? (
+          <PageView store={store} width={columns} height={mainHeight} />
         ) : terminal ? (
           <TerminalPane store={store} view={terminal} width={columns} height={mainHeight} />
         ) : (

@@ -11,13 +11,13 @@ export function RosterView({ store, width, height }: { store: ConsoleStore; widt
   const order = useStore(store, (state) => state.order);
   const tasks = useStore(store, (state) => state.tasks);
   const now = useNow(1000);
-  const statusWidth = Math.max(12, width - 12 - 10 - 16 - 8 - 6 - 10);
+  const statusWidth = Math.max(12, width - 12 - 10 - 16 - 14 - 8 - 6 - 10);
   return (
     <Box flexDirection="column" height={height} overflow="hidden">
       <Text bold>
         Team <Text dimColor>({order.length} agents) · Esc closes</Text>
       </Text>
-      <Text dimColor>{`${'name'.padEnd(12)}${'status'.padEnd(statusWidth + 2)}${'task'.padEnd(8)}${'tokens'.padEnd(16)}${'cost'.padEnd(10)}${'ctx'.padEnd(6)}active`}</Text>
+      <Text dimColor>{`${'name'.padEnd(12)}${'status'.padEnd(statusWidth + 2)}${'task'.padEnd(8)}${'tokens'.padEnd(16)}${'cache r/w'.padEnd(14)}${'cost'.padEnd(10)}${'ctx'.padEnd(6)}active`}</Text>
       {order.map((name) => {
         const agent = agents[name]!;
         const task = tasks.find((t) => t.owner === name && t.status === 'in_progress');
@@ -33,6 +33,7 @@ export function RosterView({ store, width, height }: { store: ConsoleStore; widt
             {'  '}
             {(task ? `#${task.id}` : '-').padEnd(8)}
             {`${formatTokens(agent.inputTokens)}/${formatTokens(agent.outputTokens)}`.padEnd(16)}
+            {`${formatTokens(agent.cacheReadTokens)}/${formatTokens(agent.cacheWriteTokens)}`.padEnd(14)}
             {`$${agent.costUsd.toFixed(3)}`.padEnd(10)}
             {`${contextPercent(agent.contextTokens, agent.model)}%`.padEnd(6)}
             {formatAgo(agent.lastActivity, now)}

@@ -18,8 +18,12 @@ export interface AgentView {
   items: TranscriptItem[];
   /** New output since the person last looked at this pane. */
   unread: boolean;
+  /** Every input token, cache reads and writes included. */
   inputTokens: number;
   outputTokens: number;
+  /** Of inputTokens: read from the prompt cache (billed 0.1×) and written to it (1.25×). */
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
   costUsd: number;
   contextTokens: number;
   model?: string | undefined;
@@ -28,7 +32,13 @@ export interface AgentView {
   activeTool?: string | undefined;
 }
 
-export type ViewName = 'pane' | 'tasks' | 'team' | 'help' | 'approvals';
+export type ViewName = 'pane' | 'tasks' | 'team' | 'help' | 'approvals' | 'config' | 'mcp' | 'summary';
+
+/** A page of text a command shows as a view (/config, /mcp): computed when opened. */
+export interface TextPage {
+  title: string;
+  lines: string[];
+}
 
 /** A tool call waiting for the person (ask mode), as the "needs you" view shows it. */
 export interface ApprovalView {
@@ -37,7 +47,7 @@ export interface ApprovalView {
   tool: string;
   summary: string;
   reason: string;
-  /** What "approve always" adds to .team/allow.json (empty: cannot be allow-listed). */
+  /** What "approve always" adds to the allow-list in .team/settings.local.json (empty: cannot be allow-listed). */
   prefixes: string[];
 }
 
@@ -74,6 +84,10 @@ export interface ConsoleState {
   /** The "needs you" queue, oldest first, and the one selected in /approvals. */
   approvals: ApprovalView[];
   approvalIndex: number;
+  /** What the /config or /mcp view shows. */
+  page?: TextPage | undefined;
+  /** /summary: the run record's lines, as last made. */
+  summary: string[];
 }
 
 export type ConsoleStore = ReturnType<typeof createConsoleStore>;
@@ -87,6 +101,8 @@ export function emptyAgent(name: string, role: string): AgentView {
     unread: false,
     inputTokens: 0,
     outputTokens: 0,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
     costUsd: 0,
     contextTokens: 0,
     lastActivity: Date.now(),
@@ -112,6 +128,7 @@ export function createConsoleStore(initial: { model: string; endpoint: string; d
     highlighterReady: false,
     approvals: [],
     approvalIndex: 0,
+    summary: [],
   }));
 }
 

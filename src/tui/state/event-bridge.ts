@@ -136,6 +136,8 @@ export function applyEvent(state: ConsoleState, event: HuddleEvent): Partial<Con
       return patchAgent(state, name, (agent) => ({
         inputTokens: agent.inputTokens + Number(event.input_tokens ?? 0) + Number(event.cache_creation_input_tokens ?? 0) + Number(event.cache_read_input_tokens ?? 0),
         outputTokens: agent.outputTokens + Number(event.output_tokens ?? 0),
+        cacheReadTokens: agent.cacheReadTokens + Number(event.cache_read_input_tokens ?? 0),
+        cacheWriteTokens: agent.cacheWriteTokens + Number(event.cache_creation_input_tokens ?? 0),
         costUsd: Number(event.total_cost_usd ?? agent.costUsd),
         contextTokens: Number(event.context_tokens ?? agent.contextTokens),
         model: typeof event.model === 'string' ? event.model : agent.model,

@@ -1,23 +1,42 @@
 // Writes every event to `.team/logs/<agent>/session-<iso>.ndjson` (SPEC sections 2 and 7).
 // One file per agent per huddle process; secrets are scrubbed from every line before it is written.
-import { appendFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+// A line that cannot be written (a full disk, a workspace gone read-only) is the end of the run's
+// record: it is reported once, as a clear error through `onFailure`, never as a stack.
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
+import { writeJsonAtomic } from '../../fs/atomic-file.js';
 import type { EventHub, HuddleEvent } from '../../events/events.js';
 import type { EventStore, LoggedEvent } from '../event-store.js';
+import { StoreError, StoreWriteError } from '../store-errors.js';
+import { scrub } from '../../secrets.js';
+
+export interface EventLogOptions {
+  secrets?: Array<string | undefined>;
+  /** Transcript locations are given relative to this directory (the workspace root). */
+  root?: string;
+  /** Called once, when an event could not be recorded. */
+  onFailure?: (error: StoreError) => void;
+}
 
 export class EventLog implements EventStore {
   readonly #logsDir: string;
+  readonly #root: string;
   readonly #sessionStamp: string;
   readonly #secrets: string[];
   readonly #files = new Map<string, string>();
+  /** Open append-only descriptors, one per agent: an event is one write(2), not open, write, close. */
+  readonly #fds = new Map<string, number>();
   readonly #unsubscribe: () => void;
+  readonly #onFailure: ((error: StoreError) => void) | undefined;
+  #failed = false;
 
-  constructor(hub: EventHub, logsDir: string, options: { secrets?: Array<string | undefined> } = {}) {
+  constructor(hub: EventHub, logsDir: string, options: EventLogOptions = {}) {
     this.#logsDir = logsDir;
+    this.#root = options.root ?? path.dirname(path.dirname(logsDir));
     this.#sessionStamp = fileStamp(new Date());
     this.#secrets = (options.secrets ?? []).filter((s): s is string => Boolean(s && s.length >= 8));
-    this.#unsubscribe = hub.subscribe((event) => this.write(event));
+    this.#onFailure = options.onFailure;
+    this.#unsubscribe = hub.subscribe((event) => this.#record(event));
   }
 
   /** The log file of an agent in this session (created on its first event). */
@@ -34,12 +53,38 @@ export class EventLog implements EventStore {
 
   write(event: HuddleEvent): void {
     // Appending synchronously keeps the log complete up to the last event if the process is
-    // killed: resume (and a person reading the log) can trust it.
-    appendFileSync(this.fileFor(event.agent), `${scrub(JSON.stringify(event), this.#secrets)}\n`);
+    // killed: resume (and a person reading the log) can trust it. O_APPEND: each line lands whole
+    // at the end, as appendFileSync did, without reopening the file for every event.
+    let fd = this.#fds.get(event.agent);
+    if (fd === undefined) {
+      fd = openSync(this.fileFor(event.agent), 'a');
+      this.#fds.set(event.agent, fd);
+    }
+    const line = Buffer.from(`${scrub(JSON.stringify(event), this.#secrets)}\n`);
+    for (let written = 0; written < line.length; ) written += writeSync(fd, line, written);
+  }
+
+  #record(event: HuddleEvent): void {
+    if (this.#failed) return;
+    try {
+      this.write(event);
+    } catch (error) {
+      this.#failed = true;
+      const where = this.#files.get(event.agent) ?? path.join(this.#logsDir, event.agent);
+      this.#onFailure?.(StoreWriteError.from(error, where));
+    }
   }
 
   close(): void {
     this.#unsubscribe();
+    for (const fd of this.#fds.values()) {
+      try {
+        closeSync(fd);
+      } catch {
+        // already closed
+      }
+    }
+    this.#fds.clear();
   }
 
   async agents(): Promise<string[]> {
@@ -50,12 +95,36 @@ export class EventLog implements EventStore {
     return readAgentEvents(this.#logsDir, agent);
   }
 
+  async saveRunRecord(record: Record<string, unknown>): Promise<string> {
+    mkdirSync(this.#logsDir, { recursive: true });
+    const file = path.join(this.#logsDir, `run-${fileStamp(new Date())}.json`);
+    await writeJsonAtomic(file, JSON.parse(scrub(JSON.stringify(record), this.#secrets)));
+    return file;
+  }
+
+  /** Writes `.team/logs/<agent>/transcript-<stamp>.json` atomically; returns that path, relative to the workspace. */
   async saveTranscript(agent: string, record: Record<string, unknown>): Promise<string> {
     const dir = path.join(this.#logsDir, agent);
-    mkdirSync(dir, { recursive: true });
     const file = path.join(dir, `transcript-${fileStamp(new Date())}.json`);
-    await writeFile(file, scrub(JSON.stringify(record, null, 2), this.#secrets));
-    return file;
+    try {
+      mkdirSync(dir, { recursive: true });
+      // Scrubbed as text (a secret may sit anywhere), then written as that JSON.
+      await writeJsonAtomic(file, JSON.parse(scrub(JSON.stringify(record), this.#secrets)));
+    } catch (error) {
+      throw StoreWriteError.from(error, path.relative(this.#root, file));
+    }
+    return path.relative(this.#root, file);
+  }
+
+  async readTranscript(location: string): Promise<Record<string, unknown> | undefined> {
+    const file = path.resolve(this.#root, location);
+    // Only transcripts of this team's logs, whatever the caller passes.
+    if (!file.startsWith(this.#logsDir + path.sep) || !/^transcript-.*\.json$/.test(path.basename(file))) return undefined;
+    try {
+      return JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    } catch {
+      return undefined;
+    }
   }
 }
 
@@ -64,11 +133,8 @@ export function fileStamp(date: Date): string {
   return date.toISOString().replace(/[:.]/g, '-');
 }
 
-export function scrub(text: string, secrets: string[]): string {
-  let out = text;
-  for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join('[redacted]');
-  return out;
-}
+// Redaction (the key, and its base64 and url-encoded forms) lives in one place for every writer.
+export { scrub } from '../../secrets.js';
 
 /** The session files of an agent, oldest first (the stamp in the name sorts by time). */
 export function sessionFiles(logsDir: string, agent: string): string[] {

@@ -16,44 +16,36 @@
 // it cannot close the window between "delivered" and "acked" — only the consumer's own record can.
 //
 // Wake-ups are events: in-process sends wake waiters at once through an EventEmitter; sends from
-// other processes wake them through one fs.watch on the inbox directory. There is no polling loop.
+// other processes wake them through one watcher on the inbox directory (fs/directory-watcher.ts).
+// There is no polling loop unless fs.watch itself fails.
+//
+// A sender may make the message id itself (newMessageId): a send retried with that id (after a
+// crash or a cut connection) finds the message already in the inbox and returns it, appending
+// nothing. The ids of each inbox are indexed as its lines are read, so this costs one read of
+// what was appended since the last send.
 import { EventEmitter } from 'node:events';
-import {
-  closeSync,
-  type FSWatcher,
-  fstatSync,
-  mkdirSync,
-  openSync,
-  readSync,
-  watch,
-  writeSync,
-} from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { MalformedFileError, readJson, writeJsonAtomic } from '../../fs/atomic-file.js';
+import { MalformedFileError } from '../../fs/atomic-file.js';
+import { DirectoryWatcher } from '../../fs/directory-watcher.js';
 import type { EventHub } from '../../events/events.js';
+import { makeDirectory, StoreWriteError } from '../store-errors.js';
 import { withFileLock } from './file-lock.js';
+import { appendLine, findById, type InboxCursor, InboxCursorError, NEWLINE, parseMessage, readRegion, writeCursor } from './inbox-files.js';
+
+export { type InboxCursor, InboxCursorError } from './inbox-files.js';
 import { AGENT_NAME_PATTERN } from '../../vocabulary.js';
 import {
   type Bus,
   BusClosedError,
   type Message,
   MESSAGE_TYPES,
-  type MessageType,
   newMessageId,
   type OutgoingMessage,
   type PeekResult,
   UnknownRecipientError,
 } from '../bus.js';
 
-/** The content of `<name>.cursor`. */
-export interface InboxCursor {
-  /** Bytes of `<name>.jsonl` already delivered; always at a line boundary. */
-  offset: number;
-  /** Lines before `offset` (for warnings that name a line). */
-  line: number;
-  /** Ids of the most recently acked messages, oldest first. */
-  delivered_ids_tail: string[];
-}
 
 export interface FileBusOptions {
   /** The names a message may be sent to (the roster's members). */
@@ -70,26 +62,24 @@ const FALLBACK_POLL_MS = 250;
 
 
 
-const NEWLINE = 0x0a;
 // In-process wake-ups are shared by every bus over the same directory in this process.
 const localWakeups = new EventEmitter();
 localWakeups.setMaxListeners(0);
 // Cursor updates (ack, take) of one inbox are serialized within the process.
 const cursorQueues = new Map<string, Promise<unknown>>();
-
+/** A caller-made id: what newMessageId makes, or any other short token. */
+const MESSAGE_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
 
 interface Waiter {
   fail(error: Error): void;
 }
 
+
 export class FileBus implements Bus {
   readonly inboxDir: string;
   #knownNames: () => string[];
   #events: EventHub | undefined;
-  #watcher: FSWatcher | undefined;
-  #fallbackTimer: NodeJS.Timeout | undefined;
-  #debounceTimer: NodeJS.Timeout | undefined;
-  #pendingWakes = new Set<string>();
+  #watcher: DirectoryWatcher | undefined;
   #waiters = new Set<Waiter>();
   #warned = new Set<string>();
   #closed = false;
@@ -98,7 +88,7 @@ export class FileBus implements Bus {
     this.inboxDir = path.resolve(inboxDir);
     this.#knownNames = opts.knownNames;
     this.#events = opts.events;
-    mkdirSync(this.inboxDir, { recursive: true });
+    makeDirectory(this.inboxDir);
   }
 
   inboxFile(name: string): string {
@@ -111,9 +101,12 @@ export class FileBus implements Bus {
 
   // ---- sending ---------------------------------------------------------------------------
 
-  /** Appends one message to the recipient's inbox. Refuses unknown recipients. */
+  /**
+   * Appends one message to the recipient's inbox. Refuses unknown recipients. A message with a
+   * caller-made `id` that the inbox already holds is not sent again: the stored one is returned.
+   */
   async send(input: OutgoingMessage): Promise<Message> {
-    const { id: _id, ts: _ts, type = 'message', from, to, content, ...extra } = input;
+    const { id: callerId, ts: _ts, type = 'message', from, to, content, ...extra } = input;
     const known = this.#knownNames();
     if (typeof to !== 'string' || !known.includes(to)) throw new UnknownRecipientError(String(to), known);
     assertName(to);
@@ -122,12 +115,26 @@ export class FileBus implements Bus {
     }
     if (typeof from !== 'string' || from === '') throw new Error('a message needs a sender (from)');
     if (typeof content !== 'string') throw new Error('a message needs text content');
+    if (callerId !== undefined && (typeof callerId !== 'string' || !MESSAGE_ID.test(callerId))) {
+      throw new Error(`'${String(callerId)}' is not a message id (letters, digits, _ . : -; up to 128; newMessageId() makes one)`);
+    }
 
-    const message: Message = { id: newMessageId(), type, from, to, content, ts: new Date().toISOString() };
+    const message: Message = { id: callerId ?? newMessageId(), type, from, to, content, ts: new Date().toISOString() };
     for (const [key, value] of Object.entries(extra)) if (value !== undefined) message[key] = value;
     const line = Buffer.from(`${JSON.stringify(message)}\n`, 'utf8');
     const file = this.inboxFile(to);
-    await withFileLock(file, () => appendLine(file, line));
+    const stored = await withFileLock(file, () => {
+      // Only a caller-made id can be there already (ours are new): look for it first.
+      const earlier = callerId === undefined ? undefined : findById(file, callerId);
+      if (earlier) return earlier;
+      try {
+        appendLine(file, line);
+      } catch (error) {
+        throw StoreWriteError.from(error, file);
+      }
+      return undefined;
+    });
+    if (stored) return stored; // a retry: delivered (and announced) once already
 
     localWakeups.emit(this.#wakeKey(to));
     this.#events?.emit(from, 'message_sent', {
@@ -259,10 +266,28 @@ export class FileBus implements Bus {
     this.#closed = true;
     this.#watcher?.close();
     this.#watcher = undefined;
-    if (this.#fallbackTimer) clearInterval(this.#fallbackTimer);
-    if (this.#debounceTimer) clearTimeout(this.#debounceTimer);
-    this.#fallbackTimer = this.#debounceTimer = undefined;
     for (const waiter of [...this.#waiters]) waiter.fail(new BusClosedError());
+  }
+
+  /** Checks every cursor of the inbox directory; the first that cannot be read, as an error (none: undefined). */
+  brokenCursor(): MalformedFileError | undefined {
+    let names: string[];
+    try {
+      names = readdirSync(this.inboxDir);
+    } catch {
+      return undefined;
+    }
+    for (const file of names) {
+      const name = file.endsWith('.cursor') ? file.slice(0, -'.cursor'.length) : undefined;
+      if (!name || !AGENT_NAME_PATTERN.test(name)) continue;
+      try {
+        this.#readCursor(name);
+      } catch (error) {
+        if (error instanceof MalformedFileError) return error;
+        throw error;
+      }
+    }
+    return undefined;
   }
 
   // ---- internals -------------------------------------------------------------------------
@@ -272,43 +297,22 @@ export class FileBus implements Bus {
   }
 
   #startWatching(): void {
-    if (this.#watcher || this.#fallbackTimer) {
-      this.#refWatcher();
-      return;
-    }
-    try {
-      this.#watcher = watch(this.inboxDir, (_event, filename) => this.#onDirectoryEvent(filename));
-      this.#watcher.on('error', (error) => this.#fallBackToPolling(error));
-    } catch (error) {
-      this.#fallBackToPolling(error as Error);
-    }
+    this.#watcher ??= new DirectoryWatcher(this.inboxDir, {
+      accept: (name) => name.endsWith('.jsonl'), // not locks, cursors or temp files
+      onChange: (names) => {
+        if (!names) this.#wakeAll();
+        else for (const name of names) localWakeups.emit(this.#wakeKey(name.slice(0, -'.jsonl'.length)));
+      },
+      onFallback: (message) => this.#events?.emit('bus', 'warning', { message, inbox: this.inboxDir }),
+      debounceMs: WATCH_DEBOUNCE_MS,
+      pollMs: FALLBACK_POLL_MS,
+    });
     this.#refWatcher();
   }
 
   /** The watcher keeps the process alive only while someone is waiting. */
   #refWatcher(): void {
-    const active = this.#waiters.size > 0;
-    for (const handle of [this.#watcher, this.#fallbackTimer]) {
-      if (!handle) continue;
-      if (active) handle.ref();
-      else handle.unref();
-    }
-  }
-
-  #onDirectoryEvent(filename: string | Buffer | null): void {
-    if (filename === null) this.#pendingWakes.add('*');
-    else {
-      const name = filename.toString();
-      if (!name.endsWith('.jsonl')) return; // locks, cursors, temp files
-      this.#pendingWakes.add(name.slice(0, -'.jsonl'.length));
-    }
-    this.#debounceTimer ??= setTimeout(() => {
-      this.#debounceTimer = undefined;
-      const names = [...this.#pendingWakes];
-      this.#pendingWakes.clear();
-      if (names.includes('*')) this.#wakeAll();
-      else for (const name of names) localWakeups.emit(this.#wakeKey(name));
-    }, WATCH_DEBOUNCE_MS);
+    this.#watcher?.keepAlive(this.#waiters.size > 0);
   }
 
   #wakeAll(): void {
@@ -316,18 +320,6 @@ export class FileBus implements Bus {
     for (const key of localWakeups.eventNames()) {
       if (typeof key === 'string' && key.startsWith(prefix)) localWakeups.emit(key);
     }
-  }
-
-  #fallBackToPolling(error: Error): void {
-    this.#watcher?.close();
-    this.#watcher = undefined;
-    if (this.#closed || this.#fallbackTimer) return;
-    this.#events?.emit('bus', 'warning', {
-      message: `cannot watch ${this.inboxDir} (${error.message}); checking inboxes every ${FALLBACK_POLL_MS} ms instead`,
-      inbox: this.inboxDir,
-    });
-    this.#fallbackTimer = setInterval(() => this.#wakeAll(), FALLBACK_POLL_MS);
-    this.#refWatcher();
   }
 
   #withCursor<T>(name: string, work: () => Promise<T>): Promise<T> {
@@ -344,8 +336,20 @@ export class FileBus implements Bus {
 
   #readCursor(name: string): InboxCursor {
     const file = this.cursorFile(name);
-    const stored = readJson<Partial<InboxCursor>>(file);
-    if (stored === undefined) return { offset: 0, line: 0, delivered_ids_tail: [] };
+    const what = `it marks how far ${name}'s inbox was delivered: fix or remove it (removed, every message of ${name} is delivered again; the inbox itself is intact)`;
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { offset: 0, line: 0, delivered_ids_tail: [] };
+      throw error;
+    }
+    let stored: Partial<InboxCursor> | null;
+    try {
+      stored = JSON.parse(text) as Partial<InboxCursor> | null;
+    } catch (error) {
+      throw new InboxCursorError(file, `is not valid JSON (${(error as Error).message})`, what);
+    }
     const { offset, line = 0, delivered_ids_tail: tail = [] } = stored ?? {};
     if (
       !Number.isSafeInteger(offset) ||
@@ -354,7 +358,7 @@ export class FileBus implements Bus {
       !Array.isArray(tail) ||
       !tail.every((id) => typeof id === 'string')
     ) {
-      throw new MalformedFileError(file, 'expected {"offset": <bytes>, "line"?: <n>, "delivered_ids_tail"?: [ids]}');
+      throw new InboxCursorError(file, 'is not an inbox cursor (expected {"offset": <bytes>, "line"?: <n>, "delivered_ids_tail"?: [ids]})', what);
     }
     return { offset: offset as number, line, delivered_ids_tail: tail };
   }
@@ -418,7 +422,7 @@ export class FileBus implements Bus {
     }
     const cursor = this.#effectiveCursor(name, stored, size);
     if (nextOffset <= cursor.offset) {
-      if (cursor !== stored) await writeJsonAtomic(this.cursorFile(name), cursor); // the inbox shrank
+      if (cursor !== stored) await writeCursor(this.cursorFile(name), cursor); // the inbox shrank
       return;
     }
     const bytes = region!.bytes;
@@ -444,7 +448,7 @@ export class FileBus implements Bus {
       line,
       delivered_ids_tail: tail.length > DELIVERED_TAIL ? tail.slice(-DELIVERED_TAIL) : tail,
     };
-    await writeJsonAtomic(this.cursorFile(name), next);
+    await writeCursor(this.cursorFile(name), next);
   }
 
   #warnOnce(key: string, agent: string, fields: Record<string, unknown>): void {
@@ -467,78 +471,3 @@ function abortReason(signal: AbortSignal): Error {
   error.name = 'AbortError';
   return error;
 }
-
-/** A message, or what is wrong with the line. */
-function parseMessage(text: string): Message | string {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return 'not valid JSON (a torn or hand-edited line)';
-  }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return 'not a JSON object';
-  const message = value as Record<string, unknown>;
-  for (const field of ['id', 'from', 'to', 'content', 'ts'] as const) {
-    if (typeof message[field] !== 'string') return `not a message (no string '${field}')`;
-  }
-  if (!MESSAGE_TYPES.includes(message.type as MessageType)) {
-    return `unknown message type '${String(message.type)}'`;
-  }
-  return message as Message;
-}
-
-/**
- * Reads `<file>` from `startOf(size)` to `end` (default: its current size). Undefined when the
- * file does not exist.
- */
-function readRegion(
-  file: string,
-  startOf: (size: number) => number,
-  end?: number,
-): { bytes: Buffer; start: number; size: number } | undefined {
-  let fd: number;
-  try {
-    fd = openSync(file, 'r');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-  try {
-    const size = fstatSync(fd).size;
-    const start = startOf(size);
-    const stop = Math.min(end ?? size, size);
-    const length = Math.max(0, stop - start);
-    const bytes = Buffer.allocUnsafe(length);
-    let read = 0;
-    while (read < length) {
-      const count = readSync(fd, bytes, read, length - read, start + read);
-      if (count === 0) break;
-      read += count;
-    }
-    return { bytes: bytes.subarray(0, read), start, size };
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/**
- * Appends `line` (ending in a newline). When the file does not end in a newline, a writer died
- * mid-line: a newline goes first, so the fragment stays its own (skipped) line.
- */
-function appendLine(file: string, line: Buffer): void {
-  const fd = openSync(file, 'a+');
-  try {
-    const size = fstatSync(fd).size;
-    let data = line;
-    if (size > 0) {
-      const last = Buffer.alloc(1);
-      readSync(fd, last, 0, 1, size - 1);
-      if (last[0] !== NEWLINE) data = Buffer.concat([Buffer.from('\n'), line]);
-    }
-    let written = 0;
-    while (written < data.length) written += writeSync(fd, data, written, data.length - written);
-  } finally {
-    closeSync(fd);
-  }
-}
-

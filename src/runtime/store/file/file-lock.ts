@@ -1,12 +1,47 @@
 // Mutual exclusion over a file, across the agents of this process and across processes.
-// proper-lockfile gives the cross-process part (an atomic mkdir of `<file>.lock`, kept fresh
-// while held, taken over when stale after a crash); a promise chain per path in front of it
-// keeps in-process callers queued in order instead of spinning on the lock directory.
-import { mkdirSync } from 'node:fs';
+//
+// The lock is the file `<file>.lock`, holding who took it: {pid, start, host, since, nonce}, made
+// by hard-linking a complete temp file to that name (link() fails when the name exists: exactly
+// one taker wins, and the lock is never seen without its holder). A waiter reads the holder:
+// - a live process holds it: wait (with a short, growing, randomized backoff);
+// - the holder is dead (no such pid, a reused pid, a zombie): take the lock over at once — there
+//   is no staleness timeout to sit out after a crash;
+// - another host holds it (its processes cannot be asked from here): wait, and take it over only
+//   when the lock is older than any real holder keeps one.
+// Taking over goes through a second, short-lived lock, `<file>.lock.break`: only its holder may
+// remove someone else's lock, and only after reading it again and finding the same dead holder,
+// so two waiters can never both break in and remove a lock the other one just took.
+//
+// In front of all that, a promise chain per path queues the callers of this process in order, so
+// they do not spin against each other on the lock file.
+import { linkSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import lockfile from 'proper-lockfile';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { currentProcess, liveness, newNonce, type ProcessIdentity } from '../../fs/process-identity.js';
+import { makeDirectory, StoreWriteError } from '../store-errors.js';
 
-const STALE_MS = 10_000;
+export interface LockRecord extends ProcessIdentity {
+  /** When it was taken (ISO). */
+  since: string;
+  nonce: string;
+}
+
+/** A lock held by another live process (or one whose liveness cannot be told). */
+export interface LockBusy {
+  holder: LockRecord | undefined;
+  /** How old the lock file is, in ms. */
+  ageMs: number;
+}
+
+export type LockAttempt = { acquired: true; record: LockRecord; release(): void } | ({ acquired: false } & LockBusy);
+
+/** Another host's lock (or an unreadable one) older than this is taken over: real holders keep board and inbox locks for milliseconds. */
+const FOREIGN_STALE_MS = 30_000;
+/** A `.break` lock older than this was left by a process that died while breaking. */
+const BREAK_STALE_MS = 5_000;
+/** A waiter gives up (with a clear error) after this long behind a live holder. */
+const MAX_WAIT_MS = 120_000;
+
 const inProcessQueues = new Map<string, Promise<unknown>>();
 
 /** Runs `work` while holding the lock named by `file` (the file itself need not exist). */
@@ -24,18 +59,174 @@ export async function withFileLock<T>(file: string, work: () => Promise<T> | T):
 }
 
 async function lockAcrossProcesses<T>(file: string, work: () => Promise<T> | T): Promise<T> {
-  mkdirSync(path.dirname(file), { recursive: true });
-  const release = await lockfile.lock(file, {
-    realpath: false,
-    stale: STALE_MS,
-    retries: { retries: 2_000, factor: 1.2, minTimeout: 1, maxTimeout: 25, randomize: true },
-    // The default throws from a timer and would crash the process; a lock we lost shows up
-    // as a failed release below instead.
-    onCompromised: () => undefined,
-  });
+  const lockFile = `${file}.lock`;
+  const started = Date.now();
+  let delay = 1;
+  for (;;) {
+    const attempt = tryLock(lockFile);
+    if (attempt.acquired) {
+      try {
+        return await work();
+      } finally {
+        attempt.release();
+      }
+    }
+    if (Date.now() - started > MAX_WAIT_MS) {
+      const who = attempt.holder ? `pid ${attempt.holder.pid} on ${attempt.holder.host}` : 'an unreadable lock';
+      throw new StoreWriteError(`${lockFile} has been held by ${who} for ${Math.round(attempt.ageMs / 1000)} s; if that process is stuck, stop it (a dead holder's lock is taken over at once)`);
+    }
+    await sleep(delay * (0.5 + Math.random()));
+    delay = Math.min(25, delay * 1.3 + 0.5);
+  }
+}
+
+/**
+ * One attempt at `lockFile`: taken (dead holders' locks are taken over on the way), or busy with
+ * the holder. Throws StoreWriteError when the lock cannot be written at all (read-only, full disk).
+ */
+export function tryLock(lockFile: string, options: { foreignStaleMs?: number } = {}): LockAttempt {
+  const foreignStaleMs = options.foreignStaleMs ?? FOREIGN_STALE_MS;
+  for (let attempt = 0; ; attempt++) {
+    const record: LockRecord = { ...currentProcess(), since: new Date().toISOString(), nonce: newNonce() };
+    if (placeExclusive(lockFile, record)) {
+      return { acquired: true, record, release: () => releaseLock(lockFile, record.nonce) };
+    }
+    const found = readLock(lockFile);
+    // Lost the race for a free or broken lock several times: wait like behind any holder.
+    if (attempt >= 5) return { acquired: false, holder: found.kind === 'held' ? found.record : undefined, ageMs: found.kind === 'gone' ? 0 : found.ageMs };
+    if (found.kind === 'gone') continue; // released between our create and our read
+    const busy: LockBusy = { holder: found.kind === 'held' ? found.record : undefined, ageMs: found.ageMs };
+    if (!canTakeOver(found, foreignStaleMs)) return { acquired: false, ...busy };
+    breakLock(lockFile, found);
+  }
+}
+
+/** The lock's holder as stored (for messages and for a team lock's owner), or why there is none. */
+export function readLock(lockFile: string): LockFound {
+  let ino: number;
+  let ageMs: number;
+  let isDirectory: boolean;
   try {
-    return await work();
+    const stat = statSync(lockFile);
+    ino = stat.ino;
+    ageMs = Date.now() - stat.mtimeMs;
+    isDirectory = stat.isDirectory();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'gone' };
+    throw error;
+  }
+  // A directory is a lock left by an older huddle (proper-lockfile): no holder to ask.
+  if (isDirectory) return { kind: 'unreadable', ino, ageMs };
+  let text: string;
+  try {
+    text = readFileSync(lockFile, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'gone' };
+    throw error;
+  }
+  const record = parseRecord(text);
+  return record ? { kind: 'held', record, ino, ageMs } : { kind: 'unreadable', ino, ageMs };
+}
+
+export type LockFound =
+  | { kind: 'gone' }
+  | { kind: 'held'; record: LockRecord; ino: number; ageMs: number }
+  | { kind: 'unreadable'; ino: number; ageMs: number };
+
+/** Whether a waiter may remove this lock: its holder is dead, or it is foreign/unreadable and old. */
+function canTakeOver(found: Exclude<LockFound, { kind: 'gone' }>, foreignStaleMs: number): boolean {
+  if (found.kind === 'unreadable') return found.ageMs > FOREIGN_STALE_MS;
+  const state = liveness(found.record);
+  if (state === 'dead') return true;
+  if (state === 'unknown') return found.ageMs > foreignStaleMs;
+  return false;
+}
+
+/** Removes a lock found dead, if it is still that very lock, under `<lock>.break`. */
+function breakLock(lockFile: string, found: Exclude<LockFound, { kind: 'gone' }>): void {
+  const breaker = `${lockFile}.break`;
+  const mine: LockRecord = { ...currentProcess(), since: new Date().toISOString(), nonce: newNonce() };
+  if (!placeExclusive(breaker, mine)) {
+    // Someone else is breaking in; their break lock is removed only if they died doing it.
+    const other = readLock(breaker);
+    if (other.kind === 'held' && (liveness(other.record) === 'dead' || other.ageMs > BREAK_STALE_MS)) releaseLock(breaker, other.record.nonce);
+    else if (other.kind === 'unreadable' && other.ageMs > BREAK_STALE_MS) rmSync(breaker, { recursive: true, force: true });
+    return;
+  }
+  try {
+    const again = readLock(lockFile);
+    const same =
+      again.kind !== 'gone' &&
+      again.kind === found.kind &&
+      again.ino === found.ino &&
+      (again.kind === 'unreadable' || (found.kind === 'held' && again.record.nonce === found.record.nonce));
+    if (same) rmSync(lockFile, { recursive: true, force: true });
   } finally {
-    await release().catch(() => undefined);
+    releaseLock(breaker, mine.nonce);
+  }
+}
+
+/**
+ * Creates `file` holding `record` unless it exists (false then). The record is written to a temp
+ * file first and hard-linked into place: link() is atomic and fails when the name exists, so a
+ * lock never appears empty or half-written, even when its taker is killed halfway.
+ */
+export function placeExclusive(file: string, record: LockRecord, madeDir = false): boolean {
+  const temp = `${file}.${process.pid}.${(tempCounter++).toString(36)}.tmp`;
+  try {
+    writeFileSync(temp, `${JSON.stringify(record)}\n`);
+  } catch (error) {
+    removeQuietly(temp);
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !madeDir) {
+      makeDirectory(path.dirname(file));
+      return placeExclusive(file, record, true);
+    }
+    throw StoreWriteError.from(error, file);
+  }
+  try {
+    linkSync(temp, file);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw StoreWriteError.from(error, file);
+  } finally {
+    removeQuietly(temp);
+  }
+}
+
+let tempCounter = 0;
+
+/** unlink, ignoring a file that is not there (cheaper than rmSync's checks, on the claim path). */
+function removeQuietly(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch {
+    // Gone already.
+  }
+}
+
+/** Removes the lock if it is still the one taken with `nonce` (someone may have broken it meanwhile). */
+function releaseLock(lockFile: string, nonce: string): void {
+  try {
+    const found = readLock(lockFile);
+    if (found.kind === 'held' && found.record.nonce === nonce) unlinkSync(lockFile);
+  } catch {
+    // Nothing to release, or nothing we can do about it: a dead holder's lock is taken over anyway.
+  }
+}
+
+function parseRecord(text: string): LockRecord | undefined {
+  try {
+    const value = JSON.parse(text) as Partial<LockRecord>;
+    if (typeof value.pid !== 'number' || typeof value.host !== 'string' || typeof value.nonce !== 'string') return undefined;
+    return {
+      pid: value.pid,
+      host: value.host,
+      nonce: value.nonce,
+      since: typeof value.since === 'string' ? value.since : '',
+      ...(typeof value.start === 'string' ? { start: value.start } : {}),
+    };
+  } catch {
+    return undefined;
   }
 }

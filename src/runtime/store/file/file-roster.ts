@@ -5,13 +5,19 @@
 // and starts by re-reading the file, so two processes (or two Roster objects) never lose each
 // other's updates. Reads are synchronous from memory, refreshed from disk when the file changed
 // (one stat per read), so a member added by another process shows up without a restart.
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+// The Roster objects of one process on one file share what they know (and their listeners): a
+// change through one is announced to all at once; a change by another process is found by a
+// watcher on the team directory (while anyone listens) or by the next read, and announced as a
+// `reload`.
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Low } from 'lowdb';
 import { JSONFile } from 'lowdb/node';
 import { z } from 'zod';
 import { MalformedFileError, readJson } from '../../fs/atomic-file.js';
+import { DirectoryWatcher } from '../../fs/directory-watcher.js';
 import type { EventHub } from '../../events/events.js';
+import { makeDirectory, StoreWriteError } from '../store-errors.js';
 import { withFileLock } from './file-lock.js';
 import { AGENT_NAME_PATTERN, describeNameRule, LEAD_NAME, MEMBER_STATUSES, type MemberStatus } from '../../vocabulary.js';
 import {
@@ -69,29 +75,42 @@ interface FileStamp {
   mtimeMs: number;
 }
 
+/** What every FileRoster of this process on one config.json shares. */
+interface SharedRoster {
+  data: RosterConfig;
+  stamp: FileStamp | undefined;
+  listeners: Set<RosterListener>;
+  watcher: DirectoryWatcher | undefined;
+  warnedStamp: string | undefined;
+  /** Writes of this process in flight: the file changing under them is not another process's change. */
+  writing: number;
+}
+
+const shared = new Map<string, SharedRoster>();
+
 export class FileRoster implements Roster {
   readonly file: string;
   readonly teamDir: string;
   #lockFile: string;
   #db: Low<RosterConfig | null>;
-  #data: RosterConfig;
-  #stamp: FileStamp | undefined;
+  #shared: SharedRoster;
   #events: EventHub | undefined;
-  #listeners = new Set<RosterListener>();
-  #warnedStamp: string | undefined;
+  #myListeners = new Set<RosterListener>();
 
   private constructor(teamDir: string, data: RosterConfig, events: EventHub | undefined) {
     this.teamDir = path.resolve(teamDir);
     this.file = path.join(this.teamDir, 'config.json');
     this.#lockFile = this.file; // withFileLock locks `<file>.lock`, i.e. config.json.lock
     this.#db = new Low<RosterConfig | null>(new JSONFile<RosterConfig | null>(this.file), null);
-    this.#data = data;
+    let state = shared.get(this.file);
+    if (!state) shared.set(this.file, (state = { data, stamp: undefined, listeners: new Set(), watcher: undefined, warnedStamp: undefined, writing: 0 }));
+    this.#shared = state;
     this.#events = events;
   }
 
   /** Opens the roster in `teamDir`, creating config.json (with the lead as a member) if missing. */
   static async open(teamDir: string, options: FileRosterOptions = {}): Promise<FileRoster> {
-    mkdirSync(teamDir, { recursive: true });
+    makeDirectory(teamDir);
     const now = new Date().toISOString();
     const teamName = options.teamName ?? (path.basename(path.dirname(path.resolve(teamDir))) || 'team');
     const initial: RosterConfig = {
@@ -183,10 +202,23 @@ export class FileRoster implements Roster {
     return this.#apply(name, patch, false);
   }
 
-  /** Calls `listener` after every change made through this object, and when a re-read found another process's change. */
+  /** Calls `listener` after every change made through any Roster of this process, and when another process's change was found. */
   onChange(listener: RosterListener): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    this.#myListeners.add(listener);
+    this.#shared.listeners.add(listener);
+    this.#syncWatcher();
+    return () => {
+      this.#myListeners.delete(listener);
+      this.#shared.listeners.delete(listener);
+      this.#syncWatcher();
+    };
+  }
+
+  /** Drops this object's listeners; the watcher stops when no Roster of the process listens. */
+  close(): void {
+    for (const listener of this.#myListeners) this.#shared.listeners.delete(listener);
+    this.#myListeners.clear();
+    this.#syncWatcher();
   }
 
   // ---- internals -------------------------------------------------------------------------
@@ -226,8 +258,24 @@ export class FileRoster implements Roster {
     });
   }
 
+  /** Watches the team directory for config.json written by another process, while anyone listens. */
+  #syncWatcher(): void {
+    const state = this.#shared;
+    if (state.listeners.size === 0) {
+      state.watcher?.close();
+      state.watcher = undefined;
+      return;
+    }
+    state.watcher ??= new DirectoryWatcher(this.teamDir, {
+      accept: (name) => name === 'config.json',
+      onChange: () => void this.#current(),
+      debounceMs: 15,
+      pollMs: 1_000,
+    });
+  }
+
   #notify(change: RosterChange): void {
-    for (const listener of this.#listeners) {
+    for (const listener of [...this.#shared.listeners]) {
       try {
         listener(change);
       } catch {
@@ -242,11 +290,22 @@ export class FileRoster implements Roster {
       const data = await this.#readFile();
       if (!data) throw new RosterError(`${this.file} disappeared; reopen the team (huddle --resume or --fresh)`);
       const result = change(data);
-      this.#db.data = data;
-      await this.#db.write();
-      this.#remember(data);
+      await this.#write(data);
       return result;
     });
+  }
+
+  async #write(data: RosterConfig): Promise<void> {
+    this.#db.data = data;
+    this.#shared.writing += 1;
+    try {
+      await this.#db.write();
+      this.#remember(data);
+    } catch (error) {
+      throw StoreWriteError.from(error, this.file);
+    } finally {
+      this.#shared.writing -= 1;
+    }
   }
 
   /** Writes `initial` unless config.json exists; either way loads what is there. */
@@ -257,9 +316,7 @@ export class FileRoster implements Roster {
         this.#remember(data);
         return;
       }
-      this.#db.data = initial;
-      await this.#db.write();
-      this.#remember(initial);
+      await this.#write(initial);
     });
   }
 
@@ -289,28 +346,30 @@ export class FileRoster implements Roster {
   }
 
   #remember(data: RosterConfig): void {
-    this.#data = structuredClone(data);
-    this.#stamp = stampOf(this.file);
+    this.#shared.data = structuredClone(data);
+    this.#shared.stamp = stampOf(this.file);
   }
 
   /** The in-memory roster, first refreshed from disk when the file changed since we last saw it. */
   #current(): RosterConfig {
+    const state = this.#shared;
+    if (state.writing > 0) return state.data; // our own write lands; #remember records it
     const stamp = stampOf(this.file);
-    if (!stamp || sameStamp(stamp, this.#stamp)) return this.#data;
+    if (!stamp || sameStamp(stamp, state.stamp)) return state.data;
     try {
       const data = validate(this.file, readJson<unknown>(this.file));
-      this.#data = data;
-      this.#stamp = stamp;
+      state.data = data;
+      state.stamp = stamp;
       this.#notify({ kind: 'reload' });
     } catch (error) {
       // Keep serving the last good roster to readers; changes (and open) report the error.
       const key = `${stamp.ino}:${stamp.size}:${stamp.mtimeMs}`;
-      if (this.#warnedStamp !== key) {
-        this.#warnedStamp = key;
+      if (state.warnedStamp !== key) {
+        state.warnedStamp = key;
         this.#events?.emit(LEAD_NAME, 'warning', { message: (error as Error).message, file: this.file });
       }
     }
-    return this.#data;
+    return state.data;
   }
 }
 

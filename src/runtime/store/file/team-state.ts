@@ -4,8 +4,8 @@ import path from 'node:path';
 import { readJson } from '../../fs/atomic-file.js';
 import { fileStamp } from './event-log.js';
 
-/** What belongs to the workspace or the person rather than to one team. */
-const KEPT_ON_ARCHIVE = new Set(['archive', 'roles', 'input-history.json']);
+/** What belongs to the workspace or the person rather than to one team (and the team lock, which stays where it is looked for). */
+const KEPT_ON_ARCHIVE = new Set(['archive', 'roles', 'input-history.json', 'settings.json', 'settings.local.json', '.gitignore', 'huddle.lock']);
 
 interface RosterFile {
   members?: Array<{ name?: string; status?: string }>;

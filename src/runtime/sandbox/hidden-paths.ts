@@ -1,0 +1,131 @@
+// What a sandboxed command may not read, in every permission mode: the places where credentials
+// live on a developer's machine, the sockets of daemons that would run anything for it (docker),
+// the person's session services (ssh and gpg agents, the keyring) and the file the API key was
+// read from. Everything else stays readable (read-only): compilers, node_modules, the repository,
+// the home directory's ordinary files. A plan-mode agent reads what any mode may read.
+import { existsSync, realpathSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { registeredSecretFiles } from '../secrets.js';
+import { expandPath } from './options.js';
+
+/** Relative to the home directory. */
+const HOME_SECRETS = [
+  '.ssh',
+  '.gnupg',
+  '.aws',
+  '.azure',
+  '.config/gcloud',
+  '.kube',
+  '.docker',
+  '.netrc',
+  '.npmrc',
+  '.yarnrc',
+  '.yarnrc.yml',
+  '.pypirc',
+  '.pip/pip.conf',
+  '.config/pip',
+  '.cargo/credentials',
+  '.cargo/credentials.toml',
+  '.gem/credentials',
+  '.git-credentials',
+  '.config/git/credentials',
+  '.config/gh',
+  '.config/hub',
+  '.config/huddle',
+  '.claude',
+  '.claude.json',
+  '.anthropic',
+  '.password-store',
+  '.local/share/keyrings',
+  '.mozilla',
+  '.config/google-chrome',
+  '.config/chromium',
+  '.bash_history',
+  '.zsh_history',
+  '.python_history',
+  '.node_repl_history',
+  '.psql_history',
+  '.mysql_history',
+  '.vault-token',
+  '.terraform.d/credentials.tfrc.json',
+];
+
+/** Absolute. */
+const SYSTEM_SECRETS = [
+  '/run/docker.sock',
+  '/var/run/docker.sock',
+  '/run/containerd/containerd.sock',
+  '/run/podman/podman.sock',
+  '/run/user',
+  '/etc/shadow',
+  '/etc/gshadow',
+  '/etc/ssh/ssh_host_rsa_key',
+  '/etc/ssh/ssh_host_ecdsa_key',
+  '/etc/ssh/ssh_host_ed25519_key',
+];
+
+/** The secret location (as `~/…` or absolute) that `p` is in, if any. */
+export function secretLocation(p: string, home = os.homedir()): string | undefined {
+  for (const rel of HOME_SECRETS) {
+    const secret = path.join(home, rel);
+    if (p === secret || p.startsWith(`${secret}/`)) return `~/${rel}`;
+  }
+  for (const secret of SYSTEM_SECRETS) if (p === secret || p.startsWith(`${secret}/`)) return secret;
+  for (const file of registeredSecretFiles()) if (p === file) return 'the API key file';
+  return undefined;
+}
+
+export interface HiddenPath {
+  path: string;
+  kind: 'dir' | 'file';
+}
+
+/**
+ * The existing paths to cover, real paths (a link to a secret hides its target), minus any that
+ * hold a writable root (the workspace in ~/.docker would otherwise vanish).
+ */
+export function hiddenPaths(extra: readonly string[], keep: readonly string[], home = os.homedir()): HiddenPath[] {
+  // Looked up at most every few seconds: some fifty stat calls per command add up under load.
+  const key = JSON.stringify([extra, keep, home, registeredSecretFiles(), process.env.XDG_RUNTIME_DIR]);
+  const now = Date.now();
+  if (cache && cache.key === key && now - cache.at < CACHE_MS) return cache.paths;
+  const paths = findHidden(extra, keep, home);
+  cache = { key, at: now, paths };
+  return paths;
+}
+
+const CACHE_MS = 5_000;
+let cache: { key: string; at: number; paths: HiddenPath[] } | undefined;
+
+function findHidden(extra: readonly string[], keep: readonly string[], home: string): HiddenPath[] {
+  const wanted = [
+    ...HOME_SECRETS.map((p) => path.join(home, p)),
+    ...SYSTEM_SECRETS,
+    ...(process.env.XDG_RUNTIME_DIR ? [process.env.XDG_RUNTIME_DIR] : []),
+    ...registeredSecretFiles(),
+    ...extra.map((p) => expandPath(p, home)),
+  ];
+  const seen = new Set<string>();
+  const out: HiddenPath[] = [];
+  for (const candidate of wanted) {
+    if (!existsSync(candidate)) continue;
+    let real: string;
+    try {
+      real = realpathSync(candidate);
+    } catch {
+      continue;
+    }
+    if (seen.has(real) || real === '/') continue;
+    if (keep.some((k) => k === real || k.startsWith(`${real}/`))) continue;
+    seen.add(real);
+    let kind: HiddenPath['kind'];
+    try {
+      kind = statSync(real).isDirectory() ? 'dir' : 'file';
+    } catch {
+      continue;
+    }
+    out.push({ path: real, kind });
+  }
+  return out;
+}

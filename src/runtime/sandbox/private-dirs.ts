@@ -1,0 +1,91 @@
+// Each owner's (agent's) private TMPDIR, and the tool caches sandboxed commands use instead of the
+// person's own (~/.npm and the like stay read-only). TMPDIRs live under one directory per huddle
+// process, removed when it exits; caches persist across runs under ~/.cache/huddle/sandbox so that
+// `npm install` need not download everything again, shared by the agents of that person.
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+let processDir: string | undefined;
+
+function ownDir(): string {
+  if (processDir) return processDir;
+  const parent = path.join(os.tmpdir(), `huddle-sandbox-${process.getuid?.() ?? 'user'}`);
+  mkdirSync(parent, { recursive: true, mode: 0o700 });
+  processDir = mkdtempSync(path.join(parent, `${process.pid}-`));
+  process.once('exit', () => {
+    try {
+      if (processDir) rmSync(processDir, { recursive: true, force: true });
+    } catch {
+      // best effort: a file a command made read-only stays behind in the temp dir
+    }
+  });
+  return processDir;
+}
+
+/** The host directory that is /tmp (and TMPDIR) inside `owner`'s sandboxed commands. */
+export function privateTmp(owner: string): string {
+  const dir = path.join(ownDir(), safeName(owner), 'tmp');
+  if (!made.has(dir)) {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    made.add(dir);
+  }
+  // A command may have removed it (rm -rf /tmp/* leaves it; rm -rf /tmp cannot remove a mount point).
+  return dir;
+}
+
+const made = new Set<string>();
+let empty: string | undefined;
+
+/** An empty directory nothing can write (mode 0555), to show in place of a hidden one. */
+export function emptyDir(): string {
+  if (!empty || !existsSync(empty)) {
+    empty = path.join(ownDir(), 'empty');
+    mkdirSync(empty, { recursive: true, mode: 0o555 });
+  }
+  return empty;
+}
+let cacheDir: string | undefined;
+
+/** Where sandboxed commands keep npm, pip, cargo, go and yarn caches. */
+export function sandboxCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (cacheDir && existsSync(cacheDir)) return cacheDir;
+  cacheDir = findCacheDir(env);
+  return cacheDir;
+}
+
+function findCacheDir(env: NodeJS.ProcessEnv): string {
+  const base = env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
+  const dir = path.join(base, 'huddle', 'sandbox');
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    return dir;
+  } catch {
+    const fallback = path.join(ownDir(), 'cache');
+    mkdirSync(fallback, { recursive: true, mode: 0o700 });
+    return fallback;
+  }
+}
+
+/** Cache variables pointing the usual tools at `cacheDir`. */
+export function cacheEnv(cacheDir: string): Record<string, string> {
+  return {
+    npm_config_cache: path.join(cacheDir, 'npm'),
+    YARN_CACHE_FOLDER: path.join(cacheDir, 'yarn'),
+    npm_config_store_dir: path.join(cacheDir, 'pnpm-store'),
+    PIP_CACHE_DIR: path.join(cacheDir, 'pip'),
+    CARGO_HOME: path.join(cacheDir, 'cargo'),
+    GOCACHE: path.join(cacheDir, 'go-build'),
+    GOMODCACHE: path.join(cacheDir, 'go-mod'),
+    XDG_CACHE_HOME: path.join(cacheDir, 'xdg'),
+  };
+}
+
+/** The caches of the person's own tools, made writable when settings ask for them (hostCaches). */
+export function hostCacheDirs(home = os.homedir()): string[] {
+  return ['.npm', '.cache', '.cargo', 'go', '.yarn', '.local/share/pnpm'].map((p) => path.join(home, p));
+}
+
+function safeName(owner: string): string {
+  return owner.replace(/[^A-Za-z0-9_-]/g, '_') || 'agent';
+}

@@ -1,0 +1,101 @@
+// Whether this machine can sandbox the commands agents run, found out once per process.
+// Linux: bubblewrap (`bwrap`), probed by really starting a sandbox (it may be installed but unable
+// to make namespaces, e.g. inside an unprivileged container). macOS: `sandbox-exec`.
+// HUDDLE_SANDBOX=off is the one way to run commands unsandboxed on purpose.
+import { spawnSync } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import path from 'node:path';
+
+export type SandboxEngine = 'bwrap' | 'sandbox-exec';
+
+export type SandboxStatus =
+  | {
+      available: true;
+      engine: SandboxEngine;
+      /** The executable to run. */
+      program: string;
+      version: string;
+      /** bwrap can also make a user namespace and forbid nested ones (bwrap ≥ 0.8 with the right capabilities). */
+      userns: boolean;
+      /** One line for `--version`, the status bar and headless stderr. */
+      line: string;
+    }
+  | {
+      available: false;
+      /** The person turned it off (HUDDLE_SANDBOX=off): no warning is owed, only a note. */
+      onPurpose: boolean;
+      reason: string;
+      line: string;
+    };
+
+/** What the person sees when commands run unsandboxed by necessity. */
+export const SANDBOX_OFF_WARNING = 'sandbox: off — install bubblewrap';
+
+let cached: SandboxStatus | undefined;
+
+/** available, or off and why; probed once (HUDDLE_SANDBOX is read on every call). */
+export function sandboxStatus(env: NodeJS.ProcessEnv = process.env): SandboxStatus {
+  if (sandboxOffOnPurpose(env)) {
+    return { available: false, onPurpose: true, reason: 'HUDDLE_SANDBOX=off', line: 'sandbox: off (HUDDLE_SANDBOX=off): commands run unsandboxed' };
+  }
+  cached ??= probe(env);
+  return cached;
+}
+
+export function sandboxOffOnPurpose(env: NodeJS.ProcessEnv = process.env): boolean {
+  return (env.HUDDLE_SANDBOX ?? '').trim().toLowerCase() === 'off';
+}
+
+/** For tests: forget the probe. */
+export function resetSandboxStatus(): void {
+  cached = undefined;
+}
+
+function probe(env: NodeJS.ProcessEnv): SandboxStatus {
+  if (process.platform === 'darwin') {
+    const program = findProgram('sandbox-exec', env) ?? '/usr/bin/sandbox-exec';
+    const ran = spawnSync(program, ['-p', '(version 1)(allow default)', '/usr/bin/true'], { stdio: 'ignore', timeout: 10_000 });
+    if (ran.status === 0) {
+      return { available: true, engine: 'sandbox-exec', program, version: 'macOS', userns: false, line: 'sandbox: sandbox-exec (macOS; untested by huddle)' };
+    }
+    return off('sandbox-exec did not run', 'sandbox: off — sandbox-exec did not run');
+  }
+  if (process.platform !== 'linux') return off(`no sandbox for ${process.platform}`, `sandbox: off — no sandbox on ${process.platform}`);
+  const program = findProgram('bwrap', env);
+  if (!program) return off('bubblewrap (bwrap) is not installed', `${SANDBOX_OFF_WARNING} (apt-get install bubblewrap)`);
+  const version = spawnSync(program, ['--version'], { encoding: 'utf8', timeout: 10_000 }).stdout?.trim().replace(/^bubblewrap\s*/, '') || 'unknown';
+  const base = ['--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', '--unshare-pid', '--die-with-parent', '--', 'true'];
+  const strong = spawnSync(program, ['--unshare-user', '--disable-userns', ...base], { stdio: 'ignore', timeout: 10_000 });
+  if (strong.status === 0) return on(program, version, true);
+  const plain = spawnSync(program, base, { encoding: 'utf8', timeout: 10_000 });
+  if (plain.status === 0) return on(program, version, false);
+  const why = (plain.stderr ?? '').trim().split('\n')[0] || `exit ${plain.status ?? plain.signal}`;
+  return off(`bubblewrap cannot make a sandbox here (${why})`, `sandbox: off — bubblewrap cannot make namespaces here (${why})`);
+}
+
+function on(program: string, version: string, userns: boolean): SandboxStatus {
+  return { available: true, engine: 'bwrap', program, version, userns, line: `sandbox: bubblewrap ${version}` };
+}
+
+function off(reason: string, line: string): SandboxStatus {
+  return { available: false, onPurpose: false, reason, line };
+}
+
+function findProgram(name: string, env: NodeJS.ProcessEnv): string | undefined {
+  for (const dir of (env.PATH ?? '/usr/local/bin:/usr/bin:/bin').split(path.delimiter)) {
+    if (!dir) continue;
+    const candidate = path.join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+/** socat bridges the sandbox's own loopback to huddle's network filter (only with allow/deny lists). */
+export function hasSocat(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return findProgram('socat', env);
+}

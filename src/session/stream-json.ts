@@ -1,0 +1,203 @@
+// `--output-format stream-json` and `json` (SPEC sections 1 and 11): huddle's events as Claude
+// Code's headless line format, so a script written for `claude -p --output-format stream-json`
+// runs unchanged. A view of the events, like `--json` and the run record:
+//   {"type":"system","subtype":"init",…}           first, once the session is open
+//   {"type":"assistant","message":{…}}             one line per content block of a lead response
+//                                                  (as Claude Code writes them: same message id)
+//   {"type":"user","message":{"role":"user","content":[tool_result]}}   each tool result
+//   {"type":"result","subtype":"success"|"error_…",…}                   last
+// Teammates' lines follow the same shape with `agent` naming them and `parent_tool_use_id` set
+// to the lead's spawn_teammate call that started them (Claude Code's convention for subagents):
+// a script that reads only the main thread keeps the lines whose parent_tool_use_id is null.
+import { randomUUID } from 'node:crypto';
+import type { HuddleEvent } from '../runtime/events/events.js';
+import { LEAD_NAME } from '../runtime/vocabulary.js';
+
+export interface InitInfo {
+  sessionId: string;
+  cwd: string;
+  model: string;
+  tools: string[];
+  permissionMode: string;
+  apiKeySource: string | undefined;
+  version: string;
+}
+
+export type ResultSubtype = 'success' | 'error_max_turns' | 'error_max_budget_usd' | 'error_during_execution';
+
+export interface ResultInfo {
+  subtype: ResultSubtype;
+  result: string;
+  durationMs: number;
+  totalCostUsd: number;
+  usage: { input_tokens: number; output_tokens: number; cache_creation_input_tokens: number; cache_read_input_tokens: number };
+  /** huddle's own: exit code and why. */
+  exitCode: number;
+  reason?: string;
+}
+
+type Line = Record<string, unknown>;
+
+/** Claude Code counts a turn per model response of the main thread. */
+export class StreamJsonView {
+  readonly sessionId: string;
+  readonly #write: (line: Line) => void;
+  /** When false (`--output-format json`), nothing is written until the result. */
+  readonly #stream: boolean;
+  #numTurns = 0;
+  #apiMs = 0;
+  #lastRequestAt = new Map<string, number>();
+  #stopReason: string | null = null;
+  /** Per model, as Claude Code's `modelUsage`. */
+  readonly #modelUsage: Record<string, { inputTokens: number; outputTokens: number; cacheReadInputTokens: number; cacheCreationInputTokens: number; costUSD: number }> = {};
+  /** Requests the person (or nobody) denied: Claude Code's `permission_denials`. */
+  readonly #denials: Array<{ tool_name: string; tool_use_id: string; tool_input: unknown }> = [];
+  readonly #asked = new Map<string, { tool: string; summary: string }>();
+  /** The current response of each agent: its id, model and usage (stream-json's message envelope). */
+  readonly #response = new Map<string, { id: string; model: string; usage: Line }>();
+  /** Teammate name → the lead's spawn_teammate tool_use id that started it. */
+  readonly #spawnedBy = new Map<string, string>();
+  readonly #pendingSpawns = new Map<string, string>();
+
+  constructor(options: { write: (line: Line) => void; stream: boolean; sessionId?: string }) {
+    this.#write = options.write;
+    this.#stream = options.stream;
+    this.sessionId = options.sessionId ?? randomUUID();
+  }
+
+  init(info: Omit<InitInfo, 'sessionId'>): void {
+    if (!this.#stream) return;
+    this.#write({
+      type: 'system',
+      subtype: 'init',
+      cwd: info.cwd,
+      session_id: this.sessionId,
+      tools: info.tools,
+      mcp_servers: [],
+      model: info.model,
+      permissionMode: info.permissionMode,
+      apiKeySource: info.apiKeySource ?? 'none',
+      huddle_version: info.version,
+      uuid: randomUUID(),
+    });
+  }
+
+  /** Every event of the session (subscribe it to the hub). */
+  readonly onEvent = (event: HuddleEvent): void => {
+    const agent = event.agent;
+    switch (event.type) {
+      case 'prompt':
+        this.#lastRequestAt.set(agent, Date.parse(event.ts));
+        return;
+      case 'tool_result':
+        this.#lastRequestAt.set(agent, Date.parse(event.ts));
+        if (agent === LEAD_NAME && event.name === 'spawn_teammate') {
+          const name = this.#pendingSpawns.get(event.id);
+          if (name && event.ok) this.#spawnedBy.set(name, event.id);
+        }
+        this.#line(agent, 'user', {
+          role: 'user',
+          content: [{ tool_use_id: event.id, type: 'tool_result', content: event.content, is_error: !event.ok }],
+        });
+        return;
+      case 'approval_requested':
+        this.#asked.set(event.id, { tool: event.tool, summary: event.summary });
+        return;
+      case 'approval_resolved': {
+        const asked = this.#asked.get(event.id);
+        if (asked && event.decision === 'deny') this.#denials.push({ tool_name: asked.tool, tool_use_id: event.id, tool_input: { summary: asked.summary } });
+        return;
+      }
+      case 'usage': {
+        const model = (this.#modelUsage[event.model] ??= { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, costUSD: 0 });
+        model.inputTokens += event.input_tokens;
+        model.outputTokens += event.output_tokens;
+        model.cacheReadInputTokens += event.cache_read_input_tokens;
+        model.cacheCreationInputTokens += event.cache_creation_input_tokens;
+        model.costUSD += event.cost_usd;
+        if (event.purpose === 'compaction') return;
+        if (agent === LEAD_NAME) {
+          this.#numTurns += 1;
+          this.#stopReason = event.stop_reason ?? null;
+        }
+        const started = this.#lastRequestAt.get(agent);
+        if (started !== undefined) this.#apiMs += Math.max(0, Date.parse(event.ts) - started);
+        this.#response.set(agent, {
+          id: event.message_id ?? `msg_huddle_${randomUUID()}`,
+          model: event.model,
+          usage: {
+            input_tokens: event.input_tokens,
+            output_tokens: event.output_tokens,
+            cache_creation_input_tokens: event.cache_creation_input_tokens,
+            cache_read_input_tokens: event.cache_read_input_tokens,
+          },
+        });
+        return;
+      }
+      case 'text':
+        this.#assistant(agent, { type: 'text', text: event.text });
+        return;
+      case 'tool_call':
+        if (agent === LEAD_NAME && event.name === 'spawn_teammate') {
+          const name = (event.input as { name?: unknown } | undefined)?.name;
+          if (typeof name === 'string') this.#pendingSpawns.set(event.id, name);
+        }
+        this.#assistant(agent, { type: 'tool_use', id: event.id, name: event.name, input: event.input ?? {} });
+        return;
+      default:
+        return;
+    }
+  };
+
+  /** The last line (`stream-json`), or the only one (`json`). */
+  result(info: ResultInfo): Line {
+    const line: Line = {
+      type: 'result',
+      subtype: info.subtype,
+      is_error: info.subtype !== 'success',
+      duration_ms: info.durationMs,
+      duration_api_ms: this.#apiMs,
+      num_turns: this.#numTurns,
+      result: info.result,
+      stop_reason: this.#stopReason,
+      session_id: this.sessionId,
+      total_cost_usd: info.totalCostUsd,
+      usage: info.usage,
+      modelUsage: this.#modelUsage,
+      permission_denials: this.#denials,
+      exit_code: info.exitCode,
+      ...(info.reason ? { reason: info.reason } : {}),
+      uuid: randomUUID(),
+    };
+    this.#write(line);
+    return line;
+  }
+
+  #assistant(agent: string, block: Line): void {
+    const response = this.#response.get(agent);
+    this.#line(agent, 'assistant', {
+      id: response?.id ?? `msg_huddle_${randomUUID()}`,
+      type: 'message',
+      role: 'assistant',
+      model: response?.model ?? '',
+      content: [block],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: response?.usage ?? {},
+    });
+  }
+
+  #line(agent: string, type: 'assistant' | 'user', message: Line): void {
+    if (!this.#stream) return;
+    const lead = agent === LEAD_NAME;
+    if (!lead && !this.#spawnedBy.has(agent) && !this.#response.has(agent)) return; // not an agent's conversation
+    this.#write({
+      type,
+      message,
+      parent_tool_use_id: lead ? null : (this.#spawnedBy.get(agent) ?? null),
+      ...(lead ? {} : { agent }),
+      session_id: this.sessionId,
+      uuid: randomUUID(),
+    });
+  }
+}

@@ -1,0 +1,98 @@
+// The key never reaches an agent: a real `huddle -p` whose lead (scripted through the fake API)
+// goes looking for it in huddle's own process (/proc/$PPID/environ, every /proc/*/cmdline, ps),
+// in the environment and in the --api-key-file, in plain, base64 and hex. The sandbox hides it
+// (nothing to redact: no tool result even says [redacted]), and no request body carries the key
+// in any spelling, nor the key file's path.
+import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { type FakeApi, reply, replyText, startFakeApi, toolUse } from '../helpers/fake-api.js';
+import { makeWorkspace, runCli, type Workspace } from '../helpers/run-cli.js';
+import { describeSandboxed, makeArena, type Arena } from './arena.js';
+
+const KEY = 'sk-ant-api03-SANDBOXTEST-0123456789abcdefghijklmnop';
+const spellings = [KEY, Buffer.from(KEY).toString('base64').slice(0, 40), Buffer.from(KEY).toString('hex'), encodeURIComponent(KEY), KEY.slice(8, 40)];
+
+let fake: FakeApi;
+let ws: Workspace;
+let arena: Arena;
+beforeEach(async () => {
+  fake = await startFakeApi();
+  ws = makeWorkspace('huddle-secrets-');
+  arena = makeArena('secrets-');
+});
+afterEach(async () => {
+  await fake.close();
+  ws.cleanup();
+  arena.cleanup();
+});
+
+function snoop(keyFile: string) {
+  return reply(
+    toolUse('bash', { command: "tr '\\0' '\\n' < /proc/$PPID/environ; tr '\\0' '\\n' < /proc/1/environ; echo ---; env" }),
+    toolUse('bash', { command: "for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline; echo; done; ps eww ax 2>&1 | head -50" }),
+    toolUse('bash', { command: `cat ${keyFile}; base64 ${keyFile}; od -An -tx1 ${keyFile} | tr -d ' \\n'; ls -la ${path.dirname(keyFile)}` }),
+    toolUse('bash', { command: 'grep -rs "sk-ant" /proc/*/environ /proc/*/cmdline /tmp 2>/dev/null | head; cat /proc/self/mountinfo | grep -c . ' }),
+    toolUse('read_file', { path: keyFile }),
+  );
+}
+
+function everything(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const full = path.join(dir, name);
+    if (statSync(full).isDirectory()) out.push(...everything(full));
+    else out.push(full);
+  }
+  return out;
+}
+
+function expectNoKeyAnywhere(bodies: string[], label: string, keyFile?: string): void {
+  for (const body of bodies) {
+    for (const spelling of spellings) expect(body.includes(spelling), `${label}: a request holds the key (${spelling.slice(0, 12)}…)`).toBe(false);
+  }
+  if (keyFile) {
+    // The path is in the commands the model wrote; it must never come back from huddle's side.
+    const results = bodies.flatMap((b) => (JSON.parse(b).messages as Array<{ content: unknown }>).flatMap((m) => (Array.isArray(m.content) ? m.content : [])));
+    for (const block of results as Array<{ type: string; content?: unknown }>) {
+      if (block.type === 'tool_result') expect(JSON.stringify(block.content), `${label}: a tool result names the key file`).not.toContain(path.basename(keyFile));
+    }
+  }
+}
+
+describeSandboxed('the key never reaches an agent', () => {
+  it('from the environment: huddle\'s own /proc is not there to read', async () => {
+    const keyFile = path.join(arena.base, 'no-such-key');
+    fake.enqueue(snoop(keyFile), replyText('nothing found'));
+    const result = await runCli(['-p', 'find the key'], { cwd: ws.dir, env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: fake.url } });
+    expect(result.code, result.stderr).toBe(0);
+    expect(fake.requests).toHaveLength(2);
+    const bodies = fake.requests.map((r) => JSON.stringify(r.body));
+    // The commands ran (not refused) and found nothing to redact.
+    const results = JSON.stringify(fake.requests[1]!.body.messages.at(-1));
+    expect(results).toContain('HUDDLE_SANDBOX=on');
+    expect(results).not.toContain('[redacted]');
+    expectNoKeyAnywhere(bodies, 'env key');
+    for (const file of everything(path.join(ws.dir, '.team'))) expect(readFileSync(file, 'utf8'), file).not.toContain(KEY);
+  });
+
+  it('from --api-key-file: neither its content nor its name', async () => {
+    const dir = path.join(arena.base, 'keys');
+    mkdirSync(dir);
+    const keyFile = path.join(dir, 'anthropic-key.txt');
+    writeFileSync(keyFile, `${KEY}\n`);
+    fake.enqueue(snoop(keyFile), replyText('nothing found'));
+    const result = await runCli(['-p', 'find the key', '--api-key-file', keyFile], {
+      cwd: ws.dir,
+      env: { ANTHROPIC_API_KEY: undefined, ANTHROPIC_BASE_URL: fake.url },
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(fake.requests[0]!.headers['x-api-key'] ?? fake.requests[0]!.headers.authorization).toContain(KEY);
+    const bodies = fake.requests.map((r) => JSON.stringify(r.body));
+    expect(JSON.stringify(fake.requests[1]!.body.messages.at(-1))).not.toContain('[redacted]');
+    expectNoKeyAnywhere(bodies, 'key file');
+    const [snoopResults] = [fake.requests[1]!.body.messages.at(-1).content as Array<{ content: unknown }>];
+    // The agent's own command line names the path (it guessed it); huddle's answers do not add it.
+    expect(JSON.stringify(snoopResults[1]!.content)).not.toContain('--api-key-file');
+  });
+});
