@@ -198,7 +198,8 @@ export class TeamSession {
     // After every agent has stopped, before the logs close (its run is logged too).
     await this.#team.sessionHook({ hook_event_name: 'SessionEnd', reason });
     if (done) this.hub.emit(LEAD_NAME, 'done', done);
-    if (record) {
+    // A store that can no longer write (a full disk) gets no run record: its one line says why.
+    if (record && !this.#store.failure) {
       const outcome = done ? { ok: done.ok, exit_code: done.exit_code, ...(done.reason ? { reason: done.reason } : { reason }) } : undefined;
       this.recorded = await this.runRecord({ ...record, ...(outcome ? { outcome } : {}) }).catch((error: Error) => {
         this.hub.emit('huddle', 'warning', { message: `could not write the run record: ${error.message}` });
