@@ -218,12 +218,15 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
 }
 
 /** The prompt's text: the argument, stdin (all of it: a 1 MB prompt is fine), or a file. */
-function readPrompt(options: CliOptions): string {
+async function readPrompt(options: CliOptions): Promise<string> {
   let text: string;
   if (options.promptSource === 'stdin') {
     if (process.stdin.isTTY) usageError('-p without a prompt reads it from stdin, but stdin is a terminal: pass the prompt (-p "…") or pipe it in');
     try {
-      text = readFileSync(0, 'utf8');
+      // Read as a stream: a pipe may be non-blocking (readFileSync(0) then fails with EAGAIN).
+      const chunks: Buffer[] = [];
+      for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+      text = Buffer.concat(chunks).toString('utf8');
     } catch (error) {
       usageError(`cannot read the prompt from stdin: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
     }
@@ -257,7 +260,7 @@ async function main(): Promise<void> {
     return;
   }
   if (options.promptSource !== undefined) {
-    options.prompt = readPrompt(options);
+    options.prompt = await readPrompt(options);
     const { runHeadless } = await import('./headless.js');
     // Exit explicitly: idle keep-alive sockets or watchers must not hold a finished run open.
     process.exit(await runHeadless(options));
