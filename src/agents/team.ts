@@ -348,7 +348,11 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
       config: this.ctx.config,
       permissions: this.permissions,
       session: spec.agentSession,
-      spawn: this.ctx.spawn,
+      // Not through the sandbox's spawn (ctx.spawn) yet: its MCP server writes the team's state,
+      // which the sandbox keeps read-only, and its CLI's own config and credentials (~/.claude…)
+      // are among the paths the sandbox hides. Its tools still go through huddle's permission
+      // mode and deny-list (claude-code) or its CLI's own sandbox (codex, gemini).
+      spawn: undefined,
       answerShutdown: (requestId) => this.answerShutdown(spec.name, requestId, true),
     });
     const teammate = new ExternalTeammate(

@@ -26,9 +26,15 @@ export class AgentProcess {
   #stderr = '';
   #exited = false;
 
-  constructor(options: AgentProcessOptions) {
+  /** Starts the program (the spawn seam may take a moment: the sandbox prepares first). */
+  static async start(options: AgentProcessOptions): Promise<AgentProcess> {
     const spawn = options.spawn ?? plainSpawn;
-    this.child = spawn(options.command, options.args, { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    const child = await spawn(options.command, options.args, { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    return new AgentProcess(child, options);
+  }
+
+  private constructor(child: ChildProcess, options: AgentProcessOptions) {
+    this.child = child;
     let resolveExit!: () => void;
     this.exited = new Promise((resolve) => (resolveExit = resolve));
     this.child.stdin?.on('error', () => undefined);

@@ -84,11 +84,12 @@ export class ClaudeCodeDriver implements ExternalDriver {
         resolve({ ...report, contextTokens: report.contextTokens ?? turn.contextTokens, model: report.model ?? turn.model });
       };
       this.#turn = turn;
-      const process = this.#ensureProcess();
-      if (!process) return;
-      if (signal.aborted) return turn.resolve({ outcome: 'interrupted', text: '' });
-      signal.addEventListener('abort', onAbort, { once: true });
-      process.write({ type: 'user', message: { role: 'user', content: text || '(continue)' } });
+      void this.#ensureProcess().then((process) => {
+        if (!process || this.#turn !== turn) return;
+        if (signal.aborted) return turn.resolve({ outcome: 'interrupted', text: '' });
+        signal.addEventListener('abort', onAbort, { once: true });
+        process.write({ type: 'user', message: { role: 'user', content: text || '(continue)' } });
+      });
     });
   }
 
@@ -107,11 +108,11 @@ export class ClaudeCodeDriver implements ExternalDriver {
     await process?.stop(this.#setup.killGraceMs);
   }
 
-  #ensureProcess(): AgentProcess | undefined {
+  async #ensureProcess(): Promise<AgentProcess | undefined> {
     if (this.#process?.running) return this.#process;
     const setup = { ...this.#setup, session: this.#session };
     try {
-      const child: AgentProcess = new AgentProcess({
+      const child: AgentProcess = await AgentProcess.start({
         command: setup.command,
         args: claudeCodeArgs(setup),
         cwd: setup.cwd,

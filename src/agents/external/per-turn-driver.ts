@@ -51,14 +51,13 @@ export abstract class PerTurnDriver implements ExternalDriver {
     const state: LineState = { sink, text: '', usage: undefined, costUsd: undefined, error: undefined, done: undefined, session: undefined, model: undefined };
     return new Promise<TurnReport>((resolve) => {
       let interrupted = false;
-      let child: AgentProcess;
+      let child: AgentProcess | undefined;
       const onAbort = () => {
         interrupted = true;
         killGroup(child?.child.pid, 'SIGINT');
         setTimeout(() => void child?.stop(this.setup.killGraceMs), 2000).unref();
       };
-      try {
-        child = new AgentProcess({
+      AgentProcess.start({
           command: this.setup.command,
           args: this.argsFor(prompt, session),
           cwd: this.setup.cwd,
@@ -78,18 +77,19 @@ export abstract class PerTurnDriver implements ExternalDriver {
             if (interrupted) return resolve({ outcome: 'interrupted', ...base });
             if (state.done === 'success' || (state.done === undefined && code === 0)) return resolve({ outcome: 'end_turn', ...base });
             const how = exitSignal ? `was killed (${exitSignal})` : `exited with code ${code}`;
-            const why = state.error ?? child.stderrTail();
+            const why = state.error ?? child?.stderrTail();
             resolve({ outcome: 'failed', ...base, error: `${this.kind} ${how}${why ? `: ${why}` : ''}` });
           },
-        });
-      } catch (error) {
-        resolve({ outcome: 'failed', text: '', error: `${this.kind} could not start: ${(error as Error).message}` });
-        return;
-      }
-      this.#process = child;
-      child.child.stdin?.end();
-      if (signal.aborted) onAbort();
-      else signal.addEventListener('abort', onAbort, { once: true });
+      }).then(
+        (started) => {
+          child = started;
+          this.#process = started;
+          started.child.stdin?.end();
+          if (signal.aborted) onAbort();
+          else signal.addEventListener('abort', onAbort, { once: true });
+        },
+        (error: Error) => resolve({ outcome: 'failed', text: '', error: `${this.kind} could not start: ${error.message}` }),
+      );
     });
   }
 
