@@ -15,6 +15,7 @@ import { StatusBar } from './StatusBar.js';
 import { SummaryView } from './SummaryView.js';
 import { TabBar } from './TabBar.js';
 import { TaskBoardView } from './TaskBoardView.js';
+import { TerminalPane } from '../terminal/TerminalPane.js';
 
 interface Props {
   store: ConsoleStore;
@@ -33,7 +34,9 @@ export function App({ store, controller, history, quit }: Props) {
   const mainHeight = Math.max(3, rows - 1 - inputHeight - 1);
   useConsoleKeys({ store, controller, history, pageRows: Math.max(1, mainHeight - 2), quit });
 
-  const hint = focus === 'lead' ? 'ask the lead…' : `message ${focus}…`;
+  // A program in a terminal (a command teammate, a shell) shows its screen instead of a transcript.
+  const terminal = controller.terminal(focus);
+  const hint = terminal ? `keys go to ${focus}'s program (Shift+Tab or Ctrl+] leaves)` : focus === 'lead' ? 'ask the lead…' : `message ${focus}…`;
   return (
     <Box flexDirection="column" width={columns} height={rows}>
       <TabBar store={store} />
@@ -50,6 +53,8 @@ export function App({ store, controller, history, quit }: Props) {
           <ApprovalsView store={store} width={columns} height={mainHeight} />
         ) : view === 'config' || view === 'mcp' ? (
           <PageView store={store} width={columns} height={mainHeight} />
+        ) : terminal ? (
+          <TerminalPane store={store} view={terminal} width={columns} height={mainHeight} />
         ) : (
           <AgentPane store={store} width={columns} height={mainHeight} />
         )}
