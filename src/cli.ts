@@ -28,6 +28,10 @@ Usage:
   huddle -p "PROMPT" [--json]           run the team headless; print the lead's final text
   echo "PROMPT" | huddle -p             the same, the prompt read from stdin (also -p -)
   huddle demo                           the console driven by a built-in scripted model (no key needed)
+  huddle status [--json]                the agents of the huddle running in the workspace, with statuses
+  huddle send NAME TEXT                 a message to agent NAME of that huddle (delivered once, from "user")
+  huddle interrupt NAME                 interrupt agent NAME's turn in that huddle
+  huddle mcp --as NAME                  huddle's MCP server (stdio) for an external agent that is teammate NAME
 
 Options:
   -p, --print PROMPT     headless: run PROMPT, print the lead's final text, exit;
@@ -69,7 +73,52 @@ Environment:
   HUDDLE_MODEL           the default model
   HUDDLE_PERMISSION_MODE the default permission mode (plan, ask or auto)
 
-Exit codes (headless): 0 done, 1 the run failed, 2 usage or configuration error, 3 a budget ran out.`;
+Exit codes (headless): 0 done, 1 the run failed, 2 usage or configuration error, 3 a budget ran out.
+status/send/interrupt exit 2 when no huddle runs in the workspace.`;
+
+/** Subcommands that talk to a live huddle or serve one: each has its own few options. */
+const SUBCOMMANDS = ['status', 'send', 'interrupt', 'mcp'] as const;
+type Subcommand = (typeof SUBCOMMANDS)[number];
+
+async function runSubcommand(command: Subcommand, argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { cwd: { type: 'string' }, json: { type: 'boolean' }, as: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    });
+  } catch (error) {
+    usageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    process.stdout.write(`${HELP}\n`);
+    return 0;
+  }
+  const allowed: Record<Subcommand, string[]> = { status: ['cwd', 'json'], send: ['cwd'], interrupt: ['cwd'], mcp: ['cwd', 'as'] };
+  for (const key of Object.keys(values)) if (!allowed[command].includes(key)) usageError(`--${key} does not go with huddle ${command}`);
+  if (command === 'mcp') {
+    if (!values.as) usageError('huddle mcp needs --as NAME: the teammate the external agent acts as');
+    if (positionals.length) usageError(`unexpected argument '${positionals[0]}'`);
+    const { runMcpServer } = await import('./faces/mcp-server.js');
+    return runMcpServer({ as: values.as, cwd: values.cwd, version: VERSION });
+  }
+  const { runControlCommand } = await import('./faces/control-cli.js');
+  if (command === 'status') {
+    if (positionals.length) usageError(`unexpected argument '${positionals[0]}'`);
+    return runControlCommand({ kind: 'status', json: values.json ?? false }, values.cwd);
+  }
+  if (command === 'send') {
+    const [to, ...words] = positionals;
+    if (!to || words.length === 0) usageError('usage: huddle send NAME TEXT');
+    return runControlCommand({ kind: 'send', to, text: words.join(' ') }, values.cwd);
+  }
+  const [agent, ...extra] = positionals;
+  if (!agent) usageError('usage: huddle interrupt NAME');
+  if (extra.length) usageError(`unexpected argument '${extra[0]}'`);
+  return runControlCommand({ kind: 'interrupt', agent }, values.cwd);
+}
 
 
 function usageError(message: string): never {
@@ -182,12 +231,15 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
 }
 
 /** The prompt's text: the argument, stdin (all of it: a 1 MB prompt is fine), or a file. */
-function readPrompt(options: CliOptions): string {
+async function readPrompt(options: CliOptions): Promise<string> {
   let text: string;
   if (options.promptSource === 'stdin') {
     if (process.stdin.isTTY) usageError('-p without a prompt reads it from stdin, but stdin is a terminal: pass the prompt (-p "…") or pipe it in');
     try {
-      text = readFileSync(0, 'utf8');
+      // Read as a stream: a pipe may be non-blocking (readFileSync(0) then fails with EAGAIN).
+      const chunks: Buffer[] = [];
+      for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+      text = Buffer.concat(chunks).toString('utf8');
     } catch (error) {
       usageError(`cannot read the prompt from stdin: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
     }
@@ -208,7 +260,9 @@ function readPrompt(options: CliOptions): string {
 }
 
 async function main(): Promise<void> {
-  const options = parse(process.argv.slice(2));
+  const argv = process.argv.slice(2);
+  if ((SUBCOMMANDS as readonly string[]).includes(argv[0] ?? '')) process.exit(await runSubcommand(argv[0] as Subcommand, argv.slice(1)));
+  const options = parse(argv);
   if (options === 'help') {
     process.stdout.write(`${HELP}\n`);
     return;
@@ -219,7 +273,7 @@ async function main(): Promise<void> {
     return;
   }
   if (options.promptSource !== undefined) {
-    options.prompt = readPrompt(options);
+    options.prompt = await readPrompt(options);
     const { runHeadless } = await import('./headless.js');
     // Exit explicitly: idle keep-alive sockets or watchers must not hold a finished run open.
     process.exit(await runHeadless(options));

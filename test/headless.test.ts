@@ -1,5 +1,6 @@
 // `huddle -p` end to end: the built CLI (dist/cli.js) as a subprocess, against the fake Messages
 // API running in this test process. Exit codes: 0 done, 1 the run failed, 2 usage or configuration.
+import { withoutRunRecord } from './helpers/run-record-lines.js';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -54,15 +55,6 @@ function parseEvents(ndjson: string): Event[] {
     expect(EVENT_TYPES.has(event.type), `line ${i + 1} type '${event.type}'`).toBe(true);
     return event;
   });
-}
-
-/** stderr less the run record's block at its end ("huddle: run record: …" and the three summary lines). */
-function withoutRunRecord(stderr: string): string {
-  const at = stderr.lastIndexOf('huddle: run record: .team/logs/run-');
-  if (at < 0) return stderr;
-  const block = stderr.slice(at).trimEnd().split('\n');
-  expect(block, 'the run record is four lines').toHaveLength(4);
-  return stderr.slice(0, at);
 }
 
 /** stderr's lines before the run record (which ends every run that opened a team). */

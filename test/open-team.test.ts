@@ -2,6 +2,7 @@
 // API: MCP servers from .mcp.json (the real reference "everything" server), CLAUDE.md / AGENTS.md in
 // every agent's requests, a PreToolUse hook that blocks a write, verify gates, and bad settings.
 // Each run gets its own HOME, so the machine's own ~/.claude and ~/.config/huddle stay out of it.
+import { withoutRunRecord } from './helpers/run-record-lines.js';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { promisify } from 'node:util';
@@ -188,7 +189,7 @@ describe('session hooks of a headless run', () => {
 
     expect(result.code, result.stderr).toBe(0);
     // A personal settings file is the person's own: nothing to warn about.
-    expect(result.stderr).toBe('');
+    expect(withoutRunRecord(result.stderr)).toBe('');
     const inputs = readFileSync(path.join(ws.dir, 'hook-inputs.ndjson'), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
     expect(inputs.map((input) => input.hook_event_name)).toEqual(['SessionStart', 'Notification', 'SessionEnd']);
     expect(inputs[0]).toMatchObject({ source: 'startup', agent: 'lead', cwd: ws.dir });

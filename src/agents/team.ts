@@ -16,6 +16,7 @@ import type { TeamStore } from '../runtime/store/team-store.js';
 import { teammateMode } from '../runtime/permissions/permission-mode.js';
 import { PermissionGate } from '../runtime/permissions/guarded-tools.js';
 import type { Workspace } from '../runtime/workspace/workspace.js';
+import { ToolRegistry } from '../runtime/tools/registry.js';
 import { ensureWorktree, hasWorktree } from '../runtime/workspace/worktree.js';
 import { LEAD_NAME } from '../runtime/vocabulary.js';
 import type { HookRunner } from '../runtime/hooks/hook-runner.js';
@@ -40,6 +41,9 @@ import { leadToolset, teammateToolsets, type SpawnRequest, type TeamControl } fr
 import { Teammate, type TeammateResume, type TeammateStart } from './teammate.js';
 import { needsYouNotices, startTeamWatchdog, type NoticeHost, type StallWatchdog, type WatchedTeam } from './watchdog.js';
 import { worktreeInstructions } from './worktree-prompt.js';
+import { ExternalTeammate } from './external/external-teammate.js';
+import { resolveLaunch } from './external/launch.js';
+import { externalSetup } from './external/setup.js';
 
 export type { ResumeReport } from './resume.js';
 
@@ -260,7 +264,13 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
     const role = roles.get(request.role);
     // The spawn's own choices, then the settings' roles.<role>, then the role file's front matter.
     const settings = this.roleSettings(request.role);
-    const model = request.model ?? settings.model ?? role?.model ?? this.ctx.config.model;
+    const kind = request.agent ?? settings.agent ?? role?.agent ?? 'huddle';
+    const external = kind === 'huddle' ? undefined : kind;
+    // An external agent's program must be there before anything is recorded: else one clear error for the lead.
+    const launch = external ? resolveLaunch(external, { workspaceRoot: this.ctx.workspace.root, commandLine: request.command }) : undefined;
+    // gemini, codex and programs choose their own model unless one is named; huddle's default is a Claude model.
+    const namedModel = request.model ?? settings.model ?? role?.model ?? (external && external !== 'claude-code' ? undefined : this.ctx.config.model);
+    const model = namedModel ?? kind;
     const planModeRequired = request.planModeRequired ?? settings.planModeRequired ?? role?.plan_mode_required ?? false;
     const permission = teammateMode({ requested: request.permissionMode, role: settings.permissionMode ?? role?.permission_mode, run: this.permissions.runMode(), byLead: by === LEAD_NAME });
     this.permissions.setMode(request.name, permission.mode);
@@ -268,10 +278,17 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
     // earlier spawn of that name is reused, so its work carries on. The team state stays here.
     const wantsWorktree = request.worktree ?? settings.worktree ?? role?.worktree ?? (this.ctx.config.worktrees || hasWorktree(this.ctx.workspace.root, request.name));
     const worktree = wantsWorktree ? await ensureWorktree(this.ctx.workspace.root, request.name) : undefined;
-    await this.ctx.roster.add({ name: request.name, role: request.role, model, status: 'working', worktree: worktree?.relativePath });
+    await this.ctx.roster.add({
+      name: request.name,
+      role: request.role,
+      ...(namedModel ? { model: namedModel } : {}),
+      status: 'working',
+      worktree: worktree?.relativePath,
+      ...(external ? { agent: external } : {}),
+    });
 
     this.startTeammate(
-      { name: request.name, role: request.role, model, roleDef: role, worktree, planModeRequired, spawnedBy: by },
+      { name: request.name, role: request.role, model, roleDef: role, worktree, planModeRequired, agent: external, agentModel: namedModel, launch, spawnedBy: by },
       planModeRequired
         ? `${request.prompt}\n\nYou are in plan mode: you can only read until the lead approves your plan. Send it with plan_approval.`
         : request.prompt,
@@ -282,13 +299,15 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
       permission.note && `note: ${permission.note}`,
     ].filter(Boolean);
     const where = worktree ? `, ${worktree.created ? 'new' : 'reused'} worktree ${worktree.relativePath} on ${worktree.branch}` : '';
-    return [`spawned ${request.name} (${request.role}, ${model}${planModeRequired ? ', plan mode' : ''}${where})`, ...notes].join('\n');
+    const agent = external ? `${external}${namedModel ? ` ${namedModel}` : ''}` : model;
+    return [`spawned ${request.name} (${request.role}, ${agent}${planModeRequired ? ', plan mode' : ''}${where})`, ...notes].join('\n');
   }
 
   /** A teammate's tools, prompt and loop, as on spawn; a resumed one waits for start() until its transcript is in place. */
   startTeammate(spec: TeammateStart, prompt: string, resume?: TeammateResume): Teammate {
     const tools = teammateToolsets(this, this, { role: spec.role, roleTools: spec.roleDef?.tools, planModeRequired: spec.planModeRequired });
     const identity = { name: spec.name, role: spec.role, team: this.ctx.teamName };
+    if (spec.agent) return this.#startExternal(spec, spec.agent, prompt, resume);
     const teammate = new Teammate(this.ctx, {
       name: spec.name,
       role: spec.role,
@@ -308,6 +327,50 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
       spawnedBy: spec.spawnedBy,
       maxTurns: this.roleSettings(spec.role).maxTurns,
     });
+    this.teammates.set(spec.name, teammate);
+    if (!resume) teammate.start();
+    return teammate;
+  }
+
+  /** An external agent CLI as a teammate (agents/external/): the same lifecycle, its turns run by its CLI. */
+  #startExternal(spec: TeammateStart, kind: NonNullable<TeammateStart['agent']>, prompt: string, resume?: TeammateResume): Teammate {
+    const root = this.ctx.workspace.root;
+    const identity = { name: spec.name, role: spec.role, team: this.ctx.teamName };
+    const setup = externalSetup({
+      kind,
+      launch: spec.launch ?? resolveLaunch(kind, { workspaceRoot: root }),
+      identity,
+      model: spec.agentModel,
+      cwd: spec.worktree?.workspace.root ?? root,
+      workspaceRoot: root,
+      roleBody: spec.roleDef?.body,
+      worktreeNote: spec.worktree && worktreeInstructions(spec.worktree),
+      planMode: spec.planModeRequired,
+      config: this.ctx.config,
+      permissions: this.permissions,
+      session: spec.agentSession,
+      // Not through the sandbox's spawn (ctx.spawn) yet: its MCP server writes the team's state,
+      // which the sandbox keeps read-only, and its CLI's own config and credentials (~/.claude…)
+      // are among the paths the sandbox hides. Its tools still go through huddle's permission
+      // mode and deny-list (claude-code) or its CLI's own sandbox (codex, gemini).
+      spawn: undefined,
+      answerShutdown: (requestId) => this.answerShutdown(spec.name, requestId, true),
+    });
+    const teammate = new ExternalTeammate(
+      this.ctx,
+      {
+        name: spec.name,
+        role: spec.role,
+        model: spec.model,
+        system: setup.driver.instructions,
+        workspace: spec.worktree?.workspace,
+        tools: new ToolRegistry(),
+        prompt,
+        planModeRequired: spec.planModeRequired,
+        resume,
+      },
+      setup,
+    );
     this.teammates.set(spec.name, teammate);
     if (!resume) teammate.start();
     return teammate;
@@ -381,7 +444,8 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
     if (members.some((m) => m.status === 'working')) return false;
     const resting = members.filter((m) => (m.status === 'idle' || m.status === 'waiting') && this.teammates.get(m.name)?.finished === false);
     for (const member of resting) if ((await this.bus.unreadCount(member.name)) > 0) return false;
-    if (resting.some((m) => m.status === 'idle' && !isReviewerRole(m.role)) && (await this.ctx.board.claimable()).length > 0) return false;
+    const claimers = resting.filter((m) => m.status === 'idle' && !isReviewerRole(m.role) && this.teammates.get(m.name)?.claimsTasks !== false);
+    if (claimers.length > 0 && (await this.ctx.board.claimable()).length > 0) return false;
     // Likewise an idle reviewer with a task waiting in review (it takes it next).
     for (const member of resting.filter((m) => m.status === 'idle' && isReviewerRole(m.role))) {
       if ((await this.ctx.board.reviewable(member.name)).length > 0) return false;

@@ -17,6 +17,11 @@ import type { Message } from '../runtime/store/bus.js';
 import type { Member } from '../runtime/store/roster.js';
 import type { LoggedEvent } from '../runtime/store/event-store.js';
 import { StoreError, type TeamStore } from '../runtime/store/team-store.js';
+import { agentEmitter } from '../runtime/events/events.js';
+import { ToolRegistry } from '../runtime/tools/registry.js';
+import { planSubmissionTool, teammateTools } from '../agents/team-tools.js';
+import { ExternalTeammate } from '../agents/external/external-teammate.js';
+import type { TerminalView } from '../agents/external/pty-driver.js';
 import { scrub } from '../runtime/store/file/event-log.js';
 import { gitChanges } from '../runtime/record/git-changes.js';
 import { RunRecorder, type RunRecord } from '../runtime/record/run-record.js';
@@ -31,6 +36,9 @@ import { untilDone, type RunEnd } from './run-end.js';
 import { WorktreeIntents } from './worktree-intents.js';
 
 export type { RunEnd } from './run-end.js';
+
+/** The role of the person's shell panes (/shell, !cmd). */
+export const SHELL_ROLE = 'shell';
 
 export interface SessionParts {
   team: Team;
@@ -100,6 +108,8 @@ export class TeamSession {
   recorded: RecordedRun | undefined;
   #resumed: Promise<ResumeReport> | undefined;
   #closed: Promise<void> | undefined;
+  /** Closed with the session: the control socket (control-server.ts), once a face opened it. */
+  #onClose: Array<() => Promise<void>> = [];
   /** Start-up notices, one line each (headless prints them as warnings; the console shows them in the lead's pane). */
   readonly notices: readonly string[];
 
@@ -203,15 +213,22 @@ export class TeamSession {
     // After every agent has stopped, before the logs close (its run is logged too).
     await this.#team.sessionHook({ hook_event_name: 'SessionEnd', reason });
     if (done) this.hub.emit(LEAD_NAME, 'done', done);
-    if (record) {
+    // A store that can no longer write (a full disk) gets no run record: its one line says why.
+    if (record && !this.#store.failure) {
       const outcome = done ? { ok: done.ok, exit_code: done.exit_code, ...(done.reason ? { reason: done.reason } : { reason }) } : undefined;
       this.recorded = await this.runRecord({ ...record, ...(outcome ? { outcome } : {}) }).catch((error: Error) => {
         this.hub.emit('huddle', 'warning', { message: `could not write the run record: ${error.message}` });
         return undefined;
       });
     }
+    for (const close of this.#onClose.splice(0)) await close().catch(() => undefined);
     await this.#mcp?.close();
     await this.#store.close(reason);
+  }
+
+  /** Something to close with the session (before the stores): the control socket. */
+  closeWith(close: () => Promise<void>): void {
+    this.#onClose.push(close);
   }
 
   /**
@@ -327,6 +344,14 @@ export class TeamSession {
     return { text: this.#team.lead.lastText, outcome: this.#team.lead.lastOutcome };
   }
 
+  /** How an agent stands now: its spend, how full its context is, whether it is in a turn. */
+  agentState(name: string): { costUsd: number; contextTokens: number; inTurn: boolean } | undefined {
+    const agent = this.#team.agent(name);
+    if (!agent) return undefined;
+    const { costUsd, contextTokens } = agent.loop.totals;
+    return { costUsd, contextTokens, inTurn: agent.loop.running };
+  }
+
   /** Spend per agent (the lead first), from the agents' own totals. */
   spend(): AgentSpend[] {
     return this.#agentsEver().map(({ name, loop }) => ({ name, costUsd: loop.totals.costUsd, modelCalls: loop.totals.modelCalls }));
@@ -377,6 +402,43 @@ export class TeamSession {
     if (!agent?.loop.running) return false;
     agent.interrupt();
     return true;
+  }
+
+  /**
+   * A teammate tool that needs the live team (idle, shutdown_response, plan_approval with a plan),
+   * run as teammate `as`: how an external agent's calls through huddle's MCP server reach its
+   * lifecycle. The result is the tool's text; a refusal is `{isError}` like any tool result.
+   */
+  async runTeammateTool(as: string, tool: string, input: unknown): Promise<{ content: string; isError?: boolean }> {
+    const teammate = this.#team.teammate(as);
+    if (!teammate || teammate.finished) throw new Error(`no running teammate named '${as}' in this huddle`);
+    const registry = new ToolRegistry([...teammateTools(this.#team), planSubmissionTool(this.#team)]);
+    if (!registry.has(tool)) throw new Error(`'${tool}' is not a teammate tool of the live team (${registry.names.join(', ')})`);
+    const workspace = this.#team.ctx.workspace;
+    return registry.run(tool, input, { workspace, agent: as, signal: new AbortController().signal, events: agentEmitter(this.hub, as) });
+  }
+
+  /** The screen of a teammate that is a program in a terminal (a `command` agent, a shell pane). */
+  terminal(name: string): TerminalView | undefined {
+    const teammate = this.#team.teammate(name);
+    return teammate instanceof ExternalTeammate && !teammate.finished ? teammate.terminal : undefined;
+  }
+
+  /**
+   * A shell pane (`/shell`, `!cmd`): the person's shell as a `command` teammate. With `command`,
+   * it is typed into the shell that is open (delivered through the bus like any message, so it
+   * arrives once the shell waits for input), or into a new one.
+   */
+  async shell(command?: string): Promise<{ name: string; message: string }> {
+    const open = [...this.#team.teammates.values()].find((t) => t instanceof ExternalTeammate && t.kind === 'command' && t.role === SHELL_ROLE && !t.finished);
+    if (open) {
+      if (command) await this.send(open.name, command);
+      return { name: open.name, message: command ? `sent to ${open.name}` : `${open.name} is open` };
+    }
+    let name = SHELL_ROLE;
+    for (let n = 2; this.#team.teammate(name) && !this.#team.teammate(name)!.finished; n++) name = `${SHELL_ROLE}${n}`;
+    const message = await this.#team.spawn({ name, role: SHELL_ROLE, prompt: command ?? '', agent: 'command', command: process.env.SHELL || '/bin/sh' }, PERSON_SENDER);
+    return { name, message: message.split('\n')[0]! };
   }
 
   /** Starts a teammate as the person (`by` the lead: as its spawn_teammate tool). */

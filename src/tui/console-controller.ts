@@ -10,6 +10,7 @@ import type { ConsoleStore, Flash } from './state/console-store.js';
 import { patchAgent } from './state/console-store.js';
 import { appendItem, itemId } from './state/transcript.js';
 import { formatTokens } from './components/glyphs.js';
+import type { TerminalView } from '../agents/external/pty-driver.js';
 import { formatSettingsRows, type SettingsRow } from '../runtime/settings/describe.js';
 import { formatMcpStatus } from '../runtime/mcp/status.js';
 import { summaryLines } from '../runtime/record/run-record.js';
@@ -68,6 +69,23 @@ export class ConsoleController implements CommandIntents {
     }
     // Through the bus: it reaches the teammate exactly once, mid-turn or by waking it from idle.
     await this.#session.send(agent, text);
+  }
+
+  /** The screen of `agent` when it is a program in a terminal (a command teammate, a shell pane). */
+  terminal(agent: string): TerminalView | undefined {
+    return this.#session.terminal(agent);
+  }
+
+  /** Keys typed into a terminal pane, straight to its program. */
+  typeIntoTerminal(agent: string, data: string): void {
+    this.#session.terminal(agent)?.write(data);
+  }
+
+  /** `/shell` and `!cmd`: the person's shell in a pane (opened when none is), which comes into view. */
+  async shell(command?: string): Promise<string> {
+    const { name, message } = await this.#session.shell(command);
+    this.store.setState((state) => ({ ...patchAgent(state, name, () => ({ role: 'shell' })), focus: name, view: 'pane' }));
+    return message;
   }
 
   async summary(): Promise<string[]> {

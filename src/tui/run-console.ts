@@ -5,6 +5,7 @@ import { createInterface } from 'node:readline/promises';
 import { createElement } from 'react';
 import type { CliOptions } from '../session/cli-options.js';
 import { openSession } from '../session/open-session.js';
+import { openControl } from '../session/control-intents.js';
 import { resolveSettings, StartupError } from '../session/settings.js';
 import type { TeamSession } from '../session/team-session.js';
 import { Attention } from '../session/attention.js';
@@ -51,6 +52,8 @@ export async function runConsole(options: CliOptions): Promise<number> {
   // Each pane starts with what its agent said before, from the team's record (nothing after --fresh).
   if (session.decision !== 'fresh') replayHistory(store, await session.earlierEvents(), session.decision === 'resume');
   await session.resume();
+  // `huddle status/send/interrupt` from other shells reach this console through its control socket.
+  await openControl(session, 'console');
   const history = InputHistory.forTeamDir(session.workspace.teamDir);
 
   const { render } = await import('ink');

@@ -24,7 +24,7 @@ function context(calls: string[] = []): CommandContext {
 describe('slash commands', () => {
   it('has every command of SPEC section 8', () => {
     const names = COMMANDS.map((c) => c.name).sort();
-    expect(names).toEqual(['broadcast', 'clear', 'compact', 'cost', 'help', 'interrupt', 'model', 'quit', 'restart', 'send', 'shutdown', 'spawn', 'tasks', 'team', 'merge', 'diff', 'worktree', 'approvals', 'budget', 'config', 'mcp', 'summary', 'grid'].sort());
+    expect(names).toEqual(['broadcast', 'clear', 'compact', 'cost', 'help', 'interrupt', 'model', 'quit', 'restart', 'send', 'shutdown', 'spawn', 'tasks', 'team', 'merge', 'diff', 'worktree', 'approvals', 'budget', 'config', 'mcp', 'summary', 'shell', 'grid'].sort());
   });
 
   it('runs commands with their arguments', async () => {
@@ -67,7 +67,7 @@ describe('slash commands', () => {
   it('completes command names and agent names with Tab', () => {
     const ctx = context();
     expect(completeLine('/he', ctx).line).toBe('/help ');
-    expect(completeLine('/s', ctx).candidates).toEqual(['/spawn', '/send', '/shutdown', '/summary']);
+    expect(completeLine('/s', ctx).candidates).toEqual(['/shell', '/spawn', '/send', '/shutdown', '/summary']);
     expect(completeLine('/send al', ctx).line).toBe('/send alice ');
     expect(completeLine('/shutdown ', ctx).candidates).toEqual(['alice', 'bob']);
   });

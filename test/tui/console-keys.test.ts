@@ -60,6 +60,8 @@ function recordingController(target: ConsoleStore, log: string[]): ConsoleContro
     interrupt: (agent: string) => (log.push(`interrupt ${agent}`), agent === 'alice'),
     flash: (text: string, tone: Flash['tone'] = 'info') => target.setState({ flash: { text, tone } }),
     answerApproval: (id: string, decision: string) => (log.push(`answer ${id} ${decision}`), `${decision}: ${id}`),
+    // No agent here is a program in a terminal pane.
+    terminal: () => undefined,
   } as unknown as ConsoleController;
 }
 

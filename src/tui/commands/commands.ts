@@ -34,6 +34,12 @@ export const COMMANDS: SlashCommand[] = [
     run: () => ({ kind: 'view', view: 'approvals' }),
   },
   {
+    name: 'shell',
+    args: '[COMMAND]',
+    description: 'your shell in a pane (keys go to it; !cmd from any pane runs cmd there)',
+    run: (context, args) => attempt(() => context.controller.shell(args.trim() || undefined)),
+  },
+  {
     name: 'spawn',
     args: 'NAME ROLE PROMPT',
     description: 'start a teammate',

@@ -36,6 +36,8 @@ export interface CommandIntents {
   summary(): Promise<string[]>;
   /** A notice in an agent's pane. */
   note(agent: string, text: string, tone?: 'info' | 'warn' | 'error'): void;
+  /** The person's shell in a pane (opened when none is), with `command` typed into it. */
+  shell(command?: string): Promise<string>;
 }
 
 export interface CommandContext {

@@ -21,6 +21,7 @@ import { ROSTER_CHROME_ROWS, RosterView } from './RosterView.js';
 import { StatusBar } from './StatusBar.js';
 import { TabBar } from './TabBar.js';
 import { BOARD_CHROME_ROWS, TaskBoardView } from './TaskBoardView.js';
+import { TerminalPane } from '../terminal/TerminalPane.js';
 
 interface Props {
   store: ConsoleStore;
@@ -69,8 +70,16 @@ export function App({ store, controller, history, quit }: Props) {
     sizes: () => ({ pane: { width: columns, rows: Math.max(1, mainHeight - PANE_CHROME_ROWS) }, view: viewSize(store.getState(), columns, mainHeight) }),
   });
 
+  // A program in a terminal (a command teammate, a shell) shows its screen instead of a transcript.
+  const terminal = controller.terminal(focus);
   const denying = useStore(store, (state) => state.denying !== undefined);
-  const hint = denying ? 'why not? (Enter sends it; Esc goes back)' : focus === 'lead' ? 'ask the lead… (/ for commands)' : `message ${focus}…`;
+  const hint = terminal
+    ? `keys go to ${focus}'s program (Shift+Tab or Ctrl+] leaves)`
+    : denying
+      ? 'why not? (Enter sends it; Esc goes back)'
+      : focus === 'lead'
+        ? 'ask the lead… (/ for commands)'
+        : `message ${focus}…`;
   return (
     <Box flexDirection="column" height={rows}>
       <TabBar store={store} columns={columns} />
@@ -85,6 +94,8 @@ export function App({ store, controller, history, quit }: Props) {
           <ApprovalsView store={store} width={columns} height={mainHeight} />
         ) : view === 'grid' ? (
           <GridView store={store} width={columns} height={mainHeight} />
+        ) : terminal ? (
+          <TerminalPane store={store} view={terminal} width={columns} height={mainHeight} />
         ) : (
           <AgentPane store={store} width={columns} height={mainHeight} />
         )}

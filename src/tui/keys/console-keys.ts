@@ -9,6 +9,7 @@ import { CONSOLE_KEYMAP, type IntentName } from './console-keymap.js';
 import { createIntents, type IntentDeps, type Intents } from './intents.js';
 import { keyPresses, type KeyPress } from './key-press.js';
 import { resolveKey, type Keymap } from './keymap.js';
+import { keyBytes, leavesTerminal, reservedInTerminal } from '../terminal/terminal-keys.js';
 
 /** Ink's flags for "no key": a mouse report is none of them. */
 const NO_KEY = {} as Key;
@@ -53,13 +54,28 @@ export class ConsoleKeys {
     for (const press of keyPresses(report, NO_KEY)) if (press.name) this.press(press);
   };
 
-  /** A bracketed paste: its text goes into the input as it is, newlines included. */
+  /** A bracketed paste: its text goes into the input as it is, newlines included (or to the program of a terminal pane). */
   readonly onPaste = (text: string): void => {
+    const terminal = this.#terminalInView();
+    if (terminal) return this.#deps.controller.typeIntoTerminal(terminal, text);
     editInput(this.#deps.store, (buffer) => insert(buffer, text));
   };
 
   /** Resolves one key against the state as it is now and runs its intent; returns the intent, if any. */
   press(key: KeyPress): IntentName | undefined {
+    // A terminal pane in view: the key belongs to its program (terminal/terminal-keys.ts).
+    const terminal = this.#terminalInView();
+    if (terminal && !reservedInTerminal(key)) {
+      this.#settle(key, undefined);
+      const bytes = keyBytes(key);
+      if (bytes) this.#deps.controller.typeIntoTerminal(terminal, bytes);
+      return undefined;
+    }
+    if (terminal && leavesTerminal(key)) {
+      this.#settle(key, 'pane.jump');
+      this.#deps.store.setState({ focus: 'lead' });
+      return undefined;
+    }
     const state = this.#deps.store.getState();
     const binding = resolveKey(this.#keymap, key, { state, views: activeViews(state) });
     this.#settle(key, binding?.intent);
@@ -69,6 +85,12 @@ export class ConsoleKeys {
 
   dispose(): void {
     this.#intents.dispose();
+  }
+
+  /** The agent whose terminal pane is in view, if the pane in view is one. */
+  #terminalInView(): string | undefined {
+    const { view, focus } = this.#deps.store.getState();
+    return view === 'pane' && this.#deps.controller.terminal(focus) ? focus : undefined;
   }
 
   /**

@@ -215,6 +215,15 @@ export function createIntents({ store, controller, history, quit, paneSize, view
       });
       return;
     }
+    if (line.startsWith('!')) {
+      // !cmd: the command in the person's shell pane (opened when none is).
+      const command = line.slice(1).trim();
+      controller.shell(command || undefined).then(
+        (message) => controller.flash(message),
+        (error: unknown) => controller.flash(String((error as Error).message ?? error), 'error'),
+      );
+      return;
+    }
     act.showView(store, 'pane');
     controller.sendTo(state.focus, text).catch((error: unknown) => controller.flash(String((error as Error).message ?? error), 'error'));
   }

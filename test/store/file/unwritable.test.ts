@@ -7,6 +7,7 @@
 // Tests run as root in CI, and root ignores file permissions (chmod would prove nothing), but
 // not a read-only mount or a full one. Without unshare these tests fail when CI=true and are
 // skipped locally, saying what to install.
+import { withoutRunRecord } from '../../helpers/run-record-lines.js';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -134,7 +135,7 @@ describe('broken state files', () => {
     fake.script('lead', reply(toolUse('task_list', {})), replyText('The board has a broken file.'));
     const result = await runCli(['-p', 'look at the board', '--cwd', ws.dir], { env: { ANTHROPIC_BASE_URL: fake.url } });
     expect(result.code, result.stderr).toBe(0);
-    expect(lines(result.stderr)).toEqual([expect.stringMatching(new RegExp(`^huddle: warning: skipped ${broken.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: not valid JSON: .*; fix or remove the file$`))]);
+    expect(lines(withoutRunRecord(result.stderr))).toEqual([expect.stringMatching(new RegExp(`^huddle: warning: skipped ${broken.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: not valid JSON: .*; fix or remove the file$`))]);
     expect(result.stderr).not.toContain('undefined');
     expect(existsSync(broken)).toBe(true);
   });
