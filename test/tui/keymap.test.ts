@@ -237,7 +237,7 @@ describe("the console's keymap, with Claude Code's keys", () => {
     expect(intentOf('ctrl+c', context())).toBe('console.quit');
   });
 
-  it('scrolls with Home/End on an empty input, the wheel, and g/G or / only while scrolled (else they type)', () => {
+  it("scrolls with Home/End on an empty input, the wheel, and g/G only while scrolled (else they type); '/' is always the palette", () => {
     expect(intentOf('home', context())).toBe('pane.top');
     expect(intentOf('end', context())).toBe('pane.bottom');
     expect(intentOf('home', context(typed('lo')))).toBe('cursor.home');
@@ -245,7 +245,7 @@ describe("the console's keymap, with Claude Code's keys", () => {
     expect(resolveKey(CONSOLE_KEYMAP, press('wheeldown'), context({ view: 'help' }))).toMatchObject({ intent: 'view.scroll', arg: 'wheel-down' });
     expect(intentOf('g', context(scrolled))).toBe('pane.top');
     expect(intentOf('G', context(scrolled))).toBe('pane.bottom');
-    expect(intentOf('/', context(scrolled))).toBe('search.open');
+    expect(intentOf('/', context(scrolled))).toBe('input.insert');
     expect(intentOf('g', context())).toBe('input.insert');
     expect(intentOf('/', context())).toBe('input.insert');
     expect(intentOf('g', context({ ...scrolled, ...typed('a') }))).toBe('input.insert');

@@ -92,7 +92,7 @@ function scrollFooter(view: PaneWindow, width: number): string {
       { text: chalk.dim('PgUp/PgDn'), priority: 5 },
       { text: chalk.dim('g top'), priority: 4 },
       { text: chalk.dim('G or End: back to the end'), priority: 6 },
-      { text: chalk.dim('/ search'), priority: 3 },
+      { text: chalk.dim('Ctrl+F search'), priority: 3 },
     ],
     width,
     chalk.dim(' · '),

@@ -17,7 +17,7 @@ export const KEYS: Array<[string, string]> = [
   ['Ctrl+C', 'interrupt the agent in view; else clear the input; twice on an idle console: quit'],
   ['PgUp / PgDn', 'scroll the pane (or the view); the mouse wheel too'],
   ['Home / End', 'with an empty input: the top of the pane / back to its end (g and G while scrolled)'],
-  ['Ctrl+F', 'search the pane (or / while scrolled): Enter or ↑ the match before, ↓ the one after'],
+  ['Ctrl+F', 'search the pane: Enter or ↑ the match before, ↓ the one after, Esc ends it'],
   ['Ctrl+O', 'show or hide tool results in the pane (edits as a diff)'],
   ['↑ / ↓', 'input history (in a multi-line input: move between its lines first)'],
   ['\\ then Enter', 'a new line in the input (also Ctrl+J; pasting keeps newlines)'],

@@ -143,10 +143,10 @@ export const CONSOLE_BINDINGS: readonly ConsoleBinding[] = [
   { layer: 'global', keys: ['wheeldown'], intent: 'pane.scroll', arg: -WHEEL_ROWS },
   { layer: 'global', keys: ['home'], intent: 'pane.top' },
   { layer: 'global', keys: ['end'], intent: 'pane.bottom' },
-  // Scrolled up, the pane reads like a pager: g and G to the top and the end, / searches.
+  // Scrolled up, the pane reads like a pager: g and G to the top and the end. ('/' stays the
+  // palette, scrolled or not: a command is what a person who types '/' wants; Ctrl+F searches.)
   { layer: 'global', keys: ['g'], intent: 'pane.top', when: ['inputEmpty', 'paneScrolled'], exactKey: true },
   { layer: 'global', keys: ['G'], intent: 'pane.bottom', when: ['inputEmpty', 'paneScrolled'], exactKey: true },
-  { layer: 'global', keys: ['/'], intent: 'search.open', when: ['inputEmpty', 'paneScrolled'], exactKey: true },
 
   // ── typing ── (an unbound Alt+key types the key: see keymap.ts)
   { layer: 'typing', keys: [TEXT], intent: 'input.insert' },

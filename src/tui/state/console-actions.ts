@@ -63,7 +63,8 @@ function paneTop(state: ConsoleState, size: PaneSize): { top: number; last: numb
 /** The view of the pane in view starting at `top` (reaching the last page follows the end again). */
 function scrolledTo(state: ConsoleState, top: number, last: number, index: ReturnType<typeof rowIndex>): Partial<ConsoleState> {
   const items = state.agents[state.focus]?.items ?? [];
-  const anchor = top >= last ? undefined : rowAnchor(items, index, Math.max(0, top));
+  // All of it on screen (last = 0): nothing to scroll, the pane keeps following its end.
+  const anchor = top >= last || last === 0 ? undefined : rowAnchor(items, index, Math.max(0, top));
   if (!anchor && !state.scroll[state.focus]) return state;
   return { scroll: { ...state.scroll, [state.focus]: anchor } };
 }

@@ -58,7 +58,7 @@ export interface PaneScroll {
   row: number;
 }
 
-/** A search in the pane in view (Ctrl+F, or / while scrolled). */
+/** A search in the pane in view (Ctrl+F). */
 export interface PaneSearch {
   query: string;
   /** Which match is shown, counted from the last one (0: the newest). */
