@@ -6,6 +6,15 @@ import module from 'node:module';
 import { parseArgs } from 'node:util';
 import type { CliOptions, OutputFormat } from './session/cli-options.js';
 
+// First, before any other code runs: huddle needs Node 22.12+ (Ink 8, execa 10 and their
+// dependencies), and on an older Node it would fail deep inside one of them with a page of
+// minified source. The bundle's chunks load only after this, through dynamic imports.
+const [nodeMajor = 0, nodeMinor = 0] = process.versions.node.split('.').map(Number);
+if (nodeMajor < 22 || (nodeMajor === 22 && nodeMinor < 12)) {
+  process.stderr.write(`huddle needs Node.js 22.12 or newer, and this is Node ${process.versions.node}: install a newer Node (nodejs.org, or \`nvm install 24\`) and run huddle again.\n`);
+  process.exit(2);
+}
+
 declare const __HUDDLE_VERSION__: string;
 const VERSION = typeof __HUDDLE_VERSION__ === 'string' ? __HUDDLE_VERSION__ : '0.0.0-dev';
 
@@ -33,7 +42,9 @@ Options:
                          init, the lead's messages, the result)
       --verbose          accepted for scripts written for claude -p (stream-json needs it there)
       --json             headless: stream every event as one JSON object per line
-      --resume           continue the team left in the workspace
+      --resume, -c, --continue
+                         continue the team left in the workspace (finished or not): the
+                         lead's conversation, and the panes with what was said before
       --fresh            start a new team; the old state is archived under .team/archive/
       --cwd DIR          the workspace (default: current directory)
       --model ID         the model (default: $HUDDLE_MODEL or claude-sonnet-4-6)
@@ -117,7 +128,7 @@ function usageError(message: string): never {
 
 /** Options that take a value: `-p` followed by one of these (or by nothing) has no prompt of its own. */
 const VALUE_OPTIONS = new Set(['-p', '--print', '--prompt-file', '--output-format', '--cwd', '--model', '--api-key-file', '--max-turns', '--budget-usd', '--budget-minutes', '--budget-turns', '--permission-mode']);
-const FLAG_OPTIONS = new Set(['--json', '--resume', '--fresh', '--verbose', '-h', '--help', '-v', '--version']);
+const FLAG_OPTIONS = new Set(['--json', '--resume', '--continue', '-c', '--fresh', '--verbose', '-h', '--help', '-v', '--version']);
 
 /** `huddle -p` with no prompt after it (as `claude -p` is used in scripts): the prompt comes from stdin. */
 function withStdinPrompt(argv: string[]): string[] {
@@ -145,6 +156,8 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
         verbose: { type: 'boolean' },
         json: { type: 'boolean' },
         resume: { type: 'boolean' },
+        // Claude Code's name for it: the last team, its conversation and panes as they were.
+        continue: { type: 'boolean', short: 'c' },
         fresh: { type: 'boolean' },
         cwd: { type: 'string' },
         model: { type: 'string' },
@@ -177,7 +190,7 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
   }
   if (outputFormat !== undefined && !headless) usageError('--output-format goes with -p "PROMPT"');
   if (values.json && outputFormat !== undefined && outputFormat !== 'text') usageError(`--json and --output-format ${outputFormat} exclude each other: both write to stdout`);
-  if (values.resume && values.fresh) usageError('--resume and --fresh exclude each other');
+  if ((values.resume || values.continue) && values.fresh) usageError(`--${values.resume ? 'resume' : 'continue'} and --fresh exclude each other`);
   let maxTurns: number | undefined;
   if (values['max-turns'] !== undefined) {
     maxTurns = Number(values['max-turns']);
@@ -205,7 +218,7 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
     promptFile: values['prompt-file'],
     outputFormat: outputFormat as OutputFormat | undefined,
     json: values.json ?? false,
-    resume: values.resume ?? false,
+    resume: (values.resume || values.continue) ?? false,
     fresh: values.fresh ?? false,
     cwd: values.cwd,
     model: values.model,

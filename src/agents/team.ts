@@ -288,7 +288,7 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
     });
 
     this.startTeammate(
-      { name: request.name, role: request.role, model, roleDef: role, worktree, planModeRequired, agent: external, agentModel: namedModel, launch },
+      { name: request.name, role: request.role, model, roleDef: role, worktree, planModeRequired, agent: external, agentModel: namedModel, launch, spawnedBy: by },
       planModeRequired
         ? `${request.prompt}\n\nYou are in plan mode: you can only read until the lead approves your plan. Send it with plan_approval.`
         : request.prompt,
@@ -324,6 +324,7 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
       prompt,
       planModeRequired: spec.planModeRequired,
       resume,
+      spawnedBy: spec.spawnedBy,
       maxTurns: this.roleSettings(spec.role).maxTurns,
     });
     this.teammates.set(spec.name, teammate);
@@ -390,14 +391,15 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
     return sent.length;
   }
 
-  async requestShutdown(teammate: string): Promise<string> {
+  /** `by` is who asks: the lead (its tool), or the person ('user', from a face): the request is from them. */
+  async requestShutdown(teammate: string, by: string = LEAD_NAME): Promise<string> {
     const member = this.teammates.get(teammate);
     if (!member) {
       const names = [...this.teammates.keys()];
       throw new Error(`no teammate named '${teammate}'; teammates: ${names.length ? names.join(', ') : 'none'}`);
     }
     if (member.finished) throw new Error(`${teammate} has already stopped`);
-    return this.protocols.requestShutdown(teammate);
+    return by === LEAD_NAME ? this.protocols.requestShutdown(teammate) : this.protocols.requestShutdown(teammate, 'the person asked for it', by);
   }
 
   answerShutdown(teammate: string, requestId: string, approve: boolean, reason?: string): Promise<void> {

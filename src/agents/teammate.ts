@@ -24,6 +24,8 @@ export interface TeammateStart {
   roleDef: RoleDefinition | undefined;
   worktree: WorktreeInfo | undefined;
   planModeRequired: boolean;
+  /** Who spawned it (the lead, or the person: 'user'). */
+  spawnedBy?: string;
   /** An external agent CLI runs it (agents/external/); absent: huddle's own loop. */
   agent?: AgentKind | undefined;
   /** The model named for its CLI (absent: the CLI's own default). */
@@ -41,6 +43,8 @@ export interface TeammateSpec extends AgentSpec {
   fullTools?: ToolRegistry;
   /** A teammate brought back by a resume (resume.ts), its transcript rebuilt before it starts. */
   resume?: TeammateResume;
+  /** Who spawned it: the lead, or the person ('user'); its spawn prompt's event says so. */
+  spawnedBy?: string;
 }
 
 export interface TeammateResume {
@@ -158,7 +162,8 @@ export class Teammate extends Agent {
       while (input !== undefined && !this.stopping) {
         this.#idleRequested = false;
         // A teammate resumed idle has its resume turn in its transcript already: it waits for work.
-        const outcome: TurnOutcome | undefined = this.#resumeIdle ? undefined : await this.loop.runTurn(input, source);
+        const by = source === 'spawn' ? this.spec.spawnedBy : undefined;
+        const outcome: TurnOutcome | undefined = this.#resumeIdle ? undefined : await this.loop.runTurn(input, source, by);
         this.#resumeIdle = false;
         if (outcome?.kind === 'failed' || outcome?.kind === 'turn_limit') {
           const error = this.describeOutcome(outcome);

@@ -15,6 +15,7 @@ import type { ApprovalDecision, ApprovalRequest } from '../runtime/store/approva
 import type { Task } from '../runtime/store/board.js';
 import type { Message } from '../runtime/store/bus.js';
 import type { Member } from '../runtime/store/roster.js';
+import type { LoggedEvent } from '../runtime/store/event-store.js';
 import { StoreError, type TeamStore } from '../runtime/store/team-store.js';
 import { agentEmitter } from '../runtime/events/events.js';
 import { ToolRegistry } from '../runtime/tools/registry.js';
@@ -160,6 +161,20 @@ export class TeamSession {
   resume(): Promise<ResumeReport | undefined> {
     if (this.decision !== 'resume') return Promise.resolve(undefined);
     return (this.#resumed ??= this.#team.resumeMembers());
+  }
+
+  /**
+   * What every agent of the team in this workspace said and did before this session, from the
+   * event record (the store's EventStore), in the roster's order: for faces that show it again.
+   */
+  async earlierEvents(): Promise<Array<{ agent: string; events: LoggedEvent[] }>> {
+    const events = this.#store.events;
+    const names = await events.agents().catch(() => [] as string[]);
+    const order = [LEAD_NAME, ...this.members().map((member) => member.name).filter((name) => name !== LEAD_NAME)];
+    const sorted = [...order.filter((name) => names.includes(name)), ...names.filter((name) => !order.includes(name) && name !== 'huddle' && name !== 'bus')];
+    const out: Array<{ agent: string; events: LoggedEvent[] }> = [];
+    for (const agent of sorted) out.push({ agent, events: await events.read(agent).catch(() => [] as LoggedEvent[]) });
+    return out;
   }
 
   /** Starts the lead: from now on it runs prompts and wakes on its inbox. */
@@ -439,7 +454,7 @@ export class TeamSession {
       teammate.stopNow('stopped by the person');
       return `stopping ${name}`;
     }
-    const requestId = await this.#team.requestShutdown(name);
+    const requestId = await this.#team.requestShutdown(name, PERSON_SENDER);
     return `asked ${name} to shut down (${requestId})`;
   }
 
@@ -469,11 +484,11 @@ export class TeamSession {
   }
 
   /** The person's answer to a request in the needs-you queue; returns what happened, in one line. */
-  answer(id: string, decision: ApprovalDecision): string {
+  answer(id: string, decision: ApprovalDecision, reason?: string): string {
     const approvals = this.#team.approvals;
     const request = approvals.list().find((r) => r.id === id);
-    if (!request || !approvals.resolve(id, decision)) return 'that request is no longer waiting';
-    if (decision === 'deny') return `denied: ${request.summary}`;
+    if (!request || !approvals.resolve(id, decision, PERSON_SENDER, reason || undefined)) return 'that request is no longer waiting';
+    if (decision === 'deny') return `denied: ${request.summary}${reason ? ` (told ${request.agent}: ${reason})` : ''}`;
     if (decision === 'always') {
       return request.prefixes.length
         ? `approved; ${request.prefixes.map((p) => `'${p}'`).join(', ')} added to .team/settings.local.json`

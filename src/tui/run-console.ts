@@ -14,6 +14,7 @@ import { ConsoleController } from './console-controller.js';
 import { EventBridge } from './state/event-bridge.js';
 import { createConsoleStore } from './state/console-store.js';
 import { InputHistory } from './state/input-history.js';
+import { replayHistory } from './state/history.js';
 
 const DEMO_PROMPT = 'Build a tiny greeting library with tests.';
 
@@ -48,6 +49,8 @@ export async function runConsole(options: CliOptions): Promise<number> {
     if (error instanceof StartupError) return fail(error.message);
     throw error;
   }
+  // Each pane starts with what its agent said before, from the team's record (nothing after --fresh).
+  if (session.decision !== 'fresh') replayHistory(store, await session.earlierEvents(), session.decision === 'resume');
   await session.resume();
   // `huddle status/send/interrupt` from other shells reach this console through its control socket.
   await openControl(session, 'console');
