@@ -50,6 +50,8 @@ export interface SessionSettings {
   spawn?: SpawnLike;
   /** The user's home, for ~/.claude/CLAUDE.md (default: os.homedir()); tests point it at a temp dir. */
   home?: string;
+  /** Commands run unsandboxed: why, in one line for the status bar (absent: sandboxed). */
+  sandboxOff?: { line: string; onPurpose: boolean };
 }
 
 /**
@@ -91,6 +93,7 @@ export async function resolveSettings(options: CliOptions, rules: FaceRules, env
   if (!existsSync(config.cwd) || !statSync(config.cwd).isDirectory()) throw new StartupError(`workspace ${config.cwd} is not a directory`);
   const workspace = new Workspace(config.cwd);
   const spawn = sandboxFromSettings(loaded, env);
+  const sandbox = sandboxStatus(env);
   return {
     config,
     workspace,
@@ -101,6 +104,7 @@ export async function resolveSettings(options: CliOptions, rules: FaceRules, env
     demo,
     loaded,
     ...(spawn ? { spawn } : {}),
+    ...(sandbox.available ? {} : { sandboxOff: { line: sandbox.line, onPurpose: sandbox.onPurpose } }),
   };
 }
 

@@ -34,6 +34,7 @@ export async function runConsole(options: CliOptions): Promise<number> {
       endpoint: demo ? 'built-in script' : settings.config.baseURL ? new URL(settings.config.baseURL).host : '',
       demo,
       keyMissing: settings.keyMissing,
+      sandboxOff: settings.sandboxOff,
     });
     const consoleStore = store;
     const opened = await openSession(settings, {

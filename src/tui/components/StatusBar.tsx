@@ -12,6 +12,7 @@ import { liveCost, liveOutputTokens } from './progress.js';
 export function StatusBar({ store, columns }: { store: ConsoleStore; columns: number }) {
   const [model, endpoint, view, mouse] = useStore(store, useShallow((s) => [s.model, s.endpoint, s.view, s.mouse] as const));
   const waiting = useStore(store, (s) => s.approvals.length);
+  const sandboxOff = useStore(store, (s) => s.sandboxOff);
   const [input, output, estimated, cost, pending, active, done] = useStore(
     store,
     useShallow((s) => {
@@ -35,6 +36,8 @@ export function StatusBar({ store, columns }: { store: ConsoleStore; columns: nu
   const line = fitParts(
     [
       { text: waiting > 0 ? chalk.bgYellow.black.bold(` needs you: ${waiting} `) + chalk.dim(' Ctrl+Y') : '', priority: 10 },
+      // Unsandboxed by necessity is a warning that stays in view; on purpose (HUDDLE_SANDBOX=off), a quiet note.
+      { text: sandboxOff ? (sandboxOff.onPurpose ? chalk.dim('sandbox: off') : chalk.yellow.bold('sandbox: off — install bubblewrap')) : '', priority: 9 },
       { text: chalk.cyan(model) + (endpoint ? chalk.dim(` @ ${endpoint}`) : ''), priority: 4 },
       { text: `${formatTokens(input)} in ${estimated ? '~' : ''}${formatTokens(output)} out · $${cost.toFixed(3)}`, priority: 8 },
       { text: `tasks ${pending} pending ${active} active ${done} done`, priority: 9 },

@@ -124,6 +124,8 @@ export interface ConsoleState {
   demo: boolean;
   /** No API key: the console explains how to set one. */
   keyMissing: boolean;
+  /** Commands run unsandboxed (SPEC section 10): the status bar says so, in yellow unless it was on purpose. */
+  sandboxOff: { line: string; onPurpose: boolean } | undefined;
   /** Code highlighting loads after the first frame; panes redraw once when it is ready. */
   highlighterReady: boolean;
   /** The "needs you" queue, oldest first, and the one selected in /approvals. */
@@ -156,7 +158,14 @@ export function emptyAgent(name: string, role: string): AgentView {
   };
 }
 
-export function createConsoleStore(initial: { model: string; endpoint: string; demo?: boolean; keyMissing?: boolean; mouse?: boolean }) {
+export function createConsoleStore(initial: {
+  model: string;
+  endpoint: string;
+  demo?: boolean;
+  keyMissing?: boolean;
+  mouse?: boolean;
+  sandboxOff?: { line: string; onPurpose: boolean } | undefined;
+}) {
   return createStore<ConsoleState>(() => ({
     agents: { lead: emptyAgent('lead', 'lead') },
     order: ['lead'],
@@ -178,6 +187,7 @@ export function createConsoleStore(initial: { model: string; endpoint: string; d
     endpoint: initial.endpoint,
     demo: initial.demo ?? false,
     keyMissing: initial.keyMissing ?? false,
+    sandboxOff: initial.sandboxOff,
     highlighterReady: false,
     approvals: [],
     approvalIndex: 0,
