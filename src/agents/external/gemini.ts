@@ -2,8 +2,9 @@
 // turn continuing the session with `--resume <session id>`. Its stream-json lines are `init`
 // (session_id, model), `message` (assistant text, in deltas), `tool_use`, `tool_result`, `error`
 // and `result` (status, token stats; no cost). It reads MCP servers from its settings: huddle's
-// server is given through a system settings file of its own (GEMINI_CLI_SYSTEM_SETTINGS_PATH), so
-// the project's and the user's .gemini/ stay untouched. Its MCP tools are named mcp_huddle_<tool>. Permission modes: plan → plan, ask →
+// server is given through a system settings file of its own (GEMINI_CLI_SYSTEM_SETTINGS_PATH, in
+// the teammate's private config directory, which is also its GEMINI_CLI_HOME), so the project's
+// and the user's .gemini/ stay untouched. Its MCP tools are named mcp_huddle_<tool>. Permission modes: plan → plan, ask →
 // default (tools that need approval are refused without a person), auto → yolo.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -38,27 +39,32 @@ export class GeminiDriver extends PerTurnDriver {
   }
 
   /**
-   * huddle's MCP server, trusted (its tools need no confirmation), in a file only this agent reads.
-   * Gemini refuses a system settings file whose directories others may write (the temp dir), so
-   * it lives in the user's cache directory.
+   * huddle's MCP server, trusted (its tools need no confirmation), in a file only this agent reads:
+   * in its private config directory (Gemini refuses a system settings file whose directories
+   * others may write, such as the temp dir), else in a private directory of the user's cache.
    */
   #settings(): string {
     if (this.#settingsFile) return this.#settingsFile;
-    const env = this.setup.env;
-    const cache = env.XDG_CACHE_HOME || path.join(env.HOME || os.homedir(), '.cache');
-    const base = path.join(cache, 'huddle', 'gemini');
-    mkdirSync(base, { recursive: true, mode: 0o700 });
-    const dir = mkdtempSync(path.join(base, `${this.setup.name}-`));
-    const file = path.join(dir, 'settings.json');
+    let dir = this.setup.configDir;
+    if (!dir) {
+      const env = this.setup.env;
+      const base = path.join(env.XDG_CACHE_HOME || path.join(env.HOME || os.homedir(), '.cache'), 'huddle', 'gemini');
+      mkdirSync(base, { recursive: true, mode: 0o700 });
+      dir = this.#madeDir = mkdtempSync(path.join(base, `${this.setup.name}-`));
+    }
+    const file = path.join(dir, 'huddle-system-settings.json');
     const settings = { mcpServers: { huddle: { command: this.setup.mcp.command, args: this.setup.mcp.args, trust: true } } };
     writeFileSync(file, JSON.stringify(settings, null, 2), { mode: 0o600 });
     this.#settingsFile = file;
     return file;
   }
 
+  #madeDir: string | undefined;
+
   override async close(): Promise<void> {
     await super.close();
-    if (this.#settingsFile) rmSync(path.dirname(this.#settingsFile), { recursive: true, force: true });
+    if (this.#madeDir) rmSync(this.#madeDir, { recursive: true, force: true });
+    this.#madeDir = undefined;
     this.#settingsFile = undefined;
   }
 
