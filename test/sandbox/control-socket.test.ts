@@ -9,7 +9,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { type FakeApi, reply, replyText, startFakeApi, toolUse } from '../helpers/fake-api.js';
 import { lastToolResults } from '../helpers/team-harness.js';
 import { CLI_PATH, makeWorkspace, runCli, type Workspace } from '../helpers/run-cli.js';
-import { describeSandboxed } from './arena.js';
+import { describeSandboxed, socketProbe } from './arena.js';
 
 let fake: FakeApi;
 let ws: Workspace;
@@ -21,20 +21,6 @@ afterEach(async () => {
   await fake.close();
   ws.cleanup();
 });
-
-/** A node one-liner: connect to the socket the pointer names (or `socket`), send one request, print what came back. */
-export function socketProbe(request: object, socket?: string): string {
-  const target = socket ? JSON.stringify(socket) : "JSON.parse(require('fs').readFileSync('.team/control.json','utf8')).socket";
-  const script =
-    `const net=require('net');let p;try{p=${target}}catch(e){console.log('REFUSED no pointer',e.code);process.exit(0)}` +
-    `const c=net.connect(p);c.on('connect',()=>c.write(JSON.stringify(${JSON.stringify(request)})+'\\n'));` +
-    `c.on('data',d=>{console.log('ANSWERED',String(d));process.exit(0)});c.on('error',e=>{console.log('REFUSED',e.code);process.exit(0)})`;
-  return `${JSON.stringify(process.execPath)} -e ${shellQuote(script)}`;
-}
-
-export function shellQuote(text: string): string {
-  return `'${text.replace(/'/g, `'\\''`)}'`;
-}
 
 describeSandboxed('the control socket, from inside the sandbox', () => {
   it('a sandboxed bash command cannot send, interrupt or act as a teammate through it', async () => {
