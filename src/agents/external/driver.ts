@@ -59,6 +59,8 @@ export interface DriverSetup {
   mcp: { command: string; args: string[] };
   /** Its CLI's private config directory (writable inside its sandbox), if it has one. */
   configDir?: string | undefined;
+  /** True when huddle's OS sandbox is around the program (its CLI's own cannot nest inside it). */
+  sandboxed?: (() => boolean) | undefined;
   permissionMode: 'plan' | 'ask' | 'auto';
   /** A session of the CLI to continue (resume). */
   session?: string | undefined;

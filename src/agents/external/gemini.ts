@@ -6,7 +6,7 @@
 // the teammate's private config directory, which is also its GEMINI_CLI_HOME), so the project's
 // and the user's .gemini/ stay untouched. Its MCP tools are named mcp_huddle_<tool>. Permission modes: plan → plan, ask →
 // default (tools that need approval are refused without a person), auto → yolo.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PerTurnDriver, type LineState } from './per-turn-driver.js';
@@ -16,6 +16,8 @@ const APPROVAL: Record<'plan' | 'ask' | 'auto', string> = { plan: 'plan', ask: '
 export class GeminiDriver extends PerTurnDriver {
   readonly kind = 'gemini' as const;
   #settingsFile: string | undefined;
+  /** A directory this driver made for its settings (when it has no config directory), removed on close. */
+  #madeDir: string | undefined;
 
   protected argsFor(text: string, session: string | undefined): string[] {
     return [
@@ -55,11 +57,10 @@ export class GeminiDriver extends PerTurnDriver {
     const file = path.join(dir, 'huddle-system-settings.json');
     const settings = { mcpServers: { huddle: { command: this.setup.mcp.command, args: this.setup.mcp.args, trust: true } } };
     writeFileSync(file, JSON.stringify(settings, null, 2), { mode: 0o600 });
+    if (this.setup.configDir) seedUserSettings(this.setup.configDir, this.setup.env);
     this.#settingsFile = file;
     return file;
   }
-
-  #madeDir: string | undefined;
 
   override async close(): Promise<void> {
     await super.close();
@@ -116,4 +117,18 @@ export class GeminiDriver extends PerTurnDriver {
         return;
     }
   }
+}
+
+/**
+ * A fresh private GEMINI_CLI_HOME has no settings, and Gemini run non-interactively will not pick
+ * its way of signing in by itself ("Invalid auth method selected"). The only ways that work in the
+ * sandbox are those its environment carries (your ~/.gemini credentials are not there): an API
+ * key, or Vertex AI. Written once, when missing; the person may change it there.
+ */
+function seedUserSettings(home: string, env: Record<string, string>): void {
+  const selectedType = /^(true|1)$/i.test(env.GOOGLE_GENAI_USE_VERTEXAI ?? '') ? 'vertex-ai' : env.GEMINI_API_KEY ? 'gemini-api-key' : undefined;
+  const file = path.join(home, '.gemini', 'settings.json');
+  if (!selectedType || existsSync(file)) return;
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  writeFileSync(file, `${JSON.stringify({ security: { auth: { selectedType } } }, null, 2)}\n`, { mode: 0o600 });
 }

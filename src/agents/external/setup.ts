@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { HuddleConfig } from '../../runtime/config.js';
 import type { PermissionGate } from '../../runtime/permissions/guarded-tools.js';
 import { childEnvironment } from '../../runtime/process/spawn.js';
-import { agentSocketPath, agentStateDir } from '../../runtime/sandbox/index.js';
+import { agentSocketPath, agentStateDir, sandboxStatus } from '../../runtime/sandbox/index.js';
 import type { Workspace } from '../../runtime/workspace/workspace.js';
 import type { Identity } from '../prompts.js';
 import type { AgentChannel } from './agent-channel.js';
@@ -95,6 +95,7 @@ export function externalSetup(options: SetupOptions): ExternalSetup {
       }),
       mcp,
       configDir,
+      sandboxed: () => sandboxStatus().available,
       permissionMode: options.permissions.modeOf(identity.name),
       session: options.session,
       killGraceMs: KILL_GRACE_MS,
