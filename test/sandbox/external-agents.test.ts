@@ -8,12 +8,13 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import type { ExternalTeammate } from '../../src/agents/external/external-teammate.js';
 import { agentStateDir, configureSandbox } from '../../src/runtime/sandbox/index.js';
 import { hasSocat } from '../../src/runtime/sandbox/status.js';
 import { ensureWorktree } from '../../src/runtime/workspace/worktree.js';
-import { openControl } from '../../src/session/control-intents.js';
+import { handleControl } from '../../src/session/control-intents.js';
+import { ControlServer } from '../../src/session/control-server.js';
 import { reply, replyText, toolUse } from '../helpers/fake-api.js';
 import { CLAUDE_CODE_BIN, claudeCodeEnv, skipWithoutClaudeCode } from '../helpers/claude-code-teammate.js';
 import { useTestGitIdentity } from '../helpers/git-identity.js';
@@ -140,8 +141,10 @@ describeSandboxed('external agents in the sandbox', () => {
     }, 180_000);
 
     it('reaches the team through its own channel only: not the control socket, not another agent\'s channel', async () => {
-      await openControl(h.session, 'headless');
+      const server = await ControlServer.start(h.workspace.teamDir, 'headless', (request) => handleControl(h.session, 'headless', request));
+      onTestFinished(() => server.close());
       const control = JSON.parse(readFileSync(path.join(h.root, '.team', 'control.json'), 'utf8')).socket as string;
+      expect(control).toBe(server.socket);
       h.fake.script('bob', replyText('bob is ready.'));
       const bob = (await h.spawn('bob', 'Wait.', { agent: 'claude-code' })) as ExternalTeammate;
       await h.waitForEvent('bob to be ready', (e) => e.agent === 'bob' && e.type === 'text' && e.text === 'bob is ready.', 120_000);

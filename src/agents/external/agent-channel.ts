@@ -14,7 +14,7 @@ import { rmSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import path from 'node:path';
 import type { AgentEmitter } from '../../runtime/events/events.js';
-import { huddleRuntimeDir, listenPrivately } from '../../runtime/sandbox/runtime-dir.js';
+import { huddleRuntimeDir, listenPrivately, removeAtExit } from '../../runtime/sandbox/runtime-dir.js';
 import type { ToolDefinitionParam, ToolRegistry } from '../../runtime/tools/registry.js';
 import type { ToolResult } from '../../runtime/tools/types.js';
 import type { Workspace } from '../../runtime/workspace/workspace.js';
@@ -71,6 +71,7 @@ export class AgentChannel {
     if (this.#server) return;
     const server = createServer((connection) => this.#serve(connection, this.#scope, this.#tools));
     rmSync(this.socket, { force: true });
+    removeAtExit(this.socket);
     await listenPrivately(server, this.socket);
     server.unref(); // never what keeps huddle running
     this.#server = server;
@@ -113,7 +114,7 @@ export class AgentChannel {
         return answer(connection, { ok: false, error: 'the request is not JSON' });
       }
       if (request?.op === 'list') return answer(connection, { ok: true, result: tools.definitions() });
-      if (request?.op !== 'call' || typeof request.tool !== 'string') return answer(connection, { ok: false, error: "unknown request (list, call)" });
+      if (request?.op !== 'call' || typeof request.tool !== 'string') return answer(connection, { ok: false, error: 'unknown request (list, call)' });
       void tools
         .run(request.tool, request.input ?? {}, { workspace: scope.workspace, agent: scope.agent, signal: abort.signal, events: scope.events })
         .then((result) => answer(connection, { ok: true, result: { content: result.content, ...(result.isError ? { isError: true } : {}) } }));

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import path from 'node:path';
-import { huddleRuntimeDir, listenPrivately } from '../../runtime/sandbox/runtime-dir.js';
+import { huddleRuntimeDir, listenPrivately, removeAtExit } from '../../runtime/sandbox/runtime-dir.js';
 
 const DEFAULT_UPSTREAM = 'https://api.anthropic.com';
 
@@ -86,6 +86,7 @@ async function startRelay(): Promise<Relay> {
     tcp.listen(0, '127.0.0.1', () => resolve());
   });
   const socket = path.join(huddleRuntimeDir(), `model-${process.pid}-${randomBytes(4).toString('hex')}.sock`);
+  removeAtExit(socket);
   await listenPrivately(unix, socket);
   // Never what keeps huddle running.
   tcp.unref();

@@ -1,9 +1,9 @@
 // Everything an external teammate is started with, made in one place from the team's parts: its
 // program (launch.ts), its environment (huddle's secrets removed; for Claude Code the model
 // endpoint as huddle's relay and a stand-in key, as its own variables: model-relay.ts; its CLI's
-// config in a private directory of its own), huddle's MCP
-// server acting as it through its channel, its instructions, its permission mode, and the
-// sandbox it all runs in (external-sandbox.ts).
+// config in a private directory of its own), huddle's MCP server acting as it through its
+// channel, its instructions, its permission mode, and the sandbox it all runs in
+// (external-sandbox.ts).
 import path from 'node:path';
 import type { HuddleConfig } from '../../runtime/config.js';
 import type { PermissionGate } from '../../runtime/permissions/guarded-tools.js';
@@ -46,11 +46,16 @@ export function externalSetup(options: SetupOptions): ExternalSetup {
   const cwd = options.workspace.root;
   // Its CLI's own config and sessions: private to this teammate of this workspace, kept across runs.
   const configDir = kind === 'command' ? undefined : agentStateDir(options.workspaceRoot, identity.name, kind, options.env);
-  // Claude Code reaches huddle's model endpoint through the relay, with a stand-in key: the real one never enters its sandbox.
-  const model = kind === 'claude-code' && (config.apiKey || config.authToken) ? new ModelGrant({ apiKey: config.apiKey, authToken: config.authToken, baseURL: config.baseURL }) : undefined;
+  // Claude Code reaches huddle's model endpoint through the relay, with a stand-in key: the real one
+  // never enters its sandbox. A key or token of its own in `agents.claude-code.env` is the person's choice.
+  const ownKey = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN'].some((name) => launch.env[name] !== undefined);
+  const model =
+    kind === 'claude-code' && !ownKey && (config.apiKey || config.authToken)
+      ? new ModelGrant({ apiKey: config.apiKey, authToken: config.authToken, baseURL: launch.env.ANTHROPIC_BASE_URL ?? config.baseURL })
+      : undefined;
   const env = childEnvironment(
     {
-      ...(kind === 'claude-code' && !model && config.baseURL ? { ANTHROPIC_BASE_URL: config.baseURL } : {}),
+      ...(kind === 'claude-code' && !model ? modelVariables(config) : {}),
       ...launch.env,
       ...configVariables(kind, configDir),
       HUDDLE_AGENT: identity.name,
@@ -101,6 +106,11 @@ export function externalSetup(options: SetupOptions): ExternalSetup {
       killGraceMs: KILL_GRACE_MS,
     },
   };
+}
+
+/** Without the relay (no key of huddle's to hide, or one of the person's own): the endpoint as before. */
+function modelVariables(config: HuddleConfig): Record<string, string> {
+  return config.baseURL ? { ANTHROPIC_BASE_URL: config.baseURL } : {};
 }
 
 /**

@@ -92,8 +92,7 @@ export function agentStateRoot(env: NodeJS.ProcessEnv = process.env): string {
  * directory (gone when it exits) where the cache directory cannot be written.
  */
 export function agentStateDir(workspaceRoot: string, owner: string, kind: string, env: NodeJS.ProcessEnv = process.env): string {
-  const workspace = createHash('sha256').update(workspaceRoot).digest('hex').slice(0, 16);
-  const relative = path.join(workspace, safeName(owner), safeName(kind));
+  const relative = path.join(workspaceKey(workspaceRoot), safeName(owner), safeName(kind));
   const root = agentStateRoot(env);
   try {
     mkdirSync(root, { recursive: true, mode: 0o700 });
@@ -105,6 +104,15 @@ export function agentStateDir(workspaceRoot: string, owner: string, kind: string
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     return dir;
   }
+}
+
+/** Every external agent's config directory for the workspace at `workspaceRoot` (to remove them with it). */
+export function agentStateDirsOf(workspaceRoot: string, env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(agentStateRoot(env), workspaceKey(workspaceRoot));
+}
+
+function workspaceKey(workspaceRoot: string): string {
+  return createHash('sha256').update(workspaceRoot).digest('hex').slice(0, 16);
 }
 
 /** Cache variables pointing the usual tools at `cacheDir`. */

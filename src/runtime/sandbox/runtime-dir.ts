@@ -8,7 +8,7 @@
 // $XDG_RUNTIME_DIR/huddle where the session has one (hidden anyway, with the ssh and gpg agents),
 // else huddle-<uid> in the temp dir (behind the sandbox's private /tmp, and hidden explicitly where
 // TMPDIR is elsewhere). Clients never guess it: `.team/control.json` names the live socket.
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, statSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import type { Server } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,7 +22,34 @@ let made: string | undefined;
 export function huddleRuntimeDir(env: NodeJS.ProcessEnv = process.env): string {
   if (made && isOwnPrivateDir(made)) return made;
   made = findRuntimeDir(env);
+  sweepStale(made);
   return made;
+}
+
+/** Sockets named after a process (`agent-<pid>-…`, `model-<pid>-…`) that a huddle which crashed left behind. */
+const PER_PROCESS = /^(?:agent|model)-(\d+)-[0-9a-f]+\.sock$/;
+
+function sweepStale(dir: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(PER_PROCESS.exec(name)?.[1]);
+    if (!pid || pid === process.pid || isAlive(pid)) continue;
+    rmSync(path.join(dir, name), { force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 function findRuntimeDir(env: NodeJS.ProcessEnv): string {
@@ -88,4 +115,19 @@ export async function listenPrivately(server: Server, socket: string): Promise<v
   }
   await listening;
   chmodSync(socket, 0o600);
+}
+
+const leftAtExit = new Set<string>();
+
+/**
+ * A socket file of this process's own (named after its pid) is removed when it exits, however it
+ * ends its servers. (Not the control socket: a later huddle in the same workspace may have its path.)
+ */
+export function removeAtExit(socket: string): void {
+  if (leftAtExit.size === 0) {
+    process.once('exit', () => {
+      for (const file of leftAtExit) rmSync(file, { force: true });
+    });
+  }
+  leftAtExit.add(socket);
 }

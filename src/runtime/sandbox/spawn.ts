@@ -80,7 +80,9 @@ export async function prepareSandboxed(argv: readonly string[], request: Sandbox
   const notes: string[] = [];
   const bridges: LoopbackBridge[] = [];
   const sockets: Array<{ host: string; inside: string }> = request.socket ? [{ host: request.socket, inside: AGENT_SOCKET_INSIDE }] : [];
-  const socat = hasSocat();
+  // Looked up only where a bridge is needed (most commands need none).
+  const needsBridge = plan === 'on' ? hasLists(network) : request.loopback !== undefined;
+  const socat = needsBridge ? hasSocat() : undefined;
   if (plan === 'on' && hasLists(network)) {
     if (socat) {
       plan = { socket: await filteringProxy(network), inside: PROXY_SOCKET_INSIDE };
