@@ -86,7 +86,7 @@ async function runSubcommand(command: Subcommand, argv: string[]): Promise<numbe
     parsed = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { cwd: { type: 'string' }, json: { type: 'boolean' }, as: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: { cwd: { type: 'string' }, json: { type: 'boolean' }, as: { type: 'string' }, socket: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
     });
   } catch (error) {
     usageError((error as Error).message);
@@ -96,13 +96,13 @@ async function runSubcommand(command: Subcommand, argv: string[]): Promise<numbe
     process.stdout.write(`${HELP}\n`);
     return 0;
   }
-  const allowed: Record<Subcommand, string[]> = { status: ['cwd', 'json'], send: ['cwd'], interrupt: ['cwd'], mcp: ['cwd', 'as'] };
+  const allowed: Record<Subcommand, string[]> = { status: ['cwd', 'json'], send: ['cwd'], interrupt: ['cwd'], mcp: ['cwd', 'as', 'socket'] };
   for (const key of Object.keys(values)) if (!allowed[command].includes(key)) usageError(`--${key} does not go with huddle ${command}`);
   if (command === 'mcp') {
     if (!values.as) usageError('huddle mcp needs --as NAME: the teammate the external agent acts as');
     if (positionals.length) usageError(`unexpected argument '${positionals[0]}'`);
     const { runMcpServer } = await import('./faces/mcp-server.js');
-    return runMcpServer({ as: values.as, cwd: values.cwd, version: VERSION });
+    return runMcpServer({ as: values.as, cwd: values.cwd, socket: values.socket, version: VERSION });
   }
   const { runControlCommand } = await import('./faces/control-cli.js');
   if (command === 'status') {

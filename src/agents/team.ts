@@ -44,6 +44,7 @@ import { worktreeInstructions } from './worktree-prompt.js';
 import { ExternalTeammate } from './external/external-teammate.js';
 import { resolveLaunch } from './external/launch.js';
 import { externalSetup } from './external/setup.js';
+import { teamChannel } from './external/huddle-tools.js';
 
 export type { ResumeReport } from './resume.js';
 
@@ -341,7 +342,7 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
       launch: spec.launch ?? resolveLaunch(kind, { workspaceRoot: root }),
       identity,
       model: spec.agentModel,
-      cwd: spec.worktree?.workspace.root ?? root,
+      workspace: spec.worktree?.workspace ?? this.ctx.workspace,
       workspaceRoot: root,
       roleBody: spec.roleDef?.body,
       worktreeNote: spec.worktree && worktreeInstructions(spec.worktree),
@@ -349,11 +350,9 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
       config: this.ctx.config,
       permissions: this.permissions,
       session: spec.agentSession,
-      // Not through the sandbox's spawn (ctx.spawn) yet: its MCP server writes the team's state,
-      // which the sandbox keeps read-only, and its CLI's own config and credentials (~/.claude…)
-      // are among the paths the sandbox hides. Its tools still go through huddle's permission
-      // mode and deny-list (claude-code) or its CLI's own sandbox (codex, gemini).
-      spawn: undefined,
+      // Its program runs in the sandbox (external-sandbox.ts); the team's state reaches it only
+      // through its own channel, acting as it alone (a program in a PTY calls no tools).
+      channel: kind === 'command' ? undefined : teamChannel(this.ctx, this, spec.name),
       answerShutdown: (requestId) => this.answerShutdown(spec.name, requestId, true),
     });
     const teammate = new ExternalTeammate(

@@ -1,20 +1,17 @@
 // Where the control socket of the huddle process live in a workspace is (SPEC section 1), and the
 // little protocol spoken over it: one JSON request line, one JSON response line, per connection.
-// The socket sits at `.team/control.sock`; a Unix socket path is limited to ~104-108 bytes, so a
-// workspace deep in the tree gets one in a private (0700) directory under the temp dir instead.
-// Either way `.team/control.json` (0600) names it and the process that owns it, so a client finds
-// it without guessing, and a pointer left by a dead process is recognised as such.
+// The socket acts as the person (send as "user", interrupt, teammate tools as anyone), so it lives
+// in huddle's private runtime directory (owner-only, hidden from every sandboxed command: a
+// read-only bind of a socket would still accept connect()), named after the workspace. The
+// pointer `.team/control.json` (0600) names it and the process that owns it, so a client finds it
+// without guessing, and a pointer left by a dead process is recognised as such.
 import { createHash } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
-
-/** The longest socket path we use: Linux allows 107 bytes, macOS 103; keep a margin. */
-const MAX_SOCKET_PATH = 100;
+import { huddleRuntimeDir } from '../runtime/sandbox/runtime-dir.js';
 
 export const CONTROL_POINTER = 'control.json';
-export const CONTROL_SOCKET = 'control.sock';
 
 export type ControlRequest =
   | { op: 'status' }
@@ -54,21 +51,10 @@ export interface ControlPointer {
   started_at: string;
 }
 
-/** The socket path for a workspace's team directory: in it when short enough, else a private temp dir. */
+/** The socket path for a workspace's team directory, in huddle's private runtime directory (made if need be). */
 export function controlSocketPath(teamDir: string): string {
-  const inTeam = path.join(teamDir, CONTROL_SOCKET);
-  if (Buffer.byteLength(inTeam) <= MAX_SOCKET_PATH) return inTeam;
-  const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
-  const dir = path.join(os.tmpdir(), `huddle-${uid}`);
   const hash = createHash('sha256').update(teamDir).digest('hex').slice(0, 16);
-  return path.join(dir, `${hash}.sock`);
-}
-
-/** Makes the private directory a fallback socket lives in (owner only). */
-export function prepareSocketDir(socket: string, teamDir: string): void {
-  const dir = path.dirname(socket);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  if (dir !== teamDir) chmodSync(dir, 0o700);
+  return path.join(huddleRuntimeDir(), `control-${hash}.sock`);
 }
 
 export function pointerFile(teamDir: string): string {

@@ -1,14 +1,16 @@
-// The control socket of a live huddle process (SPEC section 1): other shells, scripts, editors and
-// huddle's own MCP server talk to the running team through it (`huddle status`, `send`,
-// `interrupt`; an external teammate's idle/shutdown/plan answers). A Unix socket, owner-only
-// (0600), one JSON request line and one JSON response line per connection (control-endpoint.ts).
-// It only forwards to the session's intents: it knows no agents.
+// The control socket of a live huddle process (SPEC section 1): the person's other shells, scripts
+// and editors talk to the running team through it (`huddle status`, `send`, `interrupt`; the
+// idle/shutdown/plan answers of a `huddle mcp` wired by hand). It acts as the person, so it is
+// for the person's own processes only: a Unix socket, owner-only (0600), in huddle's runtime
+// directory, which no sandboxed command can see (external agents reach the team through their own
+// channel instead: agents/external/agent-channel.ts). One JSON request line and one JSON response
+// line per connection (control-endpoint.ts). It only forwards to the session's intents: it knows
+// no agents.
 import { rmSync } from 'node:fs';
-import { chmodSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
+import { listenPrivately } from '../runtime/sandbox/runtime-dir.js';
 import {
   controlSocketPath,
-  prepareSocketDir,
   removePointer,
   writePointer,
   type ControlRequest,
@@ -38,24 +40,11 @@ export class ControlServer {
   /** Listens for the workspace whose team directory is `teamDir`; the pointer names this process. */
   static async start(teamDir: string, face: string, handle: ControlHandler): Promise<ControlServer> {
     const socket = controlSocketPath(teamDir);
-    prepareSocketDir(socket, teamDir);
     await clearStale(socket);
     const server = createServer((connection) => control.#serve(connection, handle));
     const control = new ControlServer(server, socket, teamDir);
     // Owner-only from the first moment: no window in which another user could connect.
-    const umask = process.umask(0o177);
-    try {
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(socket, () => {
-          server.off('error', reject);
-          resolve();
-        });
-      });
-    } finally {
-      process.umask(umask);
-    }
-    chmodSync(socket, 0o600);
+    await listenPrivately(server, socket);
     // The socket must never keep a finished process alive.
     server.unref();
     writePointer(teamDir, { pid: process.pid, socket, face, started_at: new Date().toISOString() });

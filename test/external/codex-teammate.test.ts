@@ -3,7 +3,7 @@
 // server (Codex offers it as the namespace mcp__huddle), completes the task and reports; a message later is a new turn that resumes its thread (`codex exec resume`).
 // The Codex CLI is not a dependency of huddle: this test runs where it is installed
 // (HUDDLE_TEST_CODEX=/path/to/codex, or `codex` on PATH) and is skipped otherwise.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -11,6 +11,8 @@ import { found } from '../../src/agents/external/launch.js';
 import { call, say, startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.js';
 import { CLI_PATH } from '../helpers/run-cli.js';
 import { openTeamHarness, type TeamHarness } from '../helpers/team-harness.js';
+import { sandboxStatus } from '../../src/runtime/sandbox/index.js';
+import { expectSame, makeArena } from '../sandbox/arena.js';
 
 const CODEX = process.env.HUDDLE_TEST_CODEX ?? found('codex', process.env);
 if (!CODEX) console.warn('skipping the codex teammate test: install @openai/codex or set HUDDLE_TEST_CODEX to its path');
@@ -78,4 +80,26 @@ describe.skipIf(!CODEX)('a codex teammate (the real Codex CLI)', () => {
     expect(next).toContain('also say goodbye');
     expect(h.team.ctx.roster.get('cx')!.agent_session).toBe(thread);
   }, 240_000);
+});
+
+// Its commands run in huddle's sandbox (Codex's own, bubblewrap too, cannot nest inside it, so huddle turns
+// it off there): they write the workspace, not a byte outside it.
+describe.skipIf(!CODEX || (!sandboxStatus().available && process.env.CI !== 'true'))('a codex teammate in the sandbox', () => {
+  it('writes its workspace and nothing outside it', async () => {
+    const arena = makeArena('codex-');
+    try {
+      const before = arena.snapshot();
+      const COMMAND = `echo mine > made-by-codex.txt; echo pwned > ${arena.victim}/keep.txt; touch ${arena.victim}/new-file; echo finished`;
+      openai.script([call('exec_command', { cmd: COMMAND })], [say('Tried.')]);
+      await h.spawn('cx', 'Run the command.', { agent: 'codex', model: 'gpt-5', permissionMode: 'auto' });
+      await h.waitForEvent('its turn to end', (e) => e.agent === 'cx' && e.type === 'text' && String(e.text).includes('Tried.'), 90_000);
+      const result = h.events.find((e) => e.agent === 'cx' && e.type === 'tool_result');
+      expect(String(result?.content)).toContain('finished');
+      expect(String(result?.content)).toMatch(/Read-only file system/);
+      expect(readFileSync(path.join(h.root, 'made-by-codex.txt'), 'utf8')).toBe('mine\n');
+      expectSame(arena.snapshot(), before, 'the victim');
+    } finally {
+      arena.cleanup();
+    }
+  }, 180_000);
 });

@@ -11,6 +11,8 @@ import { found } from '../../src/agents/external/launch.js';
 import { geminiCall, geminiText, startFakeGemini, type FakeGemini } from '../helpers/fake-gemini.js';
 import { CLI_PATH, REPO_ROOT } from '../helpers/run-cli.js';
 import { openTeamHarness, type TeamHarness } from '../helpers/team-harness.js';
+import { sandboxStatus } from '../../src/runtime/sandbox/index.js';
+import { expectSame, makeArena } from '../sandbox/arena.js';
 
 const GEMINI = process.env.HUDDLE_TEST_GEMINI ?? found('gemini', process.env);
 if (!GEMINI) console.warn('skipping the gemini teammate test: install @google/gemini-cli or set HUDDLE_TEST_GEMINI to its path');
@@ -84,4 +86,25 @@ describe.skipIf(!GEMINI)('a gemini teammate (the real Gemini CLI)', () => {
     expect(contents).toContain('also add a second line');
     expect(h.team.ctx.roster.get('gem')!.agent_session).toBe(session);
   }, 240_000);
+});
+
+// Its commands run in huddle's sandbox: they write the workspace, not a byte outside it.
+describe.skipIf(!GEMINI || (!sandboxStatus().available && process.env.CI !== 'true'))('a gemini teammate in the sandbox', () => {
+  it('writes its workspace and nothing outside it', async () => {
+    const arena = makeArena('gemini-');
+    try {
+      const before = arena.snapshot();
+      const COMMAND = `echo mine > made-by-gemini.txt; echo pwned > ${arena.victim}/keep.txt; touch ${arena.victim}/new-file; echo finished`;
+      gemini.script([geminiCall('run_shell_command', { command: COMMAND })], [geminiText('Tried.')]);
+      await h.spawn('gem', 'Run the command.', { agent: 'gemini', permissionMode: 'auto' });
+      await h.waitForEvent('its turn to end', (e) => e.agent === 'gem' && e.type === 'text' && String(e.text).includes('Tried.'), 90_000);
+      const result = h.events.find((e) => e.agent === 'gem' && e.type === 'tool_result');
+      expect(String(result?.content)).toContain('finished');
+      expect(String(result?.content)).toMatch(/Read-only file system/);
+      expect(readFileSync(path.join(h.root, 'made-by-gemini.txt'), 'utf8')).toBe('mine\n');
+      expectSame(arena.snapshot(), before, 'the victim');
+    } finally {
+      arena.cleanup();
+    }
+  }, 180_000);
 });

@@ -4,8 +4,10 @@
 // command_execution, file_change, mcp_tool_call, …), `turn.completed` (usage; no cost),
 // `turn.failed` and `error`. huddle's MCP server is given with `-c mcp_servers.huddle.*` (Codex
 // reads MCP servers from its config.toml; -c overrides it for this run only; the model sees them
-// in a namespace mcp__huddle). Permission modes:
-// plan → read-only sandbox, ask and auto → workspace-write (exec never stops to ask).
+// in a namespace mcp__huddle). Permission modes map to its own sandbox — plan → read-only, ask and
+// auto → workspace-write (exec never stops to ask) — where huddle's is not around it; inside
+// huddle's (which is read-only in plan mode) its own cannot start (it is bubblewrap or Seatbelt
+// too, and a sandbox makes no sandboxes), so it runs its commands as they are: danger-full-access.
 import { PerTurnDriver, type LineState } from './per-turn-driver.js';
 
 const SANDBOX: Record<'plan' | 'ask' | 'auto', string> = { plan: 'read-only', ask: 'workspace-write', auto: 'workspace-write' };
@@ -30,7 +32,7 @@ export class CodexDriver extends PerTurnDriver {
       '-c',
       'mcp_servers.huddle.default_tools_approval_mode="approve"',
       '-c',
-      `sandbox_mode=${toml(SANDBOX[this.setup.permissionMode])}`,
+      `sandbox_mode=${toml(this.setup.sandboxed?.() ? 'danger-full-access' : SANDBOX[this.setup.permissionMode])}`,
       ...(this.setup.model ? ['-m', this.setup.model] : []),
     ];
     return session ? ['exec', 'resume', ...this.setup.args, ...options, session, text] : ['exec', ...this.setup.args, ...options, '-C', this.setup.cwd, text];

@@ -57,6 +57,10 @@ export interface DriverSetup {
   instructions: string;
   /** How to start `huddle mcp --as NAME` for it. */
   mcp: { command: string; args: string[] };
+  /** Its CLI's private config directory (writable inside its sandbox), if it has one. */
+  configDir?: string | undefined;
+  /** True when huddle's OS sandbox is around the program (its CLI's own cannot nest inside it). */
+  sandboxed?: (() => boolean) | undefined;
   permissionMode: 'plan' | 'ask' | 'auto';
   /** A session of the CLI to continue (resume). */
   session?: string | undefined;

@@ -13,13 +13,15 @@ import { ToolError } from '../../runtime/tools/types.js';
 import type { CompactionResult } from '../compaction.js';
 import type { TeamContext } from '../team-context.js';
 import { Teammate, type TeammateSpec } from '../teammate.js';
+import type { AgentChannel } from './agent-channel.js';
+import type { ModelGrant } from './model-relay.js';
 import { ClaudeCodeDriver } from './claude-code.js';
 import { CodexDriver } from './codex.js';
 import type { DriverSetup, ExternalDriver } from './driver.js';
 import { ExternalTurnLoop } from './external-loop.js';
 import { GeminiDriver } from './gemini.js';
 import type { AgentKind } from './launch.js';
-import { PtyDriver, type TerminalView } from './pty-driver.js';
+import { PtyDriver, type CommandLine, type TerminalView } from './pty-driver.js';
 
 /** Claude Code's tools that change files, and where each names its file. */
 const WRITE_TOOLS: Record<string, string> = { Write: 'file_path', Edit: 'file_path', MultiEdit: 'file_path', NotebookEdit: 'notebook_path' };
@@ -28,10 +30,16 @@ export interface ExternalSetup {
   kind: AgentKind;
   driver: DriverSetup;
   permissions: PermissionGate;
-  /** The spawn seam (the sandbox's, when there is one). */
+  /** The spawn seam: the sandbox's (external-sandbox.ts). */
   spawn?: SpawnLike | undefined;
+  /** For a program in a PTY: the command line that runs it in the sandbox. */
+  commandLine?: CommandLine | undefined;
   /** Answers a shutdown request on its behalf (a program in a PTY cannot call tools). */
   answerShutdown(requestId: string): Promise<void>;
+  /** Its way into the team, open while it runs (huddle's MCP server works through it). */
+  channel?: AgentChannel | undefined;
+  /** Its access to the model through huddle's relay (Claude Code), granted while it runs. */
+  model?: ModelGrant | undefined;
 }
 
 export function createDriver(setup: ExternalSetup): ExternalDriver {
@@ -43,7 +51,7 @@ export function createDriver(setup: ExternalSetup): ExternalDriver {
     case 'codex':
       return new CodexDriver(setup.driver, setup.spawn);
     case 'command':
-      return new PtyDriver(setup.driver);
+      return new PtyDriver(setup.driver, setup.commandLine);
   }
 }
 
@@ -70,8 +78,14 @@ export class ExternalTeammate extends Teammate {
     this.kind = external.kind;
     this.external = external;
     this.driver = driver;
-    // However it ends (shut down, failed, stopped by the person), its program ends with it.
-    void this.done.then(() => driver.close());
+    // However it ends (shut down, failed, stopped by the person), its program ends with it, and
+    // its channel and model access close (unless a restart of it has opened them again).
+    const channel = external.channel?.open();
+    const model = external.model?.open();
+    void this.done
+      .then(() => driver.close())
+      .catch(() => undefined)
+      .then(() => Promise.all([external.channel?.close(channel), external.model?.close(model)]));
   }
 
   /** The screen of a program in a PTY (command teammates), for the console's pane. */

@@ -2,10 +2,11 @@
 // turn continuing the session with `--resume <session id>`. Its stream-json lines are `init`
 // (session_id, model), `message` (assistant text, in deltas), `tool_use`, `tool_result`, `error`
 // and `result` (status, token stats; no cost). It reads MCP servers from its settings: huddle's
-// server is given through a system settings file of its own (GEMINI_CLI_SYSTEM_SETTINGS_PATH), so
-// the project's and the user's .gemini/ stay untouched. Its MCP tools are named mcp_huddle_<tool>. Permission modes: plan → plan, ask →
+// server is given through a system settings file of its own (GEMINI_CLI_SYSTEM_SETTINGS_PATH, in
+// the teammate's private config directory, which is also its GEMINI_CLI_HOME), so the project's
+// and the user's .gemini/ stay untouched. Its MCP tools are named mcp_huddle_<tool>. Permission modes: plan → plan, ask →
 // default (tools that need approval are refused without a person), auto → yolo.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PerTurnDriver, type LineState } from './per-turn-driver.js';
@@ -15,6 +16,8 @@ const APPROVAL: Record<'plan' | 'ask' | 'auto', string> = { plan: 'plan', ask: '
 export class GeminiDriver extends PerTurnDriver {
   readonly kind = 'gemini' as const;
   #settingsFile: string | undefined;
+  /** A directory this driver made for its settings (when it has no config directory), removed on close. */
+  #madeDir: string | undefined;
 
   protected argsFor(text: string, session: string | undefined): string[] {
     return [
@@ -38,27 +41,31 @@ export class GeminiDriver extends PerTurnDriver {
   }
 
   /**
-   * huddle's MCP server, trusted (its tools need no confirmation), in a file only this agent reads.
-   * Gemini refuses a system settings file whose directories others may write (the temp dir), so
-   * it lives in the user's cache directory.
+   * huddle's MCP server, trusted (its tools need no confirmation), in a file only this agent reads:
+   * in its private config directory (Gemini refuses a system settings file whose directories
+   * others may write, such as the temp dir), else in a private directory of the user's cache.
    */
   #settings(): string {
     if (this.#settingsFile) return this.#settingsFile;
-    const env = this.setup.env;
-    const cache = env.XDG_CACHE_HOME || path.join(env.HOME || os.homedir(), '.cache');
-    const base = path.join(cache, 'huddle', 'gemini');
-    mkdirSync(base, { recursive: true, mode: 0o700 });
-    const dir = mkdtempSync(path.join(base, `${this.setup.name}-`));
-    const file = path.join(dir, 'settings.json');
+    let dir = this.setup.configDir;
+    if (!dir) {
+      const env = this.setup.env;
+      const base = path.join(env.XDG_CACHE_HOME || path.join(env.HOME || os.homedir(), '.cache'), 'huddle', 'gemini');
+      mkdirSync(base, { recursive: true, mode: 0o700 });
+      dir = this.#madeDir = mkdtempSync(path.join(base, `${this.setup.name}-`));
+    }
+    const file = path.join(dir, 'huddle-system-settings.json');
     const settings = { mcpServers: { huddle: { command: this.setup.mcp.command, args: this.setup.mcp.args, trust: true } } };
     writeFileSync(file, JSON.stringify(settings, null, 2), { mode: 0o600 });
+    if (this.setup.configDir) seedUserSettings(this.setup.configDir, this.setup.env);
     this.#settingsFile = file;
     return file;
   }
 
   override async close(): Promise<void> {
     await super.close();
-    if (this.#settingsFile) rmSync(path.dirname(this.#settingsFile), { recursive: true, force: true });
+    if (this.#madeDir) rmSync(this.#madeDir, { recursive: true, force: true });
+    this.#madeDir = undefined;
     this.#settingsFile = undefined;
   }
 
@@ -110,4 +117,18 @@ export class GeminiDriver extends PerTurnDriver {
         return;
     }
   }
+}
+
+/**
+ * A fresh private GEMINI_CLI_HOME has no settings, and Gemini run non-interactively will not pick
+ * its way of signing in by itself ("Invalid auth method selected"). The only ways that work in the
+ * sandbox are those its environment carries (your ~/.gemini credentials are not there): an API
+ * key, or Vertex AI. Written once, when missing; the person may change it there.
+ */
+function seedUserSettings(home: string, env: Record<string, string>): void {
+  const selectedType = /^(true|1)$/i.test(env.GOOGLE_GENAI_USE_VERTEXAI ?? '') ? 'vertex-ai' : env.GEMINI_API_KEY ? 'gemini-api-key' : undefined;
+  const file = path.join(home, '.gemini', 'settings.json');
+  if (!selectedType || existsSync(file)) return;
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  writeFileSync(file, `${JSON.stringify({ security: { auth: { selectedType } } }, null, 2)}\n`, { mode: 0o600 });
 }

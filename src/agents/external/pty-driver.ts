@@ -1,4 +1,5 @@
-// A `command` teammate: any program in a real PTY (node-pty), its screen kept by a headless
+// A `command` teammate: any program in a real PTY (node-pty), in the sandbox like every external
+// agent (node-pty starts bubblewrap, which starts the program), its screen kept by a headless
 // terminal (@xterm/headless) that the console renders in its pane. A turn types the text into the
 // program and lasts until it has been quiet for a moment (it waits for input again); keys from
 // the console go straight to it. Both packages load only when such a teammate starts: node-pty is
@@ -34,9 +35,15 @@ interface Turn {
   interrupted: boolean;
 }
 
+/** The file, arguments and environment that run `argv` (in the sandbox). */
+export type CommandLine = (argv: readonly string[], env: Record<string, string>) => Promise<{ file: string; args: string[]; env: Record<string, string> }>;
+
+const asItIs: CommandLine = async ([file = '', ...args], env) => ({ file, args, env });
+
 export class PtyDriver implements ExternalDriver, TerminalView {
   readonly kind = 'command' as const;
   readonly #setup: DriverSetup;
+  readonly #commandLine: CommandLine;
   #pty: IPty | undefined;
   #term: HeadlessTerminal | undefined;
   #starting: Promise<void> | undefined;
@@ -47,8 +54,9 @@ export class PtyDriver implements ExternalDriver, TerminalView {
   readonly #listeners = new Set<() => void>();
   #parsed: Promise<void> = Promise.resolve();
 
-  constructor(setup: DriverSetup) {
+  constructor(setup: DriverSetup, commandLine: CommandLine = asItIs) {
     this.#setup = setup;
+    this.#commandLine = commandLine;
   }
 
   get cols(): number {
@@ -154,7 +162,8 @@ export class PtyDriver implements ExternalDriver, TerminalView {
     const term = new Terminal({ cols: this.#cols, rows: this.#rows, allowProposedApi: true, scrollback: 1000 });
     this.#term = term;
     const { command, args, cwd, env } = this.#setup;
-    const child = pty.spawn(command, args, { name: 'xterm-256color', cols: this.#cols, rows: this.#rows, cwd, env: { ...env, TERM: 'xterm-256color' } });
+    const line = await this.#commandLine([command, ...args], { ...env, TERM: 'xterm-256color' });
+    const child = pty.spawn(line.file, line.args, { name: 'xterm-256color', cols: this.#cols, rows: this.#rows, cwd, env: line.env });
     this.#pty = child;
     child.onData((data) => {
       this.#parsed = this.#parsed.then(() => new Promise<void>((resolve) => term.write(data, resolve)));

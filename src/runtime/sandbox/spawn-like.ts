@@ -31,14 +31,16 @@ export function sandboxSpawnLike({ rootsFor, owner = 'huddle' }: SandboxSpawnOpt
   };
 }
 
-function definedOnly(env: NodeJS.ProcessEnv): Record<string, string> {
+/** spawn()'s env without its undefined values. */
+export function definedOnly(env: NodeJS.ProcessEnv): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(env)) if (value !== undefined) out[key] = value;
   return out;
 }
 
 type Kind = 'ignore' | 'pipe' | 'inherit';
-function stdioOf(stdio: SpawnOptions['stdio']): readonly [Kind, Kind, Kind] {
+/** spawn()'s stdio option as the sandbox's three kinds. */
+export function stdioOf(stdio: SpawnOptions['stdio']): readonly [Kind, Kind, Kind] {
   if (stdio === 'ignore' || stdio === 'inherit' || stdio === 'pipe') return [stdio, stdio, stdio];
   if (Array.isArray(stdio)) {
     const kind = (value: unknown): Kind => (value === 'ignore' || value === 'inherit' ? value : 'pipe');
