@@ -2,29 +2,32 @@
 // tests' PtyDriver), against the fake Messages API served from this process:
 // - launch: spawn → the input line ('ask the lead') on the emulated screen;
 // - streaming load: eight agents streaming at once — CPU of the huddle process, redraws, bytes;
-// - idle team: four idle teammates — CPU of the huddle process.
+// - idle team: eight idle teammates — CPU of the huddle process.
+// (bench/console-words.ts: eight teammates streaming a word at a time, a teammate's pane in view.)
 import { appendFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type FakeApi, type Scripted, reply, replyText, startFakeApi, text, toolUse } from '../test/helpers/fake-api.js';
 import { PtyDriver } from '../test/helpers/pty-driver.js';
 import { type BenchResult, TEST_API_KEY, cpuPercentOver, log, median, result, round, sleep, spread, tempDir, treeCpuSeconds, until } from './lib.js';
 
-const INPUT_HINT = 'ask the lead';
+export const INPUT_HINT = 'ask the lead';
 /** Ink wraps every frame it writes in a synchronized update: begin … end. */
 const FRAME_BEGIN = '\x1b[?2026h';
 const FRAME_END = '\x1b[?2026l';
 
 /**
  * Extra environment for the console under test: `BENCH_CPU_PROF=<dir>` writes a V8 CPU profile per
- * console run. (`BENCH_PTY_LOG=<file>` appends every chunk the console writes, as JSON lines.)
+ * console run; `BENCH_NODE_OPTIONS` adds Node options (to try V8 flags). (`BENCH_PTY_LOG=<file>`
+ * appends every chunk the console writes, as JSON lines.)
  */
 function profileEnv(): Record<string, string> {
   const dir = process.env.BENCH_CPU_PROF;
-  return dir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.resolve(dir)}` } : {};
+  const options = [dir ? `--cpu-prof --cpu-prof-dir=${path.resolve(dir)}` : '', process.env.BENCH_NODE_OPTIONS ?? ''].filter(Boolean).join(' ');
+  return options ? { NODE_OPTIONS: options } : {};
 }
 
 /** A console in a PTY plus counters over everything it writes to the terminal. */
-class Console {
+export class Console {
   readonly driver: PtyDriver;
   readonly spawnedAt: number;
   /** The workspace: a fresh temporary directory, the console's working directory. */
@@ -35,15 +38,15 @@ class Console {
   #tail = '';
   readonly #cleanup: () => void;
 
-  constructor(fake: FakeApi, env: Record<string, string> = {}) {
+  constructor(fake: FakeApi, env: Record<string, string> = {}, size: { cols: number; rows: number } = { cols: 120, rows: 32 }) {
     const ws = tempDir('huddle-bench-tty-');
     this.#cleanup = ws.cleanup;
     this.dir = ws.dir;
     this.spawnedAt = performance.now();
     this.driver = new PtyDriver({
       cwd: ws.dir,
-      cols: 120,
-      rows: 32,
+      cols: size.cols,
+      rows: size.rows,
       env: { ANTHROPIC_API_KEY: TEST_API_KEY, ANTHROPIC_BASE_URL: fake.url, HUDDLE_RETRY_BASE_MS: '5', CI: 'false', ...profileEnv(), ...env },
     });
     const trace = process.env.BENCH_PTY_LOG;
@@ -272,7 +275,7 @@ export async function benchConsoleStreaming(): Promise<BenchResult[]> {
 
 // ---- 8. idle team --------------------------------------------------------------------------------
 
-const IDLERS = ['b1', 'b2', 'b3', 'b4'];
+const IDLERS = ['b1', 'b2', 'b3', 'b4', 'b5', 'b6', 'b7', 'b8'];
 
 export async function benchConsoleIdle(windowMs = 5000): Promise<BenchResult[]> {
   const fake = await startFakeApi();
@@ -292,10 +295,10 @@ export async function benchConsoleIdle(windowMs = 5000): Promise<BenchResult[]> 
   try {
     await tty.whenScreenShows(INPUT_HINT);
     const workspace = tty.dir;
-    await tty.driver.type('spawn four teammates');
+    await tty.driver.type('spawn eight teammates');
     tty.driver.write('\r');
     await until(
-      'four idle teammates and an idle lead',
+      'eight idle teammates and an idle lead',
       () => {
         const members = rosterStatuses(workspace);
         return IDLERS.every((name) => members.get(name) === 'idle') && members.get('lead') === 'idle';
@@ -326,11 +329,11 @@ export async function benchConsoleIdle(windowMs = 5000): Promise<BenchResult[]> 
     log(`idle team: CPU ${cpu.percent.toFixed(2)} % (${(cpu.cpuSeconds * 1000).toFixed(0)} ms CPU in ${cpu.wallSeconds.toFixed(1)} s), ${frames} frames, ${bytes} bytes`);
     return [
       result({
-        name: 'console, 4 idle teammates: CPU',
+        name: 'console, 8 idle teammates: CPU',
         value: cpu.percent,
         unit: '% core',
         target: 1,
-        stat: `utime+stime of the huddle process tree over ${(windowMs / 1000).toFixed(0)} s once all four are idle`,
+        stat: `utime+stime of the huddle process tree over ${(windowMs / 1000).toFixed(0)} s once all eight are idle`,
         note: '/proc times count in 10 ms ticks: 1 % of 5 s is 5 ticks',
         detail: {
           cpuMs: round(cpu.cpuSeconds * 1000, 1),

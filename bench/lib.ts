@@ -203,6 +203,29 @@ export function treeCpuSeconds(pid: number): number {
   return ticks / ticksPerSecond();
 }
 
+/** Resident memory (bytes) of `pid` and every live descendant, from /proc/<pid>/status VmRSS. */
+export function treeRssBytes(pid: number): number {
+  const parents = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = readStat(entry);
+    if (stat) parents.set(stat.pid, stat.ppid);
+  }
+  let bytes = 0;
+  for (const [child] of parents) {
+    let at: number | undefined = child;
+    while (at !== undefined && at !== pid && at > 1) at = parents.get(at);
+    if (at !== pid) continue;
+    try {
+      const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child}/status`, 'utf8'))?.[1];
+      bytes += Number(kb ?? 0) * 1024;
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return bytes;
+}
+
 /** CPU use of a process tree over `ms` of wall time, as % of one core. */
 export async function cpuPercentOver(pid: number, ms: number): Promise<{ percent: number; cpuSeconds: number; wallSeconds: number }> {
   const cpu0 = treeCpuSeconds(pid);

@@ -10,6 +10,7 @@ import { benchBusAcrossProcesses, benchBusInProcess } from './bus.js';
 import { benchClaimsAcrossProcesses, benchClaimsInProcess } from './claims.js';
 import { benchPostgresClaims, benchPostgresWake } from './postgres.js';
 import { benchConsoleIdle, benchConsoleLaunch, benchConsoleStreaming } from './console.js';
+import { benchConsoleWordStream } from './console-words.js';
 import { type BenchFailure, type BenchResult, ROOT } from './lib.js';
 import { benchHeadlessRoundTrip, benchTeamRun, benchVersion } from './startup.js';
 import { benchCompaction } from './compaction.js';
@@ -32,6 +33,7 @@ const GROUPS: Array<[string, () => Promise<BenchResult[]>]> = [
   ['team', () => benchTeamRun(5)],
   ['console-launch', () => benchConsoleLaunch(10)],
   ['console-streaming', () => benchConsoleStreaming()],
+  ['console-words', () => benchConsoleWordStream()],
   ['console-idle', () => benchConsoleIdle(5000)],
   ['compaction', () => benchCompaction(5)],
   ['resume', () => benchResume()],

@@ -6,6 +6,15 @@ import module from 'node:module';
 import { parseArgs } from 'node:util';
 import type { CliOptions, OutputFormat } from './session/cli-options.js';
 
+// First, before any other code runs: huddle needs Node 22.12+ (Ink 8, execa 10 and their
+// dependencies), and on an older Node it would fail deep inside one of them with a page of
+// minified source. The bundle's chunks load only after this, through dynamic imports.
+const [nodeMajor = 0, nodeMinor = 0] = process.versions.node.split('.').map(Number);
+if (nodeMajor < 22 || (nodeMajor === 22 && nodeMinor < 12)) {
+  process.stderr.write(`huddle needs Node.js 22.12 or newer, and this is Node ${process.versions.node}: install a newer Node (nodejs.org, or \`nvm install 24\`) and run huddle again.\n`);
+  process.exit(2);
+}
+
 declare const __HUDDLE_VERSION__: string;
 const VERSION = typeof __HUDDLE_VERSION__ === 'string' ? __HUDDLE_VERSION__ : '0.0.0-dev';
 
@@ -19,6 +28,10 @@ Usage:
   huddle -p "PROMPT" [--json]           run the team headless; print the lead's final text
   echo "PROMPT" | huddle -p             the same, the prompt read from stdin (also -p -)
   huddle demo                           the console driven by a built-in scripted model (no key needed)
+  huddle status [--json]                the agents of the huddle running in the workspace, with statuses
+  huddle send NAME TEXT                 a message to agent NAME of that huddle (delivered once, from "user")
+  huddle interrupt NAME                 interrupt agent NAME's turn in that huddle
+  huddle mcp --as NAME                  huddle's MCP server (stdio) for an external agent that is teammate NAME
   huddle worker --team URL --slots N    a host for up to N teammates of a team on PostgreSQL, working in --cwd
 
 Options:
@@ -30,7 +43,9 @@ Options:
                          init, the lead's messages, the result)
       --verbose          accepted for scripts written for claude -p (stream-json needs it there)
       --json             headless: stream every event as one JSON object per line
-      --resume           continue the team left in the workspace
+      --resume, -c, --continue
+                         continue the team left in the workspace (finished or not): the
+                         lead's conversation, and the panes with what was said before
       --fresh            start a new team; the old state is archived under .team/archive/
       --cwd DIR          the workspace (default: current directory)
       --team URL         keep the team's state in PostgreSQL: postgres://USER@HOST/DB?team=NAME
@@ -63,7 +78,52 @@ Environment:
   HUDDLE_PERMISSION_MODE the default permission mode (plan, ask or auto)
   HUDDLE_TEAM_URL        as --team; HUDDLE_LEASE_MS: a host silent this long loses its teammates
 
-Exit codes (headless): 0 done, 1 the run failed, 2 usage or configuration error, 3 a budget ran out.`;
+Exit codes (headless): 0 done, 1 the run failed, 2 usage or configuration error, 3 a budget ran out.
+status/send/interrupt exit 2 when no huddle runs in the workspace.`;
+
+/** Subcommands that talk to a live huddle or serve one: each has its own few options. */
+const SUBCOMMANDS = ['status', 'send', 'interrupt', 'mcp'] as const;
+type Subcommand = (typeof SUBCOMMANDS)[number];
+
+async function runSubcommand(command: Subcommand, argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { cwd: { type: 'string' }, json: { type: 'boolean' }, as: { type: 'string' }, socket: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    });
+  } catch (error) {
+    usageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    process.stdout.write(`${HELP}\n`);
+    return 0;
+  }
+  const allowed: Record<Subcommand, string[]> = { status: ['cwd', 'json'], send: ['cwd'], interrupt: ['cwd'], mcp: ['cwd', 'as', 'socket'] };
+  for (const key of Object.keys(values)) if (!allowed[command].includes(key)) usageError(`--${key} does not go with huddle ${command}`);
+  if (command === 'mcp') {
+    if (!values.as) usageError('huddle mcp needs --as NAME: the teammate the external agent acts as');
+    if (positionals.length) usageError(`unexpected argument '${positionals[0]}'`);
+    const { runMcpServer } = await import('./faces/mcp-server.js');
+    return runMcpServer({ as: values.as, cwd: values.cwd, socket: values.socket, version: VERSION });
+  }
+  const { runControlCommand } = await import('./faces/control-cli.js');
+  if (command === 'status') {
+    if (positionals.length) usageError(`unexpected argument '${positionals[0]}'`);
+    return runControlCommand({ kind: 'status', json: values.json ?? false }, values.cwd);
+  }
+  if (command === 'send') {
+    const [to, ...words] = positionals;
+    if (!to || words.length === 0) usageError('usage: huddle send NAME TEXT');
+    return runControlCommand({ kind: 'send', to, text: words.join(' ') }, values.cwd);
+  }
+  const [agent, ...extra] = positionals;
+  if (!agent) usageError('usage: huddle interrupt NAME');
+  if (extra.length) usageError(`unexpected argument '${extra[0]}'`);
+  return runControlCommand({ kind: 'interrupt', agent }, values.cwd);
+}
 
 
 function usageError(message: string): never {
@@ -73,7 +133,7 @@ function usageError(message: string): never {
 
 /** Options that take a value: `-p` followed by one of these (or by nothing) has no prompt of its own. */
 const VALUE_OPTIONS = new Set(['-p', '--print', '--prompt-file', '--output-format', '--cwd', '--team', '--slots', '--model', '--api-key-file', '--max-turns', '--budget-usd', '--budget-minutes', '--budget-turns', '--permission-mode']);
-const FLAG_OPTIONS = new Set(['--json', '--resume', '--fresh', '--verbose', '-h', '--help', '-v', '--version']);
+const FLAG_OPTIONS = new Set(['--json', '--resume', '--continue', '-c', '--fresh', '--verbose', '-h', '--help', '-v', '--version']);
 
 /** `huddle -p` with no prompt after it (as `claude -p` is used in scripts): the prompt comes from stdin. */
 function withStdinPrompt(argv: string[]): string[] {
@@ -101,6 +161,8 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
         verbose: { type: 'boolean' },
         json: { type: 'boolean' },
         resume: { type: 'boolean' },
+        // Claude Code's name for it: the last team, its conversation and panes as they were.
+        continue: { type: 'boolean', short: 'c' },
         fresh: { type: 'boolean' },
         cwd: { type: 'string' },
         team: { type: 'string' },
@@ -135,7 +197,7 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
   }
   if (outputFormat !== undefined && !headless) usageError('--output-format goes with -p "PROMPT"');
   if (values.json && outputFormat !== undefined && outputFormat !== 'text') usageError(`--json and --output-format ${outputFormat} exclude each other: both write to stdout`);
-  if (values.resume && values.fresh) usageError('--resume and --fresh exclude each other');
+  if ((values.resume || values.continue) && values.fresh) usageError(`--${values.resume ? 'resume' : 'continue'} and --fresh exclude each other`);
   if (values.team !== undefined && !/^postgres(ql)?:\/\//i.test(values.team)) usageError(`--team takes a postgres:// URL (postgres://USER@HOST:PORT/DATABASE?team=NAME), not '${values.team.replace(/(\/\/[^:/@]*:)[^@]*@/, '$1***@')}'`);
   let slots: number | undefined;
   if (values.slots !== undefined) {
@@ -171,7 +233,7 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
     promptFile: values['prompt-file'],
     outputFormat: outputFormat as OutputFormat | undefined,
     json: values.json ?? false,
-    resume: values.resume ?? false,
+    resume: (values.resume || values.continue) ?? false,
     fresh: values.fresh ?? false,
     cwd: values.cwd,
     model: values.model,
@@ -186,12 +248,15 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
 }
 
 /** The prompt's text: the argument, stdin (all of it: a 1 MB prompt is fine), or a file. */
-function readPrompt(options: CliOptions): string {
+async function readPrompt(options: CliOptions): Promise<string> {
   let text: string;
   if (options.promptSource === 'stdin') {
     if (process.stdin.isTTY) usageError('-p without a prompt reads it from stdin, but stdin is a terminal: pass the prompt (-p "…") or pipe it in');
     try {
-      text = readFileSync(0, 'utf8');
+      // Read as a stream: a pipe may be non-blocking (readFileSync(0) then fails with EAGAIN).
+      const chunks: Buffer[] = [];
+      for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+      text = Buffer.concat(chunks).toString('utf8');
     } catch (error) {
       usageError(`cannot read the prompt from stdin: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
     }
@@ -212,7 +277,9 @@ function readPrompt(options: CliOptions): string {
 }
 
 async function main(): Promise<void> {
-  const options = parse(process.argv.slice(2));
+  const argv = process.argv.slice(2);
+  if ((SUBCOMMANDS as readonly string[]).includes(argv[0] ?? '')) process.exit(await runSubcommand(argv[0] as Subcommand, argv.slice(1)));
+  const options = parse(argv);
   if (options === 'help') {
     process.stdout.write(`${HELP}\n`);
     return;
@@ -223,11 +290,11 @@ async function main(): Promise<void> {
     return;
   }
   if (options.command === 'worker') {
-    const { runWorker } = await import('./worker/run-worker.js');
+    const { runWorker } = await import('./faces/worker.js');
     process.exit(await runWorker(options));
   }
   if (options.promptSource !== undefined) {
-    options.prompt = readPrompt(options);
+    options.prompt = await readPrompt(options);
     const { runHeadless } = await import('./headless.js');
     // Exit explicitly: idle keep-alive sockets or watchers must not hold a finished run open.
     process.exit(await runHeadless(options));

@@ -6,6 +6,7 @@
 // to `--resume`).
 import type { CliOptions } from './session/cli-options.js';
 import { openSession } from './session/open-session.js';
+import { openControl } from './session/control-intents.js';
 import { resolveSettings, StartupError } from './session/settings.js';
 import { announceRunEnd } from './session/attention.js';
 import type { RunEnd, TeamSession } from './session/team-session.js';
@@ -49,6 +50,8 @@ export async function runHeadless(options: CliOptions): Promise<number> {
     if (error instanceof StartupError) return fail(scrub(error.message, secrets));
     throw error;
   }
+  // `huddle status/send/interrupt` from other shells reach this run through its control socket.
+  await openControl(session, 'headless');
   if (session.archived) process.stderr.write(`huddle: archived the previous team to ${session.archived}\n`);
   const sandbox = sandboxStatus();
   if (!sandbox.available) process.stderr.write(`huddle: ${sandbox.line}\n`);

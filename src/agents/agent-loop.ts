@@ -107,13 +107,13 @@ export class AgentLoop {
   }
 
   /** Adds a user turn and runs the model until it ends its turn. One turn at a time. */
-  async runTurn(input: string, source: TurnSource = 'user'): Promise<TurnOutcome> {
+  async runTurn(input: string, source: TurnSource = 'user', by?: string): Promise<TurnOutcome> {
     if (this.#running) throw new Error(`${this.name} is already in a turn`);
     this.#running = true;
     const abort = new AbortController();
     this.#abort = abort;
     try {
-      this.#addInput(input, source);
+      this.#addInput(input, source, by);
       return await this.#loop(abort.signal);
     } finally {
       this.transcript.commit();
@@ -249,8 +249,11 @@ export class AgentLoop {
     });
   }
 
-  /** A user turn's text: a `prompt` event, which the transcript adds (merged into a trailing user turn). */
-  #addInput(text: string, source: TurnSource): void {
-    this.events.emit('prompt', { text, source });
+  /**
+   * A user turn's text: a `prompt` event, which the transcript adds (merged into a trailing user
+   * turn). `by` says who caused it when that is not the obvious one (the person spawning a teammate).
+   */
+  #addInput(text: string, source: TurnSource, by?: string): void {
+    this.events.emit('prompt', { text, source, ...(by ? { by } : {}) });
   }
 }

@@ -4,7 +4,7 @@ import type { MemberStatus } from '../runtime/vocabulary.js';
 import { agentEmitter, type AgentEmitter } from '../runtime/events/events.js';
 import type { Message } from '../runtime/store/bus.js';
 import { formatInbox } from '../runtime/tools/message-tools.js';
-import { AgentLoop, type PendingInput, type TurnOutcome } from './agent-loop.js';
+import { AgentLoop, type AgentLoopOptions, type PendingInput, type TurnOutcome } from './agent-loop.js';
 import { Compactor, type CompactionResult } from './compaction.js';
 import type { TeamContext } from './team-context.js';
 import type { ToolRegistry } from '../runtime/tools/registry.js';
@@ -22,6 +22,8 @@ export interface AgentSpec {
   workspace?: Workspace;
   /** Model calls allowed for one turn (a role's setting), over the team's. */
   maxTurns?: number | undefined;
+  /** Makes its turn loop: an external agent CLI's turns run in its own process (agents/external/). */
+  makeLoop?: (options: AgentLoopOptions) => AgentLoop;
 }
 
 export abstract class Agent {
@@ -44,7 +46,7 @@ export abstract class Agent {
     this.name = spec.name;
     this.role = spec.role;
     this.#baseSystem = spec.system;
-    this.loop = new AgentLoop({
+    this.loop = (spec.makeLoop ?? ((options: AgentLoopOptions) => new AgentLoop(options)))({
       name: spec.name,
       model: spec.model,
       system: spec.system,

@@ -19,7 +19,10 @@ export async function askPersonAboutPlan(
   });
   try {
     if (outcome.kind === 'approved') await protocols.decidePlan(requestId, true, 'approved by the person');
-    else if (outcome.kind === 'denied') await protocols.decidePlan(requestId, false, 'the person did not approve it; revise the plan and send it again');
+    else if (outcome.kind === 'denied') {
+      const said = outcome.reason ? `: ${outcome.reason}` : '';
+      await protocols.decidePlan(requestId, false, `the person did not approve it${said}; revise the plan and send it again`);
+    }
     // Nobody left to answer (the console closed): the lead decides after all.
     else await protocols.askLeadAboutPlan(teammate, requestId, plan);
   } catch {

@@ -48,11 +48,12 @@ export class Protocols {
     private readonly options: { shutdownGraceMs: number; planAutoApproveMs: number },
   ) {}
 
-  async requestShutdown(teammate: string, reason = 'the work is done'): Promise<string> {
+  /** Asks `teammate` to shut down; `from` the lead unless the person asks (its answer still goes to the lead). */
+  async requestShutdown(teammate: string, reason = 'the work is done', from: string = LEAD_NAME): Promise<string> {
     const requestId = `shutdown_${randomUUID().slice(0, 8)}`;
     await this.bus.send({
       type: 'shutdown_request',
-      from: LEAD_NAME,
+      from,
       to: teammate,
       request_id: requestId,
       content: `Please shut down (${reason}). Answer with shutdown_response {request_id: "${requestId}", approve}.`,

@@ -11,7 +11,7 @@ import { identityBlock } from './identity-block.js';
 import { LEAD_NAME } from '../runtime/vocabulary.js';
 import type { Lead } from './lead.js';
 import type { TeamContext } from './team-context.js';
-import { Teammate, type TeammateSpec } from './teammate.js';
+import type { Teammate, TeammateSpec } from './teammate.js';
 
 /** What a restart needs of the team. */
 export interface RestartHost {
@@ -142,7 +142,7 @@ export async function restartAgent(team: RestartHost, name: string): Promise<Res
   };
   // A restart is a fresh start from the summary, never a replay of the old transcript.
   delete spec.resume;
-  const fresh = new Teammate(team.ctx, spec);
+  const fresh = old.respawn(spec);
   // Its spend carries over (/cost, budgets); its context starts small.
   Object.assign(fresh.loop.totals, old.loop.totals, { contextTokens: 0 });
   // Its transcript starts empty; the restart turn follows as its first prompt.

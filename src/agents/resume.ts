@@ -18,6 +18,7 @@ import { loadRoles, type RoleDefinition } from './roles.js';
 import type { TeamContext } from './team-context.js';
 import type { Teammate, TeammateResume, TeammateStart } from './teammate.js';
 import { replayEvents, resumeTurn } from './transcript-replay.js';
+import { isAgentKind } from './external/launch.js';
 
 /** A rebuilt transcript above this share of the context window is compacted rather than replayed whole. */
 const RESUME_COMPACT_FRACTION = 0.5;
@@ -98,7 +99,17 @@ async function resumeTeammate(
   const worktree = member.worktree ? await ensureWorktree(ctx.workspace.root, member.name) : undefined;
   const idle = member.status === 'idle';
   // Its plan, if one was asked for, was decided or is lost with the old process: it resumes with its full tools.
-  const start: TeammateStart = { name: member.name, role: member.role, model: member.model ?? role?.model ?? ctx.config.model, roleDef: role, worktree, planModeRequired: false };
+  const agent = isAgentKind(member.agent) ? member.agent : undefined;
+  const start: TeammateStart = {
+    name: member.name,
+    role: member.role,
+    model: member.model ?? (agent && agent !== 'claude-code' ? agent : (role?.model ?? ctx.config.model)),
+    roleDef: role,
+    worktree,
+    planModeRequired: false,
+    // An external agent continues its CLI's own session (its conversation is there, not in huddle's transcript).
+    ...(agent ? { agent, agentModel: member.model, agentSession: typeof member.agent_session === 'string' ? member.agent_session : undefined } : {}),
+  };
   const teammate = team.startTeammate(start, '', { idle });
   const restored = await restore(team, teammate, logs, member.role);
   if (idle) appendTurn(teammate, restored.turn);

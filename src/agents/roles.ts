@@ -4,6 +4,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { isPermissionMode, PERMISSION_MODES, type PermissionMode } from '../runtime/permissions/permission-mode.js';
+import { AGENT_KINDS } from '../runtime/settings/schema.js';
 
 export interface RoleDefinition {
   name: string;
@@ -14,6 +15,8 @@ export interface RoleDefinition {
   worktree?: boolean;
   /** plan, ask or auto for teammates of this role (default: the run's mode). */
   permission_mode?: PermissionMode;
+  /** Which agent runs teammates of this role: huddle (in-process, the default) or an external CLI. */
+  agent?: 'huddle' | (typeof AGENT_KINDS)[number];
   /** Appended to the teammate's system prompt. */
   body: string;
   source: 'built-in' | string;
@@ -69,6 +72,13 @@ export function parseRole(name: string, text: string, source: string): RoleDefin
       throw new RoleError(`${source}: permission_mode must be one of ${PERMISSION_MODES.join(', ')}, not ${JSON.stringify(fields.permission_mode)}`);
     }
     role.permission_mode = fields.permission_mode;
+  }
+  if (fields.agent !== undefined) {
+    const kinds = ['huddle', ...AGENT_KINDS] as const;
+    if (!(kinds as readonly unknown[]).includes(fields.agent)) {
+      throw new RoleError(`${source}: agent must be one of ${kinds.join(', ')}, not ${JSON.stringify(fields.agent)}`);
+    }
+    role.agent = fields.agent as RoleDefinition['agent'];
   }
   return role;
 }

@@ -16,6 +16,7 @@ import { roleSettings } from '../runtime/settings/role-settings.js';
 import { gateCompletions } from './completion-gate.js';
 import { mcpToolsFor } from './mcp-tools.js';
 import { isReviewerRole, REVIEW_TOOL_NAMES, reviewTools } from './review-tools.js';
+import { AGENT_KINDS, type TeammateKind } from './external/launch.js';
 import type { TeamContext } from './team-context.js';
 import { hookedTools } from './team-hooks.js';
 
@@ -88,6 +89,10 @@ export interface SpawnRequest {
   planModeRequired?: boolean | undefined;
   /** plan, ask or auto; default: the role's, else the run's. The lead cannot make it looser than the run. */
   permissionMode?: PermissionMode | undefined;
+  /** Which agent runs it: huddle's own loop (the default) or an external CLI (agents/external/). */
+  agent?: TeammateKind | undefined;
+  /** For agent `command`: the command line to run in its terminal (default: settings, else the shell). */
+  command?: string | undefined;
 }
 
 /** What the team tools need from the team; implemented by Team. */
@@ -124,6 +129,11 @@ export function leadTools(team: TeamControl): Tool[] {
           .enum(PERMISSION_MODES)
           .optional()
           .describe("plan: it may only read, for its whole life; ask: commands off the allow-list wait for the person; auto: no questions. Default: the role's, else the run's; never looser than the run's"),
+        agent: z
+          .enum(['huddle', ...AGENT_KINDS])
+          .optional()
+          .describe('which agent runs it: huddle (default, in-process), claude-code, gemini or codex (that CLI, in its own process, with the team tools through huddle\'s MCP server), or command (a program in a terminal pane)'),
+        command: z.string().min(1).optional().describe('with agent command: the command line to run (default: the settings\' agents.command, else a shell)'),
       }),
       summarize: (input) => `${input.name} (${input.role})`,
       run: async (input, ctx) =>
@@ -136,6 +146,8 @@ export function leadTools(team: TeamControl): Tool[] {
             worktree: input.worktree,
             planModeRequired: input.plan_mode_required,
             permissionMode: input.permission_mode,
+            agent: input.agent,
+            command: input.command,
           },
           ctx.agent,
         ),

@@ -16,6 +16,7 @@ import type { TeamStore } from '../runtime/store/team-store.js';
 import { teammateMode } from '../runtime/permissions/permission-mode.js';
 import { PermissionGate } from '../runtime/permissions/guarded-tools.js';
 import type { Workspace } from '../runtime/workspace/workspace.js';
+import { ToolRegistry } from '../runtime/tools/registry.js';
 import { ensureWorktree, hasWorktree } from '../runtime/workspace/worktree.js';
 import { LEAD_NAME } from '../runtime/vocabulary.js';
 import type { HookRunner } from '../runtime/hooks/hook-runner.js';
@@ -41,6 +42,10 @@ import { Teammate, type TeammateResume, type TeammateStart } from './teammate.js
 import { placeOnWorker } from './placement.js';
 import { needsYouNotices, startTeamWatchdog, type NoticeHost, type StallWatchdog, type WatchedTeam } from './watchdog.js';
 import { worktreeInstructions } from './worktree-prompt.js';
+import { ExternalTeammate } from './external/external-teammate.js';
+import { resolveLaunch } from './external/launch.js';
+import { externalSetup } from './external/setup.js';
+import { teamChannel } from './external/huddle-tools.js';
 
 export type { ResumeReport } from './resume.js';
 
@@ -261,36 +266,52 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
     const role = roles.get(request.role);
     // The spawn's own choices, then the settings' roles.<role>, then the role file's front matter.
     const settings = this.roleSettings(request.role);
-    const model = request.model ?? settings.model ?? role?.model ?? this.ctx.config.model;
+    const kind = request.agent ?? settings.agent ?? role?.agent ?? 'huddle';
+    const external = kind === 'huddle' ? undefined : kind;
+    // An external agent's program must be there before anything is recorded: else one clear error for the lead.
+    const launch = external ? resolveLaunch(external, { workspaceRoot: this.ctx.workspace.root, commandLine: request.command }) : undefined;
+    // gemini, codex and programs choose their own model unless one is named; huddle's default is a Claude model.
+    const namedModel = request.model ?? settings.model ?? role?.model ?? (external && external !== 'claude-code' ? undefined : this.ctx.config.model);
+    const model = namedModel ?? kind;
     const planModeRequired = request.planModeRequired ?? settings.planModeRequired ?? role?.plan_mode_required ?? false;
     const permission = teammateMode({ requested: request.permissionMode, role: settings.permissionMode ?? role?.permission_mode, run: this.permissions.runMode(), byLead: by === LEAD_NAME });
     this.permissions.setMode(request.name, permission.mode);
     const prompt = planModeRequired
       ? `${request.prompt}\n\nYou are in plan mode: you can only read until the lead approves your plan. Send it with plan_approval.`
       : request.prompt;
-    // A worker host with a free slot runs it (a team on PostgreSQL); with none connected, this process does.
-    const remote = await placeOnWorker(this, { name: request.name, role: request.role, model, prompt, planModeRequired, permissionMode: permission.mode ?? this.permissions.runMode() });
+    // A worker host with a free slot runs it (a team on PostgreSQL; huddle's own loop, not an external
+    // agent); with none connected, this process does.
+    const remote = external ? undefined : await placeOnWorker(this, { name: request.name, role: request.role, model, prompt, planModeRequired, permissionMode: permission.mode ?? this.permissions.runMode() });
     if (remote) return [remote, ...errors.map((e) => `note: ${e}`), permission.note && `note: ${permission.note}`].filter(Boolean).join('\n');
     // Its own git worktree when asked, or by the role's or the config's default; one left by an
     // earlier spawn of that name is reused, so its work carries on. The team state stays here.
     const wantsWorktree = request.worktree ?? settings.worktree ?? role?.worktree ?? (this.ctx.config.worktrees || hasWorktree(this.ctx.workspace.root, request.name));
     const worktree = wantsWorktree ? await ensureWorktree(this.ctx.workspace.root, request.name) : undefined;
-    await this.ctx.roster.add({ name: request.name, role: request.role, model, status: 'working', worktree: worktree?.relativePath });
+    await this.ctx.roster.add({
+      name: request.name,
+      role: request.role,
+      ...(namedModel ? { model: namedModel } : {}),
+      status: 'working',
+      worktree: worktree?.relativePath,
+      ...(external ? { agent: external } : {}),
+    });
 
-    this.startTeammate({ name: request.name, role: request.role, model, roleDef: role, worktree, planModeRequired }, prompt);
+    this.startTeammate({ name: request.name, role: request.role, model, roleDef: role, worktree, planModeRequired, agent: external, agentModel: namedModel, launch, spawnedBy: by }, prompt);
     const notes = [
       role ? undefined : `note: '${request.role}' is not a known role (known: ${[...roles.keys()].join(', ')}); it runs without role instructions`,
       ...errors.map((e) => `note: ${e}`),
       permission.note && `note: ${permission.note}`,
     ].filter(Boolean);
     const where = worktree ? `, ${worktree.created ? 'new' : 'reused'} worktree ${worktree.relativePath} on ${worktree.branch}` : '';
-    return [`spawned ${request.name} (${request.role}, ${model}${planModeRequired ? ', plan mode' : ''}${where})`, ...notes].join('\n');
+    const agent = external ? `${external}${namedModel ? ` ${namedModel}` : ''}` : model;
+    return [`spawned ${request.name} (${request.role}, ${agent}${planModeRequired ? ', plan mode' : ''}${where})`, ...notes].join('\n');
   }
 
   /** A teammate's tools, prompt and loop, as on spawn; a resumed one waits for start() until its transcript is in place. */
   startTeammate(spec: TeammateStart, prompt: string, resume?: TeammateResume): Teammate {
     const tools = teammateToolsets(this, this, { role: spec.role, roleTools: spec.roleDef?.tools, planModeRequired: spec.planModeRequired });
     const identity = { name: spec.name, role: spec.role, team: this.ctx.teamName };
+    if (spec.agent) return this.#startExternal(spec, spec.agent, prompt, resume);
     const teammate = new Teammate(this.ctx, {
       name: spec.name,
       role: spec.role,
@@ -307,8 +328,51 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
       prompt,
       planModeRequired: spec.planModeRequired,
       resume,
+      spawnedBy: spec.spawnedBy,
       maxTurns: this.roleSettings(spec.role).maxTurns,
     });
+    this.teammates.set(spec.name, teammate);
+    if (!resume) teammate.start();
+    return teammate;
+  }
+
+  /** An external agent CLI as a teammate (agents/external/): the same lifecycle, its turns run by its CLI. */
+  #startExternal(spec: TeammateStart, kind: NonNullable<TeammateStart['agent']>, prompt: string, resume?: TeammateResume): Teammate {
+    const root = this.ctx.workspace.root;
+    const identity = { name: spec.name, role: spec.role, team: this.ctx.teamName };
+    const setup = externalSetup({
+      kind,
+      launch: spec.launch ?? resolveLaunch(kind, { workspaceRoot: root }),
+      identity,
+      model: spec.agentModel,
+      workspace: spec.worktree?.workspace ?? this.ctx.workspace,
+      workspaceRoot: root,
+      roleBody: spec.roleDef?.body,
+      worktreeNote: spec.worktree && worktreeInstructions(spec.worktree),
+      planMode: spec.planModeRequired,
+      config: this.ctx.config,
+      permissions: this.permissions,
+      session: spec.agentSession,
+      // Its program runs in the sandbox (external-sandbox.ts); the team's state reaches it only
+      // through its own channel, acting as it alone (a program in a PTY calls no tools).
+      channel: kind === 'command' ? undefined : teamChannel(this.ctx, this, spec.name),
+      answerShutdown: (requestId) => this.answerShutdown(spec.name, requestId, true),
+    });
+    const teammate = new ExternalTeammate(
+      this.ctx,
+      {
+        name: spec.name,
+        role: spec.role,
+        model: spec.model,
+        system: setup.driver.instructions,
+        workspace: spec.worktree?.workspace,
+        tools: new ToolRegistry(),
+        prompt,
+        planModeRequired: spec.planModeRequired,
+        resume,
+      },
+      setup,
+    );
     this.teammates.set(spec.name, teammate);
     if (!resume) teammate.start();
     return teammate;
@@ -329,7 +393,8 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
     return sent.length;
   }
 
-  async requestShutdown(teammate: string): Promise<string> {
+  /** `by` is who asks: the lead (its tool), or the person ('user', from a face): the request is from them. */
+  async requestShutdown(teammate: string, by: string = LEAD_NAME): Promise<string> {
     const member = this.teammates.get(teammate);
     if (!member && this.runsElsewhere(teammate)) return this.protocols.requestShutdown(teammate);
     if (!member) {
@@ -337,7 +402,7 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
       throw new Error(`no teammate named '${teammate}'; teammates: ${names.length ? names.join(', ') : 'none'}`);
     }
     if (member.finished) throw new Error(`${teammate} has already stopped`);
-    return this.protocols.requestShutdown(teammate);
+    return by === LEAD_NAME ? this.protocols.requestShutdown(teammate) : this.protocols.requestShutdown(teammate, 'the person asked for it', by);
   }
 
   answerShutdown(teammate: string, requestId: string, approve: boolean, reason?: string): Promise<void> {
@@ -382,7 +447,8 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
     if (members.some((m) => m.status === 'working')) return false;
     const resting = members.filter((m) => (m.status === 'idle' || m.status === 'waiting') && (this.teammates.get(m.name)?.finished === false || this.runsElsewhere(m.name)));
     for (const member of resting) if ((await this.bus.unreadCount(member.name)) > 0) return false;
-    if (resting.some((m) => m.status === 'idle' && !isReviewerRole(m.role)) && (await this.ctx.board.claimable()).length > 0) return false;
+    const claimers = resting.filter((m) => m.status === 'idle' && !isReviewerRole(m.role) && this.teammates.get(m.name)?.claimsTasks !== false);
+    if (claimers.length > 0 && (await this.ctx.board.claimable()).length > 0) return false;
     // Likewise an idle reviewer with a task waiting in review (it takes it next).
     for (const member of resting.filter((m) => m.status === 'idle' && isReviewerRole(m.role))) {
       if ((await this.ctx.board.reviewable(member.name)).length > 0) return false;

@@ -14,6 +14,7 @@ import type { Message } from '../runtime/store/bus.js';
 import type { ToolRegistry } from '../runtime/tools/registry.js';
 import type { WorktreeInfo } from '../runtime/workspace/worktree.js';
 import type { RoleDefinition } from './roles.js';
+import type { AgentKind, LaunchSpec } from './external/launch.js';
 
 /** What a teammate is started with, on spawn and on resume. */
 export interface TeammateStart {
@@ -23,6 +24,16 @@ export interface TeammateStart {
   roleDef: RoleDefinition | undefined;
   worktree: WorktreeInfo | undefined;
   planModeRequired: boolean;
+  /** Who spawned it (the lead, or the person: 'user'). */
+  spawnedBy?: string;
+  /** An external agent CLI runs it (agents/external/); absent: huddle's own loop. */
+  agent?: AgentKind | undefined;
+  /** The model named for its CLI (absent: the CLI's own default). */
+  agentModel?: string | undefined;
+  /** Its CLI's session, to continue on resume. */
+  agentSession?: string | undefined;
+  /** Its program, resolved on spawn (resolved again on resume). */
+  launch?: LaunchSpec | undefined;
 }
 
 export interface TeammateSpec extends AgentSpec {
@@ -32,6 +43,8 @@ export interface TeammateSpec extends AgentSpec {
   fullTools?: ToolRegistry;
   /** A teammate brought back by a resume (resume.ts), its transcript rebuilt before it starts. */
   resume?: TeammateResume;
+  /** Who spawned it: the lead, or the person ('user'); its spawn prompt's event says so. */
+  spawnedBy?: string;
 }
 
 export interface TeammateResume {
@@ -71,6 +84,16 @@ export class Teammate extends Agent {
     this.#resumed = spec.resume !== undefined;
     this.#resumeIdle = spec.resume?.idle ?? false;
     this.done = new Promise((resolve) => (this.#resolveDone = resolve));
+  }
+
+  /** False for a teammate that never takes tasks from the board by itself (a program in a PTY). */
+  get claimsTasks(): boolean {
+    return true;
+  }
+
+  /** A new teammate of the same kind from `spec` (/restart puts it where this one was). */
+  respawn(spec: TeammateSpec): Teammate {
+    return new Teammate(this.ctx, spec);
   }
 
   /** Starts the loop in the background; `done` settles when the teammate has shut down or failed. */
@@ -139,7 +162,8 @@ export class Teammate extends Agent {
       while (input !== undefined && !this.stopping) {
         this.#idleRequested = false;
         // A teammate resumed idle has its resume turn in its transcript already: it waits for work.
-        const outcome: TurnOutcome | undefined = this.#resumeIdle ? undefined : await this.loop.runTurn(input, source);
+        const by = source === 'spawn' ? this.spec.spawnedBy : undefined;
+        const outcome: TurnOutcome | undefined = this.#resumeIdle ? undefined : await this.loop.runTurn(input, source, by);
         this.#resumeIdle = false;
         if (outcome?.kind === 'failed' || outcome?.kind === 'turn_limit') {
           const error = this.describeOutcome(outcome);
@@ -202,7 +226,7 @@ export class Teammate extends Agent {
           // Reviewers take work waiting in review, never pending tasks.
           const task = await this.ctx.board.claimReview(this.name).catch(() => undefined);
           if (task) return { kind: 'input', text: reviewRequestedTurn(task, reviewMaxRounds(this.ctx)), source: 'auto_claim', reason: onTask(task, 'review'), task: task.id };
-        } else if (!waitingForPlan) {
+        } else if (!waitingForPlan && this.claimsTasks) {
           const task = await this.ctx.board.claimNext(this.name).catch(() => undefined);
           if (task) return { kind: 'input', text: autoClaimTurn(task), source: 'auto_claim', reason: onTask(task), task: task.id };
         }
@@ -245,6 +269,7 @@ export class Teammate extends Agent {
     if ((await this.ctx.bus.unreadCount(this.name)) > 0) return true;
     if (waitingForPlan) return false;
     if (isReviewerRole(this.role)) return (await this.ctx.board.reviewable(this.name)).length > 0;
+    if (!this.claimsTasks) return false;
     if ((await this.ctx.board.claimable()).length > 0) return true;
     // A pending task assigned to this teammate whose blockers are done (claimNext takes those too).
     const tasks = await this.ctx.board.list();
@@ -270,6 +295,8 @@ export class Teammate extends Agent {
       };
       const timer = Number.isFinite(timeoutMs) ? setTimeout(finish, timeoutMs) : undefined;
       const unsubscribe = this.ctx.board.onChange(finish);
+      // A stop asked for since the loop last looked (while a delivery was taken, say): no wait.
+      if (this.#stopController.signal.aborted) return finish();
       this.#stopController.signal.addEventListener('abort', finish, { once: true });
       this.ctx.bus.waitForMessage(this.name, local.signal).then(finish, () => undefined);
     });

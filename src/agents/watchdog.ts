@@ -127,10 +127,16 @@ export interface SupervisionNotice {
  * 'notice': y restarts the agent, n dismisses it. One open notice per agent; nothing without a
  * console (the queue is unanswerable headless, and the lead already has it in its inbox).
  */
+/** A model error that no restart can fix: the API refused the key (401) or its permissions (403). */
+const REFUSED_CREDENTIALS = /\((401|403)\)/;
+
 export function needsYouNotices(team: NoticeHost): (notice: SupervisionNotice) => void {
   const open = new Set<string>();
   return (notice) => {
     if (!team.approvals.answerable || open.has(notice.agent)) return;
+    // A refused key or permission fails every restart the same way: nothing to offer; the agent's
+    // pane (and the console's notice) say what to fix.
+    if (REFUSED_CREDENTIALS.test(notice.text)) return;
     open.add(notice.agent);
     void team.approvals
       .request({ agent: notice.agent, kind: 'notice', tool: notice.kind, summary: notice.text, reason: 'y restarts it (workspace, tasks and a summary kept) · n dismisses', prefixes: [] })

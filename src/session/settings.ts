@@ -7,6 +7,8 @@ import { existsSync, statSync } from 'node:fs';
 import { ConfigError, MISSING_KEY_MESSAGE, hasCredentials, type HuddleConfig } from '../runtime/config.js';
 import { ModelClient, ModelError, modelClientOptions, type ModelBackend } from '../runtime/model/model-client.js';
 import type { SpawnLike } from '../runtime/process/spawn.js';
+import { configureSandbox, sandboxStatus } from '../runtime/sandbox/index.js';
+import { sandboxSpawnLike } from '../runtime/sandbox/spawn-like.js';
 import { SettingsError } from '../runtime/settings/errors.js';
 import type { LoadedSettings } from '../runtime/settings/load.js';
 import { resolveSettingsConfig } from '../runtime/settings/to-config.js';
@@ -50,6 +52,8 @@ export interface SessionSettings {
   spawn?: SpawnLike;
   /** The user's home, for ~/.claude/CLAUDE.md (default: os.homedir()); tests point it at a temp dir. */
   home?: string;
+  /** Commands run unsandboxed: why, in one line for the status bar (absent: sandboxed). */
+  sandboxOff?: { line: string; onPurpose: boolean };
 }
 
 /**
@@ -92,6 +96,8 @@ export async function resolveSettings(options: CliOptions, rules: FaceRules, env
   const workspace = new Workspace(config.cwd);
   const team = loaded.settings.team;
   const backend = team ? postgresTeam(team, workspace, loaded.settings.timeouts?.leaseMs) : fileBackend(workspace);
+  const spawn = sandboxFromSettings(loaded, env);
+  const sandbox = sandboxStatus(env);
   return {
     config,
     workspace,
@@ -102,7 +108,28 @@ export async function resolveSettings(options: CliOptions, rules: FaceRules, env
     keyMissing,
     demo,
     loaded,
+    ...(spawn ? { spawn } : {}),
+    ...(sandbox.available ? {} : { sandboxOff: { line: sandbox.line, onPurpose: sandbox.onPurpose } }),
   };
+}
+
+/**
+ * The settings' `sandbox` section applied to the sandbox of this process, and the spawn hooks,
+ * verify commands and stdio MCP servers start through: the sandbox's own where the machine can
+ * sandbox (SPEC section 10), else none (they run as they are, and the bash tool says so).
+ */
+function sandboxFromSettings(loaded: LoadedSettings, env: NodeJS.ProcessEnv): SpawnLike | undefined {
+  const sandbox = loaded.settings.sandbox;
+  // A file turning the sandbox off is overruled by HUDDLE_SANDBOX in the environment (settings order).
+  if (sandbox?.enabled === false && env.HUDDLE_SANDBOX === undefined) env.HUDDLE_SANDBOX = 'off';
+  configureSandbox({
+    ...(sandbox?.network ? { network: { ...sandbox.network } } : {}),
+    ...(sandbox?.writablePaths || sandbox?.caches ? { writable: [...(sandbox.writablePaths ?? []), ...(sandbox.caches ?? [])] } : {}),
+    // Caches named in the settings are the person's own: share them rather than huddle's private ones.
+    ...(sandbox?.caches?.length ? { hostCaches: true } : {}),
+  });
+  if (!sandboxStatus(env).available) return undefined;
+  return sandboxSpawnLike({ rootsFor: (cwd) => new Workspace(cwd).sandboxRoots() });
 }
 
 /** The team's backend on PostgreSQL; a URL that is no team URL is one line (exit 2). */

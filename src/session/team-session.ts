@@ -15,7 +15,13 @@ import type { ApprovalDecision, ApprovalRequest } from '../runtime/store/approva
 import type { Task } from '../runtime/store/board.js';
 import type { Message } from '../runtime/store/bus.js';
 import type { Member } from '../runtime/store/roster.js';
+import type { LoggedEvent } from '../runtime/store/event-store.js';
 import { StoreError, type TeamStore } from '../runtime/store/team-store.js';
+import { agentEmitter } from '../runtime/events/events.js';
+import { ToolRegistry } from '../runtime/tools/registry.js';
+import { planSubmissionTool, teammateTools } from '../agents/team-tools.js';
+import { ExternalTeammate } from '../agents/external/external-teammate.js';
+import type { TerminalView } from '../agents/external/pty-driver.js';
 import { scrub } from '../runtime/store/file/event-log.js';
 import { gitChanges } from '../runtime/record/git-changes.js';
 import { RunRecorder, type RunRecord } from '../runtime/record/run-record.js';
@@ -31,6 +37,9 @@ import { untilDone, type RunEnd } from './run-end.js';
 import { WorktreeIntents } from './worktree-intents.js';
 
 export type { RunEnd } from './run-end.js';
+
+/** The role of the person's shell panes (/shell, !cmd). */
+export const SHELL_ROLE = 'shell';
 
 export interface SessionParts {
   team: Team;
@@ -100,6 +109,8 @@ export class TeamSession {
   recorded: RecordedRun | undefined;
   #resumed: Promise<ResumeReport> | undefined;
   #closed: Promise<void> | undefined;
+  /** Closed with the session: the control socket (control-server.ts), once a face opened it. */
+  #onClose: Array<() => Promise<void>> = [];
   /** Start-up notices, one line each (headless prints them as warnings; the console shows them in the lead's pane). */
   readonly notices: readonly string[];
 
@@ -153,6 +164,20 @@ export class TeamSession {
     return (this.#resumed ??= this.#team.resumeMembers());
   }
 
+  /**
+   * What every agent of the team in this workspace said and did before this session, from the
+   * event record (the store's EventStore), in the roster's order: for faces that show it again.
+   */
+  async earlierEvents(): Promise<Array<{ agent: string; events: LoggedEvent[] }>> {
+    const events = this.#store.events;
+    const names = await events.agents().catch(() => [] as string[]);
+    const order = [LEAD_NAME, ...this.members().map((member) => member.name).filter((name) => name !== LEAD_NAME)];
+    const sorted = [...order.filter((name) => names.includes(name)), ...names.filter((name) => !order.includes(name) && name !== 'huddle' && name !== 'bus')];
+    const out: Array<{ agent: string; events: LoggedEvent[] }> = [];
+    for (const agent of sorted) out.push({ agent, events: await events.read(agent).catch(() => [] as LoggedEvent[]) });
+    return out;
+  }
+
   /** Starts the lead: from now on it runs prompts and wakes on its inbox. */
   start(): void {
     this.#team.start();
@@ -199,8 +224,14 @@ export class TeamSession {
         return undefined;
       });
     }
+    for (const close of this.#onClose.splice(0)) await close().catch(() => undefined);
     await this.#mcp?.close();
     await this.#store.close(reason);
+  }
+
+  /** Something to close with the session (before the stores): the control socket. */
+  closeWith(close: () => Promise<void>): void {
+    this.#onClose.push(close);
   }
 
   /**
@@ -346,6 +377,14 @@ export class TeamSession {
     return { text: this.#team.lead.lastText, outcome: this.#team.lead.lastOutcome };
   }
 
+  /** How an agent stands now: its spend, how full its context is, whether it is in a turn. */
+  agentState(name: string): { costUsd: number; contextTokens: number; inTurn: boolean } | undefined {
+    const agent = this.#team.agent(name);
+    if (!agent) return undefined;
+    const { costUsd, contextTokens } = agent.loop.totals;
+    return { costUsd, contextTokens, inTurn: agent.loop.running };
+  }
+
   /** Spend per agent (the lead first), from the agents' own totals. */
   spend(): AgentSpend[] {
     return this.#agentsEver().map(({ name, loop }) => ({ name, costUsd: loop.totals.costUsd, modelCalls: loop.totals.modelCalls }));
@@ -398,6 +437,43 @@ export class TeamSession {
     return true;
   }
 
+  /**
+   * A teammate tool that needs the live team (idle, shutdown_response, plan_approval with a plan),
+   * run as teammate `as`: how an external agent's calls through huddle's MCP server reach its
+   * lifecycle. The result is the tool's text; a refusal is `{isError}` like any tool result.
+   */
+  async runTeammateTool(as: string, tool: string, input: unknown): Promise<{ content: string; isError?: boolean }> {
+    const teammate = this.#team.teammate(as);
+    if (!teammate || teammate.finished) throw new Error(`no running teammate named '${as}' in this huddle`);
+    const registry = new ToolRegistry([...teammateTools(this.#team), planSubmissionTool(this.#team)]);
+    if (!registry.has(tool)) throw new Error(`'${tool}' is not a teammate tool of the live team (${registry.names.join(', ')})`);
+    const workspace = this.#team.ctx.workspace;
+    return registry.run(tool, input, { workspace, agent: as, signal: new AbortController().signal, events: agentEmitter(this.hub, as) });
+  }
+
+  /** The screen of a teammate that is a program in a terminal (a `command` agent, a shell pane). */
+  terminal(name: string): TerminalView | undefined {
+    const teammate = this.#team.teammate(name);
+    return teammate instanceof ExternalTeammate && !teammate.finished ? teammate.terminal : undefined;
+  }
+
+  /**
+   * A shell pane (`/shell`, `!cmd`): the person's shell as a `command` teammate. With `command`,
+   * it is typed into the shell that is open (delivered through the bus like any message, so it
+   * arrives once the shell waits for input), or into a new one.
+   */
+  async shell(command?: string): Promise<{ name: string; message: string }> {
+    const open = [...this.#team.teammates.values()].find((t) => t instanceof ExternalTeammate && t.kind === 'command' && t.role === SHELL_ROLE && !t.finished);
+    if (open) {
+      if (command) await this.send(open.name, command);
+      return { name: open.name, message: command ? `sent to ${open.name}` : `${open.name} is open` };
+    }
+    let name = SHELL_ROLE;
+    for (let n = 2; this.#team.teammate(name) && !this.#team.teammate(name)!.finished; n++) name = `${SHELL_ROLE}${n}`;
+    const message = await this.#team.spawn({ name, role: SHELL_ROLE, prompt: command ?? '', agent: 'command', command: process.env.SHELL || '/bin/sh' }, PERSON_SENDER);
+    return { name, message: message.split('\n')[0]! };
+  }
+
   /** Starts a teammate as the person (`by` the lead: as its spawn_teammate tool). */
   spawn(name: string, role: string, prompt: string, by: string = PERSON_SENDER): Promise<string> {
     return this.#team.spawn({ name, role, prompt }, by);
@@ -411,7 +487,7 @@ export class TeamSession {
       teammate.stopNow('stopped by the person');
       return `stopping ${name}`;
     }
-    const requestId = await this.#team.requestShutdown(name);
+    const requestId = await this.#team.requestShutdown(name, PERSON_SENDER);
     return `asked ${name} to shut down (${requestId})`;
   }
 
@@ -441,11 +517,11 @@ export class TeamSession {
   }
 
   /** The person's answer to a request in the needs-you queue; returns what happened, in one line. */
-  answer(id: string, decision: ApprovalDecision): string {
+  answer(id: string, decision: ApprovalDecision, reason?: string): string {
     const approvals = this.#team.approvals;
     const request = approvals.list().find((r) => r.id === id);
-    if (!request || !approvals.resolve(id, decision)) return 'that request is no longer waiting';
-    if (decision === 'deny') return `denied: ${request.summary}`;
+    if (!request || !approvals.resolve(id, decision, PERSON_SENDER, reason || undefined)) return 'that request is no longer waiting';
+    if (decision === 'deny') return `denied: ${request.summary}${reason ? ` (told ${request.agent}: ${reason})` : ''}`;
     if (decision === 'always') {
       return request.prefixes.length
         ? `approved; ${request.prefixes.map((p) => `'${p}'`).join(', ')} added to .team/settings.local.json`

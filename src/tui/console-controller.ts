@@ -10,6 +10,7 @@ import type { ConsoleStore, Flash } from './state/console-store.js';
 import { patchAgent } from './state/console-store.js';
 import { appendItem, itemId } from './state/transcript.js';
 import { formatTokens } from './components/glyphs.js';
+import type { TerminalView } from '../agents/external/pty-driver.js';
 import { formatSettingsRows, type SettingsRow } from '../runtime/settings/describe.js';
 import { formatMcpStatus } from '../runtime/mcp/status.js';
 import { summaryLines } from '../runtime/record/run-record.js';
@@ -46,8 +47,8 @@ export class ConsoleController implements CommandIntents {
   }
 
   /** The person's answer to a request waiting in the "needs you" queue (y, n, a in /approvals). */
-  answerApproval(id: string, decision: ApprovalDecision): string {
-    return this.#session.answer(id, decision);
+  answerApproval(id: string, decision: ApprovalDecision, reason?: string): string {
+    return this.#session.answer(id, decision, reason);
   }
 
   async refreshTasks(): Promise<void> {
@@ -57,16 +58,34 @@ export class ConsoleController implements CommandIntents {
 
   /** Text typed into a pane: a prompt for the lead, a message for a teammate. */
   async sendTo(agent: string, text: string): Promise<void> {
+    if (agent !== LEAD_NAME && !this.#session.isLive(agent)) {
+      throw new Error(`${agent} has shut down, so nothing would read it; /spawn ${agent} ROLE PROMPT starts it again`);
+    }
+    // Shown in the pane at once as queued; it leaves the queue when it enters the agent's context.
+    this.store.setState((state) => patchAgent(state, agent, (view) => ({ queued: [...(view.queued ?? []), text] })));
     if (agent === LEAD_NAME) {
       this.#session.prompt(text);
       return;
     }
-    if (!this.#session.isLive(agent)) {
-      this.flash(`${agent} has stopped; /spawn it again to give it work`, 'warn');
-      return;
-    }
     // Through the bus: it reaches the teammate exactly once, mid-turn or by waking it from idle.
     await this.#session.send(agent, text);
+  }
+
+  /** The screen of `agent` when it is a program in a terminal (a command teammate, a shell pane). */
+  terminal(agent: string): TerminalView | undefined {
+    return this.#session.terminal(agent);
+  }
+
+  /** Keys typed into a terminal pane, straight to its program. */
+  typeIntoTerminal(agent: string, data: string): void {
+    this.#session.terminal(agent)?.write(data);
+  }
+
+  /** `/shell` and `!cmd`: the person's shell in a pane (opened when none is), which comes into view. */
+  async shell(command?: string): Promise<string> {
+    const { name, message } = await this.#session.shell(command);
+    this.store.setState((state) => ({ ...patchAgent(state, name, () => ({ role: 'shell' })), focus: name, view: 'pane' }));
+    return message;
   }
 
   async summary(): Promise<string[]> {
@@ -164,17 +183,14 @@ export class ConsoleController implements CommandIntents {
       ...patchAgent(state, name, (view) => ({ items: appendItem(view.items, { kind: 'diff', id: itemId(), title, diff }), unread: false })),
       focus: name,
       view: 'pane',
-      scroll: { ...state.scroll, [name]: 0 },
+      scroll: { ...state.scroll, [name]: undefined },
     }));
     return `diff of ${branch} against ${base}`;
   }
 
-  /** `/worktree`: every teammate worktree and what it holds, as a notice in `pane`. */
-  async listWorktrees(pane: string): Promise<string> {
-    const lines = await this.#session.worktrees.list();
-    if (lines.length === 0) return 'no teammate worktrees (spawn with worktree: true to make one)';
-    this.note(pane, lines.join('\n'));
-    return `${lines.length} worktree(s)`;
+  /** `/worktree`: every teammate worktree and what it holds, one line each. */
+  listWorktrees(): Promise<string[]> {
+    return this.#session.worktrees.list();
   }
 
   /** `/config [KEY]`: the effective settings, those set somewhere first, each with where it came from. */

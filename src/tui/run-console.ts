@@ -5,6 +5,7 @@ import { createInterface } from 'node:readline/promises';
 import { createElement } from 'react';
 import type { CliOptions } from '../session/cli-options.js';
 import { openSession } from '../session/open-session.js';
+import { openControl } from '../session/control-intents.js';
 import { resolveSettings, StartupError } from '../session/settings.js';
 import type { TeamSession } from '../session/team-session.js';
 import { Attention } from '../session/attention.js';
@@ -13,6 +14,7 @@ import { ConsoleController } from './console-controller.js';
 import { EventBridge } from './state/event-bridge.js';
 import { createConsoleStore } from './state/console-store.js';
 import { InputHistory } from './state/input-history.js';
+import { replayHistory } from './state/history.js';
 
 const DEMO_PROMPT = 'Build a tiny greeting library with tests.';
 
@@ -32,6 +34,7 @@ export async function runConsole(options: CliOptions): Promise<number> {
       endpoint: demo ? 'built-in script' : settings.config.baseURL ? new URL(settings.config.baseURL).host : '',
       demo,
       keyMissing: settings.keyMissing,
+      sandboxOff: settings.sandboxOff,
     });
     const consoleStore = store;
     const opened = await openSession(settings, {
@@ -47,7 +50,11 @@ export async function runConsole(options: CliOptions): Promise<number> {
     if (error instanceof StartupError) return fail(error.message);
     throw error;
   }
+  // Each pane starts with what its agent said before, from the team's record (nothing after --fresh).
+  if (session.decision !== 'fresh') replayHistory(store, await session.earlierEvents(), session.decision === 'resume');
   await session.resume();
+  // `huddle status/send/interrupt` from other shells reach this console through its control socket.
+  await openControl(session, 'console');
   const history = InputHistory.forTeamDir(session.workspace.teamDir);
 
   const { render } = await import('ink');

@@ -61,21 +61,24 @@ describe('a team over its budget', () => {
       expect(h.team.budget.limitsFor('alice').usd).toBeCloseTo(0.6 + 0.5, 3);
       expect(h.statuses('alice')).toContain('waiting');
 
-      // /cost: per agent and per task, from the ledger (also on disk).
+      // /cost: per agent and per task, from the ledger (also on disk), as a page.
       await h.team.spend.flush();
-      const notes: string[] = [];
       const store = createConsoleStore({ model: 'claude-sonnet-4-6', endpoint: '' });
       const controller = new ConsoleController(h.session, store, () => undefined);
-      controller.note = (_agent: string, text: string) => void notes.push(text);
       const context: CommandContext = { controller, state: { ...store.getState(), order: [] }, focus: 'lead' };
-      expect(await runCommandLine('/cost', context)).toEqual({ kind: 'ok' });
+      const pageText = async (line: string, ctx: CommandContext = context) => {
+        const result = await runCommandLine(line, ctx);
+        expect(result.kind).toBe('page');
+        return (result as { lines: string[] }).lines.join('\n');
+      };
+      const notes = [await pageText('/cost')];
       expect(notes[0]).toMatch(/per task:\n {2}#1 Write the parser: \$0\.60\d* \(4 calls; alice \$0\.60\d*\)/);
       expect(notes[0]).toMatch(/no task: \$0\.0\d+ \(3 calls\)/); // the lead's, and none of alice's
       const onDisk = JSON.parse(readFileSync(path.join(h.workspace.teamDir, 'spend.json'), 'utf8'));
       expect(onDisk.tasks['1']).toMatchObject({ subject: 'Write the parser', model_calls: 4 });
 
       // /budget shows spend vs limits.
-      expect(await runCommandLine('/budget', { ...context, state: { ...context.state, order: ['lead', 'alice'] } })).toEqual({ kind: 'ok' });
+      notes.push(await pageText('/budget', { ...context, state: { ...context.state, order: ['lead', 'alice'] } }));
       expect(notes[1]).toMatch(/alice: \$0\.60\d* of \$1\.10 · 0\.\d min · 4 turns/);
       expect(await runCommandLine('/budget alice usd nope', context)).toMatchObject({ kind: 'error', message: expect.stringContaining("no agent named 'alice'") });
       controller.close();

@@ -195,6 +195,25 @@ describe('permission modes', () => {
     detach();
   });
 
+  it("a denial carries the person's reason to the agent; a protected write's question shows what it would write", async () => {
+    const h = await open({ env: { HUDDLE_PERMISSION_MODE: 'ask' } });
+    const detach = h.team.approvals.attachAnswerer();
+    h.fake.script('lead', reply(toolUse('bash', { command: 'npm install left-pad' })), reply(toolUse('write_file', { path: '.env', content: 'A=1\nB=2\n' })), replyText('Done.'));
+    h.team.start();
+    h.team.lead.prompt('Set it up.');
+    const first: HuddleEvent = await h.waitForEvent('the first question', (e) => e.type === 'approval_requested');
+    expect(h.team.approvals.resolve(String(first.id), 'deny', 'user', 'we use pnpm here')).toBe(true);
+    await toolResultCount(h, 'lead', 1);
+    expect(results(h, 'lead')[0]).toEqual(['bash', false, expect.stringContaining('They said: we use pnpm here.')]);
+    expect(h.events.find((e) => e.type === 'approval_resolved')).toMatchObject({ decision: 'deny', by: 'user', note: 'we use pnpm here' });
+    const second: HuddleEvent = await h.waitForEvent('the write question', (e) => e.type === 'approval_requested' && e.id !== first.id);
+    expect(second).toMatchObject({ tool: 'write_file', summary: '.env', detail: '+++ .env (3 lines)\n+A=1\n+B=2\n+' });
+    h.team.approvals.resolve(String(second.id), 'deny');
+    await toolResultCount(h, 'lead', 2);
+    expect(results(h, 'lead')[1]![2]).not.toContain('They said');
+    detach();
+  });
+
   it('an interrupt while waiting withdraws the request', async () => {
     const h = await open({ env: { HUDDLE_PERMISSION_MODE: 'ask' } });
     h.team.approvals.attachAnswerer();

@@ -257,7 +257,11 @@ describe('when the team counts as settled (the headless end condition)', () => {
     // A claimable task: likewise, until alice has claimed, done and reported it.
     await h.team.ctx.board.create({ subject: 'Tidy up' }, 'lead');
     expect(await h.team.isSettled()).toBe(false);
-    await h.waitFor('alice to finish the task', async () => (await h.team.ctx.board.get(1)).status === 'completed' && (await h.team.isSettled()));
+    // The roster's status is written before its event is emitted: wait for the event too.
+    await h.waitFor(
+      'alice to finish the task',
+      async () => (await h.team.ctx.board.get(1)).status === 'completed' && (await h.team.isSettled()) && h.statuses('alice').at(-1) === 'idle',
+    );
     expect((await h.team.ctx.board.get(1)).owner).toBe('alice');
     // Woken (working), then the same status naming the task it claimed (liveness reason).
     expect(h.statuses('alice')).toEqual(['working', 'idle', 'working', 'idle', 'working', 'working', 'idle']);

@@ -107,9 +107,9 @@ describe('teammates with worktrees', () => {
     expect(await run('/merge alice')).toEqual({ kind: 'ok', message: 'merged huddle/alice into main (1 commit)' });
     expect(readFileSync(path.join(h.root, 'shared.txt'), 'utf8')).toBe('alice version\n');
     const head = await git(h.root, 'rev-parse', 'HEAD');
-    expect(await run('/worktree')).toEqual({ kind: 'ok', message: '2 worktree(s)' });
-    const listed = store.getState().agents.bob!.items.at(-1)!;
-    expect(listed.kind === 'notice' && listed.text.split('\n')).toEqual([
+    const listed = await run('/worktree');
+    expect(listed).toMatchObject({ kind: 'page', title: expect.stringMatching(/^Teammate worktrees \(2\)/) });
+    expect(listed.kind === 'page' && listed.lines).toEqual([
       'alice: .team/worktrees/alice, huddle/alice, 0 unmerged commit(s) against main, 0 uncommitted file(s)',
       'bob: .team/worktrees/bob, huddle/bob, 1 unmerged commit(s) against main, 0 uncommitted file(s)',
     ]);

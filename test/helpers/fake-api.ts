@@ -122,6 +122,7 @@ export function rateLimited(retryAfterSeconds: number): Scripted {
 
 const NO_SCRIPT_TEXT = '[fake-api: no scripted response]';
 const AGENT_RE = /^You are '([^']+)'/;
+const APPENDED_AGENT_RE = /^You are '([^']+)', role: /m;
 
 type Frame = { event: string; data: unknown };
 
@@ -169,7 +170,12 @@ function agentOf(body: any): string | undefined {
   }
   if (s === undefined) return undefined;
   const m = AGENT_RE.exec(s);
-  return m ? m[1] : undefined;
+  if (m) return m[1];
+  // An external agent CLI (Claude Code) puts its own prompt first and huddle's identity line after
+  // it (--append-system-prompt): found at the start of any line of any system block.
+  const all = Array.isArray(sys) ? sys.map((b: any) => (b && typeof b.text === 'string' ? b.text : '')).join('\n') : s;
+  const appended = APPENDED_AGENT_RE.exec(all);
+  return appended ? appended[1] : undefined;
 }
 
 /** Split by code points, so surrogate pairs are never cut in half. */

@@ -8,6 +8,9 @@ const { Terminal } = xterm;
 // HUDDLE_TEST_CLI points at another build (one made into a temp directory, say) without touching dist/.
 const CLI = process.env.HUDDLE_TEST_CLI ?? path.resolve(import.meta.dirname, '../../dist/cli.js');
 
+const FRAME_BEGIN = '\x1b[?2026h';
+const FRAME_END = '\x1b[?2026l';
+
 export interface PtyOptions {
   args?: string[];
   cwd: string;
@@ -37,6 +40,8 @@ export class PtyDriver {
   readonly exited: Promise<{ exitCode: number; signal?: number | undefined }>;
   bytesWritten = 0;
   #parsed: Promise<void> = Promise.resolve();
+  /** Ink brackets every frame in a synchronized update; inside one, the screen is half drawn. */
+  #inFrame = false;
 
   constructor(options: PtyOptions) {
     const cols = options.cols ?? 120;
@@ -51,18 +56,36 @@ export class PtyDriver {
     this.process = pty.spawn(process.execPath, [CLI, ...(options.args ?? [])], { name: 'xterm-256color', cols, rows, cwd: options.cwd, env });
     this.process.onData((data) => {
       this.bytesWritten += Buffer.byteLength(data);
+      const begin = data.lastIndexOf(FRAME_BEGIN);
+      const end = data.lastIndexOf(FRAME_END);
+      if (begin >= 0 || end >= 0) this.#inFrame = begin > end;
       this.#parsed = this.#parsed.then(() => new Promise<void>((resolve) => this.term.write(data, resolve)));
     });
     this.exited = new Promise((resolve) => this.process.onExit(resolve));
   }
 
-  /** The visible screen as text, one line per row. */
+  /** The visible screen as text, one line per row: never a frame half drawn (it waits for its end). */
   async screen(): Promise<string> {
+    for (let waited = 0; this.#inFrame && waited < 2000; waited += 5) await new Promise((resolve) => setTimeout(resolve, 5));
     await this.#parsed;
     const buffer = this.term.buffer.active;
     const lines: string[] = [];
     for (let row = 0; row < this.term.rows; row++) lines.push(buffer.getLine(buffer.viewportY + row)?.translateToString(true, 0, this.term.cols) ?? '');
     return lines.join('\n');
+  }
+
+  /** Whether the first place `needle` shows on screen is drawn in reverse video (a highlight), or undefined when it does not show. */
+  async isInverse(needle: string): Promise<boolean | undefined> {
+    await this.#parsed;
+    const buffer = this.term.buffer.active;
+    for (let row = 0; row < this.term.rows; row++) {
+      const line = buffer.getLine(buffer.viewportY + row);
+      const column = line?.translateToString(true, 0, this.term.cols).indexOf(needle) ?? -1;
+      if (!line || column < 0) continue;
+      // Columns are cells here: the tests look for ASCII text on rows of one-column characters.
+      return Array.from({ length: needle.length }, (_, i) => line.getCell(column + i)?.isInverse() !== 0).every(Boolean);
+    }
+    return undefined;
   }
 
   async bufferType(): Promise<'normal' | 'alternate'> {
@@ -93,6 +116,15 @@ export class PtyDriver {
       this.process.write(char);
       await new Promise((resolve) => setTimeout(resolve, 2));
     }
+  }
+
+  /**
+   * Writes to the emulated screen only, in order with what the program wrote so far: what a real
+   * terminal may leave behind when it is resized (rows reflowed or cut), which the program must
+   * paint over.
+   */
+  scribble(text: string): void {
+    this.#parsed = this.#parsed.then(() => new Promise<void>((resolve) => this.term.write(text, resolve)));
   }
 
   resize(cols: number, rows: number): void {

@@ -21,6 +21,7 @@ import { ModelClient, modelClientOptions } from '../../src/runtime/model/model-c
 import type { Member } from '../../src/runtime/store/roster.js';
 import type { MemberStatus } from '../../src/runtime/vocabulary.js';
 import { Workspace } from '../../src/runtime/workspace/workspace.js';
+import { agentStateDirsOf } from '../../src/runtime/sandbox/index.js';
 import { TeamSession } from '../../src/session/team-session.js';
 import { reply, replyText, startFakeApi, toolUse, type FakeApi, type RecordedRequest, type Scripted } from './fake-api.ts';
 
@@ -187,6 +188,8 @@ export async function openTeamHarness(options: TeamHarnessOptions = {}): Promise
         await store.close();
         if (!options.fake) await fake.close();
         rmSync(root, { recursive: true, force: true });
+        // The private config directories of its external agents (Claude Code's sessions…).
+        rmSync(agentStateDirsOf(root), { recursive: true, force: true });
       }
     },
   };

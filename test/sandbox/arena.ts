@@ -102,3 +102,21 @@ export function expectSame(after: Map<string, string>, before: Map<string, strin
   const changed = [...new Set([...before.keys(), ...after.keys()])].filter((k) => before.get(k) !== after.get(k));
   expect(changed, `${what} changed: ${changed.join(', ')}`).toEqual([]);
 }
+
+/**
+ * A node one-liner for the socket tests: connect to the socket `.team/control.json` names (or
+ * `socket`), send one request, print ANSWERED and the answer, or REFUSED and why.
+ */
+export function socketProbe(request: object, socket?: string): string {
+  const target = socket ? JSON.stringify(socket) : "JSON.parse(require('fs').readFileSync('.team/control.json','utf8')).socket";
+  const script =
+    `const net=require('net');let p;try{p=${target}}catch(e){console.log('REFUSED no pointer',e.code);process.exit(0)}` +
+    `const c=net.connect(p);c.on('connect',()=>c.write(JSON.stringify(${JSON.stringify(request)})+'\\n'));` +
+    `c.on('data',d=>{console.log('ANSWERED',String(d));process.exit(0)});c.on('error',e=>{console.log('REFUSED',e.code);process.exit(0)})`;
+  return `${JSON.stringify(process.execPath)} -e ${shellQuote(script)}`;
+}
+
+/** `text` as one single-quoted shell word. */
+export function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}

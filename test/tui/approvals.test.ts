@@ -18,7 +18,7 @@ function ev(agent: string, type: string, fields: object): HuddleEvent {
 }
 
 describe('approval events in the store', () => {
-  it('queue a request with a notice in its pane, and drop it with the decision when resolved', () => {
+  it('queue a request with a line in its pane (the question itself is drawn under the pane), and drop it with the decision when resolved', () => {
     let state: ConsoleState = createConsoleStore({ model: 'm', endpoint: '' }).getState();
     const apply = (event: HuddleEvent) => (state = { ...state, ...applyEvent(state, event) });
     apply(ev('alice', 'approval_requested', { id: 'approval_1', tool: 'bash', summary: 'npm install', reason: "'npm install' is not on the allow-list", prefixes: ['npm install'] }));
@@ -27,7 +27,7 @@ describe('approval events in the store', () => {
       ['approval_1', 'alice', 'bash', 'npm install', ['npm install']],
       ['approval_2', 'lead', 'write_file', '.env', []],
     ]);
-    expect(state.agents.alice!.items.at(-1)).toMatchObject({ kind: 'notice', tone: 'warn', text: 'waiting for your approval: bash npm install (Ctrl+Y to answer)' });
+    expect(state.agents.alice!.items.at(-1)).toMatchObject({ kind: 'notice', tone: 'warn', text: 'asked you to approve: bash npm install' });
     expect(state.agents.alice!.unread).toBe(true);
 
     state = { ...state, approvalIndex: 1 };
@@ -71,7 +71,7 @@ describe('the "needs you" view in a terminal', () => {
 
     // The console defaults to ask mode: the lead waits, the status bar says so.
     let screen = await tty.waitFor('needs you: 1');
-    expect(screen).toContain('waiting for your approval: bash touch first.txt');
+    expect(screen).toContain('asked you to approve: bash touch first.txt');
     expect(screen).toMatch(/lead.*permission: touch first\.txt/);
     tty.write(CTRL_Y);
     screen = await tty.waitFor('Needs you (1 waiting)');

@@ -24,7 +24,7 @@ function context(calls: string[] = []): CommandContext {
 describe('slash commands', () => {
   it('has every command of SPEC section 8', () => {
     const names = COMMANDS.map((c) => c.name).sort();
-    expect(names).toEqual(['broadcast', 'clear', 'compact', 'cost', 'help', 'interrupt', 'model', 'quit', 'restart', 'send', 'shutdown', 'spawn', 'tasks', 'team', 'merge', 'diff', 'worktree', 'approvals', 'budget', 'config', 'mcp', 'summary'].sort());
+    expect(names).toEqual(['broadcast', 'clear', 'compact', 'cost', 'help', 'interrupt', 'model', 'quit', 'restart', 'send', 'shutdown', 'spawn', 'tasks', 'team', 'merge', 'diff', 'worktree', 'approvals', 'budget', 'config', 'mcp', 'summary', 'shell', 'grid'].sort());
   });
 
   it('runs commands with their arguments', async () => {
@@ -45,13 +45,15 @@ describe('slash commands', () => {
     expect(calls).toEqual(['summary']);
   });
 
-  it('/cost shows cache reads and writes per agent', async () => {
+  it('/cost shows cache reads and writes per agent, as a page (never in a pane)', async () => {
     const calls: string[] = [];
     const ctx = context(calls);
     ctx.state.agents.lead = { ...ctx.state.agents.lead!, inputTokens: 1000, cacheReadTokens: 800, cacheWriteTokens: 150, outputTokens: 20, costUsd: 0.001 };
     (ctx.controller as unknown as { taskSpendLines: () => string[] }).taskSpendLines = () => [];
-    await runCommandLine('/cost', ctx);
-    expect(calls[0]).toBe('note lead lead: $0.0010 (1000 in: 800 cache reads at 0.1×, 150 cache writes at 1.25×; 20 out)');
+    const result = await runCommandLine('/cost', ctx);
+    expect(result).toMatchObject({ kind: 'page', title: 'Cost: spend per agent and per task' });
+    expect((result as { lines: string[] }).lines[0]).toBe('lead: $0.0010 (1000 in: 800 cache reads at 0.1×, 150 cache writes at 1.25×; 20 out)');
+    expect(calls).toEqual([]);
   });
 
   it('answers bad input with a one-line hint', async () => {
@@ -65,7 +67,7 @@ describe('slash commands', () => {
   it('completes command names and agent names with Tab', () => {
     const ctx = context();
     expect(completeLine('/he', ctx).line).toBe('/help ');
-    expect(completeLine('/s', ctx).candidates).toEqual(['/spawn', '/send', '/shutdown', '/summary']);
+    expect(completeLine('/s', ctx).candidates).toEqual(['/shell', '/spawn', '/send', '/shutdown', '/summary']);
     expect(completeLine('/send al', ctx).line).toBe('/send alice ');
     expect(completeLine('/shutdown ', ctx).candidates).toEqual(['alice', 'bob']);
   });

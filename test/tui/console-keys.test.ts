@@ -14,6 +14,8 @@ import type { ConsoleController } from '../../src/tui/console-controller.js';
 import { ConsoleKeys } from '../../src/tui/keys/console-keys.js';
 import { createConsoleStore, emptyAgent, type ConsoleStore, type Flash } from '../../src/tui/state/console-store.js';
 import { InputHistory } from '../../src/tui/state/input-history.js';
+import { openPalette } from '../../src/tui/state/palette.js';
+import { anchorRow, rowIndex } from '../../src/tui/render/pane-window.js';
 
 const { Terminal } = xterm;
 
@@ -58,6 +60,8 @@ function recordingController(target: ConsoleStore, log: string[]): ConsoleContro
     interrupt: (agent: string) => (log.push(`interrupt ${agent}`), agent === 'alice'),
     flash: (text: string, tone: Flash['tone'] = 'info') => target.setState({ flash: { text, tone } }),
     answerApproval: (id: string, decision: string) => (log.push(`answer ${id} ${decision}`), `${decision}: ${id}`),
+    // No agent here is a program in a terminal pane.
+    terminal: () => undefined,
   } as unknown as ConsoleController;
 }
 
@@ -68,7 +72,7 @@ beforeEach(() => {
   calls = [];
   quits = 0;
   history = InputHistory.forTeamDir(dir);
-  keys = new ConsoleKeys({ store, controller: recordingController(store, calls), history, quit: () => void quits++, pageRows: () => 10 });
+  keys = new ConsoleKeys({ store, controller: recordingController(store, calls), history, quit: () => void quits++, paneSize: () => ({ width: 60, rows: 10 }) });
 });
 
 afterEach(() => {
@@ -85,6 +89,19 @@ function feed(...inputs: Array<string | readonly [string, Key]>): void {
 }
 
 const input = () => store.getState().input;
+
+/** `count` one-row notices in an agent's pane. */
+function fillPane(agent: string, count: number): void {
+  const items = Array.from({ length: count }, (_, i) => ({ kind: 'notice' as const, id: 1_000_000 + i, text: `row ${i}`, tone: 'info' as const }));
+  store.setState((s) => ({ agents: { ...s.agents, [agent]: { ...s.agents[agent]!, items } } }));
+}
+
+/** The top row of the lead's view while scrolled (60 columns, 10 rows as the test's keys are told). */
+function topRow(): number {
+  const items = store.getState().agents.lead!.items;
+  const scroll = store.getState().scroll.lead!;
+  return anchorRow(items, rowIndex(items, 60, store.getState().expanded.lead ?? false), scroll);
+}
 
 describe('input intents in the store', () => {
   it('type, move and delete at the cursor', () => {
@@ -105,12 +122,13 @@ describe('input intents in the store', () => {
   });
 
   it('Enter sends the line to the agent in view, empties the input, scrolls to the bottom and keeps history', async () => {
+    fillPane('lead', 100);
     feed(K.pageUp, K.pageUp);
-    expect(store.getState().scroll.lead).toBe(20);
+    expect(store.getState().scroll.lead).toBeDefined();
     feed('first', K.enter, K.tab, 'second', K.enter, '   ', K.enter);
     await Promise.resolve();
     expect(calls).toEqual(['send lead: first', 'send alice: second']);
-    expect(store.getState().scroll).toMatchObject({ lead: 0, alice: 0 });
+    expect(store.getState().scroll).toMatchObject({ lead: undefined, alice: undefined });
     expect(input().text).toBe('   '); // a blank line is not sent
     feed(K.ctrl('u'), 'draft', K.up);
     expect(input().text).toBe('second');
@@ -198,11 +216,26 @@ describe('view, pane and console intents', () => {
     expect(calls).toEqual(['interrupt lead', 'interrupt alice']);
   });
 
-  it('Ctrl+O toggles tool results in the pane in view; PgUp/PgDn scroll it by a page, never below the bottom', () => {
+  it('Ctrl+O toggles tool results in the pane in view; PgUp/PgDn scroll it by a page, within what is there', () => {
     feed(K.ctrl('o'));
     expect(store.getState().expanded).toEqual({ lead: true });
-    feed(K.pageUp, K.pageDown, K.pageDown);
-    expect(store.getState().scroll.lead).toBe(0);
+    // An empty pane does not scroll at all.
+    feed(K.pageUp);
+    expect(store.getState().scroll.lead).toBeUndefined();
+    // 100 one-row notices, a blank row between each two: 199 rows; a pane of 10 rows, a page of 9.
+    fillPane('lead', 100);
+    feed(K.pageUp);
+    expect(topRow()).toBe(199 - 10 - 9);
+    for (let i = 0; i < 40; i++) feed(K.pageUp);
+    expect(topRow()).toBe(0); // bounded: never above the first row
+    feed(K.pageDown, K.pageDown);
+    expect(topRow()).toBe(18);
+    for (let i = 0; i < 40; i++) feed(K.pageDown);
+    expect(store.getState().scroll.lead).toBeUndefined(); // the last page follows the end again
+    feed(K.home);
+    expect(topRow()).toBe(0);
+    feed(K.end);
+    expect(store.getState().scroll.lead).toBeUndefined();
   });
 
   it('in the needs-you view, ↑/↓ select and y / n / a answer the selected request while nothing is typed', () => {
@@ -217,22 +250,72 @@ describe('view, pane and console intents', () => {
     expect(input().text).toBe('xa');
   });
 
-  it('Ctrl+C clears the input and arms quitting; another key disarms; twice quits', () => {
-    feed('half', K.ctrl('c'));
+  it('Ctrl+C interrupts a busy agent, else clears the input, else arms quitting; another key disarms; twice quits', () => {
+    store.setState((s) => ({ agents: { ...s.agents, alice: { ...s.agents.alice!, status: 'working' } } }));
+    feed(K.alt('2'), 'half', K.ctrl('c'));
+    expect(calls).toEqual(['interrupt alice']);
+    expect(input().text).toBe('half'); // the interrupt first; what is typed stays
+    store.setState((s) => ({ agents: { ...s.agents, alice: { ...s.agents.alice!, status: 'idle' } } }));
+    feed(K.ctrl('c'));
     expect(input().text).toBe('');
+    expect(store.getState().quitArmed).toBe(false);
+    feed(K.ctrl('c'));
     expect(store.getState().quitArmed).toBe(true);
     feed('x');
     expect(store.getState().quitArmed).toBe(false);
-    feed(K.ctrl('c'), K.ctrl('c'));
+    feed(K.ctrl('u'), K.ctrl('c'), K.ctrl('c'));
     expect(quits).toBe(1);
   });
 
-  it('a key dismisses the passing message, a Ctrl chord does not', () => {
+  it('Esc clears what is typed, then closes the view, then interrupts', () => {
+    feed(K.ctrl('t'), 'half a sentence', K.escape);
+    expect(input().text).toBe('');
+    expect(store.getState().view).toBe('tasks');
+    feed(K.escape);
+    expect(store.getState().view).toBe('pane');
+    expect(calls).toEqual([]);
+    feed(K.escape);
+    expect(calls).toEqual(['interrupt lead']);
+  });
+
+  it('the notice stays while the person types and reads, and goes with their next action', () => {
     store.setState({ flash: { text: 'hello', tone: 'info' } });
-    feed(K.ctrl('o'));
+    feed(K.ctrl('o'), 'a', 'b', K.backspace, K.left, K.pageUp);
     expect(store.getState().flash?.text).toBe('hello');
-    feed('a');
+    feed(K.tab);
     expect(store.getState().flash).toBeUndefined();
+    store.setState({ flash: { text: 'again', tone: 'info' } });
+    feed(K.escape);
+    expect(store.getState().flash).toBeUndefined();
+  });
+
+  it('the palette lists commands for what is typed: ↑/↓ pick, Tab completes, Enter runs one that takes no arguments', async () => {
+    feed('/');
+    expect(openPalette(store.getState()).length).toBeGreaterThan(10);
+    feed('t');
+    expect(openPalette(store.getState()).map((c) => c.name).slice(0, 2)).toEqual(['tasks', 'team']);
+    feed(K.down, K.tab);
+    expect(input().text).toBe('/team ');
+    feed(K.ctrl('u'), '/sp', K.enter);
+    expect(input().text).toBe('/spawn '); // it needs arguments: completed, not run
+    feed(K.ctrl('u'), '/he', K.enter);
+    await until(() => store.getState().view === 'help');
+    // Esc clears a line being typed; a recalled line does not open the palette: ↑ keeps walking the history.
+    feed(K.escape, '/t', K.escape);
+    expect(input().text).toBe('');
+    feed(K.up);
+    expect(input().text).toBe('/help');
+    expect(openPalette(store.getState())).toEqual([]);
+  });
+
+  it('Tab on an ambiguous argument cycles through the choices', () => {
+    feed('/send ', K.tab);
+    expect(input().text).toBe('/send lead');
+    feed(K.tab);
+    expect(input().text).toBe('/send alice');
+    feed(K.tab, K.tab);
+    expect(input().text).toBe('/send lead');
+    expect(store.getState().flash?.text).toMatch(/\[lead\]\s+alice\s+bob/);
   });
 
   it('a slash command runs through the commands: a view opens, a mistake is one line', async () => {

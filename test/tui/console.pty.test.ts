@@ -156,6 +156,8 @@ describe('huddle demo', () => {
     await tty.waitFor(/2:. alice/, 15_000);
     await tty.waitFor(/3:. bob/, 15_000);
     await tty.waitFor('Summary', 30_000);
+    // Ctrl+C interrupts a lead that is still in its turn: quit once it has finished.
+    await tty.waitFor(/lead \(lead\) idle/);
     tty.write(KEYS.ctrlT);
     await tty.waitFor(/3 completed\)/);
     tty.write(KEYS.ctrlC);

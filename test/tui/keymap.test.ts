@@ -97,13 +97,17 @@ describe("the console's keymap", () => {
     // Esc closes a view; with a pane in view it interrupts the agent.
     expect(intentOf('escape', context({ view: 'help' }))).toBe('view.close');
     expect(intentOf('escape', context({ view: 'pane' }))).toBe('agent.interrupt');
-    // Tab completes a slash command, else it moves to the next pane; Shift+Tab always moves back.
-    expect(intentOf('tab', context(typed('/he')))).toBe('input.complete');
+    // Tab completes a slash command (the palette's pick while it lists commands), else it moves
+    // to the next pane; Shift+Tab always moves back.
+    expect(intentOf('tab', context(typed('/he')))).toBe('palette.complete');
+    expect(intentOf('tab', context({ ...typed('/he'), palette: { index: 0, closedFor: '/he' } }))).toBe('input.complete');
+    expect(intentOf('tab', context(typed('/send al')))).toBe('input.complete');
     expect(intentOf('tab', context(typed('hello')))).toBe('pane.next');
     expect(intentOf('tab', context(typed('/a\nb')))).toBe('pane.next');
     expect(intentOf('shift+tab', context(typed('/he')))).toBe('pane.previous');
     // Ctrl+C and the pane keys reach the global layer from anywhere.
-    expect(intentOf('ctrl+c', context({ view: 'approvals', ...typed('x') }))).toBe('console.quit');
+    expect(intentOf('ctrl+c', context({ view: 'approvals', ...typed('x') }))).toBe('input.clear');
+    expect(intentOf('ctrl+c', context({ view: 'approvals' }))).toBe('console.quit');
     expect(intentOf('ctrl+t', context({ view: 'tasks' }))).toBe('view.toggle');
     expect(intentOf('pageup', context())).toBe('pane.pageUp');
   });
@@ -135,7 +139,7 @@ describe("the console's keymap", () => {
     expect(intentOf('ctrl+left', context())).toBe('cursor.left');
     expect(intentOf('shift+up', context())).toBe('history.previous');
     expect(intentOf('shift+pageup', context())).toBe('pane.pageUp');
-    expect(intentOf('ctrl+tab', context(typed('/he')))).toBe('input.complete');
+    expect(intentOf('ctrl+tab', context(typed('/send al')))).toBe('input.complete');
     expect(intentOf('shift+tab', context())).toBe('pane.previous'); // bound as written: no loosening
     expect(intentOf('ctrl+x', context())).toBeUndefined(); // an unbound Ctrl chord does nothing
     expect(intentOf('ctrl+j', context())).toBe('input.newline');
@@ -216,5 +220,63 @@ describe('keymaps the next console work needs', () => {
     expect(of('enter', context(typed('hi'), ['grid']))).toBe('input.submit');
     expect(of('enter', context({}, ['palette', 'grid']))).toBe('palette.pick');
     expect(of('right', context({}, ['palette', 'grid']))).toBe('grid.move');
+  });
+});
+
+describe("the console's keymap, with Claude Code's keys", () => {
+  const busy = { agents: { lead: { ...emptyAgent('lead', 'lead'), status: 'working' as const } } };
+  const scrolled = { scroll: { lead: { itemId: 1, row: 0 } } };
+
+  it('Esc clears what is typed, else closes a view, else interrupts; Ctrl+C interrupts a busy agent, else clears, else quits', () => {
+    expect(intentOf('escape', context({ ...busy, ...typed('half a sentence') }))).toBe('input.clear');
+    expect(intentOf('escape', context({ view: 'team', ...typed('x') }))).toBe('input.clear');
+    expect(intentOf('escape', context({ view: 'team' }))).toBe('view.close');
+    expect(intentOf('escape', context(busy))).toBe('agent.interrupt');
+    expect(intentOf('ctrl+c', context({ ...busy, ...typed('x') }))).toBe('agent.interrupt');
+    expect(intentOf('ctrl+c', context(typed('x')))).toBe('input.clear');
+    expect(intentOf('ctrl+c', context())).toBe('console.quit');
+  });
+
+  it("scrolls with Home/End on an empty input, the wheel, and g/G only while scrolled (else they type); '/' is always the palette", () => {
+    expect(intentOf('home', context())).toBe('pane.top');
+    expect(intentOf('end', context())).toBe('pane.bottom');
+    expect(intentOf('home', context(typed('lo')))).toBe('cursor.home');
+    expect(resolveKey(CONSOLE_KEYMAP, press('wheelup'), context())).toMatchObject({ intent: 'pane.scroll', arg: 3 });
+    expect(resolveKey(CONSOLE_KEYMAP, press('wheeldown'), context({ view: 'help' }))).toMatchObject({ intent: 'view.scroll', arg: 'wheel-down' });
+    expect(intentOf('g', context(scrolled))).toBe('pane.top');
+    expect(intentOf('G', context(scrolled))).toBe('pane.bottom');
+    expect(intentOf('/', context(scrolled))).toBe('input.insert');
+    expect(intentOf('g', context())).toBe('input.insert');
+    expect(intentOf('/', context())).toBe('input.insert');
+    expect(intentOf('g', context({ ...scrolled, ...typed('a') }))).toBe('input.insert');
+    expect(intentOf('ctrl+f', context())).toBe('search.open');
+  });
+
+  it('gives a search the typing, the palette ↑/↓, Tab and Enter, and the grid its arrows and Enter', () => {
+    const searching = { search: { query: 'x', match: 0 } };
+    expect(intentOf('q', context(searching))).toBe('search.insert');
+    expect(intentOf('enter', context(searching))).toBe('search.step');
+    expect(intentOf('escape', context(searching))).toBe('search.close');
+    expect(intentOf('down', context(typed('/')))).toBe('palette.select');
+    expect(intentOf('enter', context(typed('/he')))).toBe('palette.pick');
+    expect(intentOf('enter', context(typed('/help now')))).toBe('input.submit');
+    expect(intentOf('enter', context(typed('/zzz')))).toBe('input.submit'); // nothing listed: the line runs
+    expect(intentOf('right', context({ view: 'grid' }))).toBe('grid.move');
+    expect(intentOf('enter', context({ view: 'grid' }))).toBe('grid.focus');
+    expect(intentOf('ctrl+g', context())).toBe('view.toggle');
+  });
+
+  it('moves between the lines of a multi-line input before walking the history', () => {
+    const twoLines = { input: { text: 'one\ntwo', cursor: 7 } };
+    expect(intentOf('up', context(twoLines))).toBe('cursor.up');
+    expect(intentOf('down', context(twoLines))).toBe('history.next');
+    expect(intentOf('up', context({ input: { text: 'one\ntwo', cursor: 2 } }))).toBe('history.previous');
+  });
+
+  it('reads mouse reports as wheel presses, and a click as a press nothing binds', () => {
+    expect(keyPresses('[<64;10;5M', inkKey()).map((p) => p.name)).toEqual(['wheelup']);
+    expect(keyPresses('[<65;10;5M', inkKey()).map((p) => p.name)).toEqual(['wheeldown']);
+    expect(keyPresses('[<80;10;5M', inkKey()).map((p) => p.name)).toEqual(['wheelup']); // with Ctrl held
+    expect(keyPresses('[<0;10;5M', inkKey()).map((p) => p.name)).toEqual(['']);
   });
 });

@@ -58,7 +58,7 @@ export interface EventFields {
   /** The roster changed a member's status (with its role, and why). */
   status: { status: MemberStatus; role: string; reason?: string; error?: string; task?: number | string | null };
   /** (ext) A user turn entered the agent's context. */
-  prompt: { text: string; source: PromptSource };
+  prompt: { text: string; source: PromptSource; by?: string };
   message_sent: { id: string; from: string; to: string; message_type: MessageType; content: string; request_id?: string };
   /**
    * Inbox messages taken for the model: by the agent's loop (with `messages` and the cursor's
@@ -139,7 +139,8 @@ export interface EventFields {
     to: string;
   };
   /** (ext) A tool call (or a budget stop, a plan, a notice) waits for the person. */
-  approval_requested: { id: string; tool: string; summary: string; reason: string; prefixes: string[] };
+  /** (ext) `detail`: what the call would do, shown with the question (an edit's diff, the start of a file to write). */
+  approval_requested: { id: string; tool: string; summary: string; reason: string; prefixes: string[]; detail?: string };
   approval_resolved: { id: string; decision: ApprovalDecision | 'cancelled'; by?: string; note?: string };
   error: {
     message: string;

@@ -58,14 +58,14 @@ export class SpawnStdioTransport implements Transport {
   start(): Promise<void> {
     if (this.#child) throw new Error('SpawnStdioTransport already started');
     const { command, args, env, cwd, spawn } = this.#params;
+    // The spawn may take a moment (a sandbox prepares first); a start() that fails rejects either way.
+    return Promise.resolve()
+      .then(() => spawn(command, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'], detached: true }))
+      .then((child) => this.#attach(child));
+  }
+
+  #attach(child: ChildProcess): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      let child: ChildProcess;
-      try {
-        child = spawn(command, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
-      } catch (error) {
-        reject(error);
-        return;
-      }
       this.#child = child;
       liveServers.add(child);
       child.once('error', (error) => {

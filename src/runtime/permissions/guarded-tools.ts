@@ -12,6 +12,7 @@ import type { MemberStatus } from '../vocabulary.js';
 import { checkCommand, denyMessage, protectedPathReason } from './command-policy.js';
 import { sandboxStatus } from '../sandbox/status.js';
 import { oneLine } from '../tools/registry.js';
+import { editDiff } from '../tools/edit-file.js';
 import { ToolError, type Tool, type ToolContext } from '../tools/types.js';
 
 export interface GateOptions {
@@ -83,8 +84,8 @@ export class PermissionGate {
     );
   }
 
-  /** For write_file and edit_file. */
-  async checkWrite(tool: string, file: string, context: ToolContext): Promise<void> {
+  /** For write_file and edit_file; `detail` shows the person what would change (a diff, the start of the file). */
+  async checkWrite(tool: string, file: string, context: ToolContext, detail?: string): Promise<void> {
     const mode = this.modeOf(context.agent);
     if (mode === 'plan') throw new ToolError(`refused in plan mode (read-only): ${tool} is not available. ${planHint(context.agent)}`);
     if (mode === 'auto') return;
@@ -94,8 +95,14 @@ export class PermissionGate {
     if (relative.startsWith('..') || path.isAbsolute(relative)) return;
     const why = protectedPathReason(relative);
     if (!why) return;
-    await this.#ask(context, tool, relative, `${tool} ${relative}: ${why}`, [], () =>
-      `${tool} ${relative} needs approval (${why}), which a headless run cannot ask for; run with --permission-mode auto, or leave that file alone`,
+    await this.#ask(
+      context,
+      tool,
+      relative,
+      `${tool} ${relative}: ${why}`,
+      [],
+      () => `${tool} ${relative} needs approval (${why}), which a headless run cannot ask for; run with --permission-mode auto, or leave that file alone`,
+      detail,
     );
   }
 
@@ -113,7 +120,7 @@ export class PermissionGate {
     return this.#options.allowList.read().entries.includes(name);
   }
 
-  async #ask(context: ToolContext, tool: string, summary: string, reason: string, prefixes: string[], headless: () => string): Promise<void> {
+  async #ask(context: ToolContext, tool: string, summary: string, reason: string, prefixes: string[], headless: () => string, detail?: string): Promise<void> {
     const { approvals, roster } = this.#options;
     if (!approvals.answerable) throw new ToolError(headless());
     const before = roster?.get(context.agent);
@@ -121,7 +128,7 @@ export class PermissionGate {
     await roster?.setStatus(context.agent, 'waiting', { reason: waitingReason }).catch(() => undefined);
     let outcome;
     try {
-      outcome = await approvals.request({ agent: context.agent, tool, summary, reason, prefixes }, context.signal);
+      outcome = await approvals.request({ agent: context.agent, tool, summary, reason, prefixes, ...(detail ? { detail } : {}) }, context.signal);
     } finally {
       // Back to what it was (working), unless something else changed the status meanwhile.
       const now = roster?.get(context.agent);
@@ -143,10 +150,28 @@ export class PermissionGate {
     }
     if (outcome.kind === 'unanswerable') throw new ToolError(headless());
     if (outcome.kind === 'cancelled') throw new ToolError('[interrupted] while waiting for approval');
+    const said = outcome.kind === 'denied' && outcome.reason ? ` They said: ${oneLine(outcome.reason, 500)}.` : '';
     throw new ToolError(
-      `the person denied this (${tool}: ${oneLine(summary)}). Do not retry it in another form; carry on without it, or say why it is needed.`,
+      `the person denied this (${tool}: ${oneLine(summary)}).${said} Do not retry it in another form; carry on without it, or say why it is needed.`,
     );
   }
+}
+
+/** Lines of a proposed change shown with the question: the edit as a diff, or the start of a file to write. */
+const PREVIEW_LINES = 12;
+
+function proposedChange(tool: string, input: Record<string, unknown>): string | undefined {
+  const path = String(input.path ?? '');
+  if (tool === 'edit_file' && typeof input.old_text === 'string' && typeof input.new_text === 'string') {
+    const diff = editDiff(path, input.old_text, input.new_text).split('\n');
+    return diff.length > PREVIEW_LINES + 2 ? [...diff.slice(0, PREVIEW_LINES + 2), `… ${diff.length - PREVIEW_LINES - 2} more lines`].join('\n') : diff.join('\n');
+  }
+  if (tool === 'write_file' && typeof input.content === 'string') {
+    const lines = input.content.split('\n');
+    const shown = lines.slice(0, PREVIEW_LINES).map((line) => `+${line}`);
+    return [`+++ ${path} (${lines.length} line${lines.length === 1 ? '' : 's'})`, ...shown, ...(lines.length > PREVIEW_LINES ? [`… ${lines.length - PREVIEW_LINES} more lines`] : [])].join('\n');
+  }
+  return undefined;
 }
 
 function planHint(agent: string): string {
@@ -165,7 +190,7 @@ function guardTool(tool: Tool, gate: PermissionGate): Tool {
   if (guarded.has(tool)) return tool;
   let check: ((input: Record<string, unknown>, context: ToolContext) => Promise<void>) | undefined;
   if (tool.name === 'bash') check = (input, context) => gate.checkBash(String(input.command ?? ''), context);
-  else if (tool.name === 'write_file' || tool.name === 'edit_file') check = (input, context) => gate.checkWrite(tool.name, String(input.path ?? ''), context);
+  else if (tool.name === 'write_file' || tool.name === 'edit_file') check = (input, context) => gate.checkWrite(tool.name, String(input.path ?? ''), context, proposedChange(tool.name, input));
   if (!check) return tool;
   const wrapped: Tool = {
     ...tool,

@@ -1,6 +1,7 @@
 // Runs one shell command to completion for huddle itself (a hook, a verify gate): input on stdin,
 // bounded output, a timeout and an abort that end the command's whole process tree. Never throws
 // for the command's own failures; a failure to start is reported in the outcome.
+import type { ChildProcess } from 'node:child_process';
 import { OutputCollector } from '../tools/output-cap.js';
 import { childEnvironment, killGroup, plainSpawn, type SpawnLike } from './spawn.js';
 
@@ -53,20 +54,19 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandOut
     return { exitCode: undefined, signal: undefined, timedOut, aborted: true, stdout: '', stderr: '', durationMs: 0 };
   }
 
+  let child: ChildProcess;
+  try {
+    child = await spawn('bash', args, {
+      cwd: options.cwd,
+      env: options.env ?? childEnvironment(),
+      stdio: ['pipe', 'pipe', 'pipe'],
+      // Its own process group, to end as a whole; and no controlling terminal to prompt on.
+      detached: true,
+    });
+  } catch (error) {
+    return { exitCode: undefined, signal: undefined, timedOut, aborted, stdout: '', stderr: '', durationMs: 0, startError: (error as Error).message };
+  }
   return new Promise<CommandOutcome>((resolve) => {
-    let child: ReturnType<SpawnLike>;
-    try {
-      child = spawn('bash', args, {
-        cwd: options.cwd,
-        env: options.env ?? childEnvironment(),
-        stdio: ['pipe', 'pipe', 'pipe'],
-        // Its own process group, to end as a whole; and no controlling terminal to prompt on.
-        detached: true,
-      });
-    } catch (error) {
-      resolve({ exitCode: undefined, signal: undefined, timedOut, aborted, stdout: '', stderr: '', durationMs: 0, startError: (error as Error).message });
-      return;
-    }
     const timers: NodeJS.Timeout[] = [];
     if (child.pid !== undefined) liveGroups.add(child.pid);
     const decoders = [new TextDecoder(), new TextDecoder()];
@@ -86,6 +86,8 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandOut
     timers.push(setTimeout(() => end('timeout'), options.timeoutMs));
     const onAbort = () => end('abort');
     options.signal?.addEventListener('abort', onAbort, { once: true });
+    // Aborted while the spawn was being prepared: the event has been and gone.
+    if (options.signal?.aborted) onAbort();
 
     let startError: string | undefined;
     child.once('error', (error) => {

@@ -3,7 +3,8 @@
 // passes its own, which wraps the program in the OS sandbox; the default runs it as is.
 import { spawn as nodeSpawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 
-export type SpawnLike = (command: string, args: readonly string[], options: SpawnOptions) => ChildProcess;
+/** Like child_process.spawn; may take a moment to prepare (the sandbox may start a network filter first). */
+export type SpawnLike = (command: string, args: readonly string[], options: SpawnOptions) => ChildProcess | Promise<ChildProcess>;
 
 export const plainSpawn: SpawnLike = (command, args, options) => nodeSpawn(command, args, options);
 

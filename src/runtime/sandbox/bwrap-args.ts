@@ -22,6 +22,10 @@ export interface BwrapPlan {
   /** Temp directory prefixes of the host, hidden by the private /tmp anyway. */
   hostTmp: string[];
   network: 'on' | 'off' | { socket: string; inside: string };
+  /** External agents' config directories: the root hidden, the command's own (if any) shown writable. */
+  agentState?: { root: string | undefined; own: string[] };
+  /** Sockets of huddle's shown inside (in the private /tmp), and where. */
+  sockets?: Array<{ host: string; inside: string }>;
   /** bwrap ≥ 0.8 with a user namespace: nested namespaces (and so un-mounting the binds) are refused. */
   userns: boolean;
 }
@@ -52,7 +56,14 @@ export function bwrapOptions(plan: BwrapPlan): string[] {
     if (hidden.kind === 'dir') args.push('--ro-bind', plan.emptyDir, hidden.path);
     else args.push('--ro-bind', '/dev/null', hidden.path);
   }
+  if (plan.agentState) {
+    // Over the others' directories a tmpfs (not the read-only empty directory), so that the own
+    // directory's mount point can be made in it.
+    if (plan.agentState.root) args.push('--tmpfs', plan.agentState.root);
+    for (const dir of plan.agentState.own) args.push('--bind', dir, dir);
+  }
   if (typeof plan.network === 'object') args.push('--bind', plan.network.socket, plan.network.inside);
+  for (const socket of plan.sockets ?? []) args.push('--bind', socket.host, socket.inside);
   args.push('--chdir', plan.cwd);
   return args;
 }

@@ -1,13 +1,16 @@
 // What a sandboxed command may not read, in every permission mode: the places where credentials
 // live on a developer's machine, the sockets of daemons that would run anything for it (docker),
-// the person's session services (ssh and gpg agents, the keyring) and the file the API key was
-// read from. Everything else stays readable (read-only): compilers, node_modules, the repository,
+// the person's session services (ssh and gpg agents, the keyring), the file the API key was
+// read from, huddle's own runtime directory (the control sockets of live huddles and their agents'
+// sockets: runtime-dir.ts) and its external agents' config directories (private-dirs.ts). Everything else stays readable (read-only): compilers, node_modules, the repository,
 // the home directory's ordinary files. A plan-mode agent reads what any mode may read.
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { registeredSecretFiles } from '../secrets.js';
 import { expandPath } from './options.js';
+import { agentStateRoot } from './private-dirs.js';
+import { huddleRuntimeDir } from './runtime-dir.js';
 
 /** Relative to the home directory. */
 const HOME_SECRETS = [
@@ -87,7 +90,7 @@ export interface HiddenPath {
  */
 export function hiddenPaths(extra: readonly string[], keep: readonly string[], home = os.homedir()): HiddenPath[] {
   // Looked up at most every few seconds: some fifty stat calls per command add up under load.
-  const key = JSON.stringify([extra, keep, home, registeredSecretFiles(), process.env.XDG_RUNTIME_DIR]);
+  const key = JSON.stringify([extra, keep, home, registeredSecretFiles(), process.env.XDG_RUNTIME_DIR, process.env.XDG_CACHE_HOME]);
   const now = Date.now();
   if (cache && cache.key === key && now - cache.at < CACHE_MS) return cache.paths;
   const paths = findHidden(extra, keep, home);
@@ -103,6 +106,8 @@ function findHidden(extra: readonly string[], keep: readonly string[], home: str
     ...HOME_SECRETS.map((p) => path.join(home, p)),
     ...SYSTEM_SECRETS,
     ...(process.env.XDG_RUNTIME_DIR ? [process.env.XDG_RUNTIME_DIR] : []),
+    huddleRuntimeDir(),
+    agentStateRoot(),
     ...registeredSecretFiles(),
     ...extra.map((p) => expandPath(p, home)),
   ];
@@ -127,5 +132,8 @@ function findHidden(extra: readonly string[], keep: readonly string[], home: str
     }
     out.push({ path: real, kind });
   }
-  return out;
+  // A path inside another hidden directory is hidden with it; covering it again would make bwrap
+  // create its mount point inside the read-only empty directory, which fails (/run/user and
+  // $XDG_RUNTIME_DIR=/run/user/1000 on an ordinary desktop).
+  return out.filter((hidden) => !out.some((other) => other.kind === 'dir' && hidden.path.startsWith(`${other.path}/`)));
 }

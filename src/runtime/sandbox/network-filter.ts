@@ -116,14 +116,17 @@ function handle(client: net.Socket, network: NetworkSettings): void {
   client.on('data', onData);
 }
 
-/** The shell prefix that starts the bridge inside the sandbox and waits until it listens. */
-export function bridgeScript(socat: string): string {
-  const hexPort = PROXY_PORT.toString(16).toUpperCase().padStart(4, '0');
-  return (
-    `${socat} TCP-LISTEN:${PROXY_PORT},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${PROXY_SOCKET_INSIDE} >/dev/null 2>&1 & ` +
-    `for _ in $(seq 200); do grep -q ':${hexPort} 00000000:0000 0A' /proc/net/tcp 2>/dev/null && break; sleep 0.005; done; ` +
-    'exec "$@"'
-  );
+/** A TCP port on the sandbox's own loopback that leads to a Unix socket of huddle's (bound inside at `inside`). */
+export interface LoopbackBridge {
+  port: number;
+  inside: string;
+}
+
+/** The shell prefix that starts the bridges inside the sandbox and waits until they listen. */
+export function bridgeScript(socat: string, bridges: readonly LoopbackBridge[] = [{ port: PROXY_PORT, inside: PROXY_SOCKET_INSIDE }]): string {
+  const start = bridges.map(({ port, inside }) => `${socat} TCP-LISTEN:${port},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${inside} >/dev/null 2>&1 & `).join('');
+  const listening = bridges.map(({ port }) => `grep -q ':${port.toString(16).toUpperCase().padStart(4, '0')} 00000000:0000 0A' /proc/net/tcp 2>/dev/null`).join(' && ');
+  return `${start}for _ in $(seq 200); do ${listening} && break; sleep 0.005; done; exec "$@"`;
 }
 
 export function proxyEnv(): Record<string, string> {

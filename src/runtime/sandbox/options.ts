@@ -43,6 +43,18 @@ export interface SandboxRequest {
   env: Record<string, string>;
   /** Overrides the process-wide network settings for this command. */
   network?: NetworkSettings;
+  /**
+   * The program's own private directories under agentStateRoot() (an external agent's CLI config),
+   * writable even in read-only mode; every other agent's stays hidden.
+   */
+  state?: readonly string[];
+  /** A Unix socket of huddle's to show inside (an external agent's own channel), at `agentSocketPath(host)`. */
+  socket?: string;
+  /**
+   * A port on 127.0.0.1 the program must reach (huddle's model relay), and the Unix socket of
+   * huddle's behind it: bridged in when the sandbox has a network of its own (needs socat).
+   */
+  loopback?: { port: number; socket: string };
 }
 
 let settings: SandboxSettings = {};

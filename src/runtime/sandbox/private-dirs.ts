@@ -2,7 +2,12 @@
 // person's own (~/.npm and the like stay read-only). TMPDIRs live under one directory per huddle
 // process, removed when it exits; caches persist across runs under ~/.cache/huddle/sandbox so that
 // `npm install` need not download everything again, shared by the agents of that person.
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+// External agents' CLIs keep their own config and sessions (what ~/.claude, ~/.gemini, ~/.codex
+// hold for the person) in a directory per workspace and teammate under ~/.cache/huddle/agents,
+// kept across runs so that a resume continues the CLI's session; every sandbox hides them but
+// the agent's own.
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -35,6 +40,14 @@ export function privateTmp(owner: string): string {
 }
 
 const made = new Set<string>();
+let argsCount = 0;
+
+/** A private file (0600) holding `content`, for a command that reads and removes it (bubblewrap's options). */
+export function argsFile(content: Buffer): string {
+  const file = path.join(ownDir(), `args-${++argsCount}`);
+  writeFileSync(file, content, { mode: 0o600 });
+  return file;
+}
 let empty: string | undefined;
 
 /** An empty directory nothing can write (mode 0555), to show in place of a hidden one. */
@@ -65,6 +78,41 @@ function findCacheDir(env: NodeJS.ProcessEnv): string {
     mkdirSync(fallback, { recursive: true, mode: 0o700 });
     return fallback;
   }
+}
+
+/** Where every external agent's private config directory lives (hidden from every sandbox). */
+export function agentStateRoot(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
+  return path.join(base, 'huddle', 'agents');
+}
+
+/**
+ * The private, writable config directory of teammate `owner` of the workspace at `workspaceRoot`
+ * for its CLI `kind` (made owner-only). Kept across runs; a fallback under the process's own
+ * directory (gone when it exits) where the cache directory cannot be written.
+ */
+export function agentStateDir(workspaceRoot: string, owner: string, kind: string, env: NodeJS.ProcessEnv = process.env): string {
+  const relative = path.join(workspaceKey(workspaceRoot), safeName(owner), safeName(kind));
+  const root = agentStateRoot(env);
+  try {
+    mkdirSync(root, { recursive: true, mode: 0o700 });
+    const dir = path.join(root, relative);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    return dir;
+  } catch {
+    const dir = path.join(ownDir(), 'agents', relative);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    return dir;
+  }
+}
+
+/** Every external agent's config directory for the workspace at `workspaceRoot` (to remove them with it). */
+export function agentStateDirsOf(workspaceRoot: string, env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(agentStateRoot(env), workspaceKey(workspaceRoot));
+}
+
+function workspaceKey(workspaceRoot: string): string {
+  return createHash('sha256').update(workspaceRoot).digest('hex').slice(0, 16);
 }
 
 /** Cache variables pointing the usual tools at `cacheDir`. */

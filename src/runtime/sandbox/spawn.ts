@@ -14,9 +14,9 @@ import { existsSync, realpathSync } from 'node:fs';
 import os from 'node:os';
 import { bwrapOptions, hostTempDirs } from './bwrap-args.js';
 import { hiddenPaths } from './hidden-paths.js';
-import { bridgeScript, filteringProxy, PROXY_SOCKET_INSIDE, proxyEnv } from './network-filter.js';
+import { bridgeScript, filteringProxy, PROXY_PORT, PROXY_SOCKET_INSIDE, proxyEnv, type LoopbackBridge } from './network-filter.js';
 import { expandPath, sandboxSettings, type NetworkSettings, type SandboxRequest } from './options.js';
-import { cacheEnv, emptyDir, hostCacheDirs, privateTmp, sandboxCacheDir } from './private-dirs.js';
+import { agentStateRoot, argsFile, cacheEnv, emptyDir, hostCacheDirs, privateTmp, sandboxCacheDir } from './private-dirs.js';
 import { macosProfile } from './seatbelt.js';
 import { hasSocat, sandboxStatus } from './status.js';
 
@@ -29,6 +29,15 @@ export interface PreparedCommand {
   sandboxed: boolean;
   /** Something the caller should pass on (network lists that could not be applied). */
   note?: string;
+}
+
+/** Where an external agent's own socket appears inside its sandbox (its /tmp is private). */
+export const AGENT_SOCKET_INSIDE = '/tmp/.huddle-agent.sock';
+
+/** The path a sandboxed program reaches huddle's socket `host` at (SandboxRequest.socket). */
+export function agentSocketPath(host: string): string {
+  const status = sandboxStatus();
+  return status.available && status.engine === 'bwrap' ? AGENT_SOCKET_INSIDE : host;
 }
 
 /** How `argv` runs under `request`: through bwrap or sandbox-exec, or as it is when there is no sandbox. */
@@ -49,29 +58,53 @@ export async function prepareSandboxed(argv: readonly string[], request: Sandbox
     Object.assign(env, cacheEnv(caches));
     if (!readOnly) writable.push(realpathSync(caches));
   }
-  const hidden = hiddenPaths(settings.hidden ?? [], writable);
+  // An external agent's own config directory: writable in every mode, the other agents' hidden.
+  const state = existingReal(request.state ?? []);
+  const stateRoot = state.length && existsSync(agentStateRoot()) ? realpathSync(agentStateRoot()) : undefined;
+  const hidden = hiddenPaths(settings.hidden ?? [], writable).filter((h) => h.path !== stateRoot);
 
   if (status.engine === 'sandbox-exec') {
-    const profile = macosProfile({ writable: tmp ? [...writable, tmp] : writable, hidden: hidden.map((h) => h.path), network: request.network ?? settings.network });
+    const profile = macosProfile({
+      writable: [...writable, ...(tmp ? [tmp] : [])],
+      hidden: hidden.map((h) => h.path),
+      network: request.network ?? settings.network,
+      ...(state.length ? { state: { root: stateRoot, own: state } } : {}),
+      ...(request.socket ? { socket: request.socket } : {}),
+    });
     if (tmp) Object.assign(env, { TMPDIR: tmp, TMP: tmp, TEMP: tmp });
     return { file: status.program, args: ['-p', profile, ...argv], env, sandboxed: true };
   }
 
   const network = request.network ?? settings.network ?? {};
   let plan: 'on' | 'off' | { socket: string; inside: string } = network.enabled === false ? 'off' : 'on';
-  let note: string | undefined;
-  let command = [...argv];
+  const notes: string[] = [];
+  const bridges: LoopbackBridge[] = [];
+  const sockets: Array<{ host: string; inside: string }> = request.socket ? [{ host: request.socket, inside: AGENT_SOCKET_INSIDE }] : [];
+  // Looked up only where a bridge is needed (most commands need none).
+  const needsBridge = plan === 'on' ? hasLists(network) : request.loopback !== undefined;
+  const socat = needsBridge ? hasSocat() : undefined;
   if (plan === 'on' && hasLists(network)) {
-    const socat = hasSocat();
     if (socat) {
       plan = { socket: await filteringProxy(network), inside: PROXY_SOCKET_INSIDE };
       Object.assign(env, proxyEnv());
-      command = ['/bin/sh', '-c', bridgeScript(socat), 'huddle-network', ...argv];
+      bridges.push({ port: PROXY_PORT, inside: PROXY_SOCKET_INSIDE });
     } else {
       plan = 'off';
-      note = 'sandbox: the network allow/deny lists need socat (apt-get install socat); this command ran without network';
+      notes.push('sandbox: the network allow/deny lists need socat (apt-get install socat); this command ran without network');
     }
   }
+  // With a network of its own, the sandbox's loopback is not the host's: a port of huddle's is bridged in.
+  if (plan !== 'on' && request.loopback) {
+    const inside = `/tmp/.huddle-loopback-${request.loopback.port}.sock`;
+    if (socat) {
+      sockets.push({ host: request.loopback.socket, inside });
+      bridges.push({ port: request.loopback.port, inside });
+    } else {
+      notes.push(`sandbox: with a network of its own, this program reaches 127.0.0.1:${request.loopback.port} (huddle's) only through socat (apt-get install socat)`);
+    }
+  }
+  const command = bridges.length ? ['/bin/sh', '-c', bridgeScript(socat!, bridges), 'huddle-network', ...argv] : [...argv];
+  const note = notes.length ? notes.join('; ') : undefined;
   // What the private /tmp must not hide: the workspace (read-only in plan mode), what it reads from.
   const readable = existingReal([request.cwd, ...request.writable, ...(request.readable ?? [])]).sort((a, b) => a.length - b.length);
   const options = bwrapOptions({
@@ -85,6 +118,8 @@ export async function prepareSandboxed(argv: readonly string[], request: Sandbox
     hostTmp: hostTempDirs(os.tmpdir()),
     network: plan,
     userns: status.userns,
+    ...(state.length ? { agentState: { root: stateRoot, own: state } } : {}),
+    sockets,
   });
   return {
     file: status.program,
@@ -120,6 +155,20 @@ export async function sandboxedSpawn(argvOrCommand: readonly string[] | string, 
     pipe?.end(prepared.fd3);
   }
   return { child, prepared };
+}
+
+/**
+ * `argv` in the sandbox as one command line for a program that can pass no extra descriptor (a PTY:
+ * node-pty spawns a file with arguments, nothing more). bubblewrap's options go into a private file
+ * that a shell opens as fd 3 and removes before it becomes bwrap, so they are still never on a
+ * command line the sandbox shows.
+ */
+export async function prepareSandboxedCommandLine(argv: readonly string[], request: SandboxRequest): Promise<PreparedCommand> {
+  const prepared = await prepareSandboxed(argv, request);
+  if (!prepared.fd3) return prepared;
+  const file = argsFile(prepared.fd3);
+  const script = 'exec 3<"$1" && rm -f -- "$1" && shift && exec "$@"';
+  return { ...prepared, file: '/bin/sh', args: ['-c', script, 'huddle-sandbox', file, prepared.file, ...prepared.args], fd3: undefined };
 }
 
 function hasLists(network: NetworkSettings): boolean {

@@ -1,7 +1,7 @@
 // The ask-mode allow-list on settings: what every settings file (and the deprecated .team/allow.json)
 // allows, read afresh on each check so a hand edit applies at once; the person's "always allow"
 // answers are added to .team/settings.local.json (personal, not committed), keeping its other keys.
-// It implements the AllowList store interface, so it replaces FileAllowList where the team is opened.
+// It implements the AllowList store interface; the file backend opens the team with it.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { writeJsonAtomic } from '../fs/atomic-file.js';

@@ -1,5 +1,6 @@
 // Command prefixes the person allowed for good: in ask mode a command that starts with one runs
-// without a question. The contract every backend keeps (store/file/file-allow-list.ts today).
+// without a question. The contract every backend keeps (settings/settings-allow-list.ts: the prefixes live
+// in the settings files, read afresh on every check).
 
 export interface AllowListEntries {
   entries: string[];

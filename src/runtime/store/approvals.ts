@@ -17,16 +17,19 @@ export interface ApprovalRequest {
   reason: string;
   /** What "approve always" adds to the allow-list (.team/settings.local.json; empty: it cannot be allow-listed, e.g. a protected path). */
   prefixes: string[];
+  /** What the call would do, for the person to judge (an edit's diff, the start of a file to write). */
+  detail?: string;
   created_at: string;
 }
 
 export interface PendingApproval extends ApprovalRequest {
-  resolve(decision: ApprovalDecision): void;
+  /** `note`: the person's reason for a denial, told to the agent. */
+  resolve(decision: ApprovalDecision, note?: string): void;
 }
 
 export type ApprovalOutcome =
   | { kind: 'approved'; always: boolean }
-  | { kind: 'denied' }
+  | { kind: 'denied'; reason?: string }
   /** Nobody can answer (headless) — the caller refuses. */
   | { kind: 'unanswerable' }
   /** The agent was interrupted or stopped while it waited. */
@@ -44,8 +47,8 @@ export interface Approvals {
   onChange(listener: () => void): () => void;
   /** Queues a request; resolves when answered, when `signal` aborts, or when the queue closes. */
   request(request: Omit<ApprovalRequest, 'id' | 'created_at'>, signal?: AbortSignal): Promise<ApprovalOutcome>;
-  /** The person's answer. False when there is no such request (already answered, or cancelled). */
-  resolve(id: string, decision: ApprovalDecision, by?: string): boolean;
+  /** The person's answer (with a denial, maybe why). False when there is no such request (already answered, or cancelled). */
+  resolve(id: string, decision: ApprovalDecision, by?: string, note?: string): boolean;
   /** Denies everything pending; later requests are unanswerable. */
   close(reason?: string): void;
 }

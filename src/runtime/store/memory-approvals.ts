@@ -70,9 +70,9 @@ export class ApprovalQueue implements Approvals {
         ...request,
         id,
         created_at,
-        resolve: (decision) => {
+        resolve: (decision, note) => {
           signal?.removeEventListener('abort', onAbort);
-          if (decision === 'deny') resolve({ kind: 'denied' });
+          if (decision === 'deny') resolve(note ? { kind: 'denied', reason: note } : { kind: 'denied' });
           else resolve({ kind: 'approved', always: decision === 'always' });
         },
       };
@@ -89,14 +89,15 @@ export class ApprovalQueue implements Approvals {
         summary: request.summary,
         reason: request.reason,
         prefixes: request.prefixes,
+        ...(request.detail ? { detail: request.detail } : {}),
       });
       this.#changed();
     });
   }
 
-  /** The person's answer. False when there is no such request (already answered, or cancelled). */
-  resolve(id: string, decision: ApprovalDecision, by = 'user'): boolean {
-    return this.#finish(id, decision, undefined, by);
+  /** The person's answer (with a denial, maybe why). False when there is no such request (already answered, or cancelled). */
+  resolve(id: string, decision: ApprovalDecision, by = 'user', note?: string): boolean {
+    return this.#finish(id, decision, note, by, note !== undefined);
   }
 
   /** Denies everything pending; later requests are unanswerable. */
@@ -105,7 +106,7 @@ export class ApprovalQueue implements Approvals {
     for (const request of this.list()) this.#finish(request.id, 'deny', reason);
   }
 
-  #finish(id: string, decision: ApprovalDecision | 'cancelled', note?: string, by?: string): boolean {
+  #finish(id: string, decision: ApprovalDecision | 'cancelled', note?: string, by?: string, byPerson = false): boolean {
     const entry = this.#pending.get(id);
     if (!entry) return false;
     this.#pending.delete(id);
@@ -118,7 +119,8 @@ export class ApprovalQueue implements Approvals {
       ...(note ? { note } : {}),
     });
     if (decision === 'cancelled') cancel?.();
-    else entry.resolve(decision);
+    // Only the person's own words go to the agent; huddle's notes (closing, nobody left) are for the log.
+    else entry.resolve(decision, byPerson ? note : undefined);
     this.#changed();
     return true;
   }

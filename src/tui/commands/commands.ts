@@ -24,9 +24,20 @@ export const COMMANDS: SlashCommand[] = [
     run: () => ({ kind: 'view', view: 'team' }),
   },
   {
+    name: 'grid',
+    description: "every agent's latest output at once, tiled (also Ctrl+G); Enter on a tile opens its pane",
+    run: () => ({ kind: 'view', view: 'grid' }),
+  },
+  {
     name: 'approvals',
     description: 'tool calls waiting for you (also Ctrl+Y): y approve, n deny, a approve always',
     run: () => ({ kind: 'view', view: 'approvals' }),
+  },
+  {
+    name: 'shell',
+    args: '[COMMAND]',
+    description: 'your shell in a pane (keys go to it; !cmd from any pane runs cmd there)',
+    run: (context, args) => attempt(() => context.controller.shell(args.trim() || undefined)),
   },
   {
     name: 'spawn',
@@ -108,8 +119,7 @@ export const COMMANDS: SlashCommand[] = [
         return `${name}: $${agent.costUsd.toFixed(4)} (${agent.inputTokens} in: ${agent.cacheReadTokens} cache reads at 0.1×, ${agent.cacheWriteTokens} cache writes at 1.25×; ${agent.outputTokens} out)`;
       });
       const total = context.state.order.reduce((sum, name) => sum + (context.state.agents[name]?.costUsd ?? 0), 0);
-      context.controller.note(context.focus, [...lines, `total: $${total.toFixed(4)}`, ...taskSpendLines(context)].join('\n'));
-      return { kind: 'ok' };
+      return { kind: 'page', title: 'Cost: spend per agent and per task', lines: [...lines, `total: $${total.toFixed(4)}`, ...taskSpendLines(context)] };
     },
   },
   {

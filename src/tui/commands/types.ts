@@ -26,7 +26,8 @@ export interface CommandIntents {
   mergeWorktree(name: string, pane: string): Promise<string>;
   showDiff(name: string): Promise<string>;
   removeWorktree(name: string, force: boolean): Promise<string>;
-  listWorktrees(pane: string): Promise<string>;
+  /** One line per teammate worktree (none: an empty list). */
+  listWorktrees(): Promise<string[]>;
   /** Fills the /config page (rows whose key starts with `filter`, if given); an error line when nothing matches. */
   showConfig(filter?: string): string | undefined;
   /** Fills the /mcp page. */
@@ -35,6 +36,8 @@ export interface CommandIntents {
   summary(): Promise<string[]>;
   /** A notice in an agent's pane. */
   note(agent: string, text: string, tone?: 'info' | 'warn' | 'error'): void;
+  /** The person's shell in a pane (opened when none is), with `command` typed into it. */
+  shell(command?: string): Promise<string>;
 }
 
 export interface CommandContext {
@@ -48,6 +51,8 @@ export type CommandResult =
   | { kind: 'ok'; message?: string }
   | { kind: 'error'; message: string }
   | { kind: 'view'; view: ViewName }
+  /** Output that is a page (a table, a listing): shown as a view that fits and scrolls, never in a pane. */
+  | { kind: 'page'; title: string; lines: string[] }
   | { kind: 'quit' };
 
 export interface SlashCommand {

@@ -30,10 +30,15 @@ export const WORKTREE_COMMANDS: SlashCommand[] = [
     args: '[list | remove NAME [--force]]',
     description: 'list teammate worktrees, or remove one (--force: also with unmerged or uncommitted work)',
     complete: (_context, partial) => ['list', 'remove'].filter((word) => word.startsWith(partial.trim())),
-    run(context, args) {
+    async run(context, args) {
       const words = args.trim().split(/\s+/).filter(Boolean);
       const [sub = 'list', name, flag, ...extra] = words;
-      if (sub === 'list' && words.length <= 1) return attempt(() => context.controller.listWorktrees(context.focus));
+      if (sub === 'list' && words.length <= 1) {
+        const lines = await context.controller.listWorktrees().catch((error: unknown) => error as Error);
+        if (lines instanceof Error) return { kind: 'error', message: lines.message };
+        if (lines.length === 0) return { kind: 'ok', message: 'no teammate worktrees (spawn with worktree: true to make one)' };
+        return { kind: 'page', title: `Teammate worktrees (${lines.length}) · /diff NAME, /merge NAME, /worktree remove NAME`, lines };
+      }
       if (sub !== 'remove' || !name || name.startsWith('-') || extra.length > 0 || (flag !== undefined && flag !== '--force')) return usage(this);
       return attempt(() => context.controller.removeWorktree(name, flag === '--force'));
     },

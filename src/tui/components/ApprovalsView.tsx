@@ -16,7 +16,7 @@ export function ApprovalsView({ store, width, height }: { store: ConsoleStore; w
   const textWidth = Math.max(10, width - 14);
   return (
     <Box flexDirection="column" height={height} overflow="hidden">
-      <Text bold>
+      <Text bold wrap="truncate">
         Needs you <Text dimColor>({approvals.length} waiting) · ↑/↓ select · y approve · n deny · a approve always · Esc closes</Text>
       </Text>
       {approvals.length === 0 ? <Text dimColor>Nothing is waiting for you.</Text> : null}

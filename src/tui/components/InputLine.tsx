@@ -1,42 +1,59 @@
-// The input: a prompt mark, the text with a visible cursor, growing to a few lines. It reads the
-// buffer from the store itself, so a key press re-renders this line and nothing else.
+// The input: a prompt mark, then the text wrapped to the width with a visible cursor, growing to
+// a few rows (then scrolling with the cursor). It reads the buffer from the store itself, so a key
+// press re-renders this line and nothing else (the frame only when its height changes).
 import { Box, Text } from 'ink';
 import { useStore } from 'zustand';
 import type { ConsoleStore } from '../state/console-store.js';
 import type { InputBuffer } from '../state/input-buffer.js';
+import { layoutInput, visibleInputRows } from './input-layout.js';
 
-export const MAX_INPUT_ROWS = 5;
-
-export function inputRows(buffer: InputBuffer): number {
-  return Math.min(MAX_INPUT_ROWS, buffer.text.split('\n').length);
+/** The prompt mark before the input: "lead › ". */
+export function promptMark(target: string): string {
+  return `${target} › `;
 }
 
-export function InputLine({ store, target, hint }: { store: ConsoleStore; target: string; hint: string | undefined }) {
+/** Columns the text gets: the width less the prompt mark and one column for the cursor at the end. */
+function textWidth(columns: number, target: string): number {
+  return columns - promptMark(target).length - 1;
+}
+
+/** Rows the input takes on screen at this width, at most `max`. */
+export function inputRows(buffer: InputBuffer, columns: number, target: string, max: number): number {
+  if (buffer.text === '') return 1;
+  return Math.min(max, layoutInput(buffer, textWidth(columns, target)).rows.length);
+}
+
+interface Props {
+  store: ConsoleStore;
+  target: string;
+  hint: string | undefined;
+  columns: number;
+  maxRows: number;
+}
+
+export function InputLine({ store, target, hint, columns, maxRows }: Props) {
   const buffer = useStore(store, (state) => state.input);
-  const before = buffer.text.slice(0, buffer.cursor);
-  const at = buffer.text.slice(buffer.cursor, buffer.cursor + 1);
-  const after = buffer.text.slice(buffer.cursor + 1);
-  const cursorChar = at === '' || at === '\n' ? ' ' : at;
-  const lines = `${before}\u0000${at === '\n' ? '\n' : ''}${after}`.split('\n');
-  const shown = lines.slice(-MAX_INPUT_ROWS);
+  const mark = promptMark(target);
+  const layout = layoutInput(buffer, textWidth(columns, target));
+  const { rows, first } = visibleInputRows(layout, maxRows);
   return (
     <Box flexDirection="column">
-      {shown.map((line, index) => {
-        const marker = line.indexOf('\u0000');
-        const prefix = index === 0 && lines.length === shown.length ? `${target} › ` : ' '.repeat(target.length + 3);
+      {rows.map((row, index) => {
+        const prefix = index === 0 && first === 0 ? mark : index === 0 ? `${'↑'.padStart(mark.length - 2)}  ` : ' '.repeat(mark.length);
+        const at = row.cursor;
         return (
-          <Text key={index} wrap="truncate-start">
+          <Text key={first + index} wrap="truncate">
             <Text color="cyan">{prefix}</Text>
-            {marker < 0 ? (
-              line
+            {at === undefined ? (
+              row.text
             ) : (
               <>
-                {line.slice(0, marker)}
-                <Text inverse>{cursorChar}</Text>
-                {line.slice(marker + 1)}
+                {row.text.slice(0, at)}
+                <Text inverse>{[...row.text.slice(at)][0] ?? ' '}</Text>
+                {row.text.slice(at + ([...row.text.slice(at)][0]?.length ?? 0))}
               </>
             )}
-            {index === shown.length - 1 && hint && buffer.text === '' ? <Text dimColor>{hint}</Text> : null}
+            {buffer.text === '' && hint ? <Text dimColor>{hint}</Text> : null}
           </Text>
         );
       })}

@@ -1,45 +1,70 @@
 // /team: the roster, live: status and why, current task, tokens, cost, context use, last activity.
+// Every cell is padded by its visible width (the status glyph included), so data sits under its header.
+import chalk from 'chalk';
 import { Box, Text } from 'ink';
 import { useEffect, useState } from 'react';
 import { useStore } from 'zustand';
-import type { ConsoleStore } from '../state/console-store.js';
-import { STATUS_COLOR, STATUS_GLYPH, contextPercent, formatAgo, formatTokens } from './glyphs.js';
-import { padLine, truncateLine } from '../render/wrap.js';
+import type { AgentView, ConsoleStore } from '../state/console-store.js';
+import type { Task } from '../../runtime/store/board.js';
+import { contextPercent, formatAgo, formatTokens, statusMark } from './glyphs.js';
+import { padLine } from '../render/wrap.js';
+
+/** Rows of /team that are not agents: the title and the column headers (and a footer when it scrolls). */
+export const ROSTER_CHROME_ROWS = 3;
+
+/** The task an agent is on: one it owns in progress (or in review), else the one its status names. */
+export function currentTask(agent: AgentView, tasks: readonly Task[]): string {
+  const owned = tasks.filter((t) => t.owner === agent.name && t.status !== 'completed');
+  const task = owned.find((t) => t.status === 'in_progress') ?? owned.find((t) => t.status === 'review') ?? owned[0];
+  if (task) return `#${task.id}${task.status === 'review' ? ' rev' : task.status === 'pending' ? ' next' : ''}`;
+  const named = /(?:task )?#(\d+)/i.exec(agent.reason ?? '');
+  return named ? `#${named[1]}` : '-';
+}
 
 export function RosterView({ store, width, height }: { store: ConsoleStore; width: number; height: number }) {
   const agents = useStore(store, (state) => state.agents);
   const order = useStore(store, (state) => state.order);
   const tasks = useStore(store, (state) => state.tasks);
+  const offset = useStore(store, (state) => state.viewScroll);
   const now = useNow(1000);
-  const statusWidth = Math.max(12, width - 12 - 10 - 16 - 14 - 8 - 6 - 10);
+  const nameWidth = Math.max(8, ...order.map((name) => name.length + 2));
+  const fixed = [8, 14, 12, 9, 6, 9] as const; // task, tokens, cache reads/writes, cost, ctx, active
+  const statusWidth = Math.max(14, width - nameWidth - fixed.reduce((a, b) => a + b, 0));
+  // A cell is cut one column short of its width: there is always a gap before the next column.
+  const row = (cells: string[], widths: number[]) => cells.map((cell, i) => (i < cells.length - 1 ? `${padLine(cell, widths[i]! - 1)} ` : cell)).join('');
+  const widths = [nameWidth, statusWidth, ...fixed];
+  const shown = Math.max(1, height - ROSTER_CHROME_ROWS);
+  const top = Math.min(offset, Math.max(0, order.length - shown));
+  const rows = order.slice(top, top + shown).map((name) => {
+    const agent = agents[name]!;
+    // Liveness: a working agent's tool is UI-only (too frequent for the roster file).
+    const tool = agent.status === 'working' && agent.activeTool ? `running ${agent.activeTool}` : undefined;
+    const why = [agent.reason, tool].filter(Boolean).join(' · ');
+    const status = `${statusMark(agent.status)} ${agent.status}${why ? `: ${why}` : ''}`;
+    return row(
+      [
+        name,
+        status,
+        currentTask(agent, tasks),
+        `${formatTokens(agent.inputTokens)}/${formatTokens(agent.outputTokens)}`,
+        `${formatTokens(agent.cacheReadTokens)}/${formatTokens(agent.cacheWriteTokens)}`,
+        `$${agent.costUsd.toFixed(3)}`,
+        `${contextPercent(agent.contextTokens, agent.model)}%`,
+        formatAgo(agent.lastActivity, now),
+      ],
+      widths,
+    );
+  });
+  const more = order.length - top - rows.length;
   return (
     <Box flexDirection="column" height={height} overflow="hidden">
-      <Text bold>
-        Team <Text dimColor>({order.length} agents) · Esc closes</Text>
+      <Text wrap="truncate">
+        {chalk.bold('Team')}
+        {chalk.dim(` (${order.length} agents) · Esc closes`)}
       </Text>
-      <Text dimColor>{`${'name'.padEnd(12)}${'status'.padEnd(statusWidth + 2)}${'task'.padEnd(8)}${'tokens'.padEnd(16)}${'cache r/w'.padEnd(14)}${'cost'.padEnd(10)}${'ctx'.padEnd(6)}active`}</Text>
-      {order.map((name) => {
-        const agent = agents[name]!;
-        const task = tasks.find((t) => t.owner === name && t.status === 'in_progress');
-        // Liveness: a working agent's tool is UI-only (too frequent for the roster file).
-        const tool = agent.status === 'working' && agent.activeTool ? `running ${agent.activeTool}` : undefined;
-        const why = [agent.reason, tool].filter(Boolean).join(' · ');
-        const status = `${agent.status}${why ? `: ${why}` : ''}`;
-        return (
-          <Text key={name} wrap="truncate">
-            {name.padEnd(12)}
-            <Text color={STATUS_COLOR[agent.status]}>{STATUS_GLYPH[agent.status]} </Text>
-            {padLine(truncateLine(status, statusWidth), statusWidth)}
-            {'  '}
-            {(task ? `#${task.id}` : '-').padEnd(8)}
-            {`${formatTokens(agent.inputTokens)}/${formatTokens(agent.outputTokens)}`.padEnd(16)}
-            {`${formatTokens(agent.cacheReadTokens)}/${formatTokens(agent.cacheWriteTokens)}`.padEnd(14)}
-            {`$${agent.costUsd.toFixed(3)}`.padEnd(10)}
-            {`${contextPercent(agent.contextTokens, agent.model)}%`.padEnd(6)}
-            {formatAgo(agent.lastActivity, now)}
-          </Text>
-        );
-      })}
+      <Text wrap="truncate">{chalk.dim(row(['name', '  status', 'task', 'in/out', 'cache r/w', 'cost', 'ctx', 'active'], widths))}</Text>
+      <Text wrap="truncate">{rows.join('\n')}</Text>
+      {more > 0 ? <Text dimColor>↓ {more} more (PgDn)</Text> : null}
     </Box>
   );
 }

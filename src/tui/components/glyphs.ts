@@ -1,4 +1,5 @@
 // How a status looks, everywhere in the console.
+import chalk from 'chalk';
 import type { AgentStatus } from '../state/console-store.js';
 import { DEFAULT_CONTEXT_WINDOW, contextWindowFor } from '../../runtime/model/context-window.js';
 
@@ -17,6 +18,12 @@ export const STATUS_COLOR: Record<AgentStatus, string> = {
   shutdown: 'gray',
   failed: 'red',
 };
+
+/** The status glyph in its colour, as a styled string (for lines built outside <Text> props). */
+export function statusMark(status: AgentStatus): string {
+  const paint = { green: chalk.green, gray: chalk.gray, yellow: chalk.yellow, red: chalk.red }[STATUS_COLOR[status]] ?? chalk.white;
+  return paint(STATUS_GLYPH[status]);
+}
 
 /** Context window assumed for the percentage shown when the model is not known (the API reports tokens used, not the limit). */
 export const CONTEXT_WINDOW_TOKENS = DEFAULT_CONTEXT_WINDOW;

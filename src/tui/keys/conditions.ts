@@ -2,6 +2,7 @@
 // key is resolved. Named rather than written as functions so a keymap stays plain data that can
 // be listed, tested and (one day) loaded from settings; "!name" negates.
 import type { ConsoleState } from '../state/console-store.js';
+import { openPalette } from '../state/palette.js';
 
 export interface KeyContext {
   state: ConsoleState;
@@ -20,6 +21,17 @@ export const CONDITIONS = {
   quitArmed: ({ state }: KeyContext) => state.quitArmed,
   /** Something is in the "needs you" queue. */
   approvalsWaiting: ({ state }: KeyContext) => state.approvals.length > 0,
+  /** The command palette lists commands for what is typed. */
+  paletteOpen: ({ state }: KeyContext) => openPalette(state).length > 0,
+  /** The agent in view asks the person something (answered with 1, 2, 3 in its pane). */
+  askInView: ({ state }: KeyContext) => state.view === 'pane' && state.denying === undefined && state.approvals.some((request) => request.agent === state.focus),
+  /** The person is typing why they say no to a request. */
+  denying: ({ state }: KeyContext) => state.denying !== undefined,
+  /** The pane in view is scrolled up (not following its end). */
+  paneScrolled: ({ state }: KeyContext) => state.view === 'pane' && state.scroll[state.focus] !== undefined,
+  /** The cursor is on the input's first line (↑ goes to the history) or its last (↓ does). */
+  cursorOnFirstLine: ({ state }: KeyContext) => !state.input.text.slice(0, state.input.cursor).includes('\n'),
+  cursorOnLastLine: ({ state }: KeyContext) => !state.input.text.slice(state.input.cursor).includes('\n'),
 } satisfies Record<string, (context: KeyContext) => boolean>;
 
 export type ConditionName = keyof typeof CONDITIONS;
@@ -31,7 +43,8 @@ export function holds(condition: Condition, context: KeyContext): boolean {
   return CONDITIONS[name](context) !== negated;
 }
 
-/** The views that sit above the input line for this state. */
+/** The views that sit above the input line for this state, topmost first (a search is one, over its pane). */
 export function activeViews(state: ConsoleState): string[] {
-  return state.view === 'pane' ? [] : [state.view];
+  if (state.view !== 'pane') return [state.view];
+  return state.search ? ['search'] : [];
 }

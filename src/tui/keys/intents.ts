@@ -8,6 +8,9 @@ import type { ConsoleStore, ViewName } from '../state/console-store.js';
 import type { InputHistory } from '../state/input-history.js';
 import * as edit from '../state/input-buffer.js';
 import * as act from '../state/console-actions.js';
+import { openPalette, paletteSelection } from '../state/palette.js';
+import { gridAgents } from '../state/grid.js';
+import { askChoices } from '../components/ask-box.js';
 import type { IntentName } from './console-keymap.js';
 import type { KeyPress } from './key-press.js';
 
@@ -19,8 +22,10 @@ export interface IntentDeps {
   controller: ConsoleController;
   history: InputHistory;
   quit: () => void;
-  /** Rows one PgUp/PgDn moves (the pane's height less its header). */
-  pageRows: () => number;
+  /** The pane in view's transcript area while scrolled, as laid out now: PgUp/PgDn move by its rows. */
+  paneSize: () => act.PaneSize;
+  /** The view over the pane: rows it shows, and rows it has (for scrolling help, a page, the board). */
+  viewSize?: () => { shown: number; total: number };
 }
 
 type ApprovalDecision = Parameters<ConsoleController['answerApproval']>[1];
@@ -32,23 +37,43 @@ export interface Intents {
   dispose(): void;
 }
 
-export function createIntents({ store, controller, history, quit, pageRows }: IntentDeps): Intents {
+/** Tab on an ambiguous word cycles through its completions while the line stays as Tab left it. */
+interface CompletionCycle {
+  base: string;
+  candidates: string[];
+  index: number;
+  line: string;
+}
+
+export function createIntents({ store, controller, history, quit, paneSize, viewSize }: IntentDeps): Intents {
   let quitTimer: NodeJS.Timeout | undefined;
+  let cycle: CompletionCycle | undefined;
   const editing = (change: (buffer: edit.InputBuffer) => edit.InputBuffer): IntentHandler => () => act.editInput(store, change);
   const recall = (entry: string | undefined) => {
-    if (entry !== undefined) act.setInputText(store, entry);
+    if (entry !== undefined) act.recallInput(store, entry);
+  };
+  const pageRows = () => Math.max(1, paneSize().rows - 1);
+  const viewStep = (arg: string | number | undefined): number => {
+    const shown = viewSize?.().shown ?? 10;
+    const steps: Record<string, number> = { 'page-up': -(shown - 1), 'page-down': shown - 1, 'wheel-up': -3, 'wheel-down': 3, 'line-up': -1, 'line-down': 1 };
+    return steps[String(arg)] ?? 0;
+  };
+  const viewMax = () => {
+    const size = viewSize?.();
+    return size ? Math.max(0, size.total - size.shown) : 0;
   };
 
   const handlers: Record<IntentName, IntentHandler> = {
     'console.quit': () => {
       if (store.getState().quitArmed) return quit();
-      act.clearInput(store);
       store.setState({ quitArmed: true });
       clearTimeout(quitTimer);
       quitTimer = setTimeout(() => store.setState({ quitArmed: false }), QUIT_WINDOW_MS);
     },
     'view.close': () => act.showView(store, 'pane'),
     'view.toggle': (_key, view) => act.toggleView(store, view as ViewName),
+    'view.scroll': (_key, arg) => act.scrollView(store, viewStep(arg), viewMax()),
+    'view.edge': (_key, edge) => act.scrollView(store, edge === 'top' ? -Infinity : Infinity, viewMax()),
     'agent.interrupt': () => {
       const { focus } = store.getState();
       if (!controller.interrupt(focus)) controller.flash(`${focus} is not in a turn`);
@@ -56,9 +81,59 @@ export function createIntents({ store, controller, history, quit, pageRows }: In
     'pane.next': () => act.cyclePane(store, 1),
     'pane.previous': () => act.cyclePane(store, -1),
     'pane.jump': (_key, index) => act.focusPaneAt(store, Number(index)),
-    'pane.pageUp': () => act.scrollPane(store, pageRows()),
-    'pane.pageDown': () => act.scrollPane(store, -pageRows()),
+    'pane.pageUp': () => act.scrollPane(store, paneSize(), pageRows()),
+    'pane.pageDown': () => act.scrollPane(store, paneSize(), -pageRows()),
+    'pane.scroll': (_key, rows) => act.scrollPane(store, paneSize(), Number(rows)),
+    'pane.top': () => act.scrollPaneToEdge(store, paneSize(), 'top'),
+    'pane.bottom': () => act.scrollPaneToEdge(store, paneSize(), 'bottom'),
     'pane.toggleToolResults': () => act.toggleToolResults(store),
+    'search.open': () => act.openSearch(store),
+    'search.close': () => act.closeSearch(store),
+    'search.insert': (key) => act.searchPane(store, paneSize(), { query: (store.getState().search?.query ?? '') + key.text }),
+    'search.deleteLeft': () => act.searchPane(store, paneSize(), { query: [...(store.getState().search?.query ?? '')].slice(0, -1).join('') }),
+    'search.step': (_key, step) => act.searchPane(store, paneSize(), { step: Number(step) }),
+    'palette.select': (_key, step) => act.selectPaletteRow(store, Number(step), openPalette(store.getState()).length),
+    'palette.complete': () => {
+      const command = selectedCommand();
+      if (command) act.setInputText(store, `/${command.name} `);
+    },
+    'palette.pick': () => {
+      const command = selectedCommand();
+      if (!command) return submit();
+      // A command that needs arguments is completed for them; one that does not runs now.
+      if (command.args && !command.args.startsWith('[')) return act.setInputText(store, `/${command.name} `);
+      act.setInputText(store, `/${command.name}`);
+      submit();
+    },
+    'grid.move': (_key, step) => act.moveGridSelection(store, Number(step), gridAgents(store.getState()).length),
+    'grid.focus': () => {
+      const state = store.getState();
+      const tiles = gridAgents(state);
+      const name = tiles[Math.min(state.gridIndex, tiles.length - 1)];
+      if (name) act.focusPaneAt(store, state.order.indexOf(name));
+    },
+    'mouse.toggle': () => {
+      act.toggleMouse(store);
+      controller.flash(
+        store.getState().mouse
+          ? 'mouse on: the wheel scrolls; to select text hold Shift while dragging (Alt+M turns the mouse off)'
+          : 'mouse off: drag to select and copy text as usual; PgUp/PgDn scroll (Alt+M turns the wheel back on)',
+      );
+    },
+    'ask.answer': (_key, key) => {
+      const state = store.getState();
+      const request = state.approvals.find((r) => r.agent === state.focus);
+      const choice = request && askChoices(request).find((c) => c.key === key);
+      if (!request || !choice) return controller.flash(`${String(key)} is not one of the choices here`, 'warn');
+      if (choice.withReason) return store.setState({ denying: request.id });
+      controller.flash(controller.answerApproval(request.id, choice.answer), choice.answer === 'deny' ? 'warn' : 'info');
+    },
+    'ask.sendDenial': () => {
+      const { denying, input } = store.getState();
+      store.setState({ denying: undefined, input: edit.EMPTY_INPUT });
+      if (denying) controller.flash(controller.answerApproval(denying, 'deny', input.text.trim() || undefined), 'warn');
+    },
+    'ask.cancelDenial': () => store.setState({ denying: undefined }),
     'approvals.select': (_key, step) => act.selectApproval(store, Number(step)),
     'approvals.answer': (_key, decision) => {
       const { approvals, approvalIndex } = store.getState();
@@ -74,19 +149,49 @@ export function createIntents({ store, controller, history, quit, pageRows }: In
     'input.clear': () => act.clearInput(store),
     'cursor.left': editing(edit.moveLeft),
     'cursor.right': editing(edit.moveRight),
+    'cursor.up': editing(edit.lineUp),
+    'cursor.down': editing(edit.lineDown),
     'cursor.home': editing(edit.home),
     'cursor.end': editing(edit.end),
     'history.previous': () => recall(history.previous(store.getState().input.text)),
     'history.next': () => recall(history.next()),
-    'input.complete': () => {
-      const state = store.getState();
-      const text = state.input.text;
-      const { line, candidates } = completeLine(text, { controller, state, focus: state.focus });
-      if (line !== text) act.setInputText(store, line);
-      else if (candidates.length > 1) controller.flash(candidates.join('  '));
-    },
+    'input.complete': () => complete(),
     'input.submit': () => submit(),
   };
+
+  function selectedCommand() {
+    const state = store.getState();
+    const entries = openPalette(state);
+    return entries[paletteSelection(state, entries)];
+  }
+
+  function complete(): void {
+    const state = store.getState();
+    const text = state.input.text;
+    if (cycle && text === cycle.line) {
+      cycle.index = (cycle.index + 1) % cycle.candidates.length;
+      cycle.line = cycle.base + cycle.candidates[cycle.index]!;
+      act.setInputText(store, cycle.line);
+      controller.flash(choices(cycle));
+      return;
+    }
+    cycle = undefined;
+    const { line, candidates } = completeLine(text, { controller, state, focus: state.focus });
+    if (line !== text || candidates.length <= 1) {
+      if (line !== text) act.setInputText(store, line);
+      return;
+    }
+    // Nothing more in common: the first choice, then the next on each Tab.
+    const base = text.replace(/\S*$/, '');
+    const words = candidates.map((candidate) => candidate.replace(/^\//, base === '' ? '/' : ''));
+    cycle = { base, candidates: words, index: 0, line: base + words[0]! };
+    act.setInputText(store, cycle.line);
+    controller.flash(choices(cycle));
+  }
+
+  function choices(current: CompletionCycle): string {
+    return `Tab: ${current.candidates.map((c, i) => (i === current.index ? `[${c}]` : c)).join('  ')}`;
+  }
 
   function submit(): void {
     const { text, cursor } = store.getState().input;
@@ -98,15 +203,25 @@ export function createIntents({ store, controller, history, quit, pageRows }: In
     const line = text.trim();
     if (!line) return;
     history.add(text);
-    store.setState((state) => ({ input: edit.EMPTY_INPUT, scroll: { ...state.scroll, [state.focus]: 0 } }));
+    store.setState((state) => ({ input: edit.EMPTY_INPUT, palette: { index: 0, closedFor: undefined }, scroll: { ...state.scroll, [state.focus]: undefined } }));
     const state = store.getState();
     if (line.startsWith('/')) {
       void runCommandLine(line, { controller, state, focus: state.focus }).then((result) => {
         if (result.kind === 'quit') return quit();
         if (result.kind === 'view') return act.showView(store, result.view);
+        if (result.kind === 'page') return act.showPage(store, { title: result.title, lines: result.lines });
         if (result.kind === 'error') return controller.flash(result.message, 'error');
         if (result.message) controller.flash(result.message);
       });
+      return;
+    }
+    if (line.startsWith('!')) {
+      // !cmd: the command in the person's shell pane (opened when none is).
+      const command = line.slice(1).trim();
+      controller.shell(command || undefined).then(
+        (message) => controller.flash(message),
+        (error: unknown) => controller.flash(String((error as Error).message ?? error), 'error'),
+      );
       return;
     }
     act.showView(store, 'pane');

@@ -17,7 +17,14 @@ export interface KeyPress {
 }
 
 /** Keys with names; everything else is named by the character it types. */
-export const NAMED_KEYS = ['enter', 'tab', 'escape', 'up', 'down', 'left', 'right', 'pageup', 'pagedown', 'home', 'end', 'backspace', 'delete'] as const;
+export const NAMED_KEYS = ['enter', 'tab', 'escape', 'up', 'down', 'left', 'right', 'pageup', 'pagedown', 'home', 'end', 'backspace', 'delete', 'wheelup', 'wheeldown'] as const;
+
+// A mouse report in SGR form (ESC [ < button ; column ; row M|m), as Ink hands it on without the ESC.
+const SGR_MOUSE = /^\[<(\d+);(\d+);(\d+)([Mm])$/;
+const WHEEL_UP = 64;
+const WHEEL_DOWN = 65;
+/** Modifier bits in a mouse report's button number: Shift, Alt, Ctrl. */
+const MOUSE_MODIFIERS = 4 | 8 | 16;
 
 const INK_FLAGS: Array<[keyof Key, (typeof NAMED_KEYS)[number]]> = [
   ['return', 'enter'],
@@ -41,6 +48,8 @@ export function press(name: string, modifiers: { ctrl?: boolean; meta?: boolean;
 
 /** One `useInput` call as the key presses it stands for, in order. */
 export function keyPresses(input: string, key: Key): KeyPress[] {
+  const mouse = SGR_MOUSE.exec(input);
+  if (mouse) return [mousePress(Number(mouse[1]), mouse[4] === 'M')];
   const flags = { ctrl: key.ctrl, meta: key.meta, shift: key.shift };
   for (const [flag, name] of INK_FLAGS) if (key[flag] === true) return [press(name, flags)];
   if (key.ctrl) return [press(input.toLowerCase(), flags)];
@@ -51,6 +60,14 @@ export function keyPresses(input: string, key: Key): KeyPress[] {
   if (input === '\n') return [press('j', { ctrl: true })];
   if (chars.length === 1) return [press(input, { ...flags, text: input })];
   return chars.map(charPress);
+}
+
+/** The wheel as keys; other mouse reports (clicks, releases) as a press no binding matches. */
+function mousePress(button: number, pressed: boolean): KeyPress {
+  const plain = button & ~MOUSE_MODIFIERS;
+  if (pressed && plain === WHEEL_UP) return press('wheelup');
+  if (pressed && plain === WHEEL_DOWN) return press('wheeldown');
+  return press('');
 }
 
 /** A character inside a multi-key read, as the key that types it. */

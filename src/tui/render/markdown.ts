@@ -36,6 +36,8 @@ interface Styles {
   link: Paint;
   dim: Paint;
   mark: Paint;
+  underline: Paint;
+  quote: Paint;
 }
 const COLORED: Styles = {
   color: true,
@@ -46,8 +48,10 @@ const COLORED: Styles = {
   link: both(sgr(34, 39), sgr(4, 24)),
   dim: sgr(2, 22),
   mark: sgr(35, 39),
+  underline: sgr(4, 24),
+  quote: sgr(35, 39),
 };
-const PLAIN: Styles = { color: false, bold: same, italic: same, strike: same, code: same, link: same, dim: same, mark: same };
+const PLAIN: Styles = { color: false, bold: same, italic: same, strike: same, code: same, link: same, dim: same, mark: same, underline: same, quote: same };
 
 // ---- syntax highlighting -------------------------------------------------------------------
 
@@ -57,22 +61,35 @@ interface HighlightApi {
 }
 let highlighter: HighlightApi | undefined;
 let loading: Promise<boolean> | undefined;
+let demanded!: (loaded: Promise<boolean>) => void;
+const firstDemand = new Promise<Promise<boolean>>((resolve) => (demanded = resolve));
 
 /**
- * Start loading cli-highlight (highlight.js with all grammars) and resolve `true` once code
- * blocks can be highlighted. Rendering never waits for it: until it resolves, code renders
- * plain. The console can call this after its first frame and re-render cached items once it
- * resolves. Called implicitly by the first coloured code block.
+ * Start loading cli-highlight (highlight.js with all grammars) now, and resolve `true` once code
+ * blocks can be highlighted. Rendering never waits for it: until it resolves, code renders plain.
+ */
+export function loadHighlighter(): Promise<boolean> {
+  if (!loading) {
+    loading = import('cli-highlight').then(
+      (mod: unknown) => {
+        highlighter = pickApi(mod) ?? pickApi((mod as { default?: unknown }).default);
+        return highlighter !== undefined;
+      },
+      () => false,
+    );
+    demanded(loading);
+  }
+  return loading;
+}
+
+/**
+ * Resolves `true` once code blocks can be highlighted, loading the highlighter only when the first
+ * coloured code block asks for it: a team that writes no code never pays for highlight.js's
+ * grammars (~10 MB). The console calls this after its first frame and re-renders cached items once
+ * it resolves.
  */
 export function preloadHighlighter(): Promise<boolean> {
-  loading ??= import('cli-highlight').then(
-    (mod: unknown) => {
-      highlighter = pickApi(mod) ?? pickApi((mod as { default?: unknown }).default);
-      return highlighter !== undefined;
-    },
-    () => false,
-  );
-  return loading;
+  return firstDemand.then((loaded) => loaded);
 }
 
 export function isHighlighterLoaded(): boolean {
@@ -107,7 +124,7 @@ const highlighted = new Map<string, string[] | null>(); // insertion order = LRU
 /** Highlighted lines of `code`, or undefined to render plain (not loaded, unknown, failed). */
 function highlightLines(lang: string, code: string): string[] | undefined {
   if (!highlighter) {
-    void preloadHighlighter();
+    void loadHighlighter();
     return undefined;
   }
   if (code.length > MAX_HIGHLIGHT) return undefined;
@@ -179,13 +196,17 @@ function block(t: MarkedToken, width: number, st: Styles, depth: number): string
       return wrapClean(inline(t.tokens, st), width, true);
     case 'text':
       return wrapClean(t.tokens ? inline(t.tokens, st) : decode(t.text), width, true);
-    case 'heading':
-      return wrapClean(`${st.mark('#'.repeat(t.depth))} ${st.bold(inline(t.tokens, st))}`, width, true);
+    case 'heading': {
+      // Shown as a heading, not as its markup: bold (and underlined for the top level).
+      const text = st.bold(inline(t.tokens, st));
+      return wrapClean(t.depth === 1 ? st.underline(text) : t.depth >= 3 ? st.italic(text) : text, width, true);
+    }
     case 'code':
       return code(t, width, st);
     case 'blockquote': {
-      const bar = st.dim('│') + ' ';
-      return indent((w) => blocks(t.tokens, w, st, depth, true), width, bar, bar, 2);
+      // A thick bar and italic text: a quote must not look like a code block (thin │ gutter).
+      const bar = st.quote('▎') + ' ';
+      return indent((w) => blocks(t.tokens, w, st, depth, true).map((line) => st.italic(line)), width, bar, bar, 2);
     }
     case 'list':
       return list(t, width, st, depth);

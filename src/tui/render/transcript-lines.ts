@@ -3,6 +3,7 @@
 import chalk from 'chalk';
 import type { TranscriptItem } from '../state/transcript.js';
 import { renderDiff } from './diff.js';
+import { describeInboxMessage, describePrompt, describeToolCall } from './human-words.js';
 import { isHighlighterLoaded, renderMarkdown } from './markdown.js';
 import { truncateLine, visibleWidth, wrapLines } from './wrap.js';
 
@@ -14,19 +15,45 @@ interface Cached {
   lines: string[];
 }
 
-const cache = new WeakMap<TranscriptItem, Cached>();
+// A few widths per item: the pane in view and the tiles of /grid render the same items at
+// different widths, and one entry per item would re-render both on every switch.
+const WIDTHS_PER_ITEM = 3;
+const cache = new WeakMap<TranscriptItem, Cached[]>();
 
 /** Collapsed tool results still show this many lines of an error: the reason is usually there. */
 const ERROR_PREVIEW_LINES = 3;
+/** An edit shows this many lines of its diff before Ctrl+O. */
+const EDIT_PREVIEW_LINES = 8;
+
+/** Lines added and removed by a unified diff (its file headers not counted). */
+export function diffStat(diff: string): { added: number; removed: number } {
+  let added = 0;
+  let removed = 0;
+  for (const line of diff.split('\n')) {
+    if (line.startsWith('+') && !line.startsWith('+++')) added++;
+    else if (line.startsWith('-') && !line.startsWith('---')) removed++;
+  }
+  return { added, removed };
+}
 
 export function itemLines(item: TranscriptItem, width: number, expanded: boolean): string[] {
   const highlighted = isHighlighterLoaded();
-  const cached = cache.get(item);
-  if (cached && cached.width === width && cached.expanded === expanded && cached.highlighted === highlighted) return cached.lines;
+  const entries = cache.get(item);
+  const hit = entries?.find((c) => c.width === width && c.expanded === expanded && c.highlighted === highlighted);
+  if (hit) return hit.lines;
   const lines = render(item, Math.max(10, width), expanded);
   // A streaming item changes on every flush; caching it would only waste memory.
-  if (!(item.kind === 'assistant' && item.streaming)) cache.set(item, { width, expanded, highlighted, lines });
+  if (item.kind === 'assistant' && item.streaming) return lines;
+  const kept = (entries ?? []).filter((c) => c.highlighted === highlighted);
+  kept.unshift({ width, expanded, highlighted, lines });
+  cache.set(item, kept.slice(0, WIDTHS_PER_ITEM));
   return lines;
+}
+
+/** Rows item `index` takes in a pane: its lines, after a blank row separating it from the item before. */
+export function blockLines(items: readonly TranscriptItem[], index: number, width: number, expanded: boolean): string[] {
+  const lines = itemLines(items[index]!, width, expanded);
+  return index > 0 ? ['', ...lines] : lines;
 }
 
 /**
@@ -39,9 +66,9 @@ export function visibleLines(items: TranscriptItem[], width: number, rows: numbe
   let count = 0;
   let index = items.length - 1;
   for (; index >= 0 && count < needed; index--) {
-    const lines = itemLines(items[index]!, width, expanded);
-    collected.push(index > 0 ? ['', ...lines] : lines);
-    count += lines.length + (index > 0 ? 1 : 0);
+    const lines = blockLines(items, index, width, expanded);
+    collected.push(lines);
+    count += lines.length;
   }
   const all = collected.reverse().flat();
   const end = Math.max(0, all.length - scroll);
@@ -54,9 +81,13 @@ export function visibleLines(items: TranscriptItem[], width: number, rows: numbe
 function render(item: TranscriptItem, width: number, expanded: boolean): string[] {
   switch (item.kind) {
     case 'prompt':
-      return renderPrompt(item.text, item.source, width);
+      return renderPrompt(item, width);
     case 'inbox':
-      return item.messages.flatMap((m) => wrapLines(`${chalk.magenta('✉')} ${chalk.bold(m.from)}${m.type === 'message' ? '' : chalk.dim(` [${m.type}]`)}: ${m.content}`, width));
+      return item.messages.flatMap((m) => {
+        const said = describeInboxMessage(m, item.to);
+        const head = said.protocol ? chalk.magenta(`⇄ ${said.text}`) : `${chalk.magenta('✉')} ${chalk.bold(said.from)}: ${said.text}`;
+        return wrapLines(head, width);
+      });
     case 'assistant':
       return renderMarkdown(item.text, width);
     case 'tool':
@@ -70,24 +101,36 @@ function render(item: TranscriptItem, width: number, expanded: boolean): string[
   }
 }
 
-function renderPrompt(text: string, source: string, width: number): string[] {
-  if (source === 'auto_claim') return wrapLines(chalk.magenta(`◆ ${text.replace(/<\/?(auto-claimed|review-requested)>/g, '')}`), width);
-  const label = source === 'spawn' ? chalk.dim('prompt from the lead') : source === 'system' ? chalk.dim('huddle') : undefined;
-  const body = wrapLines(text, width - 2).map((line, i) => (i === 0 ? chalk.cyan.bold('› ') : '  ') + chalk.cyan(line));
-  return label ? [label, ...body] : body;
+function renderPrompt(item: Extract<TranscriptItem, { kind: 'prompt' }>, width: number): string[] {
+  const shown = describePrompt(item.text, item.source, item.by);
+  if (shown.kind === 'claim') return wrapLines(chalk.magenta(`◆ ${shown.text}`), width);
+  if (shown.kind === 'internal') return wrapLines(chalk.dim(`◇ ${shown.text}`), width);
+  const body = wrapLines(shown.text, width - 2).map((line, i) => (i === 0 ? chalk.cyan.bold('› ') : '  ') + chalk.cyan(line));
+  return shown.label ? [chalk.dim(shown.label), ...body] : body;
 }
 
 function renderTool(item: Extract<TranscriptItem, { kind: 'tool' }>, width: number, expanded: boolean): string[] {
-  const mark = item.state === 'running' ? chalk.yellow('…') : item.state === 'ok' ? chalk.green('✓') : chalk.red('✗');
-  const duration = item.durationMs !== undefined ? chalk.dim(` ${formatDuration(item.durationMs)}`) : '';
-  const head = `${chalk.blue('⏺')} ${chalk.bold(item.name)} ${chalk.dim(item.summary)}`;
-  const tail = ` ${mark}${duration}`;
+  const mark = item.state === 'running' ? (item.waitingSince !== undefined ? chalk.yellow('◐ waiting for you') : chalk.yellow('…')) : item.state === 'ok' ? chalk.green('✓') : chalk.red('✗');
+  // The tool's own time: what it spent waiting for the person's approval is not the tool's.
+  const waited = item.waitedMs ?? 0;
+  const duration = item.durationMs !== undefined ? chalk.dim(` ${formatDuration(Math.max(0, item.durationMs - waited))}${waited >= 1000 ? ` (after ${formatDuration(waited)} waiting for you)` : ''}`) : '';
+  const isEdit = item.name === 'edit_file' && item.state === 'ok' && item.result !== undefined;
+  const changes = isEdit ? diffStat(item.result!) : undefined;
+  const described = describeToolCall(item.name, item.summary);
+  const head = `${chalk.blue('⏺')} ${chalk.bold(described.name)}${described.detail ? ` ${chalk.dim(described.detail)}` : ''}`;
+  const tail = ` ${mark}${changes ? ` ${chalk.green(`+${changes.added}`)} ${chalk.red(`−${changes.removed}`)}` : ''}${duration}`;
   const lines = [truncateLine(head, Math.max(10, width - visibleWidth(tail))) + tail];
   const result = item.result ?? '';
   if (!result) return lines;
   if (expanded) {
-    const body = item.name === 'edit_file' && item.state === 'ok' ? renderDiff(result, width - 4) : wrapLines(result, width - 4);
+    const body = isEdit ? renderDiff(result, width - 4) : wrapLines(result, width - 4);
     return [...lines, ...body.map((line) => `    ${line}`)];
+  }
+  if (isEdit) {
+    // An edit shows its change by default: the first lines of its diff (all of it with Ctrl+O).
+    const body = renderDiff(result, width - 4).filter((line) => !/^(\x1b\[2m)?(edited |--- |\+\+\+ |=+$)/.test(line));
+    const shown = body.slice(0, EDIT_PREVIEW_LINES).map((line) => `    ${line}`);
+    return body.length > EDIT_PREVIEW_LINES ? [...lines, ...shown, chalk.dim(`    … ${body.length - EDIT_PREVIEW_LINES} more lines (Ctrl+O)`)] : [...lines, ...shown];
   }
   if (item.state === 'error') {
     const preview = wrapLines(result, width - 4).slice(0, ERROR_PREVIEW_LINES);
@@ -96,6 +139,6 @@ function renderTool(item: Extract<TranscriptItem, { kind: 'tool' }>, width: numb
   return lines;
 }
 
-function formatDuration(ms: number): string {
+export function formatDuration(ms: number): string {
   return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
 }

@@ -30,11 +30,44 @@ export interface AgentView {
   lastActivity: number;
   /** The tool running now, for the status line. */
   activeTool?: string | undefined;
+  /** The turn in progress, as the console saw it begin (for the spinner, elapsed time and live counts). */
+  turn?: TurnProgress | undefined;
+  /** How long the last finished turn took ("done in 7 s"). */
+  lastTurnMs?: number | undefined;
+  /** What the person sent that has not entered the agent's context yet (shown as queued). */
+  queued?: string[] | undefined;
 }
 
-export type ViewName = 'pane' | 'tasks' | 'team' | 'help' | 'approvals' | 'config' | 'mcp' | 'summary';
+/** What an agent in a turn is doing now, from its events; the console's own bookkeeping. */
+export interface TurnProgress {
+  startedAt: number;
+  /** Waiting for the model, the model writing, a tool running, or waiting for the person. */
+  phase: 'model' | 'writing' | 'tool' | 'waiting';
+  phaseSince: number;
+  /** Text streamed since the last usage report: the live token estimate until the real count arrives. */
+  streamedChars: number;
+}
 
-/** A page of text a command shows as a view (/config, /mcp): computed when opened. */
+/**
+ * Where a scrolled pane's view starts: `row` rows into the rows of item `itemId` (its blank
+ * separator first). Anchored to an item, not counted from the bottom, so the view stays put while
+ * the agent keeps writing below it, and survives a width change. No entry: the view follows the end.
+ */
+export interface PaneScroll {
+  itemId: number;
+  row: number;
+}
+
+/** A search in the pane in view (Ctrl+F). */
+export interface PaneSearch {
+  query: string;
+  /** Which match is shown, counted from the last one (0: the newest). */
+  match: number;
+}
+
+export type ViewName = 'pane' | 'tasks' | 'team' | 'help' | 'approvals' | 'grid' | 'page' | 'config' | 'mcp' | 'summary';
+
+/** A page of text a command shows as a view (/config, /mcp, /cost…): computed when opened, wrapped to the width when shown. */
 export interface TextPage {
   title: string;
   lines: string[];
@@ -49,8 +82,11 @@ export interface ApprovalView {
   reason: string;
   /** What "approve always" adds to the allow-list in .team/settings.local.json (empty: cannot be allow-listed). */
   prefixes: string[];
+  /** What the call would do (an edit's diff, the start of a file to write), shown with the question. */
+  detail?: string | undefined;
 }
 
+/** A notice above the input: a command's result, an error, a hint. Kept until the person's next action. */
 export interface Flash {
   text: string;
   tone: 'info' | 'warn' | 'error';
@@ -62,8 +98,17 @@ export interface ConsoleState {
   focus: string;
   view: ViewName;
   tasks: Task[];
-  /** Rows scrolled up from the bottom, per pane. */
-  scroll: Record<string, number>;
+  /** Per pane: where a scrolled view starts (absent: following the end). */
+  scroll: Record<string, PaneScroll | undefined>;
+  /** Rows scrolled down in the view over the pane (help, a page, the board), from its top. */
+  viewScroll: number;
+  search: PaneSearch | undefined;
+  /** The command palette (typing '/'): the selected row, and a line it was dismissed for. */
+  palette: { index: number; closedFor: string | undefined };
+  /** The selected tile in /grid. */
+  gridIndex: number;
+  /** Mouse reporting on (wheel scrolls; Shift+drag selects in most terminals); Alt+M toggles it. */
+  mouse: boolean;
   /** Tool results shown in full, per pane (toggled with Ctrl+O). */
   expanded: Record<string, boolean>;
   flash: Flash | undefined;
@@ -79,12 +124,16 @@ export interface ConsoleState {
   demo: boolean;
   /** No API key: the console explains how to set one. */
   keyMissing: boolean;
+  /** Commands run unsandboxed (SPEC section 10): the status bar says so, in yellow unless it was on purpose. */
+  sandboxOff: { line: string; onPurpose: boolean } | undefined;
   /** Code highlighting loads after the first frame; panes redraw once when it is ready. */
   highlighterReady: boolean;
   /** The "needs you" queue, oldest first, and the one selected in /approvals. */
   approvals: ApprovalView[];
   approvalIndex: number;
-  /** What the /config or /mcp view shows. */
+  /** A request being denied from its pane: the input line takes the reason until Enter (or Esc). */
+  denying: string | undefined;
+  /** What a page view shows (/config, /mcp, and command output that is a page: /cost, /budget, /worktree). */
   page?: TextPage | undefined;
   /** /summary: the run record's lines, as last made. */
   summary: string[];
@@ -109,7 +158,14 @@ export function emptyAgent(name: string, role: string): AgentView {
   };
 }
 
-export function createConsoleStore(initial: { model: string; endpoint: string; demo?: boolean; keyMissing?: boolean }) {
+export function createConsoleStore(initial: {
+  model: string;
+  endpoint: string;
+  demo?: boolean;
+  keyMissing?: boolean;
+  mouse?: boolean;
+  sandboxOff?: { line: string; onPurpose: boolean } | undefined;
+}) {
   return createStore<ConsoleState>(() => ({
     agents: { lead: emptyAgent('lead', 'lead') },
     order: ['lead'],
@@ -117,6 +173,12 @@ export function createConsoleStore(initial: { model: string; endpoint: string; d
     view: 'pane',
     tasks: [],
     scroll: {},
+    viewScroll: 0,
+    search: undefined,
+    palette: { index: 0, closedFor: undefined },
+    gridIndex: 0,
+    page: undefined,
+    mouse: initial.mouse ?? mouseByDefault(),
     expanded: {},
     flash: undefined,
     quitArmed: false,
@@ -125,11 +187,18 @@ export function createConsoleStore(initial: { model: string; endpoint: string; d
     endpoint: initial.endpoint,
     demo: initial.demo ?? false,
     keyMissing: initial.keyMissing ?? false,
+    sandboxOff: initial.sandboxOff,
     highlighterReady: false,
     approvals: [],
     approvalIndex: 0,
+    denying: undefined,
     summary: [],
   }));
+}
+
+/** Mouse capture starts on (the wheel scrolls) unless HUDDLE_MOUSE=0 says the person wants the terminal's own selection. */
+function mouseByDefault(): boolean {
+  return !['0', 'off', 'false', 'no'].includes((process.env.HUDDLE_MOUSE ?? '').toLowerCase());
 }
 
 /** Immutable update of one agent (created on first sight). */

@@ -1,17 +1,22 @@
 // Runtime events into the console store. Events arrive far faster than a screen should change
 // (a token at a time, eight agents at once), so they are queued outside React and applied in
-// one store update per flush interval: the store changes at most ~20 times a second.
-import type { EventHub, HuddleEvent } from '../../runtime/events/events.js';
-import type { ApprovalView, ConsoleState, ConsoleStore, AgentStatus } from './console-store.js';
+// one store update per flush interval: the store changes at most ~12 times a second (smooth
+// enough to read a stream; every update is a React render and an Ink frame, and at 20 a second
+// eight streaming agents cost a third more CPU and memory for no visible gain).
+import type { EventHub, EventOf, HuddleEvent } from '../../runtime/events/events.js';
+import type { AgentView, ApprovalView, ConsoleState, ConsoleStore, AgentStatus, TurnProgress } from './console-store.js';
 import { patchAgent } from './console-store.js';
 import { appendItem, itemId, replaceLast, type TranscriptItem } from './transcript.js';
 import { formatTokens } from '../components/glyphs.js';
+import { PERSON_SENDER } from '../../runtime/vocabulary.js';
 
-export const FLUSH_INTERVAL_MS = 50;
+export const FLUSH_INTERVAL_MS = 80;
 
 export class EventBridge {
   readonly #store: ConsoleStore;
   #queue: HuddleEvent[] = [];
+  /** Per agent, the queued text_delta that later deltas of the same stream are appended to. */
+  #openDelta = new Map<string, number>();
   #timer: NodeJS.Timeout | undefined;
   readonly #unsubscribe: () => void;
 
@@ -32,6 +37,7 @@ export class EventBridge {
     if (this.#queue.length === 0) return;
     const events = this.#queue;
     this.#queue = [];
+    this.#openDelta.clear();
     this.#store.setState((state) => {
       let next: ConsoleState = state;
       for (const event of events) next = { ...next, ...applyEvent(next, event) };
@@ -40,6 +46,19 @@ export class EventBridge {
   }
 
   #enqueue(event: HuddleEvent): void {
+    // A stream arrives a word at a time: consecutive deltas of one agent become one, so a flush
+    // costs one transcript update per agent, not one per word.
+    if (event.type === 'text_delta') {
+      const open = this.#openDelta.get(event.agent);
+      if (open !== undefined) {
+        const queued = this.#queue[open] as EventOf<'text_delta'>;
+        this.#queue[open] = { ...queued, text: queued.text + event.text };
+        return;
+      }
+      this.#openDelta.set(event.agent, this.#queue.length);
+    } else {
+      this.#openDelta.delete(event.agent);
+    }
     this.#queue.push(event);
     // No timer runs while nothing happens: an idle team costs no CPU here.
     this.#timer ??= setTimeout(() => this.flush(), FLUSH_INTERVAL_MS);
@@ -68,7 +87,9 @@ export function applyEvent(state: ConsoleState, event: HuddleEvent): Partial<Con
             last?.kind === 'assistant' && last.streaming
               ? [...agent.items.slice(0, -1), { ...last, text: last.text + delta }]
               : appendItem(agent.items, { kind: 'assistant', id: itemId(), text: delta, streaming: true });
-          return { items, lastActivity: at };
+          const turn = agent.turn ?? startTurn(at);
+          const writing = turn.phase === 'writing' ? turn : { ...turn, phase: 'writing' as const, phaseSince: at };
+          return { items, lastActivity: at, turn: { ...writing, streamedChars: writing.streamedChars + delta.length } };
         }),
       );
     case 'text':
@@ -95,16 +116,31 @@ export function applyEvent(state: ConsoleState, event: HuddleEvent): Partial<Con
       if (source === 'inbox') return {}; // shown from message_delivered, with senders
       return touched(
         patchAgent(state, name, (agent) => ({
-          items: appendItem(agent.items, { kind: 'prompt', id: itemId(), text: String(event.text ?? ''), source }),
+          ...(source === 'user' ? { queued: delivered(agent.queued, [event.text]) } : {}),
+          items: appendItem(agent.items, { kind: 'prompt', id: itemId(), text: String(event.text ?? ''), source, by: typeof event.by === 'string' ? event.by : undefined }),
           lastActivity: at,
         })),
       );
     }
     case 'message_delivered': {
       const messages = Array.isArray(event.messages) ? (event.messages as Array<Record<string, unknown>>) : [];
-      const shown = messages.map((m) => ({ from: String(m.from ?? '?'), type: String(m.type ?? 'message'), content: String(m.content ?? '') }));
+      if (messages.length === 0) return {};
+      const shown = messages.map((m) => ({
+        from: String(m.from ?? '?'),
+        type: String(m.type ?? 'message'),
+        content: String(m.content ?? ''),
+        ...(typeof m.approve === 'boolean' ? { approve: m.approve } : {}),
+        ...(typeof m.reason === 'string' ? { reason: m.reason } : {}),
+        ...(typeof m.feedback === 'string' ? { feedback: m.feedback } : {}),
+        ...(typeof m.plan === 'string' ? { plan: m.plan } : {}),
+      }));
+      const fromPerson = shown.filter((m) => m.from === PERSON_SENDER).map((m) => m.content);
       return touched(
-        patchAgent(state, name, (agent) => ({ items: appendItem(agent.items, { kind: 'inbox', id: itemId(), messages: shown }), lastActivity: at })),
+        patchAgent(state, name, (agent) => ({
+          items: appendItem(agent.items, { kind: 'inbox', id: itemId(), to: name, messages: shown }),
+          ...(fromPerson.length ? { queued: delivered(agent.queued, fromPerson) } : {}),
+          lastActivity: at,
+        })),
       );
     }
     case 'tool_call':
@@ -118,6 +154,7 @@ export function applyEvent(state: ConsoleState, event: HuddleEvent): Partial<Con
           state: 'running',
         }),
         activeTool: String(event.name ?? ''),
+        turn: { ...(agent.turn ?? startTurn(at)), phase: 'tool', phaseSince: at },
         lastActivity: at,
       }));
     case 'tool_result':
@@ -129,6 +166,7 @@ export function applyEvent(state: ConsoleState, event: HuddleEvent): Partial<Con
             (item) => ({ ...item, state: event.ok ? 'ok' : 'error', durationMs: Number(event.duration_ms ?? 0), result: String(event.content ?? '') }) as TranscriptItem,
           ),
           activeTool: undefined,
+          turn: agent.turn ? { ...agent.turn, phase: 'model', phaseSince: at } : undefined,
           lastActivity: at,
         })),
       );
@@ -141,13 +179,16 @@ export function applyEvent(state: ConsoleState, event: HuddleEvent): Partial<Con
         costUsd: Number(event.total_cost_usd ?? agent.costUsd),
         contextTokens: Number(event.context_tokens ?? agent.contextTokens),
         model: typeof event.model === 'string' ? event.model : agent.model,
+        // The real count replaces the estimate from the streamed text.
+        turn: agent.turn ? { ...agent.turn, streamedChars: 0 } : undefined,
         lastActivity: at,
       }));
     case 'status':
-      return patchAgent(state, name, () => ({
+      return patchAgent(state, name, (agent) => ({
         status: String(event.status) as AgentStatus,
         reason: typeof event.reason === 'string' ? event.reason : typeof event.error === 'string' ? event.error : undefined,
         ...(typeof event.role === 'string' ? { role: event.role } : {}),
+        ...turnAfterStatus(agent, String(event.status) as AgentStatus, at),
         lastActivity: at,
       }));
     case 'error':
@@ -157,12 +198,16 @@ export function applyEvent(state: ConsoleState, event: HuddleEvent): Partial<Con
           activeTool: undefined,
         }));
       }
-      return touched(
-        patchAgent(state, name, (agent) => ({
-          items: appendItem(closeStreaming(agent.items), { kind: 'notice', id: itemId(), text: String(event.message ?? 'error'), tone: 'error' }),
-          lastActivity: at,
-        })),
-      );
+      return {
+        ...touched(
+          patchAgent(state, name, (agent) => ({
+            items: appendItem(closeStreaming(agent.items), { kind: 'notice', id: itemId(), text: String(event.message ?? 'error'), tone: 'error' }),
+            lastActivity: at,
+          })),
+        ),
+        // A refused key stops every agent the same way: say so where the person looks, whatever pane is in view.
+        ...(event.status === 401 || event.status === 403 ? { flash: { text: `${name}: ${event.message}`, tone: 'error' as const } } : {}),
+      };
     case 'warning':
       // Budget warnings (runtime/budget.ts) also stay in the agent's pane, not only in the flash.
       if (event.budget && name !== 'huddle' && state.agents[name]) {
@@ -178,10 +223,19 @@ export function applyEvent(state: ConsoleState, event: HuddleEvent): Partial<Con
         summary: String(event.summary ?? ''),
         reason: String(event.reason ?? ''),
         prefixes: Array.isArray(event.prefixes) ? event.prefixes.map(String) : [],
+        detail: typeof event.detail === 'string' ? event.detail : undefined,
       };
-      const text = `waiting for your approval: ${request.tool} ${request.summary} (Ctrl+Y to answer)`;
+      // The question itself is drawn under the pane (ask-box.ts); the transcript keeps that it was asked.
+      // A failure, a stall or a budget stop is in the pane already, in its own words.
+      const isToolCall = !['failed', 'stalled', 'budget', 'plan'].includes(request.tool);
+      const text = `asked you to approve: ${request.tool} ${request.summary}`;
       return {
-        ...touched(patchAgent(state, name, (agent) => ({ items: appendItem(agent.items, { kind: 'notice', id: itemId(), text, tone: 'warn' }), lastActivity: at }))),
+        ...touched(
+          patchAgent(state, name, (agent) => ({
+            items: waitForPerson(isToolCall ? appendItem(agent.items, { kind: 'notice', id: itemId(), text, tone: 'warn' }) : agent.items, at, 'start'),
+            lastActivity: at,
+          })),
+        ),
         approvals: [...state.approvals.filter((a) => a.id !== request.id), request],
       };
     }
@@ -195,9 +249,10 @@ export function applyEvent(state: ConsoleState, event: HuddleEvent): Partial<Con
       const text = `${decided}: ${request.tool} ${request.summary}${typeof event.note === 'string' ? ` (${event.note})` : ''}`;
       const tone = event.decision === 'deny' ? 'warn' : 'info';
       return {
-        ...patchAgent(state, name, (agent) => ({ items: appendItem(agent.items, { kind: 'notice', id: itemId(), text, tone }), lastActivity: at })),
+        ...patchAgent(state, name, (agent) => ({ items: appendItem(waitForPerson(agent.items, at, 'end'), { kind: 'notice', id: itemId(), text, tone }), lastActivity: at })),
         approvals,
         approvalIndex,
+        ...(state.denying === request.id ? { denying: undefined } : {}),
       };
     }
     case 'compaction':
@@ -222,6 +277,46 @@ export function applyEvent(state: ConsoleState, event: HuddleEvent): Partial<Con
     default:
       return {};
   }
+}
+
+/** The running tool call of an agent starts or stops waiting for the person: its own duration leaves that out. */
+function waitForPerson(items: TranscriptItem[], at: number, edge: 'start' | 'end'): TranscriptItem[] {
+  return replaceLast(
+    items,
+    (item) => item.kind === 'tool' && item.state === 'running',
+    (item) => {
+      const tool = item as Extract<TranscriptItem, { kind: 'tool' }>;
+      if (edge === 'start') return { ...tool, waitingSince: at };
+      if (tool.waitingSince === undefined) return tool;
+      return { ...tool, waitingSince: undefined, waitedMs: (tool.waitedMs ?? 0) + Math.max(0, at - tool.waitingSince) };
+    },
+  );
+}
+
+/** The queue less what was delivered (each text once, the oldest first). */
+function delivered(queued: string[] | undefined, texts: string[]): string[] | undefined {
+  if (!queued?.length) return queued;
+  const left = [...queued];
+  for (const text of texts) {
+    const index = left.indexOf(text);
+    if (index >= 0) left.splice(index, 1);
+  }
+  return left;
+}
+
+function startTurn(at: number): TurnProgress {
+  return { startedAt: at, phase: 'model', phaseSince: at, streamedChars: 0 };
+}
+
+/** A turn starts when the agent starts working, waits with it, and ends (timed) when it stops. */
+function turnAfterStatus(agent: AgentView, status: AgentStatus, at: number): Partial<AgentView> {
+  if (status === 'working') {
+    if (!agent.turn) return { turn: startTurn(at) };
+    return agent.turn.phase === 'waiting' ? { turn: { ...agent.turn, phase: agent.activeTool ? 'tool' : 'model', phaseSince: at } } : {};
+  }
+  if (status === 'waiting') return agent.turn ? { turn: { ...agent.turn, phase: 'waiting', phaseSince: at } } : {};
+  if (!agent.turn) return {};
+  return { turn: undefined, lastTurnMs: Math.max(0, at - agent.turn.startedAt) };
 }
 
 function closeStreaming(items: TranscriptItem[]): TranscriptItem[] {

@@ -55,3 +55,21 @@ export function deleteWordBack(buffer: InputBuffer): InputBuffer {
 export function setText(text: string): InputBuffer {
   return { text, cursor: text.length };
 }
+
+/** The cursor one line up (or down) in a multi-line input, at the same column where that line is long enough. */
+export function lineUp(buffer: InputBuffer): InputBuffer {
+  const start = buffer.text.lastIndexOf('\n', buffer.cursor - 1) + 1;
+  if (start === 0) return buffer;
+  const column = buffer.cursor - start;
+  const previousStart = buffer.text.lastIndexOf('\n', start - 2) + 1;
+  return { ...buffer, cursor: Math.min(previousStart + column, start - 1) };
+}
+
+export function lineDown(buffer: InputBuffer): InputBuffer {
+  const start = buffer.text.lastIndexOf('\n', buffer.cursor - 1) + 1;
+  const next = buffer.text.indexOf('\n', buffer.cursor);
+  if (next < 0) return buffer;
+  const column = buffer.cursor - start;
+  const after = buffer.text.indexOf('\n', next + 1);
+  return { ...buffer, cursor: Math.min(next + 1 + column, after < 0 ? buffer.text.length : after) };
+}

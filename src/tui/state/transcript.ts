@@ -1,9 +1,12 @@
 // What a pane shows: an agent's transcript as display items. Items are immutable; a finished
 // item keeps its identity forever, so its rendered lines can be cached per width.
+import type { InboxMessageView } from '../render/human-words.js';
 
 export type TranscriptItem =
-  | { kind: 'prompt'; id: number; text: string; source: string }
-  | { kind: 'inbox'; id: number; messages: Array<{ from: string; type: string; content: string }> }
+  /** A user turn that entered the agent's context; `by` is who caused it when not the lead (the person: 'user'). */
+  | { kind: 'prompt'; id: number; text: string; source: string; by?: string | undefined }
+  /** Messages delivered to the agent `to` (the pane's agent). */
+  | { kind: 'inbox'; id: number; to?: string | undefined; messages: InboxMessageView[] }
   | { kind: 'assistant'; id: number; text: string; streaming: boolean }
   | {
       kind: 'tool';
@@ -13,6 +16,9 @@ export type TranscriptItem =
       summary: string;
       state: 'running' | 'ok' | 'error';
       durationMs?: number;
+      /** Time the call spent waiting for the person's approval (not the tool's own time), and since when it waits now. */
+      waitedMs?: number;
+      waitingSince?: number;
       result?: string;
     }
   | { kind: 'notice'; id: number; text: string; tone: 'info' | 'warn' | 'error' }

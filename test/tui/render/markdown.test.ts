@@ -2,7 +2,7 @@ import { stripVTControlCharacters as strip } from 'node:util';
 import { Lexer } from 'marked';
 import stringWidth from 'string-width';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { isHighlighterLoaded, preloadHighlighter, renderMarkdown } from '../../../src/tui/render/markdown.js';
+import { isHighlighterLoaded, loadHighlighter, preloadHighlighter, renderMarkdown } from '../../../src/tui/render/markdown.js';
 
 const plain = (md: string, width = 60): string[] => renderMarkdown(md, width, { color: false });
 const widest = (lines: string[]): number => Math.max(0, ...lines.map((l) => stringWidth(l)));
@@ -45,11 +45,14 @@ Done. Run \`npm test\` to check.
 describe('renderMarkdown layout', () => {
   it('renders headings, emphasis, code spans and links without markup', () => {
     expect(plain('# Title\n\nSome **bold**, *it*, `code` and [docs](https://x.dev).')).toEqual([
-      '# Title',
+      'Title',
       '',
       'Some bold, it, code and docs (https://x.dev).',
     ]);
-    expect(plain('### Deep')).toEqual(['### Deep']);
+    expect(plain('### Deep')).toEqual(['Deep']);
+    // Headings stand out by style, not by their hashes: bold, the top level underlined too.
+    expect(renderMarkdown('## Plan', 40, { color: true })).toEqual(['\x1b[1mPlan\x1b[22m']);
+    expect(renderMarkdown('# Top', 40, { color: true })).toEqual(['\x1b[4m\x1b[1mTop\x1b[22m\x1b[24m']);
     expect(plain('see https://x.dev/a')).toEqual(['see https://x.dev/a']); // autolink: url once
   });
 
@@ -65,8 +68,9 @@ describe('renderMarkdown layout', () => {
     expect(plain('9. nine\n10. ten')).toEqual([' 9. nine', '10. ten']);
   });
 
-  it('prefixes blockquotes with a bar and draws rules at full width', () => {
-    expect(plain('> quoted text that wraps', 12)).toEqual(['│ quoted', '│ text that', '│ wraps']);
+  it('prefixes blockquotes with a thick bar, unlike the thin code gutter, and draws rules at full width', () => {
+    expect(plain('> quoted text that wraps', 12)).toEqual(['▎ quoted', '▎ text that', '▎ wraps']);
+    expect(plain('> quoted')[0]![0]).not.toBe(plain('```\ncode\n```')[0]![0]);
     expect(plain('---', 10)).toEqual(['──────────']);
   });
 
@@ -116,6 +120,7 @@ describe('renderMarkdown colour', () => {
 
 describe('renderMarkdown code highlighting', () => {
   beforeAll(async () => {
+    expect(await loadHighlighter()).toBe(true);
     expect(await preloadHighlighter()).toBe(true);
   });
 
@@ -146,7 +151,7 @@ describe('renderMarkdown code highlighting', () => {
 });
 
 describe('renderMarkdown while streaming', () => {
-  beforeAll(() => preloadHighlighter());
+  beforeAll(() => loadHighlighter());
 
   it('renders an unclosed fence as a code block, the line being typed plain', () => {
     const lines = renderMarkdown('Here:\n\n```ts\nconst a = 1;\nconst b', 40, { color: true });

@@ -1,0 +1,34 @@
+// The team tools huddle's MCP server (`huddle mcp --as NAME`, SPEC section 6) offers an external
+// teammate: all but the file and shell tools (the agent has its own). One list for both ways the
+// server works — over the workspace's store, run by a person by hand, and through the live huddle's
+// channel for that teammate (agent-channel.ts), when huddle starts it for its own external
+// teammates — so that a tool answers the same either way.
+import { agentEmitter } from '../../runtime/events/events.js';
+import { messageTools } from '../../runtime/tools/message-tools.js';
+import { ToolRegistry } from '../../runtime/tools/registry.js';
+import { taskTools } from '../../runtime/tools/task-tools.js';
+import type { Tool } from '../../runtime/tools/types.js';
+import { reviewTools } from '../review-tools.js';
+import type { TeamContext } from '../team-context.js';
+import { planSubmissionTool, teammateTools, type TeamControl } from '../team-tools.js';
+import { AgentChannel } from './agent-channel.js';
+
+/** The tools that need the live team (its lifecycle), not only its store. */
+export const LIVE_TOOLS: readonly string[] = ['idle', 'shutdown_response', 'plan_approval'];
+
+/** The server's tools over the team's store parts in `ctx`, with the live ones as given. */
+export function huddleServerTools(ctx: TeamContext, live: readonly Tool[]): Tool[] {
+  const messages = messageTools(ctx.bus);
+  return [...taskTools(ctx.board, { agents: () => ctx.roster.names() }), messages.sendMessage, messages.readInbox, ...reviewTools(ctx), ...live];
+}
+
+/** The channel through which teammate `name` (an external agent) works with the live team, as itself only. */
+export function teamChannel(ctx: TeamContext, team: TeamControl, name: string): AgentChannel {
+  const tools = new ToolRegistry(huddleServerTools(ctx, liveTeamTools(team)));
+  return new AgentChannel({ agent: name, workspace: ctx.workspace, events: agentEmitter(ctx.hub, name) }, tools);
+}
+
+/** idle, shutdown_response and plan_approval as the live team defines them. */
+export function liveTeamTools(team: TeamControl): Tool[] {
+  return [...teammateTools(team), planSubmissionTool(team)].filter((tool) => LIVE_TOOLS.includes(tool.name));
+}

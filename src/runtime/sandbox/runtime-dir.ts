@@ -1,0 +1,133 @@
+// huddle's private runtime directory (owner only, 0700): the Unix sockets of live huddle processes —
+// each one's control socket (`huddle status/send/interrupt`, which acts as the person) and the
+// per-agent sockets of its external teammates (each acts as one teammate). A socket's read-only bind
+// still accepts connect(), so the sockets must be out of a sandboxed command's sight altogether:
+// every sandbox hides this directory (hidden-paths.ts), and an external agent is shown only its
+// own socket, at a fixed path inside its private /tmp (AGENT_SOCKET_INSIDE).
+//
+// $XDG_RUNTIME_DIR/huddle where the session has one (hidden anyway, with the ssh and gpg agents),
+// else huddle-<uid> in the temp dir (behind the sandbox's private /tmp, and hidden explicitly where
+// TMPDIR is elsewhere). Clients never guess it: `.team/control.json` names the live socket.
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import type { Server } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+/** Linux allows 107 bytes in a socket path, macOS 103; the sockets' names take up to ~50. */
+const MAX_DIR_LENGTH = 50;
+
+let made: string | undefined;
+
+/** The directory (made owner-only on first use). */
+export function huddleRuntimeDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (made && isOwnPrivateDir(made)) return made;
+  made = findRuntimeDir(env);
+  sweepStale(made);
+  return made;
+}
+
+/** Sockets named after a process (`agent-<pid>-…`, `model-<pid>-…`) that a huddle which crashed left behind. */
+const PER_PROCESS = /^(?:agent|model)-(\d+)-[0-9a-f]+\.sock$/;
+
+function sweepStale(dir: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(PER_PROCESS.exec(name)?.[1]);
+    if (!pid || pid === process.pid || isAlive(pid)) continue;
+    rmSync(path.join(dir, name), { force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function findRuntimeDir(env: NodeJS.ProcessEnv): string {
+  const uid = typeof process.getuid === 'function' ? process.getuid() : 'user';
+  const candidates: string[] = [];
+  const xdg = env.XDG_RUNTIME_DIR;
+  if (xdg && path.isAbsolute(xdg) && isDirectory(xdg)) candidates.push(path.join(xdg, 'huddle'));
+  candidates.push(path.join(os.tmpdir(), `huddle-${uid}`), path.join('/tmp', `huddle-${uid}`));
+  for (const dir of candidates) {
+    if (Buffer.byteLength(dir) > MAX_DIR_LENGTH) continue;
+    try {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      // Someone else's directory (or a link) at that name is not ours to put sockets in.
+      if (!isOwnDir(dir)) continue;
+      chmodSync(dir, 0o700);
+      return dir;
+    } catch {
+      // not writable here: the next candidate
+    }
+  }
+  // Every usual place is taken or unwritable: a fresh private directory (clients find it through the pointer).
+  return mkdtempSync(path.join('/tmp', `huddle-${uid}-`));
+}
+
+function isOwnDir(dir: string): boolean {
+  const info = lstatSync(dir);
+  return info.isDirectory() && (typeof process.getuid !== 'function' || info.uid === process.getuid());
+}
+
+function isOwnPrivateDir(dir: string): boolean {
+  try {
+    return isOwnDir(dir) && (lstatSync(dir).mode & 0o077) === 0;
+  } catch {
+    return false;
+  }
+}
+
+function isDirectory(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Listens on a Unix socket that is owner-only (0600) from the first moment. The umask is the
+ * process's: it is narrowed only around the bind, which listen() does at once for a path.
+ */
+export async function listenPrivately(server: Server, socket: string): Promise<void> {
+  const listening = new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.once('listening', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const umask = process.umask(0o177);
+  try {
+    server.listen(socket);
+  } finally {
+    process.umask(umask);
+  }
+  await listening;
+  chmodSync(socket, 0o600);
+}
+
+const leftAtExit = new Set<string>();
+
+/**
+ * A socket file of this process's own (named after its pid) is removed when it exits, however it
+ * ends its servers. (Not the control socket: a later huddle in the same workspace may have its path.)
+ */
+export function removeAtExit(socket: string): void {
+  if (leftAtExit.size === 0) {
+    process.once('exit', () => {
+      for (const file of leftAtExit) rmSync(file, { force: true });
+    });
+  }
+  leftAtExit.add(socket);
+}

@@ -1,0 +1,68 @@
+// A question for the person, in the pane of the agent that asks: what it wants to do (the command,
+// or the edit as a diff), why it needs the person, and numbered choices — 1 yes, 2 yes and allow it
+// from now on, 3 no and tell the agent why — answered with those keys while the pane is in view
+// (src/tui/keys/console-keymap.ts). The needs-you queue (Ctrl+Y) still lists every question.
+import chalk from 'chalk';
+import type { ApprovalView } from '../state/console-store.js';
+import { renderDiff } from '../render/diff.js';
+import { truncateLine, wrapLines } from '../render/wrap.js';
+
+export type AskAnswer = 'approve' | 'always' | 'deny';
+
+export interface AskChoice {
+  key: '1' | '2' | '3';
+  answer: AskAnswer;
+  label: string;
+  /** 3 on a tool call or a plan: the person says why, in the input line, before it is sent. */
+  withReason?: boolean;
+}
+
+/** The choices a question offers, by what it is about. */
+export function askChoices(request: ApprovalView): AskChoice[] {
+  const who = request.agent;
+  switch (request.tool) {
+    case 'budget':
+      return [
+        { key: '1', answer: 'approve', label: 'extend the budget' },
+        { key: '3', answer: 'deny', label: `stop ${who}` },
+      ];
+    case 'plan':
+      return [
+        { key: '1', answer: 'approve', label: 'approve the plan' },
+        { key: '3', answer: 'deny', label: 'send it back, saying why', withReason: true },
+      ];
+    case 'failed':
+    case 'stalled':
+      return [
+        { key: '1', answer: 'approve', label: `restart ${who} (its workspace, tasks and a summary kept)` },
+        { key: '3', answer: 'deny', label: 'dismiss' },
+      ];
+    default:
+      return [
+        { key: '1', answer: 'approve', label: 'yes' },
+        ...(request.prefixes.length
+          ? [{ key: '2' as const, answer: 'always' as const, label: `yes, and don't ask again for ${request.prefixes.map((p) => `'${p}'`).join(', ')}` }]
+          : []),
+        { key: '3', answer: 'deny', label: `no, and tell ${who} why`, withReason: true },
+      ];
+  }
+}
+
+/** The question's rows for a pane `width` wide, at most `maxRows` (the diff is cut first). */
+export function askLines(request: ApprovalView, waiting: number, width: number, maxRows: number, denying: boolean): string[] {
+  const bar = chalk.yellow('│ ');
+  const inner = Math.max(10, width - 2);
+  const what =
+    request.tool === 'budget' || request.tool === 'failed' || request.tool === 'stalled' || request.tool === 'plan'
+      ? request.summary
+      : `${request.agent} wants to ${request.tool === 'bash' ? 'run' : 'use'} ${request.tool === 'bash' ? '' : `${request.tool} `}${request.summary}`;
+  const head = truncateLine(chalk.yellow(`╭ ${what}${waiting > 1 ? chalk.dim(` (1 of ${waiting} from ${request.agent})`) : ''}`), width);
+  const why = wrapLines(request.reason, inner).map((row) => bar + chalk.dim(row));
+  const choices = denying
+    ? [chalk.yellow(`╰ why not? type it below; Enter tells ${request.agent} (or just Enter), Esc goes back`)]
+    : wrapLines(`${askChoices(request).map((choice) => `${chalk.bold(choice.key)} ${choice.label}`).join('   ')}`, inner).map((row, i) => chalk.yellow(i === 0 ? '╰ ' : '  ') + row);
+  const room = Math.max(0, maxRows - 1 - why.length - choices.length);
+  let detail = request.detail ? renderDiff(request.detail, inner).map((row) => bar + row) : [];
+  if (detail.length > room) detail = room > 1 ? [...detail.slice(0, room - 1), bar + chalk.dim(`… ${detail.length - room + 1} more lines`)] : [];
+  return [head, ...why, ...detail, ...choices].slice(-Math.max(1, maxRows));
+}

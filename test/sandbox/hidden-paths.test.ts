@@ -1,0 +1,36 @@
+// What the sandbox hides, and that hiding never breaks a command: a hidden directory inside another
+// hidden one (/run/user and $XDG_RUNTIME_DIR=/run/user/1000 on an ordinary desktop) made bwrap fail
+// every command, trying to make a mount point inside the read-only stand-in. huddle's runtime
+// directory (the sockets of live huddles) is always among the hidden.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, afterEach, expect, it } from 'vitest';
+import { configureSandbox, huddleRuntimeDir } from '../../src/runtime/sandbox/index.js';
+import { hiddenPaths } from '../../src/runtime/sandbox/hidden-paths.js';
+import { coreTools } from '../../src/runtime/tools/core-tools.js';
+import { ToolRegistry } from '../../src/runtime/tools/registry.js';
+import { makeToolContext } from '../helpers/tool-context.js';
+import { describeSandboxed, makeArena } from './arena.js';
+
+const registry = new ToolRegistry(coreTools());
+const arena = makeArena('hidden-');
+afterEach(() => configureSandbox({}));
+afterAll(() => arena.cleanup());
+
+describeSandboxed('hidden paths', () => {
+  it('a hidden directory inside another hidden one is covered once, and commands still run', async () => {
+    const outer = path.join(arena.base, 'outer');
+    const inner = path.join(outer, 'inner');
+    mkdirSync(inner, { recursive: true });
+    writeFileSync(path.join(inner, 'secret.txt'), 'inner secret\n');
+    const hidden = hiddenPaths([outer, inner], []).map((h) => h.path);
+    expect(hidden).toContain(outer);
+    expect(hidden).not.toContain(inner);
+    expect(hidden).toContain(huddleRuntimeDir());
+
+    configureSandbox({ hidden: [inner, outer] });
+    const result = await registry.run('bash', { command: `echo ran; ls -A ${outer} | wc -l; cat ${inner}/secret.txt` }, makeToolContext(arena.ws));
+    expect(result.content).toContain('ran\n0\n');
+    expect(result.content).not.toContain('inner secret');
+  });
+});
