@@ -116,12 +116,19 @@ describePostgres('a worker whose link is cut', (base) => {
 
     expect(await leadExit, leadErr).toBe(0);
     const record = await readTeam(base, team);
+    // Every task completed, none twice. A teammate of the cut worker may have completed its task just
+    // as the link went: the completion stands (it committed), but its event and its report, still on
+    // their way, were not written (nothing is, from there, afterwards): those tasks are excused below.
+    expect(record.tasks).toHaveLength(TASKS);
     for (const task of record.tasks) expect(task.status, `task #${task.id}`).toBe('completed');
-    expect([...record.completions.keys()].sort((a, b) => a - b)).toEqual(Array.from({ length: TASKS }, (_, i) => i + 1));
+    const cutShort = record.tasks.filter((task) => failed.includes(task.owner ?? '')).map((task) => task.id);
     for (const [id, count] of record.completions) expect(count, `completions of #${id}`).toBe(1);
+    for (const task of record.tasks) if (!cutShort.includes(task.id)) expect(record.completions.get(task.id), `completion of #${task.id}`).toBe(1);
+    // Every report that was sent reached the lead's model once; one per task at most, and one for every task not cut short.
     const reports = record.leadInbox.filter((m) => m.content.startsWith('report #'));
-    expect(new Set(reports.map((m) => m.content.replace(/ from .*/, ''))).size).toBe(reports.length);
-    expect(reports).toHaveLength(TASKS);
+    const reported = reports.map((m) => Number(/#(\d+)/.exec(m.content)![1]));
+    expect(new Set(reported).size).toBe(reported.length);
+    for (const task of record.tasks) if (!cutShort.includes(task.id)) expect(reported, `report of #${task.id}`).toContain(task.id);
     for (const report of reports) expect(record.deliveries.get(report.id), report.content).toBe(1);
     // The lead was told, once per teammate, why.
     for (const name of failed) {
