@@ -24,8 +24,14 @@ export function viewWithBlockers(view: LoadedView, row: StoredRow & { blockers: 
  * The tasks $2, and the tasks that wait for them, all locked (a change may write them), and their
  * other neighbours (blockers, what they block) as they are: one statement.
  */
-export const READ_LOCKED = `WITH locked AS (
-    SELECT id, data, blocked_by FROM huddle_tasks WHERE team = $1 AND (id = ANY($2::bigint[]) OR blocked_by && $2::bigint[]) FOR UPDATE
+export const READ_LOCKED = `WITH waiting AS MATERIALIZED (
+    -- Who waits for them, found through the blocked_by index alone (the team is compared after, and
+    -- each row is then read by its key): a plan made before the table has statistics (prepared
+    -- statements keep theirs) must not read the whole team instead.
+    SELECT id, team FROM huddle_tasks WHERE blocked_by && $2::bigint[]
+  ), locked AS (
+    SELECT id, data, blocked_by FROM huddle_tasks
+     WHERE team = $1 AND id = ANY($2::bigint[] || ARRAY(SELECT id FROM waiting WHERE team = $1)) FOR UPDATE
   ), near AS (
     SELECT DISTINCT n.id FROM locked l,
       LATERAL (SELECT unnest(l.blocked_by) AS id UNION SELECT jsonb_array_elements_text(l.data->'blocks')::bigint) n

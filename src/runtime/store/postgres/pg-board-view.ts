@@ -91,7 +91,11 @@ export async function readTasks(client: pg.ClientBase, team: string, view: Loade
 /** Reads the tasks that list `id` in their blockedBy. */
 export async function readDependents(client: pg.ClientBase, team: string, view: LoadedView, ids: number[]): Promise<void> {
   if (ids.length === 0) return;
-  const { rows } = await client.query<StoredRow>('SELECT id, data FROM huddle_tasks WHERE team = $1 AND blocked_by && $2::bigint[]', [team, ids]);
+  // Through the blocked_by index alone (the team compared after): see READ_LOCKED in pg-board-sql.ts.
+  const { rows } = await client.query<StoredRow>(
+    'WITH waiting AS MATERIALIZED (SELECT id, team, data FROM huddle_tasks WHERE blocked_by && $2::bigint[]) SELECT id, data FROM waiting WHERE team = $1',
+    [team, ids],
+  );
   view.add(rows);
   for (const id of ids) view.dependentsRead.add(id);
 }
