@@ -355,7 +355,7 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
       session: spec.agentSession,
       // Its program runs in the sandbox (external-sandbox.ts); the team's state reaches it only
       // through its own channel, acting as it alone (a program in a PTY calls no tools).
-      channel: kind === 'command' ? undefined : teamChannel(this.ctx, this, spec.name),
+      channel: kind === 'command' ? undefined : teamChannel(this.ctx, this, spec.name, spec.worktree?.workspace),
       answerShutdown: (requestId) => this.answerShutdown(spec.name, requestId, true),
     });
     const teammate = new ExternalTeammate(

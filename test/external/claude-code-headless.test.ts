@@ -118,4 +118,40 @@ describe.skipIf(skipWithoutClaudeCode())('a claude-code teammate (the real CLI)'
       for (const file of files) expect(readFileSync(file, 'utf8')).not.toContain('sk-test-key-1234567890');
     }
   }, 240_000);
+
+  it("completes a task only when its verify passes, as huddle's own agents do: the failure's output is the tool error", async () => {
+    const target = path.join(ws.dir, 'done.txt');
+    fake.script(
+      'lead',
+      reply(
+        toolUse('task_create', { subject: 'Write done.txt', verify: 'test -f done.txt || { echo "done.txt is missing"; exit 1; }' }),
+        toolUse('spawn_teammate', { name: 'alice', role: 'coder', prompt: 'Claim task #1 and do it.', agent: 'claude-code' }),
+      ),
+      replyText('Waiting for alice.'),
+      replyText('Done.'),
+    );
+    fake.script(
+      'alice',
+      reply(toolUse('mcp__huddle__claim_task', { task_id: 1 })),
+      // Too early: the verify command fails, and says why.
+      reply(toolUse('mcp__huddle__task_update', { task_id: 1, status: 'completed' })),
+      reply(toolUse('Write', { file_path: target, content: 'done\n' })),
+      reply(toolUse('mcp__huddle__task_update', { task_id: 1, status: 'completed' })),
+      replyText('Finished.'),
+    );
+    mkdirSync(path.join(ws.dir, '.team'), { recursive: true });
+    writeFileSync(path.join(ws.dir, '.team', 'settings.json'), JSON.stringify({ agents: { 'claude-code': { command: CLAUDE_CODE_BIN } } }));
+
+    const result = await runCli(['-p', 'Get done.txt written.'], {
+      cwd: ws.dir,
+      env: { ANTHROPIC_BASE_URL: fake.url, ...claudeCodeEnv(path.join(ws.dir, '..', `${path.basename(ws.dir)}-home`)) },
+      timeoutMs: 180_000,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const results = logged('alice').filter((e) => e.type === 'tool_result' && e.name === 'mcp__huddle__task_update');
+    expect(results.map((e) => e.ok)).toEqual([false, true]);
+    expect(String(results[0]!.content)).toContain('done.txt is missing');
+    expect(JSON.parse(readFileSync(path.join(ws.dir, '.tasks', 'task_1.json'), 'utf8'))).toMatchObject({ status: 'completed', owner: 'alice' });
+    expect(logged('alice').filter((e) => e.type === 'verify').map((e) => e.ok)).toEqual([false, true]);
+  }, 240_000);
 });

@@ -27,7 +27,7 @@ const MAX_REQUEST_BYTES = 1024 * 1024;
 export interface ChannelScope {
   /** The teammate the channel acts as. */
   agent: string;
-  /** The tools' workspace: the team's (as for `huddle mcp --cwd ROOT`). */
+  /** The tools' workspace: the agent's own (where its verify commands run), else the team's (`huddle mcp --cwd ROOT`). */
   workspace: Workspace;
   events: AgentEmitter;
 }

@@ -11,6 +11,8 @@ import type { Tool } from '../../runtime/tools/types.js';
 import { reviewTools } from '../review-tools.js';
 import type { TeamContext } from '../team-context.js';
 import { planSubmissionTool, teammateTools, type TeamControl } from '../team-tools.js';
+import type { Workspace } from '../../runtime/workspace/workspace.js';
+import { gateCompletions } from '../completion-gate.js';
 import { AgentChannel } from './agent-channel.js';
 
 /** The tools that need the live team (its lifecycle), not only its store. */
@@ -22,10 +24,22 @@ export function huddleServerTools(ctx: TeamContext, live: readonly Tool[]): Tool
   return [...taskTools(ctx.board, { agents: () => ctx.roster.names() }), messages.sendMessage, messages.readInbox, ...reviewTools(ctx), ...live];
 }
 
-/** The channel through which teammate `name` (an external agent) works with the live team, as itself only. */
-export function teamChannel(ctx: TeamContext, team: TeamControl, name: string): AgentChannel {
-  const tools = new ToolRegistry(huddleServerTools(ctx, liveTeamTools(team)));
-  return new AgentChannel({ agent: name, workspace: ctx.workspace, events: agentEmitter(ctx.hub, name) }, tools);
+/**
+ * The channel through which teammate `name` (an external agent) works with the live team, as itself
+ * only. Its task completions pass the same gates as an in-process agent's (completion-gate.ts): the
+ * verify command runs in its own workspace (`workspace`: its clone, for a worktree teammate), then
+ * TaskCompleted hooks.
+ */
+export function teamChannel(ctx: TeamContext, team: TeamControl, name: string, workspace: Workspace = ctx.workspace): AgentChannel {
+  const gated = gateCompletions(huddleServerTools(ctx, liveTeamTools(team)), {
+    board: ctx.board,
+    roster: ctx.roster,
+    teamName: ctx.teamName,
+    settings: () => ctx.settings,
+    hooks: ctx.hooks,
+    spawn: ctx.spawn,
+  });
+  return new AgentChannel({ agent: name, workspace, events: agentEmitter(ctx.hub, name) }, new ToolRegistry(gated));
 }
 
 /** idle, shutdown_response and plan_approval as the live team defines them. */
