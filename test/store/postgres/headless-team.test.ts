@@ -1,7 +1,7 @@
 // huddle -p on a team in PostgreSQL (no worker connected: teammates run in the lead's process):
 // a second run on the same team is refused while the first lives; Ctrl+C leaves the team to
 // resume, and --resume brings the lead and its teammate back from the event record in the database.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { type FakeApi, reply, replyText, startFakeApi, toolUse } from '../../helpers/fake-api.js';
 import { describePostgres, teamUrl } from '../../helpers/postgres.js';
@@ -24,6 +24,7 @@ describePostgres('huddle -p --team URL', (base) => {
 
   it('refuses a second run while one lives; Ctrl+C leaves the team; --resume brings it back', { timeout: 120_000 }, async () => {
     const { url } = teamUrl(base, 'headless');
+    execFileSync('git', ['init', '-q'], { cwd: ws.dir });
     fake.respond((request) => {
       if (request.agent === 'lead' && request.body.messages.length === 1) return reply(toolUse('spawn_teammate', { name: 'alice', role: 'coder', prompt: 'Write the notes.' }));
       return { kind: 'hang' }; // in flight when Ctrl+C comes
@@ -34,6 +35,13 @@ describePostgres('huddle -p --team URL', (base) => {
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const closed = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
     await fake.waitForRequests(3, 60_000); // the lead's first call, its second, alice's first
+
+    // The checkout keeps only local things in .team/ (the control pointer, logs), ignored by git
+    // (as on files, only the .gitignore itself is for committing), and the control socket answers.
+    const status = await runCli(['status', '--json', '--cwd', ws.dir], { cwd: ws.dir, timeoutMs: 30_000 });
+    expect(status.code, status.stderr).toBe(0);
+    expect((JSON.parse(status.stdout) as { agents: Array<{ name: string }> }).agents.map((a) => a.name)).toEqual(['lead', 'alice']);
+    expect(execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: ws.dir, encoding: 'utf8' })).toBe('?? .team/.gitignore\n');
 
     const second = await runCli(['-p', 'me too', '--team', url, '--resume', '--cwd', ws.dir], { env: { ANTHROPIC_BASE_URL: fake.url }, timeoutMs: 60_000 });
     expect(second.code).toBe(2);

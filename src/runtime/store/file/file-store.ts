@@ -16,7 +16,7 @@ import { FileRoster } from './file-roster.js';
 import { FileSpendLedger } from './spend-ledger.js';
 import { acquireTeamLock, refuseIfBusy } from './team-lock.js';
 import { archiveTeam, unfinishedMembers } from './team-state.js';
-import { ensureTeamGitignore } from './team-gitignore.js';
+import { ensureTeamGitignore } from '../../workspace/team-gitignore.js';
 
 export function fileBackend(workspace: Workspace): StoreBackend {
   const where = describe(workspace);

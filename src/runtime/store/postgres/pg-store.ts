@@ -22,6 +22,7 @@ import { PgRoster } from './pg-roster.js';
 import { PgSpendLedger } from './pg-spend-ledger.js';
 import { parseTeamUrl, type TeamUrl } from './pg-url.js';
 import { TeamChannel } from './team-channel.js';
+import { ensureTeamGitignore } from '../../workspace/team-gitignore.js';
 
 export interface PostgresBackendOptions {
   /** How long a host's lease lasts without renewal (HUDDLE_LEASE_MS). */
@@ -190,6 +191,9 @@ export async function openPostgresStore(parsed: TeamUrl, workspace: Workspace, l
     };
     hosts.start();
     await hosts.refreshLive();
+    // The checkout still keeps local things in .team/ (logs, worktrees, input history, the control
+    // pointer): the same .gitignore as on files keeps them out of git.
+    ensureTeamGitignore(workspace.teamDir);
 
     let closed = false;
     return {
