@@ -158,8 +158,9 @@ export class Lead extends Agent {
         resolve();
       };
       this.#wake = finish;
-      // A prompt queued while the loop was looking at its inbox must not wait for the next wake.
-      if (this.#prompts.length) return finish();
+      // A prompt queued while the loop was looking at its inbox must not wait for the next wake, nor
+      // a close asked for meanwhile (its abort event has fired already: it would never come again).
+      if (this.#prompts.length || this.#closed.signal.aborted) return finish();
       this.#closed.signal.addEventListener('abort', finish, { once: true });
       this.ctx.bus.waitForMessage(this.name, local.signal).then(finish, () => undefined);
     });

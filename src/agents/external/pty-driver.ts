@@ -103,6 +103,8 @@ export class PtyDriver implements ExternalDriver, TerminalView {
       return { outcome: 'failed', text: '', error: (error as Error).message };
     }
     if (this.#exit) return this.#exitReport();
+    // Interrupted while the program started: its abort event has fired already.
+    if (signal.aborted) return { outcome: 'interrupted', text: '' };
     return new Promise<TurnReport>((resolve) => {
       const turn: Turn = { resolve: () => undefined, timer: undefined, interrupted: false };
       const onAbort = () => {

@@ -23,8 +23,11 @@ export type Fence = () => { host: string; epoch: number; lost?: boolean } | unde
 
 /** This host's lease lapsed: nothing it writes is accepted any more. */
 export class StoreFencedError extends StoreError {
-  constructor(readonly host: string) {
-    super(`this process (host ${host}) lost its lease on the team: it did not renew it in time, so its teammates were handed back; nothing more is written from here`);
+  constructor(
+    readonly host: string,
+    why = 'it did not renew it in time',
+  ) {
+    super(`this process (host ${host}) lost its lease on the team: ${why}, so its teammates were handed back; nothing more is written from here`);
     this.name = 'StoreFencedError';
   }
 }

@@ -164,7 +164,7 @@ export class PgHosts implements TeamHosts {
         [this.#ctx.team, this.self, this.epoch],
       );
       if (rows.length === 0) {
-        this.#lose();
+        this.#lose(await whyLost(client, this.#ctx.team, this.self).catch(() => undefined));
         return true;
       }
       this.#lastRenewed = Date.now();
@@ -178,9 +178,9 @@ export class PgHosts implements TeamHosts {
     }
   }
 
-  #lose(): void {
+  #lose(why?: string): void {
     if (this.#lost || this.#closed) return;
-    this.#lost = new StoreFencedError(this.self);
+    this.#lost = new StoreFencedError(this.self, why);
     for (const running of this.#serving?.running.values() ?? []) running.abort(this.#lost);
     for (const listener of [...this.#lostListeners]) listener(this.#lost);
   }
@@ -356,3 +356,11 @@ export class PgHosts implements TeamHosts {
   }
 }
 
+/**
+ * Why a renewal found no live lease, in the words the person reads: a lapse is the usual reason;
+ * a fresh start of the team (its state archived) takes the host's row away with it.
+ */
+async function whyLost(client: pg.Client, team: string, host: string): Promise<string | undefined> {
+  const { rows } = await client.query('SELECT state FROM huddle_hosts WHERE team = $1 AND host = $2', [team, host]);
+  return rows.length === 0 ? 'the team was started afresh (its state archived), which ends every lease' : undefined;
+}
