@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import module from 'node:module';
 import { parseArgs } from 'node:util';
 import type { CliOptions, OutputFormat } from './session/cli-options.js';
+import { redactUrl } from './runtime/store/postgres/pg-url.js';
 
 // First, before any other code runs: huddle needs Node 22.12+ (Ink 8, execa 10 and their
 // dependencies), and on an older Node it would fail deep inside one of them with a page of
@@ -198,7 +199,7 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
   if (outputFormat !== undefined && !headless) usageError('--output-format goes with -p "PROMPT"');
   if (values.json && outputFormat !== undefined && outputFormat !== 'text') usageError(`--json and --output-format ${outputFormat} exclude each other: both write to stdout`);
   if ((values.resume || values.continue) && values.fresh) usageError(`--${values.resume ? 'resume' : 'continue'} and --fresh exclude each other`);
-  if (values.team !== undefined && !/^postgres(ql)?:\/\//i.test(values.team)) usageError(`--team takes a postgres:// URL (postgres://USER@HOST:PORT/DATABASE?team=NAME), not '${values.team.replace(/(\/\/[^:/@]*:)[^@]*@/, '$1***@')}'`);
+  if (values.team !== undefined && !/^postgres(ql)?:\/\//i.test(values.team)) usageError(`--team takes a postgres:// URL (postgres://USER@HOST:PORT/DATABASE?team=NAME), not '${redactUrl(values.team)}'`);
   let slots: number | undefined;
   if (values.slots !== undefined) {
     if (command !== 'worker') usageError('--slots goes with huddle worker');

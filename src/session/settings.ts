@@ -15,6 +15,7 @@ import { resolveSettingsConfig } from '../runtime/settings/to-config.js';
 import { fileBackend } from '../runtime/store/file/file-store.js';
 import { postgresBackend } from '../runtime/store/postgres/pg-store.js';
 import { parseTeamUrl } from '../runtime/store/postgres/pg-url.js';
+import { registerSecret } from '../runtime/secrets.js';
 import { StoreError, type StoreBackend } from '../runtime/store/team-store.js';
 import { Workspace } from '../runtime/workspace/workspace.js';
 import type { CliOptions } from './cli-options.js';
@@ -96,6 +97,9 @@ export async function resolveSettings(options: CliOptions, rules: FaceRules, env
   const workspace = new Workspace(config.cwd);
   const team = loaded.settings.team;
   const backend = team ? postgresTeam(team, workspace, loaded.settings.timeouts?.leaseMs) : fileBackend(workspace);
+  // The team URL's credentials are secrets too: redacted from tool results, logs and the screen.
+  const teamSecrets = team ? teamUrlSecrets(team) : [];
+  for (const secret of teamSecrets) registerSecret(secret);
   const spawn = sandboxFromSettings(loaded, env);
   const sandbox = sandboxStatus(env);
   return {
@@ -104,7 +108,7 @@ export async function resolveSettings(options: CliOptions, rules: FaceRules, env
     backend,
     model: demo ? await demoModel(config, env) : keyMissing ? new NoKeyBackend() : new ModelClient(modelClientOptions(config)),
     // The team URL's password is a secret too: never in a log, a transcript or on screen.
-    secrets: [config.apiKey, config.authToken, team ? teamPassword(team) : undefined].filter((s): s is string => Boolean(s)),
+    secrets: [config.apiKey, config.authToken, ...teamSecrets].filter((s): s is string => Boolean(s)),
     keyMissing,
     demo,
     loaded,
@@ -142,11 +146,11 @@ function postgresTeam(url: string, workspace: Workspace, leaseMs: number | undef
   }
 }
 
-function teamPassword(url: string): string | undefined {
+function teamUrlSecrets(url: string): string[] {
   try {
-    return parseTeamUrl(url, 'team').password;
+    return parseTeamUrl(url, 'team').secrets;
   } catch {
-    return undefined;
+    return [];
   }
 }
 

@@ -8,14 +8,17 @@ export type SpawnLike = (command: string, args: readonly string[], options: Spaw
 
 export const plainSpawn: SpawnLike = (command, args, options) => nodeSpawn(command, args, options);
 
-/** Secrets of huddle itself; nothing it starts for an agent may see them. */
-export const HIDDEN_ENV = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'HUDDLE_API_KEY'] as const;
+/**
+ * Secrets of huddle itself; nothing it starts for an agent may see them: the model's key, and the
+ * team's database (its URL may carry the password; libpq's own variables, which pg reads too).
+ */
+export const HIDDEN_ENV: readonly string[] = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'HUDDLE_API_KEY', 'HUDDLE_TEAM_URL', 'PGPASSWORD', 'PGPASSFILE'];
 
 /** `base` without huddle's secrets, with `extra` on top. */
 export function childEnvironment(extra: Record<string, string> = {}, base: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(base)) {
-    if (value !== undefined && !(HIDDEN_ENV as readonly string[]).includes(key)) env[key] = value;
+    if (value !== undefined && !HIDDEN_ENV.includes(key)) env[key] = value;
   }
   return { ...env, ...extra };
 }

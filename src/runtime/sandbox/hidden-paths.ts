@@ -49,6 +49,8 @@ const HOME_SECRETS = [
   '.python_history',
   '.node_repl_history',
   '.psql_history',
+  '.pgpass',
+  '.pg_service.conf',
   '.mysql_history',
   '.vault-token',
   '.terraform.d/credentials.tfrc.json',

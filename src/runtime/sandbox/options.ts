@@ -3,6 +3,7 @@
 // `sandbox` section maps onto SandboxSettings; until it exists, configureSandbox() takes them.
 import os from 'node:os';
 import path from 'node:path';
+import { childEnvironment } from '../process/spawn.js';
 
 export interface NetworkSettings {
   /** false: no network at all (a private network namespace). Default true. */
@@ -75,14 +76,9 @@ export function expandPath(p: string, home = os.homedir()): string {
   return path.resolve(p);
 }
 
-/** Secrets of the console itself; commands must never see them in their environment. */
-export const HIDDEN_ENV = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'HUDDLE_API_KEY'];
+export { HIDDEN_ENV } from '../process/spawn.js';
 
 /** huddle's own environment without its secrets: the base for every command it starts. */
 export function childEnv(base: NodeJS.ProcessEnv = process.env): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(base)) {
-    if (value !== undefined && !HIDDEN_ENV.includes(key)) env[key] = value;
-  }
-  return env;
+  return childEnvironment({}, base);
 }

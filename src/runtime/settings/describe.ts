@@ -3,6 +3,7 @@
 import { formatPath } from './errors.js';
 import { isPlainObject } from './layers.js';
 import type { LoadedSettings } from './load.js';
+import { redactUrl } from '../store/postgres/pg-url.js';
 
 export interface SettingsRow {
   key: string;
@@ -41,7 +42,7 @@ export function formatSettingsRows(rows: SettingsRow[]): string {
 
 function redact(value: unknown, path: string[]): unknown {
   // The team URL may carry the database password.
-  if (path.length === 1 && path[0] === 'team' && typeof value === 'string') return value.replace(/(\/\/[^:/@]*:)[^@]*@/, '$1***@');
+  if (path.length === 1 && path[0] === 'team' && typeof value === 'string') return redactUrl(value);
   if (Array.isArray(value)) return value.map((item, i) => redact(item, [...path, String(i)]));
   if (!isPlainObject(value)) return value;
   const out: Record<string, unknown> = {};
