@@ -46,7 +46,8 @@ export class PgEventStore implements EventStore {
   readonly #unsubscribe: () => void;
   #flushing: Promise<void> = Promise.resolve();
   #timer: NodeJS.Timeout | undefined;
-  #failed = false;
+  /** The write that failed: nothing more is recorded, and settled() says so (nothing is acked unrecorded). */
+  #failure: StoreError | undefined;
   #closed = false;
   /** Mirroring: the last sequence number seen per host, and where mirroring started. */
   readonly #seen = new Map<string, number>();
@@ -70,7 +71,7 @@ export class PgEventStore implements EventStore {
   // ---- recording ------------------------------------------------------------------------
 
   #record(event: HuddleEvent): void {
-    if (this.#failed || this.#closed || isMirrored(event)) return;
+    if (this.#failure || this.#closed || isMirrored(event)) return;
     this.#buffer.push({ uid: randomUUID(), agent: event.agent, body: fromJsonText(scrub(JSON.stringify(event), this.#secrets)) });
     this.#timer ??= setTimeout(() => this.#flushNow(), FLUSH_MS);
   }
@@ -83,7 +84,7 @@ export class PgEventStore implements EventStore {
   }
 
   async #flush(): Promise<void> {
-    while (this.#buffer.length && !this.#failed) {
+    while (this.#buffer.length && !this.#failure) {
       const batch = this.#buffer.splice(0, BATCH);
       const { team, host, channel } = this.#ctx;
       try {
@@ -99,9 +100,8 @@ export class PgEventStore implements EventStore {
           );
         });
       } catch (error) {
-        this.#failed = true;
-        const failure = error instanceof StoreError ? error : new StoreWriteError(`cannot record events in the team's database: ${(error as Error).message}`);
-        this.#options.onFailure?.(failure);
+        this.#failure = error instanceof StoreError ? error : new StoreWriteError(`cannot record events in the team's database: ${(error as Error).message}`);
+        this.#options.onFailure?.(this.#failure);
       }
     }
   }
@@ -109,9 +109,12 @@ export class PgEventStore implements EventStore {
   /**
    * Resolves once every event emitted so far is stored. The bus waits for this before it acks a
    * delivery: the delivery is on record before the inbox moves past it (exactly once, SPEC 4).
+   * After a failed write it rejects with that failure: a delivery that is not on record must not
+   * be acked (the messages stay unread; --resume delivers them).
    */
-  settled(): Promise<void> {
-    return this.#timer ? this.#flushNow() : this.#flushing;
+  async settled(): Promise<void> {
+    await (this.#timer ? this.#flushNow() : this.#flushing);
+    if (this.#failure) throw this.#failure;
   }
 
   // ---- reading --------------------------------------------------------------------------
@@ -163,7 +166,8 @@ export class PgEventStore implements EventStore {
   /** Stops recording once what was emitted so far is stored. */
   async closeAndFlush(): Promise<void> {
     this.#unsubscribe();
-    await this.settled();
+    // A failed write was reported when it happened (onFailure); closing goes on regardless.
+    await this.settled().catch(() => undefined);
     this.close();
   }
 
