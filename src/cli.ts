@@ -33,6 +33,7 @@ Usage:
   huddle send NAME TEXT                 a message to agent NAME of that huddle (delivered once, from "user")
   huddle interrupt NAME                 interrupt agent NAME's turn in that huddle
   huddle mcp --as NAME                  huddle's MCP server (stdio) for an external agent that is teammate NAME
+                                        (of the team in --cwd, or on PostgreSQL with --team URL)
   huddle worker --team URL --slots N    a host for up to N teammates of a team on PostgreSQL, working in --cwd
 
 Options:
@@ -92,7 +93,7 @@ async function runSubcommand(command: Subcommand, argv: string[]): Promise<numbe
     parsed = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { cwd: { type: 'string' }, json: { type: 'boolean' }, as: { type: 'string' }, socket: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: { cwd: { type: 'string' }, json: { type: 'boolean' }, as: { type: 'string' }, socket: { type: 'string' }, team: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
     });
   } catch (error) {
     usageError((error as Error).message);
@@ -102,13 +103,13 @@ async function runSubcommand(command: Subcommand, argv: string[]): Promise<numbe
     process.stdout.write(`${HELP}\n`);
     return 0;
   }
-  const allowed: Record<Subcommand, string[]> = { status: ['cwd', 'json'], send: ['cwd'], interrupt: ['cwd'], mcp: ['cwd', 'as', 'socket'] };
+  const allowed: Record<Subcommand, string[]> = { status: ['cwd', 'json'], send: ['cwd'], interrupt: ['cwd'], mcp: ['cwd', 'as', 'socket', 'team'] };
   for (const key of Object.keys(values)) if (!allowed[command].includes(key)) usageError(`--${key} does not go with huddle ${command}`);
   if (command === 'mcp') {
     if (!values.as) usageError('huddle mcp needs --as NAME: the teammate the external agent acts as');
     if (positionals.length) usageError(`unexpected argument '${positionals[0]}'`);
     const { runMcpServer } = await import('./faces/mcp-server.js');
-    return runMcpServer({ as: values.as, cwd: values.cwd, socket: values.socket, version: VERSION });
+    return runMcpServer({ as: values.as, cwd: values.cwd, socket: values.socket, team: values.team, version: VERSION });
   }
   const { runControlCommand } = await import('./faces/control-cli.js');
   if (command === 'status') {

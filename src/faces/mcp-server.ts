@@ -22,13 +22,13 @@ import type { TeamControl } from '../agents/team-tools.js';
 import { resolveConfig } from '../runtime/config.js';
 import { agentEmitter, EventHub } from '../runtime/events/events.js';
 import type { ModelBackend } from '../runtime/model/model-client.js';
-import { fileBackend } from '../runtime/store/file/file-store.js';
 import type { TeamStore } from '../runtime/store/team-store.js';
 import { ToolRegistry } from '../runtime/tools/registry.js';
 import { defineTool, ToolError, type Tool, type ToolResult } from '../runtime/tools/types.js';
 import { describeNameRule, isAgentName } from '../runtime/vocabulary.js';
 import { Workspace } from '../runtime/workspace/workspace.js';
 import { controlRequest, NoLiveHuddleError } from '../session/control-endpoint.js';
+import { resolveSettings } from '../session/settings.js';
 
 /** The server's name: its tools reach Claude Code as mcp__huddle__<tool>. */
 export const HUDDLE_MCP_NAME = 'huddle';
@@ -38,6 +38,8 @@ export interface McpServeOptions {
   cwd: string | undefined;
   /** The teammate's channel to the live huddle (given by huddle); absent: the store. */
   socket?: string | undefined;
+  /** --team URL: the team on PostgreSQL (else the settings' or HUDDLE_TEAM_URL's, else the files). */
+  team?: string | undefined;
   version: string;
 }
 
@@ -102,10 +104,14 @@ async function storeSource(options: McpServeOptions): Promise<ToolSource | numbe
   if (!existsSync(root) || !statSync(root).isDirectory()) return fail(`workspace ${root} is not a directory`);
   const workspace = new Workspace(root);
   const hub = new EventHub();
-  const secrets = [process.env.ANTHROPIC_API_KEY, process.env.ANTHROPIC_AUTH_TOKEN].filter((s): s is string => Boolean(s));
   let store: TeamStore;
   try {
-    store = await fileBackend(workspace).open({ hub, secrets, mode: 'join' });
+    // The same backend a run in this workspace uses: the files, or the team on PostgreSQL.
+    const settings = await resolveSettings(
+      { prompt: undefined, json: false, resume: false, fresh: false, cwd: root, model: undefined, apiKeyFile: undefined, maxTurns: undefined, command: 'mcp', team: options.team },
+      { missingKey: 'explain' },
+    );
+    store = await settings.backend.open({ hub, secrets: settings.secrets, mode: 'join' });
   } catch (error) {
     return fail(error instanceof Error ? error.message : String(error));
   }
