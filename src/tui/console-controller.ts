@@ -35,6 +35,7 @@ export class ConsoleController implements CommandIntents {
           role: member.role,
           status: member.status,
           reason: (member.status_reason ?? member.error) as string | undefined,
+          ...(typeof member.host === 'string' && member.host !== session.host ? { host: member.host } : {}),
         })),
       );
     }

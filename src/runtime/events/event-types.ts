@@ -230,6 +230,8 @@ export type EventEnvelope<T extends EventType = EventType> = {
   /** The agent it is about: a member's name, or `huddle` / `bus` for the team itself. */
   agent: string;
   type: T;
+  /** Set on events another process of the team emitted, mirrored from PostgreSQL: its host id. */
+  host?: string;
 };
 
 /** One event of type T. */

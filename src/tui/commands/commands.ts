@@ -6,6 +6,7 @@ import { BUDGET_COMMANDS, taskSpendLines } from './budget-commands.js';
 import { SUPERVISION_COMMANDS } from './supervision-commands.js';
 import { SETTINGS_COMMANDS } from './settings-commands.js';
 import { SUMMARY_COMMAND } from './summary-command.js';
+import { notInterruptedNote } from '../state/interrupt-note.js';
 
 export const COMMANDS: SlashCommand[] = [
   {
@@ -82,7 +83,7 @@ export const COMMANDS: SlashCommand[] = [
     run(context, args) {
       const name = args.trim() || context.focus;
       if (!context.state.agents[name]) return { kind: 'error', message: `no agent named '${name}'` };
-      return context.controller.interrupt(name) ? { kind: 'ok', message: `interrupted ${name}` } : { kind: 'ok', message: `${name} is not in a turn` };
+      return context.controller.interrupt(name) ? { kind: 'ok', message: `interrupted ${name}` } : { kind: 'ok', message: notInterruptedNote(name, context.state.agents[name]) };
     },
   },
   {

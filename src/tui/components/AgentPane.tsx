@@ -13,6 +13,7 @@ import { wrapLines } from '../render/wrap.js';
 import { spinnerFrame, useClock } from '../hooks/useClock.js';
 import { contextPercent, formatTokens, statusMark } from './glyphs.js';
 import { activity, isBusy, liveCost, liveOutputTokens } from './progress.js';
+import { hostNames } from '../render/host-names.js';
 
 interface Props {
   store: ConsoleStore;
@@ -77,6 +78,8 @@ function header(name: string, agent: AgentView, width: number, now: number, mode
       { text: chalk.dim(`${formatTokens(agent.inputTokens)} in ${out.estimated ? '~' : ''}${formatTokens(out.tokens)} out`), priority: 8 },
       { text: chalk.dim(`$${liveCost(agent, model).toFixed(3)}`), priority: 6 },
       { text: chalk.dim(`ctx ${contextPercent(agent.contextTokens, agent.model)}%`), priority: 5 },
+      // Run by another process of the team (a worker): which machine.
+      { text: agent.host ? chalk.dim(`on ${hostNames([agent.host]).get(agent.host)}`) : '', priority: 7 },
       { text: busy && agent.status === 'working' ? chalk.dim('Esc interrupts') : '', priority: 4 },
     ],
     width,

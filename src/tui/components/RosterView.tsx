@@ -1,4 +1,5 @@
-// /team: the roster, live: status and why, current task, tokens, cost, context use, last activity.
+// /team: the roster, live: status and why, current task, tokens, cost, context use, last activity,
+// and (a team across hosts) where each agent runs.
 // Every cell is padded by its visible width (the status glyph included), so data sits under its header.
 import chalk from 'chalk';
 import { Box, Text } from 'ink';
@@ -8,6 +9,7 @@ import type { AgentView, ConsoleStore } from '../state/console-store.js';
 import type { Task } from '../../runtime/store/board.js';
 import { contextPercent, formatAgo, formatTokens, statusMark } from './glyphs.js';
 import { padLine } from '../render/wrap.js';
+import { hostNames } from '../render/host-names.js';
 
 /** Rows of /team that are not agents: the title and the column headers (and a footer when it scrolls). */
 export const ROSTER_CHROME_ROWS = 3;
@@ -28,7 +30,13 @@ export function RosterView({ store, width, height }: { store: ConsoleStore; widt
   const offset = useStore(store, (state) => state.viewScroll);
   const now = useNow(1000);
   const nameWidth = Math.max(8, ...order.map((name) => name.length + 2));
-  const fixed = [8, 14, 12, 9, 6, 9] as const; // task, tokens, cache reads/writes, cost, ctx, active
+  // A team across hosts (PostgreSQL) says where each agent runs; a team in one process has no column for it.
+  const hosts = order.some((name) => agents[name]?.host !== undefined);
+  const where = hostNames(order.map((name) => agents[name]?.host));
+  const hostWidth = hosts ? Math.min(26, Math.max(6, ...[...where.values()].map((label) => label.length + 1))) : 0;
+  // Narrow, the host matters more than the cache's counts (which /cost also shows).
+  const cache = !hosts || width >= 110;
+  const fixed = [8, 14, ...(cache ? [12] : []), 9, 6, 9, ...(hosts ? [hostWidth] : [])]; // task, tokens, [cache reads/writes,] cost, ctx, active[, host]
   const statusWidth = Math.max(14, width - nameWidth - fixed.reduce((a, b) => a + b, 0));
   // A cell is cut one column short of its width: there is always a gap before the next column.
   const row = (cells: string[], widths: number[]) => cells.map((cell, i) => (i < cells.length - 1 ? `${padLine(cell, widths[i]! - 1)} ` : cell)).join('');
@@ -47,10 +55,11 @@ export function RosterView({ store, width, height }: { store: ConsoleStore; widt
         status,
         currentTask(agent, tasks),
         `${formatTokens(agent.inputTokens)}/${formatTokens(agent.outputTokens)}`,
-        `${formatTokens(agent.cacheReadTokens)}/${formatTokens(agent.cacheWriteTokens)}`,
+        ...(cache ? [`${formatTokens(agent.cacheReadTokens)}/${formatTokens(agent.cacheWriteTokens)}`] : []),
         `$${agent.costUsd.toFixed(3)}`,
         `${contextPercent(agent.contextTokens, agent.model)}%`,
         formatAgo(agent.lastActivity, now),
+        ...(hosts ? [agent.host ? (where.get(agent.host) ?? agent.host) : 'here'] : []),
       ],
       widths,
     );
@@ -62,7 +71,7 @@ export function RosterView({ store, width, height }: { store: ConsoleStore; widt
         {chalk.bold('Team')}
         {chalk.dim(` (${order.length} agents) · Esc closes`)}
       </Text>
-      <Text wrap="truncate">{chalk.dim(row(['name', '  status', 'task', 'in/out', 'cache r/w', 'cost', 'ctx', 'active'], widths))}</Text>
+      <Text wrap="truncate">{chalk.dim(row(['name', '  status', 'task', 'in/out', ...(cache ? ['cache r/w'] : []), 'cost', 'ctx', 'active', ...(hosts ? ['host'] : [])], widths))}</Text>
       <Text wrap="truncate">{rows.join('\n')}</Text>
       {more > 0 ? <Text dimColor>↓ {more} more (PgDn)</Text> : null}
     </Box>

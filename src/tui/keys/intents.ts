@@ -13,6 +13,7 @@ import { gridAgents } from '../state/grid.js';
 import { askChoices } from '../components/ask-box.js';
 import type { IntentName } from './console-keymap.js';
 import type { KeyPress } from './key-press.js';
+import { notInterruptedNote } from '../state/interrupt-note.js';
 
 /** After one Ctrl+C, a second one within this window quits. */
 export const QUIT_WINDOW_MS = 2_000;
@@ -76,7 +77,7 @@ export function createIntents({ store, controller, history, quit, paneSize, view
     'view.edge': (_key, edge) => act.scrollView(store, edge === 'top' ? -Infinity : Infinity, viewMax()),
     'agent.interrupt': () => {
       const { focus } = store.getState();
-      if (!controller.interrupt(focus)) controller.flash(`${focus} is not in a turn`);
+      if (!controller.interrupt(focus)) controller.flash(notInterruptedNote(focus, store.getState().agents[focus]));
     },
     'pane.next': () => act.cyclePane(store, 1),
     'pane.previous': () => act.cyclePane(store, -1),

@@ -36,6 +36,8 @@ export interface AgentView {
   lastTurnMs?: number | undefined;
   /** What the person sent that has not entered the agent's context yet (shown as queued). */
   queued?: string[] | undefined;
+  /** The host that runs it, when another process does (a worker of a team on PostgreSQL). */
+  host?: string | undefined;
 }
 
 /** What an agent in a turn is doing now, from its events; the console's own bookkeeping. */

@@ -188,6 +188,8 @@ export function applyEvent(state: ConsoleState, event: HuddleEvent): Partial<Con
         status: String(event.status) as AgentStatus,
         reason: typeof event.reason === 'string' ? event.reason : typeof event.error === 'string' ? event.error : undefined,
         ...(typeof event.role === 'string' ? { role: event.role } : {}),
+        // Events from another process carry its host (mirrored from the team's database).
+        ...(typeof event.host === 'string' ? { host: event.host } : {}),
         ...turnAfterStatus(agent, String(event.status) as AgentStatus, at),
         lastActivity: at,
       }));
