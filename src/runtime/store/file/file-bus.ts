@@ -39,12 +39,10 @@ import {
   type Bus,
   BusClosedError,
   type Message,
-  MESSAGE_TYPES,
-  newMessageId,
   type OutgoingMessage,
   type PeekResult,
-  UnknownRecipientError,
 } from '../bus.js';
+import { abortReason, assertAgentName, broadcastTo, composeMessage, messageSentFields } from '../bus-rules.js';
 
 
 export interface FileBusOptions {
@@ -67,8 +65,6 @@ const localWakeups = new EventEmitter();
 localWakeups.setMaxListeners(0);
 // Cursor updates (ack, take) of one inbox are serialized within the process.
 const cursorQueues = new Map<string, Promise<unknown>>();
-/** A caller-made id: what newMessageId makes, or any other short token. */
-const MESSAGE_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
 
 interface Waiter {
   fail(error: Error): void;
@@ -106,21 +102,9 @@ export class FileBus implements Bus {
    * caller-made `id` that the inbox already holds is not sent again: the stored one is returned.
    */
   async send(input: OutgoingMessage): Promise<Message> {
-    const { id: callerId, ts: _ts, type = 'message', from, to, content, ...extra } = input;
-    const known = this.#knownNames();
-    if (typeof to !== 'string' || !known.includes(to)) throw new UnknownRecipientError(String(to), known);
-    assertName(to);
-    if (!MESSAGE_TYPES.includes(type)) {
-      throw new Error(`unknown message type '${String(type)}'; use one of ${MESSAGE_TYPES.join(', ')}`);
-    }
-    if (typeof from !== 'string' || from === '') throw new Error('a message needs a sender (from)');
-    if (typeof content !== 'string') throw new Error('a message needs text content');
-    if (callerId !== undefined && (typeof callerId !== 'string' || !MESSAGE_ID.test(callerId))) {
-      throw new Error(`'${String(callerId)}' is not a message id (letters, digits, _ . : -; up to 128; newMessageId() makes one)`);
-    }
-
-    const message: Message = { id: callerId ?? newMessageId(), type, from, to, content, ts: new Date().toISOString() };
-    for (const [key, value] of Object.entries(extra)) if (value !== undefined) message[key] = value;
+    const message = composeMessage(input, this.#knownNames());
+    const { id, to } = message;
+    const callerId = input.id === undefined ? undefined : id;
     const line = Buffer.from(`${JSON.stringify(message)}\n`, 'utf8');
     const file = this.inboxFile(to);
     const stored = await withFileLock(file, () => {
@@ -137,27 +121,13 @@ export class FileBus implements Bus {
     if (stored) return stored; // a retry: delivered (and announced) once already
 
     localWakeups.emit(this.#wakeKey(to));
-    this.#events?.emit(from, 'message_sent', {
-      id: message.id,
-      from,
-      to,
-      message_type: type,
-      content,
-      ...(message.request_id !== undefined ? { request_id: message.request_id } : {}),
-    });
+    this.#events?.emit(message.from, 'message_sent', messageSentFields(message));
     return message;
   }
 
   /** Sends a `broadcast` copy to every known name except the sender and `exclude`. */
   async broadcast(from: string, content: string, exclude: Iterable<string> = []): Promise<Message[]> {
-    const skip = new Set(exclude);
-    skip.add(from);
-    const sent: Message[] = [];
-    for (const to of this.#knownNames()) {
-      if (skip.has(to)) continue;
-      sent.push(await this.send({ type: 'broadcast', from, to, content }));
-    }
-    return sent;
+    return broadcastTo((message) => this.send(message), this.#knownNames(), from, content, exclude);
   }
 
   // ---- reading ---------------------------------------------------------------------------
@@ -167,7 +137,7 @@ export class FileBus implements Bus {
    * (nextOffset then stops just after the last one), for delivering a long backlog in pieces.
    */
   async peek(name: string, options: { limit?: number } = {}): Promise<PeekResult> {
-    assertName(name);
+    assertAgentName(name);
     return this.#scan(name, this.#readCursor(name), options.limit);
   }
 
@@ -176,7 +146,7 @@ export class FileBus implements Bus {
    * before the current cursor changes nothing, so re-acking a recorded offset after a crash is safe.
    */
   async ack(name: string, nextOffset: number): Promise<void> {
-    assertName(name);
+    assertAgentName(name);
     if (!Number.isSafeInteger(nextOffset) || nextOffset < 0) {
       throw new Error(`cannot ack ${name}'s inbox to offset ${String(nextOffset)}: not a byte offset`);
     }
@@ -185,7 +155,7 @@ export class FileBus implements Bus {
 
   /** peek + ack, for callers that deliver at once. Concurrent takes never return the same message. */
   async take(name: string): Promise<Message[]> {
-    assertName(name);
+    assertAgentName(name);
     return this.#withCursor(name, async () => {
       const result = this.#scan(name, this.#readCursor(name));
       await this.#ackNow(name, result.nextOffset);
@@ -194,7 +164,7 @@ export class FileBus implements Bus {
   }
 
   async history(name: string): Promise<Message[]> {
-    assertName(name);
+    assertAgentName(name);
     const region = readRegion(this.inboxFile(name), () => 0);
     if (!region) return [];
     const text = region.bytes.toString('utf8');
@@ -213,7 +183,7 @@ export class FileBus implements Bus {
 
   /** The cursor as stored (offset 0 when the agent has never acked). */
   cursor(name: string): InboxCursor {
-    assertName(name);
+    assertAgentName(name);
     return this.#readCursor(name);
   }
 
@@ -224,7 +194,7 @@ export class FileBus implements Bus {
    * with the signal's reason when aborted, and with BusClosedError when the bus is closed.
    */
   waitForMessage(name: string, signal?: AbortSignal): Promise<void> {
-    assertName(name);
+    assertAgentName(name);
     if (this.#closed) return Promise.reject(new BusClosedError());
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     const key = this.#wakeKey(name);
@@ -458,16 +428,4 @@ export class FileBus implements Bus {
   }
 }
 
-function assertName(name: string): void {
-  if (typeof name !== 'string' || !AGENT_NAME_PATTERN.test(name)) {
-    throw new Error(`'${String(name)}' is not an agent name (expected ${AGENT_NAME_PATTERN.source})`);
-  }
-}
 
-function abortReason(signal: AbortSignal): Error {
-  const reason: unknown = signal.reason;
-  if (reason instanceof Error) return reason;
-  const error = new Error(typeof reason === 'string' ? reason : 'aborted');
-  error.name = 'AbortError';
-  return error;
-}

@@ -19,7 +19,7 @@ import { DirectoryWatcher } from '../../fs/directory-watcher.js';
 import type { EventHub } from '../../events/events.js';
 import { makeDirectory, StoreWriteError } from '../store-errors.js';
 import { withFileLock } from './file-lock.js';
-import { AGENT_NAME_PATTERN, describeNameRule, LEAD_NAME, MEMBER_STATUSES, type MemberStatus } from '../../vocabulary.js';
+import { AGENT_NAME_PATTERN, LEAD_NAME, MEMBER_STATUSES, type MemberStatus } from '../../vocabulary.js';
 import {
   type Member,
   type MemberPatch,
@@ -31,6 +31,7 @@ import {
   type RosterListener,
   type StatusExtra,
 } from '../roster.js';
+import { assertStatus, newMemberParts, statusPatch } from '../roster-rules.js';
 
 export interface FileRosterOptions {
   /** The team name written when the file is created (default: the workspace directory's name). */
@@ -161,11 +162,7 @@ export class FileRoster implements Roster {
 
   /** Adds a member. A live member of that name is refused; a `shutdown` or `failed` one is replaced. */
   async add(input: NewMember): Promise<Member> {
-    const { name, role, status = 'working', ...rest } = input;
-    assertAgentName(name);
-    if (typeof role !== 'string' || role.trim() === '') throw new RosterError(`teammate '${name}' needs a role`);
-    assertStatus(status);
-    const extra = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
+    const { name, role, status, extra } = newMemberParts(input);
     const member = await this.#mutate((data) => {
       const now = new Date().toISOString();
       const fresh: Member = { ...extra, name, role, status, created_at: now, updated_at: now };
@@ -190,10 +187,7 @@ export class FileRoster implements Roster {
 
   /** Sets a member's status; `reason`/`error` are stored as `status_reason`/`error` (cleared if absent). */
   async setStatus(name: string, status: MemberStatus, extra: StatusExtra = {}): Promise<Member> {
-    assertStatus(status);
-    const patch: MemberPatch = { status, status_reason: extra.reason, error: extra.error };
-    if (extra.task !== undefined) patch.task = extra.task;
-    return this.#apply(name, patch, true);
+    return this.#apply(name, statusPatch(status, extra), true);
   }
 
   /** Merges `patch` into a member (a `status` in it is validated and announced like setStatus). */
@@ -373,17 +367,7 @@ export class FileRoster implements Roster {
   }
 }
 
-export function assertAgentName(name: unknown): asserts name is string {
-  if (typeof name !== 'string' || !AGENT_NAME_PATTERN.test(name)) {
-    throw new RosterError(describeNameRule(name));
-  }
-}
 
-function assertStatus(status: unknown): asserts status is MemberStatus {
-  if (!MEMBER_STATUSES.includes(status as MemberStatus)) {
-    throw new RosterError(`invalid status '${String(status)}'; use one of ${MEMBER_STATUSES.join(', ')}`);
-  }
-}
 
 function validate(file: string, value: unknown): RosterConfig {
   if (value === undefined) throw new RosterError(`${file} is missing`);

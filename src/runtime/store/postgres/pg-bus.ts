@@ -8,23 +8,18 @@
 // senders), the message goes in unless its client-made id is already there (a retry: nothing is
 // stored or announced again), and the NOTIFY that wakes the recipient is sent with the commit.
 import type { EventHub } from '../../events/events.js';
-import { AGENT_NAME_PATTERN } from '../../vocabulary.js';
 import {
   type Bus,
   BusClosedError,
   type Message,
-  MESSAGE_TYPES,
-  newMessageId,
   type OutgoingMessage,
   type PeekResult,
-  UnknownRecipientError,
 } from '../bus.js';
 import { type PgContext, write } from './pg-context.js';
 import { toJsonb } from './pg-json.js';
 import { PROCESS_ORIGIN } from './team-channel.js';
+import { abortReason, assertAgentName, broadcastTo, composeMessage, messageSentFields } from '../bus-rules.js';
 
-/** A caller-made id: what newMessageId makes, or any other short token (as the file bus). */
-const MESSAGE_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
 
 export interface PgBusOptions {
   /** The names a message may be sent to, as this process knows them. */
@@ -53,19 +48,11 @@ export class PgBus implements Bus {
   }
 
   async send(input: OutgoingMessage): Promise<Message> {
-    const { id: callerId, ts: _ts, type = 'message', from, to, content, ...extra } = input;
     let known = this.#options.knownNames();
-    if (typeof to === 'string' && !known.includes(to)) known = await this.#options.freshNames();
-    if (typeof to !== 'string' || !known.includes(to)) throw new UnknownRecipientError(String(to), known);
-    assertName(to);
-    if (!MESSAGE_TYPES.includes(type)) throw new Error(`unknown message type '${String(type)}'; use one of ${MESSAGE_TYPES.join(', ')}`);
-    if (typeof from !== 'string' || from === '') throw new Error('a message needs a sender (from)');
-    if (typeof content !== 'string') throw new Error('a message needs text content');
-    if (callerId !== undefined && (typeof callerId !== 'string' || !MESSAGE_ID.test(callerId))) {
-      throw new Error(`'${String(callerId)}' is not a message id (letters, digits, _ . : -; up to 128; newMessageId() makes one)`);
-    }
-    const message: Message = { id: callerId ?? newMessageId(), type, from, to, content, ts: new Date().toISOString() };
-    for (const [key, value] of Object.entries(extra)) if (value !== undefined) message[key] = value;
+    // A name another process just added: the roster's copy here may not have it yet.
+    if (typeof input.to === 'string' && !known.includes(input.to)) known = await this.#options.freshNames();
+    const message = composeMessage(input, known);
+    const { to } = message;
 
     const { team, channel } = this.#ctx;
     const notice = JSON.stringify({ k: 'm', to, o: PROCESS_ORIGIN });
@@ -91,30 +78,16 @@ export class PgBus implements Bus {
     });
     if (earlier) return earlier;
     channel.local({ k: 'm', to });
-    this.#events.emit(from, 'message_sent', {
-      id: message.id,
-      from,
-      to,
-      message_type: type,
-      content,
-      ...(message.request_id !== undefined ? { request_id: message.request_id } : {}),
-    });
+    this.#events.emit(message.from, 'message_sent', messageSentFields(message));
     return message;
   }
 
   async broadcast(from: string, content: string, exclude: Iterable<string> = []): Promise<Message[]> {
-    const skip = new Set(exclude);
-    skip.add(from);
-    const sent: Message[] = [];
-    for (const to of this.#options.knownNames()) {
-      if (skip.has(to)) continue;
-      sent.push(await this.send({ type: 'broadcast', from, to, content }));
-    }
-    return sent;
+    return broadcastTo((message) => this.send(message), this.#options.knownNames(), from, content, exclude);
   }
 
   async peek(name: string, options: { limit?: number } = {}): Promise<PeekResult> {
-    assertName(name);
+    assertAgentName(name);
     const limit = options.limit !== undefined && Number.isFinite(options.limit) ? Math.max(0, Math.floor(options.limit)) : null;
     const { rows } = await this.#ctx.db.query<{ seq: string; body: Message | null; acked: string }>(
       `SELECT m.seq, m.body, i.acked_seq AS acked
@@ -134,7 +107,7 @@ export class PgBus implements Bus {
   }
 
   async ack(name: string, nextOffset: number): Promise<void> {
-    assertName(name);
+    assertAgentName(name);
     if (!Number.isSafeInteger(nextOffset) || nextOffset < 0) {
       throw new Error(`cannot ack ${name}'s inbox to offset ${String(nextOffset)}: not a position in it`);
     }
@@ -154,7 +127,7 @@ export class PgBus implements Bus {
   }
 
   async take(name: string): Promise<Message[]> {
-    assertName(name);
+    assertAgentName(name);
     const { team } = this.#ctx;
     return write(this.#ctx, async (client) => {
       const inbox = await client.query<{ acked_seq: string }>('SELECT acked_seq FROM huddle_inboxes WHERE team = $1 AND name = $2 FOR UPDATE', [team, name]);
@@ -169,7 +142,7 @@ export class PgBus implements Bus {
   }
 
   async unreadCount(name: string): Promise<number> {
-    assertName(name);
+    assertAgentName(name);
     const { rows } = await this.#ctx.db.query<{ n: string }>(
       `SELECT count(*) AS n FROM huddle_messages m JOIN huddle_inboxes i ON i.team = m.team AND i.name = m.recipient
         WHERE m.team = $1 AND m.recipient = $2 AND m.seq > i.acked_seq`,
@@ -179,7 +152,7 @@ export class PgBus implements Bus {
   }
 
   async history(name: string): Promise<Message[]> {
-    assertName(name);
+    assertAgentName(name);
     const { rows } = await this.#ctx.db.query<{ body: Message }>('SELECT body FROM huddle_messages WHERE team = $1 AND recipient = $2 ORDER BY seq', [this.#ctx.team, name]);
     return rows.map((row) => row.body);
   }
@@ -189,7 +162,7 @@ export class PgBus implements Bus {
    * from another, or a reconnect of the listener (which re-reads: a NOTIFY sent meanwhile is lost).
    */
   waitForMessage(name: string, signal?: AbortSignal): Promise<void> {
-    assertName(name);
+    assertAgentName(name);
     if (this.#closed) return Promise.reject(new BusClosedError());
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     const { channel } = this.#ctx;
@@ -245,16 +218,3 @@ export class PgBus implements Bus {
   }
 }
 
-function assertName(name: string): void {
-  if (typeof name !== 'string' || !AGENT_NAME_PATTERN.test(name)) {
-    throw new Error(`'${String(name)}' is not an agent name (expected ${AGENT_NAME_PATTERN.source})`);
-  }
-}
-
-function abortReason(signal: AbortSignal): Error {
-  const reason: unknown = signal.reason;
-  if (reason instanceof Error) return reason;
-  const error = new Error(typeof reason === 'string' ? reason : 'aborted');
-  error.name = 'AbortError';
-  return error;
-}

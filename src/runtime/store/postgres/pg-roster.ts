@@ -5,8 +5,7 @@
 // A member added without a `host` is placed on this process's host (SPEC section 1: the roster
 // records where each teammate runs).
 import type { MemberStatus } from '../../vocabulary.js';
-import { LEAD_NAME, MEMBER_STATUSES } from '../../vocabulary.js';
-import { assertAgentName } from '../file/file-roster.js';
+import { LEAD_NAME } from '../../vocabulary.js';
 import {
   type Member,
   type MemberPatch,
@@ -20,6 +19,7 @@ import {
 } from '../roster.js';
 import { type PgContext, write } from './pg-context.js';
 import { toJsonb } from './pg-json.js';
+import { assertStatus, newMemberParts, statusPatch } from '../roster-rules.js';
 
 /** What every roster of one team in this process shares. */
 interface SharedRoster {
@@ -103,11 +103,7 @@ export class PgRoster implements Roster {
   }
 
   async add(input: NewMember): Promise<Member> {
-    const { name, role, status = 'working', ...rest } = input;
-    assertAgentName(name);
-    if (typeof role !== 'string' || role.trim() === '') throw new RosterError(`teammate '${name}' needs a role`);
-    assertStatus(status);
-    const extra = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
+    const { name, role, status, extra } = newMemberParts(input);
     const { team, channel } = this.#ctx;
     const stored = await write(
       this.#ctx,
@@ -142,10 +138,7 @@ export class PgRoster implements Roster {
   }
 
   async setStatus(name: string, status: MemberStatus, extra: StatusExtra = {}): Promise<Member> {
-    assertStatus(status);
-    const patch: MemberPatch = { status, status_reason: extra.reason, error: extra.error };
-    if (extra.task !== undefined) patch.task = extra.task;
-    return this.#apply(name, patch, true);
+    return this.#apply(name, statusPatch(status, extra), true);
   }
 
   async update(name: string, patch: MemberPatch): Promise<Member> {
@@ -272,11 +265,6 @@ function notify(shared: SharedRoster, change: RosterChange): void {
   }
 }
 
-function assertStatus(status: unknown): asserts status is MemberStatus {
-  if (!MEMBER_STATUSES.includes(status as MemberStatus)) {
-    throw new RosterError(`invalid status '${String(status)}'; use one of ${MEMBER_STATUSES.join(', ')}`);
-  }
-}
 
 /** Drops the roster copy of a team this process no longer has open. */
 export function forgetRoster(ctx: PgContext): void {

@@ -1,0 +1,32 @@
+// What every backend's roster checks the same way (SPEC section 2): agent names, statuses, the
+// fields of a new member, and the patch a status change writes. A backend adds only where and how
+// the roster is kept.
+import { AGENT_NAME_PATTERN, describeNameRule, MEMBER_STATUSES, type MemberStatus } from '../vocabulary.js';
+import { type MemberPatch, type NewMember, RosterError, type StatusExtra } from './roster.js';
+
+export function assertMemberName(name: unknown): asserts name is string {
+  if (typeof name !== 'string' || !AGENT_NAME_PATTERN.test(name)) throw new RosterError(describeNameRule(name));
+}
+
+export function assertStatus(status: unknown): asserts status is MemberStatus {
+  if (!MEMBER_STATUSES.includes(status as MemberStatus)) {
+    throw new RosterError(`invalid status '${String(status)}'; use one of ${MEMBER_STATUSES.join(', ')}`);
+  }
+}
+
+/** A new member's name, role and status, checked, and its other fields without the undefined ones. */
+export function newMemberParts(input: NewMember): { name: string; role: string; status: MemberStatus; extra: Record<string, unknown> } {
+  const { name, role, status = 'working', ...rest } = input;
+  assertMemberName(name);
+  if (typeof role !== 'string' || role.trim() === '') throw new RosterError(`teammate '${name}' needs a role`);
+  assertStatus(status);
+  return { name, role, status, extra: Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined)) };
+}
+
+/** What setStatus writes: `reason`/`error` as `status_reason`/`error` (cleared when absent), and the task when given. */
+export function statusPatch(status: MemberStatus, extra: StatusExtra): MemberPatch {
+  assertStatus(status);
+  const patch: MemberPatch = { status, status_reason: extra.reason, error: extra.error };
+  if (extra.task !== undefined) patch.task = extra.task;
+  return patch;
+}
