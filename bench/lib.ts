@@ -5,14 +5,16 @@ import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'no
 import os from 'node:os';
 import path from 'node:path';
 
-/** One measured number. Every target is an upper bound in the same unit as the value. */
+/** One measured number. A target is an upper bound (`target`) or, for rates, a lower one (`minimum`), in the value's unit. */
 export interface BenchResult {
   name: string;
   value: number;
   unit: string;
   /** The number should be at most this. */
   target?: number;
-  /** value <= target (only when there is a target). */
+  /** The number should be at least this (rates: claims per second). */
+  minimum?: number;
+  /** Within its target or minimum (only when there is one). */
   ok?: boolean;
   /** How many measurements the value summarizes (a median of N runs: N). */
   samples?: number;
@@ -31,12 +33,13 @@ export interface BenchFailure {
 }
 
 export function result(r: Omit<BenchResult, 'ok'>): BenchResult {
-  const { name, value, unit, target, ...rest } = r;
+  const { name, value, unit, target, minimum, ...rest } = r;
   return {
     name,
     value: round(value),
     unit,
     ...(target !== undefined ? { target, ok: value <= target } : {}),
+    ...(minimum !== undefined ? { minimum, ok: value >= minimum } : {}),
     ...rest,
   };
 }

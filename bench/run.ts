@@ -111,7 +111,7 @@ function table(results: BenchResult[]): string {
       r.name,
       format(r.value),
       r.unit,
-      r.target === undefined ? '' : `≤ ${r.target}`,
+      r.target !== undefined ? `≤ ${r.target}` : r.minimum !== undefined ? `≥ ${r.minimum}` : '',
       r.ok === undefined ? '—' : r.ok ? 'pass' : 'FAIL',
       r.samples === undefined ? '' : String(r.samples),
     ]),
