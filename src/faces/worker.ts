@@ -42,6 +42,8 @@ export async function runWorker(options: CliOptions): Promise<number> {
       const opened = await openSession(settings, { join: true, unfinished: 'refuse', observe: (event) => report(event, say) });
       if (opened === 'quit') return 0;
       session = opened;
+      // The lead's console (Esc, /interrupt) and `huddle interrupt` reach the teammates here.
+      session.serveRemoteInterrupts((name, done) => say(done ? `${name} interrupted (asked from another process of the team)` : `asked to interrupt ${name}, which is in no turn here`));
       await session.serveAsWorker(slots);
     } catch (error) {
       if (first && error instanceof StartupError) return fail(scrub(error.message, settings.secrets));

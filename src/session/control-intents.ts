@@ -38,8 +38,9 @@ export async function handleControl(session: TeamSession, face: string, request:
     }
     case 'interrupt': {
       const name = request.agent;
-      const state = typeof name === 'string' ? session.agentState(name) : undefined;
-      if (!state) throw new ControlUsageError(`no agent named '${String(name)}'; agents: ${session.members().map((m) => m.name).join(', ')}`);
+      // An agent here, or one another process of the team runs (it is on the roster).
+      const known = typeof name === 'string' && (session.agentState(name) !== undefined || session.members().some((m) => m.name === name));
+      if (!known) throw new ControlUsageError(`no agent named '${String(name)}'; agents: ${session.members().map((m) => m.name).join(', ')}`);
       return { interrupted: session.interrupt(name) };
     }
     case 'tool':

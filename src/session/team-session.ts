@@ -430,11 +430,25 @@ export class TeamSession {
   }
 
   /** Interrupts the agent's turn (its model call or tool); false when it is not in one. */
+  /**
+   * Interrupts `name`'s turn: here, or (a team on PostgreSQL) by asking the host that runs it.
+   * False when it is in no turn here and runs nowhere else.
+   */
   interrupt(name: string): boolean {
     const agent = this.#team.agent(name);
-    if (!agent?.loop.running) return false;
-    agent.interrupt();
+    if (agent?.loop.running) {
+      agent.interrupt();
+      return true;
+    }
+    const host = this.#team.ctx.roster.get(name)?.host;
+    if (agent || !this.#store.remote || !this.#team.runsElsewhere(name) || typeof host !== 'string') return false;
+    this.#store.remote.interrupt(name, host).catch((error: Error) => this.hub.emit('huddle', 'warning', { message: `could not ask ${name}'s host to interrupt it: ${error.message}` }));
     return true;
+  }
+
+  /** A worker: interrupts the agents here that another process of the team asks it to; `told` hears whether it did. */
+  serveRemoteInterrupts(told: (name: string, done: boolean) => void = () => undefined): () => void {
+    return this.#store.remote?.onInterrupt((name) => told(name, this.#team.agent(name) !== undefined && this.interrupt(name))) ?? (() => undefined);
   }
 
   /**

@@ -54,7 +54,7 @@ it('has a host column only when an agent runs elsewhere, and says which', async 
   bridge.close();
 });
 
-it('an interrupt of an agent another process runs says so, and what does reach it', () => {
+it('an interrupt that reaches nobody says why: no turn here, and its host is gone', () => {
   const store = createConsoleStore({ model: 'm', endpoint: '' });
   const hub = new EventHub();
   const bridge = new EventBridge(hub, store);
@@ -62,7 +62,7 @@ it('an interrupt of an agent another process runs says so, and what does reach i
   hub.emit('cy', 'status', { status: 'idle', role: 'coder' });
   bridge.flush();
   const { agents } = store.getState();
-  expect(notInterruptedNote('ada', agents.ada)).toBe('ada runs on box-2: it cannot be interrupted from here; /shutdown ada asks it to stop');
+  expect(notInterruptedNote('ada', agents.ada)).toBe('ada is in no turn here, and its host box-2 is not live to ask');
   expect(notInterruptedNote('cy', agents.cy)).toBe('cy is not in a turn');
   bridge.close();
 });

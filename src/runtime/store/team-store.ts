@@ -9,6 +9,7 @@ import type { Board } from './board.js';
 import type { Bus } from './bus.js';
 import type { EventStore } from './event-store.js';
 import type { TeamHosts } from './hosts.js';
+import type { RemoteControl } from './remote-control.js';
 import type { Roster } from './roster.js';
 import type { SpendLedger } from './spend-ledger.js';
 import { StoreError } from './store-errors.js';
@@ -26,6 +27,8 @@ export interface TeamStore {
   readonly events: EventStore;
   /** Where teammates run, when the team is shared by several processes (PostgreSQL); absent: all run here. */
   readonly hosts?: TeamHosts;
+  /** Steering agents other processes run (PostgreSQL); absent: every agent runs here. */
+  readonly remote?: RemoteControl;
   /** The first failure that keeps the store from holding the team's state (a full disk, say), if any. */
   readonly failure: StoreError | undefined;
   /** Called once on such a failure: the run cannot go on and should end (exit 1), saying `error.message`. */

@@ -18,6 +18,7 @@ import type { PgContext } from './pg-context.js';
 import { Database, describeConnectError, isConnectionError } from './pg-database.js';
 import { PgEventStore } from './pg-events.js';
 import { hostToken, insertHost, type LapsedHost, newHostId, PgHosts } from './pg-hosts.js';
+import { PgRemoteControl } from './pg-remote-control.js';
 import { PgRoster } from './pg-roster.js';
 import { PgSpendLedger } from './pg-spend-ledger.js';
 import { parseTeamUrl, type TeamUrl } from './pg-url.js';
@@ -206,6 +207,7 @@ export async function openPostgresStore(parsed: TeamUrl, workspace: Workspace, l
       allowList,
       events,
       hosts,
+      remote: new PgRemoteControl(ctx),
       get failure() {
         return failure;
       },

@@ -7,8 +7,8 @@ import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { channelOf, Listener } from './pg-listener.js';
 
-/** Kinds of change: a message (m), the board (b), the roster (r), spend (s), events (e), approvals (a), hosts and placements (h). */
-export type ChangeKind = 'm' | 'b' | 'r' | 's' | 'e' | 'a' | 'h';
+/** Kinds of change: a message (m), the board (b), the roster (r), spend (s), events (e), approvals (a), hosts and placements (h); and a request to interrupt an agent (x). */
+export type ChangeKind = 'm' | 'b' | 'r' | 's' | 'e' | 'a' | 'h' | 'x';
 
 export interface Change {
   k: ChangeKind;
