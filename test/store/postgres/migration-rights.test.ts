@@ -117,6 +117,18 @@ describePostgres('migrations and the rights of the role that connects', (base) =
     expect(rows[0]!.t).toBeNull();
   });
 
+  it('a role that may not even read the tables of a migrated database: what to grant, in one line', { timeout: 60_000 }, async () => {
+    const database = await freshDatabase();
+    await (await Database.open(on(database), OPTIONS)).close();
+    const role = await freshRole();
+    await expect(Database.open(on(database, role), OPTIONS)).rejects.toThrow(
+      new RegExp(
+        `^user ${role} may not read huddle's tables \\(permission denied for table huddle_migrations\\): ` +
+          `GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${role}; GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO ${role}$`,
+      ),
+    );
+  });
+
   it("a second process's wait for the migration lock outlasts the pool's lock and query timeouts", { timeout: 60_000 }, async () => {
     const database = await freshDatabase();
     const holder = new pg.Client({ connectionString: on(database) });
