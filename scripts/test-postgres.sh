@@ -31,14 +31,24 @@ free_port() {
   node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'
 }
 
+# A start that fails leaves nothing behind: a server half started is stopped, its directory removed.
+abandon() {
+  local pg_ctl=$1 dir=$2
+  as_owner "$pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
+  rm -rf "$dir"
+}
+
 start() {
   local initdb pg_ctl dir port
   initdb=$(find_bin initdb)
   pg_ctl=$(find_bin pg_ctl)
   dir=$(mktemp -d "${TMPDIR:-/tmp}/huddle-pg-XXXXXX")
+  # Whatever ends this shell before the exports are printed (a failure, set -e) abandons the start.
+  trap "abandon $(printf %q "$pg_ctl") $(printf %q "$dir")" EXIT
   chmod 755 "$dir"
   if [ "$(id -u)" -eq 0 ]; then chown postgres "$dir"; fi
   as_owner "$initdb" -D "$dir/data" --auth=trust --username=postgres --encoding=UTF8 --no-instructions >"$dir/initdb.log" 2>&1 || {
+    echo "test-postgres: initdb failed:" >&2
     cat "$dir/initdb.log" >&2
     exit 1
   }
@@ -46,6 +56,7 @@ start() {
     port=$(free_port)
     if as_owner "$pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start \
       -o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir -c fsync=off -c full_page_writes=off -c max_connections=400 -c shared_buffers=64MB" >/dev/null 2>&1; then
+      trap - EXIT
       echo "export HUDDLE_TEST_PG_URL=postgres://postgres@127.0.0.1:$port/postgres"
       echo "export HUDDLE_TEST_PG_DIR=$dir"
       return
@@ -74,7 +85,9 @@ case "${1:-}" in
   crash) crash "${2:-}" ;;
   run)
     shift
-    eval "$(start)"
+    # Not `eval "$(start)"`: a failing command substitution inside eval would go unnoticed.
+    exports=$(start)
+    eval "$exports"
     trap 'stop "$HUDDLE_TEST_PG_DIR"' EXIT
     "$@"
     ;;

@@ -26,6 +26,11 @@ export interface PlacementTeam {
  * Hands a new teammate to a worker with a free slot: the slot is reserved, the roster gets the
  * member (on that host), then the worker is told. Undefined when no worker has a slot free: the
  * spawn runs here.
+ *
+ * The reservation can be gone by the time the worker is told (a sweep cancelled it as stale, or
+ * the worker lapsed and was swept in between): no worker will ever take it, so the teammate runs
+ * in this process instead, as the worker would have run it (no worktree of its own). The roster
+ * already holds it as `working`, so it moves here rather than being added again.
  */
 export async function placeOnWorker(team: PlacementTeam, spec: PlacementSpec): Promise<string | undefined> {
   const hosts = team.store.hosts;
@@ -38,8 +43,12 @@ export async function placeOnWorker(team: PlacementTeam, spec: PlacementSpec): P
     await hosts.cancel(placement.id).catch(() => undefined);
     throw error;
   }
-  await hosts.dispatch(placement.id);
-  return `spawned ${spec.name} (${spec.role}, ${spec.model}${spec.planModeRequired ? ', plan mode' : ''}) on worker ${placement.hostLabel}`;
+  const what = `${spec.name} (${spec.role}, ${spec.model}${spec.planModeRequired ? ', plan mode' : ''})`;
+  if (await hosts.dispatch(placement.id)) return `spawned ${what} on worker ${placement.hostLabel}`;
+  await team.ctx.roster.update(spec.name, { host: hosts.self });
+  const { roles } = loadRoles(team.ctx.workspace.teamDir);
+  team.startTeammate({ name: spec.name, role: spec.role, model: spec.model, roleDef: roles.get(spec.role), worktree: undefined, planModeRequired: spec.planModeRequired }, spec.prompt);
+  return `spawned ${what} in the lead's process: worker ${placement.hostLabel} let its slot go before it could take it`;
 }
 
 /**

@@ -30,8 +30,12 @@ export interface TeamHosts {
   readonly self: string;
   /** A slot on a live worker with one free, reserved for `spec`; undefined when no worker has one (run it here). */
   reserve(spec: PlacementSpec): Promise<Placement | undefined>;
-  /** Hands a reserved placement to its worker (once the roster has the member). */
-  dispatch(placementId: string): Promise<void>;
+  /**
+   * Hands a reserved placement to its worker (once the roster has the member). False when the
+   * reservation was gone by then (cancelled as stale, or its worker lapsed and was swept): no
+   * worker will run it.
+   */
+  dispatch(placementId: string): Promise<boolean>;
   /** Gives a reserved slot back (the spawn was refused). */
   cancel(placementId: string): Promise<void>;
   /** True when `host` is another process that holds a live lease. */

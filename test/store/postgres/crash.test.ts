@@ -3,7 +3,7 @@
 // recovery) while they work. Nothing is lost or doubled: every message is delivered exactly once,
 // every task completed once. The server here is this test's own (it is restarted), started with
 // scripts/test-postgres.sh; never the shared one.
-import { execFileSync } from 'node:child_process';
+import { type ChildProcess, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -23,6 +23,9 @@ const TASKS = 200;
 
 type Line = Record<string, number | boolean>;
 
+/** Every fixture process started, killed after the test if a failure left it running. */
+const started: ChildProcess[] = [];
+
 /** A fixture process whose stdout lines are kept, with a way to wait for one. */
 function start(file: string, job: Record<string, unknown>) {
   const lines: Line[] = [];
@@ -31,6 +34,7 @@ function start(file: string, job: Record<string, unknown>) {
     lines.push(JSON.parse(line) as Line);
     for (const waiter of [...waiters]) waiter();
   });
+  started.push(child);
   const until = (test: (line: Line) => boolean, what: string) =>
     new Promise<Line>((resolve, reject) => {
       const check = () => {
@@ -59,6 +63,7 @@ describePostgres('crashes on a team in PostgreSQL', () => {
     server = { url, dir };
   });
   afterAll(async () => {
+    for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await store?.close();
     if (server) execFileSync('bash', [SCRIPT, 'stop', server.dir]);
     rmSync(root, { recursive: true, force: true });

@@ -1,8 +1,8 @@
 // huddle -p on a team in PostgreSQL (no worker connected: teammates run in the lead's process):
 // a second run on the same team is refused while the first lives; Ctrl+C leaves the team to
 // resume, and --resume brings the lead and its teammate back from the event record in the database.
-import { execFileSync, spawn } from 'node:child_process';
-import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { type ChildProcess, execFileSync, spawn as spawnChild } from 'node:child_process';
+import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { type FakeApi, reply, replyText, startFakeApi, toolUse } from '../../helpers/fake-api.js';
 import { describePostgres, teamUrl } from '../../helpers/postgres.js';
 import { baseEnv, CLI_PATH, makeWorkspace, runCli, type Workspace } from '../../helpers/run-cli.js';
@@ -10,6 +10,16 @@ import { baseEnv, CLI_PATH, makeWorkspace, runCli, type Workspace } from '../../
 describePostgres('huddle -p --team URL', (base) => {
   let fake: FakeApi;
   let ws: Workspace;
+  // Every child a test starts, killed after it if a failure left it running.
+  const children: ChildProcess[] = [];
+  const spawn = ((...args: Parameters<typeof spawnChild>) => {
+    const child = spawnChild(...args);
+    children.push(child);
+    return child;
+  }) as typeof spawnChild;
+  afterEach(() => {
+    for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
   beforeAll(async () => {
     fake = await startFakeApi();
   });

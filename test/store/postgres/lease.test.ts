@@ -1,6 +1,7 @@
 // Liveness across processes (SPEC section 1, HUDDLE_LEASE_MS): a host that stops renewing its
 // lease loses its teammates — marked failed with the reason, their tasks back on the board, the
 // lead told (once) — and when it comes back, whatever it writes is refused (fencing).
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -18,10 +19,16 @@ const LEASE_MS = 2_000;
 describePostgres('host leases', (base) => {
   let root: string;
   const stores: TeamStore[] = [];
+  let memberChild: ChildProcess | undefined;
   beforeAll(() => {
     root = mkdtempSync(path.join(tmpdir(), 'huddle-lease-'));
   });
   afterAll(async () => {
+    // A failure may leave the member stopped (SIGSTOP): it is woken, then killed.
+    if (memberChild && memberChild.exitCode === null && memberChild.signalCode === null) {
+      memberChild.kill('SIGCONT');
+      memberChild.kill('SIGKILL');
+    }
     for (const store of stores) await store.close();
     rmSync(root, { recursive: true, force: true });
   });
@@ -40,6 +47,7 @@ describePostgres('host leases', (base) => {
       lines.push(JSON.parse(line) as Record<string, string | boolean>);
       heard();
     });
+    memberChild = member.child;
     /** The next line the fixture prints. */
     const next = () =>
       new Promise<Record<string, string | boolean>>((resolve) => {

@@ -5,7 +5,7 @@
 // told; when the link comes back, nothing it writes as its old self is accepted, and it joins
 // again as a new host). Every task is still completed exactly once, every report delivered once.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -33,6 +33,7 @@ describePostgres('a worker whose link is cut', (base) => {
   let ns: NetNamespace | undefined;
   const closers: Array<() => void> = [];
   const workers: WorkerProcess[] = [];
+  let leadChild: ChildProcess | undefined;
   beforeAll(async () => {
     fake = await startFakeApi();
     root = mkdtempSync(path.join(tmpdir(), 'huddle-cut-'));
@@ -41,6 +42,7 @@ describePostgres('a worker whose link is cut', (base) => {
   });
   afterAll(async () => {
     for (const worker of workers) if (worker.child.exitCode === null) worker.child.kill('SIGKILL');
+    if (leadChild && leadChild.exitCode === null && leadChild.signalCode === null) leadChild.kill('SIGKILL');
     for (const close of closers) close();
     ns?.destroy();
     await db.end();
@@ -80,6 +82,7 @@ describePostgres('a worker whose link is cut', (base) => {
     const [w1Host] = await Promise.all([w1.ready, w2.ready]);
 
     const lead = spawn(process.execPath, [CLI_PATH, '-p', 'Split the work and get it done.', '--team', url, '--cwd', checkouts.lead!], { env: { ...baseEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    leadChild = lead;
     let leadErr = '';
     lead.stderr.setEncoding('utf8').on('data', (chunk: string) => (leadErr += chunk));
     lead.stdout.resume();
@@ -109,7 +112,7 @@ describePostgres('a worker whose link is cut', (base) => {
       const members = await onW1();
       return members.length === 4 && members.every((m) => m.status === 'failed') ? members.map((m) => m.name) : undefined;
     }, 60_000, async () => JSON.stringify({ members: await onW1(), hosts: (await db.query('SELECT host, kind, state, epoch, lease_until, now() FROM huddle_hosts WHERE team = $1', [team])).rows, w1: w1.stderr(), w2: w2.stderr(), lead: leadErr }, null, 1));
-    const fencedAt = Number((await db.query<{ seq: string }>('SELECT coalesce(max(seq), 0) AS seq FROM huddle_events')).rows[0]!.seq);
+    const fencedAt = Number((await db.query<{ seq: string }>('SELECT coalesce(max(seq), 0) AS seq FROM huddle_events WHERE team = $1', [team])).rows[0]!.seq);
     ns.restore();
     await w1.waitFor(/lost its lease|did not renew it in time/);
     await w1.waitFor(new RegExp(`serving team .* as host (?!${w1Host})\\S+:`));

@@ -163,29 +163,83 @@ CREATE TABLE huddle_ops (
 /** Any number: all huddle processes on a database agree on it (it says "huddle migrations"). */
 const MIGRATION_LOCK = 0x68756464; // 'hudd'
 
-/** Applies the migrations this database lacks, one transaction each, under the advisory lock. */
+/**
+ * Applies the migrations this database lacks, each in its own transaction under the advisory
+ * lock. A database already current is only read (to_regclass and the versions applied): a role
+ * with data grants alone, no CREATE on the schema, connects to a database its owner migrated.
+ */
 export async function migrate(client: pg.ClientBase): Promise<number[]> {
-  await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
-  try {
-    await client.query(`CREATE TABLE IF NOT EXISTS huddle_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
-    const { rows } = await client.query<{ version: number }>('SELECT version FROM huddle_migrations');
-    const done = new Set(rows.map((row) => row.version));
-    const applied: number[] = [];
-    for (const migration of MIGRATIONS) {
-      if (done.has(migration.version)) continue;
-      await client.query('BEGIN');
-      try {
+  const missing = await missingMigrations(client);
+  const applied: number[] = [];
+  for (const migration of missing) {
+    await client.query('BEGIN');
+    try {
+      // A second process starting at once waits here for the first to finish, however long that
+      // takes: the connection's lock and statement timeouts are for the team's work, not this.
+      await client.query('SET LOCAL lock_timeout = 0; SET LOCAL statement_timeout = 0');
+      await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+      await client.query(`CREATE TABLE IF NOT EXISTS huddle_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+      const { rows } = await client.query('SELECT 1 FROM huddle_migrations WHERE version = $1', [migration.version]);
+      if (rows.length === 0) {
         await client.query(migration.sql);
         await client.query('INSERT INTO huddle_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
-        await client.query('COMMIT');
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
+        applied.push(migration.version);
       }
-      applied.push(migration.version);
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw await explainDenied(error, client, 'create');
     }
-    return applied;
-  } finally {
-    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
   }
+  return applied;
+}
+
+/** True when every migration is applied: reads only, so any role with data grants may ask. */
+export async function isCurrent(client: pg.ClientBase): Promise<boolean> {
+  return (await missingMigrations(client)).length === 0;
+}
+
+/** The migrations not recorded as applied (all of them on a database huddle never set up). */
+async function missingMigrations(client: pg.ClientBase): Promise<Migration[]> {
+  try {
+    return await readMissing(client);
+  } catch (error) {
+    throw await explainDenied(error, client, 'read');
+  }
+}
+
+async function readMissing(client: pg.ClientBase): Promise<Migration[]> {
+  const { rows: present } = await client.query<{ table: string | null }>(`SELECT to_regclass('huddle_migrations')::text AS table`);
+  if (!present[0]?.table) return MIGRATIONS;
+  const { rows } = await client.query<{ version: number }>('SELECT version FROM huddle_migrations');
+  const done = new Set(rows.map((row) => row.version));
+  return MIGRATIONS.filter((migration) => !done.has(migration.version));
+}
+
+/** The database refused for lack of privileges (42501): what to grant, or who should run huddle first, in one line. */
+export class MigrationPermissionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'MigrationPermissionError';
+  }
+}
+
+async function explainDenied(error: unknown, client: pg.ClientBase, doing: 'read' | 'create'): Promise<unknown> {
+  if ((error as { code?: string } | undefined)?.code !== '42501') return error;
+  const who = await client
+    .query<{ user: string; schema: string | null }>('SELECT current_user AS user, current_schema() AS schema')
+    .then(({ rows }) => rows[0])
+    .catch(() => undefined);
+  const user = who?.user ?? 'this user';
+  const schema = who?.schema ?? 'public';
+  if (doing === 'create') {
+    return new MigrationPermissionError(
+      `huddle's tables are not set up on this database and user ${user} may not create them (${(error as Error).message}): ` +
+        `have the database's owner run huddle on it once, or GRANT CREATE ON SCHEMA ${schema} TO ${user}`,
+    );
+  }
+  return new MigrationPermissionError(
+    `user ${user} may not read huddle's tables (${(error as Error).message}): ` +
+      `GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA ${schema} TO ${user}; GRANT USAGE ON ALL SEQUENCES IN SCHEMA ${schema} TO ${user}`,
+  );
 }

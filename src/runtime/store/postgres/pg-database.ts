@@ -15,7 +15,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { StoreError, StoreUnavailableError, StoreWriteError } from '../store-errors.js';
-import { migrate } from './migrations.js';
+import { isCurrent, migrate } from './migrations.js';
 import { toJsonb } from './pg-json.js';
 
 /** The host a store writes for, the lease epoch it holds, and whether it knows it lost it; undefined: not fenced. */
@@ -116,7 +116,7 @@ export interface DatabaseOptions {
   lockTimeoutMs: number;
 }
 
-const pools = new Map<string, { db: Database; users: number }>();
+const pools = new Map<string, { db: Database; opening: Promise<Database>; users: number }>();
 
 export class Database {
   readonly pool: pg.Pool;
@@ -151,23 +151,28 @@ export class Database {
     });
   }
 
-  /** The process's pool for this database (migrated on first use); release it with close(). */
+  /**
+   * The process's pool for this database (migrated on first use); release it with close(). A
+   * second caller while the first migrates waits for the same migration (the map holds the
+   * promise); a failed one is forgotten, so the next caller tries afresh.
+   */
   static async open(connectionString: string, options: DatabaseOptions): Promise<Database> {
     let entry = pools.get(connectionString);
     if (!entry) {
       const db = new Database(connectionString, options);
-      entry = { db, users: 0 };
+      const opening = db.#migrate().then(
+        () => db,
+        async (error: unknown) => {
+          if (pools.get(connectionString)?.db === db) pools.delete(connectionString);
+          await db.pool.end().catch(() => undefined);
+          throw error;
+        },
+      );
+      entry = { db, opening, users: 0 };
       pools.set(connectionString, entry);
-      try {
-        await db.#migrate();
-      } catch (error) {
-        pools.delete(connectionString);
-        await db.pool.end().catch(() => undefined);
-        throw error;
-      }
     }
     entry.users += 1;
-    return entry.db;
+    return entry.opening;
   }
 
   get options(): DatabaseOptions {
@@ -185,13 +190,24 @@ export class Database {
   }
 
   async #migrate(): Promise<void> {
-    const client = await this.pool.connect();
+    const pooled = await this.pool.connect();
     try {
-      await migrate(client);
-      client.release();
+      const current = await isCurrent(pooled);
+      pooled.release();
+      if (current) return;
     } catch (error) {
-      client.release(error as Error);
+      pooled.release(error as Error);
       throw error;
+    }
+    // Migrating waits on the advisory lock while another process migrates: a connection of its own,
+    // without the pool's client-side query timeout (the server-side ones are lifted in migrate()).
+    const client = new pg.Client({ connectionString: this.connectionString, connectionTimeoutMillis: Math.min(10_000, this.#options.queryTimeoutMs), application_name: 'huddle-migrate' });
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      await migrate(client);
+    } finally {
+      await client.end().catch(() => undefined);
     }
   }
 

@@ -253,11 +253,20 @@ export class PgHosts implements TeamHosts {
     });
   }
 
-  async dispatch(placementId: string): Promise<void> {
+  async dispatch(placementId: string): Promise<boolean> {
     const { team, channel } = this.#ctx;
-    await write(this.#ctx, async (client) => {
+    return write(this.#ctx, async (client) => {
+      // Only a reservation still held moves on: a stale one was cancelled by a sweep, and one on a
+      // worker that lapsed meanwhile was marked lost (nobody will ever take it).
       const { rows } = await client.query<{ host: string }>(`UPDATE huddle_placements SET state = 'pending' WHERE team = $1 AND id = $2 AND state = 'reserved' RETURNING host`, [team, placementId]);
-      if (rows[0]) await channel.publish(client, { k: 'h', host: rows[0].host });
+      if (rows[0]) {
+        await channel.publish(client, { k: 'h', host: rows[0].host });
+        return true;
+      }
+      // A retry after a dropped COMMIT finds its own earlier dispatch (pending, or taken already).
+      const now = await client.query<{ state: string }>('SELECT state FROM huddle_placements WHERE team = $1 AND id = $2', [team, placementId]);
+      const state = now.rows[0]?.state;
+      return state !== undefined && state !== 'reserved' && state !== 'cancelled' && state !== 'lost';
     });
   }
 

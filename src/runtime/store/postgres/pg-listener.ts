@@ -44,21 +44,35 @@ export class Listener {
     return listener;
   }
 
-  /** Listens on `channel` for `handler` until the returned function is called; resolves once listening. */
+  /**
+   * Listens on `channel` for `handler` until the returned function is called; resolves once
+   * listening. When the first connection fails, the handler is not kept (and a listener left with
+   * none stops retrying).
+   */
   async subscribe(channel: string, handler: ChannelHandler): Promise<() => void> {
     let set = this.#handlers.get(channel);
     const fresh = !set;
     if (!set) this.#handlers.set(channel, (set = new Set()));
     set.add(handler);
-    await this.#ensure();
-    if (fresh && this.#client) await this.#client.query(`LISTEN ${channel}`).catch(() => this.#fail());
-    return () => {
-      set!.delete(handler);
-      if (set!.size > 0) return;
+    const mine = set;
+    let subscribed = true;
+    const unsubscribe = () => {
+      if (!subscribed) return;
+      subscribed = false;
+      mine.delete(handler);
+      if (mine.size > 0 || this.#handlers.get(channel) !== mine) return;
       this.#handlers.delete(channel);
       if (this.#handlers.size === 0) this.#close();
       else void this.#client?.query(`UNLISTEN ${channel}`).catch(() => undefined);
     };
+    try {
+      await this.#ensure();
+    } catch (error) {
+      unsubscribe();
+      throw error;
+    }
+    if (fresh && this.#client) await this.#client.query(`LISTEN ${channel}`).catch(() => this.#fail());
+    return unsubscribe;
   }
 
   async #ensure(): Promise<void> {
@@ -137,6 +151,8 @@ export class Listener {
         () => undefined,
       );
     }, this.#retryDelay);
+    // Retrying through an outage must not keep a process that is otherwise done from exiting.
+    this.#retryTimer.unref();
     this.#retryDelay = Math.min(1_000, this.#retryDelay * 2);
   }
 
