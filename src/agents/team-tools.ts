@@ -123,17 +123,17 @@ export function leadTools(team: TeamControl): Tool[] {
         worktree: z
           .boolean()
           .optional()
-          .describe('give it its own git worktree (.team/worktrees/<name>, branch huddle/<name>): it commits there, and the branch is merged back later (the workspace must be a git repository with a commit)'),
+          .describe('its own git worktree to commit in (.team/worktrees/<name>, branch huddle/<name>), merged back later; needs a git repository with a commit'),
         plan_mode_required: z.boolean().optional().describe('it may only read until you approve its plan'),
         permission_mode: z
           .enum(PERMISSION_MODES)
           .optional()
-          .describe("plan: it may only read, for its whole life; ask: commands off the allow-list wait for the person; auto: no questions. Default: the role's, else the run's; never looser than the run's"),
+          .describe("plan: read only, for its whole life; ask: commands off the allow-list wait for the person; auto: no questions. Default: the role's, else the run's; never looser than the run's"),
         agent: z
           .enum(['huddle', ...AGENT_KINDS])
           .optional()
-          .describe('which agent runs it: huddle (default, in-process), claude-code, gemini or codex (that CLI, in its own process, with the team tools through huddle\'s MCP server), or command (a program in a terminal pane)'),
-        command: z.string().min(1).optional().describe('with agent command: the command line to run (default: the settings\' agents.command, else a shell)'),
+          .describe('who runs it: huddle (default, in-process); claude-code, gemini or codex (that CLI in its own process, team tools through huddle\'s MCP server); command (a program in a terminal pane)'),
+        command: z.string().min(1).optional().describe('for agent command: the command line (default: settings agents.command, else a shell)'),
       }),
       summarize: (input) => `${input.name} (${input.role})`,
       run: async (input, ctx) =>

@@ -91,11 +91,26 @@ function definitionOf(tool: Tool): ToolDefinitionParam {
   if (tool.inputJsonSchema) {
     definition = { name: tool.name, description: tool.description, input_schema: tool.inputJsonSchema };
   } else {
-    const { $schema: _drop, ...schema } = z.toJSONSchema(tool.input, { io: 'input' }) as Record<string, unknown>;
+    const { $schema: _drop, ...schema } = withoutSafeIntegerBounds(z.toJSONSchema(tool.input, { io: 'input' })) as Record<string, unknown>;
     definition = { name: tool.name, description: tool.description, input_schema: { ...schema, type: 'object' } };
   }
   DEFINITIONS.set(tool, definition);
   return definition;
+}
+
+/**
+ * The schema without the bounds zod gives every integer (±2^53−1): they tell the model nothing,
+ * and every request carries every tool, so each costs tokens on every call.
+ */
+function withoutSafeIntegerBounds(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutSafeIntegerBounds);
+  if (!node || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if ((key === 'maximum' && value === Number.MAX_SAFE_INTEGER) || (key === 'minimum' && value === Number.MIN_SAFE_INTEGER)) continue;
+    out[key] = withoutSafeIntegerBounds(value);
+  }
+  return out;
 }
 
 function formatZodError(error: z.ZodError): string {
