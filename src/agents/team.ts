@@ -447,7 +447,7 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
     if (members.some((m) => m.status === 'working')) return false;
     const resting = members.filter((m) => (m.status === 'idle' || m.status === 'waiting') && (this.teammates.get(m.name)?.finished === false || this.runsElsewhere(m.name)));
     for (const member of resting) if ((await this.bus.unreadCount(member.name)) > 0) return false;
-    const claimers = resting.filter((m) => m.status === 'idle' && !isReviewerRole(m.role) && this.teammates.get(m.name)?.claimsTasks !== false);
+    const claimers = resting.filter((m) => m.status === 'idle' && !isReviewerRole(m.role) && this.teammates.get(m.name)?.claimsTasks !== false && this.teammates.get(m.name)?.held !== true);
     if (claimers.length > 0 && (await this.ctx.board.claimable()).length > 0) return false;
     // Likewise an idle reviewer with a task waiting in review (it takes it next).
     for (const member of resting.filter((m) => m.status === 'idle' && isReviewerRole(m.role))) {

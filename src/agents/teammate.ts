@@ -71,6 +71,12 @@ export class Teammate extends Agent {
   #finished = false;
   #idleRequested = false;
   #suspended = false;
+  /**
+   * Interrupted (by the person, or the watchdog): it takes no new task from the board until a
+   * message comes (what the person or the lead says next), so an interrupt is not followed at once
+   * by other work; the task it was on stays its own.
+   */
+  #held = false;
   /** Resumed idle: the first turn is skipped, the teammate waits for work. */
   #resumeIdle: boolean;
   #resumed: boolean;
@@ -89,6 +95,11 @@ export class Teammate extends Agent {
   /** False for a teammate that never takes tasks from the board by itself (a program in a PTY). */
   get claimsTasks(): boolean {
     return true;
+  }
+
+  /** Interrupted, and waiting for a message before it takes work from the board again. */
+  get held(): boolean {
+    return this.#held;
   }
 
   /** A new teammate of the same kind from `spec` (/restart puts it where this one was). */
@@ -165,6 +176,7 @@ export class Teammate extends Agent {
         const by = source === 'spawn' ? this.spec.spawnedBy : undefined;
         const outcome: TurnOutcome | undefined = this.#resumeIdle ? undefined : await this.loop.runTurn(input, source, by);
         this.#resumeIdle = false;
+        if (outcome?.kind === 'interrupted') this.#held = true;
         if (outcome?.kind === 'failed' || outcome?.kind === 'turn_limit') {
           const error = this.describeOutcome(outcome);
           // The lead hears of it first: the status change may end a headless run, which must not
@@ -221,12 +233,17 @@ export class Teammate extends Agent {
         if (resting) await this.setStatus('working');
         resting = false;
         const inbox = await this.deliverInbox();
-        if (inbox) return { kind: 'input', text: inbox, source: 'inbox' };
-        if (!waitingForPlan && isReviewerRole(this.role)) {
+        if (inbox) {
+          this.#held = false;
+          return { kind: 'input', text: inbox, source: 'inbox' };
+        }
+        // Waiting on a plan, or held after an interrupt: only a message wakes it.
+        const mayTake = !waitingForPlan && !this.#held;
+        if (mayTake && isReviewerRole(this.role)) {
           // Reviewers take work waiting in review, never pending tasks.
           const task = await this.ctx.board.claimReview(this.name).catch(() => undefined);
           if (task) return { kind: 'input', text: reviewRequestedTurn(task, reviewMaxRounds(this.ctx)), source: 'auto_claim', reason: onTask(task, 'review'), task: task.id };
-        } else if (!waitingForPlan && this.claimsTasks) {
+        } else if (mayTake && this.claimsTasks) {
           const task = await this.ctx.board.claimNext(this.name).catch(() => undefined);
           if (task) return { kind: 'input', text: autoClaimTurn(task), source: 'auto_claim', reason: onTask(task), task: task.id };
         }
@@ -235,7 +252,7 @@ export class Teammate extends Agent {
         resting = true;
         if (waitingForPlan) await this.setStatus('waiting', { reason: 'plan approval' });
         else {
-          await this.setStatus('idle', { reason: waitingSince('waiting for work') });
+          await this.setStatus('idle', { reason: waitingSince(this.#held ? 'waiting for a message' : 'waiting for work') });
           deadline = Date.now() + this.ctx.config.idleTimeoutMs;
         }
         // Look again (something may have come while the status was written), unless a take just
@@ -267,7 +284,7 @@ export class Teammate extends Agent {
   /** A look that takes nothing: an unread message, or (unless waiting on a plan) a task claimNext would take. */
   async #workInReach(waitingForPlan: boolean): Promise<boolean> {
     if ((await this.ctx.bus.unreadCount(this.name)) > 0) return true;
-    if (waitingForPlan) return false;
+    if (waitingForPlan || this.#held) return false;
     if (isReviewerRole(this.role)) return (await this.ctx.board.reviewable(this.name)).length > 0;
     if (!this.claimsTasks) return false;
     if ((await this.ctx.board.claimable()).length > 0) return true;

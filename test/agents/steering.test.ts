@@ -70,6 +70,40 @@ describe('steering', () => {
     expect(h.fake.unscripted).toEqual([]);
   });
 
+  it('an interrupted teammate takes no new task until a message comes; then it goes on, and claims again', async () => {
+    const h = await open();
+    const { controller } = consoleFor(h);
+    h.fake.script(
+      'alice',
+      { kind: 'message', content: [text('Working through task one, step by step. '.repeat(20))], delayMs: 40 },
+      replyText('Understood: I will finish task one later.'),
+      replyText('Task two is done.'),
+    );
+    const first = await h.team.ctx.board.create({ subject: 'Task one' }, 'lead');
+    await h.spawn('alice', 'Take tasks from the board.');
+    await h.waitForEvent('alice streaming', (e) => e.agent === 'alice' && e.type === 'text_delta');
+    expect(controller.interrupt('alice')).toBe(true);
+    await h.waitForEvent('alice interrupted', (e) => e.agent === 'alice' && e.type === 'error' && e.interrupted === true);
+    const held = await h.waitFor('alice held', () => {
+      const member = h.team.ctx.roster.get('alice');
+      return member?.status === 'idle' && /^waiting for a message since/.test(String(member.status_reason)) ? member : undefined;
+    });
+    expect(held.status).toBe('idle');
+
+    // Work lands on the board: she leaves it alone, and the team counts as settled (nobody will take it).
+    const second = await h.team.ctx.board.create({ subject: 'Task two' }, 'lead');
+    expect(await h.team.isSettled()).toBe(true);
+    expect((await h.team.ctx.board.get(second.id))?.owner ?? null).toBe(null);
+    expect(h.requestsOf('alice')).toHaveLength(1);
+
+    // A message is what wakes her; after it she takes work from the board again.
+    await controller.sendTo('alice', 'Leave task one for now.');
+    await h.waitFor('alice to claim task two', async () => (await h.team.ctx.board.get(second.id))?.owner === 'alice');
+    const requests = h.requestsOf('alice');
+    expect(lastUserTexts(requests[1]!).join('\n')).toContain('Leave task one for now.');
+    expect((await h.team.ctx.board.get(first.id))?.owner).toBe('alice');
+  });
+
   it("a lead in a turn gets the person's prompt before its next model call, as a user turn", async () => {
     const h = await open();
     const { controller } = consoleFor(h);
@@ -124,7 +158,7 @@ describe('stall watchdog', () => {
       const m = h.team.ctx.roster.get('alice');
       return m?.status === 'idle' && m.status_reason?.startsWith('interrupted at') ? m : undefined;
     });
-    expect(member.status_reason).toMatch(/^interrupted at \d\d:\d\d after \d+ ms without an event; waiting for work since \d\d:\d\d$/);
+    expect(member.status_reason).toMatch(/^interrupted at \d\d:\d\d after \d+ ms without an event; waiting for a message since \d\d:\d\d$/);
 
     const told = await h.waitFor('lead inbox', () => h.inbox('lead').find((m) => m.from === 'huddle' && m.content.includes('alice stalled')));
     expect(told.content).toContain('was interrupted');
