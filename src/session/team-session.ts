@@ -299,7 +299,10 @@ export class TeamSession {
   isLive(name: string): boolean {
     if (name === LEAD_NAME) return true;
     const teammate = this.#team.teammate(name);
-    return teammate !== undefined && !teammate.finished;
+    if (teammate) return !teammate.finished;
+    // A teammate another process of the team runs (a worker on PostgreSQL) and is not done.
+    const member = this.#team.ctx.roster.get(name);
+    return member !== undefined && member.status !== 'shutdown' && member.status !== 'failed' && this.#team.runsElsewhere(name);
   }
 
   /** The board; a task whose verify command ran in this session carries `verify_result` (its last run). */

@@ -67,6 +67,16 @@ export class EventBridge {
 
 /** One event's effect on the state; pure, so it is easy to test. */
 export function applyEvent(state: ConsoleState, event: HuddleEvent): Partial<ConsoleState> {
+  // Any event another process emitted (mirrored from a team on PostgreSQL) says where its agent
+  // runs; an agent the console shows already (`huddle` and `bus` events make no pane).
+  const host = event.host;
+  const agent = state.agents[event.agent];
+  if (host === undefined || agent?.host === host || (!agent && event.type !== 'status')) return applyEventHere(state, event);
+  const hosted: ConsoleState = { ...state, ...patchAgent(state, event.agent, () => ({ host })) };
+  return { agents: hosted.agents, order: hosted.order, ...applyEventHere(hosted, event) };
+}
+
+function applyEventHere(state: ConsoleState, event: HuddleEvent): Partial<ConsoleState> {
   const name = event.agent;
   // Output in a pane the person is not looking at marks it unread.
   const touched = (patch: Partial<ConsoleState>): Partial<ConsoleState> => {
@@ -188,8 +198,6 @@ export function applyEvent(state: ConsoleState, event: HuddleEvent): Partial<Con
         status: String(event.status) as AgentStatus,
         reason: typeof event.reason === 'string' ? event.reason : typeof event.error === 'string' ? event.error : undefined,
         ...(typeof event.role === 'string' ? { role: event.role } : {}),
-        // Events from another process carry its host (mirrored from the team's database).
-        ...(typeof event.host === 'string' ? { host: event.host } : {}),
         ...turnAfterStatus(agent, String(event.status) as AgentStatus, at),
         lastActivity: at,
       }));
