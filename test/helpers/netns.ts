@@ -90,8 +90,8 @@ export class NetNamespace {
   }
 }
 
-/** A TCP proxy listening on `host` (a free port), forwarding each connection to `target`. */
-export function tcpProxy(host: string, target: { host: string; port: number }): Promise<{ port: number; close(): void }> {
+/** A TCP proxy listening on `host` (at `port`, else a free one), forwarding each connection to `target`; close() ends it and every connection through it. */
+export function tcpProxy(host: string, target: { host: string; port: number }, port = 0): Promise<{ port: number; close(): void }> {
   const sockets = new Set<net.Socket>();
   const server = net.createServer((client) => {
     const upstream = net.connect(target.port, target.host);
@@ -108,7 +108,7 @@ export function tcpProxy(host: string, target: { host: string; port: number }): 
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, host, () => {
+    server.listen(port, host, () => {
       resolve({
         port: (server.address() as net.AddressInfo).port,
         close: () => {

@@ -20,33 +20,6 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** Forwards `port` on 127.0.0.1 to `target`; close() ends it and every connection through it. */
-async function forward(port: number, target: { host: string; port: number }): Promise<{ close(): void }> {
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((client) => {
-    const upstream = net.connect(target.port, target.host);
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
-      socket.on('error', () => {
-        client.destroy();
-        upstream.destroy();
-      });
-    }
-    client.pipe(upstream);
-    upstream.pipe(client);
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', resolve);
-  });
-  return {
-    close: () => {
-      server.close();
-      for (const socket of sockets) socket.destroy();
-    },
-  };
-}
 
 describePostgres('the LISTEN connection', (base) => {
   const target = { host: new URL(base).hostname, port: Number(new URL(base).port || 5432) };
@@ -67,7 +40,7 @@ describePostgres('the LISTEN connection', (base) => {
     await expect(Listener.for(url.href, 200).subscribe(channel, { notify: (p) => failedHeard.push(`notify ${p}`), resync: () => failedHeard.push('resync') })).rejects.toThrow();
 
     // The server becomes reachable there; another subscriber listens and hears a notification.
-    const proxy = await forward(port, target);
+    const proxy = await tcpProxy('127.0.0.1', target, port);
     closers.push(proxy.close);
     let heard: (payload: string) => void = () => undefined;
     const got = new Promise<string>((resolve) => (heard = resolve));
