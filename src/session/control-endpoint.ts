@@ -7,9 +7,9 @@
 // without guessing, and a pointer left by a dead process is recognised as such.
 import { createHash } from 'node:crypto';
 import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import path from 'node:path';
 import { huddleRuntimeDir } from '../runtime/sandbox/runtime-dir.js';
+import { socketRequest } from '../runtime/process/socket-request.js';
 
 export const CONTROL_POINTER = 'control.json';
 
@@ -109,39 +109,11 @@ export function findControlSocket(root: string): string {
 
 /** Sends one request to the huddle live in `root`; NoLiveHuddleError when there is none. */
 export function controlRequest(root: string, request: ControlRequest, options: { timeoutMs?: number } = {}): Promise<ControlResponse> {
-  const socket = findControlSocket(root);
-  return new Promise((resolve, reject) => {
-    const connection = connect({ path: socket });
-    let buffer = '';
-    let settled = false;
-    const timer = options.timeoutMs
-      ? setTimeout(() => finish(new Error(`huddle in ${root} did not answer within ${options.timeoutMs} ms`)), options.timeoutMs)
-      : undefined;
-    const finish = (outcome: ControlResponse | Error) => {
-      if (settled) return;
-      settled = true;
-      if (timer) clearTimeout(timer);
-      connection.destroy();
-      if (outcome instanceof Error) reject(outcome);
-      else resolve(outcome);
-    };
-    connection.setEncoding('utf8');
-    connection.on('connect', () => connection.write(`${JSON.stringify(request)}\n`));
-    connection.on('data', (chunk: string) => {
-      buffer += chunk;
-      const end = buffer.indexOf('\n');
-      if (end < 0) return;
-      try {
-        finish(JSON.parse(buffer.slice(0, end)) as ControlResponse);
-      } catch {
-        finish(new Error('huddle answered with something that is not JSON'));
-      }
-    });
-    connection.on('error', (error: NodeJS.ErrnoException) => {
-      // The pointer names a socket nobody listens on: the process is gone or is closing.
-      if (error.code === 'ENOENT' || error.code === 'ECONNREFUSED') finish(new NoLiveHuddleError(root));
-      else finish(error);
-    });
-    connection.on('close', () => finish(new Error(`huddle in ${root} closed the connection without an answer`)));
+  return socketRequest<ControlResponse>(findControlSocket(root), request, {
+    ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+    // The pointer names a socket nobody listens on: the process is gone or is closing.
+    gone: () => new NoLiveHuddleError(root),
+    closed: () => new Error(`huddle in ${root} closed the connection without an answer`),
+    timedOut: () => new Error(`huddle in ${root} did not answer within ${options.timeoutMs} ms`),
   });
 }

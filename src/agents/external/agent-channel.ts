@@ -11,13 +11,14 @@
 // A connection closed before the answer aborts the call (the MCP client cancelled it).
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import { connect, createServer, type Server, type Socket } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
 import path from 'node:path';
 import type { AgentEmitter } from '../../runtime/events/events.js';
 import { huddleRuntimeDir, listenPrivately, removeAtExit } from '../../runtime/sandbox/runtime-dir.js';
 import type { ToolDefinitionParam, ToolRegistry } from '../../runtime/tools/registry.js';
 import type { ToolResult } from '../../runtime/tools/types.js';
 import type { Workspace } from '../../runtime/workspace/workspace.js';
+import { socketRequest } from '../../runtime/process/socket-request.js';
 
 export type ChannelRequest = { op: 'list' } | { op: 'call'; tool: string; input: unknown };
 export type ChannelResponse = { ok: true; result: unknown } | { ok: false; error: string };
@@ -128,38 +129,10 @@ function answer(connection: Socket, response: ChannelResponse): void {
 
 /** The client side (huddle's MCP server): one request over `socket`; `signal` abandons it. */
 export function channelRequest(socket: string, request: ChannelRequest, signal?: AbortSignal): Promise<ChannelResponse> {
-  return new Promise((resolve, reject) => {
-    const connection = connect({ path: socket });
-    let buffer = '';
-    let settled = false;
-    const finish = (outcome: ChannelResponse | Error) => {
-      if (settled) return;
-      settled = true;
-      signal?.removeEventListener('abort', onAbort);
-      connection.destroy();
-      if (outcome instanceof Error) reject(outcome);
-      else resolve(outcome);
-    };
-    const onAbort = () => finish(new Error('cancelled'));
-    if (signal?.aborted) return finish(new Error('cancelled'));
-    signal?.addEventListener('abort', onAbort, { once: true });
-    connection.setEncoding('utf8');
-    connection.on('connect', () => connection.write(`${JSON.stringify(request)}\n`));
-    connection.on('data', (chunk: string) => {
-      buffer += chunk;
-      const end = buffer.indexOf('\n');
-      if (end < 0) return;
-      try {
-        finish(JSON.parse(buffer.slice(0, end)) as ChannelResponse);
-      } catch {
-        finish(new Error('huddle answered with something that is not JSON'));
-      }
-    });
-    connection.on('error', (error: NodeJS.ErrnoException) => {
-      const gone = error.code === 'ENOENT' || error.code === 'ECONNREFUSED';
-      finish(new Error(gone ? `the huddle running this team is gone (${socket} does not answer)` : error.message));
-    });
-    connection.on('close', () => finish(new Error('huddle closed the connection without an answer')));
+  return socketRequest<ChannelResponse>(socket, request, {
+    ...(signal ? { signal } : {}),
+    gone: () => new Error(`the huddle running this team is gone (${socket} does not answer)`),
+    closed: () => new Error('huddle closed the connection without an answer'),
   });
 }
 
