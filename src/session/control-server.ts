@@ -16,6 +16,7 @@ import {
   type ControlRequest,
   type ControlResponse,
 } from './control-endpoint.js';
+import { readOneRequest } from '../runtime/process/socket-request.js';
 
 /** A refusal the person or script caused (an unknown agent): the client exits 2. */
 export class ControlUsageError extends Error {}
@@ -64,23 +65,9 @@ export class ControlServer {
     this.#connections.add(connection);
     connection.on('close', () => this.#connections.delete(connection));
     connection.on('error', () => undefined);
-    connection.setEncoding('utf8');
-    let buffer = '';
-    let answered = false;
-    connection.on('data', (chunk: string) => {
-      if (answered) return;
-      buffer += chunk;
-      if (buffer.length > MAX_REQUEST_BYTES) return void this.#answer(connection, { ok: false, error: 'request too large', code: 'usage' });
-      const end = buffer.indexOf('\n');
-      if (end < 0) return;
-      answered = true;
-      let request: ControlRequest;
-      try {
-        request = JSON.parse(buffer.slice(0, end)) as ControlRequest;
-      } catch {
-        return void this.#answer(connection, { ok: false, error: 'the request is not JSON', code: 'usage' });
-      }
-      handle(request).then(
+    const refuse = (error: string) => this.#answer(connection, { ok: false, error, code: 'usage' });
+    readOneRequest(connection, MAX_REQUEST_BYTES, (request) => {
+      handle(request as ControlRequest).then(
         (result) => this.#answer(connection, { ok: true, result: result ?? null }),
         (error: unknown) =>
           this.#answer(connection, {
@@ -89,7 +76,7 @@ export class ControlServer {
             code: error instanceof ControlUsageError ? 'usage' : 'failed',
           }),
       );
-    });
+    }, refuse);
   }
 
   #answer(connection: Socket, response: ControlResponse): void {

@@ -2,6 +2,7 @@
 // `huddle interrupt` against a headless run, through its control socket; exit 2 when none runs.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
+import { connect } from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeApi, replyText, startFakeApi } from '../helpers/fake-api.js';
@@ -33,6 +34,19 @@ function startHeadless(prompt: string): Promise<{ code: number | null; stdout: s
   return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
 }
 
+/** Writes `text` to the socket as it is; the answers (JSON lines) it gets before the socket closes. */
+function rawExchange(socket: string, text: string): Promise<unknown[]> {
+  return new Promise((resolve, reject) => {
+    const connection = connect({ path: socket });
+    let received = '';
+    connection.setEncoding('utf8');
+    connection.on('data', (chunk: string) => (received += chunk));
+    connection.on('error', reject);
+    connection.on('close', () => resolve(received.split('\n').filter(Boolean).map((line) => JSON.parse(line) as unknown)));
+    connection.on('connect', () => connection.write(text));
+  });
+}
+
 async function until<T>(what: string, probe: () => T | undefined | false, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -58,6 +72,8 @@ describe('the control socket of a live headless run', () => {
     // Owner-only: nobody else may drive this team.
     expect(statSync(socket).mode & 0o777).toBe(0o600);
     expect(statSync(pointer).mode & 0o777).toBe(0o600);
+    // A line that is not a request gets one answer saying why, and the connection ends.
+    expect(await rawExchange(socket, 'status please\n')).toEqual([{ ok: false, error: 'the request is not JSON', code: 'usage' }]);
 
     const status = await control(['status', '--json']);
     expect(status.code, status.stderr).toBe(0);

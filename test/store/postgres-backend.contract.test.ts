@@ -4,14 +4,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { EventHub } from '../../src/runtime/events/events.js';
 import { postgresBackend } from '../../src/runtime/store/postgres/pg-store.js';
-import type { TeamStore } from '../../src/runtime/store/team-store.js';
 import { Workspace } from '../../src/runtime/workspace/workspace.js';
 import { describePostgres, teamUrl } from '../helpers/postgres.js';
 import { boardContract } from './contract/board.contract.js';
 import { busContract } from './contract/bus.contract.js';
-import { collect, type ContractTeam, type Instance, SECRET, type StoreFactory } from './contract/harness.js';
+import { type ContractTeam, openContractTeam, type StoreFactory } from './contract/harness.js';
 import { rosterContract } from './contract/roster.contract.js';
 import { teamStateContract } from './contract/team-state.contract.js';
 
@@ -21,25 +19,7 @@ describePostgres('PostgreSQL backend', (base) => {
     async fresh(): Promise<ContractTeam> {
       const root = mkdtempSync(path.join(tmpdir(), 'huddle-pg-contract-'));
       const { url } = teamUrl(base, 'contract');
-      const backend = postgresBackend(url, new Workspace(root));
-      const opened: TeamStore[] = [];
-      const open = async (mode: 'run' | 'join'): Promise<Instance> => {
-        const hub = new EventHub();
-        const events = collect(hub);
-        const store = await backend.open({ hub, secrets: [SECRET], mode });
-        opened.push(store);
-        return { store, hub, events };
-      };
-      const first = await open('run');
-      return {
-        ...first,
-        backend,
-        join: () => open('join'),
-        async dispose() {
-          for (const store of opened) await store.close();
-          rmSync(root, { recursive: true, force: true });
-        },
-      };
+      return openContractTeam(postgresBackend(url, new Workspace(root)), () => rmSync(root, { recursive: true, force: true }));
     },
   };
 

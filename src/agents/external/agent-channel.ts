@@ -18,7 +18,7 @@ import { huddleRuntimeDir, listenPrivately, removeAtExit } from '../../runtime/s
 import type { ToolDefinitionParam, ToolRegistry } from '../../runtime/tools/registry.js';
 import type { ToolResult } from '../../runtime/tools/types.js';
 import type { Workspace } from '../../runtime/workspace/workspace.js';
-import { socketRequest } from '../../runtime/process/socket-request.js';
+import { readOneRequest, socketRequest } from '../../runtime/process/socket-request.js';
 
 export type ChannelRequest = { op: 'list' } | { op: 'call'; tool: string; input: unknown };
 export type ChannelResponse = { ok: true; result: unknown } | { ok: false; error: string };
@@ -95,31 +95,15 @@ export class AgentChannel {
       abort.abort();
     });
     connection.on('error', () => undefined);
-    connection.setEncoding('utf8');
-    let buffer = '';
-    let answered = false;
-    connection.on('data', (chunk: string) => {
-      if (answered) return;
-      buffer += chunk;
-      if (buffer.length > MAX_REQUEST_BYTES) {
-        answered = true;
-        return answer(connection, { ok: false, error: 'request too large' });
-      }
-      const end = buffer.indexOf('\n');
-      if (end < 0) return;
-      answered = true;
-      let request: ChannelRequest;
-      try {
-        request = JSON.parse(buffer.slice(0, end)) as ChannelRequest;
-      } catch {
-        return answer(connection, { ok: false, error: 'the request is not JSON' });
-      }
+    const refuse = (error: string) => answer(connection, { ok: false, error });
+    readOneRequest(connection, MAX_REQUEST_BYTES, (value) => {
+      const request = value as ChannelRequest;
       if (request?.op === 'list') return answer(connection, { ok: true, result: tools.definitions() });
       if (request?.op !== 'call' || typeof request.tool !== 'string') return answer(connection, { ok: false, error: 'unknown request (list, call)' });
       void tools
         .run(request.tool, request.input ?? {}, { workspace: scope.workspace, agent: scope.agent, signal: abort.signal, events: scope.events })
         .then((result) => answer(connection, { ok: true, result: { content: result.content, ...(result.isError ? { isError: true } : {}) } }));
-    });
+    }, refuse);
   }
 }
 

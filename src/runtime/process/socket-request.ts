@@ -1,7 +1,7 @@
 // One request, one answer, over a Unix socket: a JSON line each way. huddle's control socket and
 // the per-agent channels of external teammates speak it; callers say what a dead socket, a
 // silent one and a cut connection mean to their reader.
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 
 export interface SocketRequestOptions {
   /** Ends the wait with `cancelled` when aborted. */
@@ -47,5 +47,33 @@ export function socketRequest<T>(socket: string, request: unknown, options: Sock
     });
     connection.on('error', (error: NodeJS.ErrnoException) => finish(error.code === 'ENOENT' || error.code === 'ECONNREFUSED' ? options.gone() : error));
     connection.on('close', () => finish(options.closed()));
+  });
+}
+
+/**
+ * The serving side: reads one JSON line from `connection` and hands it to `request`, or says what
+ * is wrong with it to `refuse` (too large, not JSON). Later data is ignored: one request each.
+ */
+export function readOneRequest(connection: Socket, maxBytes: number, request: (value: unknown) => void, refuse: (error: string) => void): void {
+  connection.setEncoding('utf8');
+  let buffer = '';
+  let answered = false;
+  connection.on('data', (chunk: string) => {
+    if (answered) return;
+    buffer += chunk;
+    if (buffer.length > maxBytes) {
+      answered = true;
+      return refuse('request too large');
+    }
+    const end = buffer.indexOf('\n');
+    if (end < 0) return;
+    answered = true;
+    let value: unknown;
+    try {
+      value = JSON.parse(buffer.slice(0, end));
+    } catch {
+      return refuse('the request is not JSON');
+    }
+    request(value);
   });
 }

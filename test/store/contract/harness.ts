@@ -1,7 +1,7 @@
 // The contract suites (test/store/contract/*.ts) are written against the storage interfaces only
 // (src/runtime/store/*.ts), parameterised by a factory that opens a fresh team on some backend.
-// Each backend runs them from its own test file (file-backend.contract.test.ts; the PostgreSQL
-// backend later). No file paths here: what a suite checks, every backend must do.
+// Each backend runs them from its own test file (file-backend.contract.test.ts,
+// postgres-backend.contract.test.ts). No file paths here: what a suite checks, every backend must do.
 import { EventHub, type HuddleEvent } from '../../../src/runtime/events/events.js';
 import type { StoreBackend, TeamStore } from '../../../src/runtime/store/team-store.js';
 
@@ -31,6 +31,31 @@ export interface StoreFactory {
   name: string;
   /** A fresh, empty team (its store opened to run it, with SECRET as the secret). */
   fresh(): Promise<ContractTeam>;
+}
+
+/**
+ * A fresh team on `backend` as every factory opens it: a store to run it, more to join it, all
+ * closed (and `cleanup` run) on dispose.
+ */
+export async function openContractTeam(backend: StoreBackend, cleanup: () => void): Promise<ContractTeam> {
+  const opened: TeamStore[] = [];
+  const open = async (mode: 'run' | 'join'): Promise<Instance> => {
+    const hub = new EventHub();
+    const events = collect(hub);
+    const store = await backend.open({ hub, secrets: [SECRET], mode });
+    opened.push(store);
+    return { store, hub, events };
+  };
+  const first = await open('run');
+  return {
+    ...first,
+    backend,
+    join: () => open('join'),
+    async dispose() {
+      for (const store of opened) await store.close();
+      cleanup();
+    },
+  };
 }
 
 export function collect(hub: EventHub): HuddleEvent[] {
