@@ -8,16 +8,10 @@ import { EventHub, type HuddleEvent } from '../src/runtime/events/events.js';
 import { RunRecorder, summaryLines } from '../src/runtime/record/run-record.js';
 import { type FakeApi, reply, replyText, startFakeApi, text, toolUse } from './helpers/fake-api.js';
 import { makeWorkspace, runCli, type Workspace } from './helpers/run-cli.js';
+import { TEST_GIT_IDENTITY } from './helpers/git-identity.js';
 
 /** A known git identity and no user or system config, for the test's git and the agent's bash alike. */
-const GIT_IDENTITY = {
-  GIT_AUTHOR_NAME: 'Huddle Test',
-  GIT_AUTHOR_EMAIL: 'test@huddle.invalid',
-  GIT_COMMITTER_NAME: 'Huddle Test',
-  GIT_COMMITTER_EMAIL: 'test@huddle.invalid',
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-};
+const GIT_IDENTITY = TEST_GIT_IDENTITY;
 
 describe('RunRecorder', () => {
   it('sums usage, commands, tests, permissions and reviews from the events', () => {

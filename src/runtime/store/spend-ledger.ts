@@ -46,3 +46,15 @@ export interface SpendLedger {
   flush(): Promise<void>;
   close(): Promise<void>;
 }
+
+/** Lines for /cost: per task (most expensive first), then what no task owned. */
+export function spendTaskLines(data: SpendFile): string[] {
+  const tasks = Object.entries(data.tasks).sort(([, a], [, b]) => b.cost_usd - a.cost_usd);
+  const lines = tasks.map(([id, task]) => {
+    const who = Object.entries(task.agents).map(([name, cost]) => `${name} $${cost.toFixed(4)}`).join(', ');
+    return `#${id} ${task.subject}: $${task.cost_usd.toFixed(4)} (${task.model_calls} calls${who ? `; ${who}` : ''})`;
+  });
+  const none = data.unattributed;
+  if (none.model_calls > 0) lines.push(`no task: $${none.cost_usd.toFixed(4)} (${none.model_calls} calls)`);
+  return lines;
+}

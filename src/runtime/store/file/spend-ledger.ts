@@ -10,7 +10,7 @@ import path from 'node:path';
 import { MalformedFileError, readJson, writeJsonAtomicSync } from '../../fs/atomic-file.js';
 import type { Board } from '../board.js';
 import type { EventHub, HuddleEvent } from '../../events/events.js';
-import { emptySpend, emptyTally, type SpendFile, type SpendLedger, type SpendTally } from '../spend-ledger.js';
+import { emptySpend, emptyTally, type SpendFile, type SpendLedger, spendTaskLines, type SpendTally } from '../spend-ledger.js';
 import { StoreError, StoreWriteError } from '../store-errors.js';
 import { withFileLock } from './file-lock.js';
 
@@ -70,15 +70,7 @@ export class FileSpendLedger implements SpendLedger {
 
   /** Lines for /cost: per task (most expensive first), then what no task owned. */
   taskLines(): string[] {
-    const data = this.data;
-    const tasks = Object.entries(data.tasks).sort(([, a], [, b]) => b.cost_usd - a.cost_usd);
-    const lines = tasks.map(([id, task]) => {
-      const who = Object.entries(task.agents).map(([name, cost]) => `${name} $${cost.toFixed(4)}`).join(', ');
-      return `#${id} ${task.subject}: $${task.cost_usd.toFixed(4)} (${task.model_calls} calls${who ? `; ${who}` : ''})`;
-    });
-    const none = data.unattributed;
-    if (none.model_calls > 0) lines.push(`no task: $${none.cost_usd.toFixed(4)} (${none.model_calls} calls)`);
-    return lines;
+    return spendTaskLines(this.data);
   }
 
   /** Re-reads the file when it changed since we last saw it; an unreadable one is reported once and the last good tally kept. */

@@ -5,7 +5,7 @@
 // usage still on its way, so a budget checked right after a model call already counts it.
 // Events mirrored from other hosts (they carry `host`) were counted where they happened.
 import type { EventHub, HuddleEvent } from '../../events/events.js';
-import { emptySpend, emptyTally, type SpendFile, type SpendLedger, type SpendTally } from '../spend-ledger.js';
+import { emptySpend, emptyTally, type SpendFile, type SpendLedger, spendTaskLines, type SpendTally } from '../spend-ledger.js';
 import { StoreError } from '../store-errors.js';
 import { type PgContext, write } from './pg-context.js';
 
@@ -88,15 +88,7 @@ export class PgSpendLedger implements SpendLedger {
   }
 
   taskLines(): string[] {
-    const data = this.data;
-    const tasks = Object.entries(data.tasks).sort(([, a], [, b]) => b.cost_usd - a.cost_usd);
-    const lines = tasks.map(([id, task]) => {
-      const who = Object.entries(task.agents).map(([name, cost]) => `${name} $${cost.toFixed(4)}`).join(', ');
-      return `#${id} ${task.subject}: $${task.cost_usd.toFixed(4)} (${task.model_calls} calls${who ? `; ${who}` : ''})`;
-    });
-    const none = data.unattributed;
-    if (none.model_calls > 0) lines.push(`no task: $${none.cost_usd.toFixed(4)} (${none.model_calls} calls)`);
-    return lines;
+    return spendTaskLines(this.data);
   }
 
   #onEvent(event: HuddleEvent): void {
