@@ -432,9 +432,8 @@ export class TeamSession {
     return (await this.#team.bus.broadcast(from, text)).length;
   }
 
-  /** Interrupts the agent's turn (its model call or tool); false when it is not in one. */
   /**
-   * Interrupts `name`'s turn: here, or (a team on PostgreSQL) by asking the host that runs it.
+   * Interrupts `name`'s turn (its model call or tool): here, or (a team on PostgreSQL) by asking the host that runs it.
    * False when it is in no turn here and runs nowhere else.
    */
   interrupt(name: string): boolean {
