@@ -1,7 +1,7 @@
 // Citations stay true: every `docs/….md#anchor` or `README.md#anchor` a source, test, script or
 // benchmark line names exists (anchors computed from the headings as GitHub does), nothing cites the
 // first sketch ("SPEC section N") or a tracker number (an issue, a seed, a finding) that a reader
-// of the repository cannot open, and every relative link in README.md and docs/*.md resolves.
+// of the repository cannot open, and every relative link in README.md, CONTRIBUTING.md and docs/*.md resolves.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -187,8 +187,8 @@ describe('the repository', () => {
     expect(files.length).toBeGreaterThan(300);
   });
 
-  it('resolves every relative link of README.md and docs/*.md', () => {
-    const markdown = ['README.md', ...readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  it('resolves every relative link of README.md, CONTRIBUTING.md and docs/*.md', () => {
+    const markdown = ['README.md', 'CONTRIBUTING.md', ...readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
     const problems = markdown.flatMap((file) => checkLinks(file, readRepoFile(file)!, readRepoFile, (relative) => existsSync(path.join(ROOT, relative))));
     expect(describeProblems(problems)).toBe('');
     expect(markdown).toEqual(expect.arrayContaining(['docs/contract.md', 'docs/architecture.md']));
