@@ -1,7 +1,7 @@
 // Task claims under contention: a board of N pending tasks, claimers looping on claimNext until it
 // returns nothing. Throughput = N / (wall time from the start signal until the last claimer is
 // done). Every claim also has to be unique: the benchmark checks that no task was won twice.
-// The large board (10,000 tasks) is written as task files directly (the SPEC's format, as a
+// The large board (10,000 tasks) is written as task files directly (docs/contract.md#task-files, as a
 // person or another tool could), so that filling it does not dominate the run.
 import { fork } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -17,7 +17,7 @@ async function fillBoard(dir: string, count: number): Promise<number> {
   return (performance.now() - started) / 1000;
 }
 
-/** Writes `count` pending task files in the SPEC's format (section 3), ids 1..count. */
+/** Writes `count` pending task files in the task file format (docs/contract.md#task-files), ids 1..count. */
 function writeBoardFiles(dir: string, count: number): number {
   const started = performance.now();
   mkdirSync(dir, { recursive: true });
@@ -132,7 +132,7 @@ export async function benchClaimsAcrossProcesses(tasks = 2000, processes = 2, cl
         samples: tasks,
         stat: `${tasks} tasks / wall time until all claimed`,
         note: 'one board-wide lock file across processes; a waiter retries with 1–25 ms backoff',
-        // The file board's goal (issue 15): at least 1,000 claims/s on a 10,000-task board.
+        // The file board's goal (docs/contract.md#tasks: claims atomic across processes): at least 1,000 claims/s on a 10,000-task board.
         ...(large ? { minimum: 1000 } : {}),
         ...(large ? { detail: { seconds: round(seconds, 3), perClaimer, fillSeconds: round(fillSeconds, 3), goal: '>= 1000 claims/s' } } : { detail: { seconds: round(seconds, 3), perClaimer } }),
       }),

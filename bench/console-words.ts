@@ -1,4 +1,4 @@
-// The console under a word-at-a-time load (issue 10): eight teammates each streaming 200 words a
+// The console under a word-at-a-time load: eight teammates each streaming 200 words a
 // second as one text_delta per word (1,600 deltas a second in all), a teammate's pane in view, in a
 // 120×40 PTY. What it costs per event: CPU of the huddle process tree, frames written a second, and
 // resident memory. (bench/console.ts keeps the realistic-chunk load: 20 characters every 25 ms.)

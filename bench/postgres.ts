@@ -1,4 +1,4 @@
-// A team on PostgreSQL (issue 15): the wake-up of a waiter in one process by a send in another
+// A team on PostgreSQL (docs/contract.md#on-disk: a team's state in one database): the wake-up of a waiter in one process by a send in another
 // (the NOTIFY path), and claims with dependency chains by 8 claimers in 2 processes. Needs a
 // server: HUDDLE_BENCH_PG_URL or HUDDLE_TEST_PG_URL (a throwaway one: scripts/test-postgres.sh);
 // without one these benchmarks are skipped with a note.
@@ -155,7 +155,7 @@ async function claimRound(base: string, tasks: number, chain: number, processes:
         name: `postgres: claims, ${tasks} tasks in chains of ${chain}, ${processes} processes × ${claimersEach}`,
         value: rate,
         unit: 'claims/s',
-        minimum: 400, // issue 15's goal
+        minimum: 400, // the goal for claims on PostgreSQL
         samples: tasks,
         stat: `${tasks} tasks claimed and completed / wall time; 0 duplicates (checked)`,
         note: 'claimNext (SKIP LOCKED, dependency check in the transaction) then task_update completed, per task',

@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeApi, overloaded, reply, replyText, startFakeApi, text, toolUse } from './helpers/fake-api.js';
 import { baseEnv, CLI_PATH, type CliResult, makeWorkspace, runCli, TEST_API_KEY, type Workspace } from './helpers/run-cli.js';
 
-// SPEC section 7, plus the extensions src/runtime/events.ts declares (retry, warning, prompt).
+// Event types a headless run may print (docs/contract.md#events lists them all).
 const EVENT_TYPES = new Set([
   'text_delta', 'text', 'tool_call', 'tool_result', 'status', 'message_sent', 'message_delivered',
   'task', 'usage', 'compaction', 'error', 'done', 'retry', 'warning', 'prompt',
@@ -38,7 +38,7 @@ function huddle(args: string[], env: Record<string, string | undefined> = {}): P
   return runCli(args, { cwd: ws.dir, env: { ANTHROPIC_BASE_URL: fake.url, ...env } });
 }
 
-/** Parses NDJSON strictly: every non-empty line must be one JSON object in the SPEC 7 shape. */
+/** Parses NDJSON strictly: every non-empty line must be one JSON object in the event shape (docs/contract.md#events). */
 function parseEvents(ndjson: string): Event[] {
   const lines = ndjson.split('\n');
   expect(lines.at(-1), 'output ends with a newline').toBe('');
@@ -135,7 +135,7 @@ describe('huddle -p: runs', () => {
     expect(last.content[0].is_error).toBeUndefined();
   });
 
-  it('--json: one SPEC 7 event per line, ending in `done` with usage totals; the session log matches', async () => {
+  it('--json: one event (docs/contract.md#events) per line, ending in `done` with usage totals; the session log matches', async () => {
     fake.enqueue(
       { kind: 'message', content: [text('Checking.'), toolUse('bash', { command: 'echo checked' })], usage: { input_tokens: 1000, output_tokens: 20 } },
       { kind: 'message', content: [text('All good.')], usage: { input_tokens: 1200, output_tokens: 7 } },

@@ -1,4 +1,4 @@
-// Issue 10, finding 9: huddle installed for a person's own project. `npm install -g .` and `npm link`
+// huddle installed for a person's own project. `npm install -g .` and `npm link`
 // from the clone put a working `huddle` on the PATH; on a Node older than 22.12 the command says so
 // in one line and exits 2 before any of the bundle loads (no page of minified source). Real npm,
 // real processes, a temp prefix.

@@ -1,4 +1,4 @@
-// An open team (issue 13), end to end through the built CLI (`huddle -p`) against the fake Messages
+// An open team (settings, hooks, roles), end to end through the built CLI (`huddle -p`) against the fake Messages
 // API: MCP servers from .mcp.json (the real reference "everything" server), CLAUDE.md / AGENTS.md in
 // every agent's requests, a PreToolUse hook that blocks a write, verify gates, and bad settings.
 // Each run gets its own HOME, so the machine's own ~/.claude and ~/.config/huddle stay out of it.
@@ -143,7 +143,7 @@ describe('project instructions', () => {
     expect(agents).toEqual(new Set(['lead', 'bob']));
     for (const request of fake.requests) {
       const system = systemText(request);
-      // The identity line stays first (SPEC section 5); the instructions follow huddle's own.
+      // The identity line stays first (docs/contract.md#injected-turns); the instructions follow huddle's own.
       expect(system).toMatch(new RegExp(`^You are '${request.agent}'`));
       for (const marker of ['MARKER-CLAUDE-7f3a', 'MARKER-IMPORT-91c2', 'MARKER-AGENTS-5d10', 'MARKER-HOME-22e8']) expect(system, `${request.agent}: ${marker}`).toContain(marker);
     }

@@ -72,7 +72,7 @@ export abstract class Agent {
     this.compactor = new Compactor({
       loop: this.loop,
       identity: { name: spec.name, role: spec.role, team: ctx.teamName },
-      // What the restarted context lists (SPEC section 5): the tasks it owns that are not done.
+      // What the restarted context lists (docs/contract.md#injected-turns): the tasks it owns that are not done.
       ownedTasks: async () => (await ctx.board.list()).filter((task) => task.owner === spec.name && task.status !== 'completed'),
       backend: ctx.backend,
       transcripts: ctx.transcripts,
@@ -86,7 +86,7 @@ export abstract class Agent {
 
   /**
    * The system prompt: huddle's for this agent, then the project's instructions (CLAUDE.md,
-   * AGENTS.md: SPEC section 5), then for the lead what SessionStart hooks added. Checked before
+   * AGENTS.md: docs/contract.md#injected-turns), then for the lead what SessionStart hooks added. Checked before
    * every model call and recomposed only when a file changed, so an edit to CLAUDE.md reaches every
    * agent at its next call, and a compaction (which rewrites messages, not the system prompt)
    * never loses it.

@@ -1,7 +1,7 @@
 // Context management for one agent, run at the top of each model call (AgentLoopHooks.beforeModelCall):
 //  1. above `trimAt` of the window, old tool results are cut to stubs (context-trim.ts);
 //  2. above `compactAt`, or when asked (/compact), the model summarises the transcript, which is
-//     then replaced by the identity block, the agent's open tasks and the summary (SPEC section 5).
+//     then replaced by the identity block, the agent's open tasks and the summary (docs/contract.md#injected-turns).
 // The replaced messages are written whole to .team/logs/<name>/transcript-<stamp>.json first, and
 // a failed or interrupted summary leaves the context exactly as it was. Both steps change the
 // context only by emitting their `compaction` event: the agent's transcript (transcript.ts) applies

@@ -1,4 +1,4 @@
-// Completion gates (SPEC sections 3 and 9) around the tools that finish a task. task_update to
+// Completion gates (docs/contract.md#tasks, docs/contract.md#hooks) around the tools that finish a task. task_update to
 // `completed` (or to `review`, for a task that requires one) first runs the task's verify command
 // (its own, else its completer's role's, else the settings' default) in the completing agent's
 // workspace: anything but exit 0 refuses the update, and the command's output (head and tail) goes

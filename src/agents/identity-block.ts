@@ -1,4 +1,4 @@
-// The block that restarts an agent's context (SPEC section 5): after a compaction (and, in the
+// The block that restarts an agent's context (docs/contract.md#injected-turns): after a compaction (and, in the
 // same form, on resume) the first user turn starts with who the agent is, then the open tasks it
 // owns, one line each, so it never loses track of either whatever else was summarised away.
 import { identityLine, type Identity } from './prompts.js';

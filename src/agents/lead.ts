@@ -1,5 +1,5 @@
 // The lead: runs the person's prompts, and is woken by its inbox whenever it is not in a turn
-// (SPEC section 5), so it can end its turn to wait for its teammates' reports.
+// (docs/contract.md#protocols), so it can end its turn to wait for its teammates' reports.
 import { Agent, type AgentSpec } from './agent.js';
 import { waitingSince } from './liveness.js';
 import type { PendingInput, TurnOutcome } from './agent-loop.js';
@@ -54,7 +54,7 @@ export class Lead extends Agent {
   }
 
   /**
-   * UserPromptSubmit hooks (SPEC section 9) on a prompt of the person's: a block drops it and says
+   * UserPromptSubmit hooks (docs/contract.md#hooks) on a prompt of the person's: a block drops it and says
    * why to the person (a warning); context a hook adds goes with the prompt. Undefined: dropped.
    */
   async #screenPrompt(text: string): Promise<string | undefined> {

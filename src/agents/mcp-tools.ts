@@ -1,4 +1,4 @@
-// MCP servers' tools for one agent (SPEC section 6): those its role may use, behind its permission
+// MCP servers' tools for one agent (docs/contract.md#tools): those its role may use, behind its permission
 // mode. huddle cannot see what an MCP tool does, so it goes by what the server says of it
 // (`readOnlyHint`): in plan mode only read-only tools run; in ask mode any other tool waits for the
 // person (`a` allows it for good: its name goes on the allow-list); in auto mode they all run.

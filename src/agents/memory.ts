@@ -1,4 +1,4 @@
-// Project memory (SPEC section 5): the instructions users already wrote for their agents —
+// Project memory (docs/contract.md#injected-turns): the instructions users already wrote for their agents —
 // ~/.claude/CLAUDE.md, and CLAUDE.md, .claude/CLAUDE.md and AGENTS.md at the workspace root — with
 // `@path` imports read as Claude Code reads them (relative to the importing file, `~/` for home,
 // at most five hops, each file once, never inside code spans or blocks), composed into one bounded

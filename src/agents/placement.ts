@@ -1,4 +1,4 @@
-// Teammates on other hosts (SPEC section 1, `huddle worker`): the lead's spawn goes to a worker
+// Teammates on other hosts (docs/contract.md#command-line, `huddle worker`): the lead's spawn goes to a worker
 // with a free slot when the team's store has hosts (PostgreSQL) and one is connected; the worker
 // runs it as its own in-process teammate, in its own checkout. Everything between them goes
 // through the store: the roster (status), the bus (messages, shutdown and plan protocols), the

@@ -1,6 +1,6 @@
-// System prompts and the fixed turns huddle injects (SPEC sections 4 and 5).
+// System prompts and the fixed turns huddle injects (docs/contract.md#messages, docs/contract.md#injected-turns).
 
-/** The lead's name is fixed (SPEC section 2). */
+/** The lead's name is fixed (docs/contract.md#vocabulary). */
 import { LEAD_NAME } from '../runtime/vocabulary.js';
 
 export interface Identity {
@@ -9,7 +9,7 @@ export interface Identity {
   team: string;
 }
 
-/** The first line of every system prompt (SPEC section 5). */
+/** The first line of every system prompt (docs/contract.md#injected-turns). */
 export function identityLine({ name, role, team }: Identity): string {
   return `You are '${name}', role: ${role}, team: ${team}.`;
 }

@@ -1,4 +1,4 @@
-// The two request/response protocols between the lead and a teammate (SPEC section 4):
+// The two request/response protocols between the lead and a teammate (docs/contract.md#protocols):
 // shutdown (the teammate may refuse; silence past a grace period stops it anyway) and plan
 // approval (a plan-mode teammate stays read-only until the lead approves; optional auto-approve).
 import { randomUUID } from 'node:crypto';

@@ -1,6 +1,6 @@
 // /restart NAME: a fresh loop for an agent that keeps what matters — its workspace (worktree),
 // its tasks (the board is untouched) and a summary of its transcript. The new loop's first user
-// turn is the identity block (SPEC section 5) with the tasks it owns, then the summary. The
+// turn is the identity block (docs/contract.md#injected-turns) with the tasks it owns, then the summary. The
 // restart is logged as a `context_reset`, so a resume starts from there too.
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import type { ModelBackend } from '../runtime/model/model-client.js';

@@ -1,4 +1,4 @@
-// Resume (SPEC sections 1 and 5): the lead and every teammate that was not shut down come back
+// Resume (docs/contract.md#command-line, docs/contract.md#injected-turns): the lead and every teammate that was not shut down come back
 // with the conversation rebuilt from their logs (transcript-replay.ts, by the live loop's own rule)
 // and one user turn saying so. Each inbox cursor is first re-acked to the last delivery the log
 // recorded, so nothing is delivered twice. Teammates that cannot come back (failed, or their role

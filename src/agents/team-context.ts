@@ -37,7 +37,7 @@ export interface TeamContext {
   memory?: ProjectMemory | undefined;
   /** The session's MCP servers, whose tools agents get by role. */
   mcp?: McpToolSource | undefined;
-  /** The session's hooks (SPEC section 9). */
+  /** The session's hooks (docs/contract.md#hooks). */
   hooks?: TeamHooks | undefined;
   /** How hooks and verify commands are started (the sandbox's spawn, once there is one). */
   spawn?: SpawnLike | undefined;

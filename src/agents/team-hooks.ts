@@ -1,4 +1,4 @@
-// The team's hooks (SPEC section 9): one HookRunner per session, run on an agent's behalf in its
+// The team's hooks (docs/contract.md#hooks): one HookRunner per session, run on an agent's behalf in its
 // workspace. Every run is a `hook` event in that agent's log; a hook's own failure is a warning,
 // never fatal. Where each event fires: PreToolUse/PostToolUse around every tool (hookedTools below),
 // UserPromptSubmit and Stop in the lead, TeammateIdle in a teammate, TaskCompleted in the

@@ -1,4 +1,4 @@
-// Every agent's tools (SPEC section 6): the team tools defined here — the lead's (spawn, roster,
+// Every agent's tools (docs/contract.md#tools): the team tools defined here — the lead's (spawn, roster,
 // broadcast, shutdown, plan decisions) and the teammates' (idle, shutdown answers, plan
 // submission) — and the assembly of each agent's tool set from them and the runtime's tools.
 import { z } from 'zod';

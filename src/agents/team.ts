@@ -59,7 +59,7 @@ export interface TeamOptions {
   shutdownGraceMs?: number;
   planAutoApproveMs?: number;
   /**
-   * What the settings add (issue 13); a team opened without them (tests) reads .team/budget.json
+   * What the settings add (docs/contract.md#settings-files); a team opened without them (tests) reads .team/budget.json
    * itself and has no role overrides, verify gates, hooks, MCP tools or project instructions.
    */
   settings?: Settings;
@@ -435,7 +435,7 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
   // ---- ending ---------------------------------------------------------------------------------
 
   /**
-   * True when a headless run is over (SPEC section 5): the lead has ended its turn, its inbox
+   * True when a headless run is over (docs/contract.md#exit-codes): the lead has ended its turn, its inbox
    * is empty, and no teammate is working — nor about to: a resting teammate of this team with an
    * unread message, or with a claimable task on the board, is woken and says `working` before
    * it takes either, so until then it still counts.

@@ -1,4 +1,4 @@
-// A teammate's lifecycle (SPEC section 5): WORK, then IDLE until an inbox message or a claimable
+// A teammate's lifecycle (docs/contract.md#protocols): WORK, then IDLE until an inbox message or a claimable
 // task wakes it (events, not polling), until the idle timeout shuts it down. An approved
 // shutdown ends the loop at the end of the current tool call.
 import { Agent, type AgentSpec } from './agent.js';
@@ -266,7 +266,7 @@ export class Teammate extends Agent {
   }
 
   /**
-   * TeammateIdle hooks before the teammate rests (SPEC section 9): a block keeps it working, with
+   * TeammateIdle hooks before the teammate rests (docs/contract.md#hooks): a block keeps it working, with
    * the reason as its next turn, a few times in a row at most. Undefined: it may go idle.
    */
   async #idleHook(kept: number): Promise<string | undefined> {

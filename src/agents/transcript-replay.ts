@@ -1,4 +1,4 @@
-// Resume (SPEC sections 1 and 5): an agent's conversation rebuilt from its logged events (the
+// Resume (docs/contract.md#command-line, docs/contract.md#injected-turns): an agent's conversation rebuilt from its logged events (the
 // event store: `.team/logs/<name>/session-<stamp>.ndjson` in the file backend), which are
 // appended synchronously as things happen. The rule is the live loop's own (transcript.ts); this
 // file reads the log into it and writes the one user turn a resumed agent gets.
@@ -51,7 +51,7 @@ export function replayEvents(events: LoggedEvent[], identity?: Identity, transcr
   };
 }
 
-/** The one user turn a resumed agent gets (SPEC section 5): its identity block and the open tasks it owns. */
+/** The one user turn a resumed agent gets (docs/contract.md#injected-turns): its identity block and the open tasks it owns. */
 export function resumeTurn(identity: Identity, tasks: OwnedTask[], extra: { interrupted?: number; inbox?: string } = {}): string {
   const cut = extra.interrupted
     ? ` ${extra.interrupted} tool call(s) were cut by the crash: their results say so; check before repeating them.`

@@ -189,7 +189,7 @@ export function blocksOf(message: MessageParam | undefined): ContentBlockParam[]
 }
 
 /**
- * The context after a compaction (SPEC section 5): one user turn of `firstTurn` (identity, open
+ * The context after a compaction (docs/contract.md#injected-turns): one user turn of `firstTurn` (identity, open
  * tasks, summary), then the input of the last summarised message the model had not answered (its
  * text, not its tool results: the calls they answer were summarised away), then whatever came
  * after the first `summarised` messages (input that arrived while the summary was written).

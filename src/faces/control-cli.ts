@@ -1,4 +1,4 @@
-// `huddle status [--json]`, `huddle send NAME TEXT`, `huddle interrupt NAME` (SPEC section 1): a
+// `huddle status [--json]`, `huddle send NAME TEXT`, `huddle interrupt NAME` (docs/contract.md#command-line): a
 // thin client of the control socket of the huddle process live in the workspace. Exit codes: 0
 // done, 1 the request could not be carried out (nothing to interrupt, the run failed it), 2 no
 // huddle is live there or the request was wrong (an unknown agent).

@@ -1,4 +1,4 @@
-// `huddle mcp --as NAME`: huddle's own MCP server (SPEC section 6), on stdio, named `huddle`, for
+// `huddle mcp --as NAME`: huddle's own MCP server (docs/contract.md#tools), on stdio, named `huddle`, for
 // an external agent CLI that is teammate NAME of the team in the workspace. It serves the team
 // tools (all but the file and shell tools, which the agent has of its own: agents/external/
 // huddle-tools.ts) in one of two ways:

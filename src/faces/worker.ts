@@ -1,4 +1,4 @@
-// `huddle worker --team URL --cwd DIR --slots N` (SPEC section 1): a host for up to N teammates of
+// `huddle worker --team URL --cwd DIR --slots N` (docs/contract.md#command-line): a host for up to N teammates of
 // a team on PostgreSQL, working in its own checkout DIR. A thin face over the session core: it
 // joins the team (the lead's process runs it), runs what the lead places here, and says on stderr
 // what happens. When its lease lapses (a cut link, a pause longer than HUDDLE_LEASE_MS) its

@@ -1,4 +1,4 @@
-// Resolves huddle's settings from flags and the environment (SPEC section 1).
+// Resolves huddle's settings from flags and the environment (docs/contract.md#command-line).
 // Flags win over environment variables, which win over defaults.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';

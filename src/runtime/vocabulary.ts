@@ -1,4 +1,4 @@
-// The words every part of huddle shares (SPEC section 2): the lead's name, what an agent name may
+// The words every part of huddle shares (docs/contract.md#vocabulary): the lead's name, what an agent name may
 // look like, and the statuses a member can have. Defined once, here; everything else imports them.
 
 /** The lead is always named `lead`. */
@@ -7,7 +7,7 @@ export const LEAD_NAME = 'lead';
 /** Agent names: a lowercase letter, then up to 31 of a-z, 0-9, '_' or '-'. */
 export const AGENT_NAME_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
 
-/** What a member of the team is doing (SPEC section 2). */
+/** What a member of the team is doing (docs/contract.md#vocabulary). */
 export const MEMBER_STATUSES = ['working', 'idle', 'waiting', 'shutdown', 'failed'] as const;
 export type MemberStatus = (typeof MEMBER_STATUSES)[number];
 

@@ -15,11 +15,11 @@ export interface CliOptions {
   /** --budget-usd / --budget-minutes / --budget-turns: the team's hard limits. */
   budget?: { usd?: number; minutes?: number; turns?: number };
   command: string | undefined;
-  /** --team URL: the team's state in PostgreSQL (SPEC section 1). */
+  /** --team URL: the team's state in PostgreSQL (docs/contract.md#command-line). */
   team?: string | undefined;
   /** `huddle worker --slots N`: how many teammates this host runs at once. */
   slots?: number | undefined;
-  // ---- headless output and input (issue 12) ----
+  // ---- headless output and input (docs/contract.md#headless-output) ----
   /** --output-format: `text` (the lead's final text), `json` (one result object), `stream-json` (Claude Code's line format). */
   outputFormat?: OutputFormat;
   /** Where the prompt came from: `-p TEXT`, stdin (`-p` / `-p -`), or `--prompt-file F`. */

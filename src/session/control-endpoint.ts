@@ -1,4 +1,4 @@
-// Where the control socket of the huddle process live in a workspace is (SPEC section 1), and the
+// Where the control socket of the huddle process live in a workspace is (docs/contract.md#command-line), and the
 // little protocol spoken over it: one JSON request line, one JSON response line, per connection.
 // The socket acts as the person (send as "user", interrupt, teammate tools as anyone), so it lives
 // in huddle's private runtime directory (owner-only, hidden from every sandboxed command: a

@@ -1,4 +1,4 @@
-// What the control socket may ask of a live session (SPEC section 1): its agents and their
+// What the control socket may ask of a live session (docs/contract.md#command-line): its agents and their
 // statuses, a message to an agent through the bus (exactly once, from "user"), an interrupt, and
 // the live-team tools huddle's MCP server forwards for an external teammate. Every face that runs
 // a team (the console, headless runs) opens it the same way: openControl().

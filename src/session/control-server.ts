@@ -1,4 +1,4 @@
-// The control socket of a live huddle process (SPEC section 1): the person's other shells, scripts
+// The control socket of a live huddle process (docs/contract.md#command-line): the person's other shells, scripts
 // and editors talk to the running team through it (`huddle status`, `send`, `interrupt`; the
 // idle/shutdown/plan answers of a `huddle mcp` wired by hand). It acts as the person, so it is
 // for the person's own processes only: a Unix socket, owner-only (0600), in huddle's runtime

@@ -12,7 +12,7 @@ import { RunRecorder } from '../runtime/record/run-record.js';
 import { StartupError, type SessionSettings } from './settings.js';
 import { TeamSession } from './team-session.js';
 
-/** An unfinished team in the workspace (SPEC section 1): what the face's flags say, or the person's answer. */
+/** An unfinished team in the workspace (docs/contract.md#command-line): what the face's flags say, or the person's answer. */
 export type UnfinishedTeamPolicy =
   | 'resume'
   | 'fresh'

@@ -1,4 +1,4 @@
-// When a run with nobody at the screen is over (SPEC section 5): the lead has ended its turn, its
+// When a run with nobody at the screen is over (docs/contract.md#exit-codes): the lead has ended its turn, its
 // inbox is empty, and no teammate is working or has work within reach. Or it cannot go on: the
 // lead failed, a budget ran out with nobody to extend it, or the watchdog found an agent silent
 // (a stall: nobody is there to look into it, so the run fails rather than settle on half a result).

@@ -1,4 +1,4 @@
-// What the settings add to a session besides the team's config (issue 13): the project's
+// What the settings add to a session besides the team's config (docs/contract.md#settings-files): the project's
 // instructions (CLAUDE.md, AGENTS.md), the hooks, and the MCP servers, started once per session and
 // shared by every agent. Each is made here from the loaded settings, with the start-up notices the
 // person should read: deprecated files, a hook matcher that does not compile, a server that did

@@ -120,7 +120,7 @@ export async function resolveSettings(options: CliOptions, rules: FaceRules, env
 /**
  * The settings' `sandbox` section applied to the sandbox of this process, and the spawn hooks,
  * verify commands and stdio MCP servers start through: the sandbox's own where the machine can
- * sandbox (SPEC section 10), else none (they run as they are, and the bash tool says so).
+ * sandbox (docs/contract.md#sandbox), else none (they run as they are, and the bash tool says so).
  */
 function sandboxFromSettings(loaded: LoadedSettings, env: NodeJS.ProcessEnv): SpawnLike | undefined {
   const sandbox = loaded.settings.sandbox;

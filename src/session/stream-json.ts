@@ -1,4 +1,4 @@
-// `--output-format stream-json` and `json` (SPEC sections 1 and 11): huddle's events as Claude
+// `--output-format stream-json` and `json` (docs/contract.md#headless-output): huddle's events as Claude
 // Code's headless line format, so a script written for `claude -p --output-format stream-json`
 // runs unchanged. A view of the events, like `--json` and the run record:
 //   {"type":"system","subtype":"init",…}           first, once the session is open

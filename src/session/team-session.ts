@@ -183,7 +183,7 @@ export class TeamSession {
     this.#team.start();
   }
 
-  /** Resolves when a run without a person is over (SPEC section 5), failed, stalled or out of budget (run-end.ts). */
+  /** Resolves when a run without a person is over (docs/contract.md#exit-codes), failed, stalled or out of budget (run-end.ts). */
   untilDone(): Promise<RunEnd> {
     return untilDone(this.#team, this.hub, this.#store);
   }

@@ -13,7 +13,7 @@ import { Workspace } from '../../src/runtime/workspace/workspace.js';
 import { type FakeApi, overloaded, reply, replyText, startFakeApi, text, toolUse } from '../helpers/fake-api.js';
 import { makeWorkspace, type Workspace as TempDir } from '../helpers/run-cli.js';
 
-// SPEC section 7, plus the extensions src/runtime/events.ts declares (retry, warning, prompt).
+// Event types this test may see (docs/contract.md#events lists them all).
 const SPEC_EVENT_TYPES = [
   'text_delta', 'text', 'tool_call', 'tool_result', 'status', 'message_sent', 'message_delivered',
   'task', 'usage', 'compaction', 'error', 'done', 'retry', 'warning', 'prompt',
@@ -348,7 +348,7 @@ describe('AgentLoop: interrupts', () => {
 });
 
 describe('AgentLoop: events', () => {
-  it('emits SPEC section 7 events {ts, agent, type} for text, tools, usage and retries', async () => {
+  it('emits events {ts, agent, type} (docs/contract.md#events) for text, tools, usage and retries', async () => {
     fake.enqueue(
       overloaded(),
       { kind: 'message', content: [text('Let me look.'), toolUse('bash', { command: 'echo hi' }, 'toolu_ev')], usage: { input_tokens: 50, output_tokens: 10 } },

@@ -1,5 +1,5 @@
 // Context management: old tool results cut to stubs, then the transcript summarised by the model
-// and replaced by the identity block, the agent's open tasks and the summary (SPEC section 5);
+// and replaced by the identity block, the agent's open tasks and the summary (docs/contract.md#injected-turns);
 // /compact on any agent; a failed summary changes nothing. Real team, real tools, the model faked
 // at the HTTP boundary (its `usage` says how full the context is).
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// An open team in process (issue 13): hooks at each point of an agent's work, role settings over
+// An open team in process (settings, docs/contract.md#hooks): hooks at each point of an agent's work, role settings over
 // role files, MCP tools per role and per permission mode, and project instructions kept current.
 // The model is the fake Messages API; hooks are real shell commands; MCP is the real everything server.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';

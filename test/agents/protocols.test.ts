@@ -1,4 +1,4 @@
-// The lead–teammate protocols (SPEC sections 4 and 6): shutdown request/response (approve ends the
+// The lead–teammate protocols (docs/contract.md#protocols): shutdown request/response (approve ends the
 // loop after the current tool call, refuse keeps it running, silence is stopped after a grace
 // period) and plan approval (read-only until approved, feedback on rejection, auto-approve).
 // In-process, through the agents' own tool calls against the fake API.

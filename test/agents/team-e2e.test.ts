@@ -216,7 +216,7 @@ describe('team runtime end to end', () => {
 
     h.team.start();
     h.team.lead.prompt(SCENARIO_PROMPT);
-    // The headless end condition (SPEC section 5), re-checked on every event.
+    // The headless end condition (docs/contract.md#exit-codes), re-checked on every event.
     await h.waitFor('the team to settle', async () => h.team.lead.lastText === SCENARIO_FINAL && (await h.team.isSettled()), 15_000);
 
     expect(h.team.lead.lastOutcome).toEqual({ kind: 'end_turn', text: SCENARIO_FINAL });

@@ -1,4 +1,4 @@
-// A teammate's lifecycle (SPEC section 5, the reference design s11): WORK, then IDLE until an
+// A teammate's lifecycle (docs/contract.md#protocols): WORK, then IDLE until an
 // inbox message or a claimable task wakes it (events, not a poll), or the idle timeout shuts it
 // down; failures end as `failed`, never a stale `working`. In-process, against the fake API.
 import path from 'node:path';
@@ -89,7 +89,7 @@ describe('teammate lifecycle', () => {
 
   it('an auto-claimed task with a description gets the exact line first', async () => {
     const h = await open({ env: { HUDDLE_IDLE_TIMEOUT_MS: '10000' } });
-    await h.team.ctx.board.create({ subject: 'Fix the login bug', description: 'See issue 12.' }, 'lead');
+    await h.team.ctx.board.create({ subject: 'Fix the login bug', description: 'The login form rejects valid passwords.' }, 'lead');
     h.fake.script('alice', replyText('Ready.'), replyText('On it.'));
     await h.spawn('alice', 'Take tasks from the board.');
     const request = await h.waitFor('the auto-claimed turn', () => h.requestsOf('alice')[1]);
@@ -194,7 +194,7 @@ describe('teammate lifecycle', () => {
     const second = await h.team.bus.send({ from: 'lead', to: 'alice', content: 'Second: then\nsay done.' });
     const request = await h.waitFor('alice second request', () => h.requestsOf('alice')[1]);
 
-    // Both in one user turn, exactly in the SPEC format (the newline in the content stays escaped).
+    // Both in one user turn, exactly as docs/contract.md#injected-turns has it (the newline in the content stays escaped).
     expect(lastUserTexts(request)).toEqual([`<inbox>\n${JSON.stringify(first)}\n${JSON.stringify(second)}\n</inbox>`]);
     const [, firstLine, secondLine] = lastUserTexts(request)[0]!.split('\n');
     expect((JSON.parse(firstLine!) as Message).id).toBe(first.id);

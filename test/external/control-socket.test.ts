@@ -1,4 +1,4 @@
-// Driving a live huddle from another process (SPEC section 1): `huddle status`, `huddle send`,
+// Driving a live huddle from another process (docs/contract.md#command-line): `huddle status`, `huddle send`,
 // `huddle interrupt` against a headless run, through its control socket; exit 2 when none runs.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// `huddle mcp --as NAME` (SPEC section 6) through a real MCP client over stdio: the team tools of
+// `huddle mcp --as NAME` (docs/contract.md#tools) through a real MCP client over stdio: the team tools of
 // an external teammate, named as huddle names them, the same over the workspace's store (a server
 // wired by hand) and through a live huddle's channel for that teammate (`--socket`, how huddle
 // starts it for its external teammates); the lifecycle answers (idle, shutdown_response,

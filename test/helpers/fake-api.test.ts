@@ -64,7 +64,7 @@ describe('fake Anthropic API with the real SDK', () => {
     expect(await s.finalText()).toBe(t);
   });
 
-  it('uses the exact SSE framing of research §5.5 on the wire', async () => {
+  it('uses the exact SSE framing of the Messages API (event: line, data: line, blank line) on the wire', async () => {
     fake.enqueue(reply(text('Let me check the weather.'), toolUse('get_weather', { location: 'San Francisco, CA' })));
     const res = await fetch(`${fake.url}/v1/messages?beta=true`, {
       method: 'POST',

@@ -3,7 +3,7 @@
  *
  * The real @anthropic-ai/sdk talks to it via `baseURL: fake.url`. It answers
  * `POST /v1/messages` with scripted responses (streamed with the exact SSE
- * framing of research §5.5, or as plain JSON) and records every request.
+ * framing of the Messages API: `event:`, `data:`, blank line; or as plain JSON) and records every request.
  *
  * Constraints: this file imports only `node:` built-ins and uses only erasable
  * TypeScript syntax, because Node 24 loads it directly (type stripping) from the
@@ -70,7 +70,7 @@ export interface FakeApi {
   unscripted: RecordedRequest[];
   /** Queue responses for any agent (used when no agent-specific queue matches). */
   enqueue(...responses: Scripted[]): void;
-  /** Queue responses for the agent whose system prompt begins `You are '<name>'` (SPEC section 5). */
+  /** Queue responses for the agent whose system prompt begins `You are '<name>'` (docs/contract.md#injected-turns). */
   script(agent: string, ...responses: Scripted[]): void;
   /** Or a function that decides each response (takes precedence when it returns something). */
   respond(fn: (req: RecordedRequest) => Scripted | undefined): void;

@@ -35,7 +35,7 @@ export interface TeamHarnessOptions {
   /** Share a fake server (the harness then does not close it). */
   fake?: FakeApi;
   /**
-   * Settings as the session core gives them (issue 13): role overrides, verify gates, hooks (a
+   * Settings as the session core gives them (docs/contract.md#settings-files): role overrides, verify gates, hooks (a
    * HookRunner is made from them). A function gets the workspace root (for paths in commands).
    */
   settings?: Settings | ((root: string) => Settings);

@@ -1,4 +1,4 @@
-// A whole `usage` event's fields from the three numbers a test cares about (SPEC section 7).
+// A whole `usage` event's fields from the three numbers a test cares about (docs/contract.md#events).
 import type { EventFields } from '../../src/runtime/events/events.js';
 
 export function usageFields(cost_usd: number, input_tokens = 1, output_tokens = 1): EventFields['usage'] {

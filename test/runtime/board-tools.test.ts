@@ -40,7 +40,7 @@ afterEach(() => {
 });
 
 describe('task tools', () => {
-  it('registers the SPEC tools with described, integer task ids', () => {
+  it('registers the task tools of docs/contract.md#every-agent with described, integer task ids', () => {
     expect(tools.names).toEqual(['task_create', 'task_update', 'task_list', 'task_get', 'claim_task']);
     const defs = Object.fromEntries(tools.definitions().map((d) => [d.name, d]));
     const update = defs.task_update!.input_schema as unknown as {

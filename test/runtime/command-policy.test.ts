@@ -340,8 +340,8 @@ describe('the shell reader', () => {
   });
 });
 
-// Issue 11: spellings that passed the deny-list, now refused with a rule; and the benign look-alikes.
-describe('the deny-list against the bypasses of issue 11', () => {
+// Spellings that once passed the deny-list, now refused with a rule; and the benign look-alikes.
+describe('the deny-list against the bypasses it once let through', () => {
   const denied: Array<[string, string]> = [
     ['f(){ "$@"; }; f rm -rf /', 'rm-recursive'],
     ['function f { "$@"; }; f rm -rf /', 'rm-recursive'],

@@ -1,4 +1,4 @@
-// Not only bash: every command an agent causes runs in the sandbox (SPEC section 10). A hook and a
+// Not only bash: every command an agent causes runs in the sandbox (docs/contract.md#sandbox). A hook and a
 // verify command of a real `huddle -p` try to destroy a victim directory outside the workspace and
 // to read huddle's own environment; they may write their workspace, and nothing else.
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';

@@ -1,5 +1,5 @@
 // Where the machine cannot sandbox (no bubblewrap on PATH), huddle says so wherever a person
-// looks (SPEC section 10): the second line of `huddle --version`, headless stderr, and the
+// looks (docs/contract.md#sandbox): the second line of `huddle --version`, headless stderr, and the
 // console's status bar; with HUDDLE_SANDBOX=off (on purpose) only a quiet note.
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';

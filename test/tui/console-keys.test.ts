@@ -337,7 +337,7 @@ async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> 
 
 describe('the App under Ink, keys faster than frames', () => {
   it('applies every key of quick writes in order and draws the result', async () => {
-    // Tall enough for all of /help (at 24 rows its overflow garbles the frame: issue 10, item 5).
+    // Tall enough for all of /help (at 24 rows its overflow garbles the frame).
     const cols = 100;
     const rows = 48;
     // A PTY turns \n into \r\n on the way out; a stream does not, so the emulator does it.

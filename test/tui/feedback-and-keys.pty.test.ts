@@ -1,4 +1,4 @@
-// Issue 10, findings 2 and 6: feedback is read in full above the input and stays until the next
+// Feedback is read in full above the input and stays until the next
 // action; keys work as in Claude Code (Esc clears before it interrupts, Ctrl+C interrupts, then
 // clears, then quits); long input wraps and grows; '/' opens a palette of commands; Tab cycles
 // ambiguous arguments. The built CLI in a real PTY against the fake Messages API, at 80×24 and 160×45.

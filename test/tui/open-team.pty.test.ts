@@ -1,4 +1,4 @@
-// The open team in the console (issue 13), in a real terminal (the built CLI under node-pty, read
+// The open team in the console (settings, hooks, roles), in a real terminal (the built CLI under node-pty, read
 // through a headless xterm): what the repository runs is said in the lead's pane; /config shows
 // the effective settings with where each came from; /mcp the servers, their state and tools; a
 // call waiting for the person rings the bell, sends a desktop notification (OSC 9) and puts

@@ -1,4 +1,4 @@
-// Issue 10, findings 4, 5 and 7: live progress while agents work (spinner, phase, elapsed time,
+// Live progress while agents work (spinner, phase, elapsed time,
 // live token counts, "done in N s", busy tabs); /help laid out whole at 80×24, 90×28 and 160×45;
 // /team columns under their headers with the task filled; headings and quotes as text; protocol
 // messages in words; /grid. The built CLI in a real PTY against the fake Messages API.

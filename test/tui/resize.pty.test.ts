@@ -1,4 +1,4 @@
-// Issue 10, finding 3: a resize while an agent streams, 160→100→80 columns (45→30→24 rows): after
+// A resize while an agent streams, 160→100→80 columns (45→30→24 rows): after
 // each, the screen is whole again — tab bar, header, one input line, one status bar at the bottom,
 // no word split across rows, nothing a terminal left behind — and it stays so while the stream
 // goes on. A real terminal reflows or cuts rows when it shrinks; the emulator does not, so the test

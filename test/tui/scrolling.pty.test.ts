@@ -1,4 +1,4 @@
-// Issue 10, finding 1: reading back. A 40-step agent run paged from its end to its first line and
+// Reading back. A 40-step agent run paged from its end to its first line and
 // back (bounded offsets, exact counts of the rows above and below, no near-blank page), the view
 // pinned while the agent keeps writing, Home/End and g/G, the mouse wheel, and a search in the pane.
 // The built CLI in a real PTY against the fake Messages API, at 80×24 and 160×45.

@@ -1,4 +1,4 @@
-// Issue 10, the findings that live over the session (6, 7, 8, 9, 10): input typed while an agent
+// The console over a live session: input typed while an agent
 // works shows as queued and then as delivered; the person's own actions said as theirs; /send to a
 // stopped teammate refused; a refused key not offered a restart; questions asked in the asking
 // agent's pane with numbered choices (and a reason for a no); edits with +N −M and their diff;

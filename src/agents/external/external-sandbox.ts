@@ -1,4 +1,4 @@
-// An external agent's program runs in huddle's OS sandbox (SPEC section 10), like the commands of
+// An external agent's program runs in huddle's OS sandbox (docs/contract.md#sandbox), like the commands of
 // huddle's own agents: it may write its workspace (for a teammate in its own checkout: that
 // checkout and its git dir, never the main one), a private TMPDIR and its CLI's own private config
 // directory (which stays writable in plan mode, where everything else is read-only), cannot see

@@ -1,4 +1,4 @@
-// A teammate that is an external agent CLI (SPEC section 5): the same lifecycle as huddle's own
+// A teammate that is an external agent CLI (docs/contract.md#lead-only): the same lifecycle as huddle's own
 // (WORK, then IDLE woken by messages and claimable tasks; statuses in the roster; the shutdown
 // and plan protocols; budgets; the stall watchdog), with its turns run by its CLI through a
 // driver (external-loop.ts). Its inbox is delivered as user turns exactly once, like everyone's:

@@ -1,4 +1,4 @@
-// The team tools huddle's MCP server (`huddle mcp --as NAME`, SPEC section 6) offers an external
+// The team tools huddle's MCP server (`huddle mcp --as NAME`, docs/contract.md#tools) offers an external
 // teammate: all but the file and shell tools (the agent has its own). One list for both ways the
 // server works — over the workspace's store, run by a person by hand, and through the live huddle's
 // channel for that teammate (agent-channel.ts), when huddle starts it for its own external

@@ -1,4 +1,4 @@
-// What an external teammate is told about itself (SPEC section 5): the identity line every agent's
+// What an external teammate is told about itself (docs/contract.md#injected-turns): the identity line every agent's
 // system prompt begins with, how the team works through huddle's MCP server (its tools named the
 // way that CLI names MCP tools), its role, its worktree, and the project's instructions
 // (CLAUDE.md, AGENTS.md), appended to the CLI's own system prompt or, where a CLI takes none,

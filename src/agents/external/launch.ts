@@ -1,4 +1,4 @@
-// Which program an external teammate runs (SPEC section 5): `agents.<kind>` in the settings
+// Which program an external teammate runs (docs/contract.md#lead-only): `agents.<kind>` in the settings
 // (command, args, env), else the CLI's usual name on PATH. A missing program is one clear error
 // for the lead, naming what to install; nothing is started.
 import { accessSync, constants, statSync } from 'node:fs';

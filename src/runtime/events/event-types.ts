@@ -1,6 +1,6 @@
-// Every event huddle emits, as one discriminated union on `type` (SPEC section 7). The JSON of an
+// Every event huddle emits, as one discriminated union on `type` (docs/contract.md#events). The JSON of an
 // event is `{ts, agent, type, ...fields}`, exactly these fields: logs, `--json` and resume read it,
-// so a field is added here, never renamed or nested. Types not in SPEC section 7 are marked (ext).
+// so a field is added here, never renamed or nested. Each type and field: docs/contract.md#events.
 import type { Message, MessageType } from '../store/bus.js';
 import type { Task, TaskAction } from '../store/board.js';
 import type { ApprovalDecision } from '../store/approvals.js';
@@ -57,7 +57,7 @@ export interface EventFields {
   };
   /** The roster changed a member's status (with its role, and why). */
   status: { status: MemberStatus; role: string; reason?: string; error?: string; task?: number | string | null };
-  /** (ext) A user turn entered the agent's context. */
+  /** A user turn entered the agent's context. */
   prompt: { text: string; source: PromptSource; by?: string };
   message_sent: { id: string; from: string; to: string; message_type: MessageType; content: string; request_id?: string };
   /**
@@ -76,13 +76,13 @@ export interface EventFields {
     model: string;
     purpose?: 'compaction';
     restart?: boolean;
-    /** (new) The response's id and why it stopped: stream-json's assistant messages carry them. */
+    /** The response's id and why it stopped: stream-json's assistant messages carry them. */
     message_id?: string;
     stop_reason?: string | null;
   };
   compaction: TrimFields | SummaryFields;
   /**
-   * (ext, new) The agent's transcript starts over: `/restart` (a fresh loop from a summary) or
+   * The agent's transcript starts over: `/restart` (a fresh loop from a summary) or
    * `/clear`. The transcript is then `first_turn` as one user turn, or empty when there is none
    * (a restarted teammate's first turn follows as its `prompt`).
    */
@@ -93,10 +93,10 @@ export interface EventFields {
     before_tokens?: number;
     after_tokens?: number;
   };
-  /** (ext) A model call is retried; the partial text of the failed attempt is void. */
+  /** A model call is retried; the partial text of the failed attempt is void. */
   retry: { attempt: number; delayMs: number; status: number | undefined; reason: string; purpose?: 'compaction' };
   /**
-   * (ext) Something was skipped, repaired or needs attention and the run goes on. `message` says
+   * Something was skipped, repaired or needs attention and the run goes on. `message` says
    * what; the other fields are details for programs (a budget, a stall, the file or inbox line).
    */
   warning: {
@@ -110,7 +110,7 @@ export interface EventFields {
     [detail: string]: unknown;
   };
   /**
-   * (ext, new) Hooks ran for an event (SPEC section 9): the commands, how each ended, and what they
+   * Hooks ran for an event (docs/contract.md#hooks): the commands, how each ended, and what they
    * decided. Their output is not logged: a hook may print what it was meant to keep out of logs.
    */
   hook: {
@@ -125,7 +125,7 @@ export interface EventFields {
     task_id?: number;
     runs: Array<{ command: string; status: 'ok' | 'blocked' | 'failed'; exit_code: number | null; duration_ms: number; reason?: string }>;
   };
-  /** (ext, new) A task's verify command ran before it could be completed (SPEC section 3). */
+  /** A task's verify command ran before it could be completed (docs/contract.md#tasks). */
   verify: {
     task_id: number;
     command: string;
@@ -138,8 +138,8 @@ export interface EventFields {
     /** The status the update asked for (completed, or review for a task that requires one). */
     to: string;
   };
-  /** (ext) A tool call (or a budget stop, a plan, a notice) waits for the person. */
-  /** (ext) `detail`: what the call would do, shown with the question (an edit's diff, the start of a file to write). */
+  /** A tool call (or a budget stop, a plan, a notice) waits for the person. */
+  /** `detail`: what the call would do, shown with the question (an edit's diff, the start of a file to write). */
   approval_requested: { id: string; tool: string; summary: string; reason: string; prefixes: string[]; detail?: string };
   approval_resolved: { id: string; decision: ApprovalDecision | 'cancelled'; by?: string; note?: string };
   error: {
@@ -174,7 +174,7 @@ export type TrimFields = {
   after_tokens: number;
   /** The tool results of this many latest assistant turns were kept: the cut can be replayed exactly. */
   keep_turns?: number;
-  /** (new) Tokens from the first cut on: no longer in the prompt cache, written again by the next call. */
+  /** Tokens from the first cut on: no longer in the prompt cache, written again by the next call. */
   cache_loss_tokens?: number;
 };
 

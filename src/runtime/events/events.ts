@@ -1,4 +1,4 @@
-// Every event in huddle has one shape (SPEC section 7): {ts, agent, type, ...fields}, typed per
+// Every event in huddle has one shape (docs/contract.md#events): {ts, agent, type, ...fields}, typed per
 // type in event-types.ts. The runtime and the agents emit them; logs, the headless --json stream,
 // the console, budgets and the watchdog subscribe and narrow by `type`.
 import type { EventFields, EventOf, EventType, HuddleEvent } from './event-types.js';

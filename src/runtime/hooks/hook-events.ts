@@ -1,4 +1,4 @@
-// The hook events (SPEC section 9, Claude Code's names and fields): what each one carries on stdin,
+// The hook events (docs/contract.md#hooks, Claude Code's names and fields): what each one carries on stdin,
 // what its matcher is matched against, and whether a hook can block it.
 import type { HookEventName } from '../settings/schema.js';
 

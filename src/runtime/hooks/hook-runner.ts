@@ -1,4 +1,4 @@
-// Runs the hooks configured for an event (SPEC section 9): every matching command at once, each
+// Runs the hooks configured for an event (docs/contract.md#hooks): every matching command at once, each
 // with the event as JSON on stdin, in the agent's workspace, through the injectable spawn (the
 // sandbox), with its timeout ending its whole process tree. The result is one outcome the caller
 // acts on (block the call, keep the task open, add context, stop) plus a record for the agent's log.

@@ -1,4 +1,4 @@
-// The MCP servers of one huddle process (SPEC section 6): all started once, shared by every agent;
+// The MCP servers of one huddle process (docs/contract.md#tools): all started once, shared by every agent;
 // their tools offered as huddle tools named mcp__<server>__<tool> with the server's own input schema;
 // a server that does not start is one warning and the rest goes on; a status listing for `/mcp`.
 import { z } from 'zod';

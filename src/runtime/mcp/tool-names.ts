@@ -1,4 +1,4 @@
-// MCP tools reach agents as `mcp__<server>__<tool>` (SPEC section 6, Claude Code's names), and a
+// MCP tools reach agents as `mcp__<server>__<tool>` (docs/contract.md#tools, Claude Code's names), and a
 // role's tool lists may name them one by one, by server (`mcp__server`, `mcp__server__*`) or by glob.
 
 export const MCP_PREFIX = 'mcp__';

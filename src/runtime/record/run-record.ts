@@ -1,5 +1,5 @@
-// The run record: what a run did and cost, in one object (issue 12; seed 004's observability record
-// and seed 002's "PR ready: 5 files · +120 −45 · tests passing · Cost: $3.20 · 12 turns · 8 minutes").
+// The run record: what a run did and cost, in one object (docs/contract.md#run-record): the record a person
+// reads at the end of a run, like "PR ready: 5 files · +120 −45 · tests passing · Cost: $3.20 · 12 turns · 8 minutes".
 // Built from the events (the record of the run), summed as they pass, plus what only the end
 // knows: the board, the spend per task, and git. Written to `.team/logs/run-<stamp>.json`; headless
 // runs print summaryLines() as the last lines on stderr, the console shows them on /summary.

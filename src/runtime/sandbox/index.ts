@@ -1,4 +1,4 @@
-// The OS sandbox for every command an agent causes (SPEC section 10): bash, verify commands, hooks
+// The OS sandbox for every command an agent causes (docs/contract.md#sandbox): bash, verify commands, hooks
 // and stdio MCP servers. See spawn.ts for the call, status.ts for whether there is one.
 export { sandboxedSpawn, prepareSandboxed, prepareSandboxedCommandLine, agentSocketPath, AGENT_SOCKET_INSIDE, type PreparedCommand, type SpawnRequest } from './spawn.js';
 export { agentStateDir, agentStateDirsOf, agentStateRoot } from './private-dirs.js';

@@ -1,4 +1,4 @@
-// The settings files and where they live (SPEC section 9), lowest first:
+// The settings files and where they live (docs/contract.md#settings-files), lowest first:
 //   ~/.config/huddle/settings.json   the user's, for every workspace ($XDG_CONFIG_HOME respected)
 //   .team/allow.json, .team/budget.json   deprecated; still read, under every settings file
 //   .mcp.json                        MCP servers in Claude Code's format

@@ -1,4 +1,4 @@
-// The one schema every settings source is checked against (SPEC section 9): the user's, the team's
+// The one schema every settings source is checked against (docs/contract.md#settings-files): the user's, the team's
 // (.team/settings.json), the personal one (.team/settings.local.json), .mcp.json, and what environment
 // variables and flags set. The descriptions here are the user's documentation: the README's settings
 // reference and the exported JSON Schema (settings.schema.json) are generated from them.
@@ -123,7 +123,7 @@ const sandbox = z
     writablePaths: strings('Extra paths sandboxed commands may write (besides the agent\'s workspace and TMPDIR).').optional(),
     caches: strings('Cache directories shared by sandboxed commands (~/.npm, ~/.cache/pip…).').optional(),
   })
-  .describe('The OS sandbox every command an agent causes runs in (SPEC section 10).');
+  .describe('The OS sandbox every command an agent causes runs in (docs/contract.md#sandbox).');
 
 export const NOTIFY_KINDS = ['approval', 'plan', 'budget', 'failure', 'done', 'question'] as const;
 export type NotifyKind = (typeof NOTIFY_KINDS)[number];

@@ -17,7 +17,7 @@ export interface ConfigFromSettingsOptions {
 
 /** HuddleConfig plus what settings add that HuddleConfig does not hold yet. */
 export interface SettingsConfig extends HuddleConfig {
-  /** A response stream silent this long counts as cut (SPEC section 1, HUDDLE_STREAM_IDLE_MS). */
+  /** A response stream silent this long counts as cut (docs/contract.md#command-line, HUDDLE_STREAM_IDLE_MS). */
   streamIdleMs: number;
 }
 

@@ -1,4 +1,4 @@
-// The task board (SPEC section 3): the contract every backend keeps (store/file/board/ today).
+// The task board (docs/contract.md#tasks): the contract every backend keeps (store/file/board/ today).
 // Agents, tools and the console know only this interface; the task model and the rules every
 // backend applies live in store/board/.
 //

@@ -1,4 +1,4 @@
-// What every backend's bus does the same way (SPEC section 4): which names and ids it accepts, the
+// What every backend's bus does the same way (docs/contract.md#messages): which names and ids it accepts, the
 // message it stores for an outgoing one, the event that announces a send, and how a broadcast
 // fans out. A backend adds only where and how messages are kept.
 import type { EventFields } from '../events/event-types.js';

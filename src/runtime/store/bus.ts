@@ -1,4 +1,4 @@
-// The message bus (SPEC section 4): one inbox per agent, every message delivered to its recipient's
+// The message bus (docs/contract.md#messages): one inbox per agent, every message delivered to its recipient's
 // model exactly once. This is the contract every backend keeps (store/file/file-bus.ts today);
 // the agents and tools know only this interface.
 //

@@ -1,9 +1,9 @@
-// Every event of every agent, kept as the team's record (SPEC section 7): resume rebuilds
+// Every event of every agent, kept as the team's record (docs/contract.md#events): resume rebuilds
 // transcripts from it, a person reads it, the run record sums it up. The contract every backend
 // keeps (store/file/event-log.ts today: `.team/logs/<agent>/session-<stamp>.ndjson`). Events
 // reach it from the EventHub the store was opened with: every event emitted there is recorded.
 
-/** One logged event, as read back (SPEC section 7 plus `prompt`). */
+/** One logged event, as read back (docs/contract.md#events). */
 export interface LoggedEvent {
   type: string;
   [field: string]: unknown;

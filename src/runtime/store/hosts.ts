@@ -1,5 +1,5 @@
 // Where teammates run, for a team whose store is shared by several processes (the PostgreSQL
-// backend; SPEC section 1, `huddle worker`). Each process that opens the team is a host holding a
+// backend; docs/contract.md#command-line, `huddle worker`). Each process that opens the team is a host holding a
 // lease it renews; a worker host offers slots; the lead's spawns go to a worker with a free slot
 // (or run in the lead's own process when none is connected). A host whose lease lapses loses its
 // teammates (marked failed, their tasks released, the lead told) and may write nothing more.

@@ -1,4 +1,4 @@
-// Steering an agent another process runs (a worker of a team on PostgreSQL; SPEC section 1): the
+// Steering an agent another process runs (a worker of a team on PostgreSQL; docs/contract.md#command-line): the
 // lead's console or `huddle interrupt` asks, the host that runs the agent does it. A request is a
 // notification, not a record: one sent while the host's link is down is lost, and the person
 // presses again (an interrupt is worth nothing later). The file backend has one process: no need.

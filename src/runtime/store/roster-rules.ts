@@ -1,4 +1,4 @@
-// What every backend's roster checks the same way (SPEC section 2): agent names, statuses, the
+// What every backend's roster checks the same way (docs/contract.md#roster): agent names, statuses, the
 // fields of a new member, and the patch a status change writes. A backend adds only where and how
 // the roster is kept.
 import { AGENT_NAME_PATTERN, describeNameRule, MEMBER_STATUSES, type MemberStatus } from '../vocabulary.js';

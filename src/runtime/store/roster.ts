@@ -1,4 +1,4 @@
-// The team roster (SPEC section 2): who is on the team, with what role, model and status. The
+// The team roster (docs/contract.md#roster): who is on the team, with what role, model and status. The
 // contract every backend keeps (store/file/file-roster.ts today). Reads are synchronous from a
 // copy the backend keeps fresh; every change is atomic and announced to onChange listeners.
 import type { MemberStatus } from '../vocabulary.js';

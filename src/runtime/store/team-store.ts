@@ -54,7 +54,7 @@ export interface OpenStoreOptions {
 export interface StoreBackend {
   /** For messages: where the team lives (`.team/ in /home/me/app`). */
   describe(): string;
-  /** Members of a team left there that are not shut down (SPEC section 1: an unfinished team). TeamBusyError while another process runs it. */
+  /** Members of a team left there that are not shut down (docs/contract.md#command-line: an unfinished team). TeamBusyError while another process runs it. */
   unfinishedMembers(): Promise<string[]>;
   /** Moves the team left there aside (`--fresh`); returns where it went, or undefined when there was none. TeamBusyError while another process runs it. */
   archive(): Promise<string | undefined>;
@@ -63,7 +63,7 @@ export interface StoreBackend {
 }
 
 /**
- * Another live huddle process holds the team (SPEC section 1): a second run must not touch it.
+ * Another live huddle process holds the team (docs/contract.md#command-line): a second run must not touch it.
  * Every face turns this into one line and exit code 2.
  */
 export class TeamBusyError extends StoreError {

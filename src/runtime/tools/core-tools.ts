@@ -1,4 +1,4 @@
-// The file and shell tools every agent gets (SPEC section 6), in the order the spec lists them
+// The file and shell tools every agent gets (docs/contract.md#tools), in the order docs/contract.md#every-agent lists them
 // so that the model always sees the same tool list.
 import { bashTool } from './bash.js';
 import { editFileTool } from './edit-file.js';

@@ -5,7 +5,7 @@ import type { Bus } from '../store/bus.js';
 import type { Message } from '../store/bus.js';
 import { defineTool, ToolError } from './types.js';
 
-/** The user turn that carries delivered messages (SPEC section 4): `<inbox>`, one JSON line each, `</inbox>`. */
+/** The user turn that carries delivered messages (docs/contract.md#messages): `<inbox>`, one JSON line each, `</inbox>`. */
 export function formatInbox(messages: readonly Message[]): string {
   return ['<inbox>', ...messages.map((message) => JSON.stringify(message)), '</inbox>'].join('\n');
 }

@@ -1,4 +1,4 @@
-// The task tools every agent has (SPEC section 6), over one Board. The acting agent is
+// The task tools every agent has (docs/contract.md#tools), over one Board. The acting agent is
 // ctx.agent; results are short text the model can act on; refusals become ToolErrors.
 import { z } from 'zod';
 import { MalformedFileError } from '../fs/atomic-file.js';

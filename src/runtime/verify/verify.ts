@@ -1,4 +1,4 @@
-// Verify gates (SPEC section 3): a task becomes completed only when its verify command exits 0 in
+// Verify gates (docs/contract.md#tasks): a task becomes completed only when its verify command exits 0 in
 // the completing agent's workspace. This runs the command and says what happened in words the
 // agent can act on: the command, how it ended, and the head and tail of its output.
 import type { SpawnLike } from '../process/spawn.js';

@@ -1,4 +1,4 @@
-// `.team/.gitignore` (SPEC section 2): huddle's runtime state (the roster, inboxes, logs, spend,
+// `.team/.gitignore` (docs/contract.md#on-disk): huddle's runtime state (the roster, inboxes, logs, spend,
 // worktrees, archives, personal settings) never gets committed by accident, while what a team
 // shares — its settings and its roles — does. Written once when missing; a person's edits stay.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';

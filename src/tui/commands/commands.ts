@@ -1,4 +1,4 @@
-// Every slash command of SPEC section 8.
+// Every slash command the README lists (README.md#commands).
 import type { SlashCommand } from './types.js';
 import { agentNames, attempt, firstWord, teammateNames, usage } from './helpers.js';
 import { WORKTREE_COMMANDS } from './worktree-commands.js';

@@ -1,4 +1,4 @@
-// The console's keys (README "Keys", SPEC §8), as data. What each intent does is in intents.ts.
+// The console's keys (README.md#keys), as data. What each intent does is in intents.ts.
 // Esc and Ctrl+C work as in Claude Code: Esc clears what is typed, else closes what is open, else
 // interrupts the agent in view; Ctrl+C interrupts a busy agent, else clears, else (twice) quits.
 import { compileKeymap, type Binding, type Keymap } from './keymap.js';

@@ -126,7 +126,7 @@ export interface ConsoleState {
   demo: boolean;
   /** No API key: the console explains how to set one. */
   keyMissing: boolean;
-  /** Commands run unsandboxed (SPEC section 10): the status bar says so, in yellow unless it was on purpose. */
+  /** Commands run unsandboxed (docs/contract.md#sandbox): the status bar says so, in yellow unless it was on purpose. */
   sandboxOff: { line: string; onPurpose: boolean } | undefined;
   /** Code highlighting loads after the first frame; panes redraw once when it is ready. */
   highlighterReady: boolean;

@@ -1,4 +1,4 @@
-// The Board contract (SPEC section 3): ids, atomic claims across instances, dependencies both
+// The Board contract (docs/contract.md#tasks): ids, atomic claims across instances, dependencies both
 // ways, cycles refused with their path, completion unblocking, review claims, release, and
 // change notifications across instances.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

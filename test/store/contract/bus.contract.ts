@@ -1,4 +1,4 @@
-// The Bus contract (SPEC section 4): refusals, exactly-once delivery through peek/ack, idempotent
+// The Bus contract (docs/contract.md#messages): refusals, exactly-once delivery through peek/ack, idempotent
 // sends by a caller-made id, history, and wake-ups across instances.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BusClosedError, newMessageId, UnknownRecipientError } from '../../../src/runtime/store/bus.js';

@@ -1,4 +1,4 @@
-// The Roster contract (SPEC section 2): members, statuses and their reasons, refusals, and
+// The Roster contract (docs/contract.md#roster): members, statuses and their reasons, refusals, and
 // changes seen by every instance of the team.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RosterChange } from '../../../src/runtime/store/roster.js';

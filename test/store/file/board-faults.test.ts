@@ -1,4 +1,4 @@
-// What people and crashes leave on a file board (issue 11): ids that are not safe integers,
+// What people and crashes leave on a file board (docs/contract.md#task-files): ids that are not safe integers,
 // vanished files, names taken behind the board's back, dependency loops made by hand. Each is
 // skipped or reported with a line a person can act on, and the board keeps working.
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';

@@ -39,7 +39,7 @@ afterEach(() => {
 });
 
 describe('create and ids', () => {
-  it('numbers tasks from 1 and writes exactly the SPEC shape', async () => {
+  it('numbers tasks from 1 and writes exactly the task file shape (docs/contract.md#tasks)', async () => {
     const first = await board.create({ subject: 'Set up', description: 'the repo' }, 'lead');
     const second = await board.create({ subject: 'Write tests' }, 'lead');
     expect([first.id, second.id]).toEqual([1, 2]);

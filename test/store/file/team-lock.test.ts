@@ -1,4 +1,4 @@
-// The team lock (SPEC section 1): a workspace in which a huddle process is live belongs to it.
+// The team lock (docs/contract.md#command-line): a workspace in which a huddle process is live belongs to it.
 // A real second process (another store, then the CLI itself) is refused at once, naming the pid,
 // with or without --resume/--fresh; a holder that was SIGKILLed is taken over at once; a holder
 // that closes gives the team back.

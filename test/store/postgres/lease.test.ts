@@ -1,4 +1,4 @@
-// Liveness across processes (SPEC section 1, HUDDLE_LEASE_MS): a host that stops renewing its
+// Liveness across processes (docs/contract.md#command-line, HUDDLE_LEASE_MS): a host that stops renewing its
 // lease loses its teammates — marked failed with the reason, their tasks back on the board, the
 // lead told (once) — and when it comes back, whatever it writes is refused (fencing).
 import type { ChildProcess } from 'node:child_process';

@@ -1,4 +1,4 @@
-// The board's rules (SPEC section 3) as pure functions over a BoardView: who may claim what, what
+// The board's rules (docs/contract.md#tasks) as pure functions over a BoardView: who may claim what, what
 // still blocks a task, what a create, claim, review decision or release writes. Every backend
 // applies these very rules inside its own transaction, so the file board and a database board
 // refuse and allow exactly the same things.

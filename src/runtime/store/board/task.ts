@@ -1,4 +1,4 @@
-// The task model (SPEC section 3) and its schema, shared by every board backend: what a task is,
+// The task model (docs/contract.md#tasks) and its schema, shared by every board backend: what a task is,
 // what may be asked of the board, and how a stored task is checked before anyone trusts it.
 import { z } from 'zod';
 
@@ -25,7 +25,7 @@ export interface Task {
   review_feedback?: string;
   /** The review hit the round limit: the lead decides; reviewers do not pick it up again. */
   review_escalated?: boolean;
-  /** A command that must exit 0 in the completing agent's workspace before the task is completed (SPEC section 3). */
+  /** A command that must exit 0 in the completing agent's workspace before the task is completed (docs/contract.md#tasks). */
   verify?: string;
   [extra: string]: unknown;
 }

@@ -1,4 +1,4 @@
-// Writes every event to `.team/logs/<agent>/session-<iso>.ndjson` (SPEC sections 2 and 7).
+// Writes every event to `.team/logs/<agent>/session-<iso>.ndjson` (docs/contract.md#event-log).
 // One file per agent per huddle process; secrets are scrubbed from every line before it is written.
 // A line that cannot be written (a full disk, a workspace gone read-only) is the end of the run's
 // record: it is reported once, as a clear error through `onFailure`, never as a stack.

@@ -1,4 +1,4 @@
-// The message bus: one append-only JSONL inbox per agent under `.team/inbox/` (SPEC section 4).
+// The message bus: one append-only JSONL inbox per agent under `.team/inbox/` (docs/contract.md#inbox).
 //
 // Sending appends one line to `<to>.jsonl` under a per-inbox lock. Reading never changes the
 // inbox: a cursor file `<name>.cursor` records the byte offset up to which messages have been

@@ -1,4 +1,4 @@
-// The team roster: `.team/config.json` (SPEC section 2).
+// The team roster: `.team/config.json` (docs/contract.md#roster).
 //
 // lowdb (steno underneath) writes the file atomically (temp file + rename), so readers never see
 // half a file. Every change is a read-modify-write under the file lock `<teamDir>/config.json.lock`

@@ -1,4 +1,4 @@
-// The embedded backend: a team in the workspace's files (SPEC section 2), `.team/` and `.tasks/`.
+// The embedded backend: a team in the workspace's files (docs/contract.md#on-disk), `.team/` and `.tasks/`.
 // Opening it takes the team lock (team-lock.ts) and checks that the state can be written and
 // read, so a read-only workspace, a full disk or a broken cursor is one clear line at start.
 import { rmSync, writeFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// The team lock (SPEC section 1): a workspace in which a huddle process is live belongs to that
+// The team lock (docs/contract.md#command-line): a workspace in which a huddle process is live belongs to that
 // process. `.team/huddle.lock` names it (pid, process start time, host, since when); a second
 // run there is refused at once with that name, and a lock left by a dead process is taken over
 // at once. Within one process the lock is shared: opening the team twice is fine.

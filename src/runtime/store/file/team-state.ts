@@ -1,4 +1,4 @@
-// What a workspace holds from earlier runs: an unfinished team (SPEC section 1) and archiving it.
+// What a workspace holds from earlier runs: an unfinished team (docs/contract.md#command-line) and archiving it.
 import { existsSync, mkdirSync, readdirSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import { readJson } from '../../fs/atomic-file.js';

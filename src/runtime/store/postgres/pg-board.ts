@@ -1,4 +1,4 @@
-// The task board in PostgreSQL (SPEC section 3): one row per task, the task itself as JSON beside
+// The task board in PostgreSQL (docs/contract.md#tasks): one row per task, the task itself as JSON beside
 // the columns the queries filter on. The rules are the backend-neutral ones of store/board/,
 // applied inside the transaction to the rows it read (pg-board-view.ts).
 //

@@ -1,4 +1,4 @@
-// The message bus in PostgreSQL (SPEC section 4). Each inbox has a row with the last sequence
+// The message bus in PostgreSQL (docs/contract.md#messages). Each inbox has a row with the last sequence
 // number given out and the one acked up to; each message is a row numbered in its inbox. The
 // consumer's position (`nextOffset`) is a sequence number: peek returns the messages after the
 // acked one, the consumer logs the delivery with the position, then acks it (monotonic and

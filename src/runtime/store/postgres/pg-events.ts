@@ -1,4 +1,4 @@
-// Every event of every agent of the team, kept in PostgreSQL (SPEC section 7), from every host:
+// Every event of every agent of the team, kept in PostgreSQL (docs/contract.md#events), from every host:
 // resume rebuilds transcripts from it, and the console of the lead shows the agents that run
 // elsewhere from it. Events of this process's hub are written in batches (secrets scrubbed), each
 // with a unique id so that a batch retried after a dropped connection is not stored twice. Each
@@ -108,7 +108,7 @@ export class PgEventStore implements EventStore {
 
   /**
    * Resolves once every event emitted so far is stored. The bus waits for this before it acks a
-   * delivery: the delivery is on record before the inbox moves past it (exactly once, SPEC 4).
+   * delivery: the delivery is on record before the inbox moves past it (exactly once, docs/contract.md#messages).
    * After a failed write it rejects with that failure: a delivery that is not on record must not
    * be acked (the messages stay unread; --resume delivers them).
    */

@@ -1,8 +1,8 @@
-// The team roster in PostgreSQL (SPEC section 2): one row per member, in the order they joined.
+// The team roster in PostgreSQL (docs/contract.md#roster): one row per member, in the order they joined.
 // Reads are synchronous, from a copy this process keeps: its own writes update it at once (every
 // roster of the team in this process shares the copy, as the file backend's do), other hosts'
 // changes arrive by NOTIFY and are read back, and a reconnect of the listener re-reads it all.
-// A member added without a `host` is placed on this process's host (SPEC section 1: the roster
+// A member added without a `host` is placed on this process's host (docs/contract.md#command-line: the roster
 // records where each teammate runs).
 import type { MemberStatus } from '../../vocabulary.js';
 import { LEAD_NAME } from '../../vocabulary.js';

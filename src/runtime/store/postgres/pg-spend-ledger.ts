@@ -1,4 +1,4 @@
-// What the team has spent, counted in the database (SPEC section 1: team-wide budgets): one row
+// What the team has spent, counted in the database (docs/contract.md#command-line: team-wide budgets): one row
 // per agent and task, each usage added in one transaction with the attribution read from the
 // board in that same transaction. Reads are synchronous: the tally as last read (every ledger of
 // the team in this process shares it; other hosts' spend arrives by NOTIFY) plus this instance's

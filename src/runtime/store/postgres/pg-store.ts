@@ -1,4 +1,4 @@
-// The PostgreSQL backend (SPEC section 1, `--team URL`): a team's shared state in one database that
+// The PostgreSQL backend (docs/contract.md#command-line, `--team URL`): a team's shared state in one database that
 // several processes and hosts open at once. Opening it connects (applying migrations), registers
 // this process as a host with a lease, and, to run the team (`run`), takes the team: the lead's
 // host is recorded on the team, and a second run is refused while that lease lives (at once when

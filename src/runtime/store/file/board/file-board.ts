@@ -1,4 +1,4 @@
-// The file backend's task board (SPEC section 3): one JSON file per task in the workspace's
+// The file backend's task board (docs/contract.md#task-files): one JSON file per task in the workspace's
 // `.tasks/`, shared by every agent of this process and by other processes on the same directory.
 // The rules are the backend-neutral ones of store/board/; this file runs them under the lock.
 //
