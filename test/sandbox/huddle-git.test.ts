@@ -4,13 +4,15 @@
 // the person's huddle worktree commands) run. The program would copy its environment (the API key
 // is a marker) into a victim directory outside the workspace. Each planted file is also reported.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { type FakeApi, reply, replyText, startFakeApi, toolUse } from '../helpers/fake-api.js';
 import { runCli } from '../helpers/run-cli.js';
 import { TEST_GIT_IDENTITY } from '../helpers/git-identity.js';
 import { describeSandboxed, makeArena, type Arena } from './arena.js';
+import { gitBaseline, gitChanges } from '../../src/runtime/record/git-changes.js';
+import { ensureWorktree, listWorktreeNames, mergeWorktree, worktreeDiff, worktreeStatus } from '../../src/runtime/workspace/worktree.js';
 
 const KEY = 'sk-ant-api03-GITPLANT-marker-0123456789abcdef';
 
@@ -106,5 +108,124 @@ describeSandboxed("huddle's own git runs nothing an agent planted", () => {
     expect(result.stderr).not.toMatch(/approval|waiting for/i);
     expectNoLeak(arena);
     expect(result.stderr).toMatch(/planted git metadata: \.git\/commondir/);
+  });
+});
+
+/** The person's repository config gets `lines` (a setting the agent cannot write, it is read-only to it). */
+function personConfig(...args: string[]): void {
+  execFileSync('git', ['config', ...args], { cwd: arena.ws });
+}
+
+function quarantined(ws: string): string[] {
+  const dir = path.join(ws, '.team', 'quarantine');
+  if (!existsSync(dir)) return [];
+  const out: string[] = [];
+  const walk = (d: string, rel: string) => {
+    for (const name of readdirSync(d, { withFileTypes: true })) {
+      if (name.isDirectory()) walk(path.join(d, name.name), path.join(rel, name.name));
+      else out.push(path.join(rel, name.name).split(path.sep).slice(1).join('/'));
+    }
+  };
+  walk(dir, '');
+  return out;
+}
+
+describeSandboxed('more spellings of planted git metadata', () => {
+  it('config.worktree (the person uses extensions.worktreeConfig) sets core.fsmonitor', async () => {
+    personConfig('extensions.worktreeConfig', 'true');
+    const result = await run(arena, [
+      reply(toolUse('bash', { command: `${plantScript('tools/fsm.sh')} && printf '[core]\\n\\tfsmonitor = %s\\n' "$PWD/tools/fsm.sh" > .git/config.worktree && echo two >> README.md` })),
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    expectNoLeak(arena);
+    expect(result.stderr).toMatch(/planted git metadata: \.git\/config\.worktree .*moved to/);
+    expect(quarantined(arena.ws)).toEqual(['.git/config.worktree']);
+  });
+
+  it('a filter named in .gitattributes, defined in config.worktree', async () => {
+    personConfig('extensions.worktreeConfig', 'true');
+    const result = await run(arena, [
+      reply(toolUse('bash', { command: `${plantScript('tools/clean.sh', true)} && printf '[filter "x"]\\n\\tclean = %s\\n' "$PWD/tools/clean.sh" > .git/config.worktree && echo '*.md filter=x' > .gitattributes && echo two >> README.md` })),
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    expectNoLeak(arena);
+    expect(result.stderr).toMatch(/planted git metadata: \.git\/config\.worktree/);
+  });
+
+  it("a filter defined in a workspace file the person's config includes", async () => {
+    personConfig('include.path', '../team.gitconfig');
+    const result = await run(arena, [
+      reply(toolUse('bash', { command: `${plantScript('tools/clean.sh', true)} && printf '[filter "x"]\\n\\tclean = %s\\n\\tprocess = %s\\n' "$PWD/tools/clean.sh" "$PWD/tools/clean.sh" > team.gitconfig && echo '* filter=x' > .gitattributes && echo two >> README.md` })),
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    expectNoLeak(arena);
+    // The record still counts the change (the filter was not needed to read it).
+    const record = runRecord(arena.ws) as { files: { list: Array<{ path: string }> } };
+    expect(record.files.list).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'README.md' })]));
+  });
+
+  it('objects/info/alternates pointing at a directory outside the workspace is reported and moved aside', async () => {
+    const result = await run(arena, [reply(toolUse('bash', { command: `mkdir -p .git/objects/info && echo ${arena.victim}/nested > .git/objects/info/alternates` }))]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/planted git metadata: \.git\/objects\/info\/alternates .*moved to/);
+    expect(existsSync(path.join(arena.ws, '.git', 'objects', 'info', 'alternates'))).toBe(false);
+    expect(quarantined(arena.ws)).toEqual(['.git/objects/info/alternates']);
+  });
+
+  it('a .git gitfile in a workspace below its repository: huddle keeps to the real repository', async () => {
+    const app = path.join(arena.ws, 'app');
+    mkdirSync(app);
+    writeFileSync(path.join(app, 'main.txt'), 'x\n');
+    execFileSync('git', ['add', '.'], { cwd: arena.ws });
+    execFileSync('git', ['commit', '-q', '-m', 'app'], { cwd: arena.ws, env: { ...process.env, ...TEST_GIT_IDENTITY } });
+    fake.enqueue(
+      reply(toolUse('bash', { command: `${plantScript('fsm.sh')} && cp -r ../.git .evil && git --git-dir=.evil config core.fsmonitor "$PWD/fsm.sh" && git --git-dir=.evil config core.worktree "$PWD" && printf 'gitdir: .evil\\n' > .git && echo y >> main.txt` })),
+      replyText('Done.'),
+    );
+    const result = await runCli(['-p', 'work'], { cwd: app, env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: fake.url, ...TEST_GIT_IDENTITY } });
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.stringify(fake.requests[1]!.body.messages.at(-1))).toContain('[exit code 0]');
+    expectNoLeak(arena);
+    expect(result.stderr).toMatch(/planted git metadata: \.git .*moved to/);
+    const record = runRecord(app) as { files: { list: Array<{ path: string }> } };
+    expect(record.files.list).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'app/main.txt', added: 1 })]));
+  });
+
+  it('.git itself swapped (from a script, past the deny-list) for a gitfile to a copy whose config sets core.fsmonitor', async () => {
+    const swap = `${plantScript('fsm.sh')} && cp -r .git .evil && git --git-dir=.evil config core.fsmonitor "$PWD/fsm.sh" && mv .git .git-real && printf 'gitdir: .evil\\n' > .git; echo two >> README.md; ls -la .git`;
+    const result = await run(arena, [reply(toolUse('write_file', { path: 'swap.sh', content: `${swap}\n` })), reply(toolUse('bash', { command: 'sh swap.sh' }))]);
+    expect(result.code, result.stderr).toBe(0);
+    // The sandbox's read-only mounts inside .git keep it where it is (mv: Device or resource busy).
+    expect(lstatSync(path.join(arena.ws, '.git')).isDirectory()).toBe(true);
+    expectNoLeak(arena);
+  });
+});
+
+describeSandboxed('a planted file left behind does not run when the person later uses huddle', () => {
+  it("the run record's git and the worktree operations (create, status, diff, merge) keep to the real repository", async () => {
+    const ws = arena.ws;
+    const sh = (command: string) => execFileSync('sh', ['-c', command], { cwd: ws });
+    sh(`${plantScript('evil/fsm.sh').replaceAll(arena.ws + '/', '')}`);
+    sh('ln -s "$PWD/.git/objects" evil/objects && ln -s "$PWD/.git/refs" evil/refs');
+    sh(`printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = %s\\n[filter "x"]\\n\\tclean = %s\\n' "$PWD/evil/fsm.sh" "$PWD/evil/fsm.sh" > evil/config`);
+    sh('echo "* filter=x" > .gitattributes && echo "$PWD/evil" > .git/commondir && echo two >> README.md');
+    const saved = process.env.ANTHROPIC_API_KEY;
+    process.env.ANTHROPIC_API_KEY = KEY;
+    Object.assign(process.env, TEST_GIT_IDENTITY);
+    try {
+      const base = await gitBaseline(ws);
+      expect(base).toMatch(/^[0-9a-f]{40}$/);
+      const changes = await gitChanges(ws, base!);
+      expect(changes?.files).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'README.md', added: 1 })]));
+      await ensureWorktree(ws, 'alice');
+      await worktreeStatus(ws, 'alice');
+      await worktreeDiff(ws, 'alice');
+      expect(await listWorktreeNames(ws)).toEqual(['alice']);
+      await mergeWorktree(ws, 'alice').catch(() => undefined);
+    } finally {
+      if (saved === undefined) delete process.env.ANTHROPIC_API_KEY;
+      else process.env.ANTHROPIC_API_KEY = saved;
+    }
+    expectNoLeak(arena);
   });
 });
