@@ -4,7 +4,7 @@
 // the person's huddle worktree commands) run. The program would copy its environment (the API key
 // is a marker) into a victim directory outside the workspace. Each planted file is also reported.
 import { execFileSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { type FakeApi, reply, replyText, startFakeApi, toolUse } from '../helpers/fake-api.js';
@@ -201,6 +201,32 @@ describeSandboxed('more spellings of planted git metadata', () => {
   });
 });
 
+describeSandboxed('planted where git looks without being asked', () => {
+  it('a hook where the person had none (no hooks directory): reported, moved aside, and never run by huddle', async () => {
+    rmSync(path.join(arena.ws, '.git', 'hooks'), { recursive: true, force: true });
+    const result = await run(arena, [reply(toolUse('bash', { command: `${plantScript('.git/hooks/reference-transaction')} && cp .git/hooks/reference-transaction .git/hooks/post-merge` }))]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.stringify(fake.requests[1]!.body.messages.at(-1))).toContain('[exit code 0]');
+    expect(result.stderr).toMatch(/planted git metadata: \.git\/hooks\/reference-transaction .*moved to/);
+    expect(quarantined(arena.ws).sort()).toEqual(['.git/hooks/post-merge', '.git/hooks/reference-transaction']);
+    expectNoLeak(arena);
+  });
+
+  it("a submodule the agent adds, whose own config sets core.fsmonitor and a filter", async () => {
+    const sub = [
+      'mkdir sub && cd sub && git init -q',
+      plantScript('../tools/fsm.sh', true).replace('mkdir -p ../tools', 'mkdir -p ../tools'),
+      'git config core.fsmonitor "$PWD/../tools/fsm.sh" && git config filter.x.clean "$PWD/../tools/fsm.sh" && echo "* filter=x" > .gitattributes',
+      'echo s > s.txt && git add -A && git -c core.fsmonitor=false commit -q -m s && echo more >> s.txt',
+      'cd .. && git -c core.fsmonitor=false add sub && echo two >> README.md',
+    ].join(' && ');
+    const result = await run(arena, [reply(toolUse('bash', { command: sub }))]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.stringify(fake.requests[1]!.body.messages.at(-1))).toContain('[exit code 0]');
+    expectNoLeak(arena);
+  });
+});
+
 describeSandboxed('a planted file left behind does not run when the person later uses huddle', () => {
   it("the run record's git and the worktree operations (create, status, diff, merge) keep to the real repository", async () => {
     const ws = arena.ws;
@@ -212,20 +238,26 @@ describeSandboxed('a planted file left behind does not run when the person later
     const saved = process.env.ANTHROPIC_API_KEY;
     process.env.ANTHROPIC_API_KEY = KEY;
     Object.assign(process.env, TEST_GIT_IDENTITY);
+    let changes: Awaited<ReturnType<typeof gitChanges>>;
     try {
       const base = await gitBaseline(ws);
       expect(base).toMatch(/^[0-9a-f]{40}$/);
-      const changes = await gitChanges(ws, base!);
-      expect(changes?.files).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'README.md', added: 1 })]));
-      await ensureWorktree(ws, 'alice');
-      await worktreeStatus(ws, 'alice');
-      await worktreeDiff(ws, 'alice');
-      expect(await listWorktreeNames(ws)).toEqual(['alice']);
+      changes = await gitChanges(ws, base!);
+      // A hook where the person had none, left behind too: ensureWorktree's `git branch` updates a ref.
+      rmSync(path.join(ws, '.git', 'hooks'), { recursive: true, force: true });
+      sh(plantScript('.git/hooks/reference-transaction').replaceAll(arena.ws + '/', ''));
+      await ensureWorktree(ws, 'alice').catch(() => undefined);
+      await worktreeStatus(ws, 'alice').catch(() => undefined);
+      await worktreeDiff(ws, 'alice').catch(() => undefined);
+      await listWorktreeNames(ws).catch(() => undefined);
       await mergeWorktree(ws, 'alice').catch(() => undefined);
     } finally {
       if (saved === undefined) delete process.env.ANTHROPIC_API_KEY;
       else process.env.ANTHROPIC_API_KEY = saved;
     }
+    expectNoLeak(arena);
+    expect(changes?.files).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'README.md', added: 1 })]));
+    expect(await listWorktreeNames(ws)).toEqual(['alice']);
     expectNoLeak(arena);
   });
 });
