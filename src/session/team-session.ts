@@ -155,6 +155,13 @@ export class TeamSession {
     this.worktrees = new WorktreeIntents(parts.workspace.root, (name) => name !== LEAD_NAME && this.isLive(name));
     this.#gitBase = parts.gitBase ?? Promise.resolve(undefined);
     this.#gitMetadata = parts.gitMetadata;
+    // Checked after each tool an agent ran too (a few lstat calls), so the console says it while the run
+    // goes on and the person's own git never meets the file. After the event's dispatch, not inside it.
+    if (this.#gitMetadata) {
+      parts.hub.subscribe((event) => {
+        if (event.type === 'tool_result') queueMicrotask(() => this.checkPlantedGit());
+      });
+    }
     if (parts.recorder) {
       this.#recorder = parts.recorder;
     } else {
