@@ -1,11 +1,12 @@
 // runtime/git/host-git.ts: the environment, command line and pinning of huddle's own git.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { forgetPinnedRepositories, gitCommand, gitEnv, NO_PROGRAMS, pinRepository, runGit } from '../../src/runtime/git/host-git.js';
 import { TEST_GIT_IDENTITY } from '../helpers/git-identity.js';
+import { plantedLine, quarantineBeforeStart, quarantinePlanted, snapshotGitMetadata } from '../../src/runtime/git/planted-git.js';
 
 let dir: string;
 beforeEach(() => {
@@ -68,5 +69,42 @@ describe("huddle's own git", () => {
     const { args, env } = await gitCommand(dir, ['status'], { checkout: true });
     expect(args).toEqual(expect.arrayContaining(['filter.z.smudge=']));
     expect(env).not.toHaveProperty('GIT_DIR');
+  });
+
+  it("takes a linked worktree's commondir (git writes it there)", () => {
+    execFileSync('git', ['worktree', 'add', '-q', '-b', 'side', path.join(dir, 'wt')], { cwd: dir, env: { ...process.env, ...TEST_GIT_IDENTITY } });
+    const pin = pinRepository(path.join(dir, 'wt'))!;
+    expect(pin.commonDir).toBe(path.join(dir, '.git'));
+    expect(pin.gitDir).toBe(path.join(dir, '.git', 'worktrees', 'wt'));
+    expect(pin.workTree).toBe(path.join(dir, 'wt'));
+    expect(pin.ignoredCommondir).toBeUndefined();
+  });
+});
+
+describe('planted git metadata', () => {
+  it('a commondir already there as the session opens is moved aside and named', async () => {
+    mkdirSync(path.join(dir, 'evil'));
+    writeFileSync(path.join(dir, '.git', 'commondir'), `${dir}/evil\n`);
+    const snapshot = snapshotGitMetadata(dir)!;
+    const found = quarantineBeforeStart(snapshot, path.join(dir, '.team'), new Date('2026-01-02T03:04:05Z'));
+    expect(found.map(plantedLine)).toEqual([expect.stringMatching(/^planted git metadata: \.git\/commondir \(points git at .*evil; .*\) — moved to \.team\/quarantine\/2026-01-02T03-04-05-000Z\/\.git\/commondir/)]);
+    expect(existsSync(path.join(dir, '.git', 'commondir'))).toBe(false);
+    // With the file gone, the pinned repository reads in full (git's ref store read the file, not GIT_COMMON_DIR).
+    expect((await runGit(dir, ['rev-parse', '--verify', 'HEAD'], { pin: snapshot.pin })).code).toBe(0);
+    expect(quarantinePlanted(snapshot, path.join(dir, '.team'))).toEqual([]);
+  });
+
+  it('moves aside what is new, keeps every byte, and only reports what changed', () => {
+    writeFileSync(path.join(dir, '.git', 'info', 'attributes'), 'old\n');
+    const snapshot = snapshotGitMetadata(dir)!;
+    writeFileSync(path.join(dir, '.git', 'info', 'attributes'), '* filter=x\n');
+    writeFileSync(path.join(dir, '.git', 'config.worktree'), '[core]\n\tfsmonitor = /x\n');
+    const found = quarantinePlanted(snapshot, path.join(dir, '.team'), new Date('2026-01-02T03:04:05Z'));
+    expect(found).toEqual([
+      { path: '.git/config.worktree', what: expect.any(String), moved_to: '.team/quarantine/2026-01-02T03-04-05-000Z/.git/config.worktree' },
+      { path: '.git/info/attributes', what: expect.stringContaining('changed during the run'), remove: expect.any(String) },
+    ]);
+    expect(readFileSync(path.join(dir, '.team/quarantine/2026-01-02T03-04-05-000Z/.git/config.worktree'), 'utf8')).toContain('fsmonitor = /x');
+    expect(quarantinePlanted(snapshot, path.join(dir, '.team')).map((p) => p.path)).toEqual(['.git/info/attributes']);
   });
 });

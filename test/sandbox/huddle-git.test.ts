@@ -260,4 +260,18 @@ describeSandboxed('a planted file left behind does not run when the person later
     expect(await listWorktreeNames(ws)).toEqual(['alice']);
     expectNoLeak(arena);
   });
+
+  it('a commondir left from before the session is moved aside as it opens, and the repository still reads as itself', async () => {
+    mkdirSync(path.join(arena.ws, 'empty'));
+    writeFileSync(path.join(arena.ws, '.git', 'commondir'), `${arena.ws}/empty\n`);
+    writeFileSync(path.join(arena.ws, 'README.md'), 'one\ntwo\n');
+    // (The arena lies inside huddle's own repository: git skips a .git it cannot use and finds that one.)
+    const result = await run(arena, []);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/huddle: warning: planted git metadata: \.git\/commondir \(points git at .*empty; git writes it only in a linked worktree\) — moved to \.team\/quarantine\//);
+    expect(quarantined(arena.ws)).toEqual(['.git/commondir']);
+    const record = runRecord(arena.ws) as { files: { list: Array<{ path: string }> } | null };
+    expect(record.files?.list).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'README.md', added: 1 })]));
+  });
 });
+

@@ -7,7 +7,7 @@
 // (a planted `commondir` or `.git` gitfile is not followed), and every setting that runs a program
 // turned off on its command line, plus any such setting read from a file an agent could write.
 import { spawnSync } from 'node:child_process';
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 
@@ -98,15 +98,33 @@ export function pinRepository(root: string): PinnedRepo | undefined {
   const key = real(root);
   const known = pins.get(key);
   if (known) return known;
+  let pin = discover(key);
+  // git skips a `.git` whose commondir leads nowhere and goes on upward (to a repository around
+  // this one): the nearest `.git` is the workspace's own.
+  const near = nearestCheckout(key);
+  if (!pin || (near && real(near) !== pin.workTree && inside(pin.workTree, real(near)))) pin = discoverPastCommondir(key) ?? pin;
+  if (!pin) return undefined; // not a repository (or bare): not pinned, asked again next time
+  pins.set(key, pin);
+  return pin;
+}
+
+function revParse(cwd: string, env: Record<string, string>): string[] | undefined {
   const result = spawnSync('git', [...NO_PROGRAMS, 'rev-parse', '--path-format=absolute', '--git-dir', '--git-common-dir', '--show-toplevel'], {
-    cwd: key,
+    cwd,
     encoding: 'utf8',
     timeout: 10_000,
-    env: gitEnv(),
+    env,
   });
-  if (result.status !== 0) return undefined; // not a repository (or bare): not pinned, asked again next time
-  const [gitDir, commonDir, workTree] = result.stdout.split('\n').map((line) => line.trim());
-  if (!gitDir || !commonDir || !workTree) return undefined;
+  if (result.status !== 0) return undefined;
+  const lines = result.stdout.split('\n').map((line) => line.trim());
+  return lines[0] && lines[1] && lines[2] ? lines.slice(0, 3) : undefined;
+}
+
+/** git's own discovery, its common dir checked against where git writes a `commondir`. */
+function discover(key: string): PinnedRepo | undefined {
+  const found = revParse(key, gitEnv());
+  if (!found) return undefined;
+  const [gitDir, commonDir, workTree] = found as [string, string, string];
   const pin: PinnedRepo = { root: key, gitDir: real(gitDir), commonDir: real(commonDir), workTree: real(workTree) };
   const expected = expectedCommonDir(pin.gitDir);
   if (pin.commonDir !== expected) {
@@ -115,8 +133,37 @@ export function pinRepository(root: string): PinnedRepo | undefined {
     // A planted config could have moved the work tree too: the nearest `.git` upward is git's rule.
     pin.workTree = nearestCheckout(key) ?? pin.workTree;
   }
-  pins.set(key, pin);
   return pin;
+}
+
+/** A `commondir` pointing at no repository makes git's discovery fail: the nearest `.git` without it. */
+function discoverPastCommondir(key: string): PinnedRepo | undefined {
+  const top = nearestCheckout(key);
+  if (!top) return undefined;
+  const dotGit = path.join(top, '.git');
+  let gitDir = dotGit;
+  try {
+    if (!lstatSync(dotGit).isDirectory()) {
+      const target = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, 'utf8'))?.[1]?.trim();
+      if (!target) return undefined;
+      gitDir = path.resolve(top, target);
+    }
+  } catch {
+    return undefined;
+  }
+  const commondir = path.join(gitDir, 'commondir');
+  if (!existsSync(commondir)) return undefined;
+  gitDir = real(gitDir);
+  const commonDir = expectedCommonDir(gitDir);
+  const found = revParse(key, { ...gitEnv(), GIT_DIR: gitDir, GIT_COMMON_DIR: commonDir, GIT_WORK_TREE: top });
+  if (!found) return undefined;
+  let ignored: string;
+  try {
+    ignored = path.resolve(gitDir, readFileSync(commondir, 'utf8').trim());
+  } catch {
+    ignored = commondir;
+  }
+  return { root: key, gitDir, commonDir: real(commonDir), workTree: real(top), ignoredCommondir: ignored };
 }
 
 /** Where git's own commands put a git dir's common dir. */

@@ -77,6 +77,29 @@ export function snapshotGitMetadata(root: string): GitMetadataSnapshot | undefin
   return { pin, files };
 }
 
+/**
+ * What is wrong already as the session opens: a `commondir` where git never writes one (left by an
+ * earlier run, or planted by hand). huddle's git does not take config or objects from it, but git's
+ * ref store still reads it, and the person's own git follows it whole: moved aside before any agent
+ * runs, like a file planted during the run.
+ */
+export function quarantineBeforeStart(snapshot: GitMetadataSnapshot, teamDir: string, now = new Date()): PlantedFile[] {
+  const { pin } = snapshot;
+  if (!pin.ignoredCommondir) return [];
+  const file = path.join(pin.gitDir, 'commondir');
+  snapshot.files.delete(file);
+  const shown = path.relative(pin.root, file);
+  const what = `points git at ${pin.ignoredCommondir}; git writes it only in a linked worktree`;
+  const target = path.join(teamDir, 'quarantine', now.toISOString().replace(/[:.]/g, '-'), shown.replace(/^(\.\.\/)+/, ''));
+  try {
+    mkdirSync(path.dirname(target), { recursive: true });
+    renameSync(file, target);
+    return [{ path: shown, what, moved_to: path.relative(pin.root, target) }];
+  } catch {
+    return [{ path: shown, what, remove: `rm ${shown}` }];
+  }
+}
+
 /** Watched files that are new, or changed, since the snapshot. */
 export function findPlanted(snapshot: GitMetadataSnapshot): Array<{ file: string; what: string; before: string | undefined }> {
   const found: Array<{ file: string; what: string; before: string | undefined }> = [];
