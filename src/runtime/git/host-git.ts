@@ -76,6 +76,9 @@ export const NO_PROGRAMS: readonly string[] = [
   'status.submoduleSummary=false',
   'gc.auto=0',
   'maintenance.auto=false',
+  // Output huddle parses stays git's plain output (a signature check would also run gpg).
+  'log.showSignature=false',
+  'color.ui=false',
 ].flatMap((setting) => ['-c', setting]);
 
 const pins = new Map<string, PinnedRepo>();
