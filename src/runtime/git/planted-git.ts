@@ -143,6 +143,8 @@ export function quarantinePlanted(snapshot: GitMetadataSnapshot, teamDir: string
 
 /** The one line a planted file gets (stderr, the console, the run record's warning). */
 export function plantedLine(planted: PlantedFile): string {
-  const action = planted.moved_to ? `moved to ${planted.moved_to} (git never writes it there; huddle's own git did not follow it)` : `remove it: ${planted.remove}`;
+  const action = planted.moved_to
+    ? `moved to ${planted.moved_to} (huddle's own git did not follow it; move it back only if you put it there yourself)`
+    : `remove it: ${planted.remove}`;
   return `planted git metadata: ${planted.path} (${planted.what}) — ${action}`;
 }
