@@ -8,6 +8,7 @@ import { StoreError, type TeamStore } from '../runtime/store/team-store.js';
 import { budgetSettingsFrom } from '../runtime/settings/to-config.js';
 import { startExtras, type SessionExtras } from './session-extras.js';
 import { gitBaseline } from '../runtime/record/git-changes.js';
+import { plantedLine, quarantineBeforeStart, snapshotGitMetadata } from '../runtime/git/planted-git.js';
 import { RunRecorder } from '../runtime/record/run-record.js';
 import { StartupError, type SessionSettings } from './settings.js';
 import { TeamSession } from './team-session.js';
@@ -53,6 +54,10 @@ export async function openSession(settings: SessionSettings, options: OpenOption
     // The run record sums every event from the first; git says where the run began.
     const recorder = new RunRecorder();
     hub.subscribe(recorder.onEvent);
+    // Before any agent runs: the repository is pinned (huddle's git follows no commondir planted
+    // later) and its git metadata noted (what is new at the end was planted).
+    const gitMetadata = snapshotGitMetadata(workspace.root);
+    const plantedBefore = gitMetadata ? quarantineBeforeStart(gitMetadata, workspace.teamDir) : [];
     const gitBase = gitBaseline(workspace.root);
     const store = await backend.open({ hub, secrets: settings.secrets, mode: options.join ? 'join' : 'run' });
     let team: Team;
@@ -79,6 +84,7 @@ export async function openSession(settings: SessionSettings, options: OpenOption
       throw error;
     }
     // Logged (and shown by the faces): deprecated files, servers that did not start, what the repository runs.
+    extras.notices.push(...plantedBefore.map(plantedLine));
     for (const message of extras.notices) hub.emit('huddle', 'warning', { message });
     await team.sessionHook({ hook_event_name: 'SessionStart', source: decision === 'resume' ? 'resume' : 'startup' });
     return new TeamSession({
@@ -96,6 +102,7 @@ export async function openSession(settings: SessionSettings, options: OpenOption
       ...(extras.mcp ? { mcp: extras.mcp } : {}),
       recorder,
       gitBase,
+      gitMetadata,
     });
   } catch (error) {
     // Another live huddle here, a read-only workspace, a full disk, a broken state file: one line, exit 2.

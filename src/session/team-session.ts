@@ -24,6 +24,7 @@ import { ExternalTeammate } from '../agents/external/external-teammate.js';
 import type { TerminalView } from '../agents/external/pty-driver.js';
 import { scrub } from '../runtime/store/file/event-log.js';
 import { gitChanges } from '../runtime/record/git-changes.js';
+import { plantedLine, quarantinePlanted, type GitMetadataSnapshot, type PlantedFile } from '../runtime/git/planted-git.js';
 import { RunRecorder, type RunRecord } from '../runtime/record/run-record.js';
 import { LEAD_NAME, PERSON_SENDER } from '../runtime/vocabulary.js';
 import type { McpServers, McpServerStatus } from '../runtime/mcp/mcp-servers.js';
@@ -62,6 +63,8 @@ export interface SessionParts {
   recorder?: RunRecorder;
   /** The git commit the session began at (undefined: not a repository). */
   gitBase?: Promise<string | undefined>;
+  /** The repository's git metadata as the session opened (what is new at the end was planted). */
+  gitMetadata?: GitMetadataSnapshot | undefined;
 }
 
 /** A run record and where it was written (relative to the workspace). */
@@ -105,10 +108,27 @@ export class TeamSession {
   readonly #verifyListeners = new Set<() => void>();
   readonly #recorder: RunRecorder;
   readonly #gitBase: Promise<string | undefined>;
+  readonly #gitMetadata: GitMetadataSnapshot | undefined;
+  /** Planted git metadata found so far (each said once). */
+  readonly #planted = new Map<string, PlantedFile>();
   /** The run record written when the session closed (close({ record })). */
   recorded: RecordedRun | undefined;
   #resumed: Promise<ResumeReport> | undefined;
   #closed: Promise<void> | undefined;
+  /**
+   * Git metadata planted since the session opened (runtime/git/planted-git.ts): what git never
+   * writes there is moved into .team/quarantine/, and each file is said once as a warning.
+   */
+  checkPlantedGit(): PlantedFile[] {
+    if (!this.#gitMetadata) return [];
+    for (const planted of quarantinePlanted(this.#gitMetadata, this.workspace.teamDir)) {
+      if (this.#planted.has(planted.path)) continue;
+      this.#planted.set(planted.path, planted);
+      this.hub.emit('huddle', 'warning', { message: plantedLine(planted) });
+    }
+    return [...this.#planted.values()];
+  }
+
   /** Closed with the session: the control socket (control-server.ts), once a face opened it. */
   #onClose: Array<() => Promise<void>> = [];
   /** Start-up notices, one line each (headless prints them as warnings; the console shows them in the lead's pane). */
@@ -134,6 +154,14 @@ export class TeamSession {
     this.budget = new BudgetIntents(parts.team.budget);
     this.worktrees = new WorktreeIntents(parts.workspace.root, (name) => name !== LEAD_NAME && this.isLive(name));
     this.#gitBase = parts.gitBase ?? Promise.resolve(undefined);
+    this.#gitMetadata = parts.gitMetadata;
+    // Checked after each tool an agent ran too (a few lstat calls), so the console says it while the run
+    // goes on and the person's own git never meets the file. After the event's dispatch, not inside it.
+    if (this.#gitMetadata) {
+      parts.hub.subscribe((event) => {
+        if (event.type === 'tool_result') queueMicrotask(() => this.checkPlantedGit());
+      });
+    }
     if (parts.recorder) {
       this.#recorder = parts.recorder;
     } else {
@@ -216,6 +244,8 @@ export class TeamSession {
     // After every agent has stopped, before the logs close (its run is logged too).
     await this.#team.sessionHook({ hook_event_name: 'SessionEnd', reason });
     if (done) this.hub.emit(LEAD_NAME, 'done', done);
+    // The person's own git would follow what an agent planted in .git: moved aside, said once.
+    this.checkPlantedGit();
     // A store that can no longer write (a full disk) gets no run record: its one line says why.
     if (record && !this.#store.failure) {
       const outcome = done ? { ok: done.ok, exit_code: done.exit_code, ...(done.reason ? { reason: done.reason } : { reason }) } : undefined;
@@ -241,12 +271,14 @@ export class TeamSession {
    */
   async runRecord(options: { sessionId?: string; outcome?: RunRecord['outcome'] } = {}): Promise<RecordedRun> {
     await this.#store.spend.flush();
+    const planted = this.checkPlantedGit();
     const base = await this.#gitBase;
     const [tasks, git] = await Promise.all([this.tasks().catch(() => []), base ? gitChanges(this.workspace.root, base) : Promise.resolve(undefined)]);
     const record = this.#recorder.build({
       tasks,
       spend: this.#store.spend.data,
       git,
+      ...(planted.length ? { plantedGit: planted } : {}),
       ...(options.outcome ? { outcome: options.outcome } : {}),
       ...(options.sessionId ? { sessionId: options.sessionId } : {}),
     });

@@ -1,9 +1,9 @@
 // What a run changed in a git workspace: files with lines added and removed, and the commits made
 // since the run began (on the current branch and on teammates' huddle/* branches). huddle's own
 // state (.team/, .tasks/) is left out. Not a repository: undefined, and the record says so.
-import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { pinRepository, runGit } from '../git/host-git.js';
 
 /** git's empty tree: the base of a repository that had no commit when the run began. */
 const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
@@ -30,10 +30,12 @@ export interface GitChanges {
   commits: CommitRecord[];
 }
 
-function git(cwd: string, args: string[]): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    execFile('git', args, { cwd, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' } }, (error, stdout) => resolve(error ? undefined : stdout));
-  });
+/** Read-only git in the pinned repository (runtime/git/host-git.ts): nothing it reads may run a program. */
+async function git(cwd: string, args: string[]): Promise<string | undefined> {
+  const pin = pinRepository(cwd);
+  if (!pin) return undefined;
+  const result = await runGit(cwd, args, { pin, env: { GIT_OPTIONAL_LOCKS: '0' }, maxBuffer: 16 * 1024 * 1024 });
+  return result.code === 0 ? result.stdout : undefined;
 }
 
 const OWN_STATE = /^\.(team|tasks)\//;
@@ -48,7 +50,7 @@ export async function gitBaseline(root: string): Promise<string | undefined> {
 
 export async function gitChanges(root: string, base: string): Promise<GitChanges | undefined> {
   const [numstat, untracked, log] = await Promise.all([
-    git(root, ['diff', '--numstat', '--no-renames', base, '--']),
+    git(root, ['diff', '--numstat', '--no-renames', '--no-ext-diff', '--no-textconv', '--ignore-submodules=all', base, '--']),
     git(root, ['ls-files', '--others', '--exclude-standard', '-z']),
     base === EMPTY_TREE ? git(root, ['log', '--format=%H%x09%an%x09%s', 'HEAD', '--branches=huddle/*']) : git(root, ['log', '--format=%H%x09%an%x09%s', 'HEAD', '--branches=huddle/*', `^${base}`]),
   ]);

@@ -7,6 +7,7 @@ import type { HuddleEvent } from '../events/events.js';
 import type { Task } from '../store/board.js';
 import type { SpendFile } from '../store/spend-ledger.js';
 import type { GitChanges } from './git-changes.js';
+import type { PlantedFile } from '../git/planted-git.js';
 
 /** Commands kept in the record; past this only the count grows. */
 const MAX_COMMANDS = 500;
@@ -51,6 +52,8 @@ export interface RunRecord {
   /** null: the workspace is not a git repository. */
   files: { changed: number; added: number; removed: number; list: GitChanges['files'] } | null;
   commits: GitChanges['commits'];
+  /** Git metadata an agent planted in the repository's git dir (runtime/git/planted-git.ts). */
+  planted_git?: PlantedFile[];
   tests: TestRecord[];
   commands: { count: number; list: CommandRecord[] };
   permissions: {
@@ -68,6 +71,7 @@ export interface RecordEnd {
   tasks: Task[];
   spend?: SpendFile;
   git?: GitChanges | undefined;
+  plantedGit?: PlantedFile[];
   outcome?: RunRecord['outcome'];
   sessionId?: string;
 }
@@ -188,6 +192,7 @@ export class RunRecorder {
       },
       files: end.git ? { changed: end.git.files.length, added: end.git.added, removed: end.git.removed, list: end.git.files } : null,
       commits: end.git?.commits ?? [],
+      ...(end.plantedGit?.length ? { planted_git: end.plantedGit } : {}),
       tests: [...this.#tests],
       commands: { count: this.#commandCount, list: [...this.#commands] },
       permissions: structuredClone(this.#permissions),

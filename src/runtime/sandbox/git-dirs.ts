@@ -3,9 +3,9 @@
 // the workspace is a subdirectory of its repository or a linked worktree. Its `config` and `hooks`
 // stay read-only: what they hold runs later outside the sandbox (huddle's own git calls, the
 // person's), so an agent must not plant commands there.
-import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { pinRepository } from '../git/host-git.js';
 
 export interface GitData {
   /** Directories `git commit` writes. */
@@ -26,14 +26,10 @@ export function gitDataFor(root: string): GitData {
 }
 
 function probe(root: string): GitData {
-  const result = spawnSync('git', ['rev-parse', '--path-format=absolute', '--git-dir', '--git-common-dir'], {
-    cwd: root,
-    encoding: 'utf8',
-    timeout: 10_000,
-    env: { ...process.env, GIT_TERMINAL_PROMPT: '0' },
-  });
-  if (result.status !== 0) return { writable: [], readOnly: [] };
-  const dirs = [...new Set(result.stdout.split('\n').map((l) => l.trim()).filter(Boolean))];
+  // The repository as pinned when the session opened: a `commondir` planted later moves nothing.
+  const pin = pinRepository(root);
+  if (!pin) return { writable: [], readOnly: [] };
+  const dirs = [...new Set([pin.gitDir, pin.commonDir])];
   const readOnly: string[] = [];
   for (const dir of dirs) {
     for (const name of ['config', 'config.worktree', 'hooks']) {

@@ -1,15 +1,11 @@
-// Running git for huddle's own worktree work. In the main checkout git runs as itself (its config
-// and hooks are the person's, kept read-only to agents). In a teammate's checkout everything under
-// .git is the teammate's to write, config included, so huddle's git there runs in the sandbox too:
-// a planted core.fsmonitor or filter then runs confined like any command the teammate runs.
-import { execa } from 'execa';
-import { childEnv, sandboxedSpawn } from '../sandbox/index.js';
+// Running git for huddle's own worktree work, through runtime/git/host-git.ts. In the main checkout
+// git runs as huddle, held to the repository pinned when the session opened, with nothing it could
+// run from a file an agent wrote. In a teammate's checkout everything under .git is the
+// teammate's to write, config included, so huddle's git there runs in the sandbox too.
+import { sandboxedSpawn } from '../sandbox/index.js';
+import { gitCommand, pinRepository, runGit, type GitResult } from '../git/host-git.js';
 
-export interface GitResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+export type { GitResult };
 
 export class WorktreeError extends Error {
   constructor(message: string) {
@@ -18,23 +14,19 @@ export class WorktreeError extends Error {
   }
 }
 
-/** Never wait on a prompt or an editor: huddle runs git with no one at its terminal. */
-const QUIET_ENV = { GIT_TERMINAL_PROMPT: '0', GIT_EDITOR: 'true', GIT_MERGE_AUTOEDIT: 'no' };
-
-/** Settings that would run a program from a config file, turned off for git in a teammate's checkout. */
-const NO_CONFIGURED_PROGRAMS = ['-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null', '-c', 'diff.external=', '-c', 'core.pager=cat'];
-
-export async function git(cwd: string, args: string[]): Promise<GitResult> {
-  const result = await execa('git', args, { cwd, reject: false, stdin: 'ignore', stripFinalNewline: false, env: QUIET_ENV });
-  if (typeof result.exitCode !== 'number') {
-    throw new WorktreeError(`cannot run git (${result.shortMessage ?? 'not found'}); install git or spawn without worktree`);
-  }
-  return { code: result.exitCode, stdout: String(result.stdout ?? ''), stderr: String(result.stderr ?? '') };
+/**
+ * git in the repository at `cwd`, pinned (GIT_DIR, GIT_COMMON_DIR as resolved first); `pinned:
+ * false` for a repository git itself makes or finds (a clone being made, a fresh clone's checkout).
+ */
+export async function git(cwd: string, args: string[], options: { pinned?: boolean } = {}): Promise<GitResult> {
+  const result = await runGit(cwd, args, { pin: options.pinned === false ? undefined : pinRepository(cwd) });
+  if (result.code === -1) throw new WorktreeError(`cannot run git (${result.stderr}); install git or spawn without worktree`);
+  return result;
 }
 
 /** Runs git and throws its own message on failure. */
-export async function gitOk(cwd: string, args: string[], what: string): Promise<string> {
-  const result = await git(cwd, args);
+export async function gitOk(cwd: string, args: string[], what: string, options: { pinned?: boolean } = {}): Promise<string> {
+  const result = await git(cwd, args, options);
   if (result.code !== 0) throw new WorktreeError(`${what} failed: ${firstLines(result.stderr || result.stdout)}`);
   return result.stdout;
 }
@@ -45,13 +37,15 @@ export async function gitOk(cwd: string, args: string[], what: string): Promise<
  */
 export async function gitInCheckout(cwd: string, args: string[], options: { writable?: string[]; readable?: string[] } = {}): Promise<GitResult> {
   const writable = options.writable ?? [];
-  const { child } = await sandboxedSpawn(['git', ...NO_CONFIGURED_PROGRAMS, ...args], {
+  // Not pinned: the checkout is the teammate's, and the sandbox is what confines it.
+  const command = await gitCommand(cwd, args, { checkout: true });
+  const { child } = await sandboxedSpawn(['git', ...command.args], {
     cwd,
     writable,
     readable: options.readable ?? [],
     mode: writable.length ? 'write' : 'read-only',
     owner: 'huddle-git',
-    env: { ...childEnv(), ...QUIET_ENV },
+    env: command.env,
     stdio: ['ignore', 'pipe', 'pipe'],
     network: { enabled: false },
   });

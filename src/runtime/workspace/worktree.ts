@@ -169,9 +169,9 @@ export async function ensureWorktree(root: string, name: string): Promise<Worktr
     // An existing branch keeps its commits: the checkout is made on it, not from HEAD.
     if (!(await branchExists(root, branch))) await gitOk(root, ['branch', branch, 'HEAD'], 'git branch');
     const start = (await gitOk(root, ['rev-parse', `refs/heads/${branch}`], 'git rev-parse')).trim();
-    await gitOk(root, ['clone', '-q', '--shared', '--no-checkout', '--no-hardlinks', `--separate-git-dir=${gitDir}`, repo.top, dir], 'git clone');
+    await gitOk(root, ['clone', '-q', '--shared', '--no-checkout', '--no-hardlinks', `--separate-git-dir=${gitDir}`, repo.top, dir], 'git clone', { pinned: false });
     // A fresh clone: its config is git's own so far, so this runs as huddle itself.
-    await gitOk(dir, ['checkout', '-q', '-B', branch, start], 'git checkout');
+    await gitOk(dir, ['checkout', '-q', '-B', branch, start], 'git checkout', { pinned: false });
     return info(true);
   });
 }
