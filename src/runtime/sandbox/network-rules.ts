@@ -62,6 +62,11 @@ function parseRule(text: string, list: 'allow' | 'deny'): Rule | undefined {
   return name ? { kind: 'name', name, text } : undefined;
 }
 
+/** Whether a list entry is a host name, `*.domain`, `*`, `localhost`, an address or a range (the settings check). */
+export function isNetworkEntry(entry: string): boolean {
+  return parseRule(entry, 'deny') !== undefined;
+}
+
 /** List entries that are no host, address or range (shown to the person; they match nothing). */
 export function invalidEntries(lists: NetworkLists): string[] {
   return [...(lists.allow ?? []).filter((e) => !parseRule(e, 'allow')), ...(lists.deny ?? []).filter((e) => !parseRule(e, 'deny'))];
