@@ -2,8 +2,8 @@
 // namespace of its own (no route out) whose loopback port 3128 socat bridges to this process's
 // filtering HTTP proxy on a Unix socket; HTTP_PROXY/HTTPS_PROXY point there. The proxy allows
 // CONNECT (https, and anything tunnelled the same way) and plain http to hosts the lists allow,
-// judged by address (network-rules.ts), and answers 403 with the reason otherwise. Programs that ignore the proxy variables get no
-// network at all, which is the safe way to fail.
+// judged by address (network-rules.ts), and answers 403 with the reason otherwise. Programs that
+// ignore the proxy variables get no network at all, which is the safe way to fail.
 import { mkdtempSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -16,12 +16,6 @@ export const PROXY_PORT = 3128;
 /** Where the proxy's socket appears inside the sandbox (its /tmp is private). */
 export const PROXY_SOCKET_INSIDE = '/tmp/.huddle-network.sock';
 
-/** Undefined when the host may be reached; otherwise why not (the rules and their reasons: network-rules.ts). */
-export async function hostRefusal(host: string, network: NetworkSettings): Promise<string | undefined> {
-  const verdict = await new NetworkRules(network).check(host);
-  return verdict.ok ? undefined : verdict.reason;
-}
-
 const proxies = new Map<string, Promise<string>>();
 
 /** The host socket of a filtering proxy for these lists (started once per distinct list). */
@@ -29,13 +23,14 @@ export function filteringProxy(network: NetworkSettings): Promise<string> {
   const key = JSON.stringify([network.allow ?? [], network.deny ?? []]);
   let socket = proxies.get(key);
   if (!socket) {
-    socket = startProxy(new NetworkRules(network));
+    socket = startFilteringProxy(new NetworkRules(network));
     proxies.set(key, socket);
   }
   return socket;
 }
 
-async function startProxy(rules: NetworkRules): Promise<string> {
+/** A proxy applying `rules` on a fresh Unix socket (its path). */
+export async function startFilteringProxy(rules: NetworkRules): Promise<string> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'huddle-net-'));
   const socketPath = path.join(dir, 'proxy.sock');
   const server = net.createServer((client) => handle(client, rules));

@@ -67,11 +67,6 @@ export function isNetworkEntry(entry: string): boolean {
   return parseRule(entry, 'deny') !== undefined;
 }
 
-/** List entries that are no host, address or range (shown to the person; they match nothing). */
-export function invalidEntries(lists: NetworkLists): string[] {
-  return [...(lists.allow ?? []).filter((e) => !parseRule(e, 'allow')), ...(lists.deny ?? []).filter((e) => !parseRule(e, 'deny'))];
-}
-
 export const systemResolver: Resolver = {
   async resolve(name) {
     const found = await lookup(name, { all: true, verbatim: true });
