@@ -130,7 +130,7 @@ const sandbox = z
     caches: strings('Cache directories shared by sandboxed commands (~/.npm, ~/.cache/pip…).').optional(),
     hidden: strings('More paths sandboxed commands may not read (absolute or ~/…), besides where credentials live.').optional(),
   })
-  .describe('The OS sandbox every command an agent causes runs in (SPEC section 10).');
+  .describe('The OS sandbox every command an agent causes runs in (see Sandbox in the README).');
 
 export const NOTIFY_KINDS = ['approval', 'plan', 'budget', 'failure', 'done', 'question'] as const;
 export type NotifyKind = (typeof NOTIFY_KINDS)[number];
