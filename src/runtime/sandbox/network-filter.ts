@@ -4,7 +4,7 @@
 // CONNECT (https, and anything tunnelled the same way) and plain http to hosts the lists allow,
 // judged by address (network-rules.ts), and answers 403 with the reason otherwise. Programs that
 // ignore the proxy variables get no network at all, which is the safe way to fail.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,6 +17,18 @@ export const PROXY_PORT = 3128;
 export const PROXY_SOCKET_INSIDE = '/tmp/.huddle-network.sock';
 
 const proxies = new Map<string, Promise<string>>();
+/** The proxies' socket directories, removed when huddle exits (they would pile up in the temp dir). */
+const proxyDirs = new Set<string>();
+let cleanupRegistered = false;
+
+function removeAtExit(dir: string): void {
+  proxyDirs.add(dir);
+  if (cleanupRegistered) return;
+  cleanupRegistered = true;
+  process.once('exit', () => {
+    for (const d of proxyDirs) rmSync(d, { recursive: true, force: true });
+  });
+}
 
 /** The host socket of a filtering proxy for these lists (started once per distinct list). */
 export function filteringProxy(network: NetworkSettings): Promise<string> {
@@ -32,6 +44,7 @@ export function filteringProxy(network: NetworkSettings): Promise<string> {
 /** A proxy applying `rules` on a fresh Unix socket (its path). */
 export async function startFilteringProxy(rules: NetworkRules): Promise<string> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'huddle-net-'));
+  removeAtExit(dir);
   const socketPath = path.join(dir, 'proxy.sock');
   const server = net.createServer((client) => handle(client, rules));
   await new Promise<void>((resolve, reject) => {
