@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { formatAddress } from './network-address.js';
+import { formatAddress, type IpAddress } from './network-address.js';
 import { NetworkRules } from './network-rules.js';
 import type { NetworkSettings } from './options.js';
 
@@ -75,28 +75,30 @@ function handle(client: net.Socket, rules: NetworkRules): void {
     const where = connect ? connectTarget(target) : requestTarget(target);
     if (!where) return refuse('400 Bad Request', 'huddle sandbox proxy: only CONNECT host:port and absolute http:// URLs');
     // Checked once, by address; the connection goes to that very address (no second lookup).
-    void rules.check(where.host).then((verdict) => {
-      if (client.destroyed) return;
-      if (!verdict.ok) return refuse('403 Forbidden', `huddle sandbox: ${verdict.reason}`);
-      const upstream = net.connect({ host: formatAddress(verdict.address), port: where.port });
-      upstream.on('error', (error) => {
-        if (!client.destroyed) refuse('502 Bad Gateway', `huddle sandbox proxy: ${error.message}`);
-      });
-      upstream.once('connect', () => {
-        if (connect) {
-          client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-          const rest = head.subarray(end + 4);
-          if (rest.length) upstream.write(rest);
-        } else {
-          upstream.write(head);
-        }
-        client.pipe(upstream);
-        upstream.pipe(client);
-        client.resume();
-      });
-      client.on('close', () => upstream.destroy());
-      upstream.on('close', () => client.destroy());
+    void rules.check(where.host).then(
+      (verdict) => {
+        if (client.destroyed) return;
+        if (!verdict.ok) return refuse('403 Forbidden', `huddle sandbox: ${verdict.reason}`);
+        forward(verdict.address, where.port, connect ? head.subarray(end + 4) : head, connect);
+      },
+      // Refused rather than let through, and never an unhandled rejection in huddle.
+      (error: unknown) => refuse('502 Bad Gateway', `huddle sandbox proxy: ${error instanceof Error ? error.message : String(error)}`),
+    );
+  };
+  const forward = (address: IpAddress, port: number, first: Buffer, connect: boolean) => {
+    const upstream = net.connect({ host: formatAddress(address), port });
+    upstream.on('error', (error) => {
+      if (!client.destroyed) refuse('502 Bad Gateway', `huddle sandbox proxy: ${error.message}`);
     });
+    upstream.once('connect', () => {
+      if (connect) client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      if (first.length) upstream.write(first);
+      client.pipe(upstream);
+      upstream.pipe(client);
+      client.resume();
+    });
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
   };
   client.on('data', onData);
 }
