@@ -66,6 +66,19 @@ describe('the filtering proxy', () => {
     expect(answer).toContain(MARKER);
   });
 
+  it('deny localhost holds for what the URL standard folds into it (percent-encoding, full-width, other dots, UTF-8)', async () => {
+    const socket = await startFilteringProxy(new NetworkRules({ deny: ['localhost'] }));
+    for (const host of ['%6c%6f%63%61%6c%68%6f%73%74', '127.0.0.1%2e', 'ｌｏｃａｌｈｏｓｔ', '127。0。0。1', '①②⑦.0.0.1', 'user@127.1']) {
+      const answer = await ask(socket, `GET http://${host}:${port}/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      expect(answer, host).not.toContain(MARKER);
+      expect(answer, host).toMatch(/^HTTP\/1\.1 (403 Forbidden|400 Bad Request)\r\n/);
+    }
+    for (const host of ['ｌｏｃａｌｈｏｓｔ', '127。0。0。1', 'localhost%00', '127.0.0.1%2e']) {
+      const answer = await ask(socket, `CONNECT ${host}:${port} HTTP/1.1\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      expect(answer, host).not.toContain(MARKER);
+    }
+  });
+
   it('refuses what is no CONNECT target or http URL', async () => {
     const socket = await startFilteringProxy(new NetworkRules({ allow: ['*'] }));
     for (const request of [`CONNECT 127.0.0.1 HTTP/1.1\r\n\r\n`, `CONNECT 127.0.0.1:99999 HTTP/1.1\r\n\r\n`, `GET /relative HTTP/1.1\r\n\r\n`, `GET ftp://127.0.0.1:${port}/ HTTP/1.1\r\n\r\n`]) {
