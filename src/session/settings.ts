@@ -131,6 +131,7 @@ function sandboxFromSettings(loaded: LoadedSettings, env: NodeJS.ProcessEnv): Sp
     ...(sandbox?.writablePaths || sandbox?.caches ? { writable: [...(sandbox.writablePaths ?? []), ...(sandbox.caches ?? [])] } : {}),
     // Caches named in the settings are the person's own: share them rather than huddle's private ones.
     ...(sandbox?.caches?.length ? { hostCaches: true } : {}),
+    ...(sandbox?.hidden?.length ? { hidden: [...sandbox.hidden] } : {}),
   });
   if (!sandboxStatus(env).available) return undefined;
   return sandboxSpawnLike({ rootsFor: (cwd) => new Workspace(cwd).sandboxRoots() });

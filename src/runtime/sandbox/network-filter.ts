@@ -2,54 +2,51 @@
 // namespace of its own (no route out) whose loopback port 3128 socat bridges to this process's
 // filtering HTTP proxy on a Unix socket; HTTP_PROXY/HTTPS_PROXY point there. The proxy allows
 // CONNECT (https, and anything tunnelled the same way) and plain http to hosts the lists allow,
-// and answers 403 with the reason otherwise. Programs that ignore the proxy variables get no
-// network at all, which is the safe way to fail.
-import { mkdtempSync } from 'node:fs';
+// judged by address (network-rules.ts), and answers 403 with the reason otherwise. Programs that
+// ignore the proxy variables get no network at all, which is the safe way to fail.
+import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { formatAddress, type IpAddress } from './network-address.js';
+import { NetworkRules } from './network-rules.js';
 import type { NetworkSettings } from './options.js';
 
 export const PROXY_PORT = 3128;
 /** Where the proxy's socket appears inside the sandbox (its /tmp is private). */
 export const PROXY_SOCKET_INSIDE = '/tmp/.huddle-network.sock';
 
-/** `example.com` matches itself; `*.example.com` its subdomains; `*` everything. */
-export function hostMatches(host: string, pattern: string): boolean {
-  const h = host.toLowerCase().replace(/\.$/, '');
-  const p = pattern.trim().toLowerCase();
-  if (p === '*') return true;
-  if (p.startsWith('*.')) return h.endsWith(p.slice(1));
-  return h === p;
-}
-
-/** Undefined when the host may be reached; otherwise why not. */
-export function hostRefusal(host: string, network: NetworkSettings): string | undefined {
-  const deny = network.deny ?? [];
-  const allow = network.allow ?? [];
-  const denied = deny.find((p) => hostMatches(host, p));
-  if (denied) return `${host} is denied by the sandbox network settings (${denied})`;
-  if (allow.length && !allow.some((p) => hostMatches(host, p))) return `${host} is not on the sandbox network allow-list (${allow.join(', ')})`;
-  return undefined;
-}
-
 const proxies = new Map<string, Promise<string>>();
+/** The proxies' socket directories, removed when huddle exits (they would pile up in the temp dir). */
+const proxyDirs = new Set<string>();
+let cleanupRegistered = false;
+
+function removeAtExit(dir: string): void {
+  proxyDirs.add(dir);
+  if (cleanupRegistered) return;
+  cleanupRegistered = true;
+  process.once('exit', () => {
+    for (const d of proxyDirs) rmSync(d, { recursive: true, force: true });
+  });
+}
 
 /** The host socket of a filtering proxy for these lists (started once per distinct list). */
 export function filteringProxy(network: NetworkSettings): Promise<string> {
   const key = JSON.stringify([network.allow ?? [], network.deny ?? []]);
   let socket = proxies.get(key);
   if (!socket) {
-    socket = startProxy(network);
+    socket = startFilteringProxy(new NetworkRules(network));
     proxies.set(key, socket);
   }
   return socket;
 }
 
-async function startProxy(network: NetworkSettings): Promise<string> {
+/** A proxy applying `rules` on a fresh Unix socket (its path). */
+export async function startFilteringProxy(rules: NetworkRules): Promise<string> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'huddle-net-'));
+  removeAtExit(dir);
   const socketPath = path.join(dir, 'proxy.sock');
-  const server = net.createServer((client) => handle(client, network));
+  const server = net.createServer((client) => handle(client, rules));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(socketPath, () => resolve());
@@ -58,9 +55,11 @@ async function startProxy(network: NetworkSettings): Promise<string> {
   return socketPath;
 }
 
-function handle(client: net.Socket, network: NetworkSettings): void {
+function handle(client: net.Socket, rules: NetworkRules): void {
   let head = Buffer.alloc(0);
   client.on('error', () => client.destroy());
+  const refuse = (status: string, message: string) =>
+    void client.end(`HTTP/1.1 ${status}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(message) + 1}\r\nConnection: close\r\n\r\n${message}\n`);
   const onData = (chunk: Buffer) => {
     head = Buffer.concat([head, chunk]);
     const end = head.indexOf('\r\n\r\n');
@@ -72,40 +71,28 @@ function handle(client: net.Socket, network: NetworkSettings): void {
     client.pause();
     const [requestLine = ''] = head.subarray(0, end).toString('latin1').split('\r\n');
     const [method = '', target = ''] = requestLine.split(' ');
-    let host: string;
-    let port: number;
-    if (method.toUpperCase() === 'CONNECT') {
-      const match = /^\[?([^\]]+?)\]?:(\d+)$/.exec(target);
-      if (!match) return void client.end('HTTP/1.1 400 Bad Request\r\n\r\n');
-      host = match[1]!;
-      port = Number(match[2]);
-    } else {
-      let url: URL;
-      try {
-        url = new URL(target);
-      } catch {
-        return void client.end('HTTP/1.1 400 Bad Request\r\n\r\nhuddle sandbox proxy: only absolute http:// URLs and CONNECT\n');
-      }
-      host = url.hostname.replace(/^\[|\]$/g, '');
-      port = Number(url.port || 80);
-    }
-    const refusal = hostRefusal(host, network);
-    if (refusal) {
-      const body = `huddle sandbox: ${refusal}\n`;
-      return void client.end(`HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
-    }
-    const upstream = net.connect(port, host);
+    const connect = method.toUpperCase() === 'CONNECT';
+    const where = connect ? connectTarget(target) : requestTarget(target);
+    if (!where) return refuse('400 Bad Request', 'huddle sandbox proxy: only CONNECT host:port and absolute http:// URLs');
+    // Checked once, by address; the connection goes to that very address (no second lookup).
+    void rules.check(where.host).then(
+      (verdict) => {
+        if (client.destroyed) return;
+        if (!verdict.ok) return refuse('403 Forbidden', `huddle sandbox: ${verdict.reason}`);
+        forward(verdict.address, where.port, connect ? head.subarray(end + 4) : head, connect);
+      },
+      // Refused rather than let through, and never an unhandled rejection in huddle.
+      (error: unknown) => refuse('502 Bad Gateway', `huddle sandbox proxy: ${error instanceof Error ? error.message : String(error)}`),
+    );
+  };
+  const forward = (address: IpAddress, port: number, first: Buffer, connect: boolean) => {
+    const upstream = net.connect({ host: formatAddress(address), port });
     upstream.on('error', (error) => {
-      if (!client.destroyed) client.end(`HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\n\r\nhuddle sandbox proxy: ${error.message}\n`);
+      if (!client.destroyed) refuse('502 Bad Gateway', `huddle sandbox proxy: ${error.message}`);
     });
     upstream.once('connect', () => {
-      if (method.toUpperCase() === 'CONNECT') {
-        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-        const rest = head.subarray(end + 4);
-        if (rest.length) upstream.write(rest);
-      } else {
-        upstream.write(head);
-      }
+      if (connect) client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      if (first.length) upstream.write(first);
       client.pipe(upstream);
       upstream.pipe(client);
       client.resume();
@@ -114,6 +101,26 @@ function handle(client: net.Socket, network: NetworkSettings): void {
     upstream.on('close', () => client.destroy());
   };
   client.on('data', onData);
+}
+
+/** CONNECT's `host:port` or `[v6]:port`. */
+function connectTarget(target: string): { host: string; port: number } | undefined {
+  const match = /^(\[[^\]]*\]|[^:[\]]+):(\d{1,5})$/.exec(target);
+  if (!match) return undefined;
+  const port = Number(match[2]);
+  return port >= 1 && port <= 65535 ? { host: match[1]!, port } : undefined;
+}
+
+/** A plain request's absolute http:// URL. */
+function requestTarget(target: string): { host: string; port: number } | undefined {
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'http:' || !url.hostname) return undefined;
+  return { host: url.hostname, port: Number(url.port || 80) };
 }
 
 /** A TCP port on the sandbox's own loopback that leads to a Unix socket of huddle's (bound inside at `inside`). */

@@ -25,6 +25,7 @@ const JOINED_LISTS = [
   ['sandbox', 'network', 'deny'],
   ['sandbox', 'writablePaths'],
   ['sandbox', 'caches'],
+  ['sandbox', 'hidden'],
 ];
 
 /** Objects a higher layer replaces whole: a server or agent entry is one thing, not fields to mix. */

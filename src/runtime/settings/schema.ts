@@ -4,6 +4,7 @@
 // reference and the exported JSON Schema (settings.schema.json) are generated from them.
 import { z } from 'zod';
 import { PERMISSION_MODES } from '../permissions/permission-mode.js';
+import { isNetworkEntry } from '../sandbox/network-rules.js';
 
 const count = (text: string) => z.number().int().min(0).describe(text);
 const positive = (text: string) => z.number().int().min(1).describe(text);
@@ -110,18 +111,24 @@ const verify = z
   })
   .describe('Verify gates: a task becomes completed only when its verify command exits 0 in the completing agent\'s workspace.');
 
+/** Host names, `*.domain`, `*`, `localhost`, addresses in any spelling, CIDR ranges (network-rules.ts). */
+const networkList = (text: string) =>
+  z.array(z.string().min(1).refine((entry) => isNetworkEntry(entry), 'not a host name, *.domain, address or CIDR range (e.g. "10.0.0.0/8")')).describe(text);
+
 const sandbox = z
   .strictObject({
     enabled: z.boolean().optional().describe('false runs commands unsandboxed (HUDDLE_SANDBOX=off).').meta({ default: true }),
     network: z
       .strictObject({
-        allow: strings('Hosts commands may reach ("registry.npmjs.org", "*.github.com").').optional(),
-        deny: strings('Hosts commands may never reach; wins over allow.').optional(),
+        enabled: z.boolean().optional().describe('false: commands get no network at all (nor the host\'s abstract Unix sockets).').meta({ default: true }),
+        allow: networkList('Hosts commands may reach: names ("registry.npmjs.org"), "*.github.com", "localhost", addresses, CIDR ranges ("10.0.0.0/8"). A name allowed by name never reaches this machine.').optional(),
+        deny: networkList('Hosts commands may never reach, checked by address ("localhost" is all of 127.0.0.0/8, ::1, 0.0.0.0); wins over allow.').optional(),
       })
       .optional()
-      .describe('Network access of sandboxed commands.'),
+      .describe('Network access of sandboxed commands; with allow or deny, their only way out is huddle\'s filtering proxy (needs socat).'),
     writablePaths: strings('Extra paths sandboxed commands may write (besides the agent\'s workspace and TMPDIR).').optional(),
     caches: strings('Cache directories shared by sandboxed commands (~/.npm, ~/.cache/pip…).').optional(),
+    hidden: strings('More paths sandboxed commands may not read (absolute or ~/…), besides where credentials live.').optional(),
   })
   .describe('The OS sandbox every command an agent causes runs in (docs/contract.md#sandbox).');
 
