@@ -49,6 +49,8 @@ function documentedKeyPaths(text: string): Array<{ line: number; key: string }> 
       let key = /^[A-Za-z$][\w$]*(?:\.(?:<[^>]+>|[\w$*-]+)(?:\[\])*)+/.exec(match[1]!)?.[0];
       // The sandbox's own keys are named without their section too (`network.enabled`).
       if (key?.startsWith('network.')) key = `sandbox.${key}`;
+      // A file name (`memory.ts`, `budget.json`) is not a key path.
+      if (key && /\.(ts|tsx|js|mjs|cjs|json|md|ya?ml|sh)$/.test(key)) continue;
       if (key && topLevel.has(key.split('.')[0]!)) out.push({ line: i + 1, key });
     }
   });
