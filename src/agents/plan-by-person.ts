@@ -18,10 +18,10 @@ export async function askPersonAboutPlan(
     prefixes: [],
   });
   try {
-    if (outcome.kind === 'approved') await protocols.decidePlan(requestId, true, 'approved by the person');
+    if (outcome.kind === 'approved') await protocols.decidePlan(requestId, true, 'approved by the person', 'person');
     else if (outcome.kind === 'denied') {
       const said = outcome.reason ? `: ${outcome.reason}` : '';
-      await protocols.decidePlan(requestId, false, `the person did not approve it${said}; revise the plan and send it again`);
+      await protocols.decidePlan(requestId, false, `the person did not approve it${said}; revise the plan and send it again`, 'person');
     }
     // Nobody left to answer (the console closed): the lead decides after all.
     else await protocols.askLeadAboutPlan(teammate, requestId, plan);

@@ -11,6 +11,8 @@ interface PendingShutdown {
 }
 
 interface PendingPlan {
+  /** It waits in the person's needs-you queue: only the person decides it (docs/trust.md). */
+  forPerson?: boolean;
   teammate: string;
   plan: string;
   timer: NodeJS.Timeout | undefined;
@@ -120,15 +122,18 @@ export class Protocols {
     const autoMs = this.options.planAutoApproveMs;
     const timer =
       autoMs > 0
-        ? setTimeout(() => void this.decidePlan(requestId, true, `auto-approved after ${formatDuration(autoMs)}`).catch(() => undefined), autoMs)
+        ? setTimeout(() => void this.decidePlan(requestId, true, `auto-approved after ${formatDuration(autoMs)}`, 'person').catch(() => undefined), autoMs)
         : undefined;
     timer?.unref();
-    this.#plans.set(requestId, { teammate, plan, timer });
+    this.#plans.set(requestId, { teammate, plan, timer, ...(toLead ? {} : { forPerson: true }) });
     return requestId;
   }
 
   /** Sends a plan request to the lead (also when the person could not be asked after all). */
   async askLeadAboutPlan(teammate: string, requestId: string, plan: string): Promise<void> {
+    // Nobody is left to ask (the console closed): the plan becomes the lead's to decide.
+    const pending = this.#plans.get(requestId);
+    if (pending) delete pending.forPerson;
     await this.bus.send({
       type: 'plan_approval_request',
       from: teammate,
@@ -139,8 +144,18 @@ export class Protocols {
     });
   }
 
-  async decidePlan(requestId: string, approve: boolean, feedback?: string): Promise<string> {
+  /**
+   * `by` 'agent' is the lead's plan_approval tool; 'person' the person's answer in the needs-you
+   * queue (or huddle's auto-approval, which the person configured). An agent never decides a plan
+   * that waits for the person, whatever a message claims the person said.
+   */
+  async decidePlan(requestId: string, approve: boolean, feedback?: string, by: 'agent' | 'person' = 'agent'): Promise<string> {
     let pending = this.#plans.get(requestId);
+    if (pending?.forPerson && by === 'agent') {
+      throw new ProtocolError(
+        `the plan ${requestId} of ${pending.teammate} waits for the person (in their needs-you queue); only the person decides it, not an agent, whatever a message says the person wants`,
+      );
+    }
     if (!pending) {
       const asked = (await this.bus.history(LEAD_NAME).catch(() => [])).find((m) => m.type === 'plan_approval_request' && m.request_id === requestId);
       if (asked && !(await this.#answered(asked.from, 'plan_approval_response', requestId))) pending = { teammate: asked.from, plan: asked.plan ?? '', timer: undefined };

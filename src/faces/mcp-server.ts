@@ -4,12 +4,13 @@
 // huddle-tools.ts) in one of two ways:
 // - `--socket PATH` (how huddle starts it for its own external teammates, inside their sandbox):
 //   through that teammate's channel to the live huddle (agents/external/agent-channel.ts), which
-//   runs each tool as NAME and only as NAME; this process opens no store (the sandbox keeps the
-//   team's state read-only) and holds no other capability.
+//   runs each tool as its teammate and only as it (a request naming anyone else is refused); this
+//   process opens no store (the sandbox keeps the team's state read-only) and holds no other capability.
 // - without it (a person wiring an agent by hand): over the team's store, opened to join, not to
 //   run (the team belongs to the live huddle), with the lifecycle answers that need the live team
 //   (idle, shutdown_response, plan_approval) forwarded to the control socket of the huddle
-//   process running the team.
+//   process running the team. It acts for the person, so it needs the person's key
+//   (session/person-key.ts), which no sandboxed command can read, and NAME must be on the roster.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -28,6 +29,7 @@ import { defineTool, ToolError, type Tool, type ToolResult } from '../runtime/to
 import { describeNameRule, isAgentName } from '../runtime/vocabulary.js';
 import { Workspace } from '../runtime/workspace/workspace.js';
 import { controlRequest, NoLiveHuddleError } from '../session/control-endpoint.js';
+import { whyNotPerson } from '../session/person-key.js';
 import { resolveSettings } from '../session/settings.js';
 
 /** The server's name: its tools reach Claude Code as mcp__huddle__<tool>. */
@@ -54,7 +56,13 @@ export async function runMcpServer(options: McpServeOptions): Promise<number> {
   if (!isAgentName(options.as)) return fail(describeNameRule(options.as));
   let source: ToolSource;
   if (options.socket) {
-    source = await channelSource(options.socket);
+    source = await channelSource(options.socket, options.as);
+    // The channel says at once whose it is: a name that is not its teammate's ends here, in one line.
+    try {
+      await source.definitions();
+    } catch (error) {
+      return fail((error as Error).message);
+    }
   } else {
     const opened = await storeSource(options);
     if (typeof opened === 'number') return opened;
@@ -76,12 +84,12 @@ export async function runMcpServer(options: McpServeOptions): Promise<number> {
 }
 
 /** Through the teammate's channel: the live huddle runs every tool as this teammate. */
-async function channelSource(socket: string): Promise<ToolSource> {
+async function channelSource(socket: string, as: string): Promise<ToolSource> {
   let definitions: ToolDefinitionParam[] | undefined;
   return {
     async definitions() {
       if (!definitions) {
-        const response = await channelRequest(socket, { op: 'list' });
+        const response = await channelRequest(socket, { op: 'list', as });
         if (!response.ok) throw new Error(response.error);
         definitions = response.result as ToolDefinitionParam[];
       }
@@ -89,7 +97,7 @@ async function channelSource(socket: string): Promise<ToolSource> {
     },
     async call(name, input, signal) {
       try {
-        return callResult(await channelRequest(socket, { op: 'call', tool: name, input }, signal));
+        return callResult(await channelRequest(socket, { op: 'call', as, tool: name, input }, signal));
       } catch (error) {
         return { content: `${name} failed: ${(error as Error).message}`, isError: true };
       }
@@ -103,6 +111,8 @@ async function storeSource(options: McpServeOptions): Promise<ToolSource | numbe
   const root = path.resolve(options.cwd ?? process.cwd());
   if (!existsSync(root) || !statSync(root).isDirectory()) return fail(`workspace ${root} is not a directory`);
   const workspace = new Workspace(root);
+  const notPerson = whyNotPerson(workspace.teamDir);
+  if (notPerson) return fail(`--as ${options.as} over the team's store acts for the person, and ${notPerson}`);
   const hub = new EventHub();
   let store: TeamStore;
   try {
@@ -116,7 +126,9 @@ async function storeSource(options: McpServeOptions): Promise<ToolSource | numbe
     return fail(error instanceof Error ? error.message : String(error));
   }
   if (!store.roster.get(options.as)) {
-    process.stderr.write(`huddle mcp: '${options.as}' is not on the roster of the team in ${root}; its messages cannot reach it until huddle spawns it\n`);
+    const names = store.roster.names();
+    await store.close('huddle mcp refused the name');
+    return fail(`'${options.as}' is not on the roster of the team in ${root} (${names.length ? `members: ${names.join(', ')}` : 'it has no members'}); huddle spawns a teammate before anyone acts as it`);
   }
   const registry = new ToolRegistry(teamToolsFor(workspace, store, hub, root));
   return {

@@ -6,10 +6,17 @@ import { UnknownRecipientError } from '../runtime/store/bus.js';
 import { PERSON_SENDER } from '../runtime/vocabulary.js';
 import type { ControlRequest, StatusReport } from './control-endpoint.js';
 import { ControlServer, ControlUsageError } from './control-server.js';
+import { mintPersonKey } from './person-key.js';
 import type { TeamSession } from './team-session.js';
 
 /** Starts the session's control socket; a failure is a warning, never the end of the run. */
 export async function openControl(session: TeamSession, face: 'console' | 'headless'): Promise<void> {
+  try {
+    // What `huddle mcp --as NAME` over the store must show: the person's, never an agent's (person-key.ts).
+    mintPersonKey(session.workspace.teamDir);
+  } catch (error) {
+    session.hub.emit('huddle', 'warning', { message: `the person's key could not be written (${error instanceof Error ? error.message : String(error)}); huddle mcp --as NAME cannot join this team from a shell` });
+  }
   try {
     const server = await ControlServer.start(session.workspace.teamDir, face, (request) => handleControl(session, face, request));
     session.closeWith(() => server.close());

@@ -134,7 +134,7 @@ describe('bad input to a running team', () => {
     const after = await h.team.bus.send({ from: 'lead', to: 'alice', content: 'After the tear.' });
     const request = await h.waitFor('alice to read the second message', () => h.requestsOf('alice')[2]);
 
-    expect(lastUserTexts(request)).toEqual([`<inbox>\n${JSON.stringify(after)}\n</inbox>`]);
+    expect(lastUserTexts(request)).toEqual([`<inbox>\n${JSON.stringify({ sender: 'agent', ...after })}\n</inbox>`]);
     const warning = await h.waitForEvent('the torn-line warning', (e) => e.type === 'warning' && e.agent === 'alice');
     expect(warning).toMatchObject({ line: 2, text: '{"id":"msg_torn","type":"message","from":"lead","to":"ali' });
     expect(String(warning.message)).toMatch(/^skipped line 2 of .*alice\.jsonl: not valid JSON/);

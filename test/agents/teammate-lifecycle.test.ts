@@ -50,7 +50,7 @@ describe('teammate lifecycle', () => {
 
     // Event-driven: well before the 10 s idle timeout (2 s is only a hang guard).
     expect(request.at - sentAt).toBeLessThan(2_000);
-    expect(lastUserTexts(request)).toEqual([`<inbox>\n${JSON.stringify(message)}\n</inbox>`]);
+    expect(lastUserTexts(request)).toEqual([`<inbox>\n${JSON.stringify({ sender: 'agent', ...message })}\n</inbox>`]);
     await h.waitForStatus('alice', 'idle');
     expect(h.statuses('alice')).toEqual(['working', 'idle', 'working', 'idle']);
   });
@@ -195,7 +195,7 @@ describe('teammate lifecycle', () => {
     const request = await h.waitFor('alice second request', () => h.requestsOf('alice')[1]);
 
     // Both in one user turn, exactly as docs/contract.md#injected-turns has it (the newline in the content stays escaped).
-    expect(lastUserTexts(request)).toEqual([`<inbox>\n${JSON.stringify(first)}\n${JSON.stringify(second)}\n</inbox>`]);
+    expect(lastUserTexts(request)).toEqual([`<inbox>\n${JSON.stringify({ sender: 'agent', ...first })}\n${JSON.stringify({ sender: 'agent', ...second })}\n</inbox>`]);
     const [, firstLine, secondLine] = lastUserTexts(request)[0]!.split('\n');
     expect((JSON.parse(firstLine!) as Message).id).toBe(first.id);
     expect((JSON.parse(secondLine!) as Message).id).toBe(second.id);

@@ -31,6 +31,17 @@ afterEach(async () => {
 const screen = (name: string) => (h.session.terminal(name)?.lines() ?? []).join('\n');
 
 describe('a command teammate (a program in a PTY)', () => {
+  it("the person's shell pane types the person's messages, never an agent's", async () => {
+    await h.spawn('shell', 'alice', { agent: 'command', command: `${JSON.stringify(process.execPath)} greeter.mjs`, role: 'shell' });
+    await h.waitFor('the greeting of alice', () => screen('shell').includes('hello ALICE'), 20_000);
+    await h.waitForStatus('shell', 'idle', 20_000);
+    await h.team.bus.send({ from: 'lead', to: 'shell', content: 'mallory' });
+    await h.waitForEvent('the refusal', (e) => e.agent === 'shell' && e.type === 'warning' && String(e.message).includes("lead's message to shell was not typed"));
+    await h.session.send('shell', 'bob');
+    await h.waitFor('the greeting of bob', () => screen('shell').includes('hello BOB'), 20_000);
+    expect(screen('shell')).not.toContain('MALLORY');
+  }, 60_000);
+
   it('types its prompt and its messages into the program, takes keys, and is shut down by huddle for it', async () => {
     await h.spawn('greeter', 'alice', { agent: 'command', command: `${JSON.stringify(process.execPath)} greeter.mjs`, role: 'helper' });
     await h.waitFor('the greeting of alice', () => screen('greeter').includes('hello ALICE'), 20_000);

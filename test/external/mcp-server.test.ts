@@ -5,12 +5,13 @@
 // plan_approval) need the live huddle and say so without one.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AgentChannel } from '../../src/agents/external/agent-channel.js';
 import { teamChannel } from '../../src/agents/external/huddle-tools.js';
-import { CLI_PATH, makeWorkspace, runCli, type Workspace } from '../helpers/run-cli.js';
+import { mintPersonKey } from '../../src/session/person-key.js';
+import { baseEnv, CLI_PATH, makeWorkspace, runCli, type Workspace } from '../helpers/run-cli.js';
 import { openTeamHarness, type TeamHarness } from '../helpers/team-harness.js';
 
 let ws: Workspace;
@@ -24,7 +25,9 @@ beforeEach(() => {
   mkdirSync(path.join(ws.dir, '.team'), { recursive: true });
   const now = new Date().toISOString();
   const member = (name: string, role: string) => ({ name, role, status: 'idle', created_at: now, updated_at: now });
-  writeFileSync(path.join(ws.dir, '.team', 'config.json'), JSON.stringify({ team_name: 'demo', lead: 'lead', members: [member('lead', 'lead'), member('alice', 'coder')] }));
+  writeFileSync(path.join(ws.dir, '.team', 'config.json'), JSON.stringify({ team_name: 'demo', lead: 'lead', members: [member('lead', 'lead'), member('alice', 'coder'), member('bob', 'coder')] }));
+  // As huddle leaves it when it has run the team: the person's key (the test is the person's shell).
+  mintPersonKey(path.join(ws.dir, '.team'));
 });
 afterEach(async () => {
   await client?.close();
@@ -45,22 +48,23 @@ const teamRoot = () => live?.h.root ?? ws.dir;
 async function goLive(): Promise<void> {
   const h = await openTeamHarness();
   await h.team.ctx.roster.add({ name: 'alice', role: 'coder', status: 'idle' });
+  mintPersonKey(h.workspace.teamDir);
   live = { h, channels: new Map() };
 }
 
-async function connect(as: string, mode: Mode = 'store'): Promise<Client> {
+async function connect(as: string, mode: Mode = 'store', channelOf: string = as): Promise<Client> {
   const args = [CLI_PATH, 'mcp', '--as', as, '--cwd', teamRoot()];
   if (mode === 'channel') {
-    let channel = live!.channels.get(as);
+    let channel = live!.channels.get(channelOf);
     if (!channel) {
-      channel = teamChannel(live!.h.team.ctx, live!.h.team, as);
+      channel = teamChannel(live!.h.team.ctx, live!.h.team, channelOf);
       channel.open();
       await channel.ready;
-      live!.channels.set(as, channel);
+      live!.channels.set(channelOf, channel);
     }
     args.push('--socket', channel.socket);
   }
-  const transport = new StdioClientTransport({ command: process.execPath, args, stderr: 'pipe' });
+  const transport = new StdioClientTransport({ command: process.execPath, args, stderr: 'pipe', env: baseEnv() });
   client = new Client({ name: 'test', version: '0' });
   await client.connect(transport);
   return client;
@@ -100,9 +104,9 @@ describe.each<[string, Mode]>([
     const inbox = readFileSync(path.join(teamRoot(), '.team', 'inbox', 'lead.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
     expect(inbox).toEqual([expect.objectContaining({ from: 'alice', to: 'lead', content: 'on it' })]);
 
-    const unknown = await mcp.callTool({ name: 'send_message', arguments: { to: 'bob', content: 'hi' } });
+    const unknown = await mcp.callTool({ name: 'send_message', arguments: { to: 'carol', content: 'hi' } });
     expect(unknown.isError).toBe(true);
-    expect(textOf(unknown)).toContain("no teammate named 'bob'");
+    expect(textOf(unknown)).toContain("no teammate named 'carol'");
 
     // A message for alice is read once through read_inbox, then no more.
     const sent = await runCli(['send', 'alice', 'x', '--cwd', teamRoot()]);
@@ -132,5 +136,48 @@ describe('huddle mcp --as NAME', () => {
     const missing = await runCli(['mcp']);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('huddle mcp needs --as NAME');
+  });
+});
+
+describe('huddle mcp cannot act as another agent', () => {
+  it('refuses a name not on the roster, in one line, exit 2', async () => {
+    const result = await runCli(['mcp', '--as', 'mallory', '--cwd', ws.dir]);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toBe(`huddle mcp: 'mallory' is not on the roster of the team in ${ws.dir} (members: lead, alice, bob); huddle spawns a teammate before anyone acts as it`);
+  });
+
+  it("over the store, refuses any name without the person's key (as inside an agent's sandbox), and changes nothing", async () => {
+    rmSync(path.join(ws.dir, '.team', 'person-key.sha256'));
+    mintPersonKey(path.join(ws.dir, '.team')); // a new key: the one this process could show is no longer the team's
+    writeFileSync(path.join(ws.dir, '.team', 'person-key.sha256'), `${'0'.repeat(64)}\n`);
+    for (const name of ['lead', 'alice']) {
+      const result = await runCli(['mcp', '--as', name, '--cwd', ws.dir]);
+      expect(result.code).toBe(2);
+      expect(result.stderr.trim().split('\n')).toEqual([
+        `huddle mcp: --as ${name} over the team's store acts for the person, and this process cannot show the person's key (huddle keeps it where no agent's sandbox can read it); run it from your own shell, where huddle runs`,
+      ]);
+    }
+    expect(existsSync(path.join(ws.dir, '.tasks'))).toBe(false);
+  });
+
+  it("through alice's channel, --as bob (or lead) is refused in one line; --as alice works", async () => {
+    await goLive();
+    await live!.h.team.ctx.roster.add({ name: 'bob', role: 'coder', status: 'idle' });
+    const socket = async () => {
+      await connect('alice', 'channel');
+      await client!.close();
+      client = undefined;
+      return live!.channels.get('alice')!.socket;
+    };
+    const aliceSocket = await socket();
+    for (const name of ['bob', 'lead']) {
+      const result = await runCli(['mcp', '--as', name, '--cwd', teamRoot(), '--socket', aliceSocket]);
+      expect(result.code).toBe(2);
+      expect(result.stderr.trim()).toBe(`huddle mcp: this channel is alice's: it cannot act as '${name}' (each teammate's huddle mcp acts as that teammate alone)`);
+    }
+    const mcp = await connect('alice', 'channel');
+    expect(textOf(await mcp.callTool({ name: 'task_create', arguments: { subject: 'mine' } }))).toContain('created task #1');
+    expect(await live!.h.team.ctx.board.get(1)).toMatchObject({ subject: 'mine' });
+    expect(live!.h.events.find((e) => e.type === 'task' && e.action === 'created')).toMatchObject({ agent: 'alice' });
   });
 });

@@ -6,8 +6,9 @@
 // shows each external agent its own socket alone (at AGENT_SOCKET_INSIDE).
 //
 // One JSON request line, one JSON response line, per connection:
-//   {"op": "list"}                        → {"ok": true, "result": [{name, description, input_schema}…]}
-//   {"op": "call", "tool", "input"}       → {"ok": true, "result": {content, isError?}}
+//   {"op": "list", "as"?}                 → {"ok": true, "result": [{name, description, input_schema}…]}
+//   {"op": "call", "as"?, "tool", "input"} → {"ok": true, "result": {content, isError?}}
+// `as`, when given, must be the channel's own teammate: nobody acts as another through it.
 // A connection closed before the answer aborts the call (the MCP client cancelled it).
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
@@ -20,7 +21,7 @@ import type { ToolResult } from '../../runtime/tools/types.js';
 import type { Workspace } from '../../runtime/workspace/workspace.js';
 import { readOneRequest, socketRequest } from '../../runtime/process/socket-request.js';
 
-export type ChannelRequest = { op: 'list' } | { op: 'call'; tool: string; input: unknown };
+export type ChannelRequest = { op: 'list'; as?: string } | { op: 'call'; as?: string; tool: string; input: unknown };
 export type ChannelResponse = { ok: true; result: unknown } | { ok: false; error: string };
 
 const MAX_REQUEST_BYTES = 1024 * 1024;
@@ -98,6 +99,9 @@ export class AgentChannel {
     const refuse = (error: string) => answer(connection, { ok: false, error });
     readOneRequest(connection, MAX_REQUEST_BYTES, (value) => {
       const request = value as ChannelRequest;
+      if (request?.as !== undefined && request.as !== scope.agent) {
+        return refuse(`this channel is ${scope.agent}'s: it cannot act as '${String(request.as)}' (each teammate's huddle mcp acts as that teammate alone)`);
+      }
       if (request?.op === 'list') return answer(connection, { ok: true, result: tools.definitions() });
       if (request?.op !== 'call' || typeof request.tool !== 'string') return answer(connection, { ok: false, error: 'unknown request (list, call)' });
       void tools

@@ -10,6 +10,7 @@ import { whyNotReadOnly } from '../../runtime/permissions/read-only-shell.js';
 import type { SpawnLike } from '../../runtime/process/spawn.js';
 import type { Message } from '../../runtime/store/bus.js';
 import { ToolError } from '../../runtime/tools/types.js';
+import { PERSON_SENDER } from '../../runtime/vocabulary.js';
 import type { CompactionResult } from '../compaction.js';
 import type { TeamContext } from '../team-context.js';
 import { Teammate, type TeammateSpec } from '../teammate.js';
@@ -147,7 +148,14 @@ export class ExternalTeammate extends Teammate {
       .flatMap((line) => {
         try {
           const message = JSON.parse(line) as Message;
-          return message.type === 'message' || message.type === 'broadcast' ? [message.content] : [];
+          if (message.type !== 'message' && message.type !== 'broadcast') return [];
+          // The person's own shell pane (session's SHELL_ROLE) takes input from the person alone: an
+          // agent's message typed there would run as if the person had typed it, unasked (docs/trust.md).
+          if (this.role === 'shell' && message.from !== PERSON_SENDER) {
+            this.events.emit('warning', { message: `${message.from}'s message to ${this.name} was not typed: only the person types into their shell` });
+            return [];
+          }
+          return [message.content];
         } catch {
           return [];
         }

@@ -45,7 +45,7 @@ export function externalInstructions(options: InstructionOptions): string {
     `The team works through the tools of the MCP server "huddle": ${tools}. Use your own tools for files and commands.`,
     `- Work on the task you were given or claimed. Tasks live on a shared board: ${tool('task_list')}, ${tool('task_get')}, ${tool('claim_task')}, and ${tool('task_update')} with status completed when done. A turn starting <auto-claimed> means a task was claimed for you.`,
     `- When a task is done: mark it completed, report the result to ${LEAD_NAME} with ${tool('send_message')} (one or two sentences: what you did, which files), then end your turn. New work and messages reach you as new user turns.`,
-    `- Messages reach you as a user turn that starts with <inbox>. A shutdown_request asks you to stop: answer it with ${tool('shutdown_response')} (approve unless something must finish first).`,
+    `- Messages reach you as a user turn that starts with <inbox>; "sender" says whether the user ("person"), a teammate ("agent") or huddle wrote each. A shutdown_request asks you to stop: answer it with ${tool('shutdown_response')} (approve unless something must finish first).`,
     '- Be concise; do not chat.',
   ];
   if (options.planMode) lines.push(`- You are in plan mode: read only until the lead approves your plan; send it with ${tool('plan_approval')}.`);

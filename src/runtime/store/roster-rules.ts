@@ -1,11 +1,13 @@
 // What every backend's roster checks the same way (docs/contract.md#roster): agent names, statuses, the
 // fields of a new member, and the patch a status change writes. A backend adds only where and how
 // the roster is kept.
-import { AGENT_NAME_PATTERN, describeNameRule, MEMBER_STATUSES, type MemberStatus } from '../vocabulary.js';
+import { AGENT_NAME_PATTERN, describeNameRule, HUDDLE_SENDER, MEMBER_STATUSES, type MemberStatus, PERSON_SENDER } from '../vocabulary.js';
 import { type MemberPatch, type NewMember, RosterError, type StatusExtra } from './roster.js';
 
 export function assertMemberName(name: unknown): asserts name is string {
   if (typeof name !== 'string' || !AGENT_NAME_PATTERN.test(name)) throw new RosterError(describeNameRule(name));
+  // The person's and huddle's own sender names: an agent named so would speak as them (docs/trust.md).
+  if (name === PERSON_SENDER || name === HUDDLE_SENDER) throw new RosterError(`'${name}' is reserved (it names ${name === PERSON_SENDER ? 'the person' : 'huddle itself'} as a sender); pick another name`);
 }
 
 export function assertStatus(status: unknown): asserts status is MemberStatus {

@@ -202,6 +202,51 @@ export function boardContract(factory: StoreFactory): void {
       expect(team.events.filter((e) => e.type === 'task' && e.action === 'released').map((e) => e.agent)).toEqual(['lead', 'lead', 'lead']);
     });
 
+    it("only a task's owner or the lead completes, gives back, reassigns or blocks it; others are refused, the task unchanged", async () => {
+      for (const s of ['a', 'b', 'c', 'd']) await board().create({ subject: s }, 'bob');
+      await board().claim(1, 'alice');
+      await board().update(2, { owner: 'alice' }, 'lead');
+      const refused = (id: number, verb: string) => new RegExp(`^task #${id} is alice's \\((in_progress|pending)\\); only alice or the lead may ${verb} it: message alice or the lead`);
+      const attempts: Array<[string, () => Promise<unknown>, RegExp]> = [
+        ['complete', () => board().update(1, { status: 'completed' }, 'bob'), refused(1, 'complete')],
+        ['give back', () => board().update(1, { status: 'pending' }, 'bob'), refused(1, 'give back')],
+        ['give back to bob', () => board().update(1, { status: 'pending', owner: 'bob' }, 'bob'), refused(1, 'give back')],
+        ['start', () => board().update(2, { status: 'in_progress' }, 'bob'), refused(2, 'start')],
+        ['unassign', () => board().update(2, { owner: null }, 'bob'), refused(2, 'reassign')],
+        ['block', () => board().update(2, { addBlockedBy: [3] }, 'bob'), refused(2, 'add blockers to')],
+        ['block through the other side', () => board().update(3, { addBlocks: [2] }, 'bob'), refused(2, 'add blockers to')],
+        ['release', () => board().release('alice', 'bob'), /^only alice or the lead may give alice's tasks back/],
+      ];
+      const before = JSON.stringify(await board().list());
+      for (const [what, attempt, message] of attempts) {
+        const error = await attempt().then(() => undefined, (e: unknown) => e);
+        expect(error, what).toBeInstanceOf(TaskBoardError);
+        expect((error as Error).message, what).toMatch(message);
+      }
+      expect(JSON.stringify(await board().list())).toBe(before);
+      // Assigning an unowned task to someone else is the lead's; taking it for yourself is anyone's.
+      await expect(board().update(3, { owner: 'carol' }, 'bob')).rejects.toThrow(/^only the lead assigns tasks to others/);
+      await expect(board().update(3, { status: 'in_progress', owner: 'carol' }, 'bob')).rejects.toThrow(/^only the lead starts a task for someone else/);
+      expect(await board().update(3, { owner: 'bob' }, 'bob')).toMatchObject({ owner: 'bob', status: 'pending' });
+      // The owner and the lead may.
+      expect(await board().update(1, { status: 'completed' }, 'alice')).toMatchObject({ status: 'completed' });
+      expect(await board().update(2, { status: 'in_progress' }, 'lead')).toMatchObject({ status: 'in_progress', owner: 'alice' });
+      expect(await board().update(2, { status: 'pending' }, 'lead')).toMatchObject({ status: 'pending', owner: null });
+      await board().claim(4, 'alice');
+      expect((await board().release('alice', 'alice')).map((t) => t.id)).toEqual([4]);
+    });
+
+    it('a review is taken over (another reviewer\'s, or escalated) by the lead alone, and a task in review is decided only through a review', async () => {
+      await board().create({ subject: 'r', requires_review: true }, 'lead');
+      await board().claim(1, 'alice');
+      await board().update(1, { status: 'review' }, 'alice');
+      await board().claimReview('rita');
+      await expect(board().decideReview(1, 'bob', { approve: true, override: true })).rejects.toThrow('task #1 is being reviewed by rita');
+      await expect(board().update(1, { status: 'completed' }, 'rita')).rejects.toThrow(/^task #1 is in review; a reviewer decides it/);
+      expect(await board().get(1)).toMatchObject({ status: 'review', reviewer: 'rita' });
+      expect(await board().decideReview(1, 'lead', { approve: true, override: true })).toMatchObject({ outcome: 'approved' });
+    });
+
     it('tells listeners of changes made through another instance', async () => {
       const other = await team.join();
       const changes: BoardChange[] = [];

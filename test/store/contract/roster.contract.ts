@@ -23,6 +23,8 @@ export function rosterContract(factory: StoreFactory): void {
       for (const bad of ['Alice', '1bob', 'bob smith', '', 'a'.repeat(33), '../x']) {
         await expect(roster.add({ name: bad, role: 'coder' })).rejects.toThrow(/invalid agent name/);
       }
+      // The person's and huddle's sender names: a member named so would speak as them.
+      for (const reserved of ['user', 'huddle']) await expect(roster.add({ name: reserved, role: 'coder' })).rejects.toThrow(`'${reserved}' is reserved`);
       await expect(roster.add({ name: 'alice', role: 'tester' })).rejects.toThrow("a teammate named 'alice' already exists (status: working)");
       await roster.setStatus('alice', 'failed', { error: 'model refused' });
       const back = await roster.add({ name: 'alice', role: 'tester' });

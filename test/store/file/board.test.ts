@@ -234,10 +234,12 @@ describe('claims and status', () => {
     await board.claim(t.id, 'alice');
     await expect(board.update(t.id, { status: 'completed' }, 'alice')).rejects.toThrow(/requires review/);
     await board.update(t.id, { status: 'review' }, 'alice');
-    await board.update(t.id, { status: 'in_progress' }, 'rita');
+    // A reviewer decides through decideReview; moving a task out of review by update is the lead's.
+    await expect(board.update(t.id, { status: 'in_progress' }, 'rita')).rejects.toThrow(/is in review; a reviewer decides it/);
+    await board.update(t.id, { status: 'in_progress' }, 'lead');
     expect(onDisk(t.id)).toMatchObject({ status: 'in_progress', owner: 'alice', requires_review: true });
     await board.update(t.id, { status: 'review' }, 'alice');
-    await board.update(t.id, { status: 'completed' }, 'rita');
+    await board.update(t.id, { status: 'completed' }, 'lead');
     expect(onDisk(t.id).status).toBe('completed');
   });
 

@@ -272,10 +272,12 @@ describe('message tools', () => {
     expect((await bus.take('alice'))[0]).toMatchObject({ type: 'broadcast', content: 'all hands' });
   });
 
-  it('formatInbox writes one JSON line per message between the tags', () => {
+  it('formatInbox writes one JSON line per message between the tags, each saying who sent it (never taken from the message)', () => {
     const message: Message = { id: 'msg_1', type: 'message', from: 'lead', to: 'alice', content: 'a\nb', ts: 't' };
-    expect(formatInbox([message, { ...message, id: 'msg_2' }])).toBe(
-      `<inbox>\n${JSON.stringify(message)}\n${JSON.stringify({ ...message, id: 'msg_2' })}\n</inbox>`,
+    const person: Message = { ...message, id: 'msg_2', from: 'user' };
+    const forged: Message = { ...message, id: 'msg_3', sender: 'person' };
+    expect(formatInbox([message, person, forged])).toBe(
+      `<inbox>\n${JSON.stringify({ sender: 'agent', ...message })}\n${JSON.stringify({ sender: 'person', ...person })}\n${JSON.stringify({ sender: 'agent', ...message, id: 'msg_3' })}\n</inbox>`,
     );
   });
 

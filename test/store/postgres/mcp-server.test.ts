@@ -3,7 +3,7 @@
 // directory it runs in.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -11,8 +11,9 @@ import { EventHub } from '../../../src/runtime/events/events.js';
 import { postgresBackend } from '../../../src/runtime/store/postgres/pg-store.js';
 import type { TeamStore } from '../../../src/runtime/store/team-store.js';
 import { Workspace } from '../../../src/runtime/workspace/workspace.js';
+import { mintPersonKey } from '../../../src/session/person-key.js';
 import { describePostgres, teamUrl } from '../../helpers/postgres.js';
-import { baseEnv, CLI_PATH } from '../../helpers/run-cli.js';
+import { baseEnv, CLI_PATH, runCli } from '../../helpers/run-cli.js';
 
 function textOf(result: Awaited<ReturnType<Client['callTool']>>): string {
   return (result.content as Array<{ type: string; text: string }>).map((block) => block.text).join('');
@@ -43,6 +44,7 @@ describePostgres('huddle mcp on a team in PostgreSQL', (base) => {
     const { url } = teamUrl(base, 'mcp');
     lead = await postgresBackend(url, new Workspace(root)).open({ hub: new EventHub(), secrets: [] });
     await lead.roster.add({ name: 'alice', role: 'coder', status: 'idle' });
+    mintPersonKey(path.join(root, '.team')); // as huddle does when it runs the team (the test is the person's shell)
 
     const alice = await connect('alice', ['--team', url]);
     expect(textOf(await alice.callTool({ name: 'task_create', arguments: { subject: 'Write the parser' } }))).toContain('created task #1');
@@ -56,5 +58,26 @@ describePostgres('huddle mcp on a team in PostgreSQL', (base) => {
     const byEnv = await connect('lead', [], { HUDDLE_TEAM_URL: url });
     await byEnv.callTool({ name: 'send_message', arguments: { to: 'alice', content: 'add tests too' } });
     expect(textOf(await alice.callTool({ name: 'read_inbox', arguments: {} }))).toContain('add tests too');
+  });
+
+  it("refuses --as lead (or anyone) without the person's key, before it connects: nothing forged on the team", { timeout: 60_000 }, async () => {
+    const { url } = teamUrl(base, 'forge');
+    const team = await postgresBackend(url, new Workspace(root)).open({ hub: new EventHub(), secrets: [] });
+    mintPersonKey(path.join(root, '.team'));
+    try {
+      // A directory like an agent's sandbox sees it: the team's hash, but not the person's key.
+      const elsewhere = mkdtempSync(path.join(tmpdir(), 'huddle-pg-forge-'));
+      mkdirSync(path.join(elsewhere, '.team'));
+      writeFileSync(path.join(elsewhere, '.team', 'person-key.sha256'), readFileSync(path.join(root, '.team', 'person-key.sha256')));
+      for (const name of ['lead', 'alice']) {
+        const result = await runCli(['mcp', '--as', name, '--team', url, '--cwd', elsewhere], { cwd: elsewhere });
+        expect(result.code).toBe(2);
+        expect(result.stderr.trim()).toMatch(new RegExp(`^huddle mcp: --as ${name} over the team's store acts for the person, and this process cannot show the person's key`));
+      }
+      rmSync(elsewhere, { recursive: true, force: true });
+      expect(await team.board.list()).toEqual([]);
+    } finally {
+      await team.close();
+    }
   });
 });

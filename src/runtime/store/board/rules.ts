@@ -2,6 +2,7 @@
 // still blocks a task, what a create, claim, review decision or release writes. Every backend
 // applies these very rules inside its own transaction, so the file board and a database board
 // refuse and allow exactly the same things.
+import { isOverseer, requireRelease } from './authority.js';
 import { cycleError } from './dependencies.js';
 import { type CreateTaskInput, type ReviewDecision, type ReviewOutcome, type Task, TaskBoardError, type TaskChange } from './task.js';
 import type { BoardView } from './view.js';
@@ -116,8 +117,10 @@ export function planUnblock(done: Task, view: BoardView): TaskChange[] {
  * changes requested (back to in_progress with the same owner, `review_rounds` + 1), or, when
  * changes were already requested `maxRounds` times, escalated: it stays in review for the lead.
  */
-export function planReviewDecision(task: Task, by: string, decision: ReviewDecision, view: BoardView): { result: ReviewOutcome; changes: TaskChange[] } {
+export function planReviewDecision(task: Task, by: string, asked: ReviewDecision, view: BoardView): { result: ReviewOutcome; changes: TaskChange[] } {
   const id = task.id;
+  // Taking over another reviewer's review, or an escalated one, is the lead's alone (authority.ts).
+  const decision: ReviewDecision = { ...asked, override: asked.override === true && isOverseer(by) };
   if (task.status !== 'review') {
     const why =
       task.status === 'in_progress' && task.requires_review
@@ -160,7 +163,8 @@ export function planReviewDecision(task: Task, by: string, decision: ReviewDecis
  * What releasing `owner` (an agent that is gone) writes for one task: its unfinished work back to
  * pending and unowned, a review it had taken back to the other reviewers. Undefined: nothing.
  */
-export function releaseChange(task: Task, owner: string): TaskChange | undefined {
+export function releaseChange(task: Task, owner: string, by: string): TaskChange | undefined {
+  requireRelease(owner, by);
   if (task.owner !== owner && task.status === 'review' && task.reviewer === owner && !task.review_escalated) {
     return { action: 'released', task: { ...task, reviewer: null } };
   }

@@ -181,7 +181,7 @@ export class PgBoard implements Board {
       view.add(rows);
       const changes: TaskChange[] = [];
       for (const task of view.tasks.values()) {
-        const change = releaseChange(task, owner);
+        const change = releaseChange(task, owner, by);
         if (change) changes.push(change);
       }
       return { value: changes.map((change) => change.task), changes };

@@ -195,9 +195,9 @@ export class FileBoard implements Board {
       const released: Task[] = [];
       for (const id of tx.view.ids()) {
         const cached = this.#cache.load(id, this.#warnSink)?.task;
-        if (!cached || !releaseChange(cached, owner)) continue;
+        if (!cached || !releaseChange(cached, owner, by)) continue;
         const fresh = tx.freshOrUndefined(id);
-        const change = fresh && releaseChange(fresh, owner);
+        const change = fresh && releaseChange(fresh, owner, by);
         if (!change) continue;
         tx.write(change);
         released.push(change.task);
