@@ -140,7 +140,7 @@ describe('permission modes', () => {
     expect(got[0]![2]).toBe(
       "'touch made.txt' needs approval, which a headless run cannot ask for; run with --permission-mode auto or add it to the allow-list (\"permissions\": {\"allow\": [\"touch\"]} in .team/settings.json or .team/settings.local.json)",
     );
-    expect(got[4]![2]).toContain('write_file .git/config needs approval (it is inside .git (the repository itself)), which a headless run cannot ask for');
+    expect(got[4]![2]).toBe('refused: .git/config is inside .git (git runs what its config and hooks say), which agents never change in any permission mode; say what should change and the person edits it themselves');
     expect(existsSync(path.join(h.root, 'made.txt'))).toBe(false);
     expect(existsSync(path.join(h.root, 'by-node.txt'))).toBe(true);
     expect(existsSync(path.join(h.root, '.git'))).toBe(false);
