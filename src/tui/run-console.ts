@@ -24,7 +24,7 @@ export async function runConsole(options: CliOptions): Promise<number> {
   let store: ReturnType<typeof createConsoleStore>;
   let demo = false;
   try {
-    const settings = await resolveSettings(options, { missingKey: 'explain' });
+    const settings = await resolveSettings(options, { missingKey: 'explain', untrusted: 'ask' });
     demo = settings.demo;
     if (!process.stdin.isTTY || !process.stdout.isTTY) {
       throw new StartupError('the console needs a terminal; for scripts and CI use huddle -p "PROMPT"');

@@ -8,6 +8,7 @@ import type { EventRecord as HuddleEvent } from '../../src/runtime/events/events
 import { reply, replyText, startFakeApi, toolUse } from '../helpers/fake-api.ts';
 import { lastToolResults, type TeamHarness, type TeamHarnessOptions } from '../helpers/team-harness.ts';
 import { harnessPerTest } from '../helpers/harness-per-test.js';
+import { loadSettings } from '../../src/runtime/settings/load.js';
 import { makeWorkspace, runCli } from '../helpers/run-cli.ts';
 
 const open = harnessPerTest();
@@ -114,6 +115,8 @@ describe('permission modes', () => {
     const h = await open({ env: { HUDDLE_PERMISSION_MODE: 'ask' } });
     mkdirSync(path.join(h.root, '.team'), { recursive: true });
     writeFileSync(path.join(h.root, '.team', 'allow.json'), '["node"]\n');
+    // The person trusts the workspace's allow-list (docs/trust.md).
+    loadSettings({ cwd: h.root, trust: true });
     h.fake.script(
       'lead',
       reply(
