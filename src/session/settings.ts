@@ -70,9 +70,10 @@ export interface FaceRules {
   missingKey: 'refuse' | 'explain';
   /**
    * Workspace settings that widen trust and wait for the person (docs/trust.md): refuse the run
-   * (headless, worker, mcp: nobody to ask) or open without them and ask (the console). Default refuse.
+   * (headless, worker: nobody to ask) or open without them (the console, which asks; huddle mcp,
+   * which serves a run that already decided). Default refuse.
    */
-  untrusted?: 'refuse' | 'ask';
+  untrusted?: 'refuse' | 'ignore';
 }
 
 /** Without a key the console still opens; every model call says what to set. */
