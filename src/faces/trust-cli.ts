@@ -2,7 +2,9 @@
 // runs unasked (docs/trust.md). Plain `huddle trust` shows each such entry with its value and
 // records trust for the files as they are now; --list shows what is trusted here and what waits;
 // --revoke forgets this workspace's records (the next run asks again). Exit 2 on a broken file.
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { roleWidening } from '../runtime/settings/role-trust.js';
 import { SettingsError } from '../runtime/settings/errors.js';
 import { loadSettings, workspaceKey } from '../runtime/settings/load.js';
 import { isPlainObject } from '../runtime/settings/layers.js';
@@ -53,6 +55,7 @@ export function runTrustCommand(command: TrustCommand, cwd: string | undefined, 
 
 /** Each widening entry of a file with its value, secrets (env, headers) left out. */
 function entryLines(root: string, label: string, env: NodeJS.ProcessEnv): string[] {
+  if (label.startsWith('.team/roles/')) return roleLines(path.join(root, label));
   const file = settingsFiles({ cwd: root, env }).find((f) => f.label === label);
   const values = file ? (readSettingsFile(file).layer?.values ?? {}) : {};
   return wideningKeys(values).map((keyPath) => {
@@ -61,6 +64,18 @@ function entryLines(root: string, label: string, env: NodeJS.ProcessEnv): string
     const text = JSON.stringify(hideSecrets(value)) ?? '';
     return `${keyPath.join('.')} = ${text.length > 160 ? `${text.slice(0, 159)}…` : text}`;
   });
+}
+
+/** A role file's widening front matter lines, as written. */
+function roleLines(file: string): string[] {
+  let text = '';
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return [];
+  }
+  const fields = roleWidening(text);
+  return text.split(/\r?\n/).filter((line) => fields.some((field) => line.startsWith(`${field}:`)));
 }
 
 function hideSecrets(value: unknown): unknown {

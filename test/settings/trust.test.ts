@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadSettings } from '../../src/runtime/settings/load.js';
 import { SettingsAllowList } from '../../src/runtime/settings/settings-allow-list.js';
 import { TrustStore, wideningKeys } from '../../src/runtime/settings/trust.js';
+import { loadRoles } from '../../src/agents/roles.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -115,5 +116,22 @@ describe('workspace settings that widen trust', () => {
     // An agent's (or a clone's) addition is not the person's.
     write('.team/settings.local.json', { permissions: { allow: ['npm test', 'make', 'curl'] } });
     expect(allow.read().entries).toEqual(['rm']);
+  });
+
+  it("a role file's auto mode and external CLI wait for trust too; the rest of it applies at once", () => {
+    const { cwd, home, env } = setup();
+    mkdirSync(path.join(cwd, '.team', 'roles'), { recursive: true });
+    writeFileSync(path.join(cwd, '.team', 'roles', 'coder.md'), '---\npermission_mode: auto\nagent: codex\nmodel: m1\n---\nWrite code.\n');
+    writeFileSync(path.join(cwd, '.team', 'roles', 'tester.md'), '---\npermission_mode: plan\n---\nTest.\n');
+    const loaded = loadSettings({ cwd, home, env });
+    expect(loaded.untrusted.map((u) => [u.file, u.settings])).toEqual([['.team/roles/coder.md', ['permission_mode', 'agent']]]);
+    const roleEnv = { XDG_CONFIG_HOME: path.join(home, '.config') };
+    const before = loadRoles(path.join(cwd, '.team'), roleEnv).roles.get('coder');
+    expect(before).toMatchObject({ model: 'm1', body: 'Write code.' });
+    expect(before?.permission_mode).toBeUndefined();
+    expect(before?.agent).toBeUndefined();
+    expect(loadRoles(path.join(cwd, '.team'), roleEnv).roles.get('tester')?.permission_mode).toBe('plan');
+    loadSettings({ cwd, home, env, trust: true });
+    expect(loadRoles(path.join(cwd, '.team'), roleEnv).roles.get('coder')).toMatchObject({ permission_mode: 'auto', agent: 'codex' });
   });
 });

@@ -10,6 +10,7 @@ import { flagLayers, type SettingsFlags } from './flags.js';
 import { settingsDefaults } from './json-schema.js';
 import { mergeLayers, type Provenance, type SettingsLayer } from './layers.js';
 import { settingsSchema, type Settings } from './schema.js';
+import { roleFilesToTrust } from './role-trust.js';
 import { describeKeys, TrustStore, wideningKeys, withoutKeys, type UntrustedFile } from './trust.js';
 
 export const DEFAULT_SOURCE = 'default';
@@ -64,6 +65,14 @@ export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
       }
     }
     layers.push(read.layer);
+  }
+  // Role files' widening front matter (auto mode, an external CLI) waits the same way (role-trust.ts).
+  for (const entry of roleFilesToTrust(options.cwd)) {
+    if (store.isTrusted(workspace, entry.file, entry.sha256)) trusted.push(entry);
+    else if (options.trust) {
+      store.record(workspace, [entry]);
+      trusted.push(entry);
+    } else untrusted.push(entry);
   }
   for (const layer of [...environmentLayers(env), ...flagLayers(options.flags ?? {})]) {
     check(layer);
