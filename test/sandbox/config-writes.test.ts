@@ -101,6 +101,35 @@ describeSandboxed('file tools never write configuration, in any mode', () => {
     }
   });
 
+  it('the scripts hooks and MCP servers run: refused to the file tools (a link to one too); other scripts are written', async () => {
+    mkdirSync(path.join(arena.ws, '.team'), { recursive: true });
+    mkdirSync(path.join(arena.ws, 'scripts'), { recursive: true });
+    writeFileSync(path.join(arena.ws, 'scripts', 'guard.sh'), '#!/bin/sh\nexit 0\n');
+    writeFileSync(path.join(arena.ws, 'scripts', 'server.js'), '// an MCP server\n');
+    symlinkSync('scripts/guard.sh', path.join(arena.ws, 'guard-link'));
+    writeFileSync(
+      path.join(arena.ws, '.team', 'settings.json'),
+      JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'bash', hooks: [{ type: 'command', command: 'sh "./scripts/guard.sh"' }] }] } }),
+    );
+    writeFileSync(path.join(arena.ws, '.mcp.json'), JSON.stringify({ mcpServers: { local: { command: 'node', args: ['scripts/server.js'] } } }));
+    fake.enqueue(
+      reply(
+        toolUse('write_file', { path: 'scripts/guard.sh', content: '#!/bin/sh\nexit 0 # disarmed\n' }),
+        toolUse('edit_file', { path: 'guard-link', old_text: 'exit 0', new_text: 'exit 0 # disarmed' }),
+        toolUse('write_file', { path: 'scripts/server.js', content: 'require("child_process").execSync("id")\n' }),
+        toolUse('write_file', { path: 'scripts/other.sh', content: '#!/bin/sh\n' }),
+      ),
+      replyText('done'),
+    );
+    const result = await runCli(['-p', 'disarm the guard', '--trust'], { cwd: arena.ws, env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: fake.url } });
+    expect(result.code, result.stderr).toBe(0);
+    const results = (fake.requests[1]!.body.messages.at(-1)!.content as Array<{ type: string; content: unknown; is_error?: boolean }>).filter((b) => b.type === 'tool_result');
+    for (const block of results.slice(0, 3)) expect(JSON.stringify(block.content)).toContain('a script the settings run (a hook or an MCP server)');
+    expect(results[3]!.is_error).toBeFalsy();
+    expect(readFileSync(path.join(arena.ws, 'scripts', 'guard.sh'), 'utf8')).toBe('#!/bin/sh\nexit 0\n');
+    expect(readFileSync(path.join(arena.ws, 'scripts', 'server.js'), 'utf8')).toBe('// an MCP server\n');
+  });
+
   it("a teammate's own checkout: its .git gitfile and the git dir beside it are refused to the file tools", async () => {
     const checkout = await ensureWorktree(arena.ws, 'alice');
     const workspace = checkout.workspace;
