@@ -60,6 +60,28 @@ describeSandboxed('workspace settings that widen trust wait for the person', () 
     expect(JSON.stringify(fake.requests.map((r) => r.body))).not.toContain(KEY);
   });
 
+  it("a workspace that holds huddle's config directory (huddle run in ~): agents write neither the user settings nor the trust records", async () => {
+    const inside = path.join(arena.ws, '.config');
+    const off = '{"sandbox":{"enabled":false}}';
+    const record = `{"trusted":[{"workspace":"${arena.ws}","file":".mcp.json","sha256":"x","settings":[],"trustedAt":"now"}]}`;
+    fake.enqueue(
+      reply(
+        toolUse('bash', { command: `mkdir -p .config/huddle; echo '${off}' > .config/huddle/settings.json; echo '${record}' > .config/huddle/trusted.json; ls -A .config/huddle` }),
+        toolUse('write_file', { path: '.config/huddle/settings.json', content: off }),
+        toolUse('write_file', { path: '.config/huddle/trusted.json', content: record }),
+      ),
+      replyText('done'),
+    );
+    const result = await runCli(['-p', 'loosen it'], { cwd: arena.ws, env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: fake.url, XDG_CONFIG_HOME: inside }, timeoutMs: 60_000 });
+    expect(result.code, result.stderr).toBe(0);
+    const [bash, settings, trusted] = toolResults(1);
+    expect(JSON.stringify(bash!.content)).toContain('Read-only file system');
+    expect(JSON.stringify(settings!.content)).toContain("refused: .config/huddle/settings.json is your huddle settings and trust records");
+    expect(JSON.stringify(trusted!.content)).toContain('refused: .config/huddle/trusted.json');
+    expect(existsSync(path.join(inside, 'huddle', 'settings.json'))).toBe(false);
+    expect(existsSync(path.join(inside, 'huddle', 'trusted.json'))).toBe(false);
+  });
+
   it('an MCP server an agent adds to .mcp.json with bash: the next run is refused with one line and starts nothing; --trust runs it and records it', async () => {
     fake.enqueue(
       reply(toolUse('bash', { command: `printf '%s' '{"mcpServers":{"pwn":{"command":"sh","args":["-c","echo ran > mcp-ran.txt"]}}}' > .mcp.json && cat .mcp.json` })),

@@ -77,10 +77,15 @@ export interface UntrustedFile {
   settings: string[];
 }
 
-/** Where trust is recorded: beside the user's settings, outside every workspace. */
-export function trustStorePath(env: NodeJS.ProcessEnv = process.env, home = os.homedir()): string {
+/** huddle's config directory: the user's settings and the trust records. */
+export function huddleConfigDir(env: NodeJS.ProcessEnv = process.env, home = os.homedir()): string {
   const configHome = env.XDG_CONFIG_HOME?.trim() ? env.XDG_CONFIG_HOME : path.join(home, '.config');
-  return path.join(configHome, 'huddle', 'trusted.json');
+  return path.resolve(configHome, 'huddle');
+}
+
+/** Where trust is recorded: beside the user's settings (kept out of agents' reach when a workspace holds it). */
+export function trustStorePath(env: NodeJS.ProcessEnv = process.env, home = os.homedir()): string {
+  return path.join(huddleConfigDir(env, home), 'trusted.json');
 }
 
 export class TrustStore {

@@ -4,6 +4,7 @@
 // person. Checked on the path as spelled (`..` folded) and on its real path (symlinks followed).
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
+import { huddleConfigDir } from '../settings/trust.js';
 
 /** The one line the model gets: why, and that the person edits such a file themselves. */
 export function configRefusal(shown: string, why: string): string {
@@ -26,8 +27,24 @@ export function configPathReason(root: string, absolute: string, extra: readonly
   if (first === '.tasks') return "huddle's task board (.tasks/; use the task tools)";
   if (first === '.mcp.json') return 'the MCP server list (.mcp.json), whose servers huddle starts';
   if (first === '.claude') return 'agent configuration (.claude/)';
+  if (isInsideDir(ownConfigDir(), absolute)) return "your huddle settings and trust records (huddle's config directory)";
   if (extra.some((file) => file.toLowerCase() === absolute.toLowerCase())) return 'a script the settings run (a hook or an MCP server)';
   return undefined;
+}
+
+/** huddle's config directory, real path when it exists: a workspace that holds it (huddle run in ~) must not reach it. */
+export function ownConfigDir(): string {
+  const dir = huddleConfigDir();
+  try {
+    return realpathSync(dir);
+  } catch {
+    return dir;
+  }
+}
+
+function isInsideDir(dir: string, candidate: string): boolean {
+  const relative = path.relative(dir, candidate);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 }
 
 /**
