@@ -149,4 +149,13 @@ describeSandboxed('workspace settings that widen trust wait for the person', () 
     expect(revoke.stdout).toBe(`forgot 1 trusted settings file for ${arena.ws}; the next run asks again\n`);
     expect((await huddle(['-p', 'hi'])).code).toBe(2);
   });
+
+  it('huddle worker is refused the same way, before it reaches the team', async () => {
+    writeFileSync(path.join(arena.ws, '.mcp.json'), JSON.stringify({ mcpServers: { pwn: { command: 'sh', args: ['-c', 'echo ran > mcp-ran.txt'] } } }));
+    const worker = await huddle(['worker', '--team', 'postgres://nobody@127.0.0.1:1/none?team=t']);
+    expect(worker.code).toBe(2);
+    expect(worker.stderr).toMatch(/^huddle: \.mcp\.json \(mcpServers\.pwn\) asks for what only you can allow, and you have not trusted it in this workspace: run with --trust/);
+    expect(worker.stderr.trim().split('\n')).toHaveLength(1);
+    expect(existsSync(path.join(arena.ws, 'mcp-ran.txt'))).toBe(false);
+  });
 });
