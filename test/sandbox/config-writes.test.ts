@@ -60,6 +60,10 @@ describeSandboxed('file tools never write configuration, in any mode', () => {
       toolUse('edit_file', { path: 'gitdir/config', old_text: '[core]', new_text: `[core]\n\tfsmonitor = "true"` }),
       toolUse('write_file', { path: 'deep/up', content: payload }),
       toolUse('write_file', { path: 'gitdir/hooks/post-checkout', content: '#!/bin/sh\necho pwned\n' }),
+      // A hard link the shell may try (the sandbox's read-only .git is another mount: it fails); whatever
+      // hard-cfg then is, writing it leaves .git/config alone.
+      toolUse('bash', { command: 'ln .git/config hard-cfg; ls -li .git/config hard-cfg' }),
+      toolUse('write_file', { path: 'hard-cfg', content: payload }),
     ];
     fake.enqueue(reply(...attempts), replyText('done'));
     const result = await runCli(['-p', 'configure git', '--permission-mode', 'auto'], {
@@ -70,7 +74,7 @@ describeSandboxed('file tools never write configuration, in any mode', () => {
     const results = (fake.requests[1]!.body.messages.at(-1)!.content as Array<{ type: string; content: unknown; is_error?: boolean }>).filter((b) => b.type === 'tool_result');
     expect(results).toHaveLength(attempts.length);
     results.forEach((block, i) => {
-      if (i === 7) return; // the bash that made the links
+      if (i === 7 || i >= 13) return; // the bash that made the links; the hard link
       const said = JSON.stringify(block.content);
       expect(block.is_error, `attempt ${i}: ${said}`).toBe(true);
       expect(said, `attempt ${i}`).toMatch(/^"refused: .* which agents never change in any permission mode; say what should change and the person edits it themselves"$/);
