@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Trust records and user settings in a throwaway config directory, never the real ~/.config.
+    setupFiles: ['test/helpers/isolated-config.ts'],
   },
 });

@@ -35,6 +35,9 @@ Usage:
   huddle mcp --as NAME                  huddle's MCP server (stdio) for an external agent that is teammate NAME
                                         (of the team in --cwd, or on PostgreSQL with --team URL)
   huddle worker --team URL --slots N    a host for up to N teammates of a team on PostgreSQL, working in --cwd
+  huddle trust [--list | --revoke]      show and trust the workspace settings that widen what runs unasked
+                                        (hooks, MCP servers, sandbox off…); --list: what is trusted and
+                                        what waits; --revoke: forget this workspace's trust
 
 Options:
   -p, --print PROMPT     headless: run PROMPT, print the lead's final text, exit;
@@ -61,6 +64,9 @@ Options:
                          pauses before its next model call (console: Ctrl+Y, y extends, n
                          stops it; headless: the run stops with exit code 3). Per-agent limits:
                          "budget" in .team/settings.json or /budget in the console
+      --trust            trust the workspace's settings files as they are now (hooks, MCP
+                         servers, sandbox off…), and record it; without it a run whose
+                         workspace settings widen what runs unasked is refused (exit 2)
       --permission-mode M
                          plan (read only), ask (commands off the allow-list wait for you;
                          the console's default) or auto (no questions; the headless default).
@@ -84,7 +90,7 @@ Exit codes (headless): 0 done, 1 the run failed, 2 usage or configuration error,
 status/send/interrupt exit 2 when no huddle runs in the workspace.`;
 
 /** Subcommands that talk to a live huddle or serve one: each has its own few options. */
-const SUBCOMMANDS = ['status', 'send', 'interrupt', 'mcp'] as const;
+const SUBCOMMANDS = ['status', 'send', 'interrupt', 'mcp', 'trust'] as const;
 type Subcommand = (typeof SUBCOMMANDS)[number];
 
 async function runSubcommand(command: Subcommand, argv: string[]): Promise<number> {
@@ -93,7 +99,16 @@ async function runSubcommand(command: Subcommand, argv: string[]): Promise<numbe
     parsed = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { cwd: { type: 'string' }, json: { type: 'boolean' }, as: { type: 'string' }, socket: { type: 'string' }, team: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        cwd: { type: 'string' },
+        json: { type: 'boolean' },
+        as: { type: 'string' },
+        socket: { type: 'string' },
+        team: { type: 'string' },
+        list: { type: 'boolean' },
+        revoke: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
     });
   } catch (error) {
     usageError((error as Error).message);
@@ -103,8 +118,14 @@ async function runSubcommand(command: Subcommand, argv: string[]): Promise<numbe
     process.stdout.write(`${HELP}\n`);
     return 0;
   }
-  const allowed: Record<Subcommand, string[]> = { status: ['cwd', 'json'], send: ['cwd'], interrupt: ['cwd'], mcp: ['cwd', 'as', 'socket', 'team'] };
+  const allowed: Record<Subcommand, string[]> = { status: ['cwd', 'json'], send: ['cwd'], interrupt: ['cwd'], mcp: ['cwd', 'as', 'socket', 'team'], trust: ['cwd', 'list', 'revoke'] };
   for (const key of Object.keys(values)) if (!allowed[command].includes(key)) usageError(`--${key} does not go with huddle ${command}`);
+  if (command === 'trust') {
+    if (positionals.length) usageError(`unexpected argument '${positionals[0]}'`);
+    if (values.list && values.revoke) usageError('--list and --revoke exclude each other');
+    const { runTrustCommand } = await import('./faces/trust-cli.js');
+    return runTrustCommand(values.list ? 'list' : values.revoke ? 'revoke' : 'trust', values.cwd);
+  }
   if (command === 'mcp') {
     if (!values.as) usageError('huddle mcp needs --as NAME: the teammate the external agent acts as');
     if (positionals.length) usageError(`unexpected argument '${positionals[0]}'`);
@@ -135,7 +156,7 @@ function usageError(message: string): never {
 
 /** Options that take a value: `-p` followed by one of these (or by nothing) has no prompt of its own. */
 const VALUE_OPTIONS = new Set(['-p', '--print', '--prompt-file', '--output-format', '--cwd', '--team', '--slots', '--model', '--api-key-file', '--max-turns', '--budget-usd', '--budget-minutes', '--budget-turns', '--permission-mode']);
-const FLAG_OPTIONS = new Set(['--json', '--resume', '--continue', '-c', '--fresh', '--verbose', '-h', '--help', '-v', '--version']);
+const FLAG_OPTIONS = new Set(['--trust', '--json', '--resume', '--continue', '-c', '--fresh', '--verbose', '-h', '--help', '-v', '--version']);
 
 /** `huddle -p` with no prompt after it (as `claude -p` is used in scripts): the prompt comes from stdin. */
 function withStdinPrompt(argv: string[]): string[] {
@@ -176,6 +197,7 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
         'budget-minutes': { type: 'string' },
         'budget-turns': { type: 'string' },
         'permission-mode': { type: 'string' },
+        trust: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -246,6 +268,7 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
     command,
     team: values.team,
     slots,
+    ...(values.trust ? { trust: true } : {}),
   };
 }
 

@@ -39,8 +39,9 @@ async function runGit(args: string[]): Promise<string> {
   return (await promisify(execFile)('git', args, { cwd: ws.dir })).stdout;
 }
 
+/** With --trust: the person trusts the hooks and servers these tests put in the workspace (docs/trust.md). */
 function huddle(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  return runCli(args, { cwd: ws.dir, env: { ANTHROPIC_BASE_URL: fake.url, HOME: home.dir, ...env }, timeoutMs: 60_000 });
+  return runCli([...args, '--trust'], { cwd: ws.dir, env: { ANTHROPIC_BASE_URL: fake.url, HOME: home.dir, ...env }, timeoutMs: 60_000 });
 }
 
 /** Every event logged under .team/logs/<agent>/. */

@@ -5,6 +5,8 @@ import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { isPermissionMode, PERMISSION_MODES, type PermissionMode } from '../runtime/permissions/permission-mode.js';
 import { AGENT_KINDS } from '../runtime/settings/schema.js';
+import { roleFileTrusted } from '../runtime/settings/role-trust.js';
+import { workspaceKey } from '../runtime/settings/load.js';
 
 export interface RoleDefinition {
   name: string;
@@ -84,7 +86,7 @@ export function parseRole(name: string, text: string, source: string): RoleDefin
 }
 
 /** Built-in roles plus the workspace's `.team/roles/*.md` (which win on a name clash). */
-export function loadRoles(teamDir: string): { roles: Map<string, RoleDefinition>; errors: string[] } {
+export function loadRoles(teamDir: string, env: NodeJS.ProcessEnv = process.env): { roles: Map<string, RoleDefinition>; errors: string[] } {
   const roles = new Map(BUILT_IN.map((role) => [role.name, role]));
   const errors: string[] = [];
   const dir = path.join(teamDir, 'roles');
@@ -97,7 +99,13 @@ export function loadRoles(teamDir: string): { roles: Map<string, RoleDefinition>
   for (const file of files) {
     const source = path.join(dir, file);
     try {
-      const role = parseRole(path.basename(file, '.md'), readFileSync(source, 'utf8'), source);
+      const text = readFileSync(source, 'utf8');
+      const role = parseRole(path.basename(file, '.md'), text, source);
+      // Auto mode and an external CLI from a role file wait for the person's trust (docs/trust.md).
+      if (!roleFileTrusted(workspaceKey(path.dirname(teamDir)), file, text, env)) {
+        if (role.permission_mode === 'auto') delete role.permission_mode;
+        if (role.agent !== undefined && role.agent !== 'huddle') delete role.agent;
+      }
       roles.set(role.name, role);
     } catch (error) {
       errors.push((error as Error).message);

@@ -46,6 +46,7 @@ import { ExternalTeammate } from './external/external-teammate.js';
 import { resolveLaunch } from './external/launch.js';
 import { externalSetup } from './external/setup.js';
 import { teamChannel } from './external/huddle-tools.js';
+import { settingsCommandFiles } from '../runtime/settings/command-files.js';
 
 export type { ResumeReport } from './resume.js';
 
@@ -100,6 +101,7 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
       approvals: this.approvals,
       roster: ctx.roster,
       configuredMode: () => ctx.config.permissionMode,
+      configFiles: (root) => settingsCommandFiles(root, ctx.settings),
     });
     if (hookRunner) ctx.hooks = new TeamHooks(hookRunner, (agent) => this.permissions.modeOf(agent));
     this.protocols = new Protocols(

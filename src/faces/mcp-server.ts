@@ -119,7 +119,7 @@ async function storeSource(options: McpServeOptions): Promise<ToolSource | numbe
     // The same backend a run in this workspace uses: the files, or the team on PostgreSQL.
     const settings = await resolveSettings(
       { prompt: undefined, json: false, resume: false, fresh: false, cwd: root, model: undefined, apiKeyFile: undefined, maxTurns: undefined, command: 'mcp', team: options.team },
-      { missingKey: 'explain' },
+      { missingKey: 'explain', untrusted: 'ignore' },
     );
     store = await settings.backend.open({ hub, secrets: settings.secrets, mode: 'join' });
   } catch (error) {

@@ -26,6 +26,8 @@ export interface CliOptions {
   promptSource?: 'argument' | 'stdin' | 'file';
   /** --prompt-file's path (the prompt itself is in `prompt` once read). */
   promptFile?: string;
+  /** --trust: trust the workspace's settings files as they are now, and record it (docs/trust.md). */
+  trust?: boolean;
 }
 
 export const OUTPUT_FORMATS = ['text', 'json', 'stream-json'] as const;

@@ -8,9 +8,12 @@ import { ConfigError, MISSING_KEY_MESSAGE, hasCredentials, type HuddleConfig } f
 import { ModelClient, ModelError, modelClientOptions, type ModelBackend } from '../runtime/model/model-client.js';
 import type { SpawnLike } from '../runtime/process/spawn.js';
 import { configureSandbox, sandboxStatus } from '../runtime/sandbox/index.js';
+import { SANDBOX_OFF_SOURCE } from '../runtime/sandbox/status.js';
 import { sandboxSpawnLike } from '../runtime/sandbox/spawn-like.js';
 import { SettingsError } from '../runtime/settings/errors.js';
 import type { LoadedSettings } from '../runtime/settings/load.js';
+import type { UntrustedFile } from '../runtime/settings/trust.js';
+import path from 'node:path';
 import { resolveSettingsConfig } from '../runtime/settings/to-config.js';
 import { fileBackend } from '../runtime/store/file/file-store.js';
 import { postgresBackend } from '../runtime/store/postgres/pg-store.js';
@@ -65,6 +68,12 @@ export interface SessionSettings {
 export interface FaceRules {
   /** Without credentials: refuse (headless) or open with a model client that says what to set (console). */
   missingKey: 'refuse' | 'explain';
+  /**
+   * Workspace settings that widen trust and wait for the person (docs/trust.md): refuse the run
+   * (headless, worker: nobody to ask) or open without them (the console, which asks; huddle mcp,
+   * which serves a run that already decided). Default refuse.
+   */
+  untrusted?: 'refuse' | 'ignore';
 }
 
 /** Without a key the console still opens; every model call says what to set. */
@@ -86,11 +95,12 @@ export async function resolveSettings(options: CliOptions, rules: FaceRules, env
   let loaded: LoadedSettings;
   try {
     const flags = { model: options.model, maxTurns: options.maxTurns, permissionMode: options.permissionMode, budget: options.budget, team: options.team };
-    ({ config, loaded } = resolveSettingsConfig({ cwd: cwd ?? process.cwd(), env, flags, apiKeyFile: options.apiKeyFile }));
+    ({ config, loaded } = resolveSettingsConfig({ cwd: cwd ?? process.cwd(), env, flags, apiKeyFile: options.apiKeyFile, ...(options.trust ? { trust: true } : {}) }));
   } catch (error) {
     if (error instanceof ConfigError || error instanceof SettingsError) throw new StartupError(error.message);
     throw error;
   }
+  if (loaded.untrusted.length && (rules.untrusted ?? 'refuse') === 'refuse') throw new StartupError(untrustedMessage(loaded.untrusted, env));
   const keyMissing = !demo && !hasCredentials(config);
   if (keyMissing && rules.missingKey === 'refuse') throw new StartupError(MISSING_KEY_MESSAGE.replace(/^huddle: /, ''));
   if (!existsSync(config.cwd) || !statSync(config.cwd).isDirectory()) throw new StartupError(`workspace ${config.cwd} is not a directory`);
@@ -124,8 +134,12 @@ export async function resolveSettings(options: CliOptions, rules: FaceRules, env
  */
 function sandboxFromSettings(loaded: LoadedSettings, env: NodeJS.ProcessEnv): SpawnLike | undefined {
   const sandbox = loaded.settings.sandbox;
-  // A file turning the sandbox off is overruled by HUDDLE_SANDBOX in the environment (settings order).
-  if (sandbox?.enabled === false && env.HUDDLE_SANDBOX === undefined) env.HUDDLE_SANDBOX = 'off';
+  // A file turning the sandbox off is overruled by HUDDLE_SANDBOX in the environment (settings order);
+  // the messages name the file, not a variable nobody set.
+  if (sandbox?.enabled === false && env.HUDDLE_SANDBOX === undefined) {
+    env.HUDDLE_SANDBOX = 'off';
+    env[SANDBOX_OFF_SOURCE] = loaded.provenance.get('sandbox.enabled')?.at(-1) ?? 'settings';
+  }
   configureSandbox({
     ...(sandbox?.network ? { network: { ...sandbox.network } } : {}),
     ...(sandbox?.writablePaths || sandbox?.caches ? { writable: [...(sandbox.writablePaths ?? []), ...(sandbox.caches ?? [])] } : {}),
@@ -135,6 +149,17 @@ function sandboxFromSettings(loaded: LoadedSettings, env: NodeJS.ProcessEnv): Sp
   });
   if (!sandboxStatus(env).available) return undefined;
   return sandboxSpawnLike({ rootsFor: (cwd) => new Workspace(cwd).sandboxRoots() });
+}
+
+/** The one line a run refused for untrusted workspace settings says: which, and the three ways on. */
+export function untrustedMessage(untrusted: UntrustedFile[], env: NodeJS.ProcessEnv = process.env): string {
+  const files = untrusted.map((u) => `${u.file} (${u.settings.join(', ')})`);
+  const listed = files.length === 1 ? files[0]! : `${files.slice(0, -1).join(', ')} and ${files.at(-1)!}`;
+  const user = env.XDG_CONFIG_HOME?.trim() ? path.join(env.XDG_CONFIG_HOME, 'huddle', 'settings.json') : '~/.config/huddle/settings.json';
+  return (
+    `${listed} ${files.length === 1 ? 'asks' : 'ask'} for what only you can allow, and you have not trusted ${files.length === 1 ? 'it' : 'them'} in this workspace: ` +
+    `run with --trust to trust ${files.length === 1 ? 'it' : 'them'} as ${files.length === 1 ? 'it is' : 'they are'} (recorded), review with 'huddle trust', or move ${files.length === 1 ? 'it' : 'them'} to ${user}`
+  );
 }
 
 /** The team's backend on PostgreSQL; a URL that is no team URL is one line (exit 2). */

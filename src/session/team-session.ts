@@ -11,7 +11,8 @@ import type { TurnOutcome } from '../agents/agent-loop.js';
 import type { HuddleConfig } from '../runtime/config.js';
 import type { EventFields, EventHub, EventListener } from '../runtime/events/events.js';
 import { addUsage, emptyUsage } from '../runtime/model/pricing.js';
-import type { ApprovalDecision, ApprovalRequest } from '../runtime/store/approvals.js';
+import type { ApprovalDecision, ApprovalOutcome, ApprovalRequest } from '../runtime/store/approvals.js';
+import type { UntrustedFile } from '../runtime/settings/trust.js';
 import type { Task } from '../runtime/store/board.js';
 import type { Message } from '../runtime/store/bus.js';
 import type { Member } from '../runtime/store/roster.js';
@@ -362,6 +363,16 @@ export class TeamSession {
   }
 
   /** `/config`: every effective setting, its value, and where it came from. */
+  /** The workspace's settings files that widen trust: trusted, and waiting for the person (docs/trust.md). */
+  settingsTrust(): { trusted: UntrustedFile[]; untrusted: UntrustedFile[] } {
+    return { trusted: this.#loaded?.trusted ?? [], untrusted: this.#loaded?.untrusted ?? [] };
+  }
+
+  /** Puts a question of the session's own to the person (the needs-you queue), e.g. whether to trust a settings file. */
+  askPerson(request: Omit<ApprovalRequest, 'id' | 'created_at'>): Promise<ApprovalOutcome> {
+    return this.#team.approvals.request(request);
+  }
+
   settingsRows(): SettingsRow[] {
     return this.#loaded ? settingsRows(this.#loaded) : [];
   }

@@ -12,6 +12,7 @@ import { appendItem, itemId } from './state/transcript.js';
 import { formatTokens } from './components/glyphs.js';
 import type { TerminalView } from '../agents/external/pty-driver.js';
 import { formatSettingsRows, type SettingsRow } from '../runtime/settings/describe.js';
+import type { UntrustedFile } from '../runtime/settings/trust.js';
 import { formatMcpStatus } from '../runtime/mcp/status.js';
 import { summaryLines } from '../runtime/record/run-record.js';
 
@@ -203,6 +204,7 @@ export class ConsoleController implements CommandIntents {
     const set = rows.filter((row) => !isDefault(row));
     const defaults = rows.filter(isDefault);
     const lines = [
+      ...trustLines(this.#session.settingsTrust()),
       ...(set.length ? formatSettingsRows(set).split('\n') : ['(nothing set: every value is huddle\'s default)']),
       ...(defaults.length ? ['', 'defaults:', ...formatSettingsRows(defaults).split('\n').map((line) => line.replace(/\s+default$/, ''))] : []),
     ];
@@ -229,4 +231,15 @@ export class ConsoleController implements CommandIntents {
   quit(): void {
     this.#onQuit();
   }
+}
+
+/** `/config`'s first lines: which workspace files that widen trust apply, and which wait (docs/trust.md). */
+function trustLines({ trusted, untrusted }: { trusted: UntrustedFile[]; untrusted: UntrustedFile[] }): string[] {
+  if (!trusted.length && !untrusted.length) return [];
+  return [
+    'workspace settings that widen trust:',
+    ...trusted.map((f) => `  trusted  ${f.file}: ${f.settings.join(', ')}`),
+    ...untrusted.map((f) => `  waiting  ${f.file}: ${f.settings.join(', ')} (ignored until you trust it: Ctrl+Y, or huddle trust)`),
+    '',
+  ];
 }

@@ -9,6 +9,7 @@ import { openControl } from '../session/control-intents.js';
 import { resolveSettings, StartupError } from '../session/settings.js';
 import type { TeamSession } from '../session/team-session.js';
 import { Attention } from '../session/attention.js';
+import { askToTrust } from '../session/trust-question.js';
 import { Notifier } from '../runtime/notify/notifier.js';
 import { ConsoleController } from './console-controller.js';
 import { EventBridge } from './state/event-bridge.js';
@@ -24,7 +25,7 @@ export async function runConsole(options: CliOptions): Promise<number> {
   let store: ReturnType<typeof createConsoleStore>;
   let demo = false;
   try {
-    const settings = await resolveSettings(options, { missingKey: 'explain' });
+    const settings = await resolveSettings(options, { missingKey: 'explain', untrusted: 'ignore' });
     demo = settings.demo;
     if (!process.stdin.isTTY || !process.stdout.isTTY) {
       throw new StartupError('the console needs a terminal; for scripts and CI use huddle -p "PROMPT"');
@@ -101,6 +102,8 @@ export async function runConsole(options: CliOptions): Promise<number> {
 
   session.start();
   if (demo) session.prompt(DEMO_PROMPT);
+  // Workspace settings that widen trust were left out: ask the person (docs/trust.md).
+  void askToTrust(session, (text, tone) => controller.note('lead', text, tone));
 
   await quitRequested;
   stopAttention();

@@ -8,6 +8,7 @@ import type { EventRecord as HuddleEvent } from '../../src/runtime/events/events
 import { reply, replyText, startFakeApi, toolUse } from '../helpers/fake-api.ts';
 import { lastToolResults, type TeamHarness, type TeamHarnessOptions } from '../helpers/team-harness.ts';
 import { harnessPerTest } from '../helpers/harness-per-test.js';
+import { loadSettings } from '../../src/runtime/settings/load.js';
 import { makeWorkspace, runCli } from '../helpers/run-cli.ts';
 
 const open = harnessPerTest();
@@ -114,6 +115,8 @@ describe('permission modes', () => {
     const h = await open({ env: { HUDDLE_PERMISSION_MODE: 'ask' } });
     mkdirSync(path.join(h.root, '.team'), { recursive: true });
     writeFileSync(path.join(h.root, '.team', 'allow.json'), '["node"]\n');
+    // The person trusts the workspace's allow-list (docs/trust.md).
+    loadSettings({ cwd: h.root, trust: true });
     h.fake.script(
       'lead',
       reply(
@@ -140,7 +143,7 @@ describe('permission modes', () => {
     expect(got[0]![2]).toBe(
       "'touch made.txt' needs approval, which a headless run cannot ask for; run with --permission-mode auto or add it to the allow-list (\"permissions\": {\"allow\": [\"touch\"]} in .team/settings.json or .team/settings.local.json)",
     );
-    expect(got[4]![2]).toContain('write_file .git/config needs approval (it is inside .git (the repository itself)), which a headless run cannot ask for');
+    expect(got[4]![2]).toBe('refused: .git/config is inside .git (git runs what its config and hooks say), which agents never change in any permission mode; say what should change and the person edits it themselves');
     expect(existsSync(path.join(h.root, 'made.txt'))).toBe(false);
     expect(existsSync(path.join(h.root, 'by-node.txt'))).toBe(true);
     expect(existsSync(path.join(h.root, '.git'))).toBe(false);

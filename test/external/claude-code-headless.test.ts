@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeApi, reply, replyText, startFakeApi, text, toolUse } from '../helpers/fake-api.js';
 import { CLAUDE_CODE_BIN, claudeCodeEnv, skipWithoutClaudeCode } from '../helpers/claude-code-teammate.js';
 import { makeWorkspace, runCli, type Workspace } from '../helpers/run-cli.js';
+import { trustWorkspace } from '../helpers/trust.js';
 
 let fake: FakeApi;
 let ws: Workspace;
@@ -66,6 +67,7 @@ describe.skipIf(skipWithoutClaudeCode())('a claude-code teammate (the real CLI)'
     );
     mkdirSync(path.join(ws.dir, '.team'), { recursive: true });
     writeFileSync(path.join(ws.dir, '.team', 'settings.json'), JSON.stringify({ agents: { 'claude-code': { command: CLAUDE_CODE_BIN } } }));
+    trustWorkspace(ws.dir);
 
     const result = await runCli(['-p', 'Get hello.txt written by a Claude Code teammate.'], {
       cwd: ws.dir,
@@ -141,6 +143,7 @@ describe.skipIf(skipWithoutClaudeCode())('a claude-code teammate (the real CLI)'
     );
     mkdirSync(path.join(ws.dir, '.team'), { recursive: true });
     writeFileSync(path.join(ws.dir, '.team', 'settings.json'), JSON.stringify({ agents: { 'claude-code': { command: CLAUDE_CODE_BIN } } }));
+    trustWorkspace(ws.dir);
 
     const result = await runCli(['-p', 'Get done.txt written.'], {
       cwd: ws.dir,

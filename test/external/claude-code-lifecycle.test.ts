@@ -10,12 +10,14 @@ import { type FakeApi, reply, replyText, startFakeApi, text, toolUse } from '../
 import { CLAUDE_CODE_BIN, claudeCodeEnv, skipWithoutClaudeCode } from '../helpers/claude-code-teammate.js';
 import { baseEnv, CLI_PATH, makeWorkspace, runCli, type Workspace } from '../helpers/run-cli.js';
 import { openTeamHarness, type TeamHarness } from '../helpers/team-harness.js';
+import { trustWorkspace } from '../helpers/trust.js';
 
 const skip = skipWithoutClaudeCode();
 
 function settings(root: string): void {
   mkdirSync(path.join(root, '.team'), { recursive: true });
   writeFileSync(path.join(root, '.team', 'settings.json'), JSON.stringify({ agents: { 'claude-code': { command: CLAUDE_CODE_BIN, env: claudeCodeEnv(`${root}-home`) } } }));
+  trustWorkspace(root);
 }
 
 const conversation = (fake: FakeApi, agent: string, index: number) => JSON.stringify(fake.requests.filter((r) => r.agent === agent)[index]?.body.messages ?? []);

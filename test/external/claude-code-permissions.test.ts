@@ -9,6 +9,7 @@ import { reply, replyText, toolUse } from '../helpers/fake-api.js';
 import { CLAUDE_CODE_BIN, claudeCodeEnv, skipWithoutClaudeCode } from '../helpers/claude-code-teammate.js';
 import { CLI_PATH } from '../helpers/run-cli.js';
 import { openTeamHarness, type TeamHarness } from '../helpers/team-harness.js';
+import { trustWorkspace } from '../helpers/trust.js';
 
 let h: TeamHarness;
 const savedCli = process.env.HUDDLE_CLI;
@@ -18,6 +19,7 @@ beforeEach(async () => {
   h = await openTeamHarness({ env: { HUDDLE_PERMISSION_MODE: 'ask' } });
   mkdirSync(path.join(h.root, '.team'), { recursive: true });
   writeFileSync(path.join(h.root, '.team', 'settings.json'), JSON.stringify({ agents: { 'claude-code': { command: CLAUDE_CODE_BIN, env: claudeCodeEnv(`${h.root}-home`) } } }));
+  trustWorkspace(h.root);
 });
 afterEach(async () => {
   await h.close();

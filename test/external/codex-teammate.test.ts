@@ -13,6 +13,7 @@ import { CLI_PATH } from '../helpers/run-cli.js';
 import { openTeamHarness, type TeamHarness } from '../helpers/team-harness.js';
 import { sandboxStatus } from '../../src/runtime/sandbox/index.js';
 import { expectSame, makeArena } from '../sandbox/arena.js';
+import { trustWorkspace } from '../helpers/trust.js';
 
 const CODEX = process.env.HUDDLE_TEST_CODEX ?? found('codex', process.env);
 if (!CODEX) console.warn('skipping the codex teammate test: install @openai/codex or set HUDDLE_TEST_CODEX to its path');
@@ -32,6 +33,7 @@ beforeEach(async () => {
   const provider = ['-c', 'model_provider="fake"', '-c', 'model_providers.fake.name="fake"', '-c', `model_providers.fake.base_url="${openai.url}"`, '-c', 'model_providers.fake.env_key="OPENAI_API_KEY"', '-c', 'model_providers.fake.wire_api="responses"'];
   const env = { HOME: home, CODEX_HOME: path.join(home, '.codex'), OPENAI_API_KEY: 'sk-fake-openai' };
   writeFileSync(path.join(h.root, '.team', 'settings.json'), JSON.stringify({ agents: { codex: { command: CODEX ?? 'codex', args: provider, env } } }));
+  trustWorkspace(h.root);
 });
 afterEach(async () => {
   await h.close();

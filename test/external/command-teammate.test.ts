@@ -6,6 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openTeamHarness, type TeamHarness } from '../helpers/team-harness.js';
+import { trustWorkspace } from '../helpers/trust.js';
 
 let h: TeamHarness;
 
@@ -87,6 +88,7 @@ describe('a command teammate (a program in a PTY)', () => {
   it('says what to install when its program is not there, and records nothing', async () => {
     mkdirSync(path.join(h.root, '.team'), { recursive: true });
     writeFileSync(path.join(h.root, '.team', 'settings.json'), JSON.stringify({ agents: { codex: { command: '/nonexistent/codex' } } }));
+    trustWorkspace(h.root);
     await expect(h.team.spawn({ name: 'cx', role: 'coder', prompt: 'x', agent: 'codex' }, 'lead')).rejects.toThrow(
       "cannot start a codex teammate: '/nonexistent/codex' (agents.codex.command in the settings) was not found; install it with `npm install -g @openai/codex`",
     );

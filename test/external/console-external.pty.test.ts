@@ -9,6 +9,7 @@ import { reply, replyText, startFakeApi, text, toolUse, type FakeApi } from '../
 import { CLAUDE_CODE_BIN, claudeCodeEnv, skipWithoutClaudeCode } from '../helpers/claude-code-teammate.js';
 import { KEYS, PtyDriver } from '../helpers/pty-driver.js';
 import { runCli } from '../helpers/run-cli.js';
+import { trustWorkspace } from '../helpers/trust.js';
 
 let fake: FakeApi;
 let dir: string;
@@ -79,6 +80,7 @@ describe('external agents in the console', () => {
       );
       mkdirSync(path.join(dir, '.team'), { recursive: true });
       writeFileSync(path.join(dir, '.team', 'settings.json'), JSON.stringify({ agents: { 'claude-code': { command: CLAUDE_CODE_BIN } } }));
+      trustWorkspace(dir);
       const tty = open({ ...claudeCodeEnv(`${dir}-home`), PATH: process.env.PATH });
       await tty.waitFor('ask the lead');
       await tty.type('Have alice write notes.txt with Claude Code.');

@@ -13,6 +13,7 @@ import { CLI_PATH, REPO_ROOT } from '../helpers/run-cli.js';
 import { openTeamHarness, type TeamHarness } from '../helpers/team-harness.js';
 import { sandboxStatus } from '../../src/runtime/sandbox/index.js';
 import { expectSame, makeArena } from '../sandbox/arena.js';
+import { trustWorkspace } from '../helpers/trust.js';
 
 const GEMINI = process.env.HUDDLE_TEST_GEMINI ?? found('gemini', process.env);
 if (!GEMINI) console.warn('skipping the gemini teammate test: install @google/gemini-cli or set HUDDLE_TEST_GEMINI to its path');
@@ -37,6 +38,7 @@ beforeEach(async () => {
   mkdirSync(path.join(h.root, '.team'), { recursive: true });
   const env = { HOME: home, XDG_CACHE_HOME: cache, GEMINI_API_KEY: 'fake-gemini-key', GOOGLE_GEMINI_BASE_URL: gemini.url };
   writeFileSync(path.join(h.root, '.team', 'settings.json'), JSON.stringify({ agents: { gemini: { command: GEMINI ?? 'gemini', env } } }));
+  trustWorkspace(h.root);
 });
 afterEach(async () => {
   await h.close();

@@ -41,6 +41,8 @@ export function baseEnv(): Record<string, string> {
     HUDDLE_RETRY_BASE_MS: '5',
   };
   if (process.env.TMPDIR) env.TMPDIR = process.env.TMPDIR;
+  // The test process's own config directory (isolated-config.ts): trust records stay out of ~.
+  if (process.env.XDG_CONFIG_HOME) env.XDG_CONFIG_HOME = process.env.XDG_CONFIG_HOME;
   return env;
 }
 

@@ -51,7 +51,7 @@ describeSandboxed('commands besides bash run in the sandbox', () => {
       reply(toolUse('task_update', { task_id: 1, status: 'completed' })),
       replyText('Done.'),
     );
-    const result = await runCli(['-p', 'check'], { cwd: ws.dir, env: { ANTHROPIC_BASE_URL: fake.url, HOME: home.dir }, timeoutMs: 60_000 });
+    const result = await runCli(['-p', 'check', '--trust'], { cwd: ws.dir, env: { ANTHROPIC_BASE_URL: fake.url, HOME: home.dir }, timeoutMs: 60_000 });
 
     expect(result.code, result.stderr).toBe(0);
     // Both ran, and could write in the workspace...

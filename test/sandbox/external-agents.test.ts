@@ -21,6 +21,7 @@ import { useTestGitIdentity } from '../helpers/git-identity.js';
 import { CLI_PATH } from '../helpers/run-cli.js';
 import { lastToolResults, openTeamHarness, TEST_API_KEY, type TeamHarness } from '../helpers/team-harness.js';
 import { describeSandboxed, expectSame, makeArena, shellQuote, snapshotTree, socketProbe, type Arena } from './arena.js';
+import { trustWorkspace } from '../helpers/trust.js';
 
 useTestGitIdentity();
 const NODE = JSON.stringify(process.execPath);
@@ -36,6 +37,7 @@ beforeEach(async () => {
   h = await openTeamHarness({ env: { HUDDLE_PERMISSION_MODE: 'auto' } });
   mkdirSync(path.join(h.root, '.team'), { recursive: true });
   writeFileSync(path.join(h.root, '.team', 'settings.json'), JSON.stringify({ agents: { 'claude-code': { command: CLAUDE_CODE_BIN, env: claudeCodeEnv(`${h.root}-home`) } } }));
+  trustWorkspace(h.root);
 });
 afterEach(async () => {
   await h.close();

@@ -100,7 +100,7 @@ describe('settings sources', () => {
       permissions: { allow: ['npm test', 'make'] },
       mcpServers: { everything: { type: 'http', url: 'http://127.0.0.1:1/mcp' } },
     });
-    const loaded = loadSettings({ cwd, home, env: {} });
+    const loaded = loadSettings({ cwd, home, env: {}, trust: true });
     expect(loaded.settings.hooks?.PreToolUse?.map((m) => m.hooks[0]?.command)).toEqual(['user-hook', 'team-hook']);
     expect(loaded.settings.hooks?.Stop).toHaveLength(1);
     expect(loaded.settings.permissions?.allow).toEqual(['make', 'npm test']);
@@ -116,7 +116,7 @@ describe('settings sources', () => {
       mcpServers: { api: { type: 'http', url: 'https://example.invalid/mcp', headers: { Authorization: 'Bearer sk-secret-123' } } },
       agents: { codex: { command: 'codex', env: { OPENAI_API_KEY: 'sk-other-secret' } } },
     });
-    const table = formatSettingsRows(settingsRows(loadSettings({ cwd, home, env: {} })));
+    const table = formatSettingsRows(settingsRows(loadSettings({ cwd, home, env: {}, trust: true })));
     expect(table).toContain('Authorization');
     expect(table).toContain('OPENAI_API_KEY');
     expect(table).not.toContain('sk-secret-123');
@@ -179,7 +179,7 @@ describe('the deprecated .team/allow.json and .team/budget.json', () => {
     write('.team/allow.json', ['make', 'npm install']);
     write('.team/budget.json', { team: { usd: 5, turns: 100 }, agents: { alice: { usd: 1 } }, soft: 0.5 });
     write('.team/settings.json', { budget: { team: { usd: 7 } }, permissions: { allow: ['cargo build'] } });
-    const loaded = loadSettings({ cwd, home, env: {}, flags: { budget: { turns: 9 } } });
+    const loaded = loadSettings({ cwd, home, env: {}, flags: { budget: { turns: 9 } }, trust: true });
     expect(loaded.settings.permissions?.allow).toEqual(['make', 'npm install', 'cargo build']);
     expect(loaded.settings.budget).toEqual({ team: { usd: 7, turns: 9 }, agents: { alice: { usd: 1 } }, soft: 0.5 });
     expect(sourceOf(loaded, ['budget', 'agents', 'alice', 'usd'])).toEqual(['.team/budget.json']);

@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { reply, replyText, startFakeApi, toolUse, type FakeApi } from '../helpers/fake-api.js';
 import { KEYS, PtyDriver } from '../helpers/pty-driver.js';
 import { REPO_ROOT } from '../helpers/run-cli.js';
+import { trustWorkspace } from '../helpers/trust.js';
 
 const EVERYTHING_BIN = path.join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 const CTRL_Y = '\x19';
@@ -35,6 +36,7 @@ describe('an open team in the console', () => {
     writeFileSync(path.join(dir, '.team', 'settings.json'), JSON.stringify({ maxTurns: 20, notifications: { desktop: 'osc9' } }));
     fake.script('lead', reply(toolUse('mcp__everything__toggle-simulated-logging', {})), replyText('Logging toggled.'));
 
+    trustWorkspace(dir);
     driver = new PtyDriver({ cwd: dir, cols: 200, rows: 40, env: { HOME: home, ANTHROPIC_API_KEY: 'sk-test-pty-0123456789', ANTHROPIC_BASE_URL: fake.url, HUDDLE_RETRY_BASE_MS: '5' } });
     const tty = driver;
     const titles: string[] = [];

@@ -11,6 +11,8 @@ import type { Member } from '../store/roster.js';
 import type { MemberStatus } from '../vocabulary.js';
 import { checkCommand, denyMessage, protectedPathReason } from './command-policy.js';
 import { sandboxStatus } from '../sandbox/status.js';
+import { configPathReason, configRefusal } from '../workspace/config-paths.js';
+import { PathEscapeError } from '../workspace/workspace.js';
 import { oneLine } from '../tools/registry.js';
 import { editDiff } from '../tools/edit-file.js';
 import { ToolError, type Tool, type ToolContext } from '../tools/types.js';
@@ -28,6 +30,8 @@ export interface GateOptions {
   };
   /** The run's mode as configured; undefined: ask when someone can answer (the console), else auto. */
   configuredMode: () => PermissionMode | undefined;
+  /** Files the settings run (hook scripts, MCP server programs), absolute: never written by file tools. */
+  configFiles?: (root: string) => readonly string[];
 }
 
 export class PermissionGate {
@@ -86,7 +90,7 @@ export class PermissionGate {
 
   /** For write_file and edit_file; `detail` shows the person what would change (a diff, the start of the file). */
   async checkWrite(tool: string, file: string, context: ToolContext, detail?: string): Promise<void> {
-    const mode = this.modeOf(context.agent);
+    const mode = this.#configRefusal(file, context);
     if (mode === 'plan') throw new ToolError(`refused in plan mode (read-only): ${tool} is not available. ${planHint(context.agent)}`);
     if (mode === 'auto') return;
     const root = context.workspace.root;
@@ -104,6 +108,25 @@ export class PermissionGate {
       () => `${tool} ${relative} needs approval (${why}), which a headless run cannot ask for; run with --permission-mode auto, or leave that file alone`,
       detail,
     );
+  }
+
+  /** Configuration is refused in every mode (docs/trust.md); returns the agent's mode otherwise. */
+  #configRefusal(file: string, context: ToolContext): PermissionMode {
+    const { workspace } = context;
+    const extra = this.#options.configFiles?.(workspace.root) ?? [];
+    const spelled = path.resolve(workspace.root, file);
+    let real = spelled;
+    try {
+      real = workspace.resolve(file);
+    } catch (error) {
+      // Outside the workspace: the tool refuses it with its own message.
+      if (!(error instanceof PathEscapeError)) throw error;
+    }
+    for (const where of [spelled, real]) {
+      const why = configPathReason(workspace.root, where, extra);
+      if (why) throw new ToolError(configRefusal(workspace.relative(where), why));
+    }
+    return this.modeOf(context.agent);
   }
 
   /**

@@ -33,10 +33,15 @@ export const SANDBOX_OFF_WARNING = 'sandbox: off — install bubblewrap';
 
 let cached: SandboxStatus | undefined;
 
+/** Set beside HUDDLE_SANDBOX=off when a settings file turned it off: that file's name, for the messages. */
+export const SANDBOX_OFF_SOURCE = 'HUDDLE_SANDBOX_OFF_BY';
+
 /** available, or off and why; probed once (HUDDLE_SANDBOX is read on every call). */
 export function sandboxStatus(env: NodeJS.ProcessEnv = process.env): SandboxStatus {
   if (sandboxOffOnPurpose(env)) {
-    return { available: false, onPurpose: true, reason: 'HUDDLE_SANDBOX=off', line: 'sandbox: off (HUDDLE_SANDBOX=off): commands run unsandboxed' };
+    const by = env[SANDBOX_OFF_SOURCE]?.trim();
+    const reason = by ? `"sandbox": {"enabled": false} in ${by}` : 'HUDDLE_SANDBOX=off';
+    return { available: false, onPurpose: true, reason, line: `sandbox: off (${reason}): commands run unsandboxed` };
   }
   cached ??= probe(env);
   return cached;

@@ -12,6 +12,7 @@ import { BudgetConfigError, parseBudgetSettings } from '../budget/budget.js';
 import { describeIssues, SettingsError } from './errors.js';
 import { isPlainObject, type SettingsLayer } from './layers.js';
 import { mcpFileSchema, settingsSchema } from './schema.js';
+import { contentHash } from './trust.js';
 
 export interface SettingsLocations {
   /** The workspace root. */
@@ -52,6 +53,8 @@ function tildePath(file: string, home: string): string {
 
 export interface ReadLayer {
   layer?: SettingsLayer;
+  /** The sha256 of the file's text, which trust records are keyed by (trust.ts). */
+  sha256?: string;
   /** Said once per load: a deprecated file, a broken allow-list that is ignored. */
   warnings: string[];
 }
@@ -60,6 +63,10 @@ export interface ReadLayer {
 export function readSettingsFile(file: SettingsFile): ReadLayer {
   const text = readText(file);
   if (text === undefined) return { warnings: [] };
+  return { ...parseSettingsText(file, text), sha256: contentHash(text) };
+}
+
+function parseSettingsText(file: SettingsFile, text: string): ReadLayer {
   switch (file.kind) {
     case 'legacy-allow':
       return readLegacyAllow(file, text);

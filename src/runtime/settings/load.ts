@@ -1,6 +1,8 @@
 // Loads the effective settings of a workspace: defaults, then each file, then environment
 // variables, then flags, each checked against the one schema on its own so that an error names
 // the source that holds the mistake.
+import { realpathSync } from 'node:fs';
+import path from 'node:path';
 import { describeIssues, formatPath, SettingsError } from './errors.js';
 import { environmentLayers } from './env.js';
 import { readSettingsFile, settingsFiles, type SettingsFile, type SettingsLocations } from './files.js';
@@ -8,11 +10,15 @@ import { flagLayers, type SettingsFlags } from './flags.js';
 import { settingsDefaults } from './json-schema.js';
 import { mergeLayers, type Provenance, type SettingsLayer } from './layers.js';
 import { settingsSchema, type Settings } from './schema.js';
+import { roleFilesToTrust } from './role-trust.js';
+import { describeKeys, TrustStore, wideningKeys, withoutKeys, type UntrustedFile } from './trust.js';
 
 export const DEFAULT_SOURCE = 'default';
 
 export interface LoadSettingsOptions extends SettingsLocations {
   flags?: SettingsFlags;
+  /** --trust: the person trusts the workspace's files as they are now; recorded (trust.ts). */
+  trust?: boolean;
 }
 
 export interface LoadedSettings {
@@ -24,6 +30,10 @@ export interface LoadedSettings {
   files: SettingsFile[];
   /** One line each: deprecated files, an ignored allow-list. */
   warnings: string[];
+  /** Workspace files whose widening entries wait for the person: left out of `settings`. */
+  untrusted: UntrustedFile[];
+  /** Workspace files whose widening entries the person trusted (for `/config`). */
+  trusted: UntrustedFile[];
 }
 
 /** Throws SettingsError, whose message is the one line to show (exit code 2 headless). */
@@ -32,12 +42,37 @@ export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
   const layers: SettingsLayer[] = [{ label: DEFAULT_SOURCE, values: settingsDefaults() }];
   const files: SettingsFile[] = [];
   const warnings: string[] = [];
+  const untrusted: UntrustedFile[] = [];
+  const trusted: UntrustedFile[] = [];
+  const store = TrustStore.at(env, options.home);
+  const workspace = workspaceKey(options.cwd);
   for (const file of settingsFiles({ ...options, env })) {
     const read = readSettingsFile(file);
     warnings.push(...read.warnings);
     if (!read.layer) continue;
     files.push(file);
+    const widening = file.kind === 'user' ? [] : wideningKeys(read.layer.values);
+    if (widening.length) {
+      const entry: UntrustedFile = { file: file.label, path: file.path, sha256: read.sha256 ?? '', settings: describeKeys(widening) };
+      if (store.isTrusted(workspace, entry.file, entry.sha256)) trusted.push(entry);
+      else if (options.trust) {
+        store.record(workspace, [entry]);
+        trusted.push(entry);
+      } else {
+        untrusted.push(entry);
+        layers.push({ label: read.layer.label, values: withoutKeys(read.layer.values, widening) });
+        continue;
+      }
+    }
     layers.push(read.layer);
+  }
+  // Role files' widening front matter (auto mode, an external CLI) waits the same way (role-trust.ts).
+  for (const entry of roleFilesToTrust(options.cwd)) {
+    if (store.isTrusted(workspace, entry.file, entry.sha256)) trusted.push(entry);
+    else if (options.trust) {
+      store.record(workspace, [entry]);
+      trusted.push(entry);
+    } else untrusted.push(entry);
   }
   for (const layer of [...environmentLayers(env), ...flagLayers(options.flags ?? {})]) {
     check(layer);
@@ -47,7 +82,16 @@ export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
   // Each layer passed alone; the merge only joins lists and replaces whole entries, so this holds too.
   const merged = settingsSchema.safeParse(settings, { reportInput: true });
   if (!merged.success) throw new SettingsError(describeIssues('settings', merged.error.issues, settingsSchema));
-  return { settings: merged.data, provenance, files, warnings };
+  return { settings: merged.data, provenance, files, warnings, untrusted, trusted };
+}
+
+/** The workspace as trust records name it: its real path. */
+export function workspaceKey(cwd: string): string {
+  try {
+    return realpathSync(path.resolve(cwd));
+  } catch {
+    return path.resolve(cwd);
+  }
 }
 
 function check(layer: SettingsLayer): void {

@@ -14,6 +14,7 @@ import { constants, lstatSync, readdirSync, readlinkSync, realpathSync, type Dir
 import { lstat, mkdir, open, rename, rmdir, unlink, type FileHandle } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { configPathReason, configRefusal } from './config-paths.js';
 import { isInside, PathEscapeError, type Workspace } from './workspace.js';
 
 /** A file error meant for the model: what went wrong and what to do instead. */
@@ -83,6 +84,9 @@ export async function readInside(workspace: Workspace, requested: string, shown?
 export async function writeInside(workspace: Workspace, requested: string, content: string | Uint8Array, shown?: string): Promise<{ absolute: string; existed: boolean }> {
   const absolute = workspace.resolve(requested);
   const label = shown ?? workspace.relative(absolute);
+  // Configuration is refused as spelled and where it really is (docs/trust.md).
+  refuseConfig(workspace, path.resolve(workspace.root, requested), label);
+  refuseConfig(workspace, absolute, label);
   const dir = path.dirname(absolute);
   await makeDirsInside(workspace, dir, requested);
 
@@ -106,6 +110,8 @@ export async function writeInside(workspace: Workspace, requested: string, conte
   try {
     tempReal = whereIs(handle, temp);
     if (!isInside(workspace.root, tempReal)) throw new PathEscapeError(requested, workspace.root);
+    // A directory swapped for a link into .git since the check above lands the temp file there.
+    refuseConfig(workspace, path.join(path.dirname(tempReal), path.basename(absolute)), label);
     await handle.writeFile(content);
     if (existing) await handle.chmod(existing.mode & 0o7777);
     await handle.close();
@@ -123,6 +129,11 @@ export async function writeInside(workspace: Workspace, requested: string, conte
     throw error;
   }
   return { absolute, existed: existing !== undefined };
+}
+
+function refuseConfig(workspace: Workspace, absolute: string, label: string): void {
+  const why = configPathReason(workspace.root, absolute);
+  if (why) throw new FileAccessError(configRefusal(label, why));
 }
 
 /** mkdir -p, one step at a time, each new directory checked to be inside (and removed if not). */

@@ -1,8 +1,9 @@
 // Workspace paths and confinement. Every file tool resolves its paths here so that
 // `..` and symlinks cannot lead an agent outside the directory it was given.
-import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readlinkSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { gitDataFor } from '../sandbox/git-dirs.js';
+import { ownConfigDir } from './config-paths.js';
 
 /** What sandboxed commands of an agent working here may write. */
 export interface SandboxRoots {
@@ -39,6 +40,12 @@ export class Workspace {
     if (!this.#sandbox) {
       const git = gitDataFor(this.root);
       const state = [this.teamDir, this.tasksDir].filter((p) => existsSync(p));
+      // Run in a directory that holds huddle's config (~), commands must not write its settings or trust records.
+      const config = ownConfigDir();
+      if (isInside(this.root, config)) {
+        mkdirSync(config, { recursive: true, mode: 0o700 });
+        state.push(config);
+      }
       this.#sandbox = { writable: [this.root, ...git.writable], readOnly: [...state, ...git.readOnly] };
     }
     return this.#sandbox;

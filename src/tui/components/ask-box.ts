@@ -31,6 +31,12 @@ export function askChoices(request: ApprovalView): AskChoice[] {
         { key: '1', answer: 'approve', label: 'approve the plan' },
         { key: '3', answer: 'deny', label: 'send it back, saying why', withReason: true },
       ];
+    case 'trust':
+      // Workspace settings that widen trust (docs/trust.md): no "always", the record is the always.
+      return [
+        { key: '1', answer: 'approve', label: 'trust them (from the next start)' },
+        { key: '3', answer: 'deny', label: 'keep ignoring them' },
+      ];
     case 'failed':
     case 'stalled':
       return [
@@ -55,6 +61,8 @@ export function askLines(request: ApprovalView, waiting: number, width: number, 
   const what =
     request.tool === 'budget' || request.tool === 'failed' || request.tool === 'stalled' || request.tool === 'plan'
       ? request.summary
+      : request.tool === 'trust'
+        ? `trust this workspace's ${request.summary}?`
       : `${request.agent} wants to ${request.tool === 'bash' ? 'run' : 'use'} ${request.tool === 'bash' ? '' : `${request.tool} `}${request.summary}`;
   const head = truncateLine(chalk.yellow(`╭ ${what}${waiting > 1 ? chalk.dim(` (1 of ${waiting} from ${request.agent})`) : ''}`), width);
   const why = wrapLines(request.reason, inner).map((row) => bar + chalk.dim(row));
