@@ -13,13 +13,16 @@ const KEY_ORDER = 'A view\'s keys come first, then the input line\'s, then the c
 /** The help text as rows of at most `width` columns: the commands, then the keys by section (key-docs.ts). */
 export function helpLines(width: number): string[] {
   const commands = COMMANDS.map((command): [string, string] => [commandUsage(command), command.description]);
-  const keys = keySections(CONSOLE_BINDINGS).flatMap(({ title, rows }) => ['', chalk.dim(title), ...table(rows.map((row): [string, string] => [row.keys, row.doc]), width)]);
+  const sections = keySections(CONSOLE_BINDINGS).map(({ title, rows }) => ({ title, rows: rows.map((row): [string, string] => [row.keys, row.doc]) }));
+  // One key column for every section, so the tables line up under each other.
+  const allKeys = sections.flatMap((section) => section.rows);
+  const keys = sections.flatMap(({ title, rows }) => ['', chalk.dim(title), ...table(rows, width, allKeys)]);
   return [chalk.bold('Commands'), ...table(commands, width), '', chalk.bold('Keys'), ...wrapLines(KEY_ORDER, width), ...keys];
 }
 
-/** Two columns: the left as wide as needed up to a third of the width, the right wrapped beside it. */
-function table(rows: Array<[string, string]>, width: number): string[] {
-  const left = Math.min(Math.max(...rows.map(([name]) => visibleWidth(name))) + 2, Math.max(14, Math.floor(width / 3)));
+/** Two columns: the left as wide as the widest of `sizedBy` needs, up to a third of the width; the right wrapped beside it. */
+function table(rows: Array<[string, string]>, width: number, sizedBy: Array<[string, string]> = rows): string[] {
+  const left = Math.min(Math.max(...sizedBy.map(([name]) => visibleWidth(name))) + 2, Math.max(14, Math.floor(width / 3)));
   const right = Math.max(20, width - left);
   const out: string[] = [];
   for (const [name, what] of rows) {
