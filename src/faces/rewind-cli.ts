@@ -5,26 +5,15 @@
 // `--files path…` puts back only those files.
 import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import { Checkpoints, checkpointDirFor, type Checkpoint } from '../runtime/workspace/checkpoints.js';
+import { Checkpoints, checkpointDirFor } from '../runtime/workspace/checkpoints.js';
 import { CheckpointError } from '../runtime/workspace/checkpoint-git.js';
-import { rewind } from '../runtime/workspace/rewind.js';
+import { describeCheckpoints, rewind, rewoundLine } from '../runtime/workspace/rewind.js';
 
 export interface RewindRequest {
   cwd?: string | undefined;
   id?: string | undefined;
   files?: string[];
   all?: boolean;
-}
-
-/** One row per checkpoint, for the CLI and the console's list. */
-export function describeCheckpoints(list: Checkpoint[]): string[] {
-  return list.map((checkpoint, i) => {
-    const newer = list[i - 1];
-    const changed = newer ? `${newer.changedCount} file${newer.changedCount === 1 ? '' : 's'} changed after` : 'latest';
-    const time = checkpoint.time ? new Date(checkpoint.time).toLocaleString('sv-SE').slice(5, 19) : '?';
-    const what = checkpoint.tool === 'bash' || checkpoint.tool === 'write_file' || checkpoint.tool === 'edit_file' ? `before ${checkpoint.tool}: ${checkpoint.summary}` : `${checkpoint.tool}: ${checkpoint.summary}`;
-    return `${checkpoint.id.slice(0, 12)}  ${time}  ${checkpoint.agent.padEnd(10)} ${changed.padEnd(22)} ${what}`;
-  });
 }
 
 export async function runRewind(request: RewindRequest): Promise<number> {
@@ -46,9 +35,7 @@ export async function runRewind(request: RewindRequest): Promise<number> {
       return 0;
     }
     const outcome = await rewind(store, request.id, { files: request.files ?? [] });
-    const removed = outcome.removed.length ? `, removed ${outcome.removed.length} the checkpoint did not have` : '';
-    const git = outcome.git.length ? `; repository: ${outcome.git.join(', ')}` : '';
-    process.stdout.write(`rewound to ${request.id.slice(0, 12)}: ${outcome.written} file${outcome.written === 1 ? '' : 's'} written${removed}${git}\n`);
+    process.stdout.write(`${rewoundLine(request.id, outcome)}\n`);
     process.stdout.write(`to undo this rewind: huddle rewind ${outcome.before.slice(0, 12)}\n`);
     return 0;
   } catch (error) {

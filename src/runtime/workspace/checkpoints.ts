@@ -24,7 +24,7 @@ export interface CheckpointMeta {
   /** The tool call it was taken before (`bash`, `write_file`…), or `run start`, `rewind`, `run end`. */
   tool: string;
   summary: string;
-  /** Files that differ from the previous checkpoint: `M path`, `A path`, `D path` (at most 50). */
+  /** Files that differ from the previous checkpoint: `M path`, `A path`, `D path` (at most 50; filled in by list()). */
   changed: string[];
   changedCount: number;
 }
@@ -45,6 +45,8 @@ interface Last {
   /** The refs' tips as read then: excluded from the next object copy (the shadow has them). */
   tips: string[];
   headResolved: boolean;
+  /** Its description, once read or written (an unchanged workspace then costs one `git add`). */
+  described?: Checkpoint;
 }
 
 /** Where a workspace's checkpoints live: outside it, under the person's state directory. */
@@ -188,18 +190,19 @@ export class Checkpoints {
     }
 
     if (last && last.filesTree === filesTree && last.gitTree === gitTree) {
-      this.#last = { ...last, indexStamp, gitStamp };
-      return this.#describe(last.commit, filesTree, gitTree);
+      const described = last.described ?? (await this.#describe(last.commit, filesTree, gitTree));
+      this.#last = { ...last, indexStamp, gitStamp, described };
+      return described;
     }
-    const changedLines = last && last.filesTree !== filesTree ? (await gitText(['diff-tree', '-r', '--no-renames', '--name-status', '-z', last.filesTree, filesTree], this.shadowCall(), 'cannot compare checkpoints')) : '';
-    const changed = nameStatus(changedLines);
-    const body: CheckpointMeta = { time: new Date().toISOString(), agent: meta.agent, tool: meta.tool, summary: meta.summary.slice(0, 200), changed: changed.slice(0, 50), changedCount: changed.length };
+    // What changed since the previous checkpoint is worked out when listing (list()), not here.
+    const body: CheckpointMeta = { time: new Date().toISOString(), agent: meta.agent, tool: meta.tool, summary: meta.summary.slice(0, 200), changed: [], changedCount: 0 };
     const treeLines = [`040000 tree ${filesTree}\tfiles`, ...(gitTree ? [`040000 tree ${gitTree}\tgit`] : [])].join('\n');
     const tree = (await gitText(['mktree'], this.shadowCall({}, `${treeLines}\n`), 'cannot write a checkpoint')).trim();
     const commit = (await gitText(['commit-tree', tree, ...(last ? ['-p', last.commit] : []), '-F', '-'], this.shadowCall({}, JSON.stringify(body)), 'cannot write a checkpoint')).trim();
     this.#writeCheckpointRef(commit);
-    this.#last = { commit, filesTree, gitTree, indexStamp, gitStamp, tips, headResolved };
-    return { id: commit, ...body, filesTree, gitTree };
+    const described: Checkpoint = { id: commit, ...body, filesTree, gitTree };
+    this.#last = { commit, filesTree, gitTree, indexStamp, gitStamp, tips, headResolved, described };
+    return described;
   }
 
   async #describe(commit: string, filesTree: string, gitTree: string | undefined): Promise<Checkpoint> {
@@ -303,18 +306,25 @@ export class Checkpoints {
     if (this.#last) this.#last = { ...this.#last, indexStamp: undefined, gitStamp: undefined };
   }
 
-  /** Checkpoints, newest first. */
+  /** Checkpoints, newest first, each with the files that differ from the one before it. */
   async list(limit = 1000): Promise<Checkpoint[]> {
     await this.#init();
     if (!this.#readCheckpointRef()) return [];
-    const out = await gitText(['log', `-n${limit}`, '--format=%H%x1f%B%x1e', CHECKPOINT_REF], this.shadowCall(), 'cannot list checkpoints');
-    const trees = new Map<string, [string, string | undefined]>();
-    const entries = out.split('\x1e').map((chunk) => chunk.trim()).filter(Boolean);
+    const out = await gitText(['log', `-n${limit}`, '--format=%x1e%H%x1f%B%x1f', '--name-status', '--no-renames', CHECKPOINT_REF], this.shadowCall(), 'cannot list checkpoints');
     const result: Checkpoint[] = [];
-    for (const entry of entries) {
-      const [id, message] = entry.split('\x1f') as [string, string];
-      result.push({ id, ...parseMeta(message ?? ''), filesTree: trees.get(id)?.[0] ?? '', gitTree: trees.get(id)?.[1] });
+    for (const entry of out.split('\x1e').filter((chunk) => chunk.trim())) {
+      const [id, message, names] = entry.split('\x1f') as [string, string, string | undefined];
+      const meta = parseMeta(message ?? '');
+      const changed = (names ?? '')
+        .split('\n')
+        .map((line) => /^([AMDT])\tfiles\/(.*)$/.exec(line))
+        .filter((m): m is RegExpExecArray => m !== null)
+        .map((m) => `${m[1]} ${m[2]}`);
+      result.push({ id: id.trim(), ...meta, changed: changed.slice(0, 50), changedCount: changed.length, filesTree: '', gitTree: undefined });
     }
+    // The first checkpoint of a workspace has nothing before it to differ from.
+    const oldest = result.at(-1);
+    if (oldest && result.length < limit) Object.assign(oldest, { changed: [], changedCount: 0 });
     return result;
   }
 
@@ -345,14 +355,6 @@ function parseMeta(message: string): CheckpointMeta {
   } catch {
     return { time: '', agent: '', tool: '', summary: message.trim().slice(0, 200), changed: [], changedCount: 0 };
   }
-}
-
-/** `git diff-tree --name-status -z` as `M path` lines. */
-export function nameStatus(out: string): string[] {
-  const fields = out.split('\0').filter((f) => f !== '');
-  const lines: string[] = [];
-  for (let i = 0; i + 1 < fields.length; i += 2) lines.push(`${fields[i]} ${fields[i + 1]}`);
-  return lines;
 }
 
 function stat(p: string): Stats | undefined {

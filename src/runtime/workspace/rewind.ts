@@ -119,3 +119,24 @@ export function lostWorkLine(lost: LostWork, start: string): string | undefined 
   ].filter(Boolean);
   return `this run reverted or deleted ${parts.join(' and ')}; to bring back the workspace as it was when the run began: huddle rewind ${start.slice(0, 12)}`;
 }
+
+/**
+ * One row per checkpoint (newest first), for `huddle rewind` and /rewind: its id, time, agent, how
+ * many files changed between it and the next one (what rewinding to it takes back), and the call.
+ */
+export function describeCheckpoints(list: Checkpoint[]): string[] {
+  return list.map((checkpoint, i) => {
+    const newer = list[i - 1];
+    const changed = newer ? `${newer.changedCount} file${newer.changedCount === 1 ? '' : 's'} changed after` : 'the latest';
+    const time = checkpoint.time ? new Date(checkpoint.time).toLocaleString('sv-SE').slice(5, 19) : '?';
+    const what = ['bash', 'write_file', 'edit_file'].includes(checkpoint.tool) ? `before ${checkpoint.tool}: ${checkpoint.summary}` : `${checkpoint.tool}: ${checkpoint.summary}`;
+    return `${checkpoint.id.slice(0, 12)}  ${time}  ${checkpoint.agent}  ${changed}  ${what}`;
+  });
+}
+
+/** What `huddle rewind` and /rewind say after a rewind: what it did, and how to undo it. */
+export function rewoundLine(id: string, outcome: RewindOutcome): string {
+  const removed = outcome.removed.length ? `, removed ${outcome.removed.length} the checkpoint did not have` : '';
+  const git = outcome.git.length ? `; repository: ${outcome.git.join(', ')}` : '';
+  return `rewound to ${id.slice(0, 12)}: ${outcome.written} file${outcome.written === 1 ? '' : 's'} written${removed}${git}`;
+}
