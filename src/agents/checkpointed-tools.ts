@@ -10,6 +10,7 @@ import { Checkpoints, type Checkpoint } from '../runtime/workspace/checkpoints.j
 import { lostSince, lostWorkLine, repairGitIfBroken } from '../runtime/workspace/rewind.js';
 import { oneLine } from '../runtime/tools/registry.js';
 import type { Tool, ToolContext, ToolResult } from '../runtime/tools/types.js';
+import type { AgentEmitter } from '../runtime/events/events.js';
 
 const WRITE_CAPABLE = new Set(['bash', 'write_file', 'edit_file']);
 
@@ -54,7 +55,31 @@ function checkpointed(tool: Tool, teamRoot: string): Tool {
   };
 }
 
-async function repair(store: Checkpoints, context: ToolContext): Promise<string | undefined> {
+/**
+ * For an external agent, whose CLI runs its own tools: a checkpoint of its workspace where huddle
+ * sees a call coming (before each turn, and when the CLI asks permission for a tool). Never throws.
+ */
+export async function checkpointForExternal(root: string, events: AgentEmitter, tool: string, summary: string): Promise<void> {
+  if (!checkpointsEnabled()) return;
+  const store = Checkpoints.for(root);
+  await repair(store, { events });
+  try {
+    const checkpoint = await store.take({ agent: events.agent, tool, summary: oneLine(summary, 120) });
+    if (!started.has(root)) started.set(root, checkpoint);
+  } catch (error) {
+    if (!warned.has(root)) {
+      warned.add(root);
+      events.emit('warning', { message: `no checkpoint of the workspace before ${events.agent}'s ${tool}: ${(error as Error).message}`, checkpoint: 'failed' });
+    }
+  }
+}
+
+/** After an external agent's tool call or turn: its workspace's repository rebuilt if the call broke it. */
+export async function repairForExternal(root: string, events: AgentEmitter): Promise<void> {
+  if (checkpointsEnabled()) await repair(Checkpoints.for(root), { events });
+}
+
+async function repair(store: Checkpoints, context: Pick<ToolContext, 'events'>): Promise<string | undefined> {
   try {
     const line = await repairGitIfBroken(store);
     if (line) context.events.emit('warning', { message: line, repaired: 'git', workspace: store.root });

@@ -5,7 +5,7 @@
 // its own, and what the run said to rewind (`huddle rewind <id>`) brings the work back, byte for byte.
 // HUDDLE_CHECKPOINTS=off in this process's environment reaches the CLI: the attacks then succeed.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type FakeApi, reply, replyText, startFakeApi, toolUse } from '../helpers/fake-api.js';
@@ -125,4 +125,48 @@ describeSandboxed('checkpoints: what a run destroys comes back', () => {
     expectSame(after.files, before.files, `the person's files after '${attack}'`);
     expectSame(arena.snapshot(), victimBefore, 'the victim');
   }, 90_000);
+
+  it('huddle rewind: lists, puts back only --files, then all, and a rewind is undone by rewinding to the checkpoint it took first', async () => {
+    const ws = path.join(arena.base, 'rewind', 'ws');
+    mkdirSync(ws, { recursive: true });
+    personsRepository(ws);
+    const env = { ANTHROPIC_BASE_URL: fake.url, XDG_STATE_HOME: path.join(arena.base, 'state'), ...TEST_GIT_IDENTITY };
+    const read = (file: string) => readFileSync(path.join(ws, file), 'utf8');
+    fake.script('lead', reply(toolUse('bash', { command: 'echo agent > agent.txt && git checkout -- .' })), replyText('done'));
+    const run = await runCli(['-p', 'tidy'], { cwd: ws, env, timeoutMs: 60_000 });
+    const start = /huddle rewind ([0-9a-f]{12})/.exec(run.stderr)?.[1];
+    expect(start, run.stderr).toBeDefined();
+    expect(withoutRunRecord(run.stderr)).toContain('reverted or deleted 2 files you had changed before it (a.txt, important.txt)');
+
+    const listed = await runCli(['rewind'], { cwd: ws, env });
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(new RegExp(`${start}  .*lead .*before bash: echo agent > agent.txt`));
+    expect(listed.stdout).toMatch(/run end: /);
+
+    const some = await runCli(['rewind', start!, '--files', 'a.txt'], { cwd: ws, env });
+    expect(some.code, some.stderr).toBe(0);
+    expect(read('a.txt')).toBe('the person is editing a\n');
+    expect(read('important.txt')).toBe('committed important\n');
+    expect(read('agent.txt')).toBe('agent\n');
+
+    const all = await runCli(['rewind', start!], { cwd: ws, env });
+    expect(all.code, all.stderr).toBe(0);
+    expect(read('important.txt')).toBe('the person rewrote this\n');
+    expect(existsSync(path.join(ws, 'agent.txt'))).toBe(false);
+    const undo = /to undo this rewind: huddle rewind ([0-9a-f]{12})/.exec(all.stdout)?.[1];
+    expect(undo, all.stdout).toBeDefined();
+
+    const back = await runCli(['rewind', undo!], { cwd: ws, env });
+    expect(back.code, back.stderr).toBe(0);
+    expect(read('a.txt')).toBe('the person is editing a\n');
+    expect(read('important.txt')).toBe('committed important\n');
+    expect(read('agent.txt')).toBe('agent\n');
+
+    const bad = await runCli(['rewind', 'nothing-like-an-id'], { cwd: ws, env });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe("huddle: no checkpoint 'nothing-like-an-id' here (huddle rewind lists them)\n");
+    const stray = await runCli(['rewind', start!, 'a.txt'], { cwd: ws, env });
+    expect(stray.code).toBe(2);
+    expect(stray.stderr.split('\n')[0]).toContain('--files');
+  }, 120_000);
 });

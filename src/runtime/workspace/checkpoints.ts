@@ -173,6 +173,11 @@ export class Checkpoints {
   }
 
   async #take(meta: { agent: string; tool: string; summary: string }): Promise<Checkpoint> {
+    // Another process (huddle rewind, a second huddle here) moved the chain: start from its end.
+    if (this.#loaded && this.#readCheckpointRef() !== this.#last?.commit) {
+      this.#loaded = false;
+      this.#last = undefined;
+    }
     await this.#init();
     const last = this.#last;
     const filesIndex = path.join(this.shadow, 'files-index');
