@@ -12,6 +12,7 @@
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
 import os from 'node:os';
+import { deflateSync } from 'node:zlib';
 import path from 'node:path';
 import { CheckpointError, gitPipe, gitText, runGit, type GitCall } from './checkpoint-git.js';
 
@@ -65,6 +66,8 @@ export class Checkpoints {
   readonly gitDir: string;
   #last: Last | undefined;
   #loaded = false;
+  /** The shadow's hash: the workspace repository's (its objects are copied in as they are). */
+  #hash: 'sha1' | 'sha256' = 'sha1';
   #queue: Promise<unknown> = Promise.resolve();
 
   /** One store per workspace in a process: agents working side by side share its lock. */
@@ -113,10 +116,14 @@ export class Checkpoints {
       const temp = `${this.shadow}.${process.pid}.tmp`;
       rmSync(temp, { recursive: true, force: true });
       await gitText(['init', '-q', '--bare', ...(format === 'sha256' ? ['--object-format=sha256'] : []), temp], { isolated: true }, 'cannot make the checkpoint repository');
-      await gitText(['config', 'core.logAllRefUpdates', 'false'], { env: { GIT_DIR: temp }, isolated: true }, 'cannot set up the checkpoint repository');
+      // The workspace's objects are reachable only through the checkpoints' ref lists (blobs): never prune here.
+      for (const [key, value] of [['core.logAllRefUpdates', 'false'], ['gc.auto', '0'], ['gc.pruneExpire', 'never']]) {
+        await gitText(['config', key!, value!], { env: { GIT_DIR: temp }, isolated: true }, 'cannot set up the checkpoint repository');
+      }
       renameSync(temp, this.shadow);
     }
     this.#writeExcludes();
+    this.#hash = /objectformat\s*=\s*sha256/i.test(readFileSync(path.join(this.shadow, 'config'), 'utf8')) ? 'sha256' : 'sha1';
     const head = this.#readCheckpointRef();
     if (head) {
       const trees = await runGit(['rev-parse', `${head}:files`, `${head}:git`], this.shadowCall());
@@ -201,13 +208,29 @@ export class Checkpoints {
     }
     // What changed since the previous checkpoint is worked out when listing (list()), not here.
     const body: CheckpointMeta = { time: new Date().toISOString(), agent: meta.agent, tool: meta.tool, summary: meta.summary.slice(0, 200), changed: [], changedCount: 0 };
-    const treeLines = [`040000 tree ${filesTree}\tfiles`, ...(gitTree ? [`040000 tree ${gitTree}\tgit`] : [])].join('\n');
-    const tree = (await gitText(['mktree'], this.shadowCall({}, `${treeLines}\n`), 'cannot write a checkpoint')).trim();
-    const commit = (await gitText(['commit-tree', tree, ...(last ? ['-p', last.commit] : []), '-F', '-'], this.shadowCall({}, JSON.stringify(body)), 'cannot write a checkpoint')).trim();
+    // The checkpoint's tree and commit are two small objects: written here rather than by two more git processes.
+    const tree = this.#writeObject('tree', Buffer.concat([treeEntry('files', filesTree), ...(gitTree ? [treeEntry('git', gitTree)] : [])]));
+    const seconds = Math.floor(Date.now() / 1000);
+    const who = `huddle <huddle@localhost> ${seconds} +0000`;
+    const commit = this.#writeObject('commit', Buffer.from(`tree ${tree}\n${last ? `parent ${last.commit}\n` : ''}author ${who}\ncommitter ${who}\n\n${JSON.stringify(body)}\n`));
     this.#writeCheckpointRef(commit);
     const described: Checkpoint = { id: commit, ...body, filesTree, gitTree };
     this.#last = { commit, filesTree, gitTree, indexStamp, gitStamp, tips, headResolved, described };
     return described;
+  }
+
+  /** A loose object in the shadow (zlib, as git writes them); its id. */
+  #writeObject(type: 'tree' | 'commit', body: Buffer): string {
+    const data = Buffer.concat([Buffer.from(`${type} ${body.length}\0`), body]);
+    const id = createHash(this.#hash).update(data).digest('hex');
+    const file = path.join(this.shadow, 'objects', id.slice(0, 2), id.slice(2));
+    if (!existsSync(file)) {
+      mkdirSync(path.dirname(file), { recursive: true });
+      const temp = `${file}.${process.pid}.tmp`;
+      writeFileSync(temp, deflateSync(data));
+      renameSync(temp, file);
+    }
+    return id;
   }
 
   async #describe(commit: string, filesTree: string, gitTree: string | undefined): Promise<Checkpoint> {
@@ -344,6 +367,11 @@ export class Checkpoints {
     const [filesTree, gitTree] = trees.stdout.toString().split('\n');
     return { ...found, filesTree: filesTree ?? '', gitTree: gitTree && /^[0-9a-f]+$/.test(gitTree) ? gitTree : undefined };
   }
+}
+
+/** One entry of a tree object: a subtree `name` with id `id` (hex). */
+function treeEntry(name: string, id: string): Buffer {
+  return Buffer.concat([Buffer.from(`40000 ${name}\0`), Buffer.from(id, 'hex')]);
 }
 
 function parseMeta(message: string): CheckpointMeta {
