@@ -1,6 +1,7 @@
 // /rewind in the console at 80×24, as a person uses it: an agent's `git checkout -- .` throws away
 // the person's edit; /rewind lists the checkpoints as a page, /rewind ID says what it would do and
-// asks for a yes, /rewind ID yes puts the edit back (and says how to undo the rewind). The built CLI
+// asks for a yes, /rewind ID yes puts the edit back (and says how to undo the rewind); closing the
+// console after the edit is thrown away again says so, with the command. The built CLI
 // in a real PTY against the fake Messages API.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -38,7 +39,7 @@ it('/rewind at 80×24: the list, the question, the rewind; the person\'s edit is
   git('commit', '-q', '-m', 'first');
   writeFileSync(path.join(ws, 'a.txt'), 'the person is editing this\n');
 
-  fake.script('lead', reply(toolUse('bash', { command: 'git checkout -- .' })), replyText('cleaned up'));
+  fake.script('lead', reply(toolUse('bash', { command: 'git checkout -- .' })), replyText('cleaned up'), reply(toolUse('bash', { command: 'git checkout -- .' })), replyText('cleaned up again'));
   driver = new PtyDriver({
     cwd: ws,
     cols: 80,
@@ -74,4 +75,16 @@ it('/rewind at 80×24: the list, the question, the rewind; the person\'s edit is
   screen = await tty.waitFor(`rewound to ${id}`);
   expect(screen).toMatch(/to undo: \/rewind [0-9a-f]{12}/);
   expect(readFileSync(path.join(ws, 'a.txt'), 'utf8')).toBe('the person is editing this\n');
+
+  // Thrown away once more, and the console closed: it says so, with the command that brings it back.
+  await tty.type('tidy up again');
+  tty.write(KEYS.enter);
+  await tty.waitFor('cleaned up again', 20_000);
+  await tty.type('/quit');
+  tty.write(KEYS.enter);
+  expect((await tty.exited).exitCode).toBe(0);
+  screen = await tty.screen();
+  const said = screen.replace(/\n/g, ''); // the line is wrapped at 80 columns
+  expect(said).toMatch(/reverted or deleted 1 file you had changed before it \(a\.txt\)/);
+  expect(said).toContain(`huddle rewind ${id}`);
 }, 60_000);
