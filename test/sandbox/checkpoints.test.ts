@@ -5,7 +5,7 @@
 // its own, and what the run said to rewind (`huddle rewind <id>`) brings the work back, byte for byte.
 // HUDDLE_CHECKPOINTS=off in this process's environment reaches the CLI: the attacks then succeed.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type FakeApi, reply, replyText, startFakeApi, toolUse } from '../helpers/fake-api.js';
@@ -169,4 +169,22 @@ describeSandboxed('checkpoints: what a run destroys comes back', () => {
     expect(stray.code).toBe(2);
     expect(stray.stderr.split('\n')[0]).toContain('--files');
   }, 120_000);
+
+  it('the checkpoints are out of an agent\'s reach: it can neither read nor delete them, and .git still comes back', async () => {
+    const ws = path.join(arena.base, 'reach', 'ws');
+    mkdirSync(ws, { recursive: true });
+    personsRepository(ws);
+    const before = state(ws);
+    const stateDir = path.join(arena.base, 'state');
+    const env = { ANTHROPIC_BASE_URL: fake.url, XDG_STATE_HOME: stateDir, ...TEST_GIT_IDENTITY };
+    const script = `ls -R ${stateDir}/huddle > seen.txt 2>&1; rm -rf ${stateDir}/huddle ${stateDir}/huddle/checkpoints/*/shadow.git/objects; rm -rf .git`;
+    const attack = `echo ${Buffer.from(script).toString('base64')} | base64 -d | sh`; // past the deny-list, as in the finding
+    fake.script('lead', reply(toolUse('bash', { command: attack })), replyText('done'));
+    const run = await runCli(['-p', 'reach'], { cwd: ws, env, timeoutMs: 60_000 });
+    expect(run.code, run.stderr).toBe(0);
+    expect(withoutRunRecord(run.stderr)).toMatch(/huddle rebuilt it from checkpoint/);
+    expect(readFileSync(path.join(ws, 'seen.txt'), 'utf8')).not.toMatch(/shadow\.git|workspace/);
+    rmSync(path.join(ws, 'seen.txt'));
+    expect(state(ws).git).toBe(before.git);
+  }, 90_000);
 });

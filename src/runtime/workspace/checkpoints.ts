@@ -15,6 +15,7 @@ import os from 'node:os';
 import { deflateSync } from 'node:zlib';
 import path from 'node:path';
 import { CheckpointError, gitPipe, gitText, runGit, type GitCall } from './checkpoint-git.js';
+import { registeredSecretFiles } from '../secrets.js';
 
 export const CHECKPOINT_REF = 'refs/huddle/checkpoints';
 
@@ -50,11 +51,15 @@ interface Last {
   described?: Checkpoint;
 }
 
-/** Where a workspace's checkpoints live: outside it, under the person's state directory. */
-export function checkpointDirFor(root: string): string {
+/** Where every workspace's checkpoints live: under the person's state directory (hidden in the sandbox). */
+export function checkpointsRoot(): string {
   const base = process.env.XDG_STATE_HOME && path.isAbsolute(process.env.XDG_STATE_HOME) ? process.env.XDG_STATE_HOME : path.join(os.homedir(), '.local', 'state');
-  const hash = createHash('sha256').update(root).digest('hex').slice(0, 16);
-  return path.join(base, 'huddle', 'checkpoints', hash);
+  return path.join(base, 'huddle', 'checkpoints');
+}
+
+/** Where a workspace's checkpoints live: outside it. */
+export function checkpointDirFor(root: string): string {
+  return path.join(checkpointsRoot(), createHash('sha256').update(root).digest('hex').slice(0, 16));
 }
 
 const stores = new Map<string, Checkpoints>();
@@ -143,8 +148,14 @@ export class Checkpoints {
     } catch {
       // none
     }
+    // A key file inside the workspace (--api-key-file) is never copied out of it.
+    const secrets = registeredSecretFiles()
+      .map((file) => path.relative(this.root, file))
+      .filter((relative) => relative && !relative.startsWith('..') && !path.isAbsolute(relative))
+      .map((relative) => `/${relative.replace(/([*?[\\!#])/g, '\\$1')}\n`)
+      .join('');
     mkdirSync(path.join(this.shadow, 'info'), { recursive: true });
-    writeFileSync(path.join(this.shadow, 'info', 'exclude'), `/.team/\n/.tasks/\n${own}\n`);
+    writeFileSync(path.join(this.shadow, 'info', 'exclude'), `/.team/\n/.tasks/\n${secrets}${own}\n`);
   }
 
   #readCheckpointRef(): string | undefined {
