@@ -34,6 +34,8 @@ const ATTACKS = [
   'git reflog expire --expire=now --all && git gc -q --prune=now',
   'node -e "require(\'fs\').rmSync(\'.git/refs\', {recursive: true, force: true}); require(\'fs\').rmSync(\'.git/HEAD\')"',
   'git branch -D feature && git checkout -q --orphan wiped && git rm -rq --cached . && git clean -fdq',
+  'git update-ref -d refs/heads/feature',
+  'rm .git/index',
 ];
 
 let fake: FakeApi;

@@ -47,6 +47,8 @@ interface Last {
   /** The refs' tips as read then: excluded from the next object copy (the shadow has them). */
   tips: string[];
   headResolved: boolean;
+  /** The repository had an index then (one gone since is put back). */
+  hadIndex?: boolean;
   /** Its description, once read or written (an unchanged workspace then costs one `git add`). */
   described?: Checkpoint;
 }
@@ -206,15 +208,19 @@ export class Checkpoints {
     let gitTree = last?.gitTree;
     let tips = last?.tips ?? [];
     let headResolved = last?.headResolved ?? false;
+    let hadIndex = last?.hadIndex ?? false;
     const gitStamp = this.#gitStamp();
     if (gitStamp !== last?.gitStamp) {
       const state = await this.#captureGit(tips);
-      if (state) ({ gitTree, tips, headResolved } = state);
+      if (state) {
+        ({ gitTree, tips, headResolved } = state);
+        hadIndex = existsSync(path.join(this.gitDir, 'index'));
+      }
     }
 
     if (last && last.filesTree === filesTree && last.gitTree === gitTree) {
       const described = last.described ?? (await this.#describe(last.commit, filesTree, gitTree));
-      this.#last = { ...last, indexStamp, gitStamp, described };
+      this.#last = { ...last, indexStamp, gitStamp, hadIndex, described };
       return described;
     }
     // What changed since the previous checkpoint is worked out when listing (list()), not here.
@@ -226,7 +232,7 @@ export class Checkpoints {
     const commit = this.#writeObject('commit', Buffer.from(`tree ${tree}\n${last ? `parent ${last.commit}\n` : ''}author ${who}\ncommitter ${who}\n\n${JSON.stringify(body)}\n`));
     this.#writeCheckpointRef(commit);
     const described: Checkpoint = { id: commit, ...body, filesTree, gitTree };
-    this.#last = { commit, filesTree, gitTree, indexStamp, gitStamp, tips, headResolved, described };
+    this.#last = { commit, filesTree, gitTree, indexStamp, gitStamp, tips, headResolved, hadIndex, described };
     return described;
   }
 
@@ -326,6 +332,7 @@ export class Checkpoints {
       if (!existsSync(path.join(this.gitDir, 'HEAD'))) return '.git/HEAD is gone';
       if (!isDir(path.join(this.gitDir, 'objects'))) return 'the repository\'s objects are gone';
       if (!isDir(path.join(this.gitDir, 'refs'))) return 'the repository\'s refs are gone';
+      if (last.hadIndex && !existsSync(path.join(this.gitDir, 'index'))) return 'the repository\'s index is gone';
       if (!last.headResolved) return undefined;
       const now = this.#gitStamp();
       if (last.gitStamp !== undefined && now === last.gitStamp) return undefined;

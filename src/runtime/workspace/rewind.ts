@@ -64,6 +64,8 @@ export interface LostWork {
   files: string[];
   /** Stash entries there when the run began and gone now. */
   stash: number;
+  /** Branches and tags there when the run began and gone now (huddle's own huddle/* branches aside). */
+  refs: string[];
 }
 
 /**
@@ -86,6 +88,15 @@ export async function lostSince(store: Checkpoints, start: Checkpoint, end: Chec
   const after = await listing(end.filesTree);
   let committed = new Map<string, string>();
   let stashBefore = 0;
+  const refNames = async (gitTree: string | undefined) =>
+    gitTree
+      ? (await gitText(['cat-file', 'blob', `${gitTree}:refs`], store.shadowCall(), 'cannot read a checkpoint').catch(() => ''))
+          .split('\n')
+          .map((line) => line.split(' ')[1])
+          .filter((ref): ref is string => !!ref && /^refs\/(heads|tags)\//.test(ref) && !ref.startsWith('refs/heads/huddle/'))
+      : [];
+  const refsNow = new Set(await refNames(end.gitTree));
+  const refs = end.gitTree ? (await refNames(start.gitTree)).filter((ref) => !refsNow.has(ref)) : [];
   if (start.gitTree) {
     const head = await gitText(['cat-file', 'blob', `${start.gitTree}:refs`], store.shadowCall(), 'cannot read a checkpoint').catch(() => '');
     const headRef = (await gitText(['cat-file', 'blob', `${start.gitTree}:HEAD`], store.shadowCall(), 'cannot read a checkpoint').catch(() => '')).trim();
@@ -106,16 +117,17 @@ export async function lostSince(store: Checkpoints, start: Checkpoint, end: Chec
   } catch {
     // no stash now
   }
-  return { files, stash: Math.max(0, stashBefore - stashNow) };
+  return { files, stash: Math.max(0, stashBefore - stashNow), refs };
 }
 
 /** The one line a run ends with when it took away the person's work, or undefined. */
 export function lostWorkLine(lost: LostWork, start: string): string | undefined {
-  if (!lost.files.length && !lost.stash) return undefined;
+  if (!lost.files.length && !lost.stash && !lost.refs.length) return undefined;
   const shown = lost.files.slice(0, 3).join(', ') + (lost.files.length > 3 ? ` and ${lost.files.length - 3} more` : '');
   const parts = [
     lost.files.length ? `${lost.files.length} file${lost.files.length === 1 ? '' : 's'} you had changed before it (${shown})` : '',
     lost.stash ? `${lost.stash} stash entr${lost.stash === 1 ? 'y' : 'ies'}` : '',
+    lost.refs.length ? `${lost.refs.length === 1 ? 'the branch or tag' : `${lost.refs.length} branches or tags`} ${lost.refs.slice(0, 3).map((ref) => ref.replace(/^refs\/(heads|tags)\//, '')).join(', ')}` : '',
   ].filter(Boolean);
   return `this run reverted or deleted ${parts.join(' and ')}; to bring back the workspace as it was when the run began: huddle rewind ${start.slice(0, 12)}`;
 }
