@@ -71,3 +71,10 @@ it('a SHA-256 repository: the shadow uses its hash, and a deleted .git is rebuil
   expect(git(ws, 'status', '--porcelain')).toBe('');
   expect(await repairGitIfBroken(store)).toBeUndefined();
 });
+
+it('takes no checkpoint of the home directory (too large, and it holds the credentials): one line saying why', async () => {
+  const store = new Checkpoints(realpathSync(os.homedir()));
+  await expect(store.take({ agent: 'lead', tool: 'bash', summary: 'x' })).rejects.toThrow(/^huddle keeps no checkpoints of \/ or your home directory .*: run huddle in a project directory$/);
+  expect(await repairGitIfBroken(store)).toBeUndefined();
+  expect(existsSync(store.dir)).toBe(false);
+});

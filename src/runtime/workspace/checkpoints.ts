@@ -10,7 +10,7 @@
 // a stat of .git's HEAD, index, refs or packed-refs moved. Each checkpoint is a commit on
 // refs/huddle/checkpoints whose tree holds `files` and `git`, and whose message is its metadata (JSON).
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
 import os from 'node:os';
 import { deflateSync } from 'node:zlib';
 import path from 'node:path';
@@ -109,6 +109,11 @@ export class Checkpoints {
     return { env: { GIT_DIR: this.gitDir, GIT_WORK_TREE: this.root, ...extra }, cwd: this.root, ...(input !== undefined ? { input } : {}) };
   }
 
+  /** Not `/` nor the home directory: those get no checkpoints. */
+  get covered(): boolean {
+    return this.root !== '/' && this.root !== realHome();
+  }
+
   /** The workspace is the top of a repository whose git dir is `.git` here (the only kind it protects). */
   hasOwnRepository(): boolean {
     return isDir(this.gitDir);
@@ -193,6 +198,9 @@ export class Checkpoints {
   }
 
   async #take(meta: { agent: string; tool: string; summary: string }): Promise<Checkpoint> {
+    if (!this.covered) {
+      throw new CheckpointError('huddle keeps no checkpoints of / or your home directory (too large, and it holds your credentials): run huddle in a project directory');
+    }
     // Another process (huddle rewind, a second huddle here) moved the chain: start from its end.
     if (this.#loaded && this.#readCheckpointRef() !== this.#last?.commit) {
       this.#loaded = false;
@@ -324,6 +332,7 @@ export class Checkpoints {
    * objects or refs gone, or HEAD no longer resolving to a commit. Undefined: nothing to repair.
    */
   async brokenReason(): Promise<string | undefined> {
+    if (!this.covered) return undefined;
     return this.serial(async () => {
       await this.#init();
       const last = this.#last;
@@ -384,6 +393,14 @@ export class Checkpoints {
     const trees = await runGit(['rev-parse', `${found.id}:files`, `${found.id}:git`], this.shadowCall());
     const [filesTree, gitTree] = trees.stdout.toString().split('\n');
     return { ...found, filesTree: filesTree ?? '', gitTree: gitTree && /^[0-9a-f]+$/.test(gitTree) ? gitTree : undefined };
+  }
+}
+
+function realHome(): string {
+  try {
+    return realpathSync(os.homedir());
+  } catch {
+    return os.homedir();
   }
 }
 
