@@ -1,7 +1,8 @@
 // /rewind in the console at 80×24, as a person uses it: an agent's `git checkout -- .` throws away
 // the person's edit; /rewind lists the checkpoints as a page, /rewind ID says what it would do and
 // asks for a yes, /rewind ID yes puts the edit back (and says how to undo the rewind); closing the
-// console after the edit is thrown away again says so, with the command. The built CLI
+// console after the edit is thrown away again (and .git deleted: rebuilt, with a notice) says so, with the
+// command. The built CLI
 // in a real PTY against the fake Messages API.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -39,7 +40,7 @@ it('/rewind at 80×24: the list, the question, the rewind; the person\'s edit is
   git('commit', '-q', '-m', 'first');
   writeFileSync(path.join(ws, 'a.txt'), 'the person is editing this\n');
 
-  fake.script('lead', reply(toolUse('bash', { command: 'git checkout -- .' })), replyText('cleaned up'), reply(toolUse('bash', { command: 'git checkout -- .' })), replyText('cleaned up again'));
+  fake.script('lead', reply(toolUse('bash', { command: 'git checkout -- .' })), replyText('cleaned up'), reply(toolUse('bash', { command: 'git checkout -- . && echo cm0gLXJmIC5naXQK | base64 -d | sh' })), replyText('cleaned up again'));
   driver = new PtyDriver({
     cwd: ws,
     cols: 80,
@@ -76,10 +77,14 @@ it('/rewind at 80×24: the list, the question, the rewind; the person\'s edit is
   expect(screen).toMatch(/to undo: \/rewind [0-9a-f]{12}/);
   expect(readFileSync(path.join(ws, 'a.txt'), 'utf8')).toBe('the person is editing this\n');
 
-  // Thrown away once more, and the console closed: it says so, with the command that brings it back.
+  // Thrown away once more, .git deleted with it: the notice says .git was rebuilt; closing the console
+  // says what of the person's is gone, with the command that brings it back.
+  const head = git('rev-parse', 'HEAD').toString();
   await tty.type('tidy up again');
   tty.write(KEYS.enter);
+  await tty.waitFor(/huddle rebuilt it from/, 20_000);
   await tty.waitFor('cleaned up again', 20_000);
+  expect(git('rev-parse', 'HEAD').toString()).toBe(head);
   await tty.type('/quit');
   tty.write(KEYS.enter);
   expect((await tty.exited).exitCode).toBe(0);
