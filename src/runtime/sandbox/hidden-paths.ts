@@ -11,6 +11,7 @@ import { registeredSecretFiles } from '../secrets.js';
 import { expandPath } from './options.js';
 import { agentStateRoot } from './private-dirs.js';
 import { huddleRuntimeDir } from './runtime-dir.js';
+import { checkpointsRoot } from '../workspace/checkpoints.js';
 
 /** Relative to the home directory. */
 const HOME_SECRETS = [
@@ -92,7 +93,7 @@ export interface HiddenPath {
  */
 export function hiddenPaths(extra: readonly string[], keep: readonly string[], home = os.homedir()): HiddenPath[] {
   // Looked up at most every few seconds: some fifty stat calls per command add up under load.
-  const key = JSON.stringify([extra, keep, home, registeredSecretFiles(), process.env.XDG_RUNTIME_DIR, process.env.XDG_CACHE_HOME]);
+  const key = JSON.stringify([extra, keep, home, registeredSecretFiles(), process.env.XDG_RUNTIME_DIR, process.env.XDG_CACHE_HOME, process.env.XDG_STATE_HOME]);
   const now = Date.now();
   if (cache && cache.key === key && now - cache.at < CACHE_MS) return cache.paths;
   const paths = findHidden(extra, keep, home);
@@ -110,6 +111,8 @@ function findHidden(extra: readonly string[], keep: readonly string[], home: str
     ...(process.env.XDG_RUNTIME_DIR ? [process.env.XDG_RUNTIME_DIR] : []),
     huddleRuntimeDir(),
     agentStateRoot(),
+    // Checkpoints hold copies of workspaces (and what was deleted from them): not for agents to read.
+    checkpointsRoot(),
     ...registeredSecretFiles(),
     ...extra.map((p) => expandPath(p, home)),
   ];
