@@ -4,11 +4,11 @@
 // CONNECT (https, and anything tunnelled the same way) and plain http to hosts the lists allow,
 // and answers 403 with the reason otherwise. Programs that ignore the proxy variables get no
 // network at all, which is the safe way to fail.
-import { mkdtempSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import type { NetworkSettings } from './options.js';
+import { huddleRuntimeDir, listenPrivately, removeAtExit } from './runtime-dir.js';
 
 export const PROXY_PORT = 3128;
 /** Where the proxy's socket appears inside the sandbox (its /tmp is private). */
@@ -46,14 +46,15 @@ export function filteringProxy(network: NetworkSettings): Promise<string> {
   return socket;
 }
 
+/**
+ * The proxy listens in huddle's private runtime directory (owner-only, hidden from sandboxes),
+ * named after this process: removed when it exits, swept by the next huddle if it was killed.
+ */
 async function startProxy(network: NetworkSettings): Promise<string> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'huddle-net-'));
-  const socketPath = path.join(dir, 'proxy.sock');
+  const socketPath = path.join(huddleRuntimeDir(), `net-${process.pid}-${randomBytes(6).toString('hex')}.sock`);
+  removeAtExit(socketPath);
   const server = net.createServer((client) => handle(client, network));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(socketPath, () => resolve());
-  });
+  await listenPrivately(server, socketPath);
   server.unref(); // never what keeps huddle running
   return socketPath;
 }
