@@ -79,6 +79,17 @@ export function secretForms(secret: string): string[] {
   return [...forms].filter((form) => form.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
 }
 
+/** `value` with every string in it (however deep) scrubbed: what an agent stores for others to read. */
+export function scrubStrings<T>(value: T): T {
+  if (!known.size) return value;
+  if (typeof value === 'string') return scrub(value) as T;
+  if (Array.isArray(value)) return value.map((item) => scrubStrings(item)) as T;
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([key, item]) => [key, scrubStrings(item)])) as T;
+  }
+  return value;
+}
+
 const formsCache = new Map<string, string[]>();
 
 /** The text with every form of every secret replaced by `[redacted]`: those given, and every registered one. */

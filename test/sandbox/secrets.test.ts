@@ -108,6 +108,8 @@ describeSandboxed('every registered secret is redacted everywhere', () => {
         // As if the model had the key: written reversed into a file, then read back.
         toolUse('write_file', { path: 'notes.txt', content: `k=${reversed}\n` }),
         toolUse('bash', { command: 'cat notes.txt' }),
+        // Written on the board, where every agent reads it.
+        toolUse('task_create', { subject: `deploy with ${TOKENS.DEPLOY_SECRET}`, description: `token ${TOKENS.GH_TOKEN}` }),
       ),
       replyText(`Found ${TOKENS.GH_TOKEN} and ${reversed}.`),
     );
@@ -119,11 +121,12 @@ describeSandboxed('every registered secret is redacted everywhere', () => {
     const results = JSON.stringify(fake.requests[1]!.body.messages.at(-1));
     expect(results).toContain('gh=[redacted] github=[redacted] stripe=[redacted] deploy=[redacted]');
     expect(results).toContain('k=[redacted]');
+    expect(results).toContain('deploy with [redacted]');
     const secrets = [...Object.values(TOKENS), reversed];
-    const bodies = fake.requests.map((r) => JSON.stringify(r.body.messages.slice(1)));
+    // What huddle hands back (the user turns after the prompt); the model's own tool calls carry what it wrote.
+    const bodies = fake.requests.map((r) => JSON.stringify((r.body.messages as Array<{ role: string }>).slice(1).filter((m) => m.role === 'user')));
     for (const secret of secrets) {
-      // The model's own tool call carries what it wrote; what huddle hands back must not.
-      for (const body of bodies) expect(body.replaceAll(`k=${reversed}`, '').includes(secret), secret).toBe(false);
+      for (const body of bodies) expect(body.includes(secret), secret).toBe(false);
       expect(result.stdout.replaceAll(`k=${reversed}`, '').includes(secret), `stdout: ${secret}`).toBe(false);
       expect(result.stderr).not.toContain(secret);
       for (const file of everything(path.join(ws.dir, '.team'))) expect(readFileSync(file, 'utf8').replaceAll(`k=${reversed}`, ''), file).not.toContain(secret);
