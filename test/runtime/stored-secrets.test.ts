@@ -20,3 +20,21 @@ it('messages and tasks are stored scrubbed', () => {
   const updated = planUpdate(task, { description: `now ${SECRET}` } as never, 'lead', viewOf([task]));
   expect(JSON.stringify(updated.task)).not.toContain(SECRET);
 });
+
+it('a tool result\'s text blocks (an MCP server\'s) are scrubbed like its content', async () => {
+  const { z } = await import('zod');
+  const { ToolRegistry } = await import('../../src/runtime/tools/registry.js');
+  const { makeToolContext } = await import('../helpers/tool-context.js');
+  registerSecret(SECRET);
+  const registry = new ToolRegistry([
+    {
+      name: 'leaky',
+      description: 'prints a secret',
+      input: z.object({}),
+      run: async () => ({ content: `text ${SECRET}`, blocks: [{ type: 'text' as const, text: `block ${SECRET}` }] }),
+    },
+  ]);
+  const result = await registry.run('leaky', {}, makeToolContext(process.cwd()));
+  expect(JSON.stringify(result)).not.toContain(SECRET);
+  expect(result.blocks).toEqual([{ type: 'text', text: 'block [redacted]' }]);
+});
