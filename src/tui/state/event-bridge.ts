@@ -68,6 +68,16 @@ export class EventBridge {
   }
 }
 
+/** Longer than any spelling of a secret: one completed by `delta` starts within this much of the end. */
+const SCRUB_WINDOW = 4096;
+
+/** `text + delta` scrubbed where a secret may just have been completed (what came before was scrubbed already). */
+function scrubTail(text: string, delta: string): string {
+  if (!registeredSecrets().length) return text + delta;
+  const start = Math.max(0, text.length - SCRUB_WINDOW);
+  return text.slice(0, start) + scrub(text.slice(start) + delta);
+}
+
 function withoutSecrets(event: HuddleEvent): HuddleEvent {
   if (!registeredSecrets().length) return event;
   const json = JSON.stringify(event);
@@ -105,7 +115,7 @@ function applyEventHere(state: ConsoleState, event: HuddleEvent): Partial<Consol
           const delta = String(event.text ?? '');
           const items =
             last?.kind === 'assistant' && last.streaming
-              ? [...agent.items.slice(0, -1), { ...last, text: scrub(last.text + delta) }]
+              ? [...agent.items.slice(0, -1), { ...last, text: scrubTail(last.text, delta) }]
               : appendItem(agent.items, { kind: 'assistant', id: itemId(), text: delta, streaming: true });
           const turn = agent.turn ?? startTurn(at);
           const writing = turn.phase === 'writing' ? turn : { ...turn, phase: 'writing' as const, phaseSince: at };
