@@ -8,7 +8,7 @@ import { existsSync, realpathSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { registeredSecretFiles } from '../secrets.js';
-import { expandPath } from './options.js';
+import { expandPath, sandboxSettings } from './options.js';
 import { agentStateRoot } from './private-dirs.js';
 import { huddleRuntimeDir } from './runtime-dir.js';
 
@@ -106,7 +106,7 @@ export function hiddenPaths(extra: readonly string[], keep: readonly string[], h
  * caller may read through anyway (the user's own ~/.claude for the user's instructions).
  */
 export function hiddenFromAgents(real: string, home = os.homedir(), except: readonly string[] = []): string | undefined {
-  for (const hidden of hiddenPaths([], [], home)) {
+  for (const hidden of hiddenPaths(sandboxSettings().hidden ?? [], [], home)) {
     if (except.includes(hidden.path)) continue;
     if (real === hidden.path || real.startsWith(`${hidden.path}/`)) return hidden.path;
   }
