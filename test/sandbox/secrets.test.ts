@@ -100,11 +100,13 @@ describeSandboxed('the key never reaches an agent', () => {
 describeSandboxed('every registered secret is redacted everywhere', () => {
   const TOKENS = { GH_TOKEN: 'ghp_TESTTOKEN0123456789abcdefABCDEF', GITHUB_TOKEN: 'ghs_OTHERTOKEN9876543210zyxwvu', STRIPE_API_KEY: 'sk_test_STRIPE_5566778899', DEPLOY_SECRET: 'deploy-Secret-0412-zz' };
 
-  it('tokens in the environment and the key reversed: tool results, stream-json, .team files', async () => {
+  it('tokens in the environment never reach a command; what the model writes of them and the key reversed is redacted: tool results, stream-json, .team files', async () => {
     const reversed = KEY.split('').reverse().join('');
     fake.enqueue(
       reply(
-        toolUse('bash', { command: 'echo "gh=$GH_TOKEN github=$GITHUB_TOKEN stripe=$STRIPE_API_KEY deploy=$DEPLOY_SECRET"' }),
+        // Credentials never reach an agent's command (docs/trust.md#secrets-and-files): written to a
+        // file here, where no redaction could hide them, they must not be there at all.
+        toolUse('bash', { command: 'echo "gh=$GH_TOKEN github=$GITHUB_TOKEN stripe=$STRIPE_API_KEY deploy=$DEPLOY_SECRET"; env > seen-env.txt' }),
         // As if the model had the key: written reversed into a file, then read back.
         toolUse('write_file', { path: 'notes.txt', content: `k=${reversed}\n` }),
         toolUse('bash', { command: 'cat notes.txt' }),
@@ -119,7 +121,12 @@ describeSandboxed('every registered secret is redacted everywhere', () => {
     });
     expect(result.code, result.stderr).toBe(0);
     const results = JSON.stringify(fake.requests[1]!.body.messages.at(-1));
-    expect(results).toContain('gh=[redacted] github=[redacted] stripe=[redacted] deploy=[redacted]');
+    expect(results).toContain('gh= github= stripe= deploy=');
+    const seen = readFileSync(path.join(ws.dir, 'seen-env.txt'), 'utf8');
+    for (const [name, token] of Object.entries(TOKENS)) {
+      expect(seen, name).not.toContain(token);
+      expect(seen, name).not.toMatch(new RegExp(`^${name}=`, 'm'));
+    }
     expect(results).toContain('k=[redacted]');
     expect(results).toContain('deploy with [redacted]');
     const secrets = [...Object.values(TOKENS), reversed];
