@@ -16,6 +16,7 @@ import { benchHeadlessRoundTrip, benchTeamRun, benchVersion } from './startup.js
 import { benchCompaction } from './compaction.js';
 import { benchResume } from './resume.js';
 import { benchSandbox } from './sandbox.js';
+import { benchCheckpoints } from './checkpoints.js';
 import { benchCaching } from './caching.js';
 import { benchToolRounds } from './rounds.js';
 
@@ -38,6 +39,7 @@ const GROUPS: Array<[string, () => Promise<BenchResult[]>]> = [
   ['compaction', () => benchCompaction(5)],
   ['resume', () => benchResume()],
   ['sandbox', () => benchSandbox(100)],
+  ['checkpoints', () => benchCheckpoints(100, 50)],
   ['caching', () => benchCaching()],
 ];
 

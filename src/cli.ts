@@ -32,6 +32,8 @@ Usage:
   huddle status [--json]                the agents of the huddle running in the workspace, with statuses
   huddle send NAME TEXT                 a message to agent NAME of that huddle (delivered once, from "user")
   huddle interrupt NAME                 interrupt agent NAME's turn in that huddle
+  huddle rewind [ID [--files PATH…]]    the workspace's checkpoints (taken before agents' commands and writes);
+                                        with ID: the workspace put back as it was then (itself undoable)
   huddle mcp --as NAME                  huddle's MCP server (stdio) for an external agent that is teammate NAME
                                         (of the team in --cwd, or on PostgreSQL with --team URL)
   huddle worker --team URL --slots N    a host for up to N teammates of a team on PostgreSQL, working in --cwd
@@ -91,7 +93,7 @@ Exit codes (headless): 0 done, 1 the run failed, 2 usage or configuration error,
 status/send/interrupt exit 2 when no huddle runs in the workspace.`;
 
 /** Subcommands that talk to a live huddle or serve one: each has its own few options. */
-const SUBCOMMANDS = ['status', 'send', 'interrupt', 'mcp', 'trust'] as const;
+const SUBCOMMANDS = ['status', 'send', 'interrupt', 'mcp', 'trust', 'rewind'] as const;
 type Subcommand = (typeof SUBCOMMANDS)[number];
 
 async function runSubcommand(command: Subcommand, argv: string[]): Promise<number> {
@@ -108,6 +110,8 @@ async function runSubcommand(command: Subcommand, argv: string[]): Promise<numbe
         team: { type: 'string' },
         list: { type: 'boolean' },
         revoke: { type: 'boolean' },
+        files: { type: 'boolean' },
+        all: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -119,7 +123,7 @@ async function runSubcommand(command: Subcommand, argv: string[]): Promise<numbe
     process.stdout.write(`${HELP}\n`);
     return 0;
   }
-  const allowed: Record<Subcommand, string[]> = { status: ['cwd', 'json'], send: ['cwd'], interrupt: ['cwd'], mcp: ['cwd', 'as', 'socket', 'team'], trust: ['cwd', 'list', 'revoke'] };
+  const allowed: Record<Subcommand, string[]> = { status: ['cwd', 'json'], send: ['cwd'], interrupt: ['cwd'], mcp: ['cwd', 'as', 'socket', 'team'], trust: ['cwd', 'list', 'revoke'], rewind: ['cwd', 'files', 'all'] };
   for (const key of Object.keys(values)) if (!allowed[command].includes(key)) usageError(`--${key} does not go with huddle ${command}`);
   if (command === 'trust') {
     if (positionals.length) usageError(`unexpected argument '${positionals[0]}'`);
@@ -132,6 +136,13 @@ async function runSubcommand(command: Subcommand, argv: string[]): Promise<numbe
     if (positionals.length) usageError(`unexpected argument '${positionals[0]}'`);
     const { runMcpServer } = await import('./faces/mcp-server.js');
     return runMcpServer({ as: values.as, cwd: values.cwd, socket: values.socket, team: values.team, version: VERSION });
+  }
+  if (command === 'rewind') {
+    const [id, ...files] = positionals;
+    if (files.length && !values.files) usageError(`unexpected argument '${files[0]}' (to restore only some files: huddle rewind ID --files PATH…)`);
+    if (values.files && (!id || !files.length)) usageError('usage: huddle rewind ID --files PATH…');
+    const { runRewind } = await import('./faces/rewind-cli.js');
+    return runRewind({ cwd: values.cwd, id, files, all: values.all ?? false });
   }
   const { runControlCommand } = await import('./faces/control-cli.js');
   if (command === 'status') {

@@ -19,6 +19,7 @@ import { isReviewerRole, REVIEW_TOOL_NAMES, reviewTools } from './review-tools.j
 import { AGENT_KINDS, type TeammateKind } from './external/launch.js';
 import type { TeamContext } from './team-context.js';
 import { hookedTools } from './team-hooks.js';
+import { checkpointedTools } from './checkpointed-tools.js';
 
 /** What the tool sets are made from: the team's stores and each agent's permission mode. */
 export interface ToolDeps {
@@ -39,7 +40,7 @@ const LEAD_ESSENTIALS = ['send_message', 'read_inbox', 'shutdown_request', 'plan
  */
 function sharedTools({ ctx, permissions }: ToolDeps): Tool[] {
   const messages = messageTools(ctx.bus);
-  const guarded = guardTools([...coreTools(), ...taskTools(ctx.board), messages.sendMessage, messages.readInbox, ...reviewTools(ctx)], permissions);
+  const guarded = guardTools([...checkpointedTools(coreTools(), ctx.workspace.root), ...taskTools(ctx.board), messages.sendMessage, messages.readInbox, ...reviewTools(ctx)], permissions);
   const gated = gateCompletions(guarded, { board: ctx.board, roster: ctx.roster, teamName: ctx.teamName, settings: () => ctx.settings, hooks: ctx.hooks, spawn: ctx.spawn });
   return [...gated, ...mcpToolsFor(ctx.mcp, {}, permissions)];
 }

@@ -8,9 +8,10 @@
 // no agents.
 import { rmSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
-import { listenPrivately } from '../runtime/sandbox/runtime-dir.js';
+import { listenPrivately, sweepDeadSockets } from '../runtime/sandbox/runtime-dir.js';
 import {
   controlSocketPath,
+  readPointer,
   removePointer,
   writePointer,
   type ControlRequest,
@@ -41,6 +42,8 @@ export class ControlServer {
   /** Listens for the workspace whose team directory is `teamDir`; the pointer names this process. */
   static async start(teamDir: string, face: string, handle: ControlHandler): Promise<ControlServer> {
     const socket = controlSocketPath(teamDir);
+    // Sockets a killed huddle left behind (this workspace's or another's) go first.
+    await sweepDeadSockets();
     await clearStale(socket);
     const server = createServer((connection) => control.#serve(connection, handle));
     const control = new ControlServer(server, socket, teamDir);
@@ -49,12 +52,22 @@ export class ControlServer {
     // The socket must never keep a finished process alive.
     server.unref();
     writePointer(teamDir, { pid: process.pid, socket, face, started_at: new Date().toISOString() });
+    // However the process ends (an error, a second Ctrl+C, process.exit), its socket and pointer go with it.
+    process.once('exit', control.#atExit);
     return control;
   }
+
+  /** At exit: the socket and pointer, if the pointer is still this process's (a later huddle may own the path now). */
+  readonly #atExit = (): void => {
+    if (readPointer(this.#teamDir)?.pid !== process.pid) return;
+    rmSync(this.socket, { force: true });
+    removePointer(this.#teamDir, process.pid);
+  };
 
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    process.off('exit', this.#atExit);
     removePointer(this.#teamDir, process.pid);
     for (const connection of this.#connections) connection.destroy();
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));

@@ -17,6 +17,7 @@ import path from 'node:path';
 import { resolveSettingsConfig } from '../runtime/settings/to-config.js';
 import { fileBackend } from '../runtime/store/file/file-store.js';
 import { postgresBackend } from '../runtime/store/postgres/pg-store.js';
+import { teamPasswords } from '../runtime/store/postgres/pg-passwords.js';
 import { parseTeamUrl } from '../runtime/store/postgres/pg-url.js';
 import { registerSecret } from '../runtime/secrets.js';
 import { StoreError, type StoreBackend } from '../runtime/store/team-store.js';
@@ -108,7 +109,7 @@ export async function resolveSettings(options: CliOptions, rules: FaceRules, env
   const team = loaded.settings.team;
   const backend = team ? postgresTeam(team, workspace, loaded.settings.timeouts?.leaseMs) : fileBackend(workspace);
   // The team URL's credentials are secrets too: redacted from tool results, logs and the screen.
-  const teamSecrets = team ? teamUrlSecrets(team) : [];
+  const teamSecrets = team ? teamUrlSecrets(team, env) : [];
   for (const secret of teamSecrets) registerSecret(secret);
   const spawn = sandboxFromSettings(loaded, env);
   const sandbox = sandboxStatus(env);
@@ -172,9 +173,11 @@ function postgresTeam(url: string, workspace: Workspace, leaseMs: number | undef
   }
 }
 
-function teamUrlSecrets(url: string): string[] {
+/** The URL's own credentials, and the passwords PGPASSWORD and the password file hold for its database. */
+function teamUrlSecrets(url: string, env: NodeJS.ProcessEnv): string[] {
   try {
-    return parseTeamUrl(url, 'team').secrets;
+    const parsed = parseTeamUrl(url, 'team');
+    return [...new Set([...parsed.secrets, ...teamPasswords(parsed.connectionString, env)])];
   } catch {
     return [];
   }

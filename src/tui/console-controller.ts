@@ -15,6 +15,8 @@ import { formatSettingsRows, type SettingsRow } from '../runtime/settings/descri
 import type { UntrustedFile } from '../runtime/settings/trust.js';
 import { formatMcpStatus } from '../runtime/mcp/status.js';
 import { summaryLines } from '../runtime/record/run-record.js';
+import { Checkpoints } from '../runtime/workspace/checkpoints.js';
+import { describeCheckpoints, rewind, rewoundLine } from '../runtime/workspace/rewind.js';
 
 export class ConsoleController implements CommandIntents {
   readonly store: ConsoleStore;
@@ -193,6 +195,22 @@ export class ConsoleController implements CommandIntents {
   /** `/worktree`: every teammate worktree and what it holds, one line each. */
   listWorktrees(): Promise<string[]> {
     return this.#session.worktrees.list();
+  }
+
+  /** `/rewind`: the workspace's checkpoints, newest first. */
+  async listCheckpoints(): Promise<string[]> {
+    return describeCheckpoints(await Checkpoints.for(this.#session.workspace.root).list(50));
+  }
+
+  async describeCheckpoint(id: string): Promise<string | undefined> {
+    const found = /^[0-9a-f]{4,64}$/.test(id) ? await Checkpoints.for(this.#session.workspace.root).find(id) : undefined;
+    return found ? describeCheckpoints([found])[0] : undefined;
+  }
+
+  /** `/rewind ID yes`: the workspace as checkpoint ID had it; the state before is checkpointed first. */
+  async rewind(id: string, files: string[]): Promise<string> {
+    const outcome = await rewind(Checkpoints.for(this.#session.workspace.root), id, { files });
+    return `${rewoundLine(id, outcome)}; to undo: /rewind ${outcome.before.slice(0, 12)} yes`;
   }
 
   /** `/config [KEY]`: the effective settings, those set somewhere first, each with where it came from. */

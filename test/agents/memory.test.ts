@@ -53,6 +53,7 @@ describe('project memory: CLAUDE.md and AGENTS.md', () => {
     write('docs/style.md', 'MARKER-STYLE; details in @rules/naming.md');
     write('docs/rules/naming.md', 'MARKER-NAMING; back to @../../CLAUDE.md');
     write('~/.claude/team.md', 'MARKER-HOME-IMPORT');
+    write('~/.claude/CLAUDE.md', 'Mine: @team.md');
     write('AGENTS.md', 'MARKER-AGENTS');
     write('chain/1.md', 'C1 @2.md');
     for (let i = 2; i <= 7; i++) write(`chain/${i}.md`, `MARKER-CHAIN-${i} @${i + 1}.md`);
@@ -66,7 +67,13 @@ describe('project memory: CLAUDE.md and AGENTS.md', () => {
     // .claude/CLAUDE.md is hop 0; chain/1..5 are hops 1..5; chain/6 would be a sixth.
     expect(text).toContain('MARKER-CHAIN-5');
     expect(text).not.toContain('MARKER-CHAIN-6');
-    expect(notes).toEqual(['@6.md in chain/5.md was not read: imports go at most 5 levels deep']);
+    expect(notes).toEqual([
+      '@~/.claude/team.md in CLAUDE.md was not read: outside the workspace',
+      '@6.md in chain/5.md was not read: imports go at most 5 levels deep',
+    ]);
+    // The user's own file imported it: read once, from there.
+    expect(files.find((file) => file.label === '~/.claude/team.md')?.importedBy).toBe('~/.claude/CLAUDE.md');
+    expect(text).toContain('(import not allowed: @~/.claude/team.md — outside the workspace)');
   });
 
   it('never imports from code spans or code blocks', () => {

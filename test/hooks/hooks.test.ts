@@ -197,3 +197,20 @@ describe('hooks: Claude Code schema and semantics', () => {
     expect(spawned).toBe(1);
   });
 });
+
+describe('hooks: no registered secret in what they say', () => {
+  it('a hook that prints a secret (context, reason) gives it to nobody', async () => {
+    const { registerSecret } = await import('../../src/runtime/secrets.js');
+    const SECRET = 'hook-Secret-8181-value';
+    registerSecret(SECRET);
+    const { workspace, script, runner } = project();
+    const leaky = script('leaky.sh', `echo '{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"db pw ${SECRET}"},"systemMessage":"${SECRET}"}'`);
+    const blocker = script('blocker.sh', `echo "no: ${SECRET}" >&2; exit 2`);
+    const context = { agent: 'alice', cwd: workspace };
+    const post = await runner({ PostToolUse: [{ hooks: [command(leaky)] }] }).run({ hook_event_name: 'PostToolUse', tool_name: 'bash', tool_input: { command: 'x' }, tool_response: 'ok' } as never, context);
+    expect(post.additionalContext).toBe('db pw [redacted]');
+    const pre = await runner({ PreToolUse: [{ hooks: [command(blocker)] }] }).run({ hook_event_name: 'PreToolUse', tool_name: 'bash', tool_input: { command: 'x' } }, context);
+    expect(pre.blocked).toBe(true);
+    expect(JSON.stringify([post, pre])).not.toContain(SECRET);
+  });
+});

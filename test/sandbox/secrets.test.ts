@@ -96,3 +96,48 @@ describeSandboxed('the key never reaches an agent', () => {
     expect(JSON.stringify(snoopResults[1]!.content)).not.toContain('--api-key-file');
   });
 });
+
+describeSandboxed('every registered secret is redacted everywhere', () => {
+  const TOKENS = { GH_TOKEN: 'ghp_TESTTOKEN0123456789abcdefABCDEF', GITHUB_TOKEN: 'ghs_OTHERTOKEN9876543210zyxwvu', STRIPE_API_KEY: 'sk_test_STRIPE_5566778899', DEPLOY_SECRET: 'deploy-Secret-0412-zz' };
+
+  it('tokens in the environment never reach a command; what the model writes of them and the key reversed is redacted: tool results, stream-json, .team files', async () => {
+    const reversed = KEY.split('').reverse().join('');
+    fake.enqueue(
+      reply(
+        // Credentials never reach an agent's command (docs/trust.md#secrets-and-files): written to a
+        // file here, where no redaction could hide them, they must not be there at all.
+        toolUse('bash', { command: 'echo "gh=$GH_TOKEN github=$GITHUB_TOKEN stripe=$STRIPE_API_KEY deploy=$DEPLOY_SECRET"; env > seen-env.txt' }),
+        // As if the model had the key: written reversed into a file, then read back.
+        toolUse('write_file', { path: 'notes.txt', content: `k=${reversed}\n` }),
+        toolUse('bash', { command: 'cat notes.txt' }),
+        // Written on the board, where every agent reads it.
+        toolUse('task_create', { subject: `deploy with ${TOKENS.DEPLOY_SECRET}`, description: `token ${TOKENS.GH_TOKEN}` }),
+      ),
+      replyText(`Found ${TOKENS.GH_TOKEN} and ${reversed}.`),
+    );
+    const result = await runCli(['-p', 'find tokens', '--output-format', 'stream-json', '--verbose'], {
+      cwd: ws.dir,
+      env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: fake.url, ...TOKENS },
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const results = JSON.stringify(fake.requests[1]!.body.messages.at(-1));
+    expect(results).toContain('gh= github= stripe= deploy=');
+    const seen = readFileSync(path.join(ws.dir, 'seen-env.txt'), 'utf8');
+    for (const [name, token] of Object.entries(TOKENS)) {
+      expect(seen, name).not.toContain(token);
+      expect(seen, name).not.toMatch(new RegExp(`^${name}=`, 'm'));
+    }
+    expect(results).toContain('k=[redacted]');
+    expect(results).toContain('deploy with [redacted]');
+    const secrets = [...Object.values(TOKENS), reversed];
+    // What huddle hands back (the user turns after the prompt); the model's own tool calls carry what it wrote.
+    const bodies = fake.requests.map((r) => JSON.stringify((r.body.messages as Array<{ role: string }>).slice(1).filter((m) => m.role === 'user')));
+    for (const secret of secrets) {
+      for (const body of bodies) expect(body.includes(secret), secret).toBe(false);
+      expect(result.stdout.replaceAll(`k=${reversed}`, '').includes(secret), `stdout: ${secret}`).toBe(false);
+      expect(result.stderr).not.toContain(secret);
+      for (const file of everything(path.join(ws.dir, '.team'))) expect(readFileSync(file, 'utf8').replaceAll(`k=${reversed}`, ''), file).not.toContain(secret);
+    }
+    expect(result.stdout).toContain('Found [redacted] and [redacted].');
+  });
+});

@@ -74,7 +74,7 @@ describe('workspace settings that widen trust', () => {
       ['.mcp.json', ['mcpServers.evil']],
       ['.team/settings.json', ['sandbox.enabled', 'hooks.PreToolUse']],
     ]);
-    expect(loaded.settings.sandbox).toEqual({ enabled: true, network: { deny: ['evil.com'] } });
+    expect(loaded.settings.sandbox).toEqual({ enabled: true, network: { enabled: true, deny: ['evil.com'] } });
     expect(loaded.settings.hooks).toEqual({ Stop: [hook] });
     expect(loaded.settings.mcpServers).toBeUndefined();
     expect(loaded.settings.maxTurns).toBe(4);

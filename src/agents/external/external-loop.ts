@@ -8,6 +8,7 @@
 import { AgentLoop, type AgentLoopOptions, type TurnOutcome, type TurnSource } from '../agent-loop.js';
 import { emptyUsage } from '../../runtime/model/pricing.js';
 import type { ExternalDriver, TurnReport, TurnSink } from './driver.js';
+import { checkpointForExternal, repairForExternal } from '../checkpointed-tools.js';
 
 export interface ExternalLoopHooks {
   /** May the agent run this tool (its CLI asks)? undefined: yes; else the reason it may not. */
@@ -94,6 +95,7 @@ export class ExternalTurnLoop extends AgentLoop {
       toolResult: (id, name, ok, content) => {
         const began = started.get(id);
         events.emit('tool_result', { id, name, ok, content, duration_ms: began === undefined ? 0 : Math.round(performance.now() - began) });
+        void repairForExternal(this.workspace.root, events);
         // An approved shutdown or the idle tool: the turn ends after this call, as huddle's own do.
         if (!stopped && hooks?.shouldStop?.()) {
           stopped = true;
@@ -101,18 +103,25 @@ export class ExternalTurnLoop extends AgentLoop {
         }
       },
       notice: (message) => void events.emit('warning', { message }),
-      permission: (tool, input, signal) => this.#hooks.permission(tool, input, signal),
+      permission: async (tool, input, signal) => {
+        const refused = await this.#hooks.permission(tool, input, signal);
+        if (refused === undefined) await checkpointForExternal(this.workspace.root, events, tool, summarize(input));
+        return refused;
+      },
       session: (id, model) => {
         if (model) this.model = model;
         this.#hooks.session(id);
       },
     };
     let report: TurnReport;
+    // Its CLI runs its own tools: a checkpoint before the turn (and before each call it asks about).
+    await checkpointForExternal(this.workspace.root, events, 'turn', parts.join(' '));
     try {
       report = await this.driver.runTurn(parts.join('\n\n'), sink, abort.signal);
     } catch (error) {
       report = { outcome: 'failed', text: '', error: error instanceof Error ? error.message : String(error) };
     }
+    await repairForExternal(this.workspace.root, events);
     return this.#finish(report, segment, stopped);
   }
 

@@ -56,6 +56,7 @@ export function externalSetup(options: SetupOptions): ExternalSetup {
   const env = childEnvironment(
     {
       ...(kind === 'claude-code' && !model ? modelVariables(config) : {}),
+      ...providerKeys(kind, options.env ?? process.env),
       ...launch.env,
       ...configVariables(kind, configDir),
       HUDDLE_AGENT: identity.name,
@@ -111,6 +112,22 @@ export function externalSetup(options: SetupOptions): ExternalSetup {
 /** Without the relay (no key of huddle's to hide, or one of the person's own): the endpoint as before. */
 function modelVariables(config: HuddleConfig): Record<string, string> {
   return config.baseURL ? { ANTHROPIC_BASE_URL: config.baseURL } : {};
+}
+
+/**
+ * The CLI's own provider key, passed on by name: credential-named variables reach no program huddle
+ * starts (docs/trust.md#secrets-and-files), but Gemini CLI and Codex talk to their provider with the
+ * person's key (no relay stands in for it yet). huddle's own key is never among them.
+ */
+const PROVIDER_KEYS: Partial<Record<AgentKind, readonly string[]>> = {
+  gemini: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'],
+  codex: ['OPENAI_API_KEY', 'CODEX_API_KEY'],
+};
+
+function providerKeys(kind: AgentKind, env: NodeJS.ProcessEnv): Record<string, string> {
+  const keys: Record<string, string> = {};
+  for (const name of PROVIDER_KEYS[kind] ?? []) if (env[name]) keys[name] = env[name];
+  return keys;
 }
 
 /**

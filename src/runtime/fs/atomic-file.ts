@@ -1,9 +1,11 @@
-// JSON files that readers never see half-written: write to a temp file, then rename.
+// JSON files that readers never see half-written: write to a temp file, then rename. Owner-only
+// (0600, whatever the umask): they hold the team's state, private to the person (docs/trust.md).
 // Plain node:fs rather than write-file-atomic: that package names its temp files after its own
 // __filename, which does not exist in huddle's ESM bundle (dist/), so every write failed there.
 import { randomBytes } from 'node:crypto';
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { rename, rm, writeFile } from 'node:fs/promises';
+import { PRIVATE_FILE_MODE } from './private-modes.js';
 
 /** `<file>.<pid>.<random>.tmp`: never a name the board or the bus would take for one of theirs. */
 function tempFileFor(file: string): string {
@@ -13,7 +15,7 @@ function tempFileFor(file: string): string {
 export async function writeJsonAtomic(file: string, value: unknown): Promise<void> {
   const temp = tempFileFor(file);
   try {
-    await writeFile(temp, `${JSON.stringify(value, null, 2)}\n`);
+    await writeFile(temp, `${JSON.stringify(value, null, 2)}\n`, { mode: PRIVATE_FILE_MODE });
     await rename(temp, file);
   } catch (error) {
     await rm(temp, { force: true }).catch(() => undefined);
@@ -24,7 +26,7 @@ export async function writeJsonAtomic(file: string, value: unknown): Promise<voi
 export function writeJsonAtomicSync(file: string, value: unknown): void {
   const temp = tempFileFor(file);
   try {
-    writeFileSync(temp, `${JSON.stringify(value, null, 2)}\n`);
+    writeFileSync(temp, `${JSON.stringify(value, null, 2)}\n`, { mode: PRIVATE_FILE_MODE });
     renameSync(temp, file);
   } catch (error) {
     rmSync(temp, { force: true });

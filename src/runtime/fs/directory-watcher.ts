@@ -3,6 +3,7 @@
 // fs.watch fails (out of inotify watches, a network file system). It keeps the process alive only
 // while someone waits on it (`keepAlive`), so an idle team does not hold a script open.
 import { mkdirSync, watch, type FSWatcher } from 'node:fs';
+import { PRIVATE_DIR_MODE } from './private-modes.js';
 
 export interface DirectoryWatcherOptions {
   /** Names in the directory worth reporting (temp files, locks and cursors usually are not). */
@@ -34,7 +35,7 @@ export class DirectoryWatcher {
     this.dir = dir;
     this.#options = options;
     try {
-      mkdirSync(dir, { recursive: true });
+      mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
       const watcher = watch(dir, (_event, name) => this.#onEvent(name === null ? undefined : String(name)));
       watcher.on('error', (error) => this.#fallBack(error));
       this.#watcher = watcher;

@@ -11,6 +11,7 @@ import type { HooksSettings } from '../settings/schema.js';
 import { matchTarget, type HookEventInput, type HookEventName, type HookInput } from './hook-events.js';
 import { readHookOutcome, type PermissionDecision } from './hook-output.js';
 import { compileMatcher, MatcherError, type Matcher } from './matcher.js';
+import { scrubStrings } from '../secrets.js';
 
 export const DEFAULT_HOOK_TIMEOUT_SECONDS = 60;
 /** Kept of each stream per run: hooks talk in lines, not pages. */
@@ -177,7 +178,8 @@ export class HookRunner {
       outcome.reason = reasons.join('\n');
     }
     if (contexts.length) outcome.additionalContext = contexts.join('\n');
-    return outcome;
+    // A hook's words reach the model and the screen: no registered secret in them (docs/trust.md).
+    return scrubStrings(outcome);
   }
 }
 

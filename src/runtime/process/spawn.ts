@@ -2,6 +2,7 @@
 // stdio MCP servers): a function shaped like child_process.spawn. The sandbox (src/runtime/sandbox/)
 // passes its own, which wraps the program in the OS sandbox; the default runs it as is.
 import { spawn as nodeSpawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { isSecretEnvName } from '../secrets.js';
 
 /** Like child_process.spawn; may take a moment to prepare (the sandbox may start a network filter first). */
 export type SpawnLike = (command: string, args: readonly string[], options: SpawnOptions) => ChildProcess | Promise<ChildProcess>;
@@ -14,11 +15,15 @@ export const plainSpawn: SpawnLike = (command, args, options) => nodeSpawn(comma
  */
 export const HIDDEN_ENV: readonly string[] = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'HUDDLE_API_KEY', 'HUDDLE_TEAM_URL', 'PGPASSWORD', 'PGPASSFILE'];
 
-/** `base` without huddle's secrets, with `extra` on top. */
+/**
+ * `base` without huddle's secrets and without any credential-named variable (GH_TOKEN, *_TOKEN,
+ * *_KEY, *_SECRET, *_PASSWORD: docs/trust.md#secrets-and-files), with `extra` on top: a credential
+ * reaches a program huddle starts only when the person's trusted settings name it in `extra`.
+ */
 export function childEnvironment(extra: Record<string, string> = {}, base: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(base)) {
-    if (value !== undefined && !HIDDEN_ENV.includes(key)) env[key] = value;
+    if (value !== undefined && !HIDDEN_ENV.includes(key) && !isSecretEnvName(key)) env[key] = value;
   }
   return { ...env, ...extra };
 }

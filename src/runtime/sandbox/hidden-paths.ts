@@ -8,9 +8,10 @@ import { existsSync, realpathSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { registeredSecretFiles } from '../secrets.js';
-import { expandPath } from './options.js';
+import { expandPath, sandboxSettings } from './options.js';
 import { agentStateRoot } from './private-dirs.js';
 import { huddleRuntimeDir } from './runtime-dir.js';
+import { checkpointsRoot } from '../workspace/checkpoints.js';
 
 /** Relative to the home directory. */
 const HOME_SECRETS = [
@@ -92,12 +93,32 @@ export interface HiddenPath {
  */
 export function hiddenPaths(extra: readonly string[], keep: readonly string[], home = os.homedir()): HiddenPath[] {
   // Looked up at most every few seconds: some fifty stat calls per command add up under load.
-  const key = JSON.stringify([extra, keep, home, registeredSecretFiles(), process.env.XDG_RUNTIME_DIR, process.env.XDG_CACHE_HOME]);
+  const key = JSON.stringify([extra, keep, home, registeredSecretFiles(), process.env.XDG_RUNTIME_DIR, process.env.XDG_CACHE_HOME, process.env.XDG_STATE_HOME]);
   const now = Date.now();
   if (cache && cache.key === key && now - cache.at < CACHE_MS) return cache.paths;
   const paths = findHidden(extra, keep, home);
   cache = { key, at: now, paths };
   return paths;
+}
+
+/**
+ * What the sandbox hides that `real` (a real path) is, or is inside: huddle's own reads on an
+ * agent's behalf (project memory's @imports) honour the same line. `except`: hidden real paths a
+ * caller may read through anyway (the user's own ~/.claude for the user's instructions).
+ */
+export function hiddenFromAgents(real: string, home = os.homedir(), except: readonly string[] = []): string | undefined {
+  for (const hidden of hiddenPaths(sandboxSettings().hidden ?? [], [], home)) {
+    if (except.includes(hidden.path)) continue;
+    if (real === hidden.path || real.startsWith(`${hidden.path}/`)) return hidden.path;
+  }
+  for (const file of registeredSecretFiles()) {
+    try {
+      if (realpathSync(file) === real) return 'the API key file';
+    } catch {
+      // gone: nothing to match
+    }
+  }
+  return undefined;
 }
 
 const CACHE_MS = 5_000;
@@ -110,6 +131,8 @@ function findHidden(extra: readonly string[], keep: readonly string[], home: str
     ...(process.env.XDG_RUNTIME_DIR ? [process.env.XDG_RUNTIME_DIR] : []),
     huddleRuntimeDir(),
     agentStateRoot(),
+    // Checkpoints hold copies of workspaces (and what was deleted from them): not for agents to read.
+    checkpointsRoot(),
     ...registeredSecretFiles(),
     ...extra.map((p) => expandPath(p, home)),
   ];

@@ -4,32 +4,19 @@
 // CONNECT (https, and anything tunnelled the same way) and plain http to hosts the lists allow,
 // judged by address (network-rules.ts), and answers 403 with the reason otherwise. Programs that
 // ignore the proxy variables get no network at all, which is the safe way to fail.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { formatAddress, type IpAddress } from './network-address.js';
 import { NetworkRules } from './network-rules.js';
 import type { NetworkSettings } from './options.js';
+import { huddleRuntimeDir, listenPrivately, removeAtExit } from './runtime-dir.js';
 
 export const PROXY_PORT = 3128;
 /** Where the proxy's socket appears inside the sandbox (its /tmp is private). */
 export const PROXY_SOCKET_INSIDE = '/tmp/.huddle-network.sock';
 
 const proxies = new Map<string, Promise<string>>();
-/** The proxies' socket directories, removed when huddle exits (they would pile up in the temp dir). */
-const proxyDirs = new Set<string>();
-let cleanupRegistered = false;
-
-function removeAtExit(dir: string): void {
-  proxyDirs.add(dir);
-  if (cleanupRegistered) return;
-  cleanupRegistered = true;
-  process.once('exit', () => {
-    for (const d of proxyDirs) rmSync(d, { recursive: true, force: true });
-  });
-}
-
 /** The host socket of a filtering proxy for these lists (started once per distinct list). */
 export function filteringProxy(network: NetworkSettings): Promise<string> {
   const key = JSON.stringify([network.allow ?? [], network.deny ?? []]);
@@ -41,16 +28,16 @@ export function filteringProxy(network: NetworkSettings): Promise<string> {
   return socket;
 }
 
-/** A proxy applying `rules` on a fresh Unix socket (its path). */
+/**
+ * A proxy applying `rules`. It listens in huddle's private runtime directory (owner-only, hidden
+ * from sandboxes), named after this process: removed when it exits, swept by the next huddle if it
+ * was killed.
+ */
 export async function startFilteringProxy(rules: NetworkRules): Promise<string> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'huddle-net-'));
-  removeAtExit(dir);
-  const socketPath = path.join(dir, 'proxy.sock');
+  const socketPath = path.join(huddleRuntimeDir(), `net-${process.pid}-${randomBytes(6).toString('hex')}.sock`);
+  removeAtExit(socketPath);
   const server = net.createServer((client) => handle(client, rules));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(socketPath, () => resolve());
-  });
+  await listenPrivately(server, socketPath);
   server.unref(); // never what keeps huddle running
   return socketPath;
 }

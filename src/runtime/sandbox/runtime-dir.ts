@@ -9,7 +9,7 @@
 // else huddle-<uid> in the temp dir (behind the sandbox's private /tmp, and hidden explicitly where
 // TMPDIR is elsewhere). Clients never guess it: `.team/control.json` names the live socket.
 import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import type { Server } from 'node:net';
+import { connect, type Server } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -26,8 +26,8 @@ export function huddleRuntimeDir(env: NodeJS.ProcessEnv = process.env): string {
   return made;
 }
 
-/** Sockets named after a process (`agent-<pid>-…`, `model-<pid>-…`) that a huddle which crashed left behind. */
-const PER_PROCESS = /^(?:agent|model)-(\d+)-[0-9a-f]+\.sock$/;
+/** Sockets named after a process (`agent-<pid>-…`, `model-<pid>-…`, `net-<pid>-…`) that a huddle which crashed left behind. */
+const PER_PROCESS = /^(?:agent|model|net)-(\d+)-[0-9a-f]+\.sock$/;
 
 function sweepStale(dir: string): void {
   let names: string[];
@@ -130,4 +130,56 @@ export function removeAtExit(socket: string): void {
     });
   }
   leftAtExit.add(socket);
+}
+
+/**
+ * Sockets no process listens on any more that the pid sweep cannot tell by name: control sockets
+ * (`control-<workspace>.sock`, kept per workspace) of a huddle that was killed, and the
+ * `huddle-net-*` proxy directories older huddles made in the temp dir. A live socket answers
+ * connect() and is left alone. Called as a session starts.
+ */
+export async function sweepDeadSockets(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const dir = huddleRuntimeDir(env);
+  const dead: Array<Promise<void>> = [];
+  for (const name of list(dir)) {
+    if (!/^control-[0-9a-f]+\.sock$/.test(name)) continue;
+    const socket = path.join(dir, name);
+    dead.push(nobodyListens(socket).then((gone) => void (gone && rmSync(socket, { force: true }))));
+  }
+  const tmp = os.tmpdir();
+  for (const name of list(tmp)) {
+    if (!name.startsWith('huddle-net-')) continue;
+    const legacy = path.join(tmp, name);
+    try {
+      if (!isOwnDir(legacy)) continue;
+    } catch {
+      continue;
+    }
+    dead.push(nobodyListens(path.join(legacy, 'proxy.sock')).then((gone) => void (gone && rmSync(legacy, { recursive: true, force: true }))));
+  }
+  await Promise.all(dead);
+}
+
+/** True when connect() is refused (or there is no socket): nobody will ever answer there. */
+function nobodyListens(socket: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = connect({ path: socket });
+    const done = (gone: boolean) => {
+      clearTimeout(timer);
+      probe.destroy();
+      resolve(gone);
+    };
+    // Busy, not dead: left alone.
+    const timer = setTimeout(() => done(false), 2_000);
+    probe.once('connect', () => done(false));
+    probe.once('error', (error: NodeJS.ErrnoException) => done(error.code === 'ECONNREFUSED' || error.code === 'ENOENT'));
+  });
+}
+
+function list(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
 }

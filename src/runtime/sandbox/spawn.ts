@@ -103,7 +103,8 @@ export async function prepareSandboxed(argv: readonly string[], request: Sandbox
       notes.push(`sandbox: with a network of its own, this program reaches 127.0.0.1:${request.loopback.port} (huddle's) only through socat (apt-get install socat)`);
     }
   }
-  const command = bridges.length ? ['/bin/sh', '-c', bridgeScript(socat!, bridges), 'huddle-network', ...argv] : [...argv];
+  const bridged = bridges.length ? ['/bin/sh', '-c', bridgeScript(socat!, bridges), 'huddle-network', ...argv] : [...argv];
+  const command = withoutStrayDescriptors(bridged);
   const note = notes.length ? notes.join('; ') : undefined;
   // What the private /tmp must not hide: the workspace (read-only in plan mode), what it reads from.
   const readable = existingReal([request.cwd, ...request.writable, ...(request.readable ?? [])]).sort((a, b) => a.length - b.length);
@@ -169,6 +170,19 @@ export async function prepareSandboxedCommandLine(argv: readonly string[], reque
   const file = argsFile(prepared.fd3);
   const script = 'exec 3<"$1" && rm -f -- "$1" && shift && exec "$@"';
   return { ...prepared, file: '/bin/sh', args: ['-c', script, 'huddle-sandbox', file, prepared.file, ...prepared.args], fd3: undefined };
+}
+
+/**
+ * Descriptors huddle inherited without close-on-exec (a pipe of whatever started it: fd 251 from an
+ * IDE's terminal, a jobserver) would pass through bwrap into every command: closed inside the
+ * sandbox before the command starts, so it sees 0, 1 and 2 only (docs/trust.md). Bash, for
+ * redirections of any descriptor number; where there is none, the command runs as it is.
+ */
+export const CLOSE_STRAY_DESCRIPTORS = 'for f in /proc/self/fd/*; do n=${f##*/}; case $n in 0|1|2) ;; *) eval "exec $n>&-" 2>/dev/null ;; esac; done; exec "$@"';
+
+function withoutStrayDescriptors(argv: readonly string[]): string[] {
+  const bash = ['/bin/bash', '/usr/bin/bash'].find((file) => existsSync(file));
+  return bash ? [bash, '-c', CLOSE_STRAY_DESCRIPTORS, 'huddle-fds', ...argv] : [...argv];
 }
 
 function hasLists(network: NetworkSettings): boolean {

@@ -3,6 +3,7 @@
 // fans out. A backend adds only where and how messages are kept.
 import type { EventFields } from '../events/event-types.js';
 import { AGENT_NAME_PATTERN } from '../vocabulary.js';
+import { scrubStrings } from '../secrets.js';
 import { type Message, MESSAGE_TYPES, newMessageId, type OutgoingMessage, UnknownRecipientError } from './bus.js';
 
 /** Caller-made message ids: a retry after a crash or a cut connection sends the same one. */
@@ -18,7 +19,9 @@ export function assertAgentName(name: string): void {
  * The message to store for `input`, checked: a known recipient (UnknownRecipientError naming the
  * known ones), a message type, a sender, text content, a well-formed caller-made id.
  */
-export function composeMessage(input: OutgoingMessage, known: readonly string[]): Message {
+export function composeMessage(outgoing: OutgoingMessage, known: readonly string[]): Message {
+  // Any agent may write a message, an external one whose tools huddle never saw: stored scrubbed (docs/trust.md).
+  const input = scrubStrings(outgoing);
   const { id: callerId, ts: _ts, type = 'message', from, to, content, ...extra } = input;
   if (typeof to !== 'string' || !known.includes(to)) throw new UnknownRecipientError(String(to), [...known]);
   assertAgentName(to);

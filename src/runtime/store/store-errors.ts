@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { PRIVATE_DIR_MODE } from '../fs/private-modes.js';
 
 // Store failures a person can act on. Every face prints one as a single line, never a stack:
 // at start (opening the team) it exits 2, mid-run the run ends with exit 1.
@@ -64,11 +65,11 @@ export class StoreWriteError extends StoreError {
  */
 export function makeDirectory(dir: string): void {
   try {
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw StoreWriteError.from(error, dir);
     try {
-      mkdirSync(dir);
+      mkdirSync(dir, { mode: PRIVATE_DIR_MODE });
     } catch (again) {
       throw StoreWriteError.from(again, dir);
     }

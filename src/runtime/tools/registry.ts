@@ -59,7 +59,10 @@ export class ToolRegistry {
   async run(name: string, input: unknown, context: ToolContext): Promise<ToolResult> {
     const result = await this.#run(name, input, context);
     const content = scrub(result.content);
-    return content === result.content ? result : { ...result, content };
+    // An MCP server's text blocks go to the model as they are: scrubbed the same.
+    const blocks = result.blocks?.map((block) => (block.type === 'text' ? { ...block, text: scrub(block.text) } : block));
+    if (content === result.content && !blocks) return result;
+    return { ...result, content, ...(blocks ? { blocks } : {}) };
   }
 
   async #run(name: string, input: unknown, context: ToolContext): Promise<ToolResult> {

@@ -16,6 +16,7 @@ import { Workspace } from './workspace.js';
 import { firstLines, git, gitInCheckout, gitInCheckoutOk, gitOk, parseStatus, WorktreeError } from './git-run.js';
 import { convertLegacyWorktree, listRegistered, realOrSame } from './legacy-worktree.js';
 import { changedFiles, listFew, worktreePath, type Repo } from './checkouts.js';
+import { PRIVATE_DIR_MODE } from '../fs/private-modes.js';
 
 export { changedFiles, listFew, worktreePath, type Repo };
 
@@ -143,7 +144,7 @@ export async function ensureWorktree(root: string, name: string): Promise<Worktr
       // A workspace that is a subdirectory of its repository works in the same subdirectory of
       // the checkout (made if git did not, when it holds no tracked file).
       const agentRoot = path.join(dir, repo.prefix);
-      mkdirSync(agentRoot, { recursive: true });
+      mkdirSync(agentRoot, { recursive: true, mode: PRIVATE_DIR_MODE });
       const workspace = new Workspace(agentRoot, { writable: [realpathSync(dir), realpathSync(gitDir)], readOnly: [], readable: [repo.top, repo.commonDir] });
       // The person (and /merge) see the teammate's branch in the main repository as soon as it moves.
       workspace.afterCommand = () => syncBranch(repo, name).then(() => undefined);

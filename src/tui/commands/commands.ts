@@ -6,6 +6,7 @@ import { BUDGET_COMMANDS, taskSpendLines } from './budget-commands.js';
 import { SUPERVISION_COMMANDS } from './supervision-commands.js';
 import { SETTINGS_COMMANDS } from './settings-commands.js';
 import { SUMMARY_COMMAND } from './summary-command.js';
+import { REWIND_COMMAND } from './rewind-command.js';
 import { notInterruptedNote } from '../state/interrupt-note.js';
 
 export const COMMANDS: SlashCommand[] = [
@@ -152,4 +153,5 @@ export const COMMANDS: SlashCommand[] = [
   ...SUPERVISION_COMMANDS,
   ...SETTINGS_COMMANDS,
   SUMMARY_COMMAND,
+  REWIND_COMMAND,
 ];

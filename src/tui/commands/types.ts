@@ -34,6 +34,12 @@ export interface CommandIntents {
   showMcp(): void;
   /** The run record so far, written to .team/logs/run-<stamp>.json: its lines, for the /summary view. */
   summary(): Promise<string[]>;
+  /** `/rewind`: the workspace's checkpoints, newest first, one line each. */
+  listCheckpoints(): Promise<string[]>;
+  /** One line describing checkpoint `id` (for the question before a rewind); undefined: no such checkpoint. */
+  describeCheckpoint(id: string): Promise<string | undefined>;
+  /** Puts the workspace back as checkpoint `id` had it (only `files`, if given); says what it did and how to undo it. */
+  rewind(id: string, files: string[]): Promise<string>;
   /** A notice in an agent's pane. */
   note(agent: string, text: string, tone?: 'info' | 'warn' | 'error'): void;
   /** The person's shell in a pane (opened when none is), with `command` typed into it. */

@@ -9,6 +9,7 @@ import { patchAgent } from './console-store.js';
 import { appendItem, itemId, replaceLast, type TranscriptItem } from './transcript.js';
 import { formatTokens } from '../components/glyphs.js';
 import { PERSON_SENDER } from '../../runtime/vocabulary.js';
+import { registeredSecrets, scrub } from '../../runtime/secrets.js';
 
 export const FLUSH_INTERVAL_MS = 80;
 
@@ -45,7 +46,9 @@ export class EventBridge {
     });
   }
 
-  #enqueue(event: HuddleEvent): void {
+  #enqueue(raw: HuddleEvent): void {
+    // Nothing registered as a secret reaches the screen (a streamed one is caught again once whole: text_delta below).
+    const event = withoutSecrets(raw);
     // A stream arrives a word at a time: consecutive deltas of one agent become one, so a flush
     // costs one transcript update per agent, not one per word.
     if (event.type === 'text_delta') {
@@ -63,6 +66,23 @@ export class EventBridge {
     // No timer runs while nothing happens: an idle team costs no CPU here.
     this.#timer ??= setTimeout(() => this.flush(), FLUSH_INTERVAL_MS);
   }
+}
+
+/** Longer than any spelling of a secret: one completed by `delta` starts within this much of the end. */
+const SCRUB_WINDOW = 4096;
+
+/** `text + delta` scrubbed where a secret may just have been completed (what came before was scrubbed already). */
+function scrubTail(text: string, delta: string): string {
+  if (!registeredSecrets().length) return text + delta;
+  const start = Math.max(0, text.length - SCRUB_WINDOW);
+  return text.slice(0, start) + scrub(text.slice(start) + delta);
+}
+
+function withoutSecrets(event: HuddleEvent): HuddleEvent {
+  if (!registeredSecrets().length) return event;
+  const json = JSON.stringify(event);
+  const clean = scrub(json);
+  return clean === json ? event : (JSON.parse(clean) as HuddleEvent);
 }
 
 /** One event's effect on the state; pure, so it is easy to test. */
@@ -95,7 +115,7 @@ function applyEventHere(state: ConsoleState, event: HuddleEvent): Partial<Consol
           const delta = String(event.text ?? '');
           const items =
             last?.kind === 'assistant' && last.streaming
-              ? [...agent.items.slice(0, -1), { ...last, text: last.text + delta }]
+              ? [...agent.items.slice(0, -1), { ...last, text: scrubTail(last.text, delta) }]
               : appendItem(agent.items, { kind: 'assistant', id: itemId(), text: delta, streaming: true });
           const turn = agent.turn ?? startTurn(at);
           const writing = turn.phase === 'writing' ? turn : { ...turn, phase: 'writing' as const, phaseSince: at };

@@ -3,6 +3,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { writeJsonAtomicSync } from '../../runtime/fs/atomic-file.js';
+import { PRIVATE_DIR_MODE } from '../../runtime/fs/private-modes.js';
 
 const LIMIT = 500;
 
@@ -34,7 +35,7 @@ export class InputHistory {
     this.#position = this.#entries.length;
     this.#draft = '';
     try {
-      mkdirSync(path.dirname(this.#file), { recursive: true });
+      mkdirSync(path.dirname(this.#file), { recursive: true, mode: PRIVATE_DIR_MODE });
       writeJsonAtomicSync(this.#file, this.#entries);
     } catch {
       // History is a convenience; failing to save it must not disturb the person.

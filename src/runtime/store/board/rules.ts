@@ -3,6 +3,7 @@
 // applies these very rules inside its own transaction, so the file board and a database board
 // refuse and allow exactly the same things.
 import { isOverseer, requireRelease } from './authority.js';
+import { scrubStrings } from '../../secrets.js';
 import { cycleError } from './dependencies.js';
 import { type CreateTaskInput, type ReviewDecision, type ReviewOutcome, type Task, TaskBoardError, type TaskChange } from './task.js';
 import type { BoardView } from './view.js';
@@ -54,7 +55,8 @@ export function mayReview(task: Task, reviewer: string | undefined): boolean {
 // ---- operations ---------------------------------------------------------------------------------
 
 /** A new task with id `id` and what it writes to its blockers' `blocks`. */
-export function planCreate(input: CreateTaskInput, id: number, now: string, view: BoardView): { task: Task; changes: TaskChange[] } {
+export function planCreate(created: CreateTaskInput, id: number, now: string, view: BoardView): { task: Task; changes: TaskChange[] } {
+  const input = scrubStrings(created); // what an agent writes on the board, every agent reads: no secret in it
   const subject = input.subject.trim();
   if (!subject) throw new TaskBoardError('a task needs a subject: one line saying what is to be done');
   const blockers: Task[] = [];

@@ -2,13 +2,15 @@
 // assignment, new dependencies both ways (refusing loops), the check that a task being started is
 // unblocked, and what a completion unblocks. Pure: it returns the writes, the backend makes them.
 import { isOverseer, notYours, requireAssign, requireOwner } from './authority.js';
+import { scrubStrings } from '../../secrets.js';
 import { cycleError, refuseCycle } from './dependencies.js';
 import { blockedError, claimedBy, openBlockers, planUnblock, unique } from './rules.js';
 import { type Task, type TaskAction, TaskBoardError, type TaskChange, type UpdateTaskInput } from './task.js';
 import { overlay, type BoardView } from './view.js';
 
 /** The writes of `update(current.id, patch)` by `by`, `current` being the task as just read. */
-export function planUpdate(current: Task, patch: UpdateTaskInput, by: string, view: BoardView): { task: Task; changes: TaskChange[] } {
+export function planUpdate(current: Task, update: UpdateTaskInput, by: string, view: BoardView): { task: Task; changes: TaskChange[] } {
+  const patch = scrubStrings(update); // what an agent writes on the board, every agent reads: no secret in it
   refuseFinal(current);
   const next: Task = { ...current, blockedBy: [...current.blockedBy], blocks: [...current.blocks] };
   const action = applyStatus(next, current, patch, by);

@@ -9,6 +9,7 @@ import type { EventHub, HuddleEvent } from '../../events/events.js';
 import type { EventStore, LoggedEvent } from '../event-store.js';
 import { StoreError, StoreWriteError } from '../store-errors.js';
 import { scrub } from '../../secrets.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../fs/private-modes.js';
 
 export interface EventLogOptions {
   secrets?: Array<string | undefined>;
@@ -44,7 +45,7 @@ export class EventLog implements EventStore {
     let file = this.#files.get(agent);
     if (!file) {
       const dir = path.join(this.#logsDir, agent);
-      mkdirSync(dir, { recursive: true });
+      mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
       file = path.join(dir, `session-${this.#sessionStamp}.ndjson`);
       this.#files.set(agent, file);
     }
@@ -57,7 +58,7 @@ export class EventLog implements EventStore {
     // at the end, as appendFileSync did, without reopening the file for every event.
     let fd = this.#fds.get(event.agent);
     if (fd === undefined) {
-      fd = openSync(this.fileFor(event.agent), 'a');
+      fd = openSync(this.fileFor(event.agent), 'a', PRIVATE_FILE_MODE);
       this.#fds.set(event.agent, fd);
     }
     const line = Buffer.from(`${scrub(JSON.stringify(event), this.#secrets)}\n`);
@@ -96,7 +97,7 @@ export class EventLog implements EventStore {
   }
 
   async saveRunRecord(record: Record<string, unknown>): Promise<string> {
-    mkdirSync(this.#logsDir, { recursive: true });
+    mkdirSync(this.#logsDir, { recursive: true, mode: PRIVATE_DIR_MODE });
     const file = path.join(this.#logsDir, `run-${fileStamp(new Date())}.json`);
     await writeJsonAtomic(file, JSON.parse(scrub(JSON.stringify(record), this.#secrets)));
     return file;
@@ -107,7 +108,7 @@ export class EventLog implements EventStore {
     const dir = path.join(this.#logsDir, agent);
     const file = path.join(dir, `transcript-${fileStamp(new Date())}.json`);
     try {
-      mkdirSync(dir, { recursive: true });
+      mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
       // Scrubbed as text (a secret may sit anywhere), then written as that JSON.
       await writeJsonAtomic(file, JSON.parse(scrub(JSON.stringify(record), this.#secrets)));
     } catch (error) {

@@ -19,6 +19,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { currentProcess, liveness, newNonce, type ProcessIdentity } from '../../fs/process-identity.js';
 import { makeDirectory, StoreWriteError } from '../store-errors.js';
+import { PRIVATE_FILE_MODE } from '../../fs/private-modes.js';
 
 export interface LockRecord extends ProcessIdentity {
   /** When it was taken (ISO). */
@@ -174,7 +175,7 @@ function breakLock(lockFile: string, found: Exclude<LockFound, { kind: 'gone' }>
 export function placeExclusive(file: string, record: LockRecord, madeDir = false): boolean {
   const temp = `${file}.${process.pid}.${(tempCounter++).toString(36)}.tmp`;
   try {
-    writeFileSync(temp, `${JSON.stringify(record)}\n`);
+    writeFileSync(temp, `${JSON.stringify(record)}\n`, { mode: PRIVATE_FILE_MODE });
   } catch (error) {
     removeQuietly(temp);
     if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !madeDir) {

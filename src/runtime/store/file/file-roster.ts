@@ -11,10 +11,10 @@
 // `reload`.
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { Low } from 'lowdb';
+import { Low, type Adapter } from 'lowdb';
 import { JSONFile } from 'lowdb/node';
 import { z } from 'zod';
-import { MalformedFileError, readJson } from '../../fs/atomic-file.js';
+import { MalformedFileError, readJson, writeJsonAtomic } from '../../fs/atomic-file.js';
 import { DirectoryWatcher } from '../../fs/directory-watcher.js';
 import type { EventHub } from '../../events/events.js';
 import { makeDirectory, StoreWriteError } from '../store-errors.js';
@@ -102,7 +102,7 @@ export class FileRoster implements Roster {
     this.teamDir = path.resolve(teamDir);
     this.file = path.join(this.teamDir, 'config.json');
     this.#lockFile = this.file; // withFileLock locks `<file>.lock`, i.e. config.json.lock
-    this.#db = new Low<RosterConfig | null>(new JSONFile<RosterConfig | null>(this.file), null);
+    this.#db = new Low<RosterConfig | null>(new PrivateJsonFile<RosterConfig | null>(this.file), null);
     let state = shared.get(this.file);
     if (!state) shared.set(this.file, (state = { data, stamp: undefined, listeners: new Set(), watcher: undefined, warnedStamp: undefined, writing: 0 }));
     this.#shared = state;
@@ -393,4 +393,18 @@ function stampOf(file: string): FileStamp | undefined {
 
 function sameStamp(a: FileStamp, b: FileStamp | undefined): boolean {
   return !!b && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs;
+}
+
+/** lowdb's JSONFile, but written owner-only (0600, whatever the umask) through writeJsonAtomic: the roster is the person's. */
+class PrivateJsonFile<T> implements Adapter<T> {
+  readonly #reader: JSONFile<T>;
+  constructor(readonly file: string) {
+    this.#reader = new JSONFile<T>(file);
+  }
+  read(): Promise<T | null> {
+    return this.#reader.read();
+  }
+  write(data: T): Promise<void> {
+    return writeJsonAtomic(this.file, data);
+  }
 }

@@ -17,6 +17,8 @@ import { FileSpendLedger } from './spend-ledger.js';
 import { acquireTeamLock, refuseIfBusy } from './team-lock.js';
 import { archiveTeam, unfinishedMembers } from './team-state.js';
 import { ensureTeamGitignore } from '../../workspace/team-gitignore.js';
+import { PRIVATE_FILE_MODE } from '../../fs/private-modes.js';
+import { makeTeamDirPrivate } from '../../workspace/team-privacy.js';
 
 export function fileBackend(workspace: Workspace): StoreBackend {
   const where = describe(workspace);
@@ -40,6 +42,7 @@ function describe(workspace: Workspace): string {
 
 export async function openFileStore(workspace: Workspace, { hub, secrets, mode = 'run' }: OpenStoreOptions): Promise<TeamStore> {
   const where = describe(workspace);
+  makeTeamDirPrivate(workspace.teamDir); // an older tree, left 0644, is the person's alone from now on
   const release = await unavailableOnError(where, () => (mode === 'run' ? acquireTeamLock(workspace.teamDir, where) : () => undefined));
   try {
     return await unavailableOnError(where, () => openStores(workspace, { hub, secrets }, release));
@@ -112,7 +115,7 @@ function probeWritable(dir: string): void {
   const probe = path.join(dir, `.probe-${process.pid}.tmp`);
   makeDirectory(dir);
   try {
-    writeFileSync(probe, 'huddle checks that its state can be written here\n');
+    writeFileSync(probe, 'huddle checks that its state can be written here\n', { mode: PRIVATE_FILE_MODE });
   } catch (error) {
     throw StoreWriteError.from(error, dir);
   } finally {

@@ -5,6 +5,7 @@ import { closeSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
 import { MalformedFileError, writeJsonAtomic } from '../../fs/atomic-file.js';
 import { type Message, MESSAGE_TYPES, type MessageType } from '../bus.js';
 import { StoreWriteError } from '../store-errors.js';
+import { PRIVATE_FILE_MODE } from '../../fs/private-modes.js';
 
 export const NEWLINE = 0x0a;
 
@@ -130,7 +131,7 @@ export function readRegion(
  * mid-line: a newline goes first, so the fragment stays its own (skipped) line.
  */
 export function appendLine(file: string, line: Buffer): void {
-  const fd = openSync(file, 'a+');
+  const fd = openSync(file, 'a+', PRIVATE_FILE_MODE);
   try {
     const size = fstatSync(fd).size;
     let data = line;

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readdirSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import { readJson } from '../../fs/atomic-file.js';
 import { fileStamp } from './event-log.js';
+import { PRIVATE_DIR_MODE } from '../../fs/private-modes.js';
 
 /** What belongs to the workspace or the person rather than to one team (and the team lock, which stays where it is looked for). */
 const KEPT_ON_ARCHIVE = new Set(['archive', 'roles', 'input-history.json', 'settings.json', 'settings.local.json', '.gitignore', 'huddle.lock']);
@@ -23,7 +24,7 @@ export function archiveTeam(teamDir: string, tasksDir: string): string | undefin
   const hasTasks = existsSync(tasksDir);
   if (entries.length === 0 && !hasTasks) return undefined;
   const target = path.join(teamDir, 'archive', fileStamp(new Date()));
-  mkdirSync(target, { recursive: true });
+  mkdirSync(target, { recursive: true, mode: PRIVATE_DIR_MODE });
   for (const entry of entries) renameSync(path.join(teamDir, entry), path.join(target, entry));
   if (hasTasks) renameSync(tasksDir, path.join(target, 'tasks'));
   return target;

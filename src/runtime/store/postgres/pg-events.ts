@@ -19,6 +19,7 @@ import { StoreError, StoreWriteError } from '../store-errors.js';
 import { type PgContext, write } from './pg-context.js';
 import { fromJsonText } from './pg-json.js';
 import { PROCESS_ORIGIN } from './team-channel.js';
+import { PRIVATE_DIR_MODE } from '../../fs/private-modes.js';
 
 export interface PgEventStoreOptions {
   secrets: string[];
@@ -150,7 +151,7 @@ export class PgEventStore implements EventStore {
     const body = fromJsonText(scrub(JSON.stringify(record), this.#secrets));
     await write(this.#ctx, (client) => client.query('INSERT INTO huddle_run_records (team, body) VALUES ($1, $2::jsonb)', [this.#ctx.team, body]));
     // Also beside the workspace it ran in, where the person looks (`run record: …`).
-    mkdirSync(this.#options.logsDir, { recursive: true });
+    mkdirSync(this.#options.logsDir, { recursive: true, mode: PRIVATE_DIR_MODE });
     const file = path.join(this.#options.logsDir, `run-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
     await writeJsonAtomic(file, JSON.parse(body));
     return file;

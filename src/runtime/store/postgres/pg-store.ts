@@ -24,6 +24,7 @@ import { PgSpendLedger } from './pg-spend-ledger.js';
 import { parseTeamUrl, type TeamUrl } from './pg-url.js';
 import { TeamChannel } from './team-channel.js';
 import { ensureTeamGitignore } from '../../workspace/team-gitignore.js';
+import { makeTeamDirPrivate } from '../../workspace/team-privacy.js';
 
 export interface PostgresBackendOptions {
   /** How long a host's lease lasts without renewal (HUDDLE_LEASE_MS). */
@@ -127,6 +128,7 @@ function busy(holder: LeadHolder, where: string): TeamBusyError {
 
 export async function openPostgresStore(parsed: TeamUrl, workspace: Workspace, leaseMs: number, options: OpenStoreOptions, where: string): Promise<TeamStore> {
   const { hub, secrets, mode = 'run' } = options;
+  makeTeamDirPrivate(workspace.teamDir); // the checkout's .team/ (logs, run records) is the person's alone
   const db = await connect(parsed, leaseMs);
   const host = newHostId();
   const registration = { kind: mode === 'run' ? ('lead' as const) : ('join' as const), cwd: workspace.root, leaseMs };

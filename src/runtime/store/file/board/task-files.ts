@@ -9,6 +9,7 @@ import { MalformedFileError } from '../../../fs/atomic-file.js';
 import { parseTaskRecord, type Task, TaskId } from '../../board/task.js';
 import type { BoardProblem } from '../../board.js';
 import { StoreWriteError } from '../../store-errors.js';
+import { PRIVATE_FILE_MODE } from '../../../fs/private-modes.js';
 
 export const TASK_FILE = /^task_([1-9][0-9]*)\.json$/;
 /** withFileLock locks `<name>.lock`: the board's lock is `.tasks/.board.lock`. */
@@ -137,7 +138,7 @@ function parseTaskText(file: string, id: number, text: string): { task?: Task; p
 export function writeTaskFile(file: string, task: Task): string {
   const temp = tempFor(file);
   try {
-    writeFileSync(temp, `${JSON.stringify(task, null, 2)}\n`);
+    writeFileSync(temp, `${JSON.stringify(task, null, 2)}\n`, { mode: PRIVATE_FILE_MODE });
     renameSync(temp, file);
     return statKey(statSync(file));
   } catch (error) {
@@ -151,7 +152,7 @@ export function createTaskFile(file: string, task: Task): string | false {
   const temp = tempFor(file);
   let linked: boolean;
   try {
-    writeFileSync(temp, `${JSON.stringify(task, null, 2)}\n`);
+    writeFileSync(temp, `${JSON.stringify(task, null, 2)}\n`, { mode: PRIVATE_FILE_MODE });
     linkSync(temp, file);
     linked = true;
   } catch (error) {
@@ -193,7 +194,7 @@ export function writeHighestId(dir: string, id: number): void {
   const record = Buffer.from(`${JSON.stringify({ highest_id: id }).padEnd(IDS_RECORD_LENGTH - 1)}\n`);
   let fd: number | undefined;
   try {
-    fd = openSync(file, constants.O_WRONLY | constants.O_CREAT);
+    fd = openSync(file, constants.O_WRONLY | constants.O_CREAT, PRIVATE_FILE_MODE);
     writeSync(fd, record, 0, record.length, 0);
     if (fstatSync(fd).size !== record.length) ftruncateSync(fd, record.length);
   } catch (error) {

@@ -1,0 +1,461 @@
+// Checkpoints of a workspace (docs/trust.md, "nothing an agent does loses the person's work"): before
+// a tool call that can write, the files (tracked and untracked, not ignored) and the repository's own
+// state (refs, HEAD, index, config, hooks, info, the stash's reflog, and every object they reach) go
+// into a private shadow repository outside the workspace, where neither the sandbox nor the file
+// tools can write: $XDG_STATE_HOME/huddle/checkpoints/<hash of the path>. The deny-list is the first,
+// explainable layer; this is what holds when a spelling gets past it.
+//
+// Cheap when nothing changed: one `git add -A` against the shadow's own index (git's stat cache), the
+// previous tree reused when that index did not change, and the repository's state re-read only when
+// a stat of .git's HEAD, index, refs or packed-refs moved. Each checkpoint is a commit on
+// refs/huddle/checkpoints whose tree holds `files` and `git`, and whose message is its metadata (JSON).
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
+import os from 'node:os';
+import { deflateSync } from 'node:zlib';
+import path from 'node:path';
+import { CheckpointError, gitPipe, gitText, runGit, type GitCall } from './checkpoint-git.js';
+import { registeredSecretFiles } from '../secrets.js';
+
+export const CHECKPOINT_REF = 'refs/huddle/checkpoints';
+
+/** What a checkpoint says about itself (its commit message). */
+export interface CheckpointMeta {
+  time: string;
+  agent: string;
+  /** The tool call it was taken before (`bash`, `write_file`…), or `run start`, `rewind`, `run end`. */
+  tool: string;
+  summary: string;
+  /** Files that differ from the previous checkpoint: `M path`, `A path`, `D path` (at most 50; filled in by list()). */
+  changed: string[];
+  changedCount: number;
+}
+
+export interface Checkpoint extends CheckpointMeta {
+  id: string;
+  filesTree: string;
+  /** Absent when the workspace had no repository of its own (or it was broken) then. */
+  gitTree?: string | undefined;
+}
+
+interface Last {
+  commit: string;
+  filesTree: string;
+  gitTree: string | undefined;
+  indexStamp: string | undefined;
+  gitStamp: string | undefined;
+  /** The refs' tips as read then: excluded from the next object copy (the shadow has them). */
+  tips: string[];
+  headResolved: boolean;
+  /** The repository had an index then (one gone since is put back). */
+  hadIndex?: boolean;
+  /** Its description, once read or written (an unchanged workspace then costs one `git add`). */
+  described?: Checkpoint;
+}
+
+/** Where every workspace's checkpoints live: under the person's state directory (hidden in the sandbox). */
+export function checkpointsRoot(): string {
+  const base = process.env.XDG_STATE_HOME && path.isAbsolute(process.env.XDG_STATE_HOME) ? process.env.XDG_STATE_HOME : path.join(os.homedir(), '.local', 'state');
+  return path.join(base, 'huddle', 'checkpoints');
+}
+
+/** Where a workspace's checkpoints live: outside it. */
+export function checkpointDirFor(root: string): string {
+  return path.join(checkpointsRoot(), createHash('sha256').update(root).digest('hex').slice(0, 16));
+}
+
+const stores = new Map<string, Checkpoints>();
+
+export class Checkpoints {
+  readonly root: string;
+  readonly dir: string;
+  readonly shadow: string;
+  readonly gitDir: string;
+  #last: Last | undefined;
+  #loaded = false;
+  /** The shadow's hash: the workspace repository's (its objects are copied in as they are). */
+  #hash: 'sha1' | 'sha256' = 'sha1';
+  #queue: Promise<unknown> = Promise.resolve();
+
+  /** One store per workspace in a process: agents working side by side share its lock. */
+  static for(root: string): Checkpoints {
+    let store = stores.get(root);
+    if (!store) {
+      store = new Checkpoints(root);
+      stores.set(root, store);
+    }
+    return store;
+  }
+
+  constructor(root: string, dir = checkpointDirFor(root)) {
+    this.root = root;
+    this.dir = dir;
+    this.shadow = path.join(dir, 'shadow.git');
+    this.gitDir = path.join(root, '.git');
+  }
+
+  /** One checkpoint operation at a time per workspace. */
+  serial<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.#queue.then(work, work);
+    this.#queue = next.catch(() => undefined);
+    return next;
+  }
+
+  shadowCall(extra: Record<string, string> = {}, input?: string): GitCall {
+    return { env: { GIT_DIR: this.shadow, ...extra }, isolated: true, ...(input !== undefined ? { input } : {}) };
+  }
+
+  workspaceCall(extra: Record<string, string> = {}, input?: string): GitCall {
+    return { env: { GIT_DIR: this.gitDir, GIT_WORK_TREE: this.root, ...extra }, cwd: this.root, ...(input !== undefined ? { input } : {}) };
+  }
+
+  /** Not `/` nor the home directory: those get no checkpoints. */
+  get covered(): boolean {
+    return this.root !== '/' && this.root !== realHome();
+  }
+
+  /** The workspace is the top of a repository whose git dir is `.git` here (the only kind it protects). */
+  hasOwnRepository(): boolean {
+    return isDir(this.gitDir);
+  }
+
+  async #init(): Promise<void> {
+    if (this.#loaded) return;
+    if (!existsSync(path.join(this.shadow, 'HEAD'))) {
+      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      writeFileSync(path.join(this.dir, 'workspace'), `${this.root}\n`);
+      const format = this.hasOwnRepository() ? (await runGit(['rev-parse', '--show-object-format'], this.workspaceCall())).stdout.toString().trim() : '';
+      const temp = `${this.shadow}.${process.pid}.tmp`;
+      rmSync(temp, { recursive: true, force: true });
+      await gitText(['init', '-q', '--bare', ...(format === 'sha256' ? ['--object-format=sha256'] : []), temp], { isolated: true }, 'cannot make the checkpoint repository');
+      // The workspace's objects are reachable only through the checkpoints' ref lists (blobs): never prune here.
+      for (const [key, value] of [['core.logAllRefUpdates', 'false'], ['gc.auto', '0'], ['gc.pruneExpire', 'never']]) {
+        await gitText(['config', key!, value!], { env: { GIT_DIR: temp }, isolated: true }, 'cannot set up the checkpoint repository');
+      }
+      renameSync(temp, this.shadow);
+    }
+    this.#writeExcludes();
+    this.#hash = /objectformat\s*=\s*sha256/i.test(readFileSync(path.join(this.shadow, 'config'), 'utf8')) ? 'sha256' : 'sha1';
+    const head = this.#readCheckpointRef();
+    if (head) {
+      const trees = await runGit(['rev-parse', `${head}:files`, `${head}:git`], this.shadowCall());
+      const [filesTree, gitTree] = trees.stdout.toString().split('\n');
+      if (filesTree && /^[0-9a-f]+$/.test(filesTree)) {
+        this.#last = { commit: head, filesTree, gitTree: gitTree && /^[0-9a-f]+$/.test(gitTree) ? gitTree : undefined, indexStamp: undefined, gitStamp: undefined, tips: [], headResolved: false };
+      }
+    }
+    this.#loaded = true;
+  }
+
+  /** The shadow never takes huddle's own state, nor what the repository's info/exclude leaves out. */
+  #writeExcludes(): void {
+    let own = '';
+    try {
+      own = readFileSync(path.join(this.gitDir, 'info', 'exclude'), 'utf8');
+    } catch {
+      // none
+    }
+    // A key file inside the workspace (--api-key-file) is never copied out of it.
+    const secrets = registeredSecretFiles()
+      .map((file) => path.relative(this.root, file))
+      .filter((relative) => relative && !relative.startsWith('..') && !path.isAbsolute(relative))
+      .map((relative) => `/${relative.replace(/([*?[\\!#])/g, '\\$1')}\n`)
+      .join('');
+    mkdirSync(path.join(this.shadow, 'info'), { recursive: true });
+    writeFileSync(path.join(this.shadow, 'info', 'exclude'), `/.team/\n/.tasks/\n${secrets}${own}\n`);
+  }
+
+  #readCheckpointRef(): string | undefined {
+    try {
+      const id = readFileSync(path.join(this.shadow, CHECKPOINT_REF), 'utf8').trim();
+      return /^[0-9a-f]{40,64}$/.test(id) ? id : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  #writeCheckpointRef(id: string): void {
+    const file = path.join(this.shadow, CHECKPOINT_REF);
+    mkdirSync(path.dirname(file), { recursive: true });
+    const temp = `${file}.${process.pid}.tmp`;
+    writeFileSync(temp, `${id}\n`);
+    renameSync(temp, file);
+  }
+
+  /** The latest checkpoint's id, if any (without taking one). */
+  async latest(): Promise<string | undefined> {
+    await this.#init();
+    return this.#last?.commit;
+  }
+
+  /**
+   * Takes a checkpoint of the workspace as it is now, unless nothing changed since the last one
+   * (then that one is returned). Never throws for the workspace's state; a CheckpointError when the
+   * shadow itself cannot be written.
+   */
+  take(meta: { agent: string; tool: string; summary: string }): Promise<Checkpoint> {
+    return this.serial(() => this.#take(meta));
+  }
+
+  async #take(meta: { agent: string; tool: string; summary: string }): Promise<Checkpoint> {
+    if (!this.covered) {
+      throw new CheckpointError('huddle keeps no checkpoints of / or your home directory (too large, and it holds your credentials): run huddle in a project directory');
+    }
+    // Another process (huddle rewind, a second huddle here) moved the chain: start from its end.
+    if (this.#loaded && this.#readCheckpointRef() !== this.#last?.commit) {
+      this.#loaded = false;
+      this.#last = undefined;
+    }
+    await this.#init();
+    const last = this.#last;
+    const filesIndex = path.join(this.shadow, 'files-index');
+    await gitText(['add', '-A', '--ignore-errors'], this.shadowCall({ GIT_WORK_TREE: this.root, GIT_INDEX_FILE: filesIndex }), 'cannot read the workspace for a checkpoint');
+    const indexStamp = stamp(filesIndex);
+    const filesTree = last && last.indexStamp === indexStamp ? last.filesTree : (await gitText(['write-tree'], this.shadowCall({ GIT_INDEX_FILE: filesIndex }), 'cannot write a checkpoint')).trim();
+
+    let gitTree = last?.gitTree;
+    let tips = last?.tips ?? [];
+    let headResolved = last?.headResolved ?? false;
+    let hadIndex = last?.hadIndex ?? false;
+    const gitStamp = this.#gitStamp();
+    if (gitStamp !== last?.gitStamp) {
+      const state = await this.#captureGit(tips);
+      if (state) {
+        ({ gitTree, tips, headResolved } = state);
+        hadIndex = existsSync(path.join(this.gitDir, 'index'));
+      }
+    }
+
+    if (last && last.filesTree === filesTree && last.gitTree === gitTree) {
+      const described = last.described ?? (await this.#describe(last.commit, filesTree, gitTree));
+      this.#last = { ...last, indexStamp, gitStamp, hadIndex, described };
+      return described;
+    }
+    // What changed since the previous checkpoint is worked out when listing (list()), not here.
+    const body: CheckpointMeta = { time: new Date().toISOString(), agent: meta.agent, tool: meta.tool, summary: meta.summary.slice(0, 200), changed: [], changedCount: 0 };
+    // The checkpoint's tree and commit are two small objects: written here rather than by two more git processes.
+    const tree = this.#writeObject('tree', Buffer.concat([treeEntry('files', filesTree), ...(gitTree ? [treeEntry('git', gitTree)] : [])]));
+    const seconds = Math.floor(Date.now() / 1000);
+    const who = `huddle <huddle@localhost> ${seconds} +0000`;
+    const commit = this.#writeObject('commit', Buffer.from(`tree ${tree}\n${last ? `parent ${last.commit}\n` : ''}author ${who}\ncommitter ${who}\n\n${JSON.stringify(body)}\n`));
+    this.#writeCheckpointRef(commit);
+    const described: Checkpoint = { id: commit, ...body, filesTree, gitTree };
+    this.#last = { commit, filesTree, gitTree, indexStamp, gitStamp, tips, headResolved, hadIndex, described };
+    return described;
+  }
+
+  /** A loose object in the shadow (zlib, as git writes them); its id. */
+  #writeObject(type: 'tree' | 'commit', body: Buffer): string {
+    const data = Buffer.concat([Buffer.from(`${type} ${body.length}\0`), body]);
+    const id = createHash(this.#hash).update(data).digest('hex');
+    const file = path.join(this.shadow, 'objects', id.slice(0, 2), id.slice(2));
+    if (!existsSync(file)) {
+      mkdirSync(path.dirname(file), { recursive: true });
+      const temp = `${file}.${process.pid}.tmp`;
+      writeFileSync(temp, deflateSync(data));
+      renameSync(temp, file);
+    }
+    return id;
+  }
+
+  async #describe(commit: string, filesTree: string, gitTree: string | undefined): Promise<Checkpoint> {
+    const message = await gitText(['log', '-1', '--format=%B', commit], this.shadowCall(), 'cannot read a checkpoint');
+    return { id: commit, ...parseMeta(message), filesTree, gitTree };
+  }
+
+  /**
+   * The stat of what a change of the repository's state moves: HEAD, the index, packed-refs, the
+   * stash's reflog, and every file and directory under refs/. Undefined without a repository.
+   */
+  #gitStamp(): string | undefined {
+    if (!this.hasOwnRepository()) return undefined;
+    const parts: string[] = [];
+    for (const name of ['HEAD', 'index', 'packed-refs', 'config', 'logs/refs/stash', 'objects', 'objects/pack']) parts.push(`${name}:${stamp(path.join(this.gitDir, name)) ?? '-'}`);
+    const walk = (dir: string, depth: number) => {
+      let names: string[];
+      try {
+        names = readdirSync(dir);
+      } catch {
+        parts.push(`${dir}:-`);
+        return;
+      }
+      for (const name of names) {
+        const full = path.join(dir, name);
+        parts.push(`${full}:${stamp(full) ?? '-'}`);
+        if (depth < 12 && isDir(full)) walk(full, depth + 1);
+      }
+    };
+    walk(path.join(this.gitDir, 'refs'), 0);
+    return parts.join('\n');
+  }
+
+  /**
+   * The repository's state into the shadow: objects reachable from its refs, reflogs and index
+   * (only what is new since `tips`), then copies of HEAD, the refs, index, config, hooks, info and the
+   * stash's reflog, as one tree. Undefined when there is no repository, or it is broken now (the
+   * last good state stays the one to restore).
+   */
+  async #captureGit(tips: string[]): Promise<{ gitTree: string; tips: string[]; headResolved: boolean } | undefined> {
+    if (!this.hasOwnRepository() || !existsSync(path.join(this.gitDir, 'HEAD')) || !isDir(path.join(this.gitDir, 'objects'))) return undefined;
+    const refsOut = await runGit(['for-each-ref', '--format=%(objectname) %(refname)'], this.workspaceCall());
+    if (refsOut.code !== 0) return undefined;
+    const refs = refsOut.stdout.toString('utf8');
+    const headResolved = (await runGit(['rev-parse', '--verify', '-q', 'HEAD^{commit}'], this.workspaceCall())).code === 0;
+    const packArgs = ['pack-objects', '--revs', '--all', '--reflog', '--indexed-objects', '--stdout', '-q'];
+    const into = { args: ['index-pack', '--stdin', '--fix-thin'], call: this.shadowCall() };
+    let copied = await gitPipe({ args: packArgs, call: this.workspaceCall({}, tips.map((t) => `^${t}\n`).join('')) }, into);
+    if (!copied.ok && tips.length) copied = await gitPipe({ args: packArgs, call: this.workspaceCall({}, '') }, into);
+    if (!copied.ok) return undefined;
+
+    const stage = path.join(this.dir, 'state');
+    rmSync(stage, { recursive: true, force: true });
+    mkdirSync(stage, { recursive: true });
+    writeFileSync(path.join(stage, 'refs'), refs);
+    copyIfFile(path.join(this.gitDir, 'HEAD'), path.join(stage, 'HEAD'));
+    copyIfFile(path.join(this.gitDir, 'index'), path.join(stage, 'index'));
+    copyIfFile(path.join(this.gitDir, 'config'), path.join(stage, 'config'));
+    copyIfFile(path.join(this.gitDir, 'logs', 'refs', 'stash'), path.join(stage, 'stash-log'));
+    copyFiles(path.join(this.gitDir, 'hooks'), path.join(stage, 'hooks'));
+    copyFiles(path.join(this.gitDir, 'info'), path.join(stage, 'info'));
+    const stageIndex = path.join(this.dir, 'state-index');
+    rmSync(stageIndex, { force: true });
+    const call = this.shadowCall({ GIT_WORK_TREE: stage, GIT_INDEX_FILE: stageIndex });
+    await gitText(['add', '-A', '-f', '.'], { ...call, cwd: stage }, 'cannot keep the repository state');
+    const gitTree = (await gitText(['write-tree'], call, 'cannot keep the repository state')).trim();
+    rmSync(stage, { recursive: true, force: true });
+    const newTips = [...new Set(refs.split('\n').map((line) => line.split(' ')[0]!).filter(Boolean))];
+    return { gitTree, tips: newTips, headResolved };
+  }
+
+  /**
+   * Why the repository is broken now, when the last checkpoint had it whole: `.git` or its HEAD,
+   * objects or refs gone, or HEAD no longer resolving to a commit. Undefined: nothing to repair.
+   */
+  async brokenReason(): Promise<string | undefined> {
+    if (!this.covered) return undefined;
+    return this.serial(async () => {
+      await this.#init();
+      const last = this.#last;
+      if (!last?.gitTree) return undefined;
+      if (!isDir(this.gitDir)) return 'the repository (.git) is gone';
+      if (!existsSync(path.join(this.gitDir, 'HEAD'))) return '.git/HEAD is gone';
+      if (!isDir(path.join(this.gitDir, 'objects'))) return 'the repository\'s objects are gone';
+      if (!isDir(path.join(this.gitDir, 'refs'))) return 'the repository\'s refs are gone';
+      if (last.hadIndex && !existsSync(path.join(this.gitDir, 'index'))) return 'the repository\'s index is gone';
+      if (!last.headResolved) return undefined;
+      const now = this.#gitStamp();
+      if (last.gitStamp !== undefined && now === last.gitStamp) return undefined;
+      const head = await runGit(['rev-parse', '--verify', '-q', 'HEAD^{commit}'], this.workspaceCall());
+      if (head.code !== 0) return 'HEAD no longer points at a commit (its branch or objects are gone)';
+      return undefined;
+    });
+  }
+
+  /** The last checkpoint taken (or found), as the store knows it. */
+  get lastTaken(): { commit: string; gitTree: string | undefined } | undefined {
+    return this.#last ? { commit: this.#last.commit, gitTree: this.#last.gitTree } : undefined;
+  }
+
+  /** Forget the cached stats: the next checkpoint reads everything again (after a restore). */
+  invalidate(): void {
+    if (this.#last) this.#last = { ...this.#last, indexStamp: undefined, gitStamp: undefined };
+  }
+
+  /** Checkpoints, newest first, each with the files that differ from the one before it. */
+  async list(limit = 1000): Promise<Checkpoint[]> {
+    await this.#init();
+    if (!this.#readCheckpointRef()) return [];
+    const out = await gitText(['log', `-n${limit}`, '--format=%x1e%H%x1f%B%x1f', '--name-status', '--no-renames', CHECKPOINT_REF], this.shadowCall(), 'cannot list checkpoints');
+    const result: Checkpoint[] = [];
+    for (const entry of out.split('\x1e').filter((chunk) => chunk.trim())) {
+      const [id, message, names] = entry.split('\x1f') as [string, string, string | undefined];
+      const meta = parseMeta(message ?? '');
+      const changed = (names ?? '')
+        .split('\n')
+        .map((line) => /^([AMDT])\tfiles\/(.*)$/.exec(line))
+        .filter((m): m is RegExpExecArray => m !== null)
+        .map((m) => `${m[1]} ${m[2]}`);
+      result.push({ id: id.trim(), ...meta, changed: changed.slice(0, 50), changedCount: changed.length, filesTree: '', gitTree: undefined });
+    }
+    // The first checkpoint of a workspace has nothing before it to differ from.
+    const oldest = result.at(-1);
+    if (oldest && result.length < limit) Object.assign(oldest, { changed: [], changedCount: 0 });
+    return result;
+  }
+
+  /** A checkpoint by its id or a unique prefix of it (at least 4 characters). */
+  async find(id: string): Promise<Checkpoint | undefined> {
+    if (!/^[0-9a-f]{4,64}$/.test(id)) return undefined;
+    const all = await this.list();
+    const matches = all.filter((c) => c.id.startsWith(id));
+    if (matches.length !== 1) return undefined;
+    const found = matches[0]!;
+    const trees = await runGit(['rev-parse', `${found.id}:files`, `${found.id}:git`], this.shadowCall());
+    const [filesTree, gitTree] = trees.stdout.toString().split('\n');
+    return { ...found, filesTree: filesTree ?? '', gitTree: gitTree && /^[0-9a-f]+$/.test(gitTree) ? gitTree : undefined };
+  }
+}
+
+function realHome(): string {
+  try {
+    return realpathSync(os.homedir());
+  } catch {
+    return os.homedir();
+  }
+}
+
+/** One entry of a tree object: a subtree `name` with id `id` (hex). */
+function treeEntry(name: string, id: string): Buffer {
+  return Buffer.concat([Buffer.from(`40000 ${name}\0`), Buffer.from(id, 'hex')]);
+}
+
+function parseMeta(message: string): CheckpointMeta {
+  try {
+    const parsed = JSON.parse(message) as Partial<CheckpointMeta>;
+    return {
+      time: String(parsed.time ?? ''),
+      agent: String(parsed.agent ?? ''),
+      tool: String(parsed.tool ?? ''),
+      summary: String(parsed.summary ?? ''),
+      changed: Array.isArray(parsed.changed) ? parsed.changed.map(String) : [],
+      changedCount: Number(parsed.changedCount ?? 0),
+    };
+  } catch {
+    return { time: '', agent: '', tool: '', summary: message.trim().slice(0, 200), changed: [], changedCount: 0 };
+  }
+}
+
+function stat(p: string): Stats | undefined {
+  try {
+    return statSync(p);
+  } catch {
+    return undefined;
+  }
+}
+
+function stamp(p: string): string | undefined {
+  const s = stat(p);
+  return s ? `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}` : undefined;
+}
+
+export function isDir(p: string): boolean {
+  return stat(p)?.isDirectory() === true;
+}
+
+function copyIfFile(from: string, to: string): void {
+  if (stat(from)?.isFile()) copyFileSync(from, to);
+}
+
+/** The regular files of a directory tree (hooks, info), copied. */
+function copyFiles(from: string, to: string): void {
+  if (!isDir(from)) return;
+  mkdirSync(to, { recursive: true });
+  for (const name of readdirSync(from)) {
+    const source = path.join(from, name);
+    const s = stat(source);
+    if (s?.isDirectory()) copyFiles(source, path.join(to, name));
+    else if (s?.isFile()) copyFileSync(source, path.join(to, name));
+  }
+}
+
+export { CheckpointError };
