@@ -79,7 +79,8 @@ Options:
 
 Settings files (lowest first; flags and variables win): ~/.config/huddle/settings.json,
   .team/settings.json (the team's), .team/settings.local.json (yours), .mcp.json (MCP
-  servers); hooks, verify gates, roles, notifications: see the README, /config in the console
+  servers); hooks, verify gates, roles, notifications: see docs/ in huddle's repository
+  (docs/configuration.md), /config in the console
 
 Environment:
   ANTHROPIC_API_KEY      the API key (or ANTHROPIC_AUTH_TOKEN for a bearer token)
