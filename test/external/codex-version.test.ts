@@ -1,6 +1,7 @@
 // The codex driver checks the CLI's version once before its first turn (`codex --version`): one
 // older than the tested range is refused with one line naming what to install, and nothing else
-// runs; a supported one goes on to `codex exec`. The program here is a script that plays codex.
+// runs; a supported one goes on to `codex exec`, and a failed run is its one `Error:` line. The
+// program here is a script that plays codex.
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,7 +17,7 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A `codex` that prints `version` and logs each command line; `exec` prints one finished turn. */
-function fakeCodex(version: string): string {
+function fakeCodex(version: string, failure?: string): string {
   const file = path.join(dir, 'codex');
   const turn = [
     { type: 'thread.started', thread_id: 'thread-1' },
@@ -26,7 +27,7 @@ function fakeCodex(version: string): string {
   ]
     .map((line) => `'${JSON.stringify(line)}'`)
     .join(' ');
-  writeFileSync(file, `#!/bin/sh\necho "$*" >> "${dir}/calls"\nif [ "$1" = --version ]; then echo "codex-cli ${version}"; exit 0; fi\nfor l in ${turn}; do echo "$l"; done\n`);
+  writeFileSync(file, `#!/bin/sh\necho "$*" >> "${dir}/calls"\nif [ "$1" = --version ]; then echo "codex-cli ${version}"; exit 0; fi\n${failure ? `printf '%s\\n' '${failure}' 'Stack backtrace:' '   0: <unknown>' '   1: <unknown>' >&2; exit 1\n` : ''}for l in ${turn}; do echo "$l"; done\n`);
   chmodSync(file, 0o755);
   return file;
 }
@@ -56,5 +57,11 @@ describe('the codex version check', () => {
     const [version, exec] = calls();
     expect(version).toBe('--version');
     expect(exec).toMatch(/^exec --json .*mcp_servers\.huddle\.required=true/);
+  });
+
+  it("says why a run failed in one line: Codex's error, not its stack backtrace", async () => {
+    const driver = new CodexDriver(setupFor(fakeCodex(TESTED_VERSIONS.codex!.tested, 'Error: thread/start failed: required MCP servers failed to initialize: huddle: handshaking failed')));
+    const report = await driver.runTurn('hello', sink, new AbortController().signal);
+    expect(report).toMatchObject({ outcome: 'failed', error: 'codex exited with code 1: thread/start failed: required MCP servers failed to initialize: huddle: handshaking failed' });
   });
 });

@@ -77,6 +77,11 @@ export class AgentProcess {
     return !this.#exited;
   }
 
+  /** What it wrote on stderr lately (the last 2000 characters). */
+  get stderr(): string {
+    return this.#stderr;
+  }
+
   /** The last lines of its stderr, for an error message. */
   stderrTail(lines = 5): string {
     return this.#stderr.trim().split('\n').slice(-lines).join('\n');

@@ -16,6 +16,7 @@
 // checked once per teammate (`codex --version`): one older than the tested range
 // (cli-versions.ts, docs/agent-clis.md) is refused with one line saying what to install.
 import { parseVersion, TESTED_VERSIONS, versionVerdict, versionWarning } from './cli-versions.js';
+import type { AgentProcess } from './child-process.js';
 import { PerTurnDriver, type LineState } from './per-turn-driver.js';
 
 const SANDBOX: Record<'plan' | 'ask' | 'auto', string> = { plan: 'read-only', ask: 'workspace-write', auto: 'workspace-write' };
@@ -36,9 +37,11 @@ export class CodexDriver extends PerTurnDriver {
       `mcp_servers.huddle.command=${toml(this.setup.mcp.command)}`,
       '-c',
       `mcp_servers.huddle.args=${toml(this.setup.mcp.args)}`,
-      // Waited for before the first request (see above).
+      // Waited for before the first request (see above), longer than Codex's 10 s on a busy machine.
       '-c',
       'mcp_servers.huddle.required=true',
+      '-c',
+      'mcp_servers.huddle.startup_timeout_sec=60',
       // huddle's tools run without asking (exec never asks: a call needing approval would fail).
       '-c',
       'mcp_servers.huddle.default_tools_approval_mode="approve"',
@@ -56,6 +59,12 @@ export class CodexDriver extends PerTurnDriver {
     if (!version) return `cannot start a codex teammate: \`${this.setup.command} --version\` printed no version${output.trim() ? ` ("${output.trim().split('\n')[0]!.slice(0, 120)}")` : ''}; huddle drives codex ${range.oldest} or newer (\`npm install -g ${range.package}@${range.tested}\`)`;
     if (versionVerdict(range, version) === 'older') return `cannot start a codex teammate: ${versionWarning('codex', range, version)}`;
     return undefined;
+  }
+
+  /** Codex ends a failed run with `Error: …` and then a stack backtrace: the error line is the reason. */
+  protected override failureReason(child: AgentProcess): string | undefined {
+    const error = /^Error: (.+)$/m.exec(child.stderr)?.[1];
+    return error ? error.slice(0, 400) : super.failureReason(child);
   }
 
   protected onLine(line: Record<string, unknown>, state: LineState): void {

@@ -44,6 +44,10 @@ export abstract class PerTurnDriver implements ExternalDriver {
   }
   /** Applies one JSON line of the CLI's output to the turn. */
   protected abstract onLine(line: Record<string, unknown>, state: LineState): void;
+  /** Why the program failed, from what it printed (the end of its stderr unless the CLI says better). */
+  protected failureReason(child: AgentProcess): string | undefined {
+    return child.stderrTail() || undefined;
+  }
   /** Checked once before the first turn: why this program cannot be driven (an unsupported version), if so. */
   protected preflight(): Promise<string | undefined> {
     return Promise.resolve(undefined);
@@ -108,7 +112,7 @@ export abstract class PerTurnDriver implements ExternalDriver {
             if (interrupted) return resolve({ outcome: 'interrupted', ...base });
             if (state.done === 'success' || (state.done === undefined && code === 0)) return resolve({ outcome: 'end_turn', ...base });
             const how = exitSignal ? `was killed (${exitSignal})` : `exited with code ${code}`;
-            const why = state.error ?? child?.stderrTail();
+            const why = state.error ?? (child ? this.failureReason(child) : undefined);
             resolve({ outcome: 'failed', ...base, error: `${this.kind} ${how}${why ? `: ${why}` : ''}` });
           },
       }).then(
