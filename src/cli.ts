@@ -37,6 +37,8 @@ Usage:
   huddle mcp --as NAME                  huddle's MCP server (stdio) for an external agent that is teammate NAME
                                         (of the team in --cwd, or on PostgreSQL with --team URL)
   huddle worker --team URL --slots N    a host for up to N teammates of a team on PostgreSQL, working in --cwd
+  huddle doctor [--json]                the agent CLIs teammates would run here, their versions, and
+                                        a warning for each outside the range huddle is tested with
   huddle trust [--list | --revoke]      show and trust the workspace settings that widen what runs unasked
                                         (hooks, MCP servers, sandbox off…); --list: what is trusted and
                                         what waits; --revoke: forget this workspace's trust
@@ -93,7 +95,7 @@ Exit codes (headless): 0 done, 1 the run failed, 2 usage or configuration error,
 status/send/interrupt exit 2 when no huddle runs in the workspace.`;
 
 /** Subcommands that talk to a live huddle or serve one: each has its own few options. */
-const SUBCOMMANDS = ['status', 'send', 'interrupt', 'mcp', 'trust', 'rewind'] as const;
+const SUBCOMMANDS = ['status', 'send', 'interrupt', 'mcp', 'trust', 'rewind', 'doctor'] as const;
 type Subcommand = (typeof SUBCOMMANDS)[number];
 
 async function runSubcommand(command: Subcommand, argv: string[]): Promise<number> {
@@ -123,13 +125,18 @@ async function runSubcommand(command: Subcommand, argv: string[]): Promise<numbe
     process.stdout.write(`${HELP}\n`);
     return 0;
   }
-  const allowed: Record<Subcommand, string[]> = { status: ['cwd', 'json'], send: ['cwd'], interrupt: ['cwd'], mcp: ['cwd', 'as', 'socket', 'team'], trust: ['cwd', 'list', 'revoke'], rewind: ['cwd', 'files', 'all'] };
+  const allowed: Record<Subcommand, string[]> = { status: ['cwd', 'json'], send: ['cwd'], interrupt: ['cwd'], mcp: ['cwd', 'as', 'socket', 'team'], trust: ['cwd', 'list', 'revoke'], rewind: ['cwd', 'files', 'all'], doctor: ['cwd', 'json'] };
   for (const key of Object.keys(values)) if (!allowed[command].includes(key)) usageError(`--${key} does not go with huddle ${command}`);
   if (command === 'trust') {
     if (positionals.length) usageError(`unexpected argument '${positionals[0]}'`);
     if (values.list && values.revoke) usageError('--list and --revoke exclude each other');
     const { runTrustCommand } = await import('./faces/trust-cli.js');
     return runTrustCommand(values.list ? 'list' : values.revoke ? 'revoke' : 'trust', values.cwd);
+  }
+  if (command === 'doctor') {
+    if (positionals.length) usageError(`unexpected argument '${positionals[0]}'`);
+    const { runDoctorCommand } = await import('./faces/doctor-cli.js');
+    return runDoctorCommand({ cwd: values.cwd, json: values.json ?? false });
   }
   if (command === 'mcp') {
     if (!values.as) usageError('huddle mcp needs --as NAME: the teammate the external agent acts as');

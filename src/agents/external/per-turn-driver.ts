@@ -44,8 +44,41 @@ export abstract class PerTurnDriver implements ExternalDriver {
   }
   /** Applies one JSON line of the CLI's output to the turn. */
   protected abstract onLine(line: Record<string, unknown>, state: LineState): void;
+  /** Why the program failed, from what it printed (the end of its stderr unless the CLI says better). */
+  protected failureReason(child: AgentProcess): string | undefined {
+    return child.stderrTail() || undefined;
+  }
+  /** Checked once before the first turn: why this program cannot be driven (an unsupported version), if so. */
+  protected preflight(): Promise<string | undefined> {
+    return Promise.resolve(undefined);
+  }
+  #preflight: Promise<string | undefined> | undefined;
 
-  runTurn(text: string, sink: TurnSink, signal: AbortSignal): Promise<TurnReport> {
+  /** Runs the program once with `args` (through the same spawn seam) and gives its output. */
+  protected probe(args: string[]): Promise<string> {
+    return new Promise((resolve) => {
+      let output = '';
+      AgentProcess.start({
+        command: this.setup.command,
+        args,
+        cwd: this.setup.cwd,
+        env: { ...this.setup.env, ...this.environment() },
+        spawn: this.#spawn,
+        stdin: 'ignore',
+        onJson: (line) => (output += `${JSON.stringify(line)}\n`),
+        onText: (line) => (output += `${line}\n`),
+        onExit: () => resolve(output),
+      }).catch(() => resolve(output));
+    });
+  }
+
+  async runTurn(text: string, sink: TurnSink, signal: AbortSignal): Promise<TurnReport> {
+    const refused = await (this.#preflight ??= this.preflight());
+    if (refused) return { outcome: 'failed', text: '', error: refused };
+    return this.#runTurn(text, sink, signal);
+  }
+
+  #runTurn(text: string, sink: TurnSink, signal: AbortSignal): Promise<TurnReport> {
     const session = this.#session;
     const prompt = session ? text : `${this.setup.instructions}\n\n---\n\n${text || '(begin)'}`;
     const state: LineState = { sink, text: '', usage: undefined, costUsd: undefined, error: undefined, done: undefined, session: undefined, model: undefined };
@@ -63,6 +96,8 @@ export abstract class PerTurnDriver implements ExternalDriver {
           cwd: this.setup.cwd,
           env: { ...this.setup.env, ...this.environment() },
           spawn: this.#spawn,
+          // Per-turn CLIs take the prompt as an argument; codex reads a piped stdin as more of it.
+          stdin: 'ignore',
           onJson: (line) => {
             this.onLine(line, state);
             if (state.session && state.session !== this.#session) {
@@ -77,14 +112,13 @@ export abstract class PerTurnDriver implements ExternalDriver {
             if (interrupted) return resolve({ outcome: 'interrupted', ...base });
             if (state.done === 'success' || (state.done === undefined && code === 0)) return resolve({ outcome: 'end_turn', ...base });
             const how = exitSignal ? `was killed (${exitSignal})` : `exited with code ${code}`;
-            const why = state.error ?? child?.stderrTail();
+            const why = state.error ?? (child ? this.failureReason(child) : undefined);
             resolve({ outcome: 'failed', ...base, error: `${this.kind} ${how}${why ? `: ${why}` : ''}` });
           },
       }).then(
         (started) => {
           child = started;
           this.#process = started;
-          started.child.stdin?.end();
           if (signal.aborted) onAbort();
           else signal.addEventListener('abort', onAbort, { once: true });
         },

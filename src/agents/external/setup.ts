@@ -4,6 +4,7 @@
 // config in a private directory of its own), huddle's MCP server acting as it through its
 // channel, its instructions, its permission mode, and the sandbox it all runs in
 // (external-sandbox.ts).
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { HuddleConfig } from '../../runtime/config.js';
 import type { PermissionGate } from '../../runtime/permissions/guarded-tools.js';
@@ -74,6 +75,7 @@ export function externalSetup(options: SetupOptions): ExternalSetup {
     channel: options.channel,
     model,
     programs: [launch.command, mcp.command, mcp.args[0] ?? ''],
+    libraries: packageLibraries(launch.command),
   });
   return {
     kind,
@@ -160,4 +162,19 @@ export function huddleMcpCommand(name: string, workspaceRoot: string, socket: st
   const cli = env.HUDDLE_CLI ?? (/cli\.m?js$/.test(process.argv[1] ?? '') ? process.argv[1] : undefined);
   if (!cli) throw new ExternalAgentError('cannot tell where huddle\'s cli.js is for its MCP server; set HUDDLE_CLI to its path');
   return { command: process.execPath, args: [path.resolve(cli), 'mcp', '--as', name, '--cwd', workspaceRoot, '--socket', socket] };
+}
+
+/**
+ * An npm-installed CLI's program is a link into its package, which loads its platform package
+ * beside it (codex): the node_modules directory that holds them, for a checkout under the temp dir.
+ */
+function packageLibraries(command: string): string[] {
+  let real: string;
+  try {
+    real = realpathSync(command);
+  } catch {
+    return [];
+  }
+  const at = real.lastIndexOf(`${path.sep}node_modules${path.sep}`);
+  return at < 0 ? [] : [real.slice(0, at + `${path.sep}node_modules`.length)];
 }
