@@ -144,8 +144,29 @@ export abstract class Agent {
     this.compactor.interrupt();
   }
 
+  /**
+   * Set by an idle loop whose look at the inbox (delivering or finding it empty) starts the turn it
+   * runs next: that turn's first model call needs no second look, so a delivered message costs one
+   * scan of the inbox. Every later call of the turn looks again.
+   */
+  protected inboxJustRead = false;
+
+  /** Runs a turn that an idle loop's look at the inbox started (inboxJustRead). */
+  protected async runTurnAfterLook(...args: Parameters<AgentLoop['runTurn']>): Promise<TurnOutcome> {
+    this.inboxJustRead = true;
+    try {
+      return await this.loop.runTurn(...args);
+    } finally {
+      this.inboxJustRead = false;
+    }
+  }
+
   /** Input injected before each model call while in a turn: unread inbox messages. */
   protected async pendingInput(): Promise<PendingInput[] | undefined> {
+    if (this.inboxJustRead) {
+      this.inboxJustRead = false;
+      return undefined;
+    }
     const text = await this.deliverInbox();
     return text ? [text] : undefined;
   }

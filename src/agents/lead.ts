@@ -147,7 +147,9 @@ export class Lead extends Agent {
       }
       this.#busy = true;
       await this.setStatus('working', { reason: prompt !== undefined ? 'on your prompt' : 'on its inbox' });
-      const outcome = await this.#afterTurn(await this.loop.runTurn(input, prompt !== undefined ? 'user' : 'inbox'));
+      // A turn its inbox started needs no second look at it before the first call.
+      const turn = prompt !== undefined ? this.loop.runTurn(input, 'user') : this.runTurnAfterLook(input, 'inbox');
+      const outcome = await this.#afterTurn(await turn);
       this.#busy = false; // the turn is over: the status events below may be what ends a wait on isIdle
       this.lastOutcome = outcome;
       if (outcome.kind === 'end_turn' || outcome.kind === 'stopped') this.lastText = outcome.text;
@@ -156,8 +158,8 @@ export class Lead extends Agent {
       } else {
         await this.setStatus('idle', { reason: waitingSince('waiting for messages') });
       }
-      const turn: LeadTurn = { input: prompt !== undefined ? 'prompt' : 'inbox', outcome };
-      for (const listener of this.#turnListeners) listener(turn);
+      const ended: LeadTurn = { input: prompt !== undefined ? 'prompt' : 'inbox', outcome };
+      for (const listener of this.#turnListeners) listener(ended);
     }
   }
 }

@@ -170,13 +170,15 @@ export class Teammate extends Agent {
     let source: TurnSource = this.#resumed ? 'system' : 'spawn';
     /** Turns in a row a TeammateIdle hook kept it from idling. */
     let kept = 0;
+    let afterLook = false;
     try {
       await this.setStatus('working');
       while (input !== undefined && !this.stopping) {
         this.#idleRequested = false;
         // A teammate resumed idle has its resume turn in its transcript already: it waits for work.
         const by = source === 'spawn' ? this.spec.spawnedBy : undefined;
-        const outcome: TurnOutcome | undefined = this.#resumeIdle ? undefined : await this.loop.runTurn(input, source, by);
+        // A turn an IDLE look started (afterLook) needs no second look at the inbox before its first call.
+        const outcome: TurnOutcome | undefined = this.#resumeIdle ? undefined : afterLook ? await this.runTurnAfterLook(input, source, by) : await this.loop.runTurn(input, source, by);
         this.#resumeIdle = false;
         if (outcome?.kind === 'interrupted') this.#held = true;
         if (outcome?.kind === 'failed' || outcome?.kind === 'turn_limit') {
@@ -193,6 +195,7 @@ export class Teammate extends Agent {
           kept += 1;
           input = `A TeammateIdle hook kept you from going idle: ${reason}`;
           source = 'system';
+          afterLook = false;
           continue;
         }
         kept = 0;
@@ -205,6 +208,7 @@ export class Teammate extends Agent {
         await this.setStatus('working', wake.reason ? { reason: wake.reason, task: wake.task } : {});
         input = wake.text;
         source = wake.source;
+        afterLook = true;
       }
       if (!this.#suspended) await this.setStatus('shutdown', { reason: this.stopReason ?? 'stopped' });
     } catch (error) {
