@@ -44,17 +44,23 @@ export abstract class PerTurnDriver implements ExternalDriver {
   }
   /** Applies one JSON line of the CLI's output to the turn. */
   protected abstract onLine(line: Record<string, unknown>, state: LineState): void;
+  /** The signal that interrupts a turn (SIGTERM, SIGKILL follow if it does not end). */
+  protected readonly interruptSignal: NodeJS.Signals = 'SIGINT';
+  /** A CLI that takes huddle's instructions in its own configuration gets the bare text. */
+  protected firstPrompt(text: string): string {
+    return `${this.setup.instructions}\n\n---\n\n${text || '(begin)'}`;
+  }
 
   runTurn(text: string, sink: TurnSink, signal: AbortSignal): Promise<TurnReport> {
     const session = this.#session;
-    const prompt = session ? text : `${this.setup.instructions}\n\n---\n\n${text || '(begin)'}`;
+    const prompt = session ? text : this.firstPrompt(text);
     const state: LineState = { sink, text: '', usage: undefined, costUsd: undefined, error: undefined, done: undefined, session: undefined, model: undefined };
     return new Promise<TurnReport>((resolve) => {
       let interrupted = false;
       let child: AgentProcess | undefined;
       const onAbort = () => {
         interrupted = true;
-        killGroup(child?.child.pid, 'SIGINT');
+        killGroup(child?.child.pid, this.interruptSignal);
         setTimeout(() => void child?.stop(this.setup.killGraceMs), 2000).unref();
       };
       AgentProcess.start({

@@ -41,6 +41,9 @@ const HOME_SECRETS = [
   '.anthropic',
   '.password-store',
   '.local/share/keyrings',
+  // OpenCode's sign-ins (auth.json), sessions and config, as the person's own.
+  '.local/share/opencode',
+  '.config/opencode',
   '.mozilla',
   '.config/google-chrome',
   '.config/chromium',
