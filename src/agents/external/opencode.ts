@@ -13,6 +13,8 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { TokenUsage } from '../../runtime/model/pricing.js';
+import { AgentProcess } from './child-process.js';
+import type { TurnReport, TurnSink } from './driver.js';
 import { PerTurnDriver, type LineState } from './per-turn-driver.js';
 
 /** What OpenCode may do without asking in each mode (the rest of its defaults stay). */
@@ -26,6 +28,49 @@ export class OpenCodeDriver extends PerTurnDriver {
   readonly kind = 'opencode' as const;
   protected override readonly interruptSignal = 'SIGTERM';
   #instructionsFile: string | undefined;
+
+  /**
+   * Its lines name the session only once a step starts: a first turn interrupted (or failed) before
+   * that has a session nobody knows of. OpenCode lists its sessions (its data directory is this
+   * teammate's own): one made since the turn began is that turn's, and the next turn continues it.
+   */
+  override async runTurn(text: string, sink: TurnSink, signal: AbortSignal): Promise<TurnReport> {
+    const fresh = this.session === undefined;
+    const began = Date.now();
+    const report = await super.runTurn(text, sink, signal);
+    if (fresh && this.session === undefined && report.outcome !== 'end_turn') {
+      const id = await this.#sessionSince(began).catch(() => undefined);
+      if (id) this.adoptSession(id, sink, report.model);
+    }
+    return report;
+  }
+
+  /** The newest session made at or after `since` (ms), from `opencode session list --format json`. */
+  async #sessionSince(since: number): Promise<string | undefined> {
+    const lines: string[] = [];
+    const listed = new Promise<void>((resolve) => {
+      void AgentProcess.start({
+        command: this.setup.command,
+        args: ['session', 'list', '--format', 'json', '--max-count', '1'],
+        cwd: this.setup.cwd,
+        env: { ...this.setup.env, ...this.environment() },
+        spawn: this.spawn,
+        onJson: () => undefined,
+        // A pretty-printed array: no line of it is JSON on its own.
+        onText: (line) => void lines.push(line),
+        onExit: () => resolve(),
+      }).then((started) => started.child.stdin?.end(), () => resolve());
+    });
+    await listed;
+    let sessions: unknown;
+    try {
+      sessions = JSON.parse(lines.join('\n'));
+    } catch {
+      return undefined;
+    }
+    const newest = Array.isArray(sessions) ? (sessions[0] as { id?: unknown; created?: unknown } | undefined) : undefined;
+    return typeof newest?.id === 'string' && typeof newest.created === 'number' && newest.created >= since - 1000 ? newest.id : undefined;
+  }
 
   protected argsFor(text: string, session: string | undefined): string[] {
     const mode = this.setup.permissionMode;

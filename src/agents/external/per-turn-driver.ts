@@ -26,13 +26,14 @@ export interface LineState {
 export abstract class PerTurnDriver implements ExternalDriver {
   abstract readonly kind: AgentKind;
   protected readonly setup: DriverSetup;
-  readonly #spawn: SpawnLike | undefined;
+  /** The spawn seam its program starts through (the sandbox's). */
+  protected readonly spawn: SpawnLike | undefined;
   #session: string | undefined;
   #process: AgentProcess | undefined;
 
   constructor(setup: DriverSetup, spawn?: SpawnLike) {
     this.setup = setup;
-    this.#spawn = spawn;
+    this.spawn = spawn;
     this.#session = setup.session;
   }
 
@@ -68,7 +69,7 @@ export abstract class PerTurnDriver implements ExternalDriver {
           args: this.argsFor(prompt, session),
           cwd: this.setup.cwd,
           env: { ...this.setup.env, ...this.environment() },
-          spawn: this.#spawn,
+          spawn: this.spawn,
           onJson: (line) => {
             this.onLine(line, state);
             if (state.session && state.session !== this.#session) {
@@ -97,6 +98,17 @@ export abstract class PerTurnDriver implements ExternalDriver {
         (error: Error) => resolve({ outcome: 'failed', text: '', error: `${this.kind} could not start: ${error.message}` }),
       );
     });
+  }
+
+  /** The session the next turn continues (undefined: a new one). */
+  protected get session(): string | undefined {
+    return this.#session;
+  }
+
+  /** Continues `id` from the next turn (a session found other than by the turn's lines). */
+  protected adoptSession(id: string, sink: TurnSink, model?: string): void {
+    this.#session = id;
+    sink.session(id, model);
   }
 
   reset(): void {
