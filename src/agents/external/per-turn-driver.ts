@@ -1,4 +1,4 @@
-// CLIs that take one prompt per process in their non-interactive JSON mode (gemini, codex): each
+// CLIs that take one prompt per process in their non-interactive JSON mode (gemini, codex, opencode): each
 // user turn starts the program with the turn's text, reads its JSON lines until it exits, and the
 // next turn continues the same session (its id from the first turn's lines). The first turn of a
 // session carries huddle's instructions (these CLIs take no extra system prompt on the command
