@@ -3,8 +3,9 @@
 // with a stand-in key; huddle's key never enters its sandbox): it is offered huddle's team tools
 // (huddle_claim_task, …) in its first request, claims a task with them, completes it and reports
 // to the lead once; a message later continues its session (--session); an interrupt ends its turn
-// and the next message carries on in the same session.
-import { rmSync, writeFileSync, mkdirSync } from 'node:fs';
+// and the next message carries on in the same session. In huddle's sandbox its shell writes the
+// workspace and nothing outside it; in plan mode (its plan agent, a read-only sandbox) it writes nothing.
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { reply, replyText, text, toolUse } from '../helpers/fake-api.js';
@@ -12,6 +13,8 @@ import { findOpenCode, openCodeEnv, skipWithoutOpenCode } from '../helpers/openc
 import { CLI_PATH } from '../helpers/run-cli.js';
 import { openTeamHarness, TEST_API_KEY, type TeamHarness } from '../helpers/team-harness.js';
 import { trustWorkspace } from '../helpers/trust.js';
+import { sandboxStatus } from '../../src/runtime/sandbox/index.js';
+import { expectSame, makeArena } from '../sandbox/arena.js';
 
 const skip = skipWithoutOpenCode();
 
@@ -103,5 +106,46 @@ describe.skipIf(skip)('an opencode teammate (the real OpenCode CLI)', () => {
     expect(conversation(1)).toContain('Do the first thing.');
     expect(conversation(1)).toContain('Now the second thing.');
     expect(h.team.ctx.roster.get('oc')!.agent_session).toBe(session);
+  }, 300_000);
+});
+
+// Its commands run in huddle's sandbox (OpenCode has none of its own): they write the workspace, not a byte outside it.
+describe.skipIf(skip || (!sandboxStatus().available && process.env.CI !== 'true'))('an opencode teammate in the sandbox', () => {
+  it('writes its workspace and nothing outside it', async () => {
+    const arena = makeArena('opencode-');
+    try {
+      const before = arena.snapshot();
+      const COMMAND = `echo mine > made-by-opencode.txt; echo pwned > ${arena.victim}/keep.txt; touch ${arena.victim}/new-file; echo finished`;
+      h.fake.script('oc', reply(toolUse('bash', { command: COMMAND, description: 'Try the command' })), replyText('Tried.'));
+      await h.spawn('oc', 'Run the command.', { agent: 'opencode', permissionMode: 'auto' });
+      await h.waitForEvent('its turn to end', (e) => e.agent === 'oc' && e.type === 'text' && String(e.text).includes('Tried.'), 120_000);
+      const result = h.events.find((e) => e.agent === 'oc' && e.type === 'tool_result');
+      expect(result?.name).toBe('bash');
+      expect(String(result?.content)).toContain('finished');
+      expect(String(result?.content)).toMatch(/Read-only file system/);
+      expect(readFileSync(path.join(h.root, 'made-by-opencode.txt'), 'utf8')).toBe('mine\n');
+      expectSame(arena.snapshot(), before, 'the victim');
+    } finally {
+      arena.cleanup();
+    }
+  }, 300_000);
+
+  it('in plan mode starts, uses huddle\'s tools, and writes nothing', async () => {
+    await h.team.ctx.board.create({ subject: 'Plan the change' }, 'lead');
+    h.fake.script(
+      'oc',
+      reply(toolUse('huddle_task_list', {})),
+      reply(toolUse('write', { filePath: path.join(h.root, 'planned.txt'), content: 'no\n' })),
+      replyText('Planned.'),
+    );
+    await h.spawn('oc', 'Plan it.', { agent: 'opencode', permissionMode: 'plan' });
+    await h.waitForEvent('its turn to end', (e) => e.agent === 'oc' && e.type === 'text' && String(e.text).includes('Planned.'), 120_000);
+    const results = h.events.filter((e) => e.agent === 'oc' && e.type === 'tool_result');
+    expect(results.map((e) => [e.name, e.ok])).toEqual([
+      ['huddle_task_list', true],
+      ['write', false],
+    ]);
+    expect(String(results[0]!.content)).toContain('Plan the change');
+    expect(existsSync(path.join(h.root, 'planned.txt'))).toBe(false);
   }, 300_000);
 });
