@@ -76,6 +76,8 @@ describe.skipIf(skip)('an opencode teammate (the real OpenCode CLI)', () => {
     const usage = h.events.filter((e) => e.agent === 'oc' && e.type === 'usage');
     expect(Number(usage.at(-1)!.output_tokens)).toBeGreaterThan(0);
     expect(Number(usage.at(-1)!.cost_usd)).toBeGreaterThan(0);
+    // How full its context is: its last step's input (cached or not) and output.
+    expect(Number(usage.at(-1)!.context_tokens)).toBeGreaterThan(Number(usage.at(-1)!.output_tokens));
     const session = h.team.ctx.roster.get('oc')!.agent_session;
     expect(session).toMatch(/^ses_/);
 

@@ -28,6 +28,8 @@ export class OpenCodeDriver extends PerTurnDriver {
   readonly kind = 'opencode' as const;
   protected override readonly interruptSignal = 'SIGTERM';
   #instructionsFile: string | undefined;
+  /** Tokens in its context after the latest step (that step's input, cached or not, and output). */
+  #contextTokens: number | undefined;
 
   /**
    * Its lines name the session only once a step starts: a first turn interrupted (or failed) before
@@ -37,12 +39,13 @@ export class OpenCodeDriver extends PerTurnDriver {
   override async runTurn(text: string, sink: TurnSink, signal: AbortSignal): Promise<TurnReport> {
     const fresh = this.session === undefined;
     const began = Date.now();
+    this.#contextTokens = undefined;
     const report = await super.runTurn(text, sink, signal);
     if (fresh && this.session === undefined && report.outcome !== 'end_turn') {
       const id = await this.#sessionSince(began).catch(() => undefined);
       if (id) this.adoptSession(id, sink, report.model);
     }
-    return report;
+    return this.#contextTokens === undefined ? report : { ...report, contextTokens: this.#contextTokens };
   }
 
   /** The newest session made at or after `since` (ms), from `opencode session list --format json`. */
@@ -154,6 +157,7 @@ export class OpenCodeDriver extends PerTurnDriver {
       }
       case 'step_finish':
         state.usage = addUsage(state.usage, part.tokens);
+        if (part.tokens) this.#contextTokens = (part.tokens.input ?? 0) + (part.tokens.cache?.read ?? 0) + (part.tokens.cache?.write ?? 0) + (part.tokens.output ?? 0);
         if (typeof part.cost === 'number') state.costUsd = (state.costUsd ?? 0) + part.cost;
         return;
       case 'error': {
