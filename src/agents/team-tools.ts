@@ -133,7 +133,7 @@ export function leadTools(team: TeamControl): Tool[] {
         agent: z
           .enum(['huddle', ...AGENT_KINDS])
           .optional()
-          .describe('who runs it: huddle (default, in-process); claude-code, gemini or codex (that CLI in its own process, team tools through huddle\'s MCP server); command (a program in a terminal pane)'),
+          .describe('who runs it: huddle (default, in-process); claude-code, gemini, codex or opencode (that CLI in its own process, team tools through huddle\'s MCP server); command (a program in a terminal pane)'),
         command: z.string().min(1).optional().describe('for agent command: the command line (default: settings agents.command, else a shell)'),
       }),
       summarize: (input) => `${input.name} (${input.role})`,

@@ -15,6 +15,7 @@ export const TESTED_VERSIONS: Partial<Record<AgentKind, TestedRange>> = {
   'claude-code': { package: '@anthropic-ai/claude-code', oldest: '2.1.330', tested: '2.1.330' },
   gemini: { package: '@google/gemini-cli', oldest: '0.61.0', tested: '0.61.0' },
   codex: { package: '@openai/codex', oldest: '0.169.0', tested: '0.169.0' },
+  opencode: { package: 'opencode-ai', oldest: '1.18.33', tested: '1.18.33' },
 };
 
 /** The first x.y.z in a CLI's `--version` output ("codex-cli 0.169.0", "2.1.330 (Claude Code)"). */

@@ -21,6 +21,7 @@ import { CodexDriver } from './codex.js';
 import type { DriverSetup, ExternalDriver } from './driver.js';
 import { ExternalTurnLoop } from './external-loop.js';
 import { GeminiDriver } from './gemini.js';
+import { OpenCodeDriver } from './opencode.js';
 import type { AgentKind } from './launch.js';
 import { PtyDriver, type CommandLine, type TerminalView } from './pty-driver.js';
 
@@ -51,6 +52,8 @@ export function createDriver(setup: ExternalSetup): ExternalDriver {
       return new GeminiDriver(setup.driver, setup.spawn);
     case 'codex':
       return new CodexDriver(setup.driver, setup.spawn);
+    case 'opencode':
+      return new OpenCodeDriver(setup.driver, setup.spawn);
     case 'command':
       return new PtyDriver(setup.driver, setup.commandLine);
   }

@@ -39,6 +39,9 @@ export interface SetupOptions {
   env?: NodeJS.ProcessEnv;
 }
 
+/** The CLIs that speak Anthropic's API with a key from their environment: huddle's relay can serve them. */
+const RELAYED = new Set<AgentKind>(['claude-code', 'opencode']);
+
 /** How long a program gets to end after SIGTERM before SIGKILL. */
 const KILL_GRACE_MS = 3000;
 
@@ -47,11 +50,11 @@ export function externalSetup(options: SetupOptions): ExternalSetup {
   const cwd = options.workspace.root;
   // Its CLI's own config and sessions: private to this teammate of this workspace, kept across runs.
   const configDir = kind === 'command' ? undefined : agentStateDir(options.workspaceRoot, identity.name, kind, options.env);
-  // Claude Code reaches huddle's model endpoint through the relay, with a stand-in key: the real one
-  // never enters its sandbox. A key or token of its own in `agents.claude-code.env` is the person's choice.
+  // Claude Code and OpenCode reach huddle's model endpoint through the relay, with a stand-in key: the
+  // real one never enters their sandbox. A key or token of their own in `agents.<kind>.env` is the person's choice.
   const ownKey = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN'].some((name) => launch.env[name] !== undefined);
   const model =
-    kind === 'claude-code' && !ownKey && (config.apiKey || config.authToken)
+    RELAYED.has(kind) && !ownKey && (config.apiKey || config.authToken)
       ? new ModelGrant({ apiKey: config.apiKey, authToken: config.authToken, baseURL: launch.env.ANTHROPIC_BASE_URL ?? config.baseURL })
       : undefined;
   const env = childEnvironment(
@@ -91,7 +94,9 @@ export function externalSetup(options: SetupOptions): ExternalSetup {
       command: launch.command,
       args: launch.args,
       env,
-      model: options.model,
+      // OpenCode on huddle's endpoint uses huddle's model unless the spawn names one.
+      model: options.model ?? (kind === 'opencode' && model ? config.model : undefined),
+      modelRelayKey: model?.keyVariable,
       instructions: externalInstructions({
         identity,
         kind,
@@ -147,6 +152,9 @@ function configVariables(kind: AgentKind, dir: string | undefined): Record<strin
       return { GEMINI_CLI_HOME: dir };
     case 'codex':
       return { CODEX_HOME: dir };
+    case 'opencode':
+      // OpenCode keeps its config, sessions (a database), logs and credentials in the XDG directories.
+      return { XDG_CONFIG_HOME: path.join(dir, 'config'), XDG_DATA_HOME: path.join(dir, 'data'), XDG_STATE_HOME: path.join(dir, 'state') };
     case 'command':
       return {};
   }

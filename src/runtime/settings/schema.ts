@@ -149,7 +149,7 @@ const notifications = z
   .describe('How huddle gets the person\'s attention when something needs them; a Notification hook can send it anywhere else.');
 
 // ---- roles and external agents ----------------------------------------------------------------------
-export const AGENT_KINDS = ['claude-code', 'gemini', 'codex', 'command'] as const;
+export const AGENT_KINDS = ['claude-code', 'gemini', 'codex', 'opencode', 'command'] as const;
 export type AgentKind = (typeof AGENT_KINDS)[number];
 
 const roleOverride = z
