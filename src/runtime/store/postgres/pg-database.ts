@@ -17,6 +17,7 @@ import pg from 'pg';
 import { StoreError, StoreUnavailableError, StoreWriteError } from '../store-errors.js';
 import { isCurrent, migrate } from './migrations.js';
 import { toJsonb } from './pg-json.js';
+import { Reachability } from './pg-reachability.js';
 
 /** The host a store writes for, the lease epoch it holds, and whether it knows it lost it; undefined: not fenced. */
 export type Fence = () => { host: string; epoch: number; lost?: boolean } | undefined;
@@ -114,7 +115,18 @@ export interface DatabaseOptions {
   idleInTransactionMs: number;
   /** A statement waits this long for a lock, then the transaction runs again. */
   lockTimeoutMs: number;
+  /** Connections in the pool (each process has one pool per database, plus the listener's and the lease's). */
+  poolSize?: number;
+  /**
+   * A pooler that hands out a server connection per transaction (PgBouncer pool_mode=transaction)
+   * sits in between: no startup parameters and no named prepared statements (the next transaction
+   * may run on another server connection). The timeouts are set per transaction either way.
+   */
+  transactionPooler?: boolean;
 }
+
+/** How many connections a pool holds unless the settings say otherwise. */
+export const DEFAULT_POOL_SIZE = 12;
 
 const pools = new Map<string, { db: Database; opening: Promise<Database>; users: number }>();
 
@@ -127,29 +139,39 @@ export class Database {
   private constructor(connectionString: string, options: DatabaseOptions) {
     this.connectionString = connectionString;
     this.#options = options;
+    this.reachability = Reachability.of(connectionString);
     this.pool = new pg.Pool({
       connectionString,
-      max: 12,
+      max: options.poolSize ?? DEFAULT_POOL_SIZE,
       idleTimeoutMillis: 30_000,
       connectionTimeoutMillis: Math.min(10_000, options.queryTimeoutMs),
+      // TCP keepalives: a server connection left half open by a cut link fails within a minute or
+      // so instead of the kernel's two hours (the server's own are its tcp_keepalives_* settings).
       keepAlive: true,
       keepAliveInitialDelayMillis: 1_000,
       query_timeout: options.queryTimeoutMs,
-      idle_in_transaction_session_timeout: options.idleInTransactionMs,
-      lock_timeout: options.lockTimeoutMs,
       // Prepared statements keep one plan (every statement here is keyed by team and id; planning a
-      // board change cost more than running it).
-      options: '-c plan_cache_mode=force_generic_plan',
+      // board change cost more than running it). A transaction pooler refuses startup parameters:
+      // the writes set it per transaction instead (fenceAndLock).
+      // (Where startup parameters pass, the timeouts are set for the session too: the single
+      // statements outside a write transaction, such as the sweep's, keep them.)
+      ...(options.transactionPooler
+        ? {}
+        : { options: '-c plan_cache_mode=force_generic_plan', idle_in_transaction_session_timeout: options.idleInTransactionMs, lock_timeout: options.lockTimeoutMs }),
       application_name: 'huddle',
     });
     // A client whose connection drops must not crash the process, idle or checked out between two
     // statements: the next statement on it fails (a connection error), and the pool replaces it.
-    this.pool.on('error', () => undefined);
+    this.pool.on('error', (error) => this.reachability.down(error));
     this.pool.on('connect', (client) => {
-      client.on('error', () => undefined);
+      client.on('error', (error) => this.reachability.down(error));
       coalesceWrites(client);
+      if (options.transactionPooler) unnameStatements(client);
     });
   }
+
+  /** Whether this process reaches the database now (the status a person reads while it does not). */
+  readonly reachability: Reachability;
 
   /**
    * The process's pool for this database (migrated on first use); release it with close(). A
@@ -242,7 +264,7 @@ export class Database {
       try {
         // BEGIN travels with the fence check and the lock: one round trip.
         began = true;
-        const first = await fenceAndLock(client, options);
+        const first = await fenceAndLock(client, options, this.#options);
         if (token && uncertain) {
           const done = options.recover
             ? await options.recover(client, token)
@@ -280,13 +302,16 @@ export class Database {
     for (let tries = 0; ; tries++) {
       if (this.#closed) throw new StoreWriteError("the team's database connection was closed");
       try {
-        return await attempt();
+        const result = await attempt();
+        this.reachability.up();
+        return result;
       } catch (error) {
         if (isConflict(error) && Date.now() < deadline) {
           await sleep(Math.random() * Math.min(50, 2 + tries * 2));
           continue;
         }
         if (!isConnectionError(error)) throw error;
+        this.reachability.down(error);
         if (Date.now() >= deadline) throw unreachable(error, this.connectionString);
         await sleep(delay);
         delay = Math.min(1_000, delay * 2);
@@ -322,11 +347,13 @@ function inline(client: pg.ClientBase, sql: string, params: unknown[]): string {
  * write to finish (and every later write sees the host lapsed), while the host's own renewals (a
  * plain UPDATE of the lease) are never held up by its writes.
  */
-async function fenceAndLock(client: pg.ClientBase, options: WriteOptions<unknown>): Promise<pg.QueryResult | undefined> {
+async function fenceAndLock(client: pg.ClientBase, options: WriteOptions<unknown>, database: DatabaseOptions): Promise<pg.QueryResult | undefined> {
   const held = options.fence?.();
   const lock = options.lock;
   const fn = lock?.shared ? 'pg_advisory_xact_lock_shared' : 'pg_advisory_xact_lock';
-  const statements = ['BEGIN'];
+  // The timeouts hold for this transaction whatever sits in between: a pooler passes no startup
+  // parameters on (and a session-mode PgBouncer with ignore_startup_parameters drops them silently).
+  const statements = ['BEGIN', ...transactionSettings(database)];
   if (held) {
     const select = lock ? `${fn}($4, hashtext($5))` : '1';
     const sql = `SELECT ${select} FROM huddle_hosts WHERE team = $1 AND host = $2 AND epoch = $3 AND state = 'live' AND lease_until > now() FOR KEY SHARE`;
@@ -336,8 +363,33 @@ async function fenceAndLock(client: pg.ClientBase, options: WriteOptions<unknown
   }
   const answer = await client.query(statements.join('; '));
   const results = (Array.isArray(answer) ? answer : [answer]) as pg.QueryResult[];
-  if (held && (results[1]?.rows.length ?? 0) === 0) throw new StoreFencedError(held.host);
+  if (held && (results.at(-1)?.rows.length ?? 0) === 0) throw new StoreFencedError(held.host);
   return options.first ? await client.query(prepared(options.first.sql, options.first.params)) : undefined;
+}
+
+/** The SET LOCAL statements every write transaction starts with. */
+function transactionSettings(options: DatabaseOptions): string[] {
+  const settings = [
+    `SET LOCAL lock_timeout = ${Math.floor(options.lockTimeoutMs)}`,
+    `SET LOCAL idle_in_transaction_session_timeout = ${Math.floor(options.idleInTransactionMs)}`,
+  ];
+  if (options.transactionPooler) settings.push('SET LOCAL plan_cache_mode = force_generic_plan');
+  return settings;
+}
+
+/**
+ * Behind a transaction pooler a named statement prepared on one server connection is unknown on
+ * the next: every statement of this client is sent unnamed (parsed each time, as any query).
+ */
+function unnameStatements(client: pg.ClientBase): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as unknown as { query: (...args: unknown[]) => unknown }).query = (config: unknown, ...rest: unknown[]) => {
+    if (config && typeof config === 'object' && 'name' in config) {
+      const { name: _name, ...unnamed } = config as pg.QueryConfig;
+      return query(unnamed, ...rest);
+    }
+    return query(config, ...rest);
+  };
 }
 
 /**

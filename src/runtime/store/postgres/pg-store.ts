@@ -28,9 +28,16 @@ import { ensureTeamGitignore } from '../../workspace/team-gitignore.js';
 export interface PostgresBackendOptions {
   /** How long a host's lease lasts without renewal (HUDDLE_LEASE_MS). */
   leaseMs?: number;
+  /** How often every wait re-reads the team whatever NOTIFY said (NOTIFY is a hint; this the floor). */
+  pollMs?: number;
+  /** Connections in this process's pool. */
+  poolSize?: number;
+  /** A transaction-mode pooler sits in between: no LISTEN, no prepared statements, no startup parameters. */
+  transactionPooler?: boolean;
 }
 
 export const DEFAULT_LEASE_MS = 10_000;
+export const DEFAULT_POLL_MS = 5_000;
 
 /** Every table with a `team` column, for archiving a team. */
 const TEAM_TABLES = ['huddle_members', 'huddle_inboxes', 'huddle_messages', 'huddle_tasks', 'huddle_spend', 'huddle_allow', 'huddle_events', 'huddle_transcripts', 'huddle_run_records', 'huddle_hosts', 'huddle_placements', 'huddle_approvals', 'huddle_ops'];
@@ -38,9 +45,10 @@ const TEAM_TABLES = ['huddle_members', 'huddle_inboxes', 'huddle_messages', 'hud
 export function postgresBackend(url: string, workspace: Workspace, options: PostgresBackendOptions = {}): StoreBackend {
   const parsed = parseTeamUrl(url, path.basename(workspace.root) || 'team');
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  const tuning: Tuning = { leaseMs, pollMs: options.pollMs ?? DEFAULT_POLL_MS, poolSize: options.poolSize, transactionPooler: options.transactionPooler === true };
   const where = `team '${parsed.team}' on ${parsed.display.replace(/\?.*$/, '')}`;
   const withDatabase = async <T>(work: (db: Database) => Promise<T>): Promise<T> => {
-    const db = await connect(parsed, leaseMs);
+    const db = await connect(parsed, tuning);
     try {
       return await work(db);
     } catch (error) {
@@ -75,11 +83,19 @@ export function postgresBackend(url: string, workspace: Workspace, options: Post
         });
         return moved ? `team '${archived}' in the database` : undefined;
       }),
-    open: (openOptions) => openPostgresStore(parsed, workspace, leaseMs, openOptions, where),
+    open: (openOptions) => openPostgresStore(parsed, workspace, tuning, openOptions, where),
   };
 }
 
-async function connect(parsed: TeamUrl, leaseMs: number): Promise<Database> {
+/** How a process uses the team's database: its lease, its polls, its pool, and what sits in between. */
+interface Tuning {
+  leaseMs: number;
+  pollMs: number;
+  poolSize: number | undefined;
+  transactionPooler: boolean;
+}
+
+async function connect(parsed: TeamUrl, { leaseMs, poolSize, transactionPooler }: Tuning): Promise<Database> {
   try {
     return await Database.open(parsed.connectionString, {
       retryForMs: Math.max(30_000, leaseMs * 3),
@@ -87,6 +103,8 @@ async function connect(parsed: TeamUrl, leaseMs: number): Promise<Database> {
       // Shorter than a lease: what a cut-off host held is free again before its lease is swept.
       idleInTransactionMs: Math.max(1_000, Math.floor(leaseMs / 2)),
       lockTimeoutMs: Math.max(2_000, leaseMs),
+      ...(poolSize ? { poolSize } : {}),
+      transactionPooler,
     });
   } catch (error) {
     throw describeConnectError(error, parsed.display);
@@ -125,9 +143,10 @@ function busy(holder: LeadHolder, where: string): TeamBusyError {
   return new TeamBusyError({ pid: holder.pid, ...(elsewhere ? { host: holder.hostname } : {}), since: new Date(holder.started_at).toISOString() }, where);
 }
 
-export async function openPostgresStore(parsed: TeamUrl, workspace: Workspace, leaseMs: number, options: OpenStoreOptions, where: string): Promise<TeamStore> {
+export async function openPostgresStore(parsed: TeamUrl, workspace: Workspace, tuning: Tuning, options: OpenStoreOptions, where: string): Promise<TeamStore> {
   const { hub, secrets, mode = 'run' } = options;
-  const db = await connect(parsed, leaseMs);
+  const { leaseMs } = tuning;
+  const db = await connect(parsed, tuning);
   const host = newHostId();
   const registration = { kind: mode === 'run' ? ('lead' as const) : ('join' as const), cwd: workspace.root, leaseMs };
   let channel: TeamChannel | undefined;
@@ -146,7 +165,11 @@ export async function openPostgresStore(parsed: TeamUrl, workspace: Workspace, l
       await insertHost(client, parsed.team, host, registration);
       if (mode === 'run') await client.query('UPDATE huddle_teams SET lead_host = $2, ran = true WHERE team = $1', [parsed.team, host]);
     });
-    channel = await TeamChannel.acquire(parsed.connectionString, parsed.team, Math.max(500, Math.min(2_000, Math.floor(leaseMs / 3))));
+    channel = await TeamChannel.acquire(parsed.connectionString, parsed.team, {
+      pingMs: Math.max(500, Math.min(2_000, Math.floor(leaseMs / 3))),
+      pollMs: tuning.pollMs,
+      listen: !tuning.transactionPooler,
+    });
   } catch (error) {
     await db.close();
     if (error instanceof StoreError) throw error;
@@ -192,6 +215,17 @@ export async function openPostgresStore(parsed: TeamUrl, workspace: Workspace, l
     };
     hosts.start();
     await hosts.refreshLive();
+    // While the team is open it holds the process: every timer that renews, pings and retries is
+    // unref'd, so when the server goes away (a restart, a failover) nothing else might, and Node
+    // would end the process mid-run. One idle handle, released at close.
+    const hold = setInterval(() => undefined, 2 ** 31 - 1);
+    const server = new URL(parsed.display).host || 'its host';
+    const offReachability = db.reachability.on(({ reachable, why }) =>
+      hub.emit('huddle', 'warning', {
+        message: reachable ? `the team's database at ${server} is reachable again; the team carries on` : `the team's database at ${server} is unreachable (${why}); waiting for it, nothing is lost`,
+        database: reachable ? 'reachable' : 'unreachable',
+      }),
+    );
     // The checkout still keeps local things in .team/ (logs, worktrees, input history, the control
     // pointer): the same .gitignore as on files keeps them out of git.
     ensureTeamGitignore(workspace.teamDir);
@@ -227,7 +261,9 @@ export async function openPostgresStore(parsed: TeamUrl, workspace: Workspace, l
         await approvals.settled();
         await hosts.close();
         channel!.release();
+        offReachability();
         await db.close();
+        clearInterval(hold);
       },
     } satisfies TeamStore;
   } catch (error) {
