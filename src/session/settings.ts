@@ -171,7 +171,7 @@ function postgresTeam(url: string, workspace: Workspace, settings: LoadedSetting
       ...(leaseMs ? { leaseMs } : {}),
       ...(pollSeconds ? { pollMs: pollSeconds * 1_000 } : {}),
       ...(poolSize ? { poolSize } : {}),
-      transactionPooler: pooler === 'transaction',
+      ...(pooler ? { pooler } : {}),
     });
   } catch (error) {
     if (error instanceof StoreError) throw new StartupError(error.message);

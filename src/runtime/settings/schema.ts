@@ -234,7 +234,7 @@ export const settingsSchema = z
         pooler: z
           .enum(['none', 'session', 'transaction'])
           .optional()
-          .describe('What sits between huddle and the server: none or a session-mode pooler (everything works), or a transaction-mode pooler such as PgBouncer pool_mode=transaction (no LISTEN: changes are found by polling every pollSeconds; no prepared statements; no startup parameters).')
+          .describe('What sits between huddle and the server: none; a session-mode pooler (no startup parameters are sent); or a transaction-mode pooler such as PgBouncer pool_mode=transaction (no startup parameters, no prepared statements, no LISTEN: changes are found by polling every pollSeconds).')
           .meta({ default: 'none' }),
       })
       .optional()

@@ -118,12 +118,16 @@ export interface DatabaseOptions {
   /** Connections in the pool (each process has one pool per database, plus the listener's and the lease's). */
   poolSize?: number;
   /**
-   * A pooler that hands out a server connection per transaction (PgBouncer pool_mode=transaction)
-   * sits in between: no startup parameters and no named prepared statements (the next transaction
-   * may run on another server connection). The timeouts are set per transaction either way.
+   * What sits between this process and the server. A pooler refuses startup parameters it does not
+   * know (PgBouncer): none are sent through one. One that hands out a server connection per
+   * transaction (PgBouncer pool_mode=transaction) also gets no named prepared statements (the next
+   * transaction may run on another server connection). The timeouts are set per transaction either way.
    */
-  transactionPooler?: boolean;
+  pooler?: Pooler;
 }
+
+/** What sits between huddle and the server (the `postgres.pooler` setting). */
+export type Pooler = 'none' | 'session' | 'transaction';
 
 /** How many connections a pool holds unless the settings say otherwise. */
 export const DEFAULT_POOL_SIZE = 12;
@@ -150,14 +154,10 @@ export class Database {
       keepAlive: true,
       keepAliveInitialDelayMillis: 1_000,
       query_timeout: options.queryTimeoutMs,
-      // Prepared statements keep one plan (every statement here is keyed by team and id; planning a
-      // board change cost more than running it). A transaction pooler refuses startup parameters:
-      // the writes set it per transaction instead (fenceAndLock).
-      // (Where startup parameters pass, the timeouts are set for the session too: the single
-      // statements outside a write transaction, such as the sweep's, keep them.)
-      ...(options.transactionPooler
-        ? {}
-        : { options: '-c plan_cache_mode=force_generic_plan', idle_in_transaction_session_timeout: options.idleInTransactionMs, lock_timeout: options.lockTimeoutMs }),
+      // Where startup parameters pass, the timeouts hold for the whole session too (the single
+      // statements outside a write transaction, such as the sweep's); a pooler refuses them, and the writes set them per transaction either way (fenceAndLock). The URL's own
+      // `options` (a search_path, say) pass through untouched.
+      ...(options.pooler && options.pooler !== 'none' ? {} : { idle_in_transaction_session_timeout: options.idleInTransactionMs, lock_timeout: options.lockTimeoutMs }),
       application_name: 'huddle',
     });
     // A client whose connection drops must not crash the process, idle or checked out between two
@@ -166,7 +166,7 @@ export class Database {
     this.pool.on('connect', (client) => {
       client.on('error', (error) => this.reachability.down(error));
       coalesceWrites(client);
-      if (options.transactionPooler) unnameStatements(client);
+      if (options.pooler === 'transaction') unnameStatements(client);
     });
   }
 
@@ -369,12 +369,13 @@ async function fenceAndLock(client: pg.ClientBase, options: WriteOptions<unknown
 
 /** The SET LOCAL statements every write transaction starts with. */
 function transactionSettings(options: DatabaseOptions): string[] {
-  const settings = [
+  return [
     `SET LOCAL lock_timeout = ${Math.floor(options.lockTimeoutMs)}`,
     `SET LOCAL idle_in_transaction_session_timeout = ${Math.floor(options.idleInTransactionMs)}`,
+    // Prepared statements (only writes use them) keep one plan: every statement here is keyed by
+    // team and id, and planning a board change cost more than running it.
+    'SET LOCAL plan_cache_mode = force_generic_plan',
   ];
-  if (options.transactionPooler) settings.push('SET LOCAL plan_cache_mode = force_generic_plan');
-  return settings;
 }
 
 /**
@@ -416,6 +417,9 @@ function unreachable(error: unknown, connectionString: string): StoreError {
   return new StoreWriteError(`cannot reach the team's database at ${host}: ${(error as Error).message}`);
 }
 
+/** What Node's TLS says of a certificate no CA it was given vouches for. */
+const TLS_UNTRUSTED = new Set(['SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'UNABLE_TO_GET_ISSUER_CERT', 'CERT_UNTRUSTED']);
+
 /** A first connection that fails says why in one line (no server there, a wrong password, no such database). */
 export function describeConnectError(error: unknown, display: string): StoreUnavailableError {
   const e = error as { code?: string; message?: string };
@@ -426,6 +430,14 @@ export function describeConnectError(error: unknown, display: string): StoreUnav
         ? 'the server refused the user or password'
         : e.code === '3D000'
           ? 'there is no such database (create it first)'
-          : (e.message ?? String(error));
+          : TLS_UNTRUSTED.has(e.code ?? '')
+            ? `the server's certificate is not trusted (${e.message}): name the CA that signed it with sslrootcert=FILE (sslmode=verify-full), or add uselibpqcompat=true to sslmode=require to encrypt without verifying`
+            : e.code === 'ERR_TLS_CERT_ALTNAME_INVALID'
+              ? `the server's certificate is for another name (${e.message}): connect by the name it was made for`
+              : /does not support SSL/i.test(e.message ?? '')
+                ? 'the server does not speak TLS: remove sslmode from the URL, or turn ssl on at the server'
+                : e.code === 'ENOENT' && /ssl|\.pem|\.crt|\.key/i.test(e.message ?? '')
+                  ? `a certificate file the URL names is not there (${e.message})`
+                  : (e.message ?? String(error));
   return new StoreUnavailableError(`cannot open the team on ${display}: ${why}`);
 }

@@ -15,7 +15,7 @@ import { PgApprovals } from './pg-approvals.js';
 import { PgBoard } from './pg-board.js';
 import { PgBus } from './pg-bus.js';
 import type { PgContext } from './pg-context.js';
-import { Database, describeConnectError, isConnectionError } from './pg-database.js';
+import { Database, describeConnectError, isConnectionError, type Pooler } from './pg-database.js';
 import { PgEventStore } from './pg-events.js';
 import { hostToken, insertHost, type LapsedHost, newHostId, PgHosts } from './pg-hosts.js';
 import { PgRemoteControl } from './pg-remote-control.js';
@@ -32,8 +32,8 @@ export interface PostgresBackendOptions {
   pollMs?: number;
   /** Connections in this process's pool. */
   poolSize?: number;
-  /** A transaction-mode pooler sits in between: no LISTEN, no prepared statements, no startup parameters. */
-  transactionPooler?: boolean;
+  /** What sits in between: a pooler gets no startup parameters; a transaction-mode one no LISTEN and no prepared statements either. */
+  pooler?: Pooler;
 }
 
 export const DEFAULT_LEASE_MS = 10_000;
@@ -45,7 +45,7 @@ const TEAM_TABLES = ['huddle_members', 'huddle_inboxes', 'huddle_messages', 'hud
 export function postgresBackend(url: string, workspace: Workspace, options: PostgresBackendOptions = {}): StoreBackend {
   const parsed = parseTeamUrl(url, path.basename(workspace.root) || 'team');
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
-  const tuning: Tuning = { leaseMs, pollMs: options.pollMs ?? DEFAULT_POLL_MS, poolSize: options.poolSize, transactionPooler: options.transactionPooler === true };
+  const tuning: Tuning = { leaseMs, pollMs: options.pollMs ?? DEFAULT_POLL_MS, poolSize: options.poolSize, pooler: options.pooler ?? 'none' };
   const where = `team '${parsed.team}' on ${parsed.display.replace(/\?.*$/, '')}`;
   const withDatabase = async <T>(work: (db: Database) => Promise<T>): Promise<T> => {
     const db = await connect(parsed, tuning);
@@ -92,10 +92,10 @@ interface Tuning {
   leaseMs: number;
   pollMs: number;
   poolSize: number | undefined;
-  transactionPooler: boolean;
+  pooler: Pooler;
 }
 
-async function connect(parsed: TeamUrl, { leaseMs, poolSize, transactionPooler }: Tuning): Promise<Database> {
+async function connect(parsed: TeamUrl, { leaseMs, poolSize, pooler }: Tuning): Promise<Database> {
   try {
     return await Database.open(parsed.connectionString, {
       retryForMs: Math.max(30_000, leaseMs * 3),
@@ -104,7 +104,7 @@ async function connect(parsed: TeamUrl, { leaseMs, poolSize, transactionPooler }
       idleInTransactionMs: Math.max(1_000, Math.floor(leaseMs / 2)),
       lockTimeoutMs: Math.max(2_000, leaseMs),
       ...(poolSize ? { poolSize } : {}),
-      transactionPooler,
+      pooler,
     });
   } catch (error) {
     throw describeConnectError(error, parsed.display);
@@ -168,7 +168,7 @@ export async function openPostgresStore(parsed: TeamUrl, workspace: Workspace, t
     channel = await TeamChannel.acquire(parsed.connectionString, parsed.team, {
       pingMs: Math.max(500, Math.min(2_000, Math.floor(leaseMs / 3))),
       pollMs: tuning.pollMs,
-      listen: !tuning.transactionPooler,
+      listen: tuning.pooler !== 'transaction',
     });
   } catch (error) {
     await db.close();
