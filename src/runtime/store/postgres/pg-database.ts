@@ -436,6 +436,8 @@ export function describeConnectError(error: unknown, display: string): StoreUnav
               ? `the server's certificate is for another name (${e.message}): connect by the name it was made for`
               : /does not support SSL/i.test(e.message ?? '')
                 ? 'the server does not speak TLS: remove sslmode from the URL, or turn ssl on at the server'
+                : /unsupported startup parameter/i.test(e.message ?? '')
+                  ? `a connection pooler sits in between and refuses huddle's startup parameters (${e.message}): set postgres.pooler to "session" or "transaction" in the settings, as its pool mode is`
                 : e.code === 'ENOENT' && /ssl|\.pem|\.crt|\.key/i.test(e.message ?? '')
                   ? `a certificate file the URL names is not there (${e.message})`
                   : (e.message ?? String(error));
