@@ -9,7 +9,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { EventHub } from '../../../src/runtime/events/events.js';
+import { Database } from '../../../src/runtime/store/postgres/pg-database.js';
 import { postgresBackend } from '../../../src/runtime/store/postgres/pg-store.js';
+import { parseTeamUrl } from '../../../src/runtime/store/postgres/pg-url.js';
 import { Workspace } from '../../../src/runtime/workspace/workspace.js';
 import { describePostgres, teamUrl } from '../../helpers/postgres.js';
 
@@ -60,6 +62,14 @@ describePostgres('the connections of one process', (base) => {
       expect(count('huddle-lease')).toBe(1);
       // The same connection renewed every time.
       expect(leasePids.size).toBe(1);
+      // The server keeps TCP keepalives on the pool's connections (a vanished client's backend ends).
+      const db = await Database.open(parseTeamUrl(url, 'x').connectionString, { retryForMs: 5_000, queryTimeoutMs: 5_000, idleInTransactionMs: 5_000, lockTimeoutMs: 5_000 });
+      try {
+        const { rows } = await db.query<{ tcp_keepalives_idle: string }>('SHOW tcp_keepalives_idle');
+        expect(rows[0]!.tcp_keepalives_idle).toBe('30');
+      } finally {
+        await db.close();
+      }
     } finally {
       await store.close();
     }

@@ -15,7 +15,7 @@ import pg from 'pg';
 import { currentProcess } from '../../fs/process-identity.js';
 import type { Placement, PlacementSpec, TeamHosts } from '../hosts.js';
 import type { StoreError } from '../store-errors.js';
-import { StoreFencedError } from './pg-database.js';
+import { askServerKeepalives, StoreFencedError } from './pg-database.js';
 import { type PgContext, write } from './pg-context.js';
 import { toJsonb } from './pg-json.js';
 import { Reachability } from './pg-reachability.js';
@@ -196,6 +196,8 @@ export class PgHosts implements TeamHosts {
     client.on('error', () => undefined);
     try {
       await client.connect();
+      const { pooler } = this.#ctx.db.options;
+      if (!pooler || pooler === 'none') askServerKeepalives(client);
     } catch (error) {
       this.#dropLeaseClient(client);
       throw error;

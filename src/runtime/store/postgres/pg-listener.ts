@@ -4,6 +4,7 @@
 // (`resync`): a NOTIFY sent while it was away is lost, so nothing may depend on it alone.
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import { askServerKeepalives } from './pg-database.js';
 import { Reachability } from './pg-reachability.js';
 
 export interface ChannelHandler {
@@ -93,6 +94,7 @@ export class Listener {
     });
     try {
       await client.connect();
+      askServerKeepalives(client);
       for (const channel of this.#handlers.keys()) await client.query(`LISTEN ${channel}`);
     } catch (error) {
       client.removeAllListeners('end');
