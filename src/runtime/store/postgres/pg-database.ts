@@ -149,22 +149,25 @@ export class Database {
       max: options.poolSize ?? DEFAULT_POOL_SIZE,
       idleTimeoutMillis: 30_000,
       connectionTimeoutMillis: Math.min(10_000, options.queryTimeoutMs),
-      // TCP keepalives: a server connection left half open by a cut link fails within a minute or
-      // so instead of the kernel's two hours (the server's own are its tcp_keepalives_* settings).
+      // TCP keepalives: a connection left half open by a cut link fails within a minute or so
+      // instead of the kernel's two hours (the server's side: askServerKeepalives).
       keepAlive: true,
       keepAliveInitialDelayMillis: 1_000,
       query_timeout: options.queryTimeoutMs,
       // Where startup parameters pass, the timeouts hold for the whole session too (the single
-      // statements outside a write transaction, such as the sweep's); a pooler refuses them, and the writes set them per transaction either way (fenceAndLock). The URL's own
-      // `options` (a search_path, say) pass through untouched.
+      // statements outside a write transaction, such as the sweep's); a pooler refuses them, and
+      // the writes set them per transaction either way (fenceAndLock). The URL's own `options`
+      // (a search_path, say) pass through untouched.
       ...(options.pooler && options.pooler !== 'none' ? {} : { idle_in_transaction_session_timeout: options.idleInTransactionMs, lock_timeout: options.lockTimeoutMs }),
       application_name: 'huddle',
     });
     // A client whose connection drops must not crash the process, idle or checked out between two
     // statements: the next statement on it fails (a connection error), and the pool replaces it.
-    this.pool.on('error', (error) => this.reachability.down(error));
+    // (Not a sign the server is away by itself: one connection may be ended on purpose. What is
+    // tried next and fails says that.)
+    this.pool.on('error', () => undefined);
     this.pool.on('connect', (client) => {
-      client.on('error', (error) => this.reachability.down(error));
+      client.on('error', () => undefined);
       coalesceWrites(client);
       if (options.pooler === 'transaction') unnameStatements(client);
       else if (!options.pooler || options.pooler === 'none') askServerKeepalives(client);
