@@ -3,15 +3,21 @@
 // worker, and then the team at work. Every process carries on (none ends on an empty event loop),
 // says on stderr while the server is away, and the team finishes: every task done once, every
 // report delivered once, exit 0. The server is this test's own (it is restarted), never the shared one.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { EventHub } from '../../../src/runtime/events/events.js';
+import { postgresBackend } from '../../../src/runtime/store/postgres/pg-store.js';
+import { Workspace } from '../../../src/runtime/workspace/workspace.js';
+import { mintPersonKey } from '../../../src/session/person-key.js';
 import { type FakeApi, startFakeApi } from '../../helpers/fake-api.js';
 import { describePostgres, teamUrl } from '../../helpers/postgres.js';
-import { REPO_ROOT, runCli } from '../../helpers/run-cli.js';
+import { baseEnv, CLI_PATH, REPO_ROOT, runCli } from '../../helpers/run-cli.js';
 import { makeCheckouts, readTeam, scenarioEnv, scriptTeam, startWorker, type WorkerProcess } from './team-scenario.js';
 
 const SCRIPT = path.join(REPO_ROOT, 'scripts', 'test-postgres.sh');
@@ -89,5 +95,34 @@ describePostgres('a team on PostgreSQL through a restart of its server', () => {
     expect(worker.child.exitCode, worker.stderr()).toBe(null);
     worker.child.kill('SIGTERM');
     expect(await worker.exited, worker.stderr()).toBe(0);
+  });
+
+  it('huddle mcp says the database is away, then serves the team again', { timeout: 120_000 }, async () => {
+    const dir = mkdtempSync(path.join(root, 'mcp-'));
+    const { url } = teamUrl(server!.url, 'restart-mcp');
+    const lead = await postgresBackend(url, new Workspace(dir)).open({ hub: new EventHub(), secrets: [] });
+    try {
+      await lead.roster.add({ name: 'alice', role: 'coder', status: 'idle' });
+      mintPersonKey(path.join(dir, '.team'));
+      const transport = new StdioClientTransport({ command: process.execPath, args: [CLI_PATH, 'mcp', '--as', 'alice', '--cwd', dir, '--team', url], env: baseEnv(), stderr: 'pipe' });
+      let stderr = '';
+      transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+      const alice = new Client({ name: 'test', version: '0' });
+      await alice.connect(transport);
+      try {
+        const text = (result: Awaited<ReturnType<Client['callTool']>>) => (result.content as Array<{ text: string }>).map((b) => b.text).join('');
+        expect(text(await alice.callTool({ name: 'task_create', arguments: { subject: 'before' } }))).toContain('created task #1');
+        execFileSync('bash', [SCRIPT, 'down', server!.dir]);
+        await until(() => /huddle mcp: the team's database at \S+ is unreachable/.test(stderr), 'huddle mcp to say the database is away');
+        execFileSync('bash', [SCRIPT, 'up', server!.dir]);
+        expect(text(await alice.callTool({ name: 'task_create', arguments: { subject: 'after' } }))).toContain('created task #2');
+        await until(() => /is reachable again/.test(stderr), 'huddle mcp to say the database is back');
+      } finally {
+        await alice.close();
+      }
+      expect((await lead.board.list()).map((t) => t.subject)).toEqual(['before', 'after']);
+    } finally {
+      await lead.close();
+    }
   });
 });
