@@ -42,6 +42,12 @@ describePostgres('a team through PgBouncer in transaction mode', (base) => {
   let bouncer: ChildProcess | undefined;
   let via: string;
   const stores: TeamStore[] = [];
+  const workspaces: string[] = [];
+  const workspace = () => {
+    const ws = mkdtempSync(path.join(tmpdir(), 'huddle-pgbouncer-ws-'));
+    workspaces.push(ws);
+    return ws;
+  };
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'huddle-pgbouncer-'));
     const server = new URL(base);
@@ -93,12 +99,12 @@ describePostgres('a team through PgBouncer in transaction mode', (base) => {
   afterAll(async () => {
     for (const store of stores) await store.close().catch(() => undefined);
     bouncer?.kill('SIGTERM');
-    rmSync(dir, { recursive: true, force: true });
+    for (const ws of [dir, ...workspaces]) rmSync(ws, { recursive: true, force: true });
   });
 
   it('two processes\' stores share the board and the bus through it: each claim once, each message wakes its reader', { timeout: 120_000 }, async () => {
     const { url } = teamUrl(via, 'bouncer');
-    const ws = mkdtempSync(path.join(tmpdir(), 'huddle-pgbouncer-ws-'));
+    const ws = workspace();
     // Two "processes": the second's URL differs (its own pool and channel, as in another process).
     const other = new URL(url);
     other.searchParams.set('application_name', 'huddle');
@@ -128,20 +134,18 @@ describePostgres('a team through PgBouncer in transaction mode', (base) => {
     await lead.bus.send({ type: 'message', from: 'lead', to: 'bo', content: 'through the pooler' });
     await woken;
     expect((await worker.bus.peek('bo')).messages.map((m) => m.content)).toEqual(['through the pooler']);
-    rmSync(ws, { recursive: true, force: true });
   });
 
   it('without postgres.pooler, the refusal is one line that names the setting', { timeout: 60_000 }, async () => {
     // (A URL of its own: not the pool the test above opened with the setting.)
     const { url } = teamUrl(`${via}?application_name=huddle-unset`, 'bouncer');
-    const ws = mkdtempSync(path.join(tmpdir(), 'huddle-pgbouncer-ws-'));
+    const ws = workspace();
     const error = await postgresBackend(url, new Workspace(ws))
       .open({ hub: new EventHub(), secrets: [] })
       .then(
         () => undefined,
         (e: unknown) => e as Error,
       );
-    rmSync(ws, { recursive: true, force: true });
     expect(error?.message).not.toContain('\n');
     expect(error?.message, error?.message).toMatch(/startup parameter.*postgres\.pooler/);
   });
