@@ -114,6 +114,10 @@ async function storeSource(options: McpServeOptions): Promise<ToolSource | numbe
   const notPerson = whyNotPerson(workspace.teamDir);
   if (notPerson) return fail(`--as ${options.as} over the team's store acts for the person, and ${notPerson}`);
   const hub = new EventHub();
+  // stdout is the MCP protocol's: the database going away (and coming back) is said on stderr.
+  hub.subscribe((event) => {
+    if (event.type === 'warning' && (event as { database?: unknown }).database !== undefined) process.stderr.write(`huddle mcp: ${String(event.message)}\n`);
+  });
   let store: TeamStore;
   try {
     // The same backend a run in this workspace uses: the files, or the team on PostgreSQL.

@@ -227,6 +227,18 @@ export const settingsSchema = z
       .regex(/^postgres(ql)?:\/\//i, 'a postgres:// URL')
       .optional()
       .describe('Keep the team\'s shared state in PostgreSQL instead of files: postgres://USER@HOST:PORT/DATABASE?team=NAME (team: default the workspace directory\'s name).'),
+    postgres: z
+      .strictObject({
+        pollSeconds: positive('Every wait on a team on PostgreSQL also re-reads the team this often: NOTIFY wakes it at once, this is the floor when a notification is lost (or never sent, behind a transaction pooler).').optional().meta({ default: 5 }),
+        poolSize: positive('Connections each process keeps in its pool to the team\'s database (besides one that listens and one that renews its lease).').optional().meta({ default: 12 }),
+        pooler: z
+          .enum(['none', 'session', 'transaction'])
+          .optional()
+          .describe('What sits between huddle and the server: none; a session-mode pooler (no startup parameters are sent); or a transaction-mode pooler such as PgBouncer pool_mode=transaction (no startup parameters, no prepared statements, no LISTEN: changes are found by polling every pollSeconds).')
+          .meta({ default: 'none' }),
+      })
+      .optional()
+      .describe('A team on PostgreSQL (team): how each process uses the database.'),
     permissions: z
       .strictObject({
         allow: strings('Command prefixes that run without asking in ask mode ("npm install", "make").').optional(),

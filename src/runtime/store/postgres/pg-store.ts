@@ -15,7 +15,7 @@ import { PgApprovals } from './pg-approvals.js';
 import { PgBoard } from './pg-board.js';
 import { PgBus } from './pg-bus.js';
 import type { PgContext } from './pg-context.js';
-import { Database, describeConnectError, isConnectionError } from './pg-database.js';
+import { Database, describeConnectError, isConnectionError, type Pooler } from './pg-database.js';
 import { PgEventStore } from './pg-events.js';
 import { hostToken, insertHost, type LapsedHost, newHostId, PgHosts } from './pg-hosts.js';
 import { PgRemoteControl } from './pg-remote-control.js';
@@ -29,9 +29,16 @@ import { makeTeamDirPrivate } from '../../workspace/team-privacy.js';
 export interface PostgresBackendOptions {
   /** How long a host's lease lasts without renewal (HUDDLE_LEASE_MS). */
   leaseMs?: number;
+  /** How often every wait re-reads the team whatever NOTIFY said (NOTIFY is a hint; this the floor). */
+  pollMs?: number;
+  /** Connections in this process's pool. */
+  poolSize?: number;
+  /** What sits in between: a pooler gets no startup parameters; a transaction-mode one no LISTEN and no prepared statements either. */
+  pooler?: Pooler;
 }
 
 export const DEFAULT_LEASE_MS = 10_000;
+export const DEFAULT_POLL_MS = 5_000;
 
 /** Every table with a `team` column, for archiving a team. */
 const TEAM_TABLES = ['huddle_members', 'huddle_inboxes', 'huddle_messages', 'huddle_tasks', 'huddle_spend', 'huddle_allow', 'huddle_events', 'huddle_transcripts', 'huddle_run_records', 'huddle_hosts', 'huddle_placements', 'huddle_approvals', 'huddle_ops'];
@@ -39,9 +46,10 @@ const TEAM_TABLES = ['huddle_members', 'huddle_inboxes', 'huddle_messages', 'hud
 export function postgresBackend(url: string, workspace: Workspace, options: PostgresBackendOptions = {}): StoreBackend {
   const parsed = parseTeamUrl(url, path.basename(workspace.root) || 'team');
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  const tuning: Tuning = { leaseMs, pollMs: options.pollMs ?? DEFAULT_POLL_MS, poolSize: options.poolSize, pooler: options.pooler ?? 'none' };
   const where = `team '${parsed.team}' on ${parsed.display.replace(/\?.*$/, '')}`;
   const withDatabase = async <T>(work: (db: Database) => Promise<T>): Promise<T> => {
-    const db = await connect(parsed, leaseMs);
+    const db = await connect(parsed, tuning);
     try {
       return await work(db);
     } catch (error) {
@@ -76,11 +84,19 @@ export function postgresBackend(url: string, workspace: Workspace, options: Post
         });
         return moved ? `team '${archived}' in the database` : undefined;
       }),
-    open: (openOptions) => openPostgresStore(parsed, workspace, leaseMs, openOptions, where),
+    open: (openOptions) => openPostgresStore(parsed, workspace, tuning, openOptions, where),
   };
 }
 
-async function connect(parsed: TeamUrl, leaseMs: number): Promise<Database> {
+/** How a process uses the team's database: its lease, its polls, its pool, and what sits in between. */
+interface Tuning {
+  leaseMs: number;
+  pollMs: number;
+  poolSize: number | undefined;
+  pooler: Pooler;
+}
+
+async function connect(parsed: TeamUrl, { leaseMs, poolSize, pooler }: Tuning): Promise<Database> {
   try {
     return await Database.open(parsed.connectionString, {
       retryForMs: Math.max(30_000, leaseMs * 3),
@@ -88,6 +104,8 @@ async function connect(parsed: TeamUrl, leaseMs: number): Promise<Database> {
       // Shorter than a lease: what a cut-off host held is free again before its lease is swept.
       idleInTransactionMs: Math.max(1_000, Math.floor(leaseMs / 2)),
       lockTimeoutMs: Math.max(2_000, leaseMs),
+      ...(poolSize ? { poolSize } : {}),
+      pooler,
     });
   } catch (error) {
     throw describeConnectError(error, parsed.display);
@@ -126,10 +144,11 @@ function busy(holder: LeadHolder, where: string): TeamBusyError {
   return new TeamBusyError({ pid: holder.pid, ...(elsewhere ? { host: holder.hostname } : {}), since: new Date(holder.started_at).toISOString() }, where);
 }
 
-export async function openPostgresStore(parsed: TeamUrl, workspace: Workspace, leaseMs: number, options: OpenStoreOptions, where: string): Promise<TeamStore> {
+export async function openPostgresStore(parsed: TeamUrl, workspace: Workspace, tuning: Tuning, options: OpenStoreOptions, where: string): Promise<TeamStore> {
   const { hub, secrets, mode = 'run' } = options;
   makeTeamDirPrivate(workspace.teamDir); // the checkout's .team/ (logs, run records) is the person's alone
-  const db = await connect(parsed, leaseMs);
+  const { leaseMs } = tuning;
+  const db = await connect(parsed, tuning);
   const host = newHostId();
   const registration = { kind: mode === 'run' ? ('lead' as const) : ('join' as const), cwd: workspace.root, leaseMs };
   let channel: TeamChannel | undefined;
@@ -148,7 +167,11 @@ export async function openPostgresStore(parsed: TeamUrl, workspace: Workspace, l
       await insertHost(client, parsed.team, host, registration);
       if (mode === 'run') await client.query('UPDATE huddle_teams SET lead_host = $2, ran = true WHERE team = $1', [parsed.team, host]);
     });
-    channel = await TeamChannel.acquire(parsed.connectionString, parsed.team, Math.max(500, Math.min(2_000, Math.floor(leaseMs / 3))));
+    channel = await TeamChannel.acquire(parsed.connectionString, parsed.team, {
+      pingMs: Math.max(500, Math.min(2_000, Math.floor(leaseMs / 3))),
+      pollMs: tuning.pollMs,
+      listen: tuning.pooler !== 'transaction',
+    });
   } catch (error) {
     await db.close();
     if (error instanceof StoreError) throw error;
@@ -194,6 +217,17 @@ export async function openPostgresStore(parsed: TeamUrl, workspace: Workspace, l
     };
     hosts.start();
     await hosts.refreshLive();
+    // While the team is open it holds the process: every timer that renews, pings and retries is
+    // unref'd, so when the server goes away (a restart, a failover) nothing else might, and Node
+    // would end the process mid-run. One idle handle, released at close.
+    const hold = setInterval(() => undefined, 2 ** 31 - 1);
+    const server = new URL(parsed.display).host || 'its host';
+    const offReachability = db.reachability.on(({ reachable, why }) =>
+      hub.emit('huddle', 'warning', {
+        message: reachable ? `the team's database at ${server} is reachable again; the team carries on` : `the team's database at ${server} is unreachable (${why}); waiting for it, nothing is lost`,
+        database: reachable ? 'reachable' : 'unreachable',
+      }),
+    );
     // The checkout still keeps local things in .team/ (logs, worktrees, input history, the control
     // pointer): the same .gitignore as on files keeps them out of git.
     ensureTeamGitignore(workspace.teamDir);
@@ -229,7 +263,9 @@ export async function openPostgresStore(parsed: TeamUrl, workspace: Workspace, l
         await approvals.settled();
         await hosts.close();
         channel!.release();
+        offReachability();
         await db.close();
+        clearInterval(hold);
       },
     } satisfies TeamStore;
   } catch (error) {

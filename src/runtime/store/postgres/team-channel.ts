@@ -3,6 +3,10 @@
 // this process's listeners at once, after its commit, and to other processes by a NOTIFY sent in
 // the same transaction (so it is delivered only if the change committed); this process ignores
 // its own NOTIFYs. Every payload is small: it says what changed, the receiver reads the rest.
+//
+// NOTIFY is a hint, never the only wake-up: every `pollMs` the channel has every store re-read
+// (as after a reconnect), so a notification that was lost (or never sent: no LISTEN behind a
+// transaction pooler) costs that much latency, never a hang.
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { channelOf, Listener } from './pg-listener.js';
@@ -22,6 +26,15 @@ export const PROCESS_ORIGIN = randomBytes(6).toString('hex');
 
 const channels = new Map<string, TeamChannel>();
 
+export interface ChannelOptions {
+  /** How often the listener's connection is pinged. */
+  pingMs: number;
+  /** How often every store re-reads whatever a notification could have said. */
+  pollMs: number;
+  /** False: no LISTEN at all (a transaction pooler cannot), the polls alone wake the stores. */
+  listen: boolean;
+}
+
 export class TeamChannel {
   readonly team: string;
   readonly channel: string;
@@ -32,6 +45,7 @@ export class TeamChannel {
   #users = 0;
   #unlisten: (() => void) | undefined;
   #listening: Promise<void> | undefined;
+  #poll: NodeJS.Timeout | undefined;
   readonly #key: string;
 
   private constructor(key: string, team: string) {
@@ -41,21 +55,26 @@ export class TeamChannel {
   }
 
   /** The process's channel for `team` on this database, listening once the promise resolves. */
-  static async acquire(connectionString: string, team: string, pingMs: number): Promise<TeamChannel> {
+  static async acquire(connectionString: string, team: string, options: ChannelOptions): Promise<TeamChannel> {
     const key = `${connectionString}\0${team}`;
     let channel = channels.get(key);
     if (!channel) {
       channel = new TeamChannel(key, team);
       channels.set(key, channel);
       const created = channel;
-      created.#listening = Listener.for(connectionString, pingMs)
-        .subscribe(created.channel, {
-          notify: (payload) => created.#receive(payload),
-          resync: () => created.#resync(),
-        })
-        .then((unlisten) => {
-          created.#unlisten = unlisten;
-        });
+      created.#listening = options.listen
+        ? Listener.for(connectionString, options.pingMs)
+            .subscribe(created.channel, {
+              notify: (payload) => created.#receive(payload),
+              resync: () => created.#resync(),
+            })
+            .then((unlisten) => {
+              created.#unlisten = unlisten;
+            })
+        : Promise.resolve();
+      created.#poll = setInterval(() => created.#resync(), Math.max(100, options.pollMs));
+      // The open session holds the process (pg-store.ts), not this.
+      created.#poll.unref();
     }
     channel.#users += 1;
     try {
@@ -71,6 +90,7 @@ export class TeamChannel {
     this.#users -= 1;
     if (this.#users > 0) return;
     channels.delete(this.#key);
+    clearInterval(this.#poll);
     this.#unlisten?.();
   }
 
