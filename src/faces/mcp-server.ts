@@ -25,7 +25,7 @@ import { agentEmitter, EventHub } from '../runtime/events/events.js';
 import type { ModelBackend } from '../runtime/model/model-client.js';
 import type { TeamStore } from '../runtime/store/team-store.js';
 import { ToolRegistry } from '../runtime/tools/registry.js';
-import { defineTool, ToolError, type Tool, type ToolResult } from '../runtime/tools/types.js';
+import { defineTool, effectsOf, ToolError, type Tool, type ToolResult } from '../runtime/tools/types.js';
 import { describeNameRule, isAgentName } from '../runtime/vocabulary.js';
 import { Workspace } from '../runtime/workspace/workspace.js';
 import { controlRequest, NoLiveHuddleError } from '../session/control-endpoint.js';
@@ -175,6 +175,7 @@ function forwardedLiveTools(root: string): Tool[] {
   return liveTeamTools(unreachable).map((tool) =>
     defineTool({
       ...tool,
+      effects: effectsOf(tool),
       run: async (input, context) => {
         let response;
         try {

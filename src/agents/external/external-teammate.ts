@@ -5,7 +5,7 @@
 // the delivery is logged, then acked, then the text goes to the CLI. Its program is ended when it
 // stops; its CLI's session id is kept in the roster so a resume continues it.
 import path from 'node:path';
-import type { PermissionGate } from '../../runtime/permissions/guarded-tools.js';
+import type { PermissionGate } from '../../runtime/permissions/permission-gate.js';
 import { whyNotReadOnly } from '../../runtime/permissions/read-only-shell.js';
 import type { SpawnLike } from '../../runtime/process/spawn.js';
 import type { Message } from '../../runtime/store/bus.js';

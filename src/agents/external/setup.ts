@@ -7,7 +7,7 @@
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { HuddleConfig } from '../../runtime/config.js';
-import type { PermissionGate } from '../../runtime/permissions/guarded-tools.js';
+import type { PermissionGate } from '../../runtime/permissions/permission-gate.js';
 import { childEnvironment } from '../../runtime/process/spawn.js';
 import { agentSocketPath, agentStateDir, sandboxStatus } from '../../runtime/sandbox/index.js';
 import type { Workspace } from '../../runtime/workspace/workspace.js';

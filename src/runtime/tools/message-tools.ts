@@ -30,6 +30,7 @@ const broadcastInput = z.object({
 export function messageTools(bus: Bus, options: MessageToolsOptions = {}) {
   const sendMessage = defineTool({
     name: 'send_message',
+    effects: ['message'],
     description:
       'Send a message to one teammate (or to "lead"). It lands in their inbox and reaches them at their next turn.',
     input: sendMessageInput,
@@ -43,6 +44,7 @@ export function messageTools(bus: Bus, options: MessageToolsOptions = {}) {
 
   const readInbox = defineTool({
     name: 'read_inbox',
+    effects: ['read'],
     description:
       'Read the unread messages in your inbox. Messages also arrive on their own between turns; use this to check now.',
     input: readInboxInput,
@@ -64,6 +66,7 @@ export function messageTools(bus: Bus, options: MessageToolsOptions = {}) {
 
   const broadcast = defineTool({
     name: 'broadcast',
+    effects: ['message'],
     description: 'Send the same message to every teammate at once. Use sparingly: everyone reads it.',
     input: broadcastInput,
     summarize: (input) => input.content,
