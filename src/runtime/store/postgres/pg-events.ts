@@ -18,7 +18,6 @@ import type { EventStore, LoggedEvent } from '../event-store.js';
 import { StoreError, StoreWriteError } from '../store-errors.js';
 import { type PgContext, write } from './pg-context.js';
 import { fromJsonText } from './pg-json.js';
-import { PROCESS_ORIGIN } from './team-channel.js';
 
 export interface PgEventStoreOptions {
   secrets: string[];
@@ -90,15 +89,14 @@ export class PgEventStore implements EventStore {
       try {
         await write(this.#ctx, async (_client, _token, tx) => {
           tx.finish(
-            `WITH ins AS (
-               INSERT INTO huddle_events (team, host, uid, agent, body)
-               SELECT $1, $2, uid, agent, body::jsonb FROM unnest($3::text[], $4::text[], $5::text[]) AS e(uid, agent, body)
-               ON CONFLICT (uid) DO NOTHING RETURNING seq
-             )
-             SELECT pg_notify($6, $7) WHERE EXISTS (SELECT 1 FROM ins)`,
-            [team, host, batch.map((e) => e.uid), batch.map((e) => e.agent), batch.map((e) => e.body), channel.channel, JSON.stringify({ k: 'e', h: host, o: PROCESS_ORIGIN })],
+            `INSERT INTO huddle_events (team, host, uid, agent, body)
+             SELECT $1, $2, uid, agent, body::jsonb FROM unnest($3::text[], $4::text[], $5::text[]) AS e(uid, agent, body)
+             ON CONFLICT (uid) DO NOTHING`,
+            [team, host, batch.map((e) => e.uid), batch.map((e) => e.agent), batch.map((e) => e.body)],
           );
         });
+        // Not a NOTIFY per batch: one, after the commit, for every batch written meanwhile (team-channel.ts).
+        channel.announce(this.#ctx.db, { k: 'e', h: host });
       } catch (error) {
         this.#failure = error instanceof StoreError ? error : new StoreWriteError(`cannot record events in the team's database: ${(error as Error).message}`);
         this.#options.onFailure?.(this.#failure);

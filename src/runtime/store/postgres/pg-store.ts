@@ -225,6 +225,8 @@ export async function openPostgresStore(parsed: TeamUrl, workspace: Workspace, l
         await spend.close();
         await events.closeAndFlush();
         await approvals.settled();
+        // The last changes' NOTIFY (sent after their commits, team-channel.ts) goes out before the pool closes.
+        await channel!.drained();
         await hosts.close();
         channel!.release();
         await db.close();
