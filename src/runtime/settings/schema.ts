@@ -227,6 +227,9 @@ export const settingsSchema = z
       .regex(/^postgres(ql)?:\/\//i, 'a postgres:// URL')
       .optional()
       .describe('Keep the team\'s shared state in PostgreSQL instead of files: postgres://USER@HOST:PORT/DATABASE?team=NAME (team: default the workspace directory\'s name).'),
+    retentionDays: count('A team on PostgreSQL: teams archived by --fresh are deleted from the database this many days after (when a lead opens a team there, and the default of huddle prune; 0: kept until pruned).')
+      .optional()
+      .meta({ default: 30 }),
     permissions: z
       .strictObject({
         allow: strings('Command prefixes that run without asking in ask mode ("npm install", "make").').optional(),

@@ -5,6 +5,11 @@
 // host's batches are written one after another, so its sequence numbers grow in commit order:
 // a follower reads "this host's events after the last one I saw" and misses none.
 //
+// A streamed response is thousands of text_delta events: the deltas an agent streams between two
+// flushes are stored as one (their texts joined, the first one's time), so the record holds one
+// row per agent per flush for them, not one per token. Every reader (resume's transcripts, the
+// mirrored console, the run record) joins deltas anyway, so it reads the same text.
+//
 // Mirroring (the lead's process): events other hosts wrote are emitted on this process's hub with
 // their `host`, so the console, `--json` and the run record see remote agents as if they ran
 // here. Mirrored events are never written back (they carry `host`) nor counted as spend.
@@ -33,6 +38,14 @@ export function isMirrored(event: HuddleEvent): boolean {
   return (event as { host?: unknown }).host !== undefined;
 }
 
+interface Buffered {
+  uid: string;
+  agent: string;
+  /** The scrubbed JSON; for a text_delta, made when it is flushed (a secret split across deltas is scrubbed too). */
+  body?: string;
+  delta?: HuddleEvent & { text: string };
+}
+
 const BATCH = 500;
 /** Events are written in batches at most this far apart (a streamed response is a few writes, not thousands). */
 const FLUSH_MS = 50;
@@ -41,7 +54,9 @@ export class PgEventStore implements EventStore {
   readonly #ctx: PgContext;
   readonly #options: PgEventStoreOptions;
   readonly #secrets: string[];
-  readonly #buffer: Array<{ uid: string; agent: string; body: string }> = [];
+  readonly #buffer: Buffered[] = [];
+  /** Per agent, its text_delta still in the buffer that its next deltas join (until it is flushed or another event of the agent comes). */
+  readonly #openDelta = new Map<string, Buffered>();
   readonly #unsubscribe: () => void;
   #flushing: Promise<void> = Promise.resolve();
   #timer: NodeJS.Timeout | undefined;
@@ -71,8 +86,23 @@ export class PgEventStore implements EventStore {
 
   #record(event: HuddleEvent): void {
     if (this.#failure || this.#closed || isMirrored(event)) return;
-    this.#buffer.push({ uid: randomUUID(), agent: event.agent, body: fromJsonText(scrub(JSON.stringify(event), this.#secrets)) });
+    if (event.type === 'text_delta' && typeof event.text === 'string') {
+      const open = this.#openDelta.get(event.agent);
+      if (open?.delta) open.delta.text += event.text;
+      else {
+        const entry: Buffered = { uid: randomUUID(), agent: event.agent, delta: { ...event } };
+        this.#openDelta.set(event.agent, entry);
+        this.#buffer.push(entry);
+      }
+    } else {
+      this.#openDelta.delete(event.agent);
+      this.#buffer.push({ uid: randomUUID(), agent: event.agent, body: this.#scrubbed(event) });
+    }
     this.#timer ??= setTimeout(() => this.#flushNow(), FLUSH_MS);
+  }
+
+  #scrubbed(event: HuddleEvent): string {
+    return fromJsonText(scrub(JSON.stringify(event), this.#secrets));
   }
 
   #flushNow(): Promise<void> {
@@ -85,6 +115,11 @@ export class PgEventStore implements EventStore {
   async #flush(): Promise<void> {
     while (this.#buffer.length && !this.#failure) {
       const batch = this.#buffer.splice(0, BATCH);
+      for (const entry of batch) {
+        // Sealed: later deltas start a new row (this one is on its way).
+        if (this.#openDelta.get(entry.agent) === entry) this.#openDelta.delete(entry.agent);
+        entry.body ??= this.#scrubbed(entry.delta!);
+      }
       const { team, host, channel } = this.#ctx;
       try {
         await write(this.#ctx, async (_client, _token, tx) => {
@@ -92,7 +127,7 @@ export class PgEventStore implements EventStore {
             `INSERT INTO huddle_events (team, host, uid, agent, body)
              SELECT $1, $2, uid, agent, body::jsonb FROM unnest($3::text[], $4::text[], $5::text[]) AS e(uid, agent, body)
              ON CONFLICT (uid) DO NOTHING`,
-            [team, host, batch.map((e) => e.uid), batch.map((e) => e.agent), batch.map((e) => e.body)],
+            [team, host, batch.map((e) => e.uid), batch.map((e) => e.agent), batch.map((e) => e.body!)],
           );
         });
         // Not a NOTIFY per batch: one, after the commit, for every batch written meanwhile (team-channel.ts).

@@ -22,18 +22,21 @@ import { PgRemoteControl } from './pg-remote-control.js';
 import { PgRoster } from './pg-roster.js';
 import { PgSpendLedger } from './pg-spend-ledger.js';
 import { parseTeamUrl, type TeamUrl } from './pg-url.js';
+import { ARCHIVE_MARK, pruneArchived, TEAM_TABLES } from './pg-prune.js';
 import { TeamChannel } from './team-channel.js';
 import { ensureTeamGitignore } from '../../workspace/team-gitignore.js';
 
 export interface PostgresBackendOptions {
   /** How long a host's lease lasts without renewal (HUDDLE_LEASE_MS). */
   leaseMs?: number;
+  /** Archived teams older than this many days are deleted when a lead opens a team (0: never). */
+  retentionDays?: number;
 }
+
+export const DEFAULT_RETENTION_DAYS = 30;
 
 export const DEFAULT_LEASE_MS = 10_000;
 
-/** Every table with a `team` column, for archiving a team. */
-const TEAM_TABLES = ['huddle_members', 'huddle_inboxes', 'huddle_messages', 'huddle_tasks', 'huddle_spend', 'huddle_allow', 'huddle_events', 'huddle_transcripts', 'huddle_run_records', 'huddle_hosts', 'huddle_placements', 'huddle_approvals', 'huddle_ops'];
 
 export function postgresBackend(url: string, workspace: Workspace, options: PostgresBackendOptions = {}): StoreBackend {
   const parsed = parseTeamUrl(url, path.basename(workspace.root) || 'team');
@@ -66,17 +69,31 @@ export function postgresBackend(url: string, workspace: Workspace, options: Post
       withDatabase(async (db) => {
         await refuseIfBusy(db, parsed.team, where);
         const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-        const archived = `${parsed.team}@archive-${stamp}`;
+        const archived = `${parsed.team}${ARCHIVE_MARK}${stamp}`;
         const moved = await db.write({ team: parsed.team }, async (client) => {
-          const { rowCount } = await client.query('UPDATE huddle_teams SET team = $2 WHERE team = $1', [parsed.team, archived]);
+          const { rowCount } = await client.query('UPDATE huddle_teams SET team = $2, archived_at = now() WHERE team = $1', [parsed.team, archived]);
           if (!rowCount) return false;
           for (const table of TEAM_TABLES) await client.query(`UPDATE ${table} SET team = $2 WHERE team = $1`, [parsed.team, archived]);
           return true;
         });
         return moved ? `team '${archived}' in the database` : undefined;
       }),
-    open: (openOptions) => openPostgresStore(parsed, workspace, leaseMs, openOptions, where),
+    open: (openOptions) => openPostgresStore(parsed, workspace, leaseMs, openOptions, where, options.retentionDays ?? DEFAULT_RETENTION_DAYS),
   };
+}
+
+/** The database of a team URL for `work` (huddle prune), closed after; a connection that fails is one line. */
+export async function withTeamDatabase<T>(url: string, workspace: Workspace, work: (db: Database, team: string) => Promise<T>): Promise<T> {
+  const parsed = parseTeamUrl(url, path.basename(workspace.root) || 'team');
+  const db = await connect(parsed, DEFAULT_LEASE_MS);
+  try {
+    return await work(db, parsed.team);
+  } catch (error) {
+    if (error instanceof StoreError || !isConnectionError(error)) throw error;
+    throw describeConnectError(error, parsed.display);
+  } finally {
+    await db.close();
+  }
 }
 
 async function connect(parsed: TeamUrl, leaseMs: number): Promise<Database> {
@@ -125,7 +142,7 @@ function busy(holder: LeadHolder, where: string): TeamBusyError {
   return new TeamBusyError({ pid: holder.pid, ...(elsewhere ? { host: holder.hostname } : {}), since: new Date(holder.started_at).toISOString() }, where);
 }
 
-export async function openPostgresStore(parsed: TeamUrl, workspace: Workspace, leaseMs: number, options: OpenStoreOptions, where: string): Promise<TeamStore> {
+export async function openPostgresStore(parsed: TeamUrl, workspace: Workspace, leaseMs: number, options: OpenStoreOptions, where: string, retentionDays = 0): Promise<TeamStore> {
   const { hub, secrets, mode = 'run' } = options;
   const db = await connect(parsed, leaseMs);
   const host = newHostId();
@@ -192,6 +209,9 @@ export async function openPostgresStore(parsed: TeamUrl, workspace: Workspace, l
     };
     hosts.start();
     await hosts.refreshLive();
+    // Retention: the lead clears out teams archived long ago, in the background (what fails waits for the next lead).
+    let retention: Promise<unknown> = Promise.resolve();
+    if (mode === 'run') retention = pruneArchived(db, retentionDays).catch(() => 0);
     // The checkout still keeps local things in .team/ (logs, worktrees, input history, the control
     // pointer): the same .gitignore as on files keeps them out of git.
     ensureTeamGitignore(workspace.teamDir);
@@ -227,6 +247,7 @@ export async function openPostgresStore(parsed: TeamUrl, workspace: Workspace, l
         await approvals.settled();
         // The last changes' NOTIFY (sent after their commits, team-channel.ts) goes out before the pool closes.
         await channel!.drained();
+        await retention;
         await hosts.close();
         channel!.release();
         await db.close();
