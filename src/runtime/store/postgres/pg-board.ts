@@ -362,14 +362,19 @@ export class PgBoard implements Board {
     rebuild: (changes: TaskChange[]) => T | undefined,
     work: (client: pg.PoolClient, read: pg.QueryResult | undefined) => Promise<Outcome<T>>,
   ): Promise<T> {
-    const { team, channel } = this.#ctx;
-    const outcome = await this.#guard(() =>
+    const { team, channel, record } = this.#ctx;
+    type Recorder = Parameters<Parameters<NonNullable<typeof record>['around']>[0]>[0];
+    const run = (recordIn?: Recorder) =>
       write(
         this.#ctx,
         async (client, token, tx) => {
           const result = await work(client, tx.first);
           const stamped = result.changes.map((change) => stamp(change));
-          if (stamped.length) tx.finish(...storeChanges(team, stamped, { token }));
+          if (stamped.length) {
+            // The change's task events (and this host's events before them) commit with it (pg-events.ts).
+            await recordIn?.(client, stamped.map(({ action, task }) => ({ agent: by, type: 'task', action, task })));
+            tx.finish(...storeChanges(team, stamped, { token }));
+          }
           return { value: result.value, changes: stamped };
         },
         {
@@ -382,8 +387,8 @@ export class PgBoard implements Board {
             return value === undefined ? undefined : { value, changes };
           },
         },
-      ),
-    );
+      );
+    const outcome = await this.#guard(() => (record ? record.around((recordIn) => run(recordIn)) : run()));
     this.#announce(by, outcome.changes);
     if (outcome.changes.length) channel.announce(this.#ctx.db, { k: 'b', ids: outcome.changes.map((change) => change.task.id) });
     return outcome.value as T;

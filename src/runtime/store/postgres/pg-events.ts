@@ -10,6 +10,10 @@
 // row per agent per flush for them, not one per token. Every reader (resume's transcripts, the
 // mirrored console, the run record) joins deltas anyway, so it reads the same text.
 //
+// A board change (a completion, say) writes its task events in its own transaction, with every
+// event of this host buffered before them (`around`): a host cut off right after the change
+// leaves a record that still says so. Those events are not stored again when they are emitted.
+//
 // Mirroring (the lead's process): events other hosts wrote are emitted on this process's hub with
 // their `host`, so the console, `--json` and the run record see remote agents as if they ran
 // here. Mirrored events are never written back (they carry `host`) nor counted as spend.
@@ -17,6 +21,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { writeJsonAtomic } from '../../fs/atomic-file.js';
+import type pg from 'pg';
 import type { EventHub, EventType, HuddleEvent } from '../../events/events.js';
 import { scrub } from '../../secrets.js';
 import type { EventStore, LoggedEvent } from '../event-store.js';
@@ -34,6 +39,12 @@ export interface PgEventStoreOptions {
 }
 
 /** Events with `host` came from another process: not ours to record. */
+/** What tells a task event written in a change's transaction from the one emitted after it. */
+function inTransactionKey(event: HuddleEvent): string {
+  const { action, task } = event as { action?: unknown; task?: { id?: unknown; updated_at?: unknown } };
+  return `${event.agent}\0${String(action)}\0${String(task?.id)}\0${String(task?.updated_at)}`;
+}
+
 export function isMirrored(event: HuddleEvent): boolean {
   return (event as { host?: unknown }).host !== undefined;
 }
@@ -63,6 +74,8 @@ export class PgEventStore implements EventStore {
   /** The write that failed: nothing more is recorded, and settled() says so (nothing is acked unrecorded). */
   #failure: StoreError | undefined;
   #closed = false;
+  /** Events stored inside another transaction (`around`), by what identifies them, not to be stored again when emitted. */
+  readonly #storedAlready = new Set<string>();
   /** Mirroring: the last sequence number seen per host, and where mirroring started. */
   readonly #seen = new Map<string, number>();
   #baseline = 0;
@@ -86,6 +99,7 @@ export class PgEventStore implements EventStore {
 
   #record(event: HuddleEvent): void {
     if (this.#failure || this.#closed || isMirrored(event)) return;
+    if (event.type === 'task' && this.#storedAlready.delete(inTransactionKey(event))) return;
     if (event.type === 'text_delta' && typeof event.text === 'string') {
       const open = this.#openDelta.get(event.agent);
       if (open?.delta) open.delta.text += event.text;
@@ -99,6 +113,58 @@ export class PgEventStore implements EventStore {
       this.#buffer.push({ uid: randomUUID(), agent: event.agent, body: this.#scrubbed(event) });
     }
     this.#timer ??= setTimeout(() => this.#flushNow(), FLUSH_MS);
+  }
+
+  /** See InTransactionRecord (pg-context.ts). */
+  around<T>(work: (write: (client: pg.ClientBase, events: Array<{ agent: string; type: string; [field: string]: unknown }>) => Promise<void>) => Promise<T>): Promise<T> {
+    let taken: Buffered[] | undefined;
+    let buffered = 0;
+    let keys: string[] = [];
+    const writeIn = async (client: pg.ClientBase, events: Array<{ agent: string; type: string; [field: string]: unknown }>): Promise<void> => {
+      if (this.#failure || this.#closed) return;
+      // A retried transaction writes the same rows again (same uids: stored once).
+      if (!taken) {
+        clearTimeout(this.#timer);
+        this.#timer = undefined;
+        taken = this.#buffer.splice(0);
+        buffered = taken.length;
+        this.#openDelta.clear();
+        for (const entry of taken) entry.body ??= this.#scrubbed(entry.delta!);
+        const ts = new Date().toISOString();
+        for (const event of events) {
+          const full = { ts, ...event } as unknown as HuddleEvent;
+          taken.push({ uid: randomUUID(), agent: event.agent, body: this.#scrubbed(full) });
+          if (full.type === 'task') keys.push(inTransactionKey(full));
+        }
+      }
+      if (!taken.length) return;
+      const { team, host } = this.#ctx;
+      await client.query(
+        `INSERT INTO huddle_events (team, host, uid, agent, body)
+         SELECT $1, $2, uid, agent, body::jsonb FROM unnest($3::text[], $4::text[], $5::text[]) AS e(uid, agent, body)
+         ON CONFLICT (uid) DO NOTHING`,
+        [team, host, taken.map((e) => e.uid), taken.map((e) => e.agent), taken.map((e) => e.body!)],
+      );
+    };
+    const run = this.#flushing.then(async () => {
+      try {
+        const value = await work(writeIn);
+        for (const key of keys) this.#storedAlready.add(key);
+        if (taken?.length) this.#ctx.channel.announce(this.#ctx.db, { k: 'e', h: this.#ctx.host });
+        return value;
+      } catch (error) {
+        // Not written: what was taken from the buffer goes back (the change's own events were never emitted).
+        if (taken) this.#buffer.unshift(...taken.slice(0, buffered));
+        keys = [];
+        if (this.#buffer.length) this.#timer ??= setTimeout(() => this.#flushNow(), FLUSH_MS);
+        throw error;
+      }
+    });
+    this.#flushing = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
   }
 
   #scrubbed(event: HuddleEvent): string {

@@ -190,6 +190,7 @@ export async function openPostgresStore(parsed: TeamUrl, workspace: Workspace, l
     const roster = await PgRoster.open(ctx, { teamName: parsed.team });
     if (mode === 'run') await roster.update(LEAD_NAME, { host });
     const events = await PgEventStore.open(ctx, { secrets, logsDir: path.join(workspace.teamDir, 'logs'), mirror: mode === 'run', onFailure: fail });
+    ctx.record = events;
     const bus = new PgBus(ctx, { knownNames: () => roster.names(), freshNames: () => roster.freshNames(), recorded: () => events.settled() });
     const board = new PgBoard(ctx);
     const spend = await PgSpendLedger.open(ctx, { onFailure: fail });

@@ -1,7 +1,9 @@
 // What the event record keeps, and for how long (docs/contract.md#events): the text_delta events of a
 // streamed response are stored as one row per agent per flush (a 150-task streamed run writes a
 // tenth of the rows it did when each token was a row), read back as the same text; and `huddle
-// prune` removes an archived team, row by row of every table, and keeps the team that runs.
+// prune` removes an archived team, row by row of every table, and keeps the team that runs. A
+// completion's task event, and what its agent did before it, commit with the completion: a host
+// cut off right after leaves a record that says the task was done.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -82,6 +84,30 @@ describePostgres('the event record on PostgreSQL', (base) => {
       expect(kinds[0]).toBe('text_delta');
       expect(kinds.at(-1)).toBe('tool_result');
     }
+  });
+
+  it('a completion commits with its task event and the events before it: a host gone right after still left them', { timeout: 60_000 }, async () => {
+    const { url, team } = teamUrl(base, 'record');
+    const hub = new EventHub();
+    const store = await postgresBackend(url, new Workspace(root)).open({ hub, secrets: [] });
+    await store.roster.add({ name: 'alice', role: 'coder' });
+    const task = await store.board.create({ subject: 'the notes' }, 'lead');
+    await store.board.claim(task.id, 'alice');
+    hub.emit('alice', 'text_delta', { text: 'done: ' });
+    hub.emit('alice', 'text_delta', { text: 'the notes' });
+    hub.emit('alice', 'tool_result', { id: 't1', name: 'write', ok: true, content: 'wrote notes.md', duration_ms: 1 });
+    await store.board.update(task.id, { status: 'completed' }, 'alice');
+    // The host is cut off now: what is still buffered is never written (closing without a flush drops it).
+    store.events.close();
+    const { rows } = await client.query<{ body: { type: string; action?: string; text?: string } }>(`SELECT body FROM huddle_events WHERE team = $1 AND agent = 'alice' ORDER BY seq`, [team]);
+    const kinds = rows.map((row) => (row.body.type === 'task' ? `task:${row.body.action}` : row.body.type));
+    expect(kinds.slice(-3)).toEqual(['text_delta', 'tool_result', 'task:completed']);
+    expect(rows.find((row) => row.body.type === 'text_delta')?.body.text).toBe('done: the notes');
+    // Written once: the task event emitted after the commit is not stored again.
+    expect(kinds.filter((kind) => kind === 'task:completed')).toHaveLength(1);
+    await store.close();
+    const again = await client.query<{ n: string }>(`SELECT count(*) AS n FROM huddle_events WHERE team = $1 AND body->>'type' = 'task' AND body->>'action' = 'completed'`, [team]);
+    expect(Number(again.rows[0]!.n)).toBe(1);
   });
 
   it('huddle prune removes an archived team (--dry-run first removes nothing) and keeps the live one', { timeout: 120_000 }, async () => {
