@@ -29,6 +29,11 @@ export interface Notifier {
   query(sql: string, params: unknown[]): Promise<unknown>;
 }
 
+/**
+ * A change waits this long for others to join its NOTIFY: a completion's board change and its
+ * events go out as one, and a busy process sends at most one NOTIFY per this interval.
+ */
+const GATHER_MS = 5;
 /** NOTIFY payloads must stay under 8000 bytes. */
 const PAYLOAD_BYTES = 7000;
 /** Board changes name at most this many tasks; more say "re-read" (no ids). */
@@ -112,8 +117,8 @@ export class TeamChannel {
   }
 
   /**
-   * Sends a committed change to other processes soon: right away when no NOTIFY of this process is
-   * on its way, else with everything else announced meanwhile in the next one. A process that dies
+   * Sends a committed change to other processes soon (within a few milliseconds, GATHER_MS), with
+   * everything else announced meanwhile: one NOTIFY statement at a time per process. A process that dies
    * in between loses it, as a listener that reconnects loses what was sent meanwhile: nothing
    * depends on a NOTIFY alone (every reader also re-reads on resync).
    */
@@ -131,6 +136,7 @@ export class TeamChannel {
 
   async #pump(db: Notifier): Promise<void> {
     while (this.#outbox.size) {
+      await new Promise((resolve) => setTimeout(resolve, GATHER_MS));
       const changes = [...this.#outbox.values()];
       this.#outbox.clear();
       // One statement, one commit, however many payloads.
