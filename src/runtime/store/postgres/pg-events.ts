@@ -38,13 +38,13 @@ export interface PgEventStoreOptions {
   onFailure?: (error: StoreError) => void;
 }
 
-/** Events with `host` came from another process: not ours to record. */
 /** What tells a task event written in a change's transaction from the one emitted after it. */
 function inTransactionKey(event: HuddleEvent): string {
   const { action, task } = event as { action?: unknown; task?: { id?: unknown; updated_at?: unknown } };
   return `${event.agent}\0${String(action)}\0${String(task?.id)}\0${String(task?.updated_at)}`;
 }
 
+/** Events with `host` came from another process: not ours to record. */
 export function isMirrored(event: HuddleEvent): boolean {
   return (event as { host?: unknown }).host !== undefined;
 }

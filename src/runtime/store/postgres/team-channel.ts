@@ -234,9 +234,10 @@ function pack(changes: Change[]): string[] {
     let text = JSON.stringify(change);
     // Too long to say in full: say only what changed (the receivers re-read it all).
     if (Buffer.byteLength(text) > PAYLOAD_BYTES / 2) text = JSON.stringify(change.k === 'b' ? { k: 'b', ids: [] } : { k: change.k, ...(typeof change.h === 'string' ? { h: change.h } : {}) });
-    if (size + text.length > PAYLOAD_BYTES) flush();
+    const bytes = Buffer.byteLength(text) + 1;
+    if (size + bytes > PAYLOAD_BYTES) flush();
     batch.push(text);
-    size += Buffer.byteLength(text) + 1;
+    size += bytes;
   }
   flush();
   return payloads;
