@@ -86,6 +86,21 @@ describePostgres('the event record on PostgreSQL', (base) => {
     }
   });
 
+  it('a secret streamed in two deltas is scrubbed from the row they are joined in', { timeout: 60_000 }, async () => {
+    const secret = 'sk-test-Zq81kd92mZ0';
+    const { url, team } = teamUrl(base, 'split');
+    const hub = new EventHub();
+    const store = await postgresBackend(url, new Workspace(root)).open({ hub, secrets: [secret] });
+    stores.push(store);
+    hub.emit('alice', 'text_delta', { text: `key: ${secret.slice(0, 9)}` });
+    hub.emit('alice', 'text_delta', { text: `${secret.slice(9)} end` });
+    await (store.events as PgEventStore).settled();
+    const { rows } = await client.query<{ body: string }>(`SELECT body::text AS body FROM huddle_events WHERE team = $1 AND agent = 'alice'`, [team]);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.body).not.toContain(secret.slice(0, 9));
+    expect(rows[0]!.body).toContain('end');
+  });
+
   it('a completion commits with its task event and the events before it: a host gone right after still left them', { timeout: 60_000 }, async () => {
     const { url, team } = teamUrl(base, 'record');
     const hub = new EventHub();
