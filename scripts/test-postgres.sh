@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A throwaway PostgreSQL server for huddle's tests and benchmarks: its own temp data directory,
-# 127.0.0.1 on a free port, trust authentication, fsync off. It never touches another server.
+# 127.0.0.1 on a free port, trust authentication, fsync off (HUDDLE_TEST_PG_FSYNC=on keeps it on, as a
+# production server has it: the benchmarks that measure commits need it). It never touches another server.
 #
 #   eval "$(scripts/test-postgres.sh start)"   starts one; prints the exports (HUDDLE_TEST_PG_URL, HUDDLE_TEST_PG_DIR)
 #   scripts/test-postgres.sh stop DIR          stops the one in DIR and removes DIR
@@ -57,7 +58,7 @@ start() {
   for attempt in 1 2 3 4 5; do
     port=$(free_port)
     # Kept for `up`, which starts it again on the same port.
-    echo "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir -c fsync=off -c full_page_writes=off -c max_connections=400 -c shared_buffers=64MB" >"$dir/server.opts"
+    echo "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir -c fsync=${HUDDLE_TEST_PG_FSYNC:-off} -c full_page_writes=${HUDDLE_TEST_PG_FSYNC:-off} -c max_connections=400 -c shared_buffers=64MB" >"$dir/server.opts"
     if as_owner "$pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start -o "$(cat "$dir/server.opts")" >/dev/null 2>&1; then
       trap - EXIT
       echo "export HUDDLE_TEST_PG_URL=postgres://postgres@127.0.0.1:$port/postgres"

@@ -167,12 +167,14 @@ export function untrustedMessage(untrusted: UntrustedFile[], env: NodeJS.Process
 function postgresTeam(url: string, workspace: Workspace, settings: LoadedSettings['settings']): StoreBackend {
   const leaseMs = settings.timeouts?.leaseMs;
   const { pollSeconds, poolSize, pooler } = settings.postgres ?? {};
+  const { retentionDays } = settings;
   try {
     return postgresBackend(url, workspace, {
       ...(leaseMs ? { leaseMs } : {}),
       ...(pollSeconds ? { pollMs: pollSeconds * 1_000 } : {}),
       ...(poolSize ? { poolSize } : {}),
       ...(pooler ? { pooler } : {}),
+      ...(retentionDays !== undefined ? { retentionDays } : {}),
     });
   } catch (error) {
     if (error instanceof StoreError) throw new StartupError(error.message);

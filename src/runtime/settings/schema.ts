@@ -239,6 +239,9 @@ export const settingsSchema = z
       })
       .optional()
       .describe('A team on PostgreSQL (team): how each process uses the database.'),
+    retentionDays: count('A team on PostgreSQL: teams archived by --fresh are deleted from the database this many days after (when a lead opens a team there, and the default of huddle prune; 0: kept until pruned).')
+      .optional()
+      .meta({ default: 30 }),
     permissions: z
       .strictObject({
         allow: strings('Command prefixes that run without asking in ask mode ("npm install", "make").').optional(),

@@ -22,6 +22,7 @@ import { PgRemoteControl } from './pg-remote-control.js';
 import { PgRoster } from './pg-roster.js';
 import { PgSpendLedger } from './pg-spend-ledger.js';
 import { parseTeamUrl, type TeamUrl } from './pg-url.js';
+import { ARCHIVE_MARK, pruneArchived, TEAM_TABLES } from './pg-prune.js';
 import { TeamChannel } from './team-channel.js';
 import { ensureTeamGitignore } from '../../workspace/team-gitignore.js';
 import { makeTeamDirPrivate } from '../../workspace/team-privacy.js';
@@ -35,13 +36,15 @@ export interface PostgresBackendOptions {
   poolSize?: number;
   /** What sits in between: a pooler gets no startup parameters; a transaction-mode one no LISTEN and no prepared statements either. */
   pooler?: Pooler;
+  /** Archived teams older than this many days are deleted when a lead opens a team (0: never). */
+  retentionDays?: number;
 }
+
+export const DEFAULT_RETENTION_DAYS = 30;
 
 export const DEFAULT_LEASE_MS = 10_000;
 export const DEFAULT_POLL_MS = 5_000;
 
-/** Every table with a `team` column, for archiving a team. */
-const TEAM_TABLES = ['huddle_members', 'huddle_inboxes', 'huddle_messages', 'huddle_tasks', 'huddle_spend', 'huddle_allow', 'huddle_events', 'huddle_transcripts', 'huddle_run_records', 'huddle_hosts', 'huddle_placements', 'huddle_approvals', 'huddle_ops'];
 
 export function postgresBackend(url: string, workspace: Workspace, options: PostgresBackendOptions = {}): StoreBackend {
   const parsed = parseTeamUrl(url, path.basename(workspace.root) || 'team');
@@ -75,17 +78,31 @@ export function postgresBackend(url: string, workspace: Workspace, options: Post
       withDatabase(async (db) => {
         await refuseIfBusy(db, parsed.team, where);
         const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-        const archived = `${parsed.team}@archive-${stamp}`;
+        const archived = `${parsed.team}${ARCHIVE_MARK}${stamp}`;
         const moved = await db.write({ team: parsed.team }, async (client) => {
-          const { rowCount } = await client.query('UPDATE huddle_teams SET team = $2 WHERE team = $1', [parsed.team, archived]);
+          const { rowCount } = await client.query('UPDATE huddle_teams SET team = $2, archived_at = now() WHERE team = $1', [parsed.team, archived]);
           if (!rowCount) return false;
           for (const table of TEAM_TABLES) await client.query(`UPDATE ${table} SET team = $2 WHERE team = $1`, [parsed.team, archived]);
           return true;
         });
         return moved ? `team '${archived}' in the database` : undefined;
       }),
-    open: (openOptions) => openPostgresStore(parsed, workspace, tuning, openOptions, where),
+    open: (openOptions) => openPostgresStore(parsed, workspace, tuning, openOptions, where, options.retentionDays ?? DEFAULT_RETENTION_DAYS),
   };
+}
+
+/** The database of a team URL for `work` (huddle prune), closed after; a connection that fails is one line. */
+export async function withTeamDatabase<T>(url: string, workspace: Workspace, work: (db: Database, team: string) => Promise<T>): Promise<T> {
+  const parsed = parseTeamUrl(url, path.basename(workspace.root) || 'team');
+  const db = await connect(parsed, { leaseMs: DEFAULT_LEASE_MS, pollMs: DEFAULT_POLL_MS, poolSize: undefined, pooler: 'none' });
+  try {
+    return await work(db, parsed.team);
+  } catch (error) {
+    if (error instanceof StoreError || !isConnectionError(error)) throw error;
+    throw describeConnectError(error, parsed.display);
+  } finally {
+    await db.close();
+  }
 }
 
 /** How a process uses the team's database: its lease, its polls, its pool, and what sits in between. */
@@ -144,7 +161,7 @@ function busy(holder: LeadHolder, where: string): TeamBusyError {
   return new TeamBusyError({ pid: holder.pid, ...(elsewhere ? { host: holder.hostname } : {}), since: new Date(holder.started_at).toISOString() }, where);
 }
 
-export async function openPostgresStore(parsed: TeamUrl, workspace: Workspace, tuning: Tuning, options: OpenStoreOptions, where: string): Promise<TeamStore> {
+export async function openPostgresStore(parsed: TeamUrl, workspace: Workspace, tuning: Tuning, options: OpenStoreOptions, where: string, retentionDays = 0): Promise<TeamStore> {
   const { hub, secrets, mode = 'run' } = options;
   makeTeamDirPrivate(workspace.teamDir); // the checkout's .team/ (logs, run records) is the person's alone
   const { leaseMs } = tuning;
@@ -198,6 +215,7 @@ export async function openPostgresStore(parsed: TeamUrl, workspace: Workspace, t
     const roster = await PgRoster.open(ctx, { teamName: parsed.team });
     if (mode === 'run') await roster.update(LEAD_NAME, { host });
     const events = await PgEventStore.open(ctx, { secrets, logsDir: path.join(workspace.teamDir, 'logs'), mirror: mode === 'run', onFailure: fail });
+    ctx.record = events;
     const bus = new PgBus(ctx, { knownNames: () => roster.names(), freshNames: () => roster.freshNames(), recorded: () => events.settled() });
     const board = new PgBoard(ctx);
     const spend = await PgSpendLedger.open(ctx, { onFailure: fail });
@@ -228,6 +246,9 @@ export async function openPostgresStore(parsed: TeamUrl, workspace: Workspace, t
         database: reachable ? 'reachable' : 'unreachable',
       }),
     );
+    // Retention: the lead clears out teams archived long ago, in the background (what fails waits for the next lead).
+    let retention: Promise<unknown> = Promise.resolve();
+    if (mode === 'run') retention = pruneArchived(db, retentionDays).catch(() => 0);
     // The checkout still keeps local things in .team/ (logs, worktrees, input history, the control
     // pointer): the same .gitignore as on files keeps them out of git.
     ensureTeamGitignore(workspace.teamDir);
@@ -261,6 +282,9 @@ export async function openPostgresStore(parsed: TeamUrl, workspace: Workspace, t
         await spend.close();
         await events.closeAndFlush();
         await approvals.settled();
+        // The last changes' NOTIFY (sent after their commits, team-channel.ts) goes out before the pool closes.
+        await channel!.drained();
+        await retention;
         await hosts.close();
         channel!.release();
         offReachability();
