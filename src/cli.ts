@@ -12,7 +12,9 @@ import { redactUrl } from './runtime/store/postgres/pg-url.js';
 // minified source. The bundle's chunks load only after this, through dynamic imports.
 const [nodeMajor = 0, nodeMinor = 0] = process.versions.node.split('.').map(Number);
 if (nodeMajor < 22 || (nodeMajor === 22 && nodeMinor < 12)) {
-  process.stderr.write(`huddle needs Node.js 22.12 or newer, and this is Node ${process.versions.node}: install a newer Node (nodejs.org, or \`nvm install 24\`) and run huddle again.\n`);
+  process.stderr.write(
+    `huddle needs Node.js 22.12 or newer, and this is Node ${process.versions.node}: install a newer Node (nodejs.org, or \`nvm install 24\`) and run huddle again.\n`,
+  );
   process.exit(2);
 }
 
@@ -131,7 +133,16 @@ async function runSubcommand(command: Subcommand, argv: string[]): Promise<numbe
     process.stdout.write(`${HELP}\n`);
     return 0;
   }
-  const allowed: Record<Subcommand, string[]> = { status: ['cwd', 'json'], send: ['cwd'], interrupt: ['cwd'], mcp: ['cwd', 'as', 'socket', 'team'], trust: ['cwd', 'list', 'revoke'], rewind: ['cwd', 'files', 'all'], doctor: ['cwd', 'json'], prune: ['cwd', 'team', 'dry-run', 'older-than'] };
+  const allowed: Record<Subcommand, string[]> = {
+    status: ['cwd', 'json'],
+    send: ['cwd'],
+    interrupt: ['cwd'],
+    mcp: ['cwd', 'as', 'socket', 'team'],
+    trust: ['cwd', 'list', 'revoke'],
+    rewind: ['cwd', 'files', 'all'],
+    doctor: ['cwd', 'json'],
+    prune: ['cwd', 'team', 'dry-run', 'older-than'],
+  };
   for (const key of Object.keys(values)) if (!allowed[command].includes(key)) usageError(`--${key} does not go with huddle ${command}`);
   if (command === 'trust') {
     if (positionals.length) usageError(`unexpected argument '${positionals[0]}'`);
@@ -185,14 +196,28 @@ async function runSubcommand(command: Subcommand, argv: string[]): Promise<numbe
   return runControlCommand({ kind: 'interrupt', agent }, values.cwd);
 }
 
-
 function usageError(message: string): never {
   process.stderr.write(`huddle: ${message}\nRun 'huddle --help' for usage.\n`);
   process.exit(2);
 }
 
 /** Options that take a value: `-p` followed by one of these (or by nothing) has no prompt of its own. */
-const VALUE_OPTIONS = new Set(['-p', '--print', '--prompt-file', '--output-format', '--cwd', '--team', '--slots', '--model', '--api-key-file', '--max-turns', '--budget-usd', '--budget-minutes', '--budget-turns', '--permission-mode']);
+const VALUE_OPTIONS = new Set([
+  '-p',
+  '--print',
+  '--prompt-file',
+  '--output-format',
+  '--cwd',
+  '--team',
+  '--slots',
+  '--model',
+  '--api-key-file',
+  '--max-turns',
+  '--budget-usd',
+  '--budget-minutes',
+  '--budget-turns',
+  '--permission-mode',
+]);
 const FLAG_OPTIONS = new Set(['--trust', '--json', '--resume', '--continue', '-c', '--fresh', '--verbose', '-h', '--help', '-v', '--version']);
 
 /** `huddle -p` with no prompt after it (as `claude -p` is used in scripts): the prompt comes from stdin. */
@@ -257,9 +282,11 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
     usageError(`--output-format takes text, json or stream-json, not '${outputFormat}'`);
   }
   if (outputFormat !== undefined && !headless) usageError('--output-format goes with -p "PROMPT"');
-  if (values.json && outputFormat !== undefined && outputFormat !== 'text') usageError(`--json and --output-format ${outputFormat} exclude each other: both write to stdout`);
+  if (values.json && outputFormat !== undefined && outputFormat !== 'text')
+    usageError(`--json and --output-format ${outputFormat} exclude each other: both write to stdout`);
   if ((values.resume || values.continue) && values.fresh) usageError(`--${values.resume ? 'resume' : 'continue'} and --fresh exclude each other`);
-  if (values.team !== undefined && !/^postgres(ql)?:\/\//i.test(values.team)) usageError(`--team takes a postgres:// URL (postgres://USER@HOST:PORT/DATABASE?team=NAME), not '${redactUrl(values.team)}'`);
+  if (values.team !== undefined && !/^postgres(ql)?:\/\//i.test(values.team))
+    usageError(`--team takes a postgres:// URL (postgres://USER@HOST:PORT/DATABASE?team=NAME), not '${redactUrl(values.team)}'`);
   let slots: number | undefined;
   if (values.slots !== undefined) {
     if (command !== 'worker') usageError('--slots goes with huddle worker');
@@ -328,7 +355,9 @@ async function readPrompt(options: CliOptions): Promise<string> {
     try {
       text = readFileSync(options.promptFile!, 'utf8');
     } catch (error) {
-      usageError(`cannot read --prompt-file ${options.promptFile}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : ((error as NodeJS.ErrnoException).code ?? (error as Error).message)}`);
+      usageError(
+        `cannot read --prompt-file ${options.promptFile}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : ((error as NodeJS.ErrnoException).code ?? (error as Error).message)}`,
+      );
     }
     if (!text.trim()) usageError(`--prompt-file ${options.promptFile} is empty`);
     text = text.trimEnd();

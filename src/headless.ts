@@ -29,7 +29,10 @@ export async function runHeadless(options: CliOptions): Promise<number> {
   let secrets: string[] = [];
   const format = options.json ? 'events' : (options.outputFormat ?? 'text');
   // stream-json and json: a view of the events in Claude Code's format (it writes through `secrets`, set below).
-  const claudeFormat = format === 'stream-json' || format === 'json' ? new StreamJsonView({ stream: format === 'stream-json', write: (line) => writeLine(line, secrets) }) : undefined;
+  const claudeFormat =
+    format === 'stream-json' || format === 'json'
+      ? new StreamJsonView({ stream: format === 'stream-json', write: (line) => writeLine(line, secrets) })
+      : undefined;
   try {
     const settings = await resolveSettings(options, { missingKey: 'refuse' });
     secrets = settings.secrets;
@@ -160,7 +163,12 @@ function describeEnd(end: RunEnd | 'interrupted'): string {
 function afterword(session: TeamSession, end: RunEnd | 'interrupted', options: CliOptions): string {
   if (end === 'interrupted') {
     // A prompt from stdin or a file (maybe a megabyte) is not repeated: the command to continue says where it came from.
-    const prompt = options.promptSource === 'file' ? `--prompt-file ${JSON.stringify(options.promptFile ?? '')}` : options.promptSource === 'stdin' || (options.prompt ?? '').length > 200 ? '"…"' : JSON.stringify(options.prompt ?? '…');
+    const prompt =
+      options.promptSource === 'file'
+        ? `--prompt-file ${JSON.stringify(options.promptFile ?? '')}`
+        : options.promptSource === 'stdin' || (options.prompt ?? '').length > 200
+          ? '"…"'
+          : JSON.stringify(options.prompt ?? '…');
     return (
       'huddle: interrupted; the team is left as it was in this workspace. ' +
       `Continue it with: huddle ${options.promptSource === 'file' ? prompt : `-p ${prompt}`} --resume (or start over with --fresh)\n`
@@ -173,7 +181,8 @@ function afterword(session: TeamSession, end: RunEnd | 'interrupted', options: C
   if (end.kind === 'stalled') return `huddle: ${end.message}; it was interrupted and the run failed (HUDDLE_STALL_MS sets how long counts as a stall)\n`;
   if (end.kind === 'unfinished') return `huddle: ${end.message}\n`;
   const outcome = session.leadResult().outcome;
-  const why = outcome?.kind === 'failed' ? outcome.error : outcome?.kind === 'turn_limit' ? `turn limit reached (${outcome.limit} model calls)` : 'the lead failed';
+  const why =
+    outcome?.kind === 'failed' ? outcome.error : outcome?.kind === 'turn_limit' ? `turn limit reached (${outcome.limit} model calls)` : 'the lead failed';
   return `huddle: ${why}\n`;
 }
 

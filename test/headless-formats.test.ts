@@ -33,8 +33,15 @@ function script(dialect: 'huddle' | 'claude-code', dir: string): void {
   fake.respond((request: RecordedRequest) => {
     if (request.path !== '/v1/messages') return undefined;
     const done = (request.body?.messages ?? []).filter((m: { role: string }) => m.role === 'assistant').length;
-    if (done === 0) return reply(text('Writing it.'), dialect === 'huddle' ? toolUse('write_file', { path: 'a.txt', content: 'hi\n' }) : toolUse('Write', { file_path: path.join(dir, 'a.txt'), content: 'hi\n' }));
-    if (done === 1) return reply(dialect === 'huddle' ? toolUse('bash', { command: 'cat a.txt' }) : toolUse('Bash', { command: 'cat a.txt', description: 'show it' }));
+    if (done === 0)
+      return reply(
+        text('Writing it.'),
+        dialect === 'huddle'
+          ? toolUse('write_file', { path: 'a.txt', content: 'hi\n' })
+          : toolUse('Write', { file_path: path.join(dir, 'a.txt'), content: 'hi\n' }),
+      );
+    if (done === 1)
+      return reply(dialect === 'huddle' ? toolUse('bash', { command: 'cat a.txt' }) : toolUse('Bash', { command: 'cat a.txt', description: 'show it' }));
     return replyText('All done.');
   });
 }
@@ -89,7 +96,22 @@ async function huddle(format: 'stream-json' | 'json'): Promise<string> {
   return run.stdout;
 }
 
-const RESULT_FIELDS = ['type', 'subtype', 'is_error', 'result', 'num_turns', 'duration_ms', 'duration_api_ms', 'total_cost_usd', 'usage', 'session_id', 'stop_reason', 'modelUsage', 'permission_denials', 'uuid'];
+const RESULT_FIELDS = [
+  'type',
+  'subtype',
+  'is_error',
+  'result',
+  'num_turns',
+  'duration_ms',
+  'duration_api_ms',
+  'total_cost_usd',
+  'usage',
+  'session_id',
+  'stop_reason',
+  'modelUsage',
+  'permission_denials',
+  'uuid',
+];
 
 describe.skipIf(!CLAUDE)(`stream-json and json have Claude Code's shape${CLAUDE ? '' : ` (skipped: Claude Code is missing; ${CLAUDE_CODE_INSTALL})`}`, () => {
   it('stream-json: the same lines in the same order, field by field', async () => {
@@ -114,7 +136,12 @@ describe.skipIf(!CLAUDE)(`stream-json and json have Claude Code's shape${CLAUDE 
       const [message, refMessage] = [ours[i]!.message, reference[i]!.message];
       if (ours[i]!.type === 'assistant') {
         sameShape(message, refMessage, ['id', 'type', 'role', 'model', 'content', 'stop_reason', 'stop_sequence', 'usage'], `${where}.message`);
-        sameShape(message.usage, refMessage.usage, ['input_tokens', 'output_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens'], `${where}.message.usage`);
+        sameShape(
+          message.usage,
+          refMessage.usage,
+          ['input_tokens', 'output_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens'],
+          `${where}.message.usage`,
+        );
         const [block, refBlock] = [message.content[0], refMessage.content[0]];
         sameShape(block, refBlock, block.type === 'text' ? ['type', 'text'] : ['type', 'id', 'name', 'input'], `${where} block`);
         // Blocks of one response carry that response's id, as Claude Code's do.
@@ -174,7 +201,11 @@ describe('stream-json without Claude Code', () => {
 /** Runs the CLI with `input` on stdin. */
 function withStdin(args: string[], input: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI_PATH, ...args], { cwd: ws.dir, env: { ...baseEnv(), ANTHROPIC_BASE_URL: fake.url }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI_PATH, ...args], {
+      cwd: ws.dir,
+      env: { ...baseEnv(), ANTHROPIC_BASE_URL: fake.url },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

@@ -49,7 +49,10 @@ export class StreamJsonView {
   #lastRequestAt = new Map<string, number>();
   #stopReason: string | null = null;
   /** Per model, as Claude Code's `modelUsage`. */
-  readonly #modelUsage: Record<string, { inputTokens: number; outputTokens: number; cacheReadInputTokens: number; cacheCreationInputTokens: number; costUSD: number }> = {};
+  readonly #modelUsage: Record<
+    string,
+    { inputTokens: number; outputTokens: number; cacheReadInputTokens: number; cacheCreationInputTokens: number; costUSD: number }
+  > = {};
   /** Requests the person (or nobody) denied: Claude Code's `permission_denials`. */
   readonly #denials: Array<{ tool_name: string; tool_use_id: string; tool_input: unknown }> = [];
   readonly #asked = new Map<string, { tool: string; summary: string }>();

@@ -69,7 +69,10 @@ export function externalSetup(options: SetupOptions): ExternalSetup {
     options.env,
   );
   // A program in a terminal calls no tools: it needs no MCP server.
-  const mcp = kind === 'command' || !options.channel ? { command: '', args: [] } : huddleMcpCommand(identity.name, options.workspaceRoot, agentSocketPath(options.channel.socket), options.env);
+  const mcp =
+    kind === 'command' || !options.channel
+      ? { command: '', args: [] }
+      : huddleMcpCommand(identity.name, options.workspaceRoot, agentSocketPath(options.channel.socket), options.env);
   const sandbox = externalSandbox({
     owner: identity.name,
     workspace: options.workspace,
@@ -166,9 +169,14 @@ function configVariables(kind: AgentKind, dir: string | undefined): Record<strin
  * shows it at). HUDDLE_CLI names cli.js where huddle runs embedded (tests driving the team
  * in-process).
  */
-export function huddleMcpCommand(name: string, workspaceRoot: string, socket: string, env: NodeJS.ProcessEnv = process.env): { command: string; args: string[] } {
+export function huddleMcpCommand(
+  name: string,
+  workspaceRoot: string,
+  socket: string,
+  env: NodeJS.ProcessEnv = process.env,
+): { command: string; args: string[] } {
   const cli = env.HUDDLE_CLI ?? (/cli\.m?js$/.test(process.argv[1] ?? '') ? process.argv[1] : undefined);
-  if (!cli) throw new ExternalAgentError('cannot tell where huddle\'s cli.js is for its MCP server; set HUDDLE_CLI to its path');
+  if (!cli) throw new ExternalAgentError("cannot tell where huddle's cli.js is for its MCP server; set HUDDLE_CLI to its path");
   return { command: process.execPath, args: [path.resolve(cli), 'mcp', '--as', name, '--cwd', workspaceRoot, '--socket', socket] };
 }
 
