@@ -69,10 +69,12 @@ export class Console {
   whenScreenShows(needle: string, timeoutMs = 15_000): Promise<number> {
     return new Promise((resolve, reject) => {
       let done = false;
-      const timer = setTimeout(async () => {
+      const timer = setTimeout(() => {
         done = true;
         listener.dispose();
-        reject(new Error(`the screen did not show '${needle}' within ${timeoutMs} ms; it shows:\n${await this.driver.screen()}`));
+        void this.driver
+          .screen()
+          .then((screen) => reject(new Error(`the screen did not show '${needle}' within ${timeoutMs} ms; it shows:\n${screen}`)), reject);
       }, timeoutMs);
       const listener = this.driver.process.onData(() => {
         const at = performance.now();

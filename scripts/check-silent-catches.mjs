@@ -13,10 +13,11 @@ for await (const file of glob(['src/**/*.{ts,tsx}', 'scripts/**/*.mjs', 'bench/*
   lines.forEach((line, i) => {
     if (!SILENT.some((pattern) => pattern.test(line))) return;
     if (/\/\/|\/\*/.test(line.replace(/(['"`]).*?\1/g, ''))) return; // says why at the end of the line
-    let above = i - 1;
-    // The comment may sit above a chained call's first line.
-    while (above >= 0 && /^\s*[.?]/.test(lines[above + 1] ?? '') && !COMMENT.test(lines[above])) above--;
-    if (above >= 0 && COMMENT.test(lines[above])) return;
+    // The comment may sit anywhere above it in the same statement (a chained call's first line).
+    for (let above = i - 1; above >= 0 && above >= i - 12; above--) {
+      if (COMMENT.test(lines[above])) return;
+      if (/[;{}]\s*$/.test(lines[above])) break;
+    }
     problems.push(`${file}:${i + 1}: an error is dropped without a word: log it, or say why on the line above`);
   });
 }

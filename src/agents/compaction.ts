@@ -158,6 +158,7 @@ export class Compactor {
       return;
     }
     if (compactAt > 0 && tokens >= compactAt * window && loop.totals.modelCalls >= this.#autoFromCall) {
+      // Automatic compaction is best effort: a failure leaves the context as it was, and the next call tries again.
       await this.#run('auto', undefined, signal).catch(() => undefined);
     }
   }

@@ -47,6 +47,7 @@ export type Verdict = { refuse: string } | { note?: string };
 
 async function beforeUpdate(input: UpdateInput, context: ToolContext, options: CompletionGateOptions): Promise<Verdict> {
   if (input.status !== 'completed' && input.status !== 'review') return {};
+  // A task that cannot be read counts as absent; the caller says so.
   const task = await options.board.get(input.task_id).catch(() => undefined);
   // Anything the board will refuse anyway (unknown id, a task not in progress) is its to explain.
   if (!task || task.status !== 'in_progress') return {};
@@ -86,6 +87,7 @@ async function beforeUpdate(input: UpdateInput, context: ToolContext, options: C
 }
 
 async function beforeApprove(input: { task_id: number }, context: ToolContext, options: CompletionGateOptions): Promise<Verdict> {
+  // A task that cannot be read counts as absent; the caller says so.
   const task = await options.board.get(input.task_id).catch(() => undefined);
   // Only an approval review_approve will accept: the rest it refuses with its own words.
   if (!task || task.status !== 'review' || task.owner === context.agent) return {};

@@ -40,6 +40,7 @@ export async function placeOnWorker(team: PlacementTeam, spec: PlacementSpec): P
   try {
     await team.ctx.roster.add({ name: spec.name, role: spec.role, model: spec.model, status: 'working', host: placement.host });
   } catch (error) {
+    // A reservation that cannot be cancelled lapses with its lease.
     await hosts.cancel(placement.id).catch(() => undefined);
     throw error;
   }
@@ -93,6 +94,7 @@ export async function leaveWorker(team: PlacementTeam, reason: string): Promise<
   for (const teammate of live) {
     const released: Task[] = await team.ctx.board.release(teammate.name, 'huddle').catch(() => []);
     const tasks = released.length ? `; its task${released.length > 1 ? 's' : ''} ${released.map((t) => `#${t.id}`).join(', ')} went back on the board` : '';
+    // Telling the lead is best effort: it may be gone; the stop is in the roster and the log.
     await team.ctx.bus
       .send({ type: 'message', from: 'huddle', to: LEAD_NAME, content: `[huddle] ${teammate.name} stopped: ${reason}${tasks}` })
       .catch(() => undefined);

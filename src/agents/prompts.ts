@@ -1,7 +1,6 @@
 // System prompts and the fixed turns huddle injects (docs/contract.md#messages, docs/contract.md#injected-turns).
 
 /** The lead's name is fixed (docs/contract.md#vocabulary). */
-import { LEAD_NAME } from '../runtime/vocabulary.js';
 
 export interface Identity {
   name: string;

@@ -88,6 +88,7 @@ export class Protocols {
             to: LEAD_NAME,
             content: `[huddle] ${teammate} did not answer shutdown request ${requestId} in time and was stopped.`,
           })
+          // Telling the lead is best effort: it may be gone; the stop goes on either way.
           .catch(() => undefined)
           .finally(() => this.effects.forceStop(teammate, `no answer to shutdown request within ${formatDuration(grace)}`));
       });
@@ -127,6 +128,7 @@ export class Protocols {
     if (toLead) await this.askLeadAboutPlan(teammate, requestId, plan);
     const autoMs = this.options.planAutoApproveMs;
     const timer =
+      // A plan already decided (by the person meanwhile) needs no auto-approval.
       autoMs > 0
         ? setTimeout(() => void this.decidePlan(requestId, true, `auto-approved after ${formatDuration(autoMs)}`, 'person').catch(() => undefined), autoMs)
         : undefined;

@@ -91,6 +91,7 @@ export function reviewTools(ctx: TeamContext): Tool[] {
       let text = `approved task #${task.id} (${task.subject}) by ${task.owner ?? 'nobody'}: completed`;
       const freed: number[] = [];
       for (const id of task.blocks) {
+        // A task that cannot be read counts as absent; the caller says so.
         const other = await board.get(id).catch(() => undefined);
         if (other && other.status === 'pending' && other.owner === null && other.blockedBy.length === 0) freed.push(other.id);
       }

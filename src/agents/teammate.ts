@@ -218,7 +218,9 @@ export class Teammate extends Agent {
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       this.events.emit('error', { message, fatal: true });
+      // Telling the lead is best effort: it may be gone; the failure is in the roster and the log.
       await this.#tellLead(`[huddle] ${this.name} failed: ${message}`).catch(() => undefined);
+      // A status is best effort: the work goes on whether the roster took it or not.
       await this.setStatus('failed', { error: message }).catch(() => undefined);
     }
   }
@@ -260,6 +262,7 @@ export class Teammate extends Agent {
                 task: task.id,
               };
           } else {
+            // Nothing claimable right now (or the board is busy): the teammate looks again when woken.
             const task = await this.ctx.board.claimNext(this.name).catch(() => undefined);
             if (task) return { kind: 'input', text: autoClaimTurn(task), source: 'auto_claim', reason: onTask(task), task: task.id };
           }

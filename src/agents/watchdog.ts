@@ -193,6 +193,7 @@ export function startTeamWatchdog(team: WatchedTeam, notify?: (notice: Supervisi
       notify?.({ agent: agent.name, kind: 'stalled', text });
       if (agent.name !== LEAD_NAME) {
         const content = `[huddle] ${text}; it now waits for work. Send it a message to carry on, or have the person /restart it.`;
+        // Telling the lead is best effort: it may be gone; the stall is in the log either way.
         void bus.send({ type: 'message', from: 'huddle', to: LEAD_NAME, content }).catch(() => undefined);
       }
     },

@@ -66,6 +66,7 @@ export async function runWorker(options: CliOptions): Promise<number> {
       return 0;
     }
     say(`${end.error.message}; joining the team again as a new host`);
+    // The lease is already lost: closing is best effort, the team resumes elsewhere.
     await session.close({ reason: 'this host lost its lease', resumable: true }).catch(() => undefined);
   }
 }

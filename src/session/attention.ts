@@ -34,6 +34,7 @@ export class Attention {
   /** Notifies (unless the settings say no or it was just said) and runs the Notification hooks; resolves when they ran. */
   async notify(agent: string, kind: NotifyKind, message: string): Promise<void> {
     if (!this.#notifier.notify({ kind, message })) return;
+    // A notification hook that fails must not stop what it was telling about; the hook runner logs it.
     await this.#session.notificationHook(agent, { message, title: 'huddle', notification_type: NOTIFICATION_TYPE[kind] }).catch(() => undefined);
   }
 

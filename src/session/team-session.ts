@@ -270,6 +270,7 @@ export class TeamSession {
         return undefined;
       });
     }
+    // Closing: each part closes on its own; one that fails must not keep the rest open.
     for (const close of this.#onClose.splice(0)) await close().catch(() => undefined);
     await this.#mcp?.close();
     await this.#store.close(reason);
@@ -318,6 +319,7 @@ export class TeamSession {
 
   /** A worker stopping on purpose: its teammates stop, their tasks go back, the lead is told; then it closes. */
   async leaveAsWorker(reason: string): Promise<void> {
+    // Leaving the team on close: a database already gone has nothing to leave.
     await leaveWorker(this.#team, reason).catch(() => undefined);
     await this.close({ reason, resumable: true });
   }

@@ -3,7 +3,7 @@
 // as they are now. Yes records it (outside the workspace) and applies from the next start; no
 // leaves them ignored, and the next start asks again.
 import { workspaceKey } from '../runtime/settings/load.js';
-import { TrustStore, type UntrustedFile } from '../runtime/settings/trust.js';
+import { TrustStore } from '../runtime/settings/trust.js';
 import { LEAD_NAME } from '../runtime/vocabulary.js';
 import type { TeamSession } from './team-session.js';
 

@@ -56,6 +56,7 @@ export class ConsoleController implements CommandIntents {
   }
 
   async refreshTasks(): Promise<void> {
+    // The board may be closing: no tasks to show is the right answer then.
     const tasks = await this.#session.tasks().catch(() => undefined);
     if (tasks) this.store.setState({ tasks });
   }

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { EventRecord as HuddleEvent } from '../../src/runtime/events/events.js';
 import { reply, replyText, startFakeApi, toolUse } from '../helpers/fake-api.ts';
-import { lastToolResults, type TeamHarness, type TeamHarnessOptions } from '../helpers/team-harness.ts';
+import { lastToolResults, type TeamHarness } from '../helpers/team-harness.ts';
 import { harnessPerTest } from '../helpers/harness-per-test.js';
 import { loadSettings } from '../../src/runtime/settings/load.js';
 import { makeWorkspace, runCli } from '../helpers/run-cli.ts';

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { Message } from '../../src/runtime/store/bus.js';
 import { reply, replyText, toolUse, type Scripted } from '../helpers/fake-api.ts';
 import type { RecordedRequest } from '../helpers/fake-api.ts';
-import { inboxMessages, lastToolResults, lastUserTexts, toolNames, type TeamHarness, type TeamHarnessOptions } from '../helpers/team-harness.ts';
+import { inboxMessages, lastToolResults, lastUserTexts, toolNames } from '../helpers/team-harness.ts';
 import { harnessPerTest } from '../helpers/harness-per-test.js';
 
 const open = harnessPerTest({ env: { HUDDLE_IDLE_TIMEOUT_MS: '20000' } });

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { FileBus } from '../../src/runtime/store/file/file-bus.js';
 import type { Message } from '../../src/runtime/store/bus.js';
 import { overloaded, reply, replyText, text, toolUse, type Scripted } from '../helpers/fake-api.ts';
-import { lastToolResults, lastUserTexts, systemText, turnsOf, type TeamHarness, type TeamHarnessOptions } from '../helpers/team-harness.ts';
+import { lastToolResults, lastUserTexts, systemText, turnsOf } from '../helpers/team-harness.ts';
 import { harnessPerTest } from '../helpers/harness-per-test.js';
 
 const open = harnessPerTest();

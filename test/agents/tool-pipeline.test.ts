@@ -21,7 +21,6 @@ import {
   runCall,
   sessionSandbox,
   type Call,
-  type PipelineDeps,
 } from '../../src/agents/tool-pipeline.js';
 import { TeamHooks } from '../../src/agents/team-hooks.js';
 import { EventHub } from '../../src/runtime/events/events.js';

@@ -13,7 +13,6 @@ import { makeToolContext } from '../helpers/tool-context.js';
 import { runCli } from '../helpers/run-cli.js';
 import { coreTools } from '../../src/runtime/tools/core-tools.js';
 import { ToolRegistry } from '../../src/runtime/tools/registry.js';
-import { Workspace } from '../../src/runtime/workspace/workspace.js';
 import { ensureWorktree } from '../../src/runtime/workspace/worktree.js';
 import { describeSandboxed, makeArena, type Arena } from './arena.js';
 

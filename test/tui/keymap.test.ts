@@ -8,7 +8,7 @@ import { activeViews, type KeyContext } from '../../src/tui/keys/conditions.js';
 import { CONSOLE_KEYMAP } from '../../src/tui/keys/console-keymap.js';
 import { keyPresses, press, type KeyPress } from '../../src/tui/keys/key-press.js';
 import { matchesKey, parseKeyPattern } from '../../src/tui/keys/key-pattern.js';
-import { compileKeymap, resolveKey, type Binding } from '../../src/tui/keys/keymap.js';
+import { compileKeymap, resolveKey } from '../../src/tui/keys/keymap.js';
 import { createConsoleStore, emptyAgent, type ConsoleState } from '../../src/tui/state/console-store.js';
 import { setText } from '../../src/tui/state/input-buffer.js';
 

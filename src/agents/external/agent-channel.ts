@@ -57,6 +57,7 @@ export class AgentChannel {
   /** Listens (again, at the same path); returns the lease close() takes. */
   open(): number {
     const lease = ++this.#lease;
+    // The queue only orders the work: each caller hears its own failure through the promise it holds.
     this.ready = this.#queue = this.#queue.catch(() => undefined).then(() => this.#listen());
     this.ready.catch(() => undefined); // reported to whoever awaits it (the program's start)
     return lease;
@@ -65,6 +66,7 @@ export class AgentChannel {
   /** Stops listening, unless it was opened again since `lease` (a restart). */
   close(lease?: number): Promise<void> {
     if (lease !== undefined && lease !== this.#lease) return Promise.resolve();
+    // The queue only orders the work: each caller hears its own failure through the promise it holds.
     this.#queue = this.#queue.catch(() => undefined).then(() => this.#stop());
     return this.#queue;
   }

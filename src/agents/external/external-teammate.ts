@@ -78,6 +78,8 @@ export class ExternalTeammate extends Teammate {
           exited: (why) => self!.requestStop(why),
         }),
     });
+    // The loop is made inside super(), before `this` exists; its callbacks reach the teammate through `self`.
+    // oxlint-disable-next-line typescript/no-this-alias
     self = this;
     this.kind = external.kind;
     this.external = external;
@@ -86,6 +88,7 @@ export class ExternalTeammate extends Teammate {
     // its channel and model access close (unless a restart of it has opened them again).
     const channel = external.channel?.open();
     const model = external.model?.open();
+    // Closing its program is best effort: a process already gone has nothing to close.
     void this.done
       .then(() => driver.close())
       .catch(() => undefined)
@@ -121,6 +124,7 @@ export class ExternalTeammate extends Teammate {
   override compact(): { deferred: boolean; done: Promise<CompactionResult> } {
     const error = new Error(`${this.name} is a ${this.kind} agent: it manages its own context (huddle cannot compact it)`);
     const done = Promise.reject(error);
+    // Only marks the rejection handled: the lifecycle reports its own failure.
     done.catch(() => undefined);
     return { deferred: false, done };
   }
@@ -137,6 +141,7 @@ export class ExternalTeammate extends Teammate {
     super.onDelivered(messages);
     if (this.kind !== 'command') return;
     for (const message of messages) {
+      // The shutdown answer is best effort: the process ends either way.
       if (message.type === 'shutdown_request' && message.request_id) void this.external.answerShutdown(message.request_id).catch(() => undefined);
     }
   }
@@ -171,6 +176,7 @@ export class ExternalTeammate extends Teammate {
     const member = this.ctx.roster.get(this.name);
     if (member?.agent_session === id) return;
     this.external.driver.session = id;
+    // The session id only speeds a resume; without it the next turn starts a new session.
     await this.ctx.roster.update(this.name, { agent_session: id }).catch(() => undefined);
   }
 

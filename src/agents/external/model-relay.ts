@@ -47,6 +47,7 @@ export class ModelGrant {
   constructor(endpoint: ModelEndpoint) {
     this.#endpoint = endpoint;
     this.#bearer = !endpoint.apiKey && Boolean(endpoint.authToken);
+    // Only marks the rejection handled: whoever awaits `ready` hears it.
     this.ready.catch(() => undefined);
   }
 
@@ -57,6 +58,7 @@ export class ModelGrant {
     const header: [string, string] = this.#bearer ? ['authorization', `Bearer ${this.#endpoint.authToken}`] : ['x-api-key', this.#endpoint.apiKey ?? ''];
     grants.set(this.#token, { upstream, header });
     this.ready = relay ??= startRelay();
+    // Only marks the rejection handled: whoever awaits `ready` hears it.
     this.ready.catch(() => undefined);
     return lease;
   }

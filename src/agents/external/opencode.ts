@@ -42,6 +42,7 @@ export class OpenCodeDriver extends PerTurnDriver {
     this.#contextTokens = undefined;
     const report = await super.runTurn(text, sink, signal);
     if (fresh && this.session === undefined && report.outcome !== 'end_turn') {
+      // No session found: the next message starts a new one.
       const id = await this.#sessionSince(began).catch(() => undefined);
       if (id) this.adoptSession(id, sink, report.model);
     }

@@ -335,6 +335,7 @@ export class Budget {
         }
         return reason;
       }
+      // A status is best effort: the work goes on whether the roster took it or not.
       await this.#roster?.setStatus(agent, 'waiting', { reason }).catch(() => undefined);
       this.#hub.emit(agent, 'warning', {
         message: `${agent} paused: ${reason} — Ctrl+Y, then y extends or n stops`,
@@ -361,6 +362,7 @@ export class Budget {
       if (outcome.kind !== 'approved') return `stopped at ${reason}`;
       // Several agents may have waited on the same team limit: only the first answer extends it.
       if (this.check(agent)?.scope === hit.scope) this.extend(hit.scope);
+      // A status is best effort: the work goes on whether the roster took it or not.
       await this.#roster?.setStatus(agent, 'working').catch(() => undefined);
     }
   }

@@ -18,6 +18,7 @@ export async function writeJsonAtomic(file: string, value: unknown): Promise<voi
     await writeFile(temp, `${JSON.stringify(value, null, 2)}\n`, { mode: PRIVATE_FILE_MODE });
     await rename(temp, file);
   } catch (error) {
+    // Removing our own leftover: the error that brought us here is the one to report.
     await rm(temp, { force: true }).catch(() => undefined);
     throw error;
   }

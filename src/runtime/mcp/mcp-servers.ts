@@ -6,7 +6,7 @@ import { plainSpawn, type SpawnLike } from '../process/spawn.js';
 import { oneLine } from '../tools/registry.js';
 import { ToolError, type Tool, type ToolResult } from '../tools/types.js';
 import type { McpServerSettings } from '../settings/schema.js';
-import { McpCallError, McpServerConnection, type McpServerState, type RestartPolicy } from './server-connection.js';
+import { McpCallError, McpServerConnection, type RestartPolicy } from './server-connection.js';
 import { mcpToolName, toolAllowed, type ToolAccess } from './tool-names.js';
 import { mapMcpResult } from './tool-result.js';
 import type { McpServerStatus } from './status.js';

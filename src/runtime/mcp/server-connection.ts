@@ -125,6 +125,7 @@ export class McpServerConnection {
     const client = this.#client;
     this.#client = undefined;
     this.#transport = undefined;
+    // Closing: a connection that already failed has nothing more to tell us.
     await client?.close().catch(() => undefined);
   }
 
@@ -143,6 +144,7 @@ export class McpServerConnection {
       });
       this.#tools = tools;
     } catch (error) {
+      // Closing: a connection that already failed has nothing more to tell us.
       await client.close().catch(() => undefined);
       throw new Error(this.#describeFailure(error as Error, transport));
     }
@@ -198,27 +200,32 @@ export class McpServerConnection {
   #scheduleRestart(attempt: number): void {
     const policy = this.#options.restart ?? DEFAULT_RESTART;
     const delay = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
-    this.#retryTimer = setTimeout(async () => {
-      if (this.#state === 'stopped') return;
-      this.#restarts += 1;
-      try {
-        await this.#connect();
-      } catch (error) {
-        if ((this.#state as McpServerState) === 'stopped') return;
-        this.#lastError = (error as Error).message;
-        if (attempt >= policy.maxAttempts) {
-          this.#setState('failed');
-          this.#rejectWaiters(new McpCallError(`MCP server '${this.name}' could not be restarted: ${this.#lastError}`));
-        } else this.#scheduleRestart(attempt + 1);
-        return;
-      }
-      if ((this.#state as McpServerState) === 'stopped') {
-        await this.#client?.close().catch(() => undefined);
-        return;
-      }
-      this.#setState('ready');
-    }, delay);
+    this.#retryTimer = setTimeout(() => void this.#restart(attempt), delay);
     this.#retryTimer.unref();
+  }
+
+  /** One restart attempt; a failure schedules the next one (or gives up), never rejects. */
+  async #restart(attempt: number): Promise<void> {
+    const policy = this.#options.restart ?? DEFAULT_RESTART;
+    if (this.#state === 'stopped') return;
+    this.#restarts += 1;
+    try {
+      await this.#connect();
+    } catch (error) {
+      if ((this.#state as McpServerState) === 'stopped') return;
+      this.#lastError = (error as Error).message;
+      if (attempt >= policy.maxAttempts) {
+        this.#setState('failed');
+        this.#rejectWaiters(new McpCallError(`MCP server '${this.name}' could not be restarted: ${this.#lastError}`));
+      } else this.#scheduleRestart(attempt + 1);
+      return;
+    }
+    if ((this.#state as McpServerState) === 'stopped') {
+      // Closing: a connection that already failed has nothing more to tell us.
+      await this.#client?.close().catch(() => undefined);
+      return;
+    }
+    this.#setState('ready');
   }
 
   #whenReady(signal?: AbortSignal): Promise<void> {

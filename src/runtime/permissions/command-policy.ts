@@ -32,7 +32,6 @@ import {
   PRIVILEGE,
   PROGRAM_VARIABLES,
   SHELLS,
-  SYSTEM_DIRS,
   WRAPPERS,
   WRITE_REDIRECTS,
 } from './policy-tables.js';

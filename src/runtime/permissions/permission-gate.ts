@@ -184,6 +184,7 @@ export class PermissionGate {
     if (!approvals.answerable) throw new ToolError(headless());
     const before = roster?.get(context.agent);
     const waitingReason = `permission: ${oneLine(summary, 60)}`;
+    // A status is best effort: the work goes on whether the roster took it or not.
     await roster?.setStatus(context.agent, 'waiting', { reason: waitingReason }).catch(() => undefined);
     let outcome;
     try {
@@ -192,6 +193,7 @@ export class PermissionGate {
       // Back to what it was (working), unless something else changed the status meanwhile.
       const now = roster?.get(context.agent);
       if (before && now?.status === 'waiting' && now.status_reason === waitingReason) {
+        // A status is best effort: the work goes on whether the roster took it or not.
         await roster
           ?.setStatus(context.agent, before.status, before.status_reason !== undefined ? { reason: before.status_reason } : {})
           .catch(() => undefined);

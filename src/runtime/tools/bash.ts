@@ -43,6 +43,7 @@ export const bashTool = defineTool({
     const timeoutMs = args.timeout_ms ?? DEFAULT_TIMEOUT_MS;
     if (context.signal.aborted) return { content: '[interrupted]', isError: true };
     const outcome = await runShell(args.command, context, timeoutMs);
+    // A check after the command must not turn the command's own result into a failure; it reports on its own.
     await context.workspace.afterCommand?.().catch(() => undefined);
 
     const parts: string[] = [];

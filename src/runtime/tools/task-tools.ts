@@ -99,6 +99,7 @@ export function taskTools(board: Board, options: TaskToolOptions = {}): Tool[] {
       if (task.status === 'completed' && task.blocks.length > 0) {
         const freed: number[] = [];
         for (const id of task.blocks) {
+          // A task that cannot be read counts as absent; the caller says so.
           const other = await board.get(id).catch(() => undefined);
           if (other && other.status === 'pending' && other.owner === null && other.blockedBy.length === 0) freed.push(other.id);
         }

@@ -98,6 +98,7 @@ export class Checkpoints {
   /** One checkpoint operation at a time per workspace. */
   serial<T>(work: () => Promise<T>): Promise<T> {
     const next = this.#queue.then(work, work);
+    // The queue only orders the work: each caller hears its own failure through the promise it holds.
     this.#queue = next.catch(() => undefined);
     return next;
   }

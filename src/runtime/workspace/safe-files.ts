@@ -123,7 +123,9 @@ export async function writeInside(
     if (existing) await handle.chmod(existing.mode & 0o7777);
     await handle.close();
   } catch (error) {
+    // Closing our own handle on the way out: the error that brought us here is the one to report.
     await handle.close().catch(() => undefined);
+    // Removing our own leftover: the error that brought us here is the one to report.
     await unlink(tempReal).catch(() => undefined);
     throw error;
   }
@@ -132,6 +134,7 @@ export async function writeInside(
     // found through the new path and the rename fails rather than writing elsewhere.
     await rename(temp, absolute);
   } catch (error) {
+    // Removing our own leftover: the error that brought us here is the one to report.
     await unlink(tempReal).catch(() => undefined);
     throw error;
   }
@@ -164,6 +167,7 @@ async function makeDirsInside(workspace: Workspace, dir: string, requested: stri
       throw new PathEscapeError(requested, workspace.root);
     }
     if (!isInside(workspace.root, real)) {
+      // Removing our own leftover: the error that brought us here is the one to report.
       if (made) await rmdir(real).catch(() => undefined);
       throw new PathEscapeError(requested, workspace.root);
     }

@@ -9,7 +9,7 @@
 // is merged with `git merge --no-ff`. Nothing here discards work unless asked to with `force`:
 // a conflicting merge is aborted (both sides keep their commits), and removal refuses uncommitted
 // or unmerged work.
-import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync, appendFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync, appendFileSync } from 'node:fs';
 import path from 'node:path';
 import { AGENT_NAME_PATTERN } from '../vocabulary.js';
 import { Workspace } from './workspace.js';
@@ -118,6 +118,7 @@ const queues = new Map<string, Promise<unknown>>();
 function serialized<T>(key: string, work: () => Promise<T>): Promise<T> {
   const previous = queues.get(key) ?? Promise.resolve();
   const next = previous.then(work, work);
+  // The queue only orders the work: each caller hears its own failure through the promise it holds.
   const settled = next.catch(() => undefined);
   queues.set(key, settled);
   void settled.then(() => {

@@ -27,7 +27,7 @@ export function setInputText(store: ConsoleStore, text: string): void {
 
 /** Puts a recalled line in the input; the palette stays shut for it (↑ keeps walking the history). */
 export function recallInput(store: ConsoleStore, text: string): void {
-  store.setState((state) => ({ input: setText(text), palette: { index: 0, closedFor: text.startsWith('/') ? text : undefined } }));
+  store.setState(() => ({ input: setText(text), palette: { index: 0, closedFor: text.startsWith('/') ? text : undefined } }));
 }
 
 export function clearInput(store: ConsoleStore): void {

@@ -285,7 +285,9 @@ export class FileBus implements Bus {
   #withCursor<T>(name: string, work: () => Promise<T>): Promise<T> {
     const key = this.cursorFile(name);
     const previous = cursorQueues.get(key) ?? Promise.resolve();
+    // The queue only orders the work: each caller hears its own failure through the promise it holds.
     const run = previous.catch(() => undefined).then(work);
+    // The queue only orders the work: each caller hears its own failure through the promise it holds.
     const tail = run.catch(() => undefined);
     cursorQueues.set(key, tail);
     void tail.then(() => {

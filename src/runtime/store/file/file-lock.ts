@@ -49,7 +49,9 @@ const inProcessQueues = new Map<string, Promise<unknown>>();
 export async function withFileLock<T>(file: string, work: () => Promise<T> | T): Promise<T> {
   const key = path.resolve(file);
   const previous = inProcessQueues.get(key) ?? Promise.resolve();
+  // The queue only orders the work: each caller hears its own failure through the promise it holds.
   const run = previous.catch(() => undefined).then(() => lockAcrossProcesses(key, work));
+  // The queue only orders the work: each caller hears its own failure through the promise it holds.
   const tail = run.catch(() => undefined);
   inProcessQueues.set(key, tail);
   try {

@@ -196,6 +196,7 @@ export async function migrate(client: pg.ClientBase): Promise<number[]> {
       }
       await client.query('COMMIT');
     } catch (error) {
+      // The transaction's own error is what the caller hears; a ROLLBACK that fails dies with its connection.
       await client.query('ROLLBACK').catch(() => undefined);
       throw await explainDenied(error, client, 'create');
     }
@@ -235,6 +236,7 @@ export class MigrationPermissionError extends Error {
 
 async function explainDenied(error: unknown, client: pg.ClientBase, doing: 'read' | 'create'): Promise<unknown> {
   if ((error as { code?: string } | undefined)?.code !== '42501') return error;
+  // Who we are only adds to the message; the refusal itself is what the person hears.
   const who = await client
     .query<{ user: string; schema: string | null }>('SELECT current_user AS user, current_schema() AS schema')
     .then(({ rows }) => rows[0])

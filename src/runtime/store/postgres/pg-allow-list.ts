@@ -28,6 +28,7 @@ export class PgAllowList implements AllowList {
     if (!shared) {
       const state: SharedAllow = { entries: [], unsubscribe: () => undefined };
       ctx.channel.shared.set(SHARED_KEY, (shared = state));
+      // A failed reload keeps the last allow-list; the next notification or poll reads again.
       const reload = () => void load(ctx, state).catch(() => undefined);
       const offChange = ctx.channel.on('a', (change, remote) => {
         if (remote && change.allow) reload();

@@ -194,6 +194,7 @@ export class Database {
         () => db,
         async (error: unknown) => {
           if (pools.get(connectionString)?.db === db) pools.delete(connectionString);
+          // Closing: a connection that already failed has nothing more to tell us.
           await db.pool.end().catch(() => undefined);
           throw error;
         },
@@ -216,6 +217,7 @@ export class Database {
     if (entry.users > 0) return;
     pools.delete(this.connectionString);
     this.#closed = true;
+    // Closing: a connection that already failed has nothing more to tell us.
     await this.pool.end().catch(() => undefined);
   }
 
@@ -241,6 +243,7 @@ export class Database {
       await client.connect();
       await migrate(client);
     } finally {
+      // Closing: a connection that already failed has nothing more to tell us.
       await client.end().catch(() => undefined);
     }
   }
@@ -300,6 +303,7 @@ export class Database {
           uncertain = true;
           client.release(error as Error);
         } else {
+          // The transaction's own error is what the caller hears; a ROLLBACK that fails dies with its connection.
           if (began) await client.query('ROLLBACK').catch(() => undefined);
           client.release();
         }
@@ -390,6 +394,7 @@ async function fenceAndLock(client: pg.ClientBase, options: WriteOptions<unknown
  * statement (the client queues it first); not through a pooler, whose server connections are its own.
  */
 export function askServerKeepalives(client: pg.ClientBase): void {
+  // Keepalives are an improvement, not a requirement: a server that refuses them still works.
   void client.query('SET tcp_keepalives_idle = 30; SET tcp_keepalives_interval = 10; SET tcp_keepalives_count = 6').catch(() => undefined);
 }
 

@@ -22,13 +22,12 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { writeJsonAtomic } from '../../fs/atomic-file.js';
 import type pg from 'pg';
-import type { EventHub, EventType, HuddleEvent } from '../../events/events.js';
+import type { EventType, HuddleEvent } from '../../events/events.js';
 import { scrub } from '../../secrets.js';
 import type { EventStore, LoggedEvent } from '../event-store.js';
 import { StoreError, StoreWriteError } from '../store-errors.js';
 import { type PgContext, write } from './pg-context.js';
 import { fromJsonText } from './pg-json.js';
-import { PROCESS_ORIGIN } from './team-channel.js';
 import { PRIVATE_DIR_MODE } from '../../fs/private-modes.js';
 
 export interface PgEventStoreOptions {
@@ -114,7 +113,7 @@ export class PgEventStore implements EventStore {
       this.#openDelta.delete(event.agent);
       this.#buffer.push({ uid: randomUUID(), agent: event.agent, body: this.#scrubbed(event) });
     }
-    this.#timer ??= setTimeout(() => this.#flushNow(), FLUSH_MS);
+    this.#timer ??= setTimeout(() => void this.#flushNow(), FLUSH_MS);
   }
 
   /** See InTransactionRecord (pg-context.ts). */
@@ -160,7 +159,7 @@ export class PgEventStore implements EventStore {
         // Not written: what was taken from the buffer goes back (the change's own events were never emitted).
         if (taken) this.#buffer.unshift(...taken.slice(0, buffered));
         keys = [];
-        if (this.#buffer.length) this.#timer ??= setTimeout(() => this.#flushNow(), FLUSH_MS);
+        if (this.#buffer.length) this.#timer ??= setTimeout(() => void this.#flushNow(), FLUSH_MS);
         throw error;
       }
     });
@@ -327,6 +326,7 @@ export class PgEventStore implements EventStore {
         if (rows.length < 2000) return;
       }
     });
+    // The queue only orders the work: each caller hears its own failure through the promise it holds.
     const tail = next.catch(() => undefined);
     this.#following.set(host, tail);
   }

@@ -172,6 +172,7 @@ export class PgHosts implements TeamHosts {
       );
       reachability.up();
       if (rows.length === 0) {
+        // Why the lease was lost is a nicety for the message; losing it is what matters.
         this.#lose(await whyLost(client, this.#ctx.team, this.self).catch(() => undefined));
         return true;
       }
@@ -216,6 +217,7 @@ export class PgHosts implements TeamHosts {
 
   #dropLeaseClient(client: pg.Client): void {
     if (this.#leaseClient === client) this.#leaseClient = undefined;
+    // Closing: a connection that already failed has nothing more to tell us.
     void client.end().catch(() => undefined);
     // A dead link may never finish ending: do not wait for it.
     (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
@@ -403,10 +405,12 @@ export class PgHosts implements TeamHosts {
     serving.running.set(placement.id, stop);
     void serving
       .start(placement, stop.signal)
+      // A teammate's run ends as it ends (its own events say how); the placement is done either way.
       .catch(() => undefined)
-      .finally(async () => {
+      .then(async () => {
         serving.running.delete(placement.id);
         if (this.#lost || this.#closed) return;
+        // Best effort on the way out: a sweep by the next lead fixes what this leaves.
         await write(this.#ctx, (client) =>
           client.query(`UPDATE huddle_placements SET state = 'done' WHERE team = $1 AND id = $2`, [this.#ctx.team, placement.id]),
         ).catch(() => undefined);
@@ -427,10 +431,12 @@ export class PgHosts implements TeamHosts {
     if (this.#lost) return;
     const { team } = this.#ctx;
     const gone = this.#registration.kind === 'lead' ? `state = 'gone'` : `lease_until = now()`;
+    // Best effort on the way out: a lease that is not renewed ends by itself.
     await this.#ctx.db
       .query(`UPDATE huddle_hosts SET ${gone} WHERE team = $1 AND host = $2 AND epoch = $3 AND state = 'live'`, [team, this.self, this.epoch])
       .catch(() => undefined);
     if (this.#registration.kind === 'lead') {
+      // Best effort on the way out: a sweep by the next lead fixes what this leaves.
       await this.#ctx.db.query('UPDATE huddle_teams SET lead_host = NULL WHERE team = $1 AND lead_host = $2', [team, this.self]).catch(() => undefined);
     }
   }

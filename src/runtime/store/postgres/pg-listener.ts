@@ -65,6 +65,7 @@ export class Listener {
       if (mine.size > 0 || this.#handlers.get(channel) !== mine) return;
       this.#handlers.delete(channel);
       if (this.#handlers.size === 0) this.#close();
+      // Unlistening on a connection that is going away: nothing to do if it fails.
       else void this.#client?.query(`UNLISTEN ${channel}`).catch(() => undefined);
     };
     try {
@@ -104,6 +105,7 @@ export class Listener {
       for (const channel of this.#handlers.keys()) await client.query(`LISTEN ${channel}`);
     } catch (error) {
       client.removeAllListeners('end');
+      // Closing: a connection that already failed has nothing more to tell us.
       await client.end().catch(() => undefined);
       Reachability.of(this.#connectionString).down(error);
       this.#scheduleRetry();
@@ -111,6 +113,7 @@ export class Listener {
     }
     Reachability.of(this.#connectionString).up();
     if (this.#closed) {
+      // Closing: a connection that already failed has nothing more to tell us.
       await client.end().catch(() => undefined);
       return;
     }
@@ -182,6 +185,7 @@ export class Listener {
     this.#client = undefined;
     if (client) {
       client.removeAllListeners('end');
+      // Closing: a connection that already failed has nothing more to tell us.
       void client.end().catch(() => undefined);
     }
   }

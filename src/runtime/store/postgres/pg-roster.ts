@@ -12,7 +12,6 @@ import {
   type NewMember,
   type Roster,
   type RosterChange,
-  type RosterConfig,
   RosterError,
   type RosterListener,
   type StatusExtra,

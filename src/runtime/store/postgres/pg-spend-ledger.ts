@@ -89,6 +89,7 @@ export class PgSpendLedger implements SpendLedger {
     await this.#queue;
     // A read begun before now may miss what another host wrote just now: one of our own.
     await this.#shared.reading?.catch(() => undefined);
+    // A failed re-read keeps the last known spend; the next notification or poll reads again.
     await reread(this.#ctx, this.#shared).catch(() => undefined);
   }
 

@@ -317,6 +317,7 @@ export async function openPostgresStore(
       },
     } satisfies TeamStore;
   } catch (error) {
+    // Closing: each part closes on its own; one that fails must not keep the rest open.
     await hosts.close().catch(() => undefined);
     channel.release();
     await db.close();
