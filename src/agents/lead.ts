@@ -5,6 +5,7 @@ import { waitingSince } from './liveness.js';
 import type { PendingInput, TurnOutcome } from './agent-loop.js';
 import type { TeamContext } from './team-context.js';
 import { MAX_HOOK_CONTINUATIONS } from './team-hooks.js';
+import { StoreError } from '../runtime/store/store-errors.js';
 
 export interface LeadTurn {
   input: 'prompt' | 'inbox';
@@ -117,7 +118,13 @@ export class Lead extends Agent {
   }
 
   start(): void {
-    this.#pump ??= this.#run();
+    // The lead's loop never ends the process: what it cannot go on from (the team's state no longer
+    // writable, say: the store has said so already) ends the run as the lead's failure.
+    this.#pump ??= this.#run().catch((error: unknown) => {
+      this.#busy = false;
+      this.lastOutcome = { kind: 'failed', error: error instanceof Error ? error.message : String(error) };
+      if (!(error instanceof StoreError)) this.events.emit('error', { message: this.lastOutcome.error });
+    });
   }
 
   async close(): Promise<void> {
