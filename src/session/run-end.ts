@@ -2,8 +2,9 @@
 // inbox is empty, and no teammate is working or has work within reach. Or it cannot go on: the
 // lead failed, a budget ran out with nobody to extend it, or the watchdog found an agent silent
 // (a stall: nobody is there to look into it, so the run fails rather than settle on half a result).
-// A team that settles with tasks on the board not done has not succeeded either: a teammate lost
-// with its host, say, and nobody left to take its task back up. That run ends `unfinished` (exit 1).
+// A team that settles with work someone took and never finished has not succeeded either: a teammate
+// lost with its host, say, and nobody left to take its task back up. That run ends `unfinished`
+// (exit 1). A task nobody took (the lead planned it for later) is no failure.
 import type { Team } from '../agents/team.js';
 import type { BudgetStop } from '../runtime/budget/budget.js';
 import type { EventHub } from '../runtime/events/events.js';
@@ -47,7 +48,7 @@ export function untilDone(team: Team, hub: EventHub, store: Pick<TeamStore, 'fai
         const outcome = team.lead.lastOutcome;
         if (outcome && (outcome.kind === 'failed' || outcome.kind === 'turn_limit') && team.lead.isIdle) return finish({ kind: 'failed' });
         if (outcome && (await team.isSettled())) {
-          const open = (await store.board.list()).filter((task) => task.status !== 'completed');
+          const open = (await store.board.list()).filter(takenNotDone);
           return finish(open.length ? { kind: 'unfinished', message: notDone(open) } : { kind: 'settled' });
         }
       } while (again && !over);
@@ -67,6 +68,11 @@ export function untilDone(team: Team, hub: EventHub, store: Pick<TeamStore, 'fai
     if (team.budget.exhausted) finish({ kind: 'budget', stop: team.budget.exhausted });
     if (store.failure) finish({ kind: 'store', message: store.failure.message });
   });
+}
+
+/** In progress, in review, or given to someone: taken up, and not done. */
+function takenNotDone(task: Task): boolean {
+  return task.status !== 'completed' && (task.status !== 'pending' || Boolean(task.owner));
 }
 
 /** "2 tasks not done: #4 (pending), #7 (in_progress, alice)", the first few named. */
