@@ -44,7 +44,7 @@ import { needsYouNotices, startTeamWatchdog, type NoticeHost, type StallWatchdog
 import { worktreeInstructions } from './worktree-prompt.js';
 import { ExternalTeammate } from './external/external-teammate.js';
 import { resolveLaunch } from './external/launch.js';
-import { externalSetup } from './external/setup.js';
+import { externalSetup, huddleCliPath } from './external/setup.js';
 import { teamChannel } from './external/huddle-tools.js';
 import { settingsCommandFiles } from '../runtime/settings/command-files.js';
 
@@ -272,6 +272,8 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
     const external = kind === 'huddle' ? undefined : kind;
     // An external agent's program must be there before anything is recorded: else one clear error for the lead.
     const launch = external ? resolveLaunch(external, { workspaceRoot: this.ctx.workspace.root, commandLine: request.command }) : undefined;
+    // Its MCP server is huddle itself: a huddle that cannot find its own cli.js says so before recording a member.
+    if (external && external !== 'command') huddleCliPath();
     // gemini, codex and programs choose their own model unless one is named; huddle's default is a Claude model.
     const namedModel = request.model ?? settings.model ?? role?.model ?? (external && external !== 'claude-code' ? undefined : this.ctx.config.model);
     const model = namedModel ?? kind;
