@@ -119,7 +119,7 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
       name: LEAD_NAME,
       role: 'lead',
       model: leadSettings.model ?? ctx.config.model,
-      system: leadSystemPrompt(identity, ctx.workspace.root),
+      system: withCallerInstructions(leadSystemPrompt(identity, ctx.workspace.root), ctx.config.leadInstructions),
       tools: leadToolset(this, this),
       maxTurns: leadSettings.maxTurns,
     });
@@ -498,4 +498,10 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
     this.budget.close();
     await this.spend.flush();
   }
+}
+
+/** The lead's instructions as the caller asked: replaced (--system-prompt) or added to (--append-system-prompt). */
+function withCallerInstructions(own: string, caller: HuddleConfig['leadInstructions']): string {
+  if (caller?.replace) return caller.replace;
+  return caller?.append ? `${own}\n\n${caller.append}` : own;
 }

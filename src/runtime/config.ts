@@ -42,6 +42,8 @@ export interface HuddleConfig {
   compactAt?: number;
   /** --permission-mode / HUDDLE_PERMISSION_MODE; undefined: ask in the console, auto headless. */
   permissionMode?: PermissionMode | undefined;
+  /** --system-prompt replaces the lead's instructions; --append-system-prompt adds to them (a caller's, e.g. the Agent SDK's). */
+  leadInstructions?: { replace?: string; append?: string };
   /** Team budget from --budget-usd/--budget-minutes/--budget-turns (over .team/budget.json's "team"). */
   budget?: BudgetLimits;
 }

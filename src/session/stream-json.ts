@@ -21,6 +21,8 @@ export interface InitInfo {
   permissionMode: string;
   apiKeySource: string | undefined;
   version: string;
+  /** The session's MCP servers and their states (Claude Code's `mcp_servers`). */
+  mcpServers?: Array<{ name: string; status: string }>;
 }
 
 export type ResultSubtype = 'success' | 'error_max_turns' | 'error_max_budget_usd' | 'error_during_execution';
@@ -59,9 +61,13 @@ export class StreamJsonView {
   readonly #spawnedBy = new Map<string, string>();
   readonly #pendingSpawns = new Map<string, string>();
 
-  constructor(options: { write: (line: Line) => void; stream: boolean; sessionId?: string }) {
+  /** --include-partial-messages: each text block also as Anthropic stream events (`stream_event` lines). */
+  readonly #partial: boolean;
+
+  constructor(options: { write: (line: Line) => void; stream: boolean; sessionId?: string; partial?: boolean }) {
     this.#write = options.write;
     this.#stream = options.stream;
+    this.#partial = options.partial ?? false;
     this.sessionId = options.sessionId ?? randomUUID();
   }
 
@@ -73,7 +79,7 @@ export class StreamJsonView {
       cwd: info.cwd,
       session_id: this.sessionId,
       tools: info.tools,
-      mcp_servers: [],
+      mcp_servers: info.mcpServers ?? [],
       model: info.model,
       permissionMode: info.permissionMode,
       apiKeySource: info.apiKeySource ?? 'none',
@@ -135,6 +141,7 @@ export class StreamJsonView {
         return;
       }
       case 'text':
+        if (this.#partial) this.#streamEvents(agent, event.text);
         this.#assistant(agent, { type: 'text', text: event.text });
         return;
       case 'tool_call':
@@ -173,6 +180,22 @@ export class StreamJsonView {
     return line;
   }
 
+  /**
+   * A text block as the Messages API streams it. huddle's events carry whole blocks, so the text
+   * comes as one delta; the envelope is the one a streaming client reads.
+   */
+  #streamEvents(agent: string, text: string): void {
+    const response = this.#response.get(agent);
+    const events: Line[] = [
+      { type: 'message_start', message: { id: response?.id ?? `msg_huddle_${randomUUID()}`, type: 'message', role: 'assistant', model: response?.model ?? '', content: [], stop_reason: null, stop_sequence: null, usage: response?.usage ?? {} } },
+      { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+      { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } },
+      { type: 'content_block_stop', index: 0 },
+      { type: 'message_stop' },
+    ];
+    for (const event of events) this.#emit(agent, { type: 'stream_event', event });
+  }
+
   #assistant(agent: string, block: Line): void {
     const response = this.#response.get(agent);
     this.#line(agent, 'assistant', {
@@ -188,12 +211,15 @@ export class StreamJsonView {
   }
 
   #line(agent: string, type: 'assistant' | 'user', message: Line): void {
+    this.#emit(agent, { type, message });
+  }
+
+  #emit(agent: string, body: Line): void {
     if (!this.#stream) return;
     const lead = agent === LEAD_NAME;
     if (!lead && !this.#spawnedBy.has(agent) && !this.#response.has(agent)) return; // not an agent's conversation
     this.#write({
-      type,
-      message,
+      ...body,
       parent_tool_use_id: lead ? null : (this.#spawnedBy.get(agent) ?? null),
       ...(lead ? {} : { agent }),
       session_id: this.sessionId,
