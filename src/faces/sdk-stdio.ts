@@ -130,8 +130,8 @@ export async function runStreamInput(options: CliOptions): Promise<number> {
       interruptTurn = undefined;
       const { cost_usd: totalCostUsd, ...usage } = live.usageSummary().usage;
       const subtype = subtypeOf(end, live);
-      lastExit = subtype === 'success' ? 0 : 1;
-      view.result({ subtype, result: live.leadResult().text, durationMs: Math.round(performance.now() - started), totalCostUsd, usage, exitCode: lastExit, ...(subtype === 'success' ? {} : { reason: end === 'interrupted' ? 'interrupted' : end.kind }) });
+      // Each turn's outcome is in its result; the process itself ends well once the input is over (as Claude Code's).
+      view.result({ subtype, result: live.leadResult().text, durationMs: Math.round(performance.now() - started), totalCostUsd, usage, exitCode: subtype === 'success' ? 0 : end === 'interrupted' ? 130 : 1, ...(subtype === 'success' ? {} : { reason: end === 'interrupted' ? 'interrupted' : end.kind }) });
     }
   };
   const enqueue = (text: string) => {

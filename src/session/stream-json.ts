@@ -174,6 +174,8 @@ export class StreamJsonView {
       permission_denials: this.#denials,
       exit_code: info.exitCode,
       ...(info.reason ? { reason: info.reason } : {}),
+      // Claude Code's error results list what went wrong (the Agent SDK reads it).
+      ...(info.subtype !== 'success' ? { errors: [info.reason ?? info.subtype] } : {}),
       uuid: randomUUID(),
     };
     this.#write(line);

@@ -137,9 +137,10 @@ describe('the Claude Agent SDK drives huddle', () => {
       'lead',
       reply(text('Spawning bob.'), toolUse('spawn_teammate', { name: 'bob', role: 'coder', prompt: 'Say hi to the lead.' }, 'toolu_spawn_bob')),
       replyText('Waiting for bob.'),
+      replyText('Bob said hi; done.'),
+      replyText('Done.'),
     );
-    fake.script('bob', reply(toolUse('send_message', { to: 'lead', content: 'Hi lead, bob here.' })), replyText('Said hi.'));
-    fake.respond((req) => (req.agent === 'lead' ? replyText('Bob said hi; done.') : req.agent === 'bob' ? replyText('Nothing more.') : undefined));
+    fake.script('bob', reply(toolUse('send_message', { to: 'lead', content: 'Hi lead, bob here.' })), replyText('Said hi.'), replyText('Nothing more.'));
     const messages = await collect(query({ prompt: 'Have bob say hi.', options: options() }));
     const fromBob = messages.filter((m) => m.type === 'assistant' && (m as { agent?: string }).agent === 'bob');
     expect(fromBob.length, stderr.join('')).toBeGreaterThan(0);
