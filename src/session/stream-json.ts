@@ -40,6 +40,9 @@ export interface ResultInfo {
 
 type Line = Record<string, unknown>;
 
+/** A tool result that is a permission refusal (runtime/permissions/guarded-tools.ts words them). */
+const DENIED = /the person denied this \(|needs approval[^]*which a headless run cannot ask for/;
+
 /** Claude Code counts a turn per model response of the main thread. */
 export class StreamJsonView {
   readonly sessionId: string;
@@ -54,7 +57,8 @@ export class StreamJsonView {
   readonly #modelUsage: Record<string, { inputTokens: number; outputTokens: number; cacheReadInputTokens: number; cacheCreationInputTokens: number; costUSD: number }> = {};
   /** Requests the person (or nobody) denied: Claude Code's `permission_denials`. */
   readonly #denials: Array<{ tool_name: string; tool_use_id: string; tool_input: unknown }> = [];
-  readonly #asked = new Map<string, { tool: string; summary: string }>();
+  /** Each tool call's name and input, by id: what a denial reports. */
+  readonly #calls = new Map<string, { name: string; input: unknown }>();
   /** The current response of each agent: its id, model and usage (stream-json's message envelope). */
   readonly #response = new Map<string, { id: string; model: string; usage: Line }>();
   /** Teammate name → the lead's spawn_teammate tool_use id that started it. */
@@ -95,8 +99,11 @@ export class StreamJsonView {
       case 'prompt':
         this.#lastRequestAt.set(agent, Date.parse(event.ts));
         return;
-      case 'tool_result':
+      case 'tool_result': {
         this.#lastRequestAt.set(agent, Date.parse(event.ts));
+        // Refused for want of a permission: denied by whoever answered, or with nobody to ask (headless).
+        const call = this.#calls.get(event.id);
+        if (call && !event.ok && DENIED.test(String(event.content))) this.#denials.push({ tool_name: call.name, tool_use_id: event.id, tool_input: call.input });
         if (agent === LEAD_NAME && event.name === 'spawn_teammate') {
           const name = this.#pendingSpawns.get(event.id);
           if (name && event.ok) this.#spawnedBy.set(name, event.id);
@@ -105,13 +112,6 @@ export class StreamJsonView {
           role: 'user',
           content: [{ tool_use_id: event.id, type: 'tool_result', content: event.content, is_error: !event.ok }],
         });
-        return;
-      case 'approval_requested':
-        this.#asked.set(event.id, { tool: event.tool, summary: event.summary });
-        return;
-      case 'approval_resolved': {
-        const asked = this.#asked.get(event.id);
-        if (asked && event.decision === 'deny') this.#denials.push({ tool_name: asked.tool, tool_use_id: event.id, tool_input: { summary: asked.summary } });
         return;
       }
       case 'usage': {
@@ -145,6 +145,7 @@ export class StreamJsonView {
         this.#assistant(agent, { type: 'text', text: event.text });
         return;
       case 'tool_call':
+        this.#calls.set(event.id, { name: event.name, input: event.input ?? {} });
         if (agent === LEAD_NAME && event.name === 'spawn_teammate') {
           const name = (event.input as { name?: unknown } | undefined)?.name;
           if (typeof name === 'string') this.#pendingSpawns.set(event.id, name);
