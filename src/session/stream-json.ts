@@ -140,6 +140,9 @@ export class StreamJsonView {
         });
         return;
       }
+      case 'text_delta':
+        if (this.#partial) this.#delta(agent, event.text);
+        return;
       case 'text':
         if (this.#partial) this.#streamEvents(agent, event.text);
         this.#assistant(agent, { type: 'text', text: event.text });
@@ -183,20 +186,25 @@ export class StreamJsonView {
     return line;
   }
 
-  /**
-   * A text block as the Messages API streams it. huddle's events carry whole blocks, so the text
-   * comes as one delta; the envelope is the one a streaming client reads.
-   */
+  /** Agents whose text block is streaming now (its start sent, its stop not yet). */
+  readonly #streaming = new Set<string>();
+
+  /** A piece of text as it arrives: the Messages API's stream events (`--include-partial-messages`). */
+  #delta(agent: string, text: string): void {
+    if (!this.#streaming.has(agent)) {
+      this.#streaming.add(agent);
+      this.#emit(agent, { type: 'stream_event', event: { type: 'message_start', message: { id: `msg_huddle_${randomUUID()}`, type: 'message', role: 'assistant', model: this.#response.get(agent)?.model ?? '', content: [], stop_reason: null, stop_sequence: null, usage: {} } } });
+      this.#emit(agent, { type: 'stream_event', event: { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } } });
+    }
+    this.#emit(agent, { type: 'stream_event', event: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } } });
+  }
+
+  /** The block is whole: its stream ends (a block that came without deltas streams as one). */
   #streamEvents(agent: string, text: string): void {
-    const response = this.#response.get(agent);
-    const events: Line[] = [
-      { type: 'message_start', message: { id: response?.id ?? `msg_huddle_${randomUUID()}`, type: 'message', role: 'assistant', model: response?.model ?? '', content: [], stop_reason: null, stop_sequence: null, usage: response?.usage ?? {} } },
-      { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
-      { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } },
-      { type: 'content_block_stop', index: 0 },
-      { type: 'message_stop' },
-    ];
-    for (const event of events) this.#emit(agent, { type: 'stream_event', event });
+    if (!this.#streaming.has(agent)) this.#delta(agent, text);
+    this.#streaming.delete(agent);
+    this.#emit(agent, { type: 'stream_event', event: { type: 'content_block_stop', index: 0 } });
+    this.#emit(agent, { type: 'stream_event', event: { type: 'message_stop' } });
   }
 
   #assistant(agent: string, block: Line): void {

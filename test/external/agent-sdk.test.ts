@@ -60,6 +60,20 @@ describe('the Claude Agent SDK drives huddle', () => {
     expect(JSON.stringify(fake.requests[0]!.body.system)).toContain('You lead a team');
   });
 
+  it('includePartialMessages: the text arrives as stream events before its assistant message', async () => {
+    const answer = 'A longer answer that streams in several pieces.';
+    fake.script('lead', replyText(answer));
+    const messages = await collect(query({ prompt: 'Stream it.', options: options({ includePartialMessages: true }) }));
+    const events = messages.flatMap((m) => (m.type === 'stream_event' ? [m.event] : []));
+    const deltas = events.flatMap((e) => (e.type === 'content_block_delta' && e.delta.type === 'text_delta' ? [e.delta.text] : []));
+    expect(deltas.length, stderr.join('')).toBeGreaterThan(1);
+    expect(deltas.join('')).toBe(answer);
+    expect(events[0]!.type).toBe('message_start');
+    expect(events.at(-1)!.type).toBe('message_stop');
+    const lastEvent = messages.findLastIndex((m) => m.type === 'stream_event');
+    expect(messages.findIndex((m) => m.type === 'assistant')).toBeGreaterThan(lastEvent);
+  });
+
   it('several user messages: a turn and a result each, the lead keeping the conversation', async () => {
     fake.script('lead', replyText('First answer.'), replyText('Second answer.'));
     let answered!: () => void;
