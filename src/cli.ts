@@ -53,7 +53,7 @@ Options:
                          init, the lead's messages, the result)
       --verbose          accepted for scripts written for claude -p (stream-json needs it there)
       --json             headless: stream every event as one JSON object per line
-      --resume, -c, --continue
+      --resume [ID], -r, -c, --continue
                          continue the team left in the workspace (finished or not): the
                          lead's conversation, and the panes with what was said before
       --fresh            start a new team; the old state is archived under .team/archive/
@@ -76,7 +76,23 @@ Options:
                          plan (read only), ask (commands off the allow-list wait for you;
                          the console's default) or auto (no questions; the headless default).
                          Destructive commands (rm -rf /, sudo, git push --force…) are
-                         refused in every mode
+                         refused in every mode; Claude Code's default and acceptEdits
+                         are ask, bypassPermissions is auto, dontAsk is ask with nobody asked
+
+Claude Code's flags (docs/contract.md, "Claude Code flags"):
+      --input-format stream-json
+                         user messages and control requests on stdin: the Claude Agent
+                         SDK drives huddle (with --output-format stream-json)
+      --include-partial-messages   text as stream_event lines as it arrives
+      --permission-prompt-tool stdio   questions to the caller as can_use_tool requests
+      --session-id UUID, --resume UUID, --fork-session
+                         the session id; --continue and --resume ID keep it
+      --system-prompt T, --append-system-prompt T   the lead's instructions
+      --allowedTools R   rules huddle honours in the mode (Read, Edit, Bash(git *)…)
+      --dangerously-skip-permissions   bypassPermissions; --max-budget-usd N: --budget-usd
+      --setting-sources user,project,local   (huddle reads all three)
+  --model takes opus, sonnet and haiku too. Refused with the reason: --disallowedTools,
+  --mcp-config, --settings, --add-dir, --fallback-model, --tools
   -h, --help             this help
   -v, --version          the version
 
