@@ -97,6 +97,13 @@ export const REFUSED_FLAGS: Readonly<Record<string, string>> = {
   settings: 'huddle reads ~/.config/huddle/settings.json, .team/settings.json and .team/settings.local.json',
   'add-dir': "an agent's sandbox lets it write only the workspace (--cwd)",
   tools: "huddle's agents have their own toolset (a role's tools list narrows it)",
+  thinking: 'huddle sets no extended thinking per run',
+  'max-thinking-tokens': 'huddle sets no extended thinking per run',
+  effort: 'huddle sets no effort level per run',
+  'json-schema': "huddle's lead answers in text; it has no structured output",
+  agent: "huddle's agents are its lead and the teammates it spawns (roles in .team/roles/)",
+  betas: 'huddle sends no beta headers',
+  'plugin-dir': 'huddle loads no Claude Code plugins',
 };
 
 /** --setting-sources: huddle always reads its user, project and local settings, so only that set is honoured. */
