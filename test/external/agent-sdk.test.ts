@@ -2,7 +2,7 @@
 // with `pathToClaudeCodeExecutable` pointed at the built dist/cli.js, against the fake Messages API.
 // One agent, a conversation of several user messages, an interrupt, a question answered by the
 // SDK's canUseTool, and a team whose teammate's messages arrive in the SDK's stream.
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { query, type SDKMessage, type SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -110,6 +110,40 @@ describe('the Claude Agent SDK drives huddle', () => {
     await q.interrupt();
     await reading;
     expect(messages.at(-1), stderr.join('')).toMatchObject({ type: 'result', subtype: 'error_during_execution', is_error: true });
+  });
+
+  it("an interrupt reaches the whole team: the teammate's turn under way is interrupted too", async () => {
+    fake.script('lead', reply(toolUse('spawn_teammate', { name: 'bob', role: 'coder', prompt: 'Work on it for a long time.' })), replyText('Waiting for bob.'));
+    fake.script('bob', { kind: 'hang', content: [text('Working on it')] });
+    // The input stays open until the test has looked: closing it would close the team (and stop bob anyway).
+    let finish!: () => void;
+    const finished = new Promise<void>((resolve) => (finish = resolve));
+    async function* prompts(): AsyncGenerator<SDKUserMessage> {
+      yield { type: 'user', message: { role: 'user', content: 'Have bob work.' }, parent_tool_use_id: null, session_id: '' };
+      await finished;
+    }
+    const q = query({ prompt: prompts(), options: options() });
+    const bobInterrupted = () => {
+      const logDir = path.join(ws.dir, '.team', 'logs', 'bob');
+      const events = readdirSync(logDir).flatMap((name) => readFileSync(path.join(logDir, name), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as { type: string; interrupted?: boolean }));
+      return events.some((e) => e.type === 'error' && e.interrupted === true);
+    };
+    let result: SDKMessage | undefined;
+    const reading = (async () => {
+      for await (const message of q) {
+        if (message.type !== 'result') continue;
+        result = message;
+        // bob's turn ends as interrupted while the team is still open (its log says so within moments).
+        for (let i = 0; i < 200 && !bobInterrupted(); i++) await new Promise((resolve) => setTimeout(resolve, 25));
+        expect(bobInterrupted()).toBe(true);
+        finish();
+      }
+    })();
+    await fake.waitForRequests(3, 30_000);
+    expect(fake.requests.map((r) => r.agent)).toContain('bob');
+    await q.interrupt();
+    await reading;
+    expect(result, stderr.join('')).toMatchObject({ type: 'result', subtype: 'error_during_execution' });
   });
 
   it("a command off the allow-list is put to the SDK's canUseTool, and its answer holds", async () => {
