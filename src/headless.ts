@@ -17,7 +17,7 @@ import { LEAD_NAME } from './runtime/vocabulary.js';
 import { sandboxStatus } from './runtime/sandbox/status.js';
 import { summaryLines } from './runtime/record/run-record.js';
 import { checkpointsAtRunEnd } from './agents/checkpointed-tools.js';
-import { StreamJsonView, type ResultSubtype } from './session/stream-json.js';
+import { claudeMcpStatus, StreamJsonView, type ResultSubtype } from './session/stream-json.js';
 import { chooseSessionId, storeSessionId } from './session/session-id.js';
 
 declare const __HUDDLE_VERSION__: string;
@@ -64,7 +64,7 @@ export async function runHeadless(options: CliOptions): Promise<number> {
   const sandbox = sandboxStatus();
   if (!sandbox.available) process.stderr.write(`huddle: ${sandbox.line}\n`);
   if (claudeFormat) storeSessionId(session.workspace.teamDir, claudeFormat.sessionId);
-  const mcpServers = session.mcpStatus().map((server) => ({ name: server.name, status: server.state }));
+  const mcpServers = session.mcpStatus().map((server) => ({ name: server.name, status: claudeMcpStatus(server.state) }));
   claudeFormat?.init({ ...session.describeLead(), ...(options.permissionModeName ? { permissionMode: options.permissionModeName } : {}), version: VERSION, mcpServers });
 
   const started = performance.now();

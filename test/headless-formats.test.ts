@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findClaudeCode, runClaudeCode, CLAUDE_CODE_INSTALL } from './helpers/claude-code.js';
 import { type FakeApi, reply, replyText, startFakeApi, text, toolUse, type RecordedRequest } from './helpers/fake-api.js';
-import { baseEnv, CLI_PATH, makeWorkspace, runCli, type Workspace } from './helpers/run-cli.js';
+import { baseEnv, CLI_PATH, makeWorkspace, REPO_ROOT, runCli, type Workspace } from './helpers/run-cli.js';
 
 type Line = Record<string, any>;
 
@@ -191,6 +191,23 @@ describe.skipIf(!CLAUDE)('stream-json sessions and denials, beside Claude Code',
     } finally {
       rmSync(home, { recursive: true, force: true });
     }
+  });
+
+  it("mcp_servers in the init line: the workspace's MCP servers and their states, as Claude Code lists them", async () => {
+    const everything = path.join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+    const config = { mcpServers: { everything: { command: process.execPath, args: [everything, 'stdio'] } } };
+    writeFileSync(path.join(ws.dir, 'servers.json'), JSON.stringify(config));
+    answers('Fine.');
+    const reference = await runClaudeCode({ bin: CLAUDE!, cwd: ws.dir, baseUrl: fake.url, prompt: 'hi', args: ['--no-session-persistence', '--mcp-config', path.join(ws.dir, 'servers.json'), '--strict-mcp-config'] });
+    expect(reference.code, reference.stderr).toBe(0);
+    writeFileSync(path.join(ws.dir, '.mcp.json'), JSON.stringify(config));
+    answers('Fine.');
+    const run = await runCli(['-p', 'hi', '--output-format', 'stream-json', '--verbose', '--trust'], { cwd: ws.dir, env: { ANTHROPIC_BASE_URL: fake.url } });
+    expect(run.code, run.stderr).toBe(0);
+    const [ours, refInit] = [initOf(run.stdout).mcp_servers, initOf(reference.stdout).mcp_servers];
+    // Claude Code adds where a server came from (`source: "dynamic"` for --mcp-config).
+    expect(refInit).toMatchObject([{ name: 'everything', status: 'connected' }]);
+    expect(ours).toEqual([{ name: 'everything', status: 'connected' }]);
   });
 
   it('permission_denials: a command nobody is there to approve is listed, by both', async () => {

@@ -12,7 +12,7 @@ import { openSession } from '../session/open-session.js';
 import { openControl } from '../session/control-intents.js';
 import { resolveSettings, StartupError } from '../session/settings.js';
 import type { RunEnd, TeamSession } from '../session/team-session.js';
-import { StreamJsonView, type ResultSubtype } from '../session/stream-json.js';
+import { claudeMcpStatus, StreamJsonView, type ResultSubtype } from '../session/stream-json.js';
 import { chooseSessionId, storeSessionId } from '../session/session-id.js';
 import { mapPermissionMode } from '../session/claude-flags.js';
 import { resolveModelAlias, MODEL_ALIASES } from '../runtime/model/model-aliases.js';
@@ -121,7 +121,7 @@ export async function runStreamInput(options: CliOptions): Promise<number> {
         queue.length = 0;
         return;
       }
-      const status = live.mcpStatus().map((server) => ({ name: server.name, status: server.state }));
+      const status = live.mcpStatus().map((server) => ({ name: server.name, status: claudeMcpStatus(server.state) }));
       view.init({ ...live.describeLead(), ...(modeName ? { permissionMode: modeName } : {}), version: VERSION, mcpServers: status });
       const started = performance.now();
       const interrupted = new Promise<'interrupted'>((resolve) => (interruptTurn = () => resolve('interrupted')));
@@ -179,7 +179,7 @@ export async function runStreamInput(options: CliOptions): Promise<number> {
         return {};
       }
       case 'mcp_status':
-        return { mcpServers: ((await open())?.mcpStatus() ?? []).map((server) => ({ name: server.name, status: server.state, ...(server.lastError ? { error: server.lastError } : {}) })) };
+        return { mcpServers: ((await open())?.mcpStatus() ?? []).map((server) => ({ name: server.name, status: claudeMcpStatus(server.state), ...(server.lastError ? { error: server.lastError } : {}) })) };
       default:
         throw new ControlError(`huddle does not handle the control request '${String(body.subtype)}'`);
     }

@@ -25,6 +25,11 @@ export interface InitInfo {
   mcpServers?: Array<{ name: string; status: string }>;
 }
 
+/** An MCP server's state in Claude Code's words (`mcp_servers[].status`). */
+export function claudeMcpStatus(state: string): string {
+  return state === 'ready' ? 'connected' : state === 'starting' || state === 'restarting' ? 'pending' : 'failed';
+}
+
 export type ResultSubtype = 'success' | 'error_max_turns' | 'error_max_budget_usd' | 'error_during_execution';
 
 export interface ResultInfo {
