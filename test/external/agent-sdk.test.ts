@@ -99,6 +99,31 @@ describe('the Claude Agent SDK drives huddle', () => {
     expect(second).toContain('First answer.');
   });
 
+  it('setModel, setPermissionMode and mcpServerStatus: control requests answered, and the next turn follows them', async () => {
+    fake.script('lead', replyText('Answered by haiku.'));
+    let send!: () => void;
+    const ready = new Promise<void>((resolve) => (send = resolve));
+    async function* prompts(): AsyncGenerator<SDKUserMessage> {
+      await ready;
+      yield { type: 'user', message: { role: 'user', content: 'Which model?' }, parent_tool_use_id: null, session_id: '' };
+    }
+    const q = query({ prompt: prompts(), options: options() });
+    await q.setModel('haiku');
+    await q.setPermissionMode('plan');
+    expect(await q.mcpServerStatus()).toEqual([]);
+    await expect(q.setPermissionMode('yolo' as never)).rejects.toThrow(/huddle has no permission mode 'yolo'/);
+    send();
+    const messages: SDKMessage[] = [];
+    for await (const message of q) {
+      messages.push(message);
+      if (message.type === 'result') break;
+    }
+    expect(fake.requests[0]!.body.model).toBe('claude-haiku-4-5');
+    const init = messages.find((m) => m.type === 'system' && m.subtype === 'init') as { permissionMode: string } | undefined;
+    expect(init?.permissionMode).toBe('plan');
+    expect(messages.at(-1)).toMatchObject({ type: 'result', subtype: 'success', result: 'Answered by haiku.' });
+  });
+
   it('an interrupt stops the turn under way and ends it with an error result', async () => {
     fake.script('lead', { kind: 'hang', content: [text('Thinking for a long time')] });
     const q = query({ prompt: 'Take your time.', options: options() });
