@@ -134,7 +134,11 @@ async function runSubcommand(command: Subcommand, argv: string[]): Promise<numbe
       },
     });
   } catch (error) {
-    usageError((error as Error).message);
+    // Node's parser explains itself at length ("To specify a positional argument starting with a '-'…"): one line instead.
+    const flag = /'(-[^']*)'/.exec((error as Error).message)?.[1];
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && flag) usageError(`unknown option '${flag}' for huddle ${command} (huddle --help lists them)`);
+    usageError((error as Error).message.split('. ')[0]!);
   }
   const { values, positionals } = parsed;
   if (values.help) {

@@ -27,6 +27,12 @@ describe("Claude Code's flags", () => {
     expect(result.stderr).not.toContain('positional argument');
   });
 
+  it('a subcommand says the same for a flag it does not take', async () => {
+    const result = await run(['status', '--bogus']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe("huddle: unknown option '--bogus' for huddle status (huddle --help lists them)\nRun 'huddle --help' for usage.\n");
+  });
+
   it('--model opus is sent as the current Opus id and priced', async () => {
     fake.script('lead', replyText('Done.'));
     const result = await run(['-p', 'hi', '--model', 'opus', '--output-format', 'json']);
