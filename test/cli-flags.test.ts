@@ -64,6 +64,8 @@ describe("Claude Code's flags", () => {
     const replaced = JSON.stringify(fake.requests.at(-1)!.body.system);
     expect(replaced).toContain('You are a terse assistant.');
     expect(replaced).not.toContain('You lead a team');
+    // The lead keeps the line that names it to its team.
+    expect(replaced).toMatch(/You are 'lead', role: lead, team: /);
   });
 
   it.each([

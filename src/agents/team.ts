@@ -30,7 +30,7 @@ import type { ProjectMemory } from './memory.js';
 import { TeamHooks } from './team-hooks.js';
 import { Lead } from './lead.js';
 import { askPersonAboutPlan } from './plan-by-person.js';
-import { leadSystemPrompt, teammateSystemPrompt } from './prompts.js';
+import { identityLine, leadSystemPrompt, teammateSystemPrompt } from './prompts.js';
 import { Protocols } from './protocols.js';
 import { restartAgent, type RestartHost, type RestartResult } from './restart.js';
 import { resumeTeam, type ResumeHost, type ResumeReport } from './resume.js';
@@ -119,7 +119,7 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
       name: LEAD_NAME,
       role: 'lead',
       model: leadSettings.model ?? ctx.config.model,
-      system: withCallerInstructions(leadSystemPrompt(identity, ctx.workspace.root), ctx.config.leadInstructions),
+      system: withCallerInstructions(leadSystemPrompt(identity, ctx.workspace.root), identityLine(identity), ctx.config.leadInstructions),
       tools: leadToolset(this, this),
       maxTurns: leadSettings.maxTurns,
     });
@@ -500,8 +500,11 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
   }
 }
 
-/** The lead's instructions as the caller asked: replaced (--system-prompt) or added to (--append-system-prompt). */
-function withCallerInstructions(own: string, caller: HuddleConfig['leadInstructions']): string {
-  if (caller?.replace) return caller.replace;
+/**
+ * The lead's instructions as the caller asked: replaced (--system-prompt; the lead keeps its identity
+ * line, which names it to its team) or added to (--append-system-prompt).
+ */
+function withCallerInstructions(own: string, identity: string, caller: HuddleConfig['leadInstructions']): string {
+  if (caller?.replace) return `${identity}\n${caller.replace}`;
   return caller?.append ? `${own}\n\n${caller.append}` : own;
 }
