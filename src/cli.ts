@@ -227,6 +227,7 @@ function buildProgram(): Command {
     .option('--allowedTools, --allowed-tools <rules...>')
     .option('--disallowedTools, --disallowed-tools <rules...>')
     .option('--setting-sources <sources>')
+    .option('--no-session-persistence')
     .option('--trust')
     .option('-h, --help')
     .option('-v, --version');
@@ -264,6 +265,7 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
     const key = name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
     if (opts[key] !== undefined) usageError(`--${name} is not supported: ${reason}`);
   }
+  if (opts.sessionPersistence === false) usageError("--no-session-persistence is not supported: huddle keeps the team's state in .team/ (the team is the session; --fresh archives it)");
   const print = opts.print === true ? '-' : str('print');
   const values = {
     print,

@@ -80,6 +80,7 @@ describe("Claude Code's flags", () => {
     [['--permission-mode', 'yolo'], /^huddle: --permission-mode takes plan, ask or auto \(or Claude Code's default, acceptEdits, bypassPermissions, dontAsk\), not 'yolo'/],
     [['--permission-prompt-tool', 'mcp__x__ask'], /^huddle: --permission-prompt-tool mcp__x__ask is not supported/],
     [['--resume', 'not-a-uuid'], /^huddle: --resume takes a session id/],
+    [['--no-session-persistence'], /^huddle: --no-session-persistence is not supported: huddle keeps the team's state in \.team\//],
   ])('%j is refused by name with the reason, exit 2, nothing run', async (flags, message) => {
     const result = await run(['-p', 'hi', ...flags]);
     expect(result.code).toBe(2);
