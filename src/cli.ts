@@ -8,7 +8,7 @@ import { Command, CommanderError } from 'commander';
 import type { CliOptions, OutputFormat } from './session/cli-options.js';
 import { redactUrl } from './runtime/store/postgres/pg-url.js';
 import { resolveModelAlias } from './runtime/model/model-aliases.js';
-import { allowedToolsRefusal, disallowedToolsRefusal, mapPermissionMode, parseToolRules, REFUSED_FLAGS, settingSourcesRefusal } from './session/claude-flags.js';
+import { allowedCommandPrefixes, allowedToolsRefusal, disallowedToolsRefusal, mapPermissionMode, parseToolRules, REFUSED_FLAGS, settingSourcesRefusal } from './session/claude-flags.js';
 
 // First, before any other code runs: huddle needs Node 22.12+ (Ink 8, execa 10 and their
 // dependencies), and on an older Node it would fail deep inside one of them with a page of
@@ -380,6 +380,7 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
     ...(str('appendSystemPrompt') ? { appendSystemPrompt: str('appendSystemPrompt') } : {}),
     ...(promptTool === 'stdio' ? { permissionPromptTool: 'stdio' as const } : {}),
     ...(modeName !== undefined ? { permissionModeName: modeName } : {}),
+    ...(allowedCommandPrefixes(allowed).length ? { allowedCommands: allowedCommandPrefixes(allowed) } : {}),
   };
 }
 

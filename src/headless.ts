@@ -34,7 +34,6 @@ export async function runHeadless(options: CliOptions): Promise<number> {
   try {
     const settings = await resolveSettings(options, { missingKey: 'refuse' });
     secrets = settings.secrets;
-    if (options.systemPrompt || options.appendSystemPrompt) settings.config.leadInstructions = { replace: options.systemPrompt, append: options.appendSystemPrompt };
     // The session id: kept with the team, so --continue reports the same one and --resume ID finds it.
     const chosen = chooseSessionId(settings.workspace.teamDir, options);
     if ('error' in chosen) return fail(chosen.error);

@@ -3,7 +3,9 @@
 // permission modes are mapped; what huddle cannot honour is refused by name with the reason.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import './helpers/isolated-config.js';
-import { type FakeApi, replyText, startFakeApi } from './helpers/fake-api.js';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { type FakeApi, reply, replyText, startFakeApi, toolUse } from './helpers/fake-api.js';
 import { makeWorkspace, runCli, type Workspace } from './helpers/run-cli.js';
 
 let fake: FakeApi;
@@ -74,7 +76,8 @@ describe("Claude Code's flags", () => {
     [['--fallback-model', 'sonnet'], /^huddle: --fallback-model is not supported/],
     [['--settings', '{}'], /^huddle: --settings is not supported/],
     [['--disallowedTools', 'Bash'], /^huddle: --disallowedTools Bash: huddle cannot take tools away/],
-    [['--permission-mode', 'ask', '--allowedTools', 'Bash(git *)'], /^huddle: --allowedTools: 'Bash\(git \*\)' in ask mode: put the command prefix in permissions\.allow/],
+    [['--permission-mode', 'ask', '--allowedTools', 'Bash'], /^huddle: --allowedTools: 'Bash' in ask mode: name the command \(Bash\(git \*\), Bash\(npm test\)\)/],
+    [['--permission-mode', 'ask', '--allowedTools', 'Bash(git * --force)'], /^huddle: --allowedTools: 'Bash\(git \* --force\)' in ask mode/],
     [['--allowedTools', 'NotebookEdit'], /^huddle: --allowedTools: huddle has no tool like 'NotebookEdit'/],
     [['--setting-sources', 'user'], /^huddle: --setting-sources user: huddle always reads its user, project and local settings/],
     [['--permission-mode', 'yolo'], /^huddle: --permission-mode takes plan, ask or auto \(or Claude Code's default, acceptEdits, bypassPermissions, dontAsk\), not 'yolo'/],
@@ -87,6 +90,19 @@ describe("Claude Code's flags", () => {
     expect(result.stderr).toMatch(message);
     expect(result.stderr.split('\n')).toHaveLength(3);
     expect(fake.requests).toHaveLength(0);
+  });
+
+  it("--allowedTools 'Bash(touch *)' lets that command run without a question in default mode, for this run only", async () => {
+    fake.script('lead', reply(toolUse('bash', { command: 'touch allowed.txt' })), replyText('Made it.'), reply(toolUse('bash', { command: 'touch later.txt' })), replyText('Refused.'));
+    const result = await run(['-p', 'make it', '--permission-mode', 'default', '--allowedTools', 'Bash(touch *)', '--output-format', 'json']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(existsSync(path.join(ws.dir, 'allowed.txt'))).toBe(true);
+    expect(JSON.parse(result.stdout).permission_denials).toEqual([]);
+    // Not stored: the next run without the flag is asked (nobody answers headless: denied).
+    const next = await run(['-p', 'again', '--continue', '--permission-mode', 'default', '--output-format', 'json']);
+    expect(next.code, next.stderr).toBe(0);
+    expect(existsSync(path.join(ws.dir, 'later.txt'))).toBe(false);
+    expect(JSON.parse(next.stdout).permission_denials).toHaveLength(1);
   });
 
   it('--allowedTools rules huddle honours in the mode pass: reading always, edits in ask, anything in bypassPermissions', async () => {

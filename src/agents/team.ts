@@ -6,6 +6,7 @@
 import path from 'node:path';
 import type { Bus } from '../runtime/store/bus.js';
 import type { HuddleConfig } from '../runtime/config.js';
+import type { AllowList } from '../runtime/store/allow-list.js';
 import type { EventHub } from '../runtime/events/events.js';
 import type { ModelBackend } from '../runtime/model/model-client.js';
 import type { Approvals } from '../runtime/store/approvals.js';
@@ -97,7 +98,7 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
     this.spend = store.spend;
     this.permissions = new PermissionGate({
       teamRoot: ctx.workspace.root,
-      allowList: store.allowList,
+      allowList: withRunPrefixes(store.allowList, ctx.config.allowedCommands),
       approvals: this.approvals,
       roster: ctx.roster,
       configuredMode: () => ctx.config.permissionMode,
@@ -507,4 +508,16 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
 function withCallerInstructions(own: string, identity: string, caller: HuddleConfig['leadInstructions']): string {
   if (caller?.replace) return `${identity}\n${caller.replace}`;
   return caller?.append ? `${own}\n\n${caller.append}` : own;
+}
+
+/** The stored allow-list, plus the prefixes this run was started with (--allowedTools), which are never stored. */
+function withRunPrefixes(list: AllowList, prefixes: string[] | undefined): AllowList {
+  if (!prefixes?.length) return list;
+  return {
+    read: () => {
+      const stored = list.read();
+      return { ...stored, entries: [...new Set([...stored.entries, ...prefixes])] };
+    },
+    add: (more) => list.add(more),
+  };
 }

@@ -78,9 +78,27 @@ export function allowedToolsRefusal(rules: string[], mode: PermissionMode): stri
     if (mode === 'auto') continue;
     if (EDIT_TOOLS.has(tool) && mode === 'ask') continue;
     if (mode === 'plan') return `--allowedTools: '${rule}' cannot widen plan mode (read only)`;
-    return `--allowedTools: '${rule}' in ${mode} mode: put the command prefix in permissions.allow of .team/settings.local.json (huddle's allow-list), or run with --permission-mode bypassPermissions`;
+    if (tool === 'Bash' && commandPrefix(match[2]) !== undefined) continue;
+    return `--allowedTools: '${rule}' in ${mode} mode: name the command (Bash(git *), Bash(npm test)), put its prefix in permissions.allow of .team/settings.local.json, or run with --permission-mode bypassPermissions`;
   }
   return undefined;
+}
+
+/** `git *`, `git:*`, `npm test` → the command prefix huddle's allow-list takes; undefined for any other pattern. */
+function commandPrefix(pattern: string | undefined): string | undefined {
+  const text = pattern?.trim().replace(/:\*$/, ' *');
+  if (!text) return undefined;
+  const prefix = text.endsWith(' *') ? text.slice(0, -2).trim() : text;
+  return prefix && !/[*?]/.test(prefix) ? prefix : undefined;
+}
+
+/** The command prefixes of `Bash(…)` rules: allowed without a question for this run (with huddle's allow-list). */
+export function allowedCommandPrefixes(rules: string[]): string[] {
+  return rules.flatMap((rule) => {
+    const match = /^Bash\((.*)\)$/.exec(rule);
+    const prefix = match ? commandPrefix(match[1]) : undefined;
+    return prefix ? [prefix] : [];
+  });
 }
 
 /** --disallowedTools: huddle cannot take a tool away from its agents per run; refused unless empty. */

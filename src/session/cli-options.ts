@@ -44,6 +44,8 @@ export interface CliOptions {
   appendSystemPrompt?: string;
   /** --permission-prompt-tool stdio: questions go to the caller as can_use_tool control requests. */
   permissionPromptTool?: 'stdio';
+  /** --allowedTools 'Bash(git *)': command prefixes allowed without a question for this run. */
+  allowedCommands?: string[];
   /** The mode as the caller named it (Claude Code's name, shown back in the init line). */
   permissionModeName?: string;
 }
