@@ -60,6 +60,19 @@ describe('the Claude Agent SDK drives huddle', () => {
     expect(JSON.stringify(fake.requests[0]!.body.system)).toContain('You lead a team');
   });
 
+  it("the SDK's resume option continues the team: the same session id, the lead's conversation kept", async () => {
+    fake.script('lead', replyText('First.'), replyText('Second.'));
+    const first = await collect(query({ prompt: 'Remember the word pelican.', options: options() }));
+    const id = first.at(-1)!.session_id;
+    const second = await collect(query({ prompt: 'Which word?', options: options({ resume: id }) }));
+    expect(second.at(-1), stderr.join('')).toMatchObject({ type: 'result', subtype: 'success', result: 'Second.', session_id: id });
+    expect(JSON.stringify(fake.requests.filter((r) => r.agent === 'lead')[1]!.body.messages)).toContain('Remember the word pelican.');
+    // forkSession: the team goes on under a new id.
+    fake.script('lead', replyText('Third.'));
+    const forked = await collect(query({ prompt: 'Go on.', options: options({ resume: id, forkSession: true }) }));
+    expect(forked.at(-1)!.session_id).not.toBe(id);
+  });
+
   it('includePartialMessages: the text arrives as stream events before its assistant message', async () => {
     const answer = 'A longer answer that streams in several pieces.';
     fake.script('lead', replyText(answer));
