@@ -303,6 +303,9 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
     usageError(`--output-format takes text, json or stream-json, not '${outputFormat}'`);
   }
   if (outputFormat !== undefined && !headless) usageError('--output-format goes with -p "PROMPT"');
+  for (const [key, name] of [['includePartialMessages', '--include-partial-messages'], ['sessionId', '--session-id'], ['forkSession', '--fork-session']] as const) {
+    if (opts[key] !== undefined && !headless) usageError(`${name} goes with -p "PROMPT" (or --input-format stream-json)`);
+  }
   if (streamInput && outputFormat !== 'stream-json') usageError('--input-format stream-json goes with --output-format stream-json');
   if (values.json && outputFormat !== undefined && outputFormat !== 'text') usageError(`--json and --output-format ${outputFormat} exclude each other: both write to stdout`);
   if ((values.resume || values.continue) && values.fresh) usageError(`--${values.resume ? 'resume' : 'continue'} and --fresh exclude each other`);

@@ -35,6 +35,14 @@ describe("Claude Code's flags", () => {
     expect(result.stderr).toBe("huddle: unknown option '--bogus' for huddle status (huddle --help lists them)\nRun 'huddle --help' for usage.\n");
   });
 
+  it('flags of headless runs only are refused for the console by name', async () => {
+    for (const flag of [['--include-partial-messages'], ['--session-id', '00000000-0000-4000-8000-000000000000'], ['--fork-session']]) {
+      const result = await run(flag);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(new RegExp(`^huddle: ${flag[0]} goes with -p "PROMPT"`));
+    }
+  });
+
   it('--model opus is sent as the current Opus id and priced', async () => {
     fake.script('lead', replyText('Done.'));
     const result = await run(['-p', 'hi', '--model', 'opus', '--output-format', 'json']);

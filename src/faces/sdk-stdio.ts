@@ -101,8 +101,11 @@ export async function runStreamInput(options: CliOptions): Promise<number> {
       permission_suggestions: [],
       ...(event.agent !== 'lead' ? { agent_id: event.agent } : {}),
     }).then((response) => {
-      const answer = (response.response ?? {}) as { behavior?: string; message?: string };
-      if (response.subtype === 'success' && answer.behavior === 'allow') session?.answer(event.id, 'approve');
+      const answer = (response.response ?? {}) as { behavior?: string; message?: string; updatedInput?: unknown };
+      // huddle runs the call the agent made: an answer that would change it is a refusal, said to the agent.
+      const changed = answer.updatedInput !== undefined && JSON.stringify(answer.updatedInput) !== JSON.stringify(input);
+      if (response.subtype === 'success' && answer.behavior === 'allow' && changed) session?.answer(event.id, 'deny', 'the caller allowed it only with a changed input, which huddle cannot apply; the call was not run');
+      else if (response.subtype === 'success' && answer.behavior === 'allow') session?.answer(event.id, 'approve');
       else session?.answer(event.id, 'deny', answer.message ?? (typeof response.error === 'string' ? response.error : 'denied by the caller'));
     });
   }

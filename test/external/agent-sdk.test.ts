@@ -218,6 +218,20 @@ describe('the Claude Agent SDK drives huddle', () => {
     expect(JSON.stringify(fake.requests.filter((r) => r.agent === 'lead')[1]!.body.messages)).toContain('not today');
   });
 
+  it('an allow that changes the input is a refusal the agent hears: huddle runs only the call the agent made', async () => {
+    fake.script('lead', reply(toolUse('bash', { command: 'touch asked.txt' })), replyText('Understood.'));
+    const messages = await collect(
+      query({
+        prompt: 'Make the file.',
+        options: options({ permissionMode: 'default', canUseTool: async (_tool: string, input: Record<string, unknown>) => ({ behavior: 'allow' as const, updatedInput: { ...input, command: 'touch other.txt' } }) }),
+      }),
+    );
+    expect(existsSync(path.join(ws.dir, 'asked.txt'))).toBe(false);
+    expect(existsSync(path.join(ws.dir, 'other.txt'))).toBe(false);
+    expect(JSON.stringify(fake.requests.filter((r) => r.agent === 'lead')[1]!.body.messages)).toContain('changed input, which huddle cannot apply');
+    expect(messages.at(-1)).toMatchObject({ type: 'result', subtype: 'success' });
+  });
+
   it("a team: the teammate's messages arrive in the SDK's stream under the lead's spawn call", async () => {
     fake.script(
       'lead',
