@@ -188,6 +188,8 @@ export class StreamJsonView {
       uuid: randomUUID(),
     };
     this.#write(line);
+    // Claude Code counts num_turns per user turn (a result each with stream-json input); cost and API time add up.
+    this.#numTurns = 0;
     return line;
   }
 

@@ -106,6 +106,10 @@ describe('the Claude Agent SDK drives huddle', () => {
     }
     const results = messages.filter((m) => m.type === 'result');
     expect(results.map((r) => (r as { result: string }).result)).toEqual(['First answer.', 'Second answer.']);
+    // As Claude Code's: num_turns counts each user turn's model calls; the cost adds up across turns.
+    expect(results.map((r) => (r as { num_turns: number }).num_turns)).toEqual([1, 1]);
+    const costs = results.map((r) => (r as { total_cost_usd: number }).total_cost_usd);
+    expect(costs[1]).toBeGreaterThan(costs[0]!);
     // The second model call carries the first exchange.
     const second = JSON.stringify(fake.requests.filter((r) => r.agent === 'lead')[1]!.body.messages);
     expect(second).toContain('First question.');
