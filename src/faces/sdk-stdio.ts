@@ -18,6 +18,7 @@ import { mapPermissionMode } from '../session/claude-flags.js';
 import { resolveModelAlias, MODEL_ALIASES } from '../runtime/model/model-aliases.js';
 import { scrub } from '../runtime/store/file/event-log.js';
 import type { HuddleEvent } from '../runtime/events/events.js';
+import { checkpointsAtRunEnd } from '../agents/checkpointed-tools.js';
 
 declare const __HUDDLE_VERSION__: string;
 const VERSION = typeof __HUDDLE_VERSION__ === 'string' ? __HUDDLE_VERSION__ : '0.0.0-dev';
@@ -188,6 +189,17 @@ export async function runStreamInput(options: CliOptions): Promise<number> {
     }
   };
 
+  // Stopped from outside (the SDK's close(), Ctrl+C): the team is left resumable, closed properly. A second signal exits now.
+  const stop = () => {
+    process.once('SIGINT', () => process.exit(130));
+    process.once('SIGTERM', () => process.exit(143));
+    const live = session;
+    if (live) for (const member of live.members()) live.interrupt(member.name);
+    void (live ? live.close({ reason: 'stopped', resumable: true, record: { sessionId } }) : Promise.resolve()).finally(() => process.exit(130));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+
   const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
   for await (const raw of lines) {
     if (!raw.trim()) continue;
@@ -222,7 +234,13 @@ export async function runStreamInput(options: CliOptions): Promise<number> {
   }
   // stdin is over: the turn under way ends, then the team is closed.
   while (running) await running;
-  if (session) await session.close({ reason: 'the input ended', record: { sessionId } });
+  process.off('SIGINT', stop);
+  process.off('SIGTERM', stop);
+  if (session) {
+    // The repository rebuilt if the run broke it; the person's own changes it took away, said once.
+    for (const line of await checkpointsAtRunEnd(session.workspace.root)) process.stderr.write(session.scrub(`huddle: ${line}\n`));
+    await session.close({ reason: 'the input ended', record: { sessionId } });
+  }
   return lastExit;
 }
 
