@@ -104,7 +104,7 @@ export function allowedCommandPrefixes(rules: string[]): string[] {
 /** --disallowedTools: huddle cannot take a tool away from its agents per run; refused unless empty. */
 export function disallowedToolsRefusal(rules: string[]): string | undefined {
   if (!rules.length) return undefined;
-  return `--disallowedTools ${rules.join(',')}: huddle cannot take tools away from its agents per run; use --permission-mode plan (read only), permissions.deny in .team/settings.json, or a role's tools list`;
+  return `--disallowedTools ${rules.join(',')}: huddle cannot take tools away from its agents per run; use --permission-mode plan (read only) or a role's tools list (.team/roles/)`;
 }
 
 /** Flags of Claude Code huddle cannot honour, and why (each refused by name: never silently ignored). */
