@@ -343,7 +343,7 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
   const modeName = flag('dangerouslySkipPermissions') ? 'bypassPermissions' : values['permission-mode'];
   if (flag('dangerouslySkipPermissions') && values['permission-mode'] !== undefined && values['permission-mode'] !== 'bypassPermissions') usageError(`--dangerously-skip-permissions and --permission-mode ${values['permission-mode']} exclude each other`);
   const permissionMode = modeName === undefined ? undefined : mapPermissionMode(modeName);
-  if (modeName !== undefined && !permissionMode) usageError(`--permission-mode takes plan, ask or auto (or Claude Code's default, acceptEdits, bypassPermissions, dontAsk), not '${modeName}'`);
+  if (modeName !== undefined && !permissionMode) usageError(`--permission-mode takes plan, ask or auto, not '${modeName}' (Claude Code's default, acceptEdits, bypassPermissions and dontAsk are mapped onto them)`);
   const promptTool = str('permissionPromptTool');
   if (promptTool !== undefined && (promptTool !== 'stdio' || !streamInput)) usageError(`--permission-prompt-tool ${promptTool} is not supported: huddle puts its questions to the caller only as can_use_tool requests (--permission-prompt-tool stdio with --input-format stream-json)`);
   const allowed = (list('allowedTools') ?? []).flatMap(parseToolRules);

@@ -88,7 +88,7 @@ describe("Claude Code's flags", () => {
     [['--permission-mode', 'ask', '--allowedTools', 'Bash(git * --force)'], /^huddle: --allowedTools: 'Bash\(git \* --force\)' in ask mode/],
     [['--allowedTools', 'NotebookEdit'], /^huddle: --allowedTools: huddle has no tool like 'NotebookEdit'/],
     [['--setting-sources', 'user'], /^huddle: --setting-sources user: huddle always reads its user, project and local settings/],
-    [['--permission-mode', 'yolo'], /^huddle: --permission-mode takes plan, ask or auto \(or Claude Code's default, acceptEdits, bypassPermissions, dontAsk\), not 'yolo'/],
+    [['--permission-mode', 'yolo'], /^huddle: --permission-mode takes plan, ask or auto, not 'yolo' \(Claude Code's default, acceptEdits, bypassPermissions and dontAsk are mapped onto them\)/],
     [['--permission-prompt-tool', 'mcp__x__ask'], /^huddle: --permission-prompt-tool mcp__x__ask is not supported/],
     [['--resume', 'not-a-uuid'], /^huddle: --resume takes a session id/],
     [['--no-session-persistence'], /^huddle: --no-session-persistence is not supported: huddle keeps the team's state in \.team\//],

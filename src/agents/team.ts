@@ -301,7 +301,13 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
       ...(external ? { agent: external } : {}),
     });
 
-    this.startTeammate({ name: request.name, role: request.role, model, roleDef: role, worktree, planModeRequired, agent: external, agentModel: namedModel, launch, spawnedBy: by }, prompt);
+    try {
+      this.startTeammate({ name: request.name, role: request.role, model, roleDef: role, worktree, planModeRequired, agent: external, agentModel: namedModel, launch, spawnedBy: by }, prompt);
+    } catch (error) {
+      // It never started: the roster says so, rather than showing it `working` forever.
+      await this.ctx.roster.setStatus(request.name, 'failed', { error: error instanceof Error ? error.message : String(error) }).catch(() => undefined);
+      throw error;
+    }
     const notes = [
       role ? undefined : `note: '${request.role}' is not a known role (known: ${[...roles.keys()].join(', ')}); it runs without role instructions`,
       ...errors.map((e) => `note: ${e}`),
