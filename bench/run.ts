@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { benchBusAcrossProcesses, benchBusInProcess } from './bus.js';
 import { benchClaimsAcrossProcesses, benchClaimsInProcess } from './claims.js';
-import { benchPostgresClaims, benchPostgresWake } from './postgres.js';
+import { benchPostgresClaims, benchPostgresClaimsFsync, benchPostgresWake } from './postgres.js';
 import { benchConsoleIdle, benchConsoleLaunch, benchConsoleStreaming } from './console.js';
 import { benchConsoleWordStream } from './console-words.js';
 import { type BenchFailure, type BenchResult, ROOT } from './lib.js';
@@ -31,6 +31,7 @@ const GROUPS: Array<[string, () => Promise<BenchResult[]>]> = [
   ['claims-10k', () => benchClaimsAcrossProcesses(10_000, 2, 4, 'files')],
   ['postgres-wake', () => benchPostgresWake(200)],
   ['postgres-claims', () => benchPostgresClaims(1000, 5, 2, 4)],
+  ['postgres-claims-fsync', () => benchPostgresClaimsFsync(2000, 5, 4, 8)],
   ['team', () => benchTeamRun(5)],
   ['console-launch', () => benchConsoleLaunch(10)],
   ['console-streaming', () => benchConsoleStreaming()],

@@ -1,5 +1,6 @@
 // Fails (exit 1) when src/ has an import cycle, or when src/runtime imports what it must not know:
-// the console (src/tui, ink, react), the agents (src/agents), the session core or the faces.
+// the console (src/tui, ink, react), the agents (src/agents), the session core or the faces; or when
+// src/runtime/tools imports src/runtime/permissions (the gate reads the tools, never the reverse).
 //
 // The import graph comes from esbuild's metafile: esbuild is already how huddle is bundled, so it
 // resolves every specifier exactly as the build does (`.js` → `.ts`, index files, packages).
@@ -27,6 +28,12 @@ const RUNTIME_MUST_NOT_IMPORT = [
   ['ink', (to) => to === 'ink' || to.startsWith('ink/')],
   ['react', (to) => to === 'react' || to.startsWith('react/') || to === 'react-dom'],
 ];
+
+/**
+ * Rooms of src/runtime that must not import another room: [from, to, why]. The permission gate reads
+ * what tools declare (runtime/permissions → runtime/tools); tools know nothing of the gate.
+ */
+const ROOM_MUST_NOT_IMPORT = [['src/runtime/tools/', 'src/runtime/permissions/', 'the tools are below the permission gate that reads their declarations']];
 
 // Every static `import … from 'x'` / `export … from 'x'` at the start of a line (type-only or not).
 const STATEMENT = /^[ \t]*(?:import|export)\b[^'";]*?\bfrom\s*['"]([^'"]+)['"]/gm;
@@ -141,6 +148,7 @@ export function layerViolations(graph) {
     if (!file.startsWith('src/runtime/')) continue;
     for (const { to } of imports) {
       for (const [what, matches] of RUNTIME_MUST_NOT_IMPORT) if (matches(to)) found.push(`${file} imports ${to} (${what})`);
+      for (const [from, room, why] of ROOM_MUST_NOT_IMPORT) if (file.startsWith(from) && to.startsWith(room)) found.push(`${file} imports ${to} (${why})`);
     }
   }
   return found;
@@ -156,5 +164,5 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     process.stderr.write(`${problems.join('\n')}\ncheck-imports: ${problems.length} problem(s) in ${graph.size} files of src/\n`);
     process.exit(1);
   }
-  process.stdout.write(`check-imports: ${graph.size} files of src/, no import cycles, src/runtime imports no console, agents or session\n`);
+  process.stdout.write(`check-imports: ${graph.size} files of src/, no import cycles, src/runtime imports no console, agents or session, runtime/tools no runtime/permissions\n`);
 }

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # A throwaway PostgreSQL server for huddle's tests and benchmarks: its own temp data directory,
-# 127.0.0.1 on a free port, trust authentication, fsync off. It never touches another server.
+# 127.0.0.1 on a free port, trust authentication, fsync off (HUDDLE_TEST_PG_FSYNC=on keeps it on, as a
+# production server has it: the benchmarks that measure commits need it). It never touches another server.
 #
 #   eval "$(scripts/test-postgres.sh start)"   starts one; prints the exports (HUDDLE_TEST_PG_URL, HUDDLE_TEST_PG_DIR)
 #   scripts/test-postgres.sh stop DIR          stops the one in DIR and removes DIR
 #   scripts/test-postgres.sh crash DIR         restarts the one in DIR as after a crash (immediate stop, then recovery)
+#   scripts/test-postgres.sh restart DIR       restarts the one in DIR as an administrator does (a fast shutdown, then a start)
+#   scripts/test-postgres.sh down DIR          shuts the one in DIR down (fast), keeping it; `up DIR` starts it again
 #   scripts/test-postgres.sh run CMD [ARGS…]   starts one, runs CMD with HUDDLE_TEST_PG_URL set, stops it
 #
 # Needs PostgreSQL's server binaries (Debian: apt-get install postgresql). As root, the server
@@ -54,8 +57,9 @@ start() {
   }
   for attempt in 1 2 3 4 5; do
     port=$(free_port)
-    if as_owner "$pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start \
-      -o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir -c fsync=off -c full_page_writes=off -c max_connections=400 -c shared_buffers=64MB" >/dev/null 2>&1; then
+    # Kept for `up`, which starts it again on the same port.
+    echo "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir -c fsync=${HUDDLE_TEST_PG_FSYNC:-off} -c full_page_writes=${HUDDLE_TEST_PG_FSYNC:-off} -c max_connections=400 -c shared_buffers=64MB" >"$dir/server.opts"
+    if as_owner "$pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start -o "$(cat "$dir/server.opts")" >/dev/null 2>&1; then
       trap - EXIT
       echo "export HUDDLE_TEST_PG_URL=postgres://postgres@127.0.0.1:$port/postgres"
       echo "export HUDDLE_TEST_PG_DIR=$dir"
@@ -79,10 +83,28 @@ crash() {
   as_owner "$(find_bin pg_ctl)" -D "$dir/data" -m immediate -w -t 60 restart >/dev/null
 }
 
+restart() {
+  local dir=${1:?usage: test-postgres.sh restart DIR}
+  as_owner "$(find_bin pg_ctl)" -D "$dir/data" -m fast -w -t 60 restart >/dev/null
+}
+
+down() {
+  local dir=${1:?usage: test-postgres.sh down DIR}
+  as_owner "$(find_bin pg_ctl)" -D "$dir/data" -m fast -w -t 60 stop >/dev/null
+}
+
+up() {
+  local dir=${1:?usage: test-postgres.sh up DIR}
+  as_owner "$(find_bin pg_ctl)" -D "$dir/data" -l "$dir/server.log" -w -t 60 start -o "$(cat "$dir/server.opts")" >/dev/null
+}
+
 case "${1:-}" in
   start) start ;;
   stop) stop "${2:-}" ;;
   crash) crash "${2:-}" ;;
+  restart) restart "${2:-}" ;;
+  down) down "${2:-}" ;;
+  up) up "${2:-}" ;;
   run)
     shift
     # Not `eval "$(start)"`: a failing command substitution inside eval would go unnoticed.
@@ -92,7 +114,7 @@ case "${1:-}" in
     "$@"
     ;;
   *)
-    echo "usage: $0 start | stop DIR | crash DIR | run CMD [ARGS…]" >&2
+    echo "usage: $0 start | stop DIR | crash DIR | restart DIR | down DIR | up DIR | run CMD [ARGS…]" >&2
     exit 2
     ;;
 esac

@@ -40,6 +40,12 @@ Usage:
   huddle mcp --as NAME                  huddle's MCP server (stdio) for an external agent that is teammate NAME
                                         (of the team in --cwd, or on PostgreSQL with --team URL)
   huddle worker --team URL --slots N    a host for up to N teammates of a team on PostgreSQL, working in --cwd
+  huddle doctor [--json]                the agent CLIs teammates would run here, their versions, and
+                                        a warning for each outside the range huddle is tested with
+  huddle prune --team URL [--dry-run] [--older-than DAYS] [TEAM…]
+                                        remove teams from a PostgreSQL database: those archived by
+                                        --fresh DAYS ago or more (default: retentionDays, 30), or the
+                                        TEAMs named; a team whose lead runs is kept
   huddle trust [--list | --revoke]      show and trust the workspace settings that widen what runs unasked
                                         (hooks, MCP servers, sandbox off…); --list: what is trusted and
                                         what waits; --revoke: forget this workspace's trust
@@ -98,7 +104,8 @@ Claude Code's flags (docs/contract.md, "Claude Code flags"):
 
 Settings files (lowest first; flags and variables win): ~/.config/huddle/settings.json,
   .team/settings.json (the team's), .team/settings.local.json (yours), .mcp.json (MCP
-  servers); hooks, verify gates, roles, notifications: see the README, /config in the console
+  servers); hooks, verify gates, roles, notifications: see docs/ in huddle's repository
+  (docs/configuration.md), /config in the console
 
 Environment:
   ANTHROPIC_API_KEY      the API key (or ANTHROPIC_AUTH_TOKEN for a bearer token)
@@ -111,7 +118,7 @@ Exit codes (headless): 0 done, 1 the run failed, 2 usage or configuration error,
 status/send/interrupt exit 2 when no huddle runs in the workspace.`;
 
 /** Subcommands that talk to a live huddle or serve one: each has its own few options. */
-const SUBCOMMANDS = ['status', 'send', 'interrupt', 'mcp', 'trust', 'rewind'] as const;
+const SUBCOMMANDS = ['status', 'send', 'interrupt', 'mcp', 'trust', 'rewind', 'doctor', 'prune'] as const;
 type Subcommand = (typeof SUBCOMMANDS)[number];
 
 async function runSubcommand(command: Subcommand, argv: string[]): Promise<number> {
@@ -130,6 +137,8 @@ async function runSubcommand(command: Subcommand, argv: string[]): Promise<numbe
         revoke: { type: 'boolean' },
         files: { type: 'boolean' },
         all: { type: 'boolean' },
+        'dry-run': { type: 'boolean' },
+        'older-than': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -145,13 +154,30 @@ async function runSubcommand(command: Subcommand, argv: string[]): Promise<numbe
     process.stdout.write(`${HELP}\n`);
     return 0;
   }
-  const allowed: Record<Subcommand, string[]> = { status: ['cwd', 'json'], send: ['cwd'], interrupt: ['cwd'], mcp: ['cwd', 'as', 'socket', 'team'], trust: ['cwd', 'list', 'revoke'], rewind: ['cwd', 'files', 'all'] };
+  const allowed: Record<Subcommand, string[]> = { status: ['cwd', 'json'], send: ['cwd'], interrupt: ['cwd'], mcp: ['cwd', 'as', 'socket', 'team'], trust: ['cwd', 'list', 'revoke'], rewind: ['cwd', 'files', 'all'], doctor: ['cwd', 'json'], prune: ['cwd', 'team', 'dry-run', 'older-than'] };
   for (const key of Object.keys(values)) if (!allowed[command].includes(key)) usageError(`--${key} does not go with huddle ${command}`);
   if (command === 'trust') {
     if (positionals.length) usageError(`unexpected argument '${positionals[0]}'`);
     if (values.list && values.revoke) usageError('--list and --revoke exclude each other');
     const { runTrustCommand } = await import('./faces/trust-cli.js');
     return runTrustCommand(values.list ? 'list' : values.revoke ? 'revoke' : 'trust', values.cwd);
+  }
+  if (command === 'doctor') {
+    if (positionals.length) usageError(`unexpected argument '${positionals[0]}'`);
+    const { runDoctorCommand } = await import('./faces/doctor-cli.js');
+    return runDoctorCommand({ cwd: values.cwd, json: values.json ?? false });
+  }
+  if (command === 'prune') {
+    const days = values['older-than'];
+    if (days !== undefined && !/^\d+$/.test(days)) usageError(`--older-than takes a whole number of days, not '${days}'`);
+    const { runPruneCommand } = await import('./faces/prune-cli.js');
+    return runPruneCommand({
+      cwd: values.cwd,
+      team: values.team,
+      dryRun: values['dry-run'] ?? false,
+      ...(days !== undefined ? { olderThanDays: Number(days) } : {}),
+      names: positionals,
+    });
   }
   if (command === 'mcp') {
     if (!values.as) usageError('huddle mcp needs --as NAME: the teammate the external agent acts as');

@@ -160,6 +160,7 @@ function describeEnd(end: RunEnd | 'interrupted'): string {
   if (end.kind === 'budget') return `the budget ran out (${end.stop.reason})`;
   if (end.kind === 'stalled') return `${end.agent} stalled`;
   if (end.kind === 'store') return "the team's state could not be written";
+  if (end.kind === 'unfinished') return 'the run ended with tasks not done';
   return 'the run failed';
 }
 
@@ -178,6 +179,7 @@ function afterword(session: TeamSession, end: RunEnd | 'interrupted', options: C
   // Without --json the failure was already said on stderr, as the warning it was emitted as.
   if (end.kind === 'store') return options.json ? `huddle: ${end.message}\n` : '';
   if (end.kind === 'stalled') return `huddle: ${end.message}; it was interrupted and the run failed (HUDDLE_STALL_MS sets how long counts as a stall)\n`;
+  if (end.kind === 'unfinished') return `huddle: ${end.message}\n`;
   const outcome = session.leadResult().outcome;
   const why = outcome?.kind === 'failed' ? outcome.error : outcome?.kind === 'turn_limit' ? `turn limit reached (${outcome.limit} model calls)` : 'the lead failed';
   return `huddle: ${why}\n`;

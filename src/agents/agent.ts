@@ -3,7 +3,7 @@
 import type { MemberStatus } from '../runtime/vocabulary.js';
 import { agentEmitter, type AgentEmitter } from '../runtime/events/events.js';
 import type { Message } from '../runtime/store/bus.js';
-import { formatInbox } from '../runtime/tools/message-tools.js';
+import { Inbox } from '../runtime/inbox.js';
 import { AgentLoop, type AgentLoopOptions, type PendingInput, type TurnOutcome } from './agent-loop.js';
 import { Compactor, type CompactionResult } from './compaction.js';
 import type { TeamContext } from './team-context.js';
@@ -33,6 +33,8 @@ export abstract class Agent {
   readonly events: AgentEmitter;
   /** Trims and compacts this agent's context (compaction.ts). */
   readonly compactor: Compactor;
+  /** Its inbox: delivery exactly once, the `<inbox>` turn, the wait for a message (runtime/inbox.ts). */
+  readonly inbox: Inbox;
   protected readonly ctx: TeamContext;
   /** Set when the agent must stop at the end of its current tool call. */
   protected stopReason: string | undefined;
@@ -69,6 +71,7 @@ export abstract class Agent {
     this.refreshSystem();
     // Through the loop's emitter: every event of this agent also reaches its transcript.
     this.events = this.loop.events;
+    this.inbox = new Inbox(spec.name, ctx.bus, this.events);
     this.compactor = new Compactor({
       loop: this.loop,
       identity: { name: spec.name, role: spec.role, team: ctx.teamName },
@@ -141,28 +144,46 @@ export abstract class Agent {
     this.compactor.interrupt();
   }
 
+  /**
+   * Set by an idle loop whose look at the inbox (delivering or finding it empty) starts the turn it
+   * runs next: that turn's first model call needs no second look, so a delivered message costs one
+   * scan of the inbox. Every later call of the turn looks again.
+   */
+  protected inboxJustRead = false;
+
+  /** Runs a turn that an idle loop's look at the inbox started (inboxJustRead). */
+  protected async runTurnAfterLook(...args: Parameters<AgentLoop['runTurn']>): Promise<TurnOutcome> {
+    this.inboxJustRead = true;
+    try {
+      return await this.loop.runTurn(...args);
+    } finally {
+      this.inboxJustRead = false;
+    }
+  }
+
   /** Input injected before each model call while in a turn: unread inbox messages. */
   protected async pendingInput(): Promise<PendingInput[] | undefined> {
+    if (this.inboxJustRead) {
+      this.inboxJustRead = false;
+      return undefined;
+    }
     const text = await this.deliverInbox();
     return text ? [text] : undefined;
   }
 
   /**
-   * Takes the unread messages of this agent's inbox as one `<inbox>` turn, or undefined.
-   * The delivery is logged (synchronously) before the cursor moves, so a crash in between
-   * can be detected on resume rather than losing the messages.
+   * Takes the unread messages of this agent's inbox as one `<inbox>` turn, or undefined: the
+   * inbox's four steps (runtime/inbox.ts), then the protocols' bookkeeping.
    */
   protected async deliverInbox(): Promise<string | undefined> {
-    const { messages, nextOffset } = await this.ctx.bus.peek(this.name);
-    if (messages.length === 0) {
-      await this.ctx.bus.ack(this.name, nextOffset);
-      return undefined;
-    }
-    this.events.emit('message_delivered', { ids: messages.map((m) => m.id), messages, next_offset: nextOffset });
-    await this.ctx.bus.ack(this.name, nextOffset);
-    this.onDelivered(messages);
-    return formatInbox(messages);
+    const delivery = await this.inbox.deliver(() => this.beforeTaking());
+    if (!delivery) return undefined;
+    this.onDelivered(delivery.messages);
+    return delivery.text;
   }
+
+  /** Between seeing unread messages and taking them: how an agent shows it is busy before its inbox empties. */
+  protected async beforeTaking(): Promise<void> {}
 
   /** A hook for protocol bookkeeping when messages reach the model. */
   protected onDelivered(_messages: Message[]): void {}

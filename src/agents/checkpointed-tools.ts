@@ -1,18 +1,17 @@
-// Tools that can write, with a checkpoint of the team's workspace before each call and a look at its
-// repository after (runtime/workspace/checkpoints.ts; docs/trust.md). A call that destroyed `.git`
-// (its HEAD, objects or refs gone, or HEAD pointing at nothing) has it rebuilt at once: a `warning`
-// event the person sees (stderr headless, the console's notice) and a note to the model with the
-// result. Wrapped inside the permission guard: a refused call takes no checkpoint.
+// Checkpoints of the team's workspace before each call of a tool that can write (declared `write` or
+// `shell`) and a look at its repository after (runtime/workspace/checkpoints.ts; docs/trust.md); the
+// tool pipeline (tool-pipeline.ts) calls them after its permission step: a refused call takes none.
+// A call that destroyed `.git` (its HEAD, objects or refs gone, or HEAD pointing at nothing) has it
+// rebuilt at once: a `warning` event the person sees (stderr headless, the console's notice) and a
+// note to the model with the result.
 //
 // Only the team's own checkout is checkpointed: a teammate's worktree is its own branch, and the
 // sandbox keeps it away from the main checkout. HUDDLE_CHECKPOINTS=off turns checkpoints off.
 import { Checkpoints, type Checkpoint } from '../runtime/workspace/checkpoints.js';
 import { lostSince, lostWorkLine, repairGitIfBroken } from '../runtime/workspace/rewind.js';
 import { oneLine } from '../runtime/tools/registry.js';
-import type { Tool, ToolContext, ToolResult } from '../runtime/tools/types.js';
+import type { Tool, ToolContext } from '../runtime/tools/types.js';
 import type { AgentEmitter } from '../runtime/events/events.js';
-
-const WRITE_CAPABLE = new Set(['bash', 'write_file', 'edit_file']);
 
 /** The first checkpoint this process took of each workspace: the state when the run began. */
 const started = new Map<string, Checkpoint>();
@@ -23,36 +22,26 @@ export function checkpointsEnabled(): boolean {
   return process.env.HUDDLE_CHECKPOINTS !== 'off';
 }
 
-export function checkpointedTools(tools: Tool[], teamRoot: string): Tool[] {
-  if (!checkpointsEnabled()) return tools;
-  return tools.map((tool) => (WRITE_CAPABLE.has(tool.name) ? checkpointed(tool, teamRoot) : tool));
+/** Before a write-capable call in the team's checkout (tool-pipeline.ts): the repository repaired if broken since, then a checkpoint. */
+export async function checkpointBefore(teamRoot: string, tool: Tool, input: unknown, context: ToolContext): Promise<void> {
+  if (!checkpointsEnabled()) return;
+  const store = Checkpoints.for(teamRoot);
+  await repair(store, context); // broken by something else since (another process, the person)
+  const summary = oneLine(tool.summarize ? tool.summarize(input) : JSON.stringify(input), 120);
+  try {
+    const checkpoint = await store.take({ agent: context.agent, tool: tool.name, summary });
+    if (!started.has(teamRoot)) started.set(teamRoot, checkpoint);
+  } catch (error) {
+    if (!warned.has(teamRoot)) {
+      warned.add(teamRoot);
+      context.events.emit('warning', { message: `no checkpoint of the workspace before this ${tool.name} call: ${(error as Error).message}`, checkpoint: 'failed' });
+    }
+  }
 }
 
-function checkpointed(tool: Tool, teamRoot: string): Tool {
-  return {
-    ...tool,
-    run: async (input, context): Promise<string | ToolResult> => {
-      if (context.workspace.root !== teamRoot || context.permissionMode === 'plan') return tool.run(input, context);
-      const store = Checkpoints.for(teamRoot);
-      await repair(store, context); // broken by something else since (another process, the person)
-      const summary = oneLine(tool.summarize ? tool.summarize(input) : JSON.stringify(input), 120);
-      try {
-        const checkpoint = await store.take({ agent: context.agent, tool: tool.name, summary });
-        if (!started.has(teamRoot)) started.set(teamRoot, checkpoint);
-      } catch (error) {
-        if (!warned.has(teamRoot)) {
-          warned.add(teamRoot);
-          context.events.emit('warning', { message: `no checkpoint of the workspace before this ${tool.name} call: ${(error as Error).message}`, checkpoint: 'failed' });
-        }
-      }
-      const output = await tool.run(input, context);
-      const line = await repair(store, context);
-      if (!line) return output;
-      const result: ToolResult = typeof output === 'string' ? { content: output } : output;
-      const note = `\n\n[huddle] this call broke the repository: ${line}. Do not delete .git or its contents.`;
-      return { ...result, content: `${result.content}${note}`, ...(result.blocks ? { blocks: [...result.blocks, { type: 'text', text: note.trim() }] } : {}) };
-    },
-  };
+/** After that call: the repository rebuilt if the call broke it; the line saying so, for the model. */
+export async function repairAfter(teamRoot: string, context: Pick<ToolContext, 'events'>): Promise<string | undefined> {
+  return checkpointsEnabled() ? repair(Checkpoints.for(teamRoot), context) : undefined;
 }
 
 /**

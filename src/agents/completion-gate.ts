@@ -1,4 +1,4 @@
-// Completion gates (docs/contract.md#tasks, docs/contract.md#hooks) around the tools that finish a task. task_update to
+// Completion gates (docs/contract.md#tasks, docs/contract.md#hooks) before the tools that finish a task run. task_update to
 // `completed` (or to `review`, for a task that requires one) first runs the task's verify command
 // (its own, else its completer's role's, else the settings' default) in the completing agent's
 // workspace: anything but exit 0 refuses the update, and the command's output (head and tail) goes
@@ -9,7 +9,7 @@ import type { SpawnLike } from '../runtime/process/spawn.js';
 import { childEnvironment } from '../runtime/process/spawn.js';
 import type { Board, Task } from '../runtime/store/board.js';
 import type { Roster } from '../runtime/store/roster.js';
-import type { Tool, ToolContext, ToolResult } from '../runtime/tools/types.js';
+import type { ToolContext } from '../runtime/tools/types.js';
 import { runVerify, verifyCommandFor, verifyFailureMessage } from '../runtime/verify/verify.js';
 import { LEAD_NAME } from '../runtime/vocabulary.js';
 import { isReviewerRole } from './review-tools.js';
@@ -25,13 +25,16 @@ export interface CompletionGateOptions {
   spawn?: SpawnLike | undefined;
 }
 
-/** task_update and review_approve behind the verify gate and TaskCompleted hooks; other tools as they are. */
-export function gateCompletions(tools: Tool[], options: CompletionGateOptions): Tool[] {
-  return tools.map((tool) => {
-    if (tool.name === 'task_update') return gated(tool, (input, context) => beforeUpdate(input as UpdateInput, context, options));
-    if (tool.name === 'review_approve') return gated(tool, (input, context) => beforeApprove(input as { task_id: number }, context, options));
-    return tool;
-  });
+/** The tools that finish a task, and what each checks first. */
+const GATES: Record<string, (input: never, context: ToolContext, options: CompletionGateOptions) => Promise<Verdict>> = {
+  task_update: beforeUpdate,
+  review_approve: beforeApprove,
+};
+
+/** What a call of `tool` must pass before it runs (tool-pipeline.ts): nothing, unless it finishes a task. */
+export async function completionVerdict(tool: string, input: unknown, context: ToolContext, options: CompletionGateOptions): Promise<Verdict> {
+  const gate = GATES[tool];
+  return gate ? gate(input as never, context, options) : {};
 }
 
 interface UpdateInput {
@@ -40,21 +43,7 @@ interface UpdateInput {
 }
 
 /** What a gate decided: refuse with this tool error, or go on (with a note for the result). */
-type Verdict = { refuse: string } | { note?: string };
-
-function gated(tool: Tool, check: (input: unknown, context: ToolContext) => Promise<Verdict>): Tool {
-  return {
-    ...tool,
-    run: async (input, context): Promise<string | ToolResult> => {
-      const verdict = await check(input, context);
-      if ('refuse' in verdict) return { content: verdict.refuse, isError: true };
-      const output = await tool.run(input, context);
-      if (!verdict.note) return output;
-      const result = typeof output === 'string' ? { content: output } : output;
-      return { ...result, content: `${result.content} (${verdict.note})` };
-    },
-  };
-}
+export type Verdict = { refuse: string } | { note?: string };
 
 async function beforeUpdate(input: UpdateInput, context: ToolContext, options: CompletionGateOptions): Promise<Verdict> {
   if (input.status !== 'completed' && input.status !== 'review') return {};

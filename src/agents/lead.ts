@@ -41,6 +41,22 @@ export class Lead extends Agent {
     this.#wake?.();
   }
 
+  /**
+   * Busy before the messages are acked: between the ack and the turn, the lead must not look idle
+   * with an empty inbox (a headless run would end before it read them).
+   */
+  protected override async beforeTaking(): Promise<void> {
+    this.#busy = true;
+  }
+
+  /** A prompt queued while the lead waits wakes it. */
+  readonly #promptWake = (wake: () => void): (() => void) => {
+    this.#wake = wake;
+    return () => {
+      if (this.#wake === wake) this.#wake = undefined;
+    };
+  };
+
   /** Mid-turn: the person's queued prompts first (source 'user'), then unread inbox messages. */
   protected override async pendingInput(): Promise<PendingInput[] | undefined> {
     const prompts: PendingInput[] = [];
@@ -120,21 +136,20 @@ export class Lead extends Agent {
           continue;
         }
       }
-      let input = prompt;
-      if (input === undefined && (await this.ctx.bus.unreadCount(this.name)) > 0) {
-        // Busy before the messages are acked: between the ack and the turn, the lead must not look
-        // idle with an empty inbox (a headless run would end before it read them).
-        this.#busy = true;
-        input = await this.deliverInbox();
-      }
+      // One look at the inbox sees and takes its messages (beforeTaking marks the lead busy in between).
+      const input = prompt ?? (await this.deliverInbox());
       if (input === undefined) {
         this.#busy = false;
-        await this.#waitForInput();
+        // A prompt queued while the loop was looking at its inbox must not wait for the next wake.
+        if (this.#prompts.length) continue;
+        await this.inbox.wait({ signal: this.#closed.signal, wakeOn: [this.#promptWake] });
         continue;
       }
       this.#busy = true;
       await this.setStatus('working', { reason: prompt !== undefined ? 'on your prompt' : 'on its inbox' });
-      const outcome = await this.#afterTurn(await this.loop.runTurn(input, prompt !== undefined ? 'user' : 'inbox'));
+      // A turn its inbox started needs no second look at it before the first call.
+      const turn = prompt !== undefined ? this.loop.runTurn(input, 'user') : this.runTurnAfterLook(input, 'inbox');
+      const outcome = await this.#afterTurn(await turn);
       this.#busy = false; // the turn is over: the status events below may be what ends a wait on isIdle
       this.lastOutcome = outcome;
       if (outcome.kind === 'end_turn' || outcome.kind === 'stopped') this.lastText = outcome.text;
@@ -143,26 +158,8 @@ export class Lead extends Agent {
       } else {
         await this.setStatus('idle', { reason: waitingSince('waiting for messages') });
       }
-      const turn: LeadTurn = { input: prompt !== undefined ? 'prompt' : 'inbox', outcome };
-      for (const listener of this.#turnListeners) listener(turn);
+      const ended: LeadTurn = { input: prompt !== undefined ? 'prompt' : 'inbox', outcome };
+      for (const listener of this.#turnListeners) listener(ended);
     }
-  }
-
-  #waitForInput(): Promise<void> {
-    return new Promise((resolve) => {
-      const local = new AbortController();
-      const finish = () => {
-        local.abort();
-        this.#wake = undefined;
-        this.#closed.signal.removeEventListener('abort', finish);
-        resolve();
-      };
-      this.#wake = finish;
-      // A prompt queued while the loop was looking at its inbox must not wait for the next wake, nor
-      // a close asked for meanwhile (its abort event has fired already: it would never come again).
-      if (this.#prompts.length || this.#closed.signal.aborted) return finish();
-      this.#closed.signal.addEventListener('abort', finish, { once: true });
-      this.ctx.bus.waitForMessage(this.name, local.signal).then(finish, () => undefined);
-    });
   }
 }

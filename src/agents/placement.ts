@@ -7,7 +7,7 @@ import type { Placement, PlacementSpec } from '../runtime/store/hosts.js';
 import type { Task } from '../runtime/store/board.js';
 import type { PermissionMode } from '../runtime/permissions/permission-mode.js';
 import { LEAD_NAME } from '../runtime/vocabulary.js';
-import type { PermissionGate } from '../runtime/permissions/guarded-tools.js';
+import type { PermissionGate } from '../runtime/permissions/permission-gate.js';
 import type { TeamStore } from '../runtime/store/team-store.js';
 import { loadRoles } from './roles.js';
 import type { TeamContext } from './team-context.js';

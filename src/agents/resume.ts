@@ -6,10 +6,10 @@
 // resume turn waits for its next input (the prompt of the resumed run).
 import type { EventStore, LoggedEvent } from '../runtime/store/event-store.js';
 import type { Member } from '../runtime/store/roster.js';
-import type { PermissionGate } from '../runtime/permissions/guarded-tools.js';
+import type { PermissionGate } from '../runtime/permissions/permission-gate.js';
 import { teammateMode } from '../runtime/permissions/permission-mode.js';
 import { contextWindowFor } from '../runtime/model/context-window.js';
-import { formatInbox } from '../runtime/tools/message-tools.js';
+import { formatInbox } from '../runtime/inbox.js';
 import { ensureWorktree } from '../runtime/workspace/worktree.js';
 import { LEAD_NAME } from '../runtime/vocabulary.js';
 import type { Agent } from './agent.js';

@@ -77,6 +77,7 @@ export function reviewTools(ctx: TeamContext): Tool[] {
 
   const approve = defineTool({
     name: 'review_approve',
+    effects: ['board'],
     description:
       'Accept a task that is in review (reviewers and the lead only; not your own task): it becomes completed and the tasks waiting on it are unblocked.',
     input: z.object({
@@ -100,6 +101,7 @@ export function reviewTools(ctx: TeamContext): Tool[] {
 
   const requestChanges = defineTool({
     name: 'review_request_changes',
+    effects: ['board'],
     description:
       "Send a task in review back to its owner with what must change (reviewers and the lead only). The owner gets your feedback as a message and completes the task again, which brings it back to review. After a set number of rounds the lead decides instead.",
     input: z.object({

@@ -2,47 +2,49 @@
 // broadcast, shutdown, plan decisions) and the teammates' (idle, shutdown answers, plan
 // submission) — and the assembly of each agent's tool set from them and the runtime's tools.
 import { z } from 'zod';
-import { defineTool, ToolError, type Tool } from '../runtime/tools/types.js';
+import { defineTool, isReadOnly, ToolError, type Tool } from '../runtime/tools/types.js';
 import { bashTool } from '../runtime/tools/bash.js';
 import { coreTools } from '../runtime/tools/core-tools.js';
 import { messageTools } from '../runtime/tools/message-tools.js';
 import { ToolRegistry } from '../runtime/tools/registry.js';
 import { taskTools } from '../runtime/tools/task-tools.js';
-import { isMcpToolName, toolAllowed, type ToolAccess } from '../runtime/mcp/tool-names.js';
+import { toolAllowed, type ToolAccess } from '../runtime/mcp/tool-names.js';
 import { whyNotReadOnly } from '../runtime/permissions/read-only-shell.js';
-import { guardTools, type PermissionGate } from '../runtime/permissions/guarded-tools.js';
+import type { PermissionGate } from '../runtime/permissions/permission-gate.js';
 import { PERMISSION_MODES, type PermissionMode } from '../runtime/permissions/permission-mode.js';
 import { roleSettings } from '../runtime/settings/role-settings.js';
-import { gateCompletions } from './completion-gate.js';
 import { mcpToolsFor } from './mcp-tools.js';
 import { isReviewerRole, REVIEW_TOOL_NAMES, reviewTools } from './review-tools.js';
 import { AGENT_KINDS, type TeammateKind } from './external/launch.js';
 import type { TeamContext } from './team-context.js';
-import { hookedTools } from './team-hooks.js';
-import { checkpointedTools } from './checkpointed-tools.js';
+import type { SandboxStatus } from '../runtime/sandbox/status.js';
+import { throughPipeline } from './tool-pipeline.js';
 
-/** What the tool sets are made from: the team's stores and each agent's permission mode. */
+/** What the tool sets are made from: the team's stores, each agent's permission mode, the session's sandbox. */
 export interface ToolDeps {
   ctx: TeamContext;
   permissions: PermissionGate;
+  /** Read once when the session opened; every call's context carries it. */
+  sandbox: SandboxStatus;
 }
-
-/** Tools a plan-mode teammate keeps before approval (and MCP tools their server marks read-only). */
-const READ_ONLY_TOOLS = new Set(['read_file', 'glob', 'grep', 'task_list', 'task_get', 'send_message', 'read_inbox']);
 
 /** Tools no allow- or deny-list takes away: without them the team's protocols break. */
 const TEAMMATE_ESSENTIALS = ['idle', 'shutdown_response', 'send_message', 'read_inbox'];
 const LEAD_ESSENTIALS = ['send_message', 'read_inbox', 'shutdown_request', 'plan_approval'];
 
-/**
- * Every agent's tools: files, shell, the board, messages, reviews, guarded by the agent's permission
- * mode, with task completion behind verify gates and TaskCompleted hooks; then the MCP servers' tools.
- */
-function sharedTools({ ctx, permissions }: ToolDeps): Tool[] {
+/** Every agent's tools: files, shell, the board, messages, reviews; then the MCP servers' tools. */
+function sharedTools({ ctx }: ToolDeps): Tool[] {
   const messages = messageTools(ctx.bus);
-  const guarded = guardTools([...checkpointedTools(coreTools(), ctx.workspace.root), ...taskTools(ctx.board), messages.sendMessage, messages.readInbox, ...reviewTools(ctx)], permissions);
-  const gated = gateCompletions(guarded, { board: ctx.board, roster: ctx.roster, teamName: ctx.teamName, settings: () => ctx.settings, hooks: ctx.hooks, spawn: ctx.spawn });
-  return [...gated, ...mcpToolsFor(ctx.mcp, {}, permissions)];
+  return [...coreTools(), ...taskTools(ctx.board), messages.sendMessage, messages.readInbox, ...reviewTools(ctx), ...mcpToolsFor(ctx.mcp, {})];
+}
+
+/**
+ * The registry an agent calls its tools through: each call runs the tool pipeline (tool-pipeline.ts):
+ * hooks, task completion behind verify gates, the agent's permission mode, checkpoints.
+ */
+function registryOf(tools: Tool[], { ctx, permissions, sandbox }: ToolDeps): ToolRegistry {
+  const completion = { board: ctx.board, roster: ctx.roster, teamName: ctx.teamName, settings: () => ctx.settings, hooks: ctx.hooks, spawn: ctx.spawn };
+  return new ToolRegistry(throughPipeline(tools, { teamRoot: ctx.workspace.root, sandbox, permissions, hooks: ctx.hooks, completion }));
 }
 
 /**
@@ -59,7 +61,7 @@ export function roleToolFilter(ctx: TeamContext, role: string, roleFileTools: st
 export function leadToolset(team: TeamControl, deps: ToolDeps): ToolRegistry {
   const allowed = roleToolFilter(deps.ctx, 'lead', undefined, LEAD_ESSENTIALS);
   const tools = [...sharedTools(deps), ...leadTools(team)].filter((tool) => allowed(tool.name));
-  return new ToolRegistry(hookedTools(tools, deps.ctx.hooks, deps.permissions));
+  return registryOf(tools, deps);
 }
 
 /**
@@ -75,10 +77,8 @@ export function teammateToolsets(
   const essentials = isReviewerRole(teammate.role) ? [...TEAMMATE_ESSENTIALS, ...REVIEW_TOOL_NAMES] : TEAMMATE_ESSENTIALS;
   const allowed = roleToolFilter(deps.ctx, teammate.role, teammate.roleTools, essentials);
   const full = [...sharedTools(deps), ...teammateTools(team)].filter((tool) => allowed(tool.name));
-  const readOnly = (tool: Tool) => READ_ONLY_TOOLS.has(tool.name) || (isMcpToolName(tool.name) && deps.ctx.mcp?.isReadOnly(tool.name) === true);
-  const start = teammate.planModeRequired ? [...full.filter(readOnly), readOnlyBashTool(), ...teammateTools(team), planSubmissionTool(team)] : full;
-  const hooked = (tools: Tool[]) => new ToolRegistry(hookedTools(tools, deps.ctx.hooks, deps.permissions));
-  return { start: hooked(start), full: hooked(full) };
+  const start = teammate.planModeRequired ? [...full.filter(isReadOnly), readOnlyBashTool(), ...teammateTools(team), planSubmissionTool(team)] : full;
+  return { start: registryOf(start, deps), full: registryOf(full, deps) };
 }
 
 export interface SpawnRequest {
@@ -114,6 +114,7 @@ export function leadTools(team: TeamControl): Tool[] {
   return [
     defineTool({
       name: 'spawn_teammate',
+      effects: ['team'],
       description:
         'Start a teammate: an agent with its own context that works in parallel, claims tasks from the board by itself when idle, and reports back by message.',
       input: z.object({
@@ -133,7 +134,7 @@ export function leadTools(team: TeamControl): Tool[] {
         agent: z
           .enum(['huddle', ...AGENT_KINDS])
           .optional()
-          .describe('who runs it: huddle (default, in-process); claude-code, gemini or codex (that CLI in its own process, team tools through huddle\'s MCP server); command (a program in a terminal pane)'),
+          .describe('who runs it: huddle (default, in-process); claude-code, gemini, codex or opencode (that CLI in its own process, team tools through huddle\'s MCP server); command (a program in a terminal pane)'),
         command: z.string().min(1).optional().describe('for agent command: the command line (default: settings agents.command, else a shell)'),
       }),
       summarize: (input) => `${input.name} (${input.role})`,
@@ -155,18 +156,21 @@ export function leadTools(team: TeamControl): Tool[] {
     }),
     defineTool({
       name: 'list_teammates',
+      effects: ['read'],
       description: 'The roster: every member with role, status and why.',
       input: z.object({}),
       run: async () => team.describeRoster(),
     }),
     defineTool({
       name: 'broadcast',
+      effects: ['message'],
       description: 'Send one message to every other member of the team.',
       input: z.object({ content: z.string().min(1).describe('the message') }),
       run: async (input, ctx) => `sent to ${await team.broadcast(ctx.agent, input.content)} members`,
     }),
     defineTool({
       name: 'shutdown_request',
+      effects: ['team'],
       description:
         'Ask a teammate to shut down. It answers with a shutdown_response message; one that does not answer in time is stopped anyway.',
       input: z.object({ teammate: name }),
@@ -178,6 +182,7 @@ export function leadTools(team: TeamControl): Tool[] {
     }),
     defineTool({
       name: 'plan_approval',
+      effects: ['team'],
       description: "Approve or reject a teammate's plan (a plan_approval_request message).",
       input: z.object({
         request_id: z.string().min(1).describe('the request_id of the plan_approval_request'),
@@ -197,6 +202,7 @@ export function teammateTools(team: TeamControl): Tool[] {
   return [
     defineTool({
       name: 'idle',
+      effects: ['team'],
       description: 'Say you have no more work now. You wait, and are woken by messages and by new unblocked tasks.',
       input: z.object({}),
       run: async (_input, ctx) => {
@@ -206,6 +212,7 @@ export function teammateTools(team: TeamControl): Tool[] {
     }),
     defineTool({
       name: 'shutdown_response',
+      effects: ['team'],
       description: 'Answer a shutdown_request. Approving ends your work after this call.',
       input: z.object({
         request_id: z.string().min(1).describe('the request_id of the shutdown_request'),
@@ -225,6 +232,7 @@ export function teammateTools(team: TeamControl): Tool[] {
 export function planSubmissionTool(team: TeamControl): Tool {
   return defineTool({
     name: 'plan_approval',
+    effects: ['team'],
     description:
       'Send your plan to the lead for approval. Until it is approved you can only read. After sending, end your turn; the answer arrives as a message.',
     input: z.object({ plan: z.string().min(1).describe('the plan: steps, files to change, how you will check it') }),
@@ -236,11 +244,12 @@ export function planSubmissionTool(team: TeamControl): Tool {
   });
 }
 
-/** bash restricted to commands that only read, for plan mode. */
+/** bash restricted to commands that only read, for plan mode: it declares `read`, and keeps to it. */
 export function readOnlyBashTool(): Tool {
   const tool = bashTool as unknown as Tool<z.ZodType<{ command: string; timeout_ms?: number }>>;
   return defineTool({
     ...tool,
+    effects: ['read'],
     description: `${tool.description} In plan mode only commands that read are allowed (ls, cat, grep, git status/log/diff…).`,
     run: async (input, ctx) => {
       const why = whyNotReadOnly(input.command, ctx.workspace.root);

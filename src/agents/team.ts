@@ -15,7 +15,8 @@ import { Budget, BudgetConfigError, loadBudgetSettings, type BudgetSettings } fr
 import type { SpendLedger } from '../runtime/store/spend-ledger.js';
 import type { TeamStore } from '../runtime/store/team-store.js';
 import { teammateMode } from '../runtime/permissions/permission-mode.js';
-import { PermissionGate } from '../runtime/permissions/guarded-tools.js';
+import { PermissionGate } from '../runtime/permissions/permission-gate.js';
+import { sandboxStatus, type SandboxStatus } from '../runtime/sandbox/status.js';
 import type { Workspace } from '../runtime/workspace/workspace.js';
 import { ToolRegistry } from '../runtime/tools/registry.js';
 import { ensureWorktree, hasWorktree } from '../runtime/workspace/worktree.js';
@@ -82,6 +83,8 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
   readonly approvals: Approvals;
   /** Each agent's permission mode, checked before bash, write_file and edit_file run. */
   readonly permissions: PermissionGate;
+  /** Whether agents' commands run sandboxed, read once as the team opens; every tool call carries it. */
+  readonly sandbox: SandboxStatus = sandboxStatus();
   /** Spend vs limits, asked before every model call; a reached limit waits in `approvals`. */
   readonly budget: Budget;
   /** Spend per agent and per task, kept in .team/spend.json. */

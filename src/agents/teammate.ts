@@ -71,6 +71,8 @@ export class Teammate extends Agent {
   #finished = false;
   #idleRequested = false;
   #suspended = false;
+  /** Said idle (or waiting) in this IDLE: it says `working` before it takes anything. */
+  #resting = false;
   /**
    * Interrupted (by the person, or the watchdog): it takes no new task from the board until a
    * message comes (what the person or the lead says next), so an interrupt is not followed at once
@@ -168,13 +170,15 @@ export class Teammate extends Agent {
     let source: TurnSource = this.#resumed ? 'system' : 'spawn';
     /** Turns in a row a TeammateIdle hook kept it from idling. */
     let kept = 0;
+    let afterLook = false;
     try {
       await this.setStatus('working');
       while (input !== undefined && !this.stopping) {
         this.#idleRequested = false;
         // A teammate resumed idle has its resume turn in its transcript already: it waits for work.
         const by = source === 'spawn' ? this.spec.spawnedBy : undefined;
-        const outcome: TurnOutcome | undefined = this.#resumeIdle ? undefined : await this.loop.runTurn(input, source, by);
+        // A turn an IDLE look started (afterLook) needs no second look at the inbox before its first call.
+        const outcome: TurnOutcome | undefined = this.#resumeIdle ? undefined : afterLook ? await this.runTurnAfterLook(input, source, by) : await this.loop.runTurn(input, source, by);
         this.#resumeIdle = false;
         if (outcome?.kind === 'interrupted') this.#held = true;
         if (outcome?.kind === 'failed' || outcome?.kind === 'turn_limit') {
@@ -191,6 +195,7 @@ export class Teammate extends Agent {
           kept += 1;
           input = `A TeammateIdle hook kept you from going idle: ${reason}`;
           source = 'system';
+          afterLook = false;
           continue;
         }
         kept = 0;
@@ -203,6 +208,7 @@ export class Teammate extends Agent {
         await this.setStatus('working', wake.reason ? { reason: wake.reason, task: wake.task } : {});
         input = wake.text;
         source = wake.source;
+        afterLook = true;
       }
       if (!this.#suspended) await this.setStatus('shutdown', { reason: this.stopReason ?? 'stopped' });
     } catch (error) {
@@ -217,52 +223,61 @@ export class Teammate extends Agent {
    * IDLE: wait for a message or a claimable task; `waiting` instead while a plan is being decided.
    * The status says idle (or waiting) only while nothing is in reach: a teammate that sees a
    * message or a claimable task is `working` before it takes it, so the team never looks settled
-   * (Team.isSettled) while work changes hands.
+   * (Team.isSettled) while work changes hands. A message comes first, and one look at the inbox
+   * both sees and takes it (beforeTaking says `working` in between).
    */
   async #idle(): Promise<Wake> {
     const waitingForPlan = this.awaitingPlanDecision;
     // The idle timeout counts from when the teammate says it is idle (the status is written), so a
     // slow write never shortens the time it waits for work.
     let deadline = Infinity;
-    let resting = false;
-    for (;;) {
-      if (this.stopping) return { kind: 'stopped' };
-      let tried = false;
-      if (await this.#workInReach(waitingForPlan)) {
-        tried = true;
-        if (resting) await this.setStatus('working');
-        resting = false;
+    this.#resting = false;
+    try {
+      for (;;) {
+        if (this.stopping) return { kind: 'stopped' };
         const inbox = await this.deliverInbox();
         if (inbox) {
           this.#held = false;
           return { kind: 'input', text: inbox, source: 'inbox' };
         }
-        // Waiting on a plan, or held after an interrupt: only a message wakes it.
-        const mayTake = !waitingForPlan && !this.#held;
-        if (mayTake && isReviewerRole(this.role)) {
-          // Reviewers take work waiting in review, never pending tasks.
-          const task = await this.ctx.board.claimReview(this.name).catch(() => undefined);
-          if (task) return { kind: 'input', text: reviewRequestedTurn(task, reviewMaxRounds(this.ctx)), source: 'auto_claim', reason: onTask(task, 'review'), task: task.id };
-        } else if (mayTake && this.claimsTasks) {
-          const task = await this.ctx.board.claimNext(this.name).catch(() => undefined);
-          if (task) return { kind: 'input', text: autoClaimTurn(task), source: 'auto_claim', reason: onTask(task), task: task.id };
+        let tried = false;
+        if (await this.#taskInReach(waitingForPlan)) {
+          tried = true;
+          await this.beforeTaking();
+          if (isReviewerRole(this.role)) {
+            // Reviewers take work waiting in review, never pending tasks.
+            const task = await this.ctx.board.claimReview(this.name).catch(() => undefined);
+            if (task) return { kind: 'input', text: reviewRequestedTurn(task, reviewMaxRounds(this.ctx)), source: 'auto_claim', reason: onTask(task, 'review'), task: task.id };
+          } else {
+            const task = await this.ctx.board.claimNext(this.name).catch(() => undefined);
+            if (task) return { kind: 'input', text: autoClaimTurn(task), source: 'auto_claim', reason: onTask(task), task: task.id };
+          }
         }
-      }
-      if (!resting) {
-        resting = true;
-        if (waitingForPlan) await this.setStatus('waiting', { reason: 'plan approval' });
-        else {
-          await this.setStatus('idle', { reason: waitingSince(this.#held ? 'waiting for a message' : 'waiting for work') });
-          deadline = Date.now() + this.ctx.config.idleTimeoutMs;
+        if (!this.#resting) {
+          this.#resting = true;
+          if (waitingForPlan) await this.setStatus('waiting', { reason: 'plan approval' });
+          else {
+            await this.setStatus('idle', { reason: waitingSince(this.#held ? 'waiting for a message' : 'waiting for work') });
+            deadline = Date.now() + this.ctx.config.idleTimeoutMs;
+          }
+          // Look again (something may have come while the status was written), unless a take just
+          // failed (another claimer won): then wait for the next change rather than spin.
+          if (!tried) continue;
         }
-        // Look again (something may have come while the status was written), unless a take just
-        // failed (another claimer won): then wait for the next change rather than spin.
-        if (!tried) continue;
+        const remaining = deadline - Date.now();
+        if (remaining <= 0) return { kind: 'timeout' };
+        await this.inbox.wait({ signal: this.#stopController.signal, timeoutMs: remaining, wakeOn: [(wake) => this.ctx.board.onChange(wake)] });
       }
-      const remaining = deadline - Date.now();
-      if (remaining <= 0) return { kind: 'timeout' };
-      await this.#waitForChange(remaining);
+    } finally {
+      this.#resting = false;
     }
+  }
+
+  /** Resting, it says `working` again before it takes a message or a task (the inbox calls this between its peek and its ack). */
+  protected override async beforeTaking(): Promise<void> {
+    if (!this.#resting) return;
+    this.#resting = false;
+    await this.setStatus('working');
   }
 
   /**
@@ -281,9 +296,8 @@ export class Teammate extends Agent {
     return outcome.reason ?? 'a TeammateIdle hook asked you to keep working';
   }
 
-  /** A look that takes nothing: an unread message, or (unless waiting on a plan) a task claimNext would take. */
-  async #workInReach(waitingForPlan: boolean): Promise<boolean> {
-    if ((await this.ctx.bus.unreadCount(this.name)) > 0) return true;
+  /** A look that takes nothing: (unless waiting on a plan, or held) a task claimNext or claimReview would take. */
+  async #taskInReach(waitingForPlan: boolean): Promise<boolean> {
     if (waitingForPlan || this.#held) return false;
     if (isReviewerRole(this.role)) return (await this.ctx.board.reviewable(this.name)).length > 0;
     if (!this.claimsTasks) return false;
@@ -297,26 +311,6 @@ export class Teammate extends Agent {
   /** An answer to the plan, approving or not, ends the wait for it (a rejected plan is revised and sent again). */
   protected override onDelivered(messages: Message[]): void {
     if (messages.some((message) => message.type === 'plan_approval_response')) this.awaitingPlanDecision = false;
-  }
-
-  /** Resolves on the first of: an inbox message, a board change, the timeout, a stop. */
-  #waitForChange(timeoutMs: number): Promise<void> {
-    return new Promise((resolve) => {
-      const local = new AbortController();
-      const finish = () => {
-        local.abort();
-        clearTimeout(timer);
-        unsubscribe();
-        this.#stopController.signal.removeEventListener('abort', finish);
-        resolve();
-      };
-      const timer = Number.isFinite(timeoutMs) ? setTimeout(finish, timeoutMs) : undefined;
-      const unsubscribe = this.ctx.board.onChange(finish);
-      // A stop asked for since the loop last looked (while a delivery was taken, say): no wait.
-      if (this.#stopController.signal.aborted) return finish();
-      this.#stopController.signal.addEventListener('abort', finish, { once: true });
-      this.ctx.bus.waitForMessage(this.name, local.signal).then(finish, () => undefined);
-    });
   }
 
   async #tellLead(content: string): Promise<void> {

@@ -25,7 +25,7 @@ import { agentEmitter, EventHub } from '../runtime/events/events.js';
 import type { ModelBackend } from '../runtime/model/model-client.js';
 import type { TeamStore } from '../runtime/store/team-store.js';
 import { ToolRegistry } from '../runtime/tools/registry.js';
-import { defineTool, ToolError, type Tool, type ToolResult } from '../runtime/tools/types.js';
+import { defineTool, effectsOf, ToolError, type Tool, type ToolResult } from '../runtime/tools/types.js';
 import { describeNameRule, isAgentName } from '../runtime/vocabulary.js';
 import { Workspace } from '../runtime/workspace/workspace.js';
 import { controlRequest, NoLiveHuddleError } from '../session/control-endpoint.js';
@@ -123,6 +123,10 @@ async function storeSource(options: McpServeOptions): Promise<ToolSource | numbe
   const notPerson = whyNotPerson(workspace.teamDir);
   if (notPerson) return fail(`--as ${options.as} over the team's store acts for the person, and ${notPerson}`);
   const hub = new EventHub();
+  // stdout is the MCP protocol's: the database going away (and coming back) is said on stderr.
+  hub.subscribe((event) => {
+    if (event.type === 'warning' && (event as { database?: unknown }).database !== undefined) process.stderr.write(`huddle mcp: ${String(event.message)}\n`);
+  });
   let store: TeamStore;
   try {
     // The same backend a run in this workspace uses: the files, or the team on PostgreSQL.
@@ -180,6 +184,7 @@ function forwardedLiveTools(root: string): Tool[] {
   return liveTeamTools(unreachable).map((tool) =>
     defineTool({
       ...tool,
+      effects: effectsOf(tool),
       run: async (input, context) => {
         let response;
         try {

@@ -11,6 +11,10 @@ export const AGENT_NAME_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
 export const MEMBER_STATUSES = ['working', 'idle', 'waiting', 'shutdown', 'failed'] as const;
 export type MemberStatus = (typeof MEMBER_STATUSES)[number];
 
+/** How much an agent may do without asking (runtime/permissions/permission-mode.ts says what each means). */
+export const PERMISSION_MODES = ['plan', 'ask', 'auto'] as const;
+export type PermissionMode = (typeof PERMISSION_MODES)[number];
+
 /** Senders that are not agents: the person at the console, and huddle's own notes. */
 export const PERSON_SENDER = 'user';
 export const HUDDLE_SENDER = 'huddle';

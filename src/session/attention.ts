@@ -1,4 +1,4 @@
-// Getting the person's attention (README.md#notifications): when something waits for them (a tool call to approve,
+// Getting the person's attention (docs/console.md#notifications): when something waits for them (a tool call to approve,
 // a plan, a budget stop, a stalled or failed agent) or the team has finished, the notifier rings the
 // bell and sends a desktop notification through the terminal, as the settings say, and the
 // Notification hooks run (ntfy, Slack, a phone). The tab title counts what waits: "needs you: N".

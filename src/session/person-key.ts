@@ -35,10 +35,12 @@ export function mintPersonKey(teamDir: string): void {
   const hashFile = path.join(teamDir, HASH_FILE);
   if (key && read(hashFile) === digest(key)) return;
   const fresh = randomBytes(32).toString('hex');
-  mkdirSync(teamDir, { recursive: true }); // a team on PostgreSQL may have no files here yet
+  mkdirSync(teamDir, { recursive: true, mode: 0o700 }); // a team on PostgreSQL may have no files here yet
   writeFileSync(file, `${fresh}\n`, { mode: 0o600 });
   chmodSync(file, 0o600);
-  writeFileSync(hashFile, `${digest(fresh)}\n`, { mode: 0o644 });
+  // Private like the rest of .team/ (docs/trust.md#secrets-and-files): the person's processes read it.
+  writeFileSync(hashFile, `${digest(fresh)}\n`, { mode: 0o600 });
+  chmodSync(hashFile, 0o600);
 }
 
 /** Undefined when this process holds the person's key for the team in `teamDir`; else why not, in one line. */

@@ -2,9 +2,13 @@
 // inbox is empty, and no teammate is working or has work within reach. Or it cannot go on: the
 // lead failed, a budget ran out with nobody to extend it, or the watchdog found an agent silent
 // (a stall: nobody is there to look into it, so the run fails rather than settle on half a result).
+// A team that settles with work someone took and never finished has not succeeded either: a teammate
+// lost with its host, say, and nobody left to take its task back up. That run ends `unfinished`
+// (exit 1). A task nobody took (the lead planned it for later) is no failure.
 import type { Team } from '../agents/team.js';
 import type { BudgetStop } from '../runtime/budget/budget.js';
 import type { EventHub } from '../runtime/events/events.js';
+import type { Task } from '../runtime/store/board/task.js';
 import type { TeamStore } from '../runtime/store/team-store.js';
 import { formatDuration } from '../agents/protocols.js';
 
@@ -15,9 +19,11 @@ export type RunEnd =
   /** `message`: "<agent> stalled: no event for <time> while working". */
   | { kind: 'stalled'; agent: string; message: string }
   /** The store can no longer keep the team's state (a full disk, say). */
-  | { kind: 'store'; message: string };
+  | { kind: 'store'; message: string }
+  /** The team settled with tasks not done; `message` names them. */
+  | { kind: 'unfinished'; message: string };
 
-export function untilDone(team: Team, hub: EventHub, store: Pick<TeamStore, 'failure' | 'onFailure'>): Promise<RunEnd> {
+export function untilDone(team: Team, hub: EventHub, store: Pick<TeamStore, 'failure' | 'onFailure' | 'board'>): Promise<RunEnd> {
   return new Promise((resolve) => {
     let over = false;
     let checking = false;
@@ -41,7 +47,10 @@ export function untilDone(team: Team, hub: EventHub, store: Pick<TeamStore, 'fai
         again = false;
         const outcome = team.lead.lastOutcome;
         if (outcome && (outcome.kind === 'failed' || outcome.kind === 'turn_limit') && team.lead.isIdle) return finish({ kind: 'failed' });
-        if (outcome && (await team.isSettled())) return finish({ kind: 'settled' });
+        if (outcome && (await team.isSettled())) {
+          const open = (await store.board.list()).filter(takenNotDone);
+          return finish(open.length ? { kind: 'unfinished', message: notDone(open) } : { kind: 'settled' });
+        }
       } while (again && !over);
       checking = false;
     };
@@ -60,4 +69,16 @@ export function untilDone(team: Team, hub: EventHub, store: Pick<TeamStore, 'fai
     if (team.budget.exhausted) finish({ kind: 'budget', stop: team.budget.exhausted });
     if (store.failure) finish({ kind: 'store', message: store.failure.message });
   });
+}
+
+/** In progress, in review, or given to someone: taken up, and not done. */
+function takenNotDone(task: Task): boolean {
+  return task.status !== 'completed' && (task.status !== 'pending' || Boolean(task.owner));
+}
+
+/** "2 tasks not done: #4 (pending), #7 (in_progress, alice)", the first few named. */
+function notDone(open: Task[]): string {
+  const named = open.slice(0, 5).map((task) => `#${task.id} (${task.status}${task.owner ? `, ${task.owner}` : ''})`);
+  const more = open.length > named.length ? ` and ${open.length - named.length} more` : '';
+  return `the team settled with ${open.length} task${open.length === 1 ? '' : 's'} not done: ${named.join(', ')}${more}; huddle -p --resume goes on with them`;
 }

@@ -110,7 +110,7 @@ export async function resolveSettings(options: CliOptions, rules: FaceRules, env
   if (!existsSync(config.cwd) || !statSync(config.cwd).isDirectory()) throw new StartupError(`workspace ${config.cwd} is not a directory`);
   const workspace = new Workspace(config.cwd);
   const team = loaded.settings.team;
-  const backend = team ? postgresTeam(team, workspace, loaded.settings.timeouts?.leaseMs) : fileBackend(workspace);
+  const backend = team ? postgresTeam(team, workspace, loaded.settings) : fileBackend(workspace);
   // The team URL's credentials are secrets too: redacted from tool results, logs and the screen.
   const teamSecrets = team ? teamUrlSecrets(team, env) : [];
   for (const secret of teamSecrets) registerSecret(secret);
@@ -167,9 +167,18 @@ export function untrustedMessage(untrusted: UntrustedFile[], env: NodeJS.Process
 }
 
 /** The team's backend on PostgreSQL; a URL that is no team URL is one line (exit 2). */
-function postgresTeam(url: string, workspace: Workspace, leaseMs: number | undefined): StoreBackend {
+function postgresTeam(url: string, workspace: Workspace, settings: LoadedSettings['settings']): StoreBackend {
+  const leaseMs = settings.timeouts?.leaseMs;
+  const { pollSeconds, poolSize, pooler } = settings.postgres ?? {};
+  const { retentionDays } = settings;
   try {
-    return postgresBackend(url, workspace, leaseMs ? { leaseMs } : {});
+    return postgresBackend(url, workspace, {
+      ...(leaseMs ? { leaseMs } : {}),
+      ...(pollSeconds ? { pollMs: pollSeconds * 1_000 } : {}),
+      ...(poolSize ? { poolSize } : {}),
+      ...(pooler ? { pooler } : {}),
+      ...(retentionDays !== undefined ? { retentionDays } : {}),
+    });
   } catch (error) {
     if (error instanceof StoreError) throw new StartupError(error.message);
     throw error;

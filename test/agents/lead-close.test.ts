@@ -17,20 +17,20 @@ it('a close that comes while the lead looks at its inbox ends the lead', async (
   const harness = h;
   harness.fake.script('lead', replyText('Hello.'));
   const bus = harness.team.ctx.bus;
-  const unreadCount = bus.unreadCount.bind(bus);
+  const peek = bus.peek.bind(bus);
   let release!: () => void;
   const gate = new Promise<void>((resolve) => (release = resolve));
   let reached!: () => void;
   const atInbox = new Promise<void>((resolve) => (reached = resolve));
   let armed = false;
-  // After its turn the lead asks how many messages it has: that answer is held back until the close.
-  bus.unreadCount = async (name: string) => {
+  // After its turn the lead looks at its inbox: that answer is held back until the close.
+  bus.peek = async (name: string, options?: { limit?: number }) => {
     if (armed && name === 'lead') {
       armed = false;
       reached();
       await gate;
     }
-    return unreadCount(name);
+    return peek(name, options);
   };
   harness.team.start();
   const turnOver = new Promise<void>((resolve) => {

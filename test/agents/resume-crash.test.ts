@@ -311,5 +311,7 @@ describe('resume after SIGKILL', () => {
     checkNoDanglingToolUse(fake.requests);
     // Every seed must have been killed mid-run (each gets up to four tries), or the test proves nothing.
     expect(summary.filter((s) => s.includes('killed')).length, summary.join(' ')).toBeGreaterThanOrEqual(SEEDS - 1);
-  }, 120_000);
+  // About 45 whole runs of huddle, one after another: a minute on a quiet machine, near three on a busy
+  // one. The limit only catches a hang; what is checked is the outcome, never the time.
+  }, 600_000);
 });

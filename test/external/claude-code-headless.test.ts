@@ -2,7 +2,8 @@
 // huddle (dist/cli.js), both against the fake Messages API. The lead spawns `alice` with agent
 // claude-code; alice claims the task through mcp__huddle__claim_task (huddle's MCP server, in its
 // own process), writes a file with Claude Code's own Write tool, completes the task and reports to
-// the lead, whose model gets the report exactly once.
+// the lead, whose model gets the report exactly once. Its first request already offers the team
+// tools (not deferred behind ToolSearch): the scripted model claims only when they are there.
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -57,9 +58,16 @@ describe.skipIf(skipWithoutClaudeCode())('a claude-code teammate (the real CLI)'
       replyText('Waiting for alice.'),
       replyText('All done: alice wrote hello.txt.'),
     );
+    // Its first request must offer huddle's team tools up front (not deferred behind ToolSearch):
+    // only then does the scripted model claim the task.
+    let firstTools: string[] | undefined;
+    fake.respond((r) => {
+      if (r.agent !== 'alice' || firstTools !== undefined || !Array.isArray(r.body?.tools)) return undefined;
+      firstTools = r.body.tools.map((t: { name: string }) => t.name);
+      return firstTools!.includes('mcp__huddle__claim_task') ? reply(text('Claiming it.'), toolUse('mcp__huddle__claim_task', { task_id: 1 })) : replyText('No team tools were offered.');
+    });
     fake.script(
       'alice',
-      reply(text('Claiming it.'), toolUse('mcp__huddle__claim_task', { task_id: 1 })),
       reply(toolUse('Write', { file_path: target, content: 'hello from alice\n' })),
       reply(toolUse('mcp__huddle__task_update', { task_id: 1, status: 'completed' })),
       reply(toolUse('mcp__huddle__send_message', { to: 'lead', content: report })),
@@ -91,6 +99,7 @@ describe.skipIf(skipWithoutClaudeCode())('a claude-code teammate (the real CLI)'
     expect(inbox.filter((m) => m.content === report)).toHaveLength(1);
     expect(inbox.find((m) => m.content === report)).toMatchObject({ from: 'alice', to: 'lead' });
 
+    expect(firstTools).toEqual(expect.arrayContaining(['mcp__huddle__claim_task', 'mcp__huddle__task_update', 'mcp__huddle__send_message']));
     // Claude Code got huddle's identity after its own prompt, and the team tools from huddle's server.
     const aliceRequests = fake.requests.filter((r) => r.agent === 'alice');
     expect(aliceRequests.length).toBeGreaterThanOrEqual(5);

@@ -1,22 +1,22 @@
 // A codex teammate, driving the real Codex CLI (`codex exec --json`) against a fake Responses API
 // (a custom model provider in its config, given with -c): it claims a task through huddle's MCP
-// server (Codex offers it as the namespace mcp__huddle), completes the task and reports; a message later is a new turn that resumes its thread (`codex exec resume`).
-// The Codex CLI is not a dependency of huddle: this test runs where it is installed
-// (HUDDLE_TEST_CODEX=/path/to/codex, or `codex` on PATH) and is skipped otherwise.
+// server (Codex offers it as the namespace mcp__huddle, in its very first request), completes the
+// task and reports; a message later is a new turn that resumes its thread (`codex exec resume`).
+// The Codex CLI is the pinned devDependency @openai/codex (test/helpers/agent-cli.ts).
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { found } from '../../src/agents/external/launch.js';
 import { call, say, startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.js';
 import { CLI_PATH } from '../helpers/run-cli.js';
 import { openTeamHarness, type TeamHarness } from '../helpers/team-harness.js';
 import { sandboxStatus } from '../../src/runtime/sandbox/index.js';
 import { expectSame, makeArena } from '../sandbox/arena.js';
 import { trustWorkspace } from '../helpers/trust.js';
+import { pinnedCli, skipWithoutCli } from '../helpers/agent-cli.js';
 
-const CODEX = process.env.HUDDLE_TEST_CODEX ?? found('codex', process.env);
-if (!CODEX) console.warn('skipping the codex teammate test: install @openai/codex or set HUDDLE_TEST_CODEX to its path');
+const CODEX = pinnedCli('codex');
+const SKIP = skipWithoutCli('codex');
 
 let h: TeamHarness;
 let openai: FakeOpenAi;
@@ -43,7 +43,7 @@ afterEach(async () => {
   else process.env.HUDDLE_CLI = savedCli;
 });
 
-describe.skipIf(!CODEX)('a codex teammate (the real Codex CLI)', () => {
+describe.skipIf(SKIP)('a codex teammate (the real Codex CLI)', () => {
   it('claims through huddle, completes and reports once, and resumes its thread on the next message', async () => {
     const report = 'task #1 done by codex';
     await h.team.ctx.board.create({ subject: 'Say hello' }, 'lead');
@@ -70,8 +70,10 @@ describe.skipIf(!CODEX)('a codex teammate (the real Codex CLI)', () => {
     expect(Number(usage.at(-1)!.output_tokens)).toBeGreaterThan(0);
     const thread = h.team.ctx.roster.get('cx')!.agent_session;
     expect(typeof thread).toBe('string');
-    // huddle's identity line came with its first turn.
+    // huddle's identity line came with its first turn, and its team tools with its first request.
     expect(JSON.stringify(openai.requests[0]!.body.input)).toContain("You are 'cx', role: coder, team: ");
+    const namespace = openai.requests[0]!.body.tools.find((t: { name?: string }) => t.name === 'mcp__huddle');
+    expect(namespace?.tools.map((t: { name: string }) => t.name)).toEqual(expect.arrayContaining(['claim_task', 'task_update', 'send_message']));
 
     openai.script([say('Noted the follow-up.')]);
     const before = openai.requests.length;
@@ -86,7 +88,7 @@ describe.skipIf(!CODEX)('a codex teammate (the real Codex CLI)', () => {
 
 // Its commands run in huddle's sandbox (Codex's own, bubblewrap too, cannot nest inside it, so huddle turns
 // it off there): they write the workspace, not a byte outside it.
-describe.skipIf(!CODEX || (!sandboxStatus().available && process.env.CI !== 'true'))('a codex teammate in the sandbox', () => {
+describe.skipIf(SKIP || (!sandboxStatus().available && process.env.CI !== 'true'))('a codex teammate in the sandbox', () => {
   it('writes its workspace and nothing outside it', async () => {
     const arena = makeArena('codex-');
     try {

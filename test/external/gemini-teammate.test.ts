@@ -1,22 +1,22 @@
 // A gemini teammate, driving the real Gemini CLI against a fake Gemini API (GOOGLE_GEMINI_BASE_URL):
 // it claims a task through huddle's MCP server (mcp_huddle_claim_task), writes a file with its own
 // write_file tool, completes the task and reports; a message later is a new turn that continues
-// its session (--resume). The Gemini CLI is not a dependency of huddle: this test runs where it
-// is installed (HUDDLE_TEST_GEMINI=/path/to/gemini, or `gemini` on PATH) and is skipped otherwise.
+// its session (--resume). The Gemini CLI is the pinned devDependency @google/gemini-cli
+// (test/helpers/agent-cli.ts).
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { found } from '../../src/agents/external/launch.js';
 import { geminiCall, geminiText, startFakeGemini, type FakeGemini } from '../helpers/fake-gemini.js';
 import { CLI_PATH, REPO_ROOT } from '../helpers/run-cli.js';
 import { openTeamHarness, type TeamHarness } from '../helpers/team-harness.js';
 import { sandboxStatus } from '../../src/runtime/sandbox/index.js';
 import { expectSame, makeArena } from '../sandbox/arena.js';
 import { trustWorkspace } from '../helpers/trust.js';
+import { pinnedCli, skipWithoutCli } from '../helpers/agent-cli.js';
 
-const GEMINI = process.env.HUDDLE_TEST_GEMINI ?? found('gemini', process.env);
-if (!GEMINI) console.warn('skipping the gemini teammate test: install @google/gemini-cli or set HUDDLE_TEST_GEMINI to its path');
+const GEMINI = pinnedCli('gemini');
+const SKIP = skipWithoutCli('gemini');
 
 let h: TeamHarness;
 let gemini: FakeGemini;
@@ -49,7 +49,7 @@ afterEach(async () => {
   else process.env.HUDDLE_CLI = savedCli;
 });
 
-describe.skipIf(!GEMINI)('a gemini teammate (the real Gemini CLI)', () => {
+describe.skipIf(SKIP)('a gemini teammate (the real Gemini CLI)', () => {
   it('claims through huddle, writes with its own tool, reports once, and continues its session on the next message', async () => {
     const target = path.join(h.root, 'gemini.txt');
     const report = 'gemini.txt written (task #1)';
@@ -74,8 +74,11 @@ describe.skipIf(!GEMINI)('a gemini teammate (the real Gemini CLI)', () => {
     expect(Number(usage.at(-1)!.output_tokens)).toBeGreaterThan(0);
     const session = h.team.ctx.roster.get('gem')!.agent_session;
     expect(session).toMatch(/^[0-9a-f-]{36}$/);
-    // huddle's identity line came with its first turn.
-    expect(JSON.stringify(gemini.requests.find((r) => r.url.includes('streamGenerateContent'))!.body.contents)).toContain("You are 'gem', role: coder, team: ");
+    // huddle's identity line came with its first turn, and its team tools with its first request.
+    const first = gemini.requests.find((r) => r.url.includes('streamGenerateContent'))!;
+    expect(JSON.stringify(first.body.contents)).toContain("You are 'gem', role: coder, team: ");
+    const offered = (first.body.tools ?? []).flatMap((t: { functionDeclarations?: Array<{ name: string }> }) => (t.functionDeclarations ?? []).map((f) => f.name));
+    expect(offered).toEqual(expect.arrayContaining(['mcp_huddle_claim_task', 'mcp_huddle_task_update', 'mcp_huddle_send_message']));
 
     // A message later is a new turn of the same session: the model sees what came before.
     gemini.script([geminiText('Noted the follow-up.')]);
@@ -91,7 +94,7 @@ describe.skipIf(!GEMINI)('a gemini teammate (the real Gemini CLI)', () => {
 });
 
 // Its commands run in huddle's sandbox: they write the workspace, not a byte outside it.
-describe.skipIf(!GEMINI || (!sandboxStatus().available && process.env.CI !== 'true'))('a gemini teammate in the sandbox', () => {
+describe.skipIf(SKIP || (!sandboxStatus().available && process.env.CI !== 'true'))('a gemini teammate in the sandbox', () => {
   it('writes its workspace and nothing outside it', async () => {
     const arena = makeArena('gemini-');
     try {

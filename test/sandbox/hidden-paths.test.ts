@@ -34,3 +34,25 @@ describeSandboxed('hidden paths', () => {
     expect(result.content).not.toContain('inner secret');
   });
 });
+
+// OpenCode keeps the person's sign-ins in ~/.local/share/opencode/auth.json (and provider keys may be in
+// ~/.config/opencode): no sandboxed command sees them; an opencode teammate has its own (private-dirs.ts).
+it("hides OpenCode's sign-ins and config in the person's home", () => {
+  const home = path.join(arena.base, 'home');
+  for (const dir of ['.local/share/opencode', '.config/opencode', '.config/other']) mkdirSync(path.join(home, dir), { recursive: true });
+  writeFileSync(path.join(home, '.local/share/opencode', 'auth.json'), '{"anthropic":{"type":"api","key":"sk-person"}}\n');
+  const hidden = hiddenPaths([], [], home).map((h) => h.path);
+  expect(hidden).toEqual(expect.arrayContaining([path.join(home, '.local/share/opencode'), path.join(home, '.config/opencode')]));
+  expect(hidden).not.toContain(path.join(home, '.config/other'));
+});
+
+// The Gemini CLI and Codex keep the person's sign-ins and sessions in ~/.gemini and ~/.codex: hidden
+// like Claude Code's ~/.claude (a gemini or codex teammate has its own, private-dirs.ts).
+it("hides the Gemini CLI's and Codex's sign-ins in the person's home", () => {
+  const home = path.join(arena.base, 'home-cli');
+  for (const dir of ['.gemini', '.codex', '.other-cli']) mkdirSync(path.join(home, dir), { recursive: true });
+  writeFileSync(path.join(home, '.codex', 'auth.json'), '{"OPENAI_API_KEY":"sk-person"}\n');
+  const hidden = hiddenPaths([], [], home).map((h) => h.path);
+  expect(hidden).toEqual(expect.arrayContaining([path.join(home, '.gemini'), path.join(home, '.codex')]));
+  expect(hidden).not.toContain(path.join(home, '.other-cli'));
+});

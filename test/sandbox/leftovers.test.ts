@@ -56,7 +56,7 @@ describeSandboxed('no sockets left behind', () => {
   it('after a run: no proxy socket, no control socket, no pointer', async () => {
     const ws = workspaceWithFilter('ws');
     fake.enqueue(proxied(), replyText('done'));
-    const result = await runCli(['-p', 'run it'], { cwd: ws, env: env() });
+    const result = await runCli(['-p', 'run it', '--trust'], { cwd: ws, env: env() });
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.stringify(fake.requests[1]!.body.messages.at(-1))).toContain('proxy=http://127.0.0.1:3128');
     expect(sockets()).toEqual([]);
@@ -67,7 +67,7 @@ describeSandboxed('no sockets left behind', () => {
   it('what a run killed mid-turn left is swept by the next run, in another workspace', { timeout: 60_000 }, async () => {
     const killedWs = workspaceWithFilter('killed');
     fake.respond((request) => (request.body.messages.length === 1 && request.agent === 'lead' ? proxied() : { kind: 'hang' }));
-    const child = spawn(process.execPath, [CLI_PATH, '-p', 'run it'], { cwd: killedWs, env: { ...baseEnv(), ...env() }, stdio: 'ignore' });
+    const child = spawn(process.execPath, [CLI_PATH, '-p', 'run it', '--trust'], { cwd: killedWs, env: { ...baseEnv(), ...env() }, stdio: 'ignore' });
     const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
     // The second call means the command ran through the proxy; the turn hangs there.
     await fake.waitForRequests(2, 30_000);
@@ -82,7 +82,7 @@ describeSandboxed('no sockets left behind', () => {
 
     const nextWs = workspaceWithFilter('next');
     fake.respond((request) => (request.body.messages.length === 1 ? proxied() : replyText('done')));
-    const result = await runCli(['-p', 'run it'], { cwd: nextWs, env: env() });
+    const result = await runCli(['-p', 'run it', '--trust'], { cwd: nextWs, env: env() });
     expect(result.code, result.stderr).toBe(0);
     expect(sockets()).toEqual([]);
     expect(legacyDirs()).toEqual([]);
@@ -92,7 +92,7 @@ describeSandboxed('no sockets left behind', () => {
     it(`after ${signal} mid-turn: nothing left either`, { timeout: 60_000 }, async () => {
       const ws = workspaceWithFilter(signal);
       fake.respond((request) => (request.body.messages.length === 1 && request.agent === 'lead' ? proxied() : { kind: 'hang' }));
-      const child = spawn(process.execPath, [CLI_PATH, '-p', 'run it'], { cwd: ws, env: { ...baseEnv(), ...env() }, stdio: 'ignore' });
+      const child = spawn(process.execPath, [CLI_PATH, '-p', 'run it', '--trust'], { cwd: ws, env: { ...baseEnv(), ...env() }, stdio: 'ignore' });
       const closed = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
       await fake.waitForRequests(2, 30_000);
       expect(sockets().some((name) => name.startsWith(`net-${child.pid}-`))).toBe(true);

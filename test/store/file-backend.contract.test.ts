@@ -8,6 +8,7 @@ import { Workspace } from '../../src/runtime/workspace/workspace.js';
 import { boardContract } from './contract/board.contract.js';
 import { busContract } from './contract/bus.contract.js';
 import { type ContractTeam, openContractTeam, type StoreFactory } from './contract/harness.js';
+import { inboxContract } from './contract/inbox.contract.js';
 import { rosterContract } from './contract/roster.contract.js';
 import { teamStateContract } from './contract/team-state.contract.js';
 
@@ -20,6 +21,7 @@ const files: StoreFactory = {
 };
 
 busContract(files);
+inboxContract(files);
 boardContract(files);
 rosterContract(files);
 teamStateContract(files);

@@ -10,6 +10,7 @@ import { describePostgres, teamUrl } from '../helpers/postgres.js';
 import { boardContract } from './contract/board.contract.js';
 import { busContract } from './contract/bus.contract.js';
 import { type ContractTeam, openContractTeam, type StoreFactory } from './contract/harness.js';
+import { inboxContract } from './contract/inbox.contract.js';
 import { rosterContract } from './contract/roster.contract.js';
 import { teamStateContract } from './contract/team-state.contract.js';
 
@@ -24,6 +25,7 @@ describePostgres('PostgreSQL backend', (base) => {
   };
 
   busContract(postgres);
+  inboxContract(postgres);
   boardContract(postgres);
   rosterContract(postgres);
   teamStateContract(postgres);

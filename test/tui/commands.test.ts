@@ -22,7 +22,7 @@ function context(calls: string[] = []): CommandContext {
 }
 
 describe('slash commands', () => {
-  it('has every command the README lists (README.md#commands)', () => {
+  it('has every command docs/console.md#commands lists', () => {
     const names = COMMANDS.map((c) => c.name).sort();
     expect(names).toEqual(['broadcast', 'clear', 'compact', 'cost', 'help', 'interrupt', 'model', 'quit', 'restart', 'send', 'shutdown', 'spawn', 'tasks', 'team', 'merge', 'diff', 'worktree', 'approvals', 'budget', 'config', 'mcp', 'summary', 'shell', 'grid', 'rewind'].sort());
   });

@@ -151,7 +151,7 @@ describe("the console's keymap", () => {
     expect(resolveKey(custom, key('shift+left'), context())?.intent).toBe('char');
   });
 
-  it('binds every key the README documents (README.md#keys)', () => {
+  it('binds the keys docs/console.md#keys leads with', () => {
     const documented: Array<[string, string]> = [
       ['enter', 'input.submit'],
       ['tab', 'pane.next'],

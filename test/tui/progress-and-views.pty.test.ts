@@ -1,5 +1,6 @@
 // Live progress while agents work (spinner, phase, elapsed time,
-// live token counts, "done in N s", busy tabs); /help laid out whole at 80×24, 90×28 and 160×45;
+// live token counts, "done in N s", busy tabs); /help laid out whole at 80×24, 90×28 and 160×45
+// (every command, every key row the keymap documents);
 // /team columns under their headers with the task filled; headings and quotes as text; protocol
 // messages in words; /grid. The built CLI in a real PTY against the fake Messages API.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -9,6 +10,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { reply, replyText, startFakeApi, text, toolUse, type FakeApi } from '../helpers/fake-api.js';
 import { KEYS, PtyDriver } from '../helpers/pty-driver.js';
 import { rowOf, rowsOf } from '../helpers/console-screen.js';
+import { CONSOLE_BINDINGS } from '../../src/tui/keys/console-keymap.js';
+import { keySections } from '../../src/tui/keys/key-docs.js';
 import { SCENARIO_FINAL, SCENARIO_PROMPT, installScenario } from '../helpers/team-harness.js';
 import { COMMANDS } from '../../src/tui/commands/commands.js';
 
@@ -101,6 +104,11 @@ describe.each([
     if (cols < 120) expect(continued.length).toBeGreaterThan(0);
     for (const line of continued) expect(line.search(/\S/), line).toBe(column);
     expect(seen.some((line) => line.startsWith('Ctrl+C'))).toBe(true);
+    // Every key row of the keymap's docs is there, the same rows docs/console.md#keys lists.
+    for (const { title, rows } of keySections(CONSOLE_BINDINGS)) {
+      expect(seen).toContain(title);
+      for (const row of rows) expect(seen.some((line) => line.startsWith(row.keys)), `${row.keys} in:\n${seen.join('\n')}`).toBe(true);
+    }
   }, 60_000);
 });
 

@@ -13,6 +13,8 @@ export interface AgentProcessOptions {
   cwd: string;
   env: Record<string, string>;
   spawn?: SpawnLike | undefined;
+  /** 'ignore': stdin is /dev/null (a CLI that reads a piped stdin as more prompt never waits on it). */
+  stdin?: 'pipe' | 'ignore';
   /** Each stdout line that parses as a JSON object. */
   onJson(value: Record<string, unknown>): void;
   /** Stdout lines that are not JSON (some CLIs print banners). */
@@ -29,7 +31,7 @@ export class AgentProcess {
   /** Starts the program (the spawn seam may take a moment: the sandbox prepares first). */
   static async start(options: AgentProcessOptions): Promise<AgentProcess> {
     const spawn = options.spawn ?? plainSpawn;
-    const child = await spawn(options.command, options.args, { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    const child = await spawn(options.command, options.args, { cwd: options.cwd, env: options.env, stdio: [options.stdin ?? 'pipe', 'pipe', 'pipe'], detached: true });
     return new AgentProcess(child, options);
   }
 
@@ -73,6 +75,11 @@ export class AgentProcess {
 
   get running(): boolean {
     return !this.#exited;
+  }
+
+  /** What it wrote on stderr lately (the last 2000 characters). */
+  get stderr(): string {
+    return this.#stderr;
   }
 
   /** The last lines of its stderr, for an error message. */

@@ -6,6 +6,10 @@
 // permission mode, deny-list and the person's approvals decide for it. huddle's MCP server gives
 // it the team tools (mcp__huddle__claim_task, …). Its session id is kept: a resume continues the
 // same conversation (`--resume <id>`).
+//
+// Claude Code (2.1.330 and later) defers MCP tools behind its ToolSearch tool: the model would
+// have to search before it could claim a task. huddle's server is `alwaysLoad`: its team tools
+// are in the first request, and Claude Code waits for the server to connect before sending it.
 import type { SpawnLike } from '../../runtime/process/spawn.js';
 import { toTokenUsage } from '../../runtime/model/pricing.js';
 import { AgentProcess } from './child-process.js';
@@ -25,7 +29,7 @@ interface Turn {
 
 /** The arguments huddle adds to Claude Code's own (after the settings' `args`). */
 export function claudeCodeArgs(setup: DriverSetup): string[] {
-  const mcp = { mcpServers: { huddle: { type: 'stdio', command: setup.mcp.command, args: setup.mcp.args } } };
+  const mcp = { mcpServers: { huddle: { type: 'stdio', command: setup.mcp.command, args: setup.mcp.args, alwaysLoad: true } } };
   return [
     ...setup.args,
     '-p',

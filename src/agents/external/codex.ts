@@ -8,6 +8,15 @@
 // auto → workspace-write (exec never stops to ask) — where huddle's is not around it; inside
 // huddle's (which is read-only in plan mode) its own cannot start (it is bubblewrap or Seatbelt
 // too, and a sandbox makes no sandboxes), so it runs its commands as they are: danger-full-access.
+//
+// Codex starts its MCP servers in the background and sends the first request without waiting for
+// them: the model is offered no mcp__huddle tools, and a call of one is answered "unsupported
+// call: mcp__huddle…" (0.169.0). huddle's server is therefore `required`: Codex waits for it before
+// the first request, and a server that cannot start ends the run with its reason. The version is
+// checked once per teammate (`codex --version`): one older than the tested range
+// (cli-versions.ts, docs/agent-clis.md) is refused with one line saying what to install.
+import { parseVersion, TESTED_VERSIONS, versionVerdict, versionWarning } from './cli-versions.js';
+import type { AgentProcess } from './child-process.js';
 import { PerTurnDriver, type LineState } from './per-turn-driver.js';
 
 const SANDBOX: Record<'plan' | 'ask' | 'auto', string> = { plan: 'read-only', ask: 'workspace-write', auto: 'workspace-write' };
@@ -28,6 +37,11 @@ export class CodexDriver extends PerTurnDriver {
       `mcp_servers.huddle.command=${toml(this.setup.mcp.command)}`,
       '-c',
       `mcp_servers.huddle.args=${toml(this.setup.mcp.args)}`,
+      // Waited for before the first request (see above), longer than Codex's 10 s on a busy machine.
+      '-c',
+      'mcp_servers.huddle.required=true',
+      '-c',
+      'mcp_servers.huddle.startup_timeout_sec=60',
       // huddle's tools run without asking (exec never asks: a call needing approval would fail).
       '-c',
       'mcp_servers.huddle.default_tools_approval_mode="approve"',
@@ -36,6 +50,21 @@ export class CodexDriver extends PerTurnDriver {
       ...(this.setup.model ? ['-m', this.setup.model] : []),
     ];
     return session ? ['exec', 'resume', ...this.setup.args, ...options, session, text] : ['exec', ...this.setup.args, ...options, '-C', this.setup.cwd, text];
+  }
+
+  protected override async preflight(): Promise<string | undefined> {
+    const range = TESTED_VERSIONS.codex!;
+    const output = await this.probe(['--version']);
+    const version = parseVersion(output);
+    if (!version) return `cannot start a codex teammate: \`${this.setup.command} --version\` printed no version${output.trim() ? ` ("${output.trim().split('\n')[0]!.slice(0, 120)}")` : ''}; huddle drives codex ${range.oldest} or newer (\`npm install -g ${range.package}@${range.tested}\`)`;
+    if (versionVerdict(range, version) === 'older') return `cannot start a codex teammate: ${versionWarning('codex', range, version)}`;
+    return undefined;
+  }
+
+  /** Codex ends a failed run with `Error: …` and then a stack backtrace: the error line is the reason. */
+  protected override failureReason(child: AgentProcess): string | undefined {
+    const error = /^Error: (.+)$/m.exec(child.stderr)?.[1];
+    return error ? error.slice(0, 400) : super.failureReason(child);
   }
 
   protected onLine(line: Record<string, unknown>, state: LineState): void {
@@ -51,10 +80,12 @@ export class CodexDriver extends PerTurnDriver {
         return;
       case 'turn.completed': {
         state.done = 'success';
-        const usage = line.usage as { input_tokens?: number; cached_input_tokens?: number; output_tokens?: number } | undefined;
+        // input_tokens counts the cached and cache-written ones too; huddle's usage counts each once.
+        const usage = line.usage as { input_tokens?: number; cached_input_tokens?: number; cache_write_input_tokens?: number; output_tokens?: number } | undefined;
         if (usage) {
           const cached = usage.cached_input_tokens ?? 0;
-          state.usage = { input_tokens: Math.max(0, (usage.input_tokens ?? 0) - cached), output_tokens: usage.output_tokens ?? 0, cache_creation_input_tokens: 0, cache_read_input_tokens: cached };
+          const written = usage.cache_write_input_tokens ?? 0;
+          state.usage = { input_tokens: Math.max(0, (usage.input_tokens ?? 0) - cached - written), output_tokens: usage.output_tokens ?? 0, cache_creation_input_tokens: written, cache_read_input_tokens: cached };
           state.costUsd = 0;
         }
         return;

@@ -62,6 +62,11 @@ export interface DriverSetup {
   /** True when huddle's OS sandbox is around the program (its CLI's own cannot nest inside it). */
   sandboxed?: (() => boolean) | undefined;
   permissionMode: 'plan' | 'ask' | 'auto';
+  /**
+   * When its model is reached through huddle's relay (model-relay.ts): the variable holding its
+   * stand-in key (ANTHROPIC_BASE_URL holds the relay's address), for a CLI configured to read them.
+   */
+  modelRelayKey?: string | undefined;
   /** A session of the CLI to continue (resume). */
   session?: string | undefined;
   /** Ends the process tree of a program started detached. */

@@ -32,6 +32,8 @@ export interface ExternalSandboxOptions {
   model?: ModelGrant | undefined;
   /** Programs it must be able to run even where the private /tmp would hide them (its CLI, node, huddle's cli.js). */
   programs: readonly string[];
+  /** Directories its program loads code from (an npm-installed CLI's node_modules), likewise. */
+  libraries?: readonly string[];
 }
 
 export interface ExternalSandbox {
@@ -51,7 +53,7 @@ export function externalSandbox(options: ExternalSandboxOptions): ExternalSandbo
       cwd: options.workspace.root,
       writable: roots.writable,
       readOnly: roots.readOnly,
-      readable: [...(roots.readable ?? []), ...new Set(options.programs.filter(Boolean).map((p) => path.dirname(p)))],
+      readable: [...(roots.readable ?? []), ...new Set([...options.programs.filter(Boolean).map((p) => path.dirname(p)), ...(options.libraries ?? [])])],
       mode: options.readOnly() ? 'read-only' : 'write',
       owner: options.owner,
       env: options.model ? { ...env, ...(await options.model.variables()) } : env,

@@ -5,7 +5,7 @@
 // the delivery is logged, then acked, then the text goes to the CLI. Its program is ended when it
 // stops; its CLI's session id is kept in the roster so a resume continues it.
 import path from 'node:path';
-import type { PermissionGate } from '../../runtime/permissions/guarded-tools.js';
+import type { PermissionGate } from '../../runtime/permissions/permission-gate.js';
 import { whyNotReadOnly } from '../../runtime/permissions/read-only-shell.js';
 import type { SpawnLike } from '../../runtime/process/spawn.js';
 import type { Message } from '../../runtime/store/bus.js';
@@ -21,6 +21,7 @@ import { CodexDriver } from './codex.js';
 import type { DriverSetup, ExternalDriver } from './driver.js';
 import { ExternalTurnLoop } from './external-loop.js';
 import { GeminiDriver } from './gemini.js';
+import { OpenCodeDriver } from './opencode.js';
 import type { AgentKind } from './launch.js';
 import { PtyDriver, type CommandLine, type TerminalView } from './pty-driver.js';
 
@@ -51,6 +52,8 @@ export function createDriver(setup: ExternalSetup): ExternalDriver {
       return new GeminiDriver(setup.driver, setup.spawn);
     case 'codex':
       return new CodexDriver(setup.driver, setup.spawn);
+    case 'opencode':
+      return new OpenCodeDriver(setup.driver, setup.spawn);
     case 'command':
       return new PtyDriver(setup.driver, setup.commandLine);
   }

@@ -37,7 +37,11 @@ export class GeminiDriver extends PerTurnDriver {
   }
 
   protected override environment(): Record<string, string> {
-    return { GEMINI_CLI_SYSTEM_SETTINGS_PATH: this.#settings() };
+    // Every turn is a new process: the CLI's relaunch of itself (only to raise node's heap limit)
+    // would start node twice per turn. The person's own setting of it wins.
+    const env: Record<string, string> = { GEMINI_CLI_SYSTEM_SETTINGS_PATH: this.#settings() };
+    if (this.setup.env.GEMINI_CLI_NO_RELAUNCH === undefined) env.GEMINI_CLI_NO_RELAUNCH = 'true';
+    return env;
   }
 
   /**

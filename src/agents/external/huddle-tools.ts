@@ -12,7 +12,7 @@ import { reviewTools } from '../review-tools.js';
 import type { TeamContext } from '../team-context.js';
 import { planSubmissionTool, teammateTools, type TeamControl } from '../team-tools.js';
 import type { Workspace } from '../../runtime/workspace/workspace.js';
-import { gateCompletions } from '../completion-gate.js';
+import { throughPipeline } from '../tool-pipeline.js';
 import { AgentChannel } from './agent-channel.js';
 
 /** The tools that need the live team (its lifecycle), not only its store. */
@@ -26,20 +26,15 @@ export function huddleServerTools(ctx: TeamContext, live: readonly Tool[]): Tool
 
 /**
  * The channel through which teammate `name` (an external agent) works with the live team, as itself
- * only. Its task completions pass the same gates as an in-process agent's (completion-gate.ts): the
+ * only. Its task completions pass the same gates as an in-process agent's (tool-pipeline.ts): the
  * verify command runs in its own workspace (`workspace`: its clone, for a worktree teammate), then
  * TaskCompleted hooks.
  */
 export function teamChannel(ctx: TeamContext, team: TeamControl, name: string, workspace: Workspace = ctx.workspace): AgentChannel {
-  const gated = gateCompletions(huddleServerTools(ctx, liveTeamTools(team)), {
-    board: ctx.board,
-    roster: ctx.roster,
-    teamName: ctx.teamName,
-    settings: () => ctx.settings,
-    hooks: ctx.hooks,
-    spawn: ctx.spawn,
-  });
-  return new AgentChannel({ agent: name, workspace, events: agentEmitter(ctx.hub, name) }, new ToolRegistry(gated));
+  // The tool pipeline's completion step only: the agent's own CLI asks about, and hooks, its own tools.
+  const completion = { board: ctx.board, roster: ctx.roster, teamName: ctx.teamName, settings: () => ctx.settings, hooks: ctx.hooks, spawn: ctx.spawn };
+  const tools = throughPipeline(huddleServerTools(ctx, liveTeamTools(team)), { teamRoot: ctx.workspace.root, completion });
+  return new AgentChannel({ agent: name, workspace, events: agentEmitter(ctx.hub, name) }, new ToolRegistry(tools));
 }
 
 /** idle, shutdown_response and plan_approval as the live team defines them. */

@@ -17,6 +17,8 @@ export function mcpToolName(kind: AgentKind, tool: string): string {
       return `mcp__huddle__${tool}`;
     case 'gemini':
       return `mcp_huddle_${tool}`;
+    case 'opencode':
+      return `huddle_${tool}`;
     default:
       return tool;
   }

@@ -20,6 +20,7 @@ const KNOWN: Record<Exclude<AgentKind, 'command'>, { program: string; install: s
   'claude-code': { program: 'claude', install: 'npm install -g @anthropic-ai/claude-code' },
   gemini: { program: 'gemini', install: 'npm install -g @google/gemini-cli' },
   codex: { program: 'codex', install: 'npm install -g @openai/codex' },
+  opencode: { program: 'opencode', install: 'npm install -g opencode-ai' },
 };
 
 export interface LaunchSpec {

@@ -67,10 +67,15 @@ export class ModelGrant {
     grants.delete(this.#token);
   }
 
+  /** The variable variables() puts the stand-in in (for a CLI configured to read it from there). */
+  get keyVariable(): 'ANTHROPIC_API_KEY' | 'ANTHROPIC_AUTH_TOKEN' {
+    return this.#bearer ? 'ANTHROPIC_AUTH_TOKEN' : 'ANTHROPIC_API_KEY';
+  }
+
   /** The CLI's own variables: the relay as its endpoint, the stand-in as its key (or token). */
   async variables(): Promise<Record<string, string>> {
     const { port } = await this.ready;
-    return { ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`, [this.#bearer ? 'ANTHROPIC_AUTH_TOKEN' : 'ANTHROPIC_API_KEY']: this.#token };
+    return { ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`, [this.keyVariable]: this.#token };
   }
 }
 

@@ -4,9 +4,10 @@
 // config in a private directory of its own), huddle's MCP server acting as it through its
 // channel, its instructions, its permission mode, and the sandbox it all runs in
 // (external-sandbox.ts).
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { HuddleConfig } from '../../runtime/config.js';
-import type { PermissionGate } from '../../runtime/permissions/guarded-tools.js';
+import type { PermissionGate } from '../../runtime/permissions/permission-gate.js';
 import { childEnvironment } from '../../runtime/process/spawn.js';
 import { agentSocketPath, agentStateDir, sandboxStatus } from '../../runtime/sandbox/index.js';
 import type { Workspace } from '../../runtime/workspace/workspace.js';
@@ -39,6 +40,9 @@ export interface SetupOptions {
   env?: NodeJS.ProcessEnv;
 }
 
+/** The CLIs that speak Anthropic's API with a key from their environment: huddle's relay can serve them. */
+const RELAYED = new Set<AgentKind>(['claude-code', 'opencode']);
+
 /** How long a program gets to end after SIGTERM before SIGKILL. */
 const KILL_GRACE_MS = 3000;
 
@@ -47,11 +51,11 @@ export function externalSetup(options: SetupOptions): ExternalSetup {
   const cwd = options.workspace.root;
   // Its CLI's own config and sessions: private to this teammate of this workspace, kept across runs.
   const configDir = kind === 'command' ? undefined : agentStateDir(options.workspaceRoot, identity.name, kind, options.env);
-  // Claude Code reaches huddle's model endpoint through the relay, with a stand-in key: the real one
-  // never enters its sandbox. A key or token of its own in `agents.claude-code.env` is the person's choice.
+  // Claude Code and OpenCode reach huddle's model endpoint through the relay, with a stand-in key: the
+  // real one never enters their sandbox. A key or token of their own in `agents.<kind>.env` is the person's choice.
   const ownKey = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN'].some((name) => launch.env[name] !== undefined);
   const model =
-    kind === 'claude-code' && !ownKey && (config.apiKey || config.authToken)
+    RELAYED.has(kind) && !ownKey && (config.apiKey || config.authToken)
       ? new ModelGrant({ apiKey: config.apiKey, authToken: config.authToken, baseURL: launch.env.ANTHROPIC_BASE_URL ?? config.baseURL })
       : undefined;
   const env = childEnvironment(
@@ -75,6 +79,7 @@ export function externalSetup(options: SetupOptions): ExternalSetup {
     channel: options.channel,
     model,
     programs: [launch.command, mcp.command, mcp.args[0] ?? ''],
+    libraries: packageLibraries(launch.command),
   });
   return {
     kind,
@@ -90,7 +95,9 @@ export function externalSetup(options: SetupOptions): ExternalSetup {
       command: launch.command,
       args: launch.args,
       env,
-      model: options.model,
+      // OpenCode on huddle's endpoint uses huddle's model unless the spawn names one.
+      model: options.model ?? (kind === 'opencode' && model ? config.model : undefined),
+      modelRelayKey: model?.keyVariable,
       instructions: externalInstructions({
         identity,
         kind,
@@ -146,6 +153,9 @@ function configVariables(kind: AgentKind, dir: string | undefined): Record<strin
       return { GEMINI_CLI_HOME: dir };
     case 'codex':
       return { CODEX_HOME: dir };
+    case 'opencode':
+      // OpenCode keeps its config, sessions (a database), logs and credentials in the XDG directories.
+      return { XDG_CONFIG_HOME: path.join(dir, 'config'), XDG_DATA_HOME: path.join(dir, 'data'), XDG_STATE_HOME: path.join(dir, 'state') };
     case 'command':
       return {};
   }
@@ -166,4 +176,19 @@ export function huddleCliPath(env: NodeJS.ProcessEnv = process.env): string {
   const cli = env.HUDDLE_CLI ?? huddleEntry();
   if (!cli) throw new ExternalAgentError('cannot tell where huddle\'s cli.js is for its MCP server; set HUDDLE_CLI to its path');
   return path.resolve(cli);
+}
+
+/**
+ * An npm-installed CLI's program is a link into its package, which loads its platform package
+ * beside it (codex): the node_modules directory that holds them, for a checkout under the temp dir.
+ */
+function packageLibraries(command: string): string[] {
+  let real: string;
+  try {
+    real = realpathSync(command);
+  } catch {
+    return [];
+  }
+  const at = real.lastIndexOf(`${path.sep}node_modules${path.sep}`);
+  return at < 0 ? [] : [real.slice(0, at + `${path.sep}node_modules`.length)];
 }

@@ -92,18 +92,10 @@ export class McpServers {
         const name = mcpToolName(connection.name, info.name);
         if (!toolAllowed(name, access)) continue;
         if (options.readOnly && !info.readOnly) continue;
-        tools.push(this.#tool(connection, info.name, name, info.description, info.inputSchema));
+        tools.push(this.#tool(connection, info.name, name, info.description, info.inputSchema, info.readOnly));
       }
     }
     return tools;
-  }
-
-  /** Whether the server marks the tool `readOnlyHint: true` (by its qualified name, mcp__server__tool). */
-  isReadOnly(name: string): boolean {
-    for (const connection of this.#connections) {
-      for (const info of connection.tools) if (mcpToolName(connection.name, info.name) === name) return info.readOnly;
-    }
-    return false;
   }
 
   status(): McpServerStatus[] {
@@ -137,9 +129,11 @@ export class McpServers {
     await Promise.all(this.#connections.map((connection) => connection.close()));
   }
 
-  #tool(connection: McpServerConnection, tool: string, name: string, description: string, inputSchema: Tool['inputJsonSchema']): Tool {
+  #tool(connection: McpServerConnection, tool: string, name: string, description: string, inputSchema: Tool['inputJsonSchema'], readOnly: boolean): Tool {
     return {
       name,
+      // huddle cannot see what an MCP tool does: it goes by what the server says (readOnlyHint).
+      effects: readOnly ? ['read'] : ['external'],
       description: description.length > MAX_DESCRIPTION ? `${description.slice(0, MAX_DESCRIPTION - 1)}…` : description,
       input: passThroughInput,
       ...(inputSchema ? { inputJsonSchema: inputSchema } : {}),

@@ -4,8 +4,10 @@
 //   ask:  the console's default; commands off the allow-list and writes to protected paths wait for the person
 //   auto: headless default; no questions. The deny-list of destructive commands holds in every mode.
 
-export const PERMISSION_MODES = ['plan', 'ask', 'auto'] as const;
-export type PermissionMode = (typeof PERMISSION_MODES)[number];
+import { PERMISSION_MODES, type PermissionMode } from '../vocabulary.js';
+
+// The names live with the shared vocabulary, so that tools can name a mode without this floor.
+export { PERMISSION_MODES, type PermissionMode };
 
 export function isPermissionMode(value: unknown): value is PermissionMode {
   return typeof value === 'string' && (PERMISSION_MODES as readonly string[]).includes(value);

@@ -39,9 +39,15 @@ const HOME_SECRETS = [
   '.config/huddle',
   '.claude',
   '.claude.json',
+  // Gemini CLI's and Codex's sign-ins and sessions, as the person's own.
+  '.gemini',
+  '.codex',
   '.anthropic',
   '.password-store',
   '.local/share/keyrings',
+  // OpenCode's sign-ins (auth.json), sessions and config, as the person's own.
+  '.local/share/opencode',
+  '.config/opencode',
   '.mozilla',
   '.config/google-chrome',
   '.config/chromium',

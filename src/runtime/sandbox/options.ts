@@ -4,6 +4,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { childEnvironment } from '../process/spawn.js';
+import type { SandboxStatus } from './status.js';
 
 export interface NetworkSettings {
   /** false: no network at all (a private network namespace). Default true. */
@@ -38,6 +39,8 @@ export interface SandboxRequest {
   readable?: readonly string[];
   /** read-only: plan mode, nothing written anywhere (a throwaway /tmp for the call). */
   mode: SandboxMode;
+  /** Whether there is a sandbox, as the caller's session read it (a tool call's context); default: the process's. */
+  status?: SandboxStatus;
   /** Whose private TMPDIR and caches these are (an agent name); commands of one owner share them. */
   owner: string;
   /** The environment (already free of huddle's secrets); TMPDIR and cache variables are added. */

@@ -42,7 +42,7 @@ export function agentSocketPath(host: string): string {
 
 /** How `argv` runs under `request`: through bwrap or sandbox-exec, or as it is when there is no sandbox. */
 export async function prepareSandboxed(argv: readonly string[], request: SandboxRequest): Promise<PreparedCommand> {
-  const status = sandboxStatus();
+  const status = request.status ?? sandboxStatus();
   if (!status.available) return { file: argv[0]!, args: argv.slice(1), env: request.env, sandboxed: false };
 
   const settings = sandboxSettings();

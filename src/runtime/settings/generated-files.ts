@@ -1,7 +1,7 @@
-// The files generated from the settings schema, for scripts/settings-docs.mjs and the test that
+// The files generated from the settings schema, for scripts/docs.mjs and the test that
 // keeps them fresh: each says how to rewrite the committed file from its current text.
 import { settingsJsonSchemaText } from './json-schema.js';
-import { withSettingsReference } from './reference.js';
+import { REFERENCE_FILE, withSettingsReference } from './reference.js';
 
 export interface GeneratedFile {
   /** Relative to the repository root. */
@@ -12,6 +12,6 @@ export interface GeneratedFile {
 export function generatedFiles(): GeneratedFile[] {
   return [
     { file: 'settings.schema.json', update: () => settingsJsonSchemaText() },
-    { file: 'README.md', update: (current) => withSettingsReference(current) },
+    { file: REFERENCE_FILE, update: (current) => withSettingsReference(current) },
   ];
 }

@@ -1,7 +1,7 @@
 // The one schema every settings source is checked against (docs/contract.md#settings-files): the user's, the team's
 // (.team/settings.json), the personal one (.team/settings.local.json), .mcp.json, and what environment
-// variables and flags set. The descriptions here are the user's documentation: the README's settings
-// reference and the exported JSON Schema (settings.schema.json) are generated from them.
+// variables and flags set. The descriptions here are the user's documentation: the settings
+// reference (docs/configuration.md#settings-reference) and the exported JSON Schema (settings.schema.json) are generated from them.
 import { z } from 'zod';
 import { PERMISSION_MODES } from '../permissions/permission-mode.js';
 import { isNetworkEntry } from '../sandbox/network-rules.js';
@@ -149,7 +149,7 @@ const notifications = z
   .describe('How huddle gets the person\'s attention when something needs them; a Notification hook can send it anywhere else.');
 
 // ---- roles and external agents ----------------------------------------------------------------------
-export const AGENT_KINDS = ['claude-code', 'gemini', 'codex', 'command'] as const;
+export const AGENT_KINDS = ['claude-code', 'gemini', 'codex', 'opencode', 'command'] as const;
 export type AgentKind = (typeof AGENT_KINDS)[number];
 
 const roleOverride = z
@@ -227,6 +227,21 @@ export const settingsSchema = z
       .regex(/^postgres(ql)?:\/\//i, 'a postgres:// URL')
       .optional()
       .describe('Keep the team\'s shared state in PostgreSQL instead of files: postgres://USER@HOST:PORT/DATABASE?team=NAME (team: default the workspace directory\'s name).'),
+    postgres: z
+      .strictObject({
+        pollSeconds: positive('Every wait on a team on PostgreSQL also re-reads the team this often: NOTIFY wakes it at once, this is the floor when a notification is lost (or never sent, behind a transaction pooler).').optional().meta({ default: 5 }),
+        poolSize: positive('Connections each process keeps in its pool to the team\'s database (besides one that listens and one that renews its lease).').optional().meta({ default: 12 }),
+        pooler: z
+          .enum(['none', 'session', 'transaction'])
+          .optional()
+          .describe('What sits between huddle and the server: none; a session-mode pooler (no startup parameters are sent); or a transaction-mode pooler such as PgBouncer pool_mode=transaction (no startup parameters, no prepared statements, no LISTEN: changes are found by polling every pollSeconds).')
+          .meta({ default: 'none' }),
+      })
+      .optional()
+      .describe('A team on PostgreSQL (team): how each process uses the database.'),
+    retentionDays: count('A team on PostgreSQL: teams archived by --fresh are deleted from the database this many days after (when a lead opens a team there, and the default of huddle prune; 0: kept until pruned).')
+      .optional()
+      .meta({ default: 30 }),
     permissions: z
       .strictObject({
         allow: strings('Command prefixes that run without asking in ask mode ("npm install", "make").').optional(),

@@ -31,6 +31,7 @@ const input = z.object({
 
 export const bashTool = defineTool({
   name: 'bash',
+  effects: ['shell'],
   description:
     'Runs a shell command with `bash -c` in the workspace root and returns its combined stdout and stderr, ' +
     'then a line with the exit code. Stdin is closed, so interactive programs fail instead of waiting. ' +
@@ -80,7 +81,8 @@ let warnedUnsandboxed = false;
 
 async function runShell(command: string, context: ToolContext, timeoutMs: number): Promise<ShellOutcome> {
   const { signal, workspace } = context;
-  const status = sandboxStatus();
+  // The session's status, carried by the context (agents/tool-pipeline.ts); the process's for a context made elsewhere.
+  const status = context.sandbox ?? sandboxStatus();
   if (!status.available && !status.onPurpose && !warnedUnsandboxed) {
     warnedUnsandboxed = true;
     context.events.emit('warning', { message: `${SANDBOX_OFF_WARNING}: commands run unsandboxed (${status.reason}); HUDDLE_SANDBOX=off silences this` });
@@ -97,6 +99,7 @@ async function runShell(command: string, context: ToolContext, timeoutMs: number
       readOnly: roots.readOnly,
       readable: roots.readable ?? [],
       mode: context.permissionMode === 'plan' ? 'read-only' : 'write',
+      status,
       owner: context.agent,
       env: childEnv(),
       stdio: ['ignore', 'pipe', 'pipe'],

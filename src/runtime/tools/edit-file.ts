@@ -22,6 +22,7 @@ const input = z.object({
 
 export const editFileTool = defineTool({
   name: 'edit_file',
+  effects: ['write'],
   description:
     'Replaces one exact occurrence of old_text in a file with new_text and returns a diff of the change. ' +
     'old_text must match the file exactly (whitespace included) and occur exactly once. ' +

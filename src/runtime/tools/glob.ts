@@ -20,6 +20,7 @@ const input = z.object({
 
 export const globTool = defineTool({
   name: 'glob',
+  effects: ['read'],
   description:
     'Lists the files whose workspace-relative path matches a glob pattern (`*`, `**`, `?`, `[abc]`, `{a,b}`), ' +
     `sorted, one per line, at most ${MAX_RESULTS}. Hidden files are included; .git and node_modules are skipped. ` +

@@ -34,6 +34,7 @@ const input = z.object({
 
 export const grepTool = defineTool({
   name: 'grep',
+  effects: ['read'],
   description:
     'Searches file contents line by line with a JavaScript regular expression and returns matches as ' +
     `\`path:line:text\`, at most ${MAX_MATCHES}. Searches a directory recursively (skipping .git, node_modules, ` +

@@ -1,28 +1,11 @@
 // Messaging tools on top of the bus: send_message and read_inbox (every agent), broadcast (the lead;
-// whoever assembles an agent's tools decides who gets it).
+// whoever assembles an agent's tools decides who gets it). read_inbox gives its messages as the same
+// `<inbox>` turn as a delivery between turns (runtime/inbox.ts).
 import { z } from 'zod';
 import type { Bus } from '../store/bus.js';
 import type { Message } from '../store/bus.js';
-import { HUDDLE_SENDER, PERSON_SENDER } from '../vocabulary.js';
+import { formatInbox } from '../inbox.js';
 import { defineTool, ToolError } from './types.js';
-
-/** Who wrote a message, as the model reads it: the person, huddle itself, or an agent (docs/trust.md). */
-export type SenderKind = 'person' | 'huddle' | 'agent';
-
-/** `user` and `huddle` are names no agent may take (roster-rules.ts), so `from` alone tells them apart. */
-export function senderKind(from: string): SenderKind {
-  return from === PERSON_SENDER ? 'person' : from === HUDDLE_SENDER ? 'huddle' : 'agent';
-}
-
-/**
- * The user turn that carries delivered messages (docs/contract.md#messages): `<inbox>`, one JSON line each,
- * `</inbox>`. Each line starts with `sender` (person, huddle or agent), set here and never taken from
- * the stored message: an agent's message must never read as the person's.
- */
-export function formatInbox(messages: readonly Message[]): string {
-  const line = ({ sender: _stored, ...message }: Message) => JSON.stringify({ sender: senderKind(message.from), ...message });
-  return ['<inbox>', ...messages.map(line), '</inbox>'].join('\n');
-}
 
 export const NO_NEW_MESSAGES = 'no new messages';
 
@@ -47,6 +30,7 @@ const broadcastInput = z.object({
 export function messageTools(bus: Bus, options: MessageToolsOptions = {}) {
   const sendMessage = defineTool({
     name: 'send_message',
+    effects: ['message'],
     description:
       'Send a message to one teammate (or to "lead"). It lands in their inbox and reaches them at their next turn.',
     input: sendMessageInput,
@@ -60,6 +44,7 @@ export function messageTools(bus: Bus, options: MessageToolsOptions = {}) {
 
   const readInbox = defineTool({
     name: 'read_inbox',
+    effects: ['read'],
     description:
       'Read the unread messages in your inbox. Messages also arrive on their own between turns; use this to check now.',
     input: readInboxInput,
@@ -81,6 +66,7 @@ export function messageTools(bus: Bus, options: MessageToolsOptions = {}) {
 
   const broadcast = defineTool({
     name: 'broadcast',
+    effects: ['message'],
     description: 'Send the same message to every teammate at once. Use sparingly: everyone reads it.',
     input: broadcastInput,
     summarize: (input) => input.content,

@@ -28,6 +28,7 @@ const input = z.object({
 
 export const readFileTool = defineTool({
   name: 'read_file',
+  effects: ['read'],
   description:
     'Reads a text file and returns its lines numbered like `cat -n` (line number, tab, text). ' +
     `Returns at most ${DEFAULT_READ_LIMIT} lines unless limit says otherwise; use offset to read further. ` +

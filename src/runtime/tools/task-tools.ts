@@ -33,6 +33,7 @@ export function taskTools(board: Board, options: TaskToolOptions = {}): Tool[] {
 
   const taskCreate = defineTool({
     name: 'task_create',
+    effects: ['board'],
     description:
       'Add a task to the shared task board. It starts pending and unowned; teammates claim it when nothing in blockedBy is left open.',
     input: z.object({
@@ -63,6 +64,7 @@ export function taskTools(board: Board, options: TaskToolOptions = {}): Tool[] {
 
   const taskUpdate = defineTool({
     name: 'task_update',
+    effects: ['board'],
     description:
       'Change a task: status (pending → in_progress → completed; a task that requires review goes to review instead of completed, and a reviewer completes it; in_progress → pending to give it back), owner (assign a pending task; null unassigns), or add dependencies. Completed tasks are final.',
     input: z.object({
@@ -117,6 +119,7 @@ export function taskTools(board: Board, options: TaskToolOptions = {}): Tool[] {
 
   const taskList = defineTool({
     name: 'task_list',
+    effects: ['read'],
     description: 'Show the task board: one line per task with its status, owner and open blockers.',
     input: z.object({}),
     async run() {
@@ -137,6 +140,7 @@ export function taskTools(board: Board, options: TaskToolOptions = {}): Tool[] {
 
   const taskGet = defineTool({
     name: 'task_get',
+    effects: ['read'],
     description: 'Show one task in full (as JSON), including its description and dependencies.',
     input: z.object({ task_id: taskId('The id of the task to show') }),
     async run(input) {
@@ -147,6 +151,7 @@ export function taskTools(board: Board, options: TaskToolOptions = {}): Tool[] {
 
   const claimTask = defineTool({
     name: 'claim_task',
+    effects: ['board'],
     description:
       'Claim a pending, unblocked task for yourself: it becomes in_progress with you as owner. Fails if someone else got it first or it is still blocked.',
     input: z.object({ task_id: taskId('The id of the task to claim') }),

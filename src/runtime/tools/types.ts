@@ -2,7 +2,8 @@
 // for the model. Throwing a ToolError (or any error) becomes a tool_result with is_error: true.
 import type { z } from 'zod';
 import type { AgentEmitter } from '../events/events.js';
-import type { PermissionMode } from '../permissions/permission-mode.js';
+import type { SandboxStatus } from '../sandbox/status.js';
+import type { PermissionMode } from '../vocabulary.js';
 import type { Workspace } from '../workspace/workspace.js';
 
 export interface ToolContext {
@@ -13,8 +14,50 @@ export interface ToolContext {
   /** Aborted when the agent is interrupted or shut down; long tools must honour it. */
   signal: AbortSignal;
   events: AgentEmitter;
-  /** Set by the permission gate: in plan mode commands run in a read-only sandbox. Undefined: as auto. */
+  /** Set by the permission step: in plan mode commands run in a read-only sandbox. Undefined: as auto. */
   permissionMode?: PermissionMode;
+  /**
+   * Whether commands run sandboxed, read once when the session opened and handed to every call
+   * (agents/tool-pipeline.ts). Absent (a context made outside a team): the process's status.
+   */
+  sandbox?: SandboxStatus;
+}
+
+/**
+ * What a call of a tool can do, declared with the tool: the pipeline's steps (agents/tool-pipeline.ts)
+ * read this, never the tool's name.
+ */
+export const TOOL_EFFECTS = [
+  /** Reads the workspace, the board, the roster or the inbox; changes nothing. Plan mode keeps it. */
+  'read',
+  /** Writes the workspace file `input.path`: the permission gate's write check, a checkpoint first. */
+  'write',
+  /** Runs `input.command` in the sandbox: the permission gate's command policy, a checkpoint first. */
+  'shell',
+  /** Changes the task board (tasks, claims, reviews). */
+  'board',
+  /** Sends a message to other members. Plan mode keeps it: a planner reports. */
+  'message',
+  /** Changes the team itself: spawns, shutdowns, plan decisions, going idle. */
+  'team',
+  /** Does what an MCP server says, and the server does not mark it read-only: plan mode refuses it, ask mode asks. */
+  'external',
+] as const;
+export type ToolEffect = (typeof TOOL_EFFECTS)[number];
+
+/** A tool that declares no effects (a hand-made one) is treated as the least known: `external`. */
+export function effectsOf(tool: Pick<Tool, 'effects'>): readonly ToolEffect[] {
+  return tool.effects ?? ['external'];
+}
+
+/** Only reads and reports: what a plan-mode agent keeps before its plan is approved. */
+export function isReadOnly(tool: Pick<Tool, 'effects'>): boolean {
+  return effectsOf(tool).every((effect) => effect === 'read' || effect === 'message');
+}
+
+/** Can change the workspace: the calls a checkpoint is taken before and the repository looked at after. */
+export function canWriteWorkspace(tool: Pick<Tool, 'effects'>): boolean {
+  return effectsOf(tool).some((effect) => effect === 'write' || effect === 'shell');
 }
 
 export interface ToolResult {
@@ -45,6 +88,8 @@ export interface Tool<Schema extends z.ZodType = z.ZodType> {
    * server's own schema). `input` then only needs to accept an object: the server validates.
    */
   inputJsonSchema?: JsonObjectSchema;
+  /** What a call can do (TOOL_EFFECTS); defineTool requires it. */
+  effects?: readonly ToolEffect[];
   run(input: z.infer<Schema>, context: ToolContext): Promise<string | ToolResult>;
   /** A short summary of the input for one-line displays (defaults to the first string field). */
   summarize?(input: z.infer<Schema>): string;
@@ -58,6 +103,7 @@ export class ToolError extends Error {
   }
 }
 
-export function defineTool<Schema extends z.ZodType>(tool: Tool<Schema>): Tool<Schema> {
+/** A tool, with its effects declared. */
+export function defineTool<Schema extends z.ZodType>(tool: Tool<Schema> & { effects: readonly ToolEffect[] }): Tool<Schema> {
   return tool;
 }

@@ -11,6 +11,7 @@ const input = z.object({
 
 export const writeFileTool = defineTool({
   name: 'write_file',
+  effects: ['write'],
   description:
     'Writes a file with the given content, creating missing parent directories and replacing the file if it exists. ' +
     'For changes to part of an existing file use edit_file instead.',

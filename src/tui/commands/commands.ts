@@ -1,4 +1,4 @@
-// Every slash command the README lists (README.md#commands).
+// Every slash command; docs/console.md#commands is generated from these (npm run docs).
 import type { SlashCommand } from './types.js';
 import { agentNames, attempt, firstWord, teammateNames, usage } from './helpers.js';
 import { WORKTREE_COMMANDS } from './worktree-commands.js';

@@ -21,8 +21,13 @@ export function oneName(args: string): string | undefined {
   return words.length === 1 ? words[0] : undefined;
 }
 
+/** A command as typed, with its arguments: "/send NAME TEXT". */
+export function commandUsage(command: SlashCommand): string {
+  return `/${command.name}${command.args ? ` ${command.args}` : ''}`;
+}
+
 export function usage(command: SlashCommand): CommandResult {
-  return { kind: 'error', message: `usage: /${command.name}${command.args ? ` ${command.args}` : ''}` };
+  return { kind: 'error', message: `usage: ${commandUsage(command)}` };
 }
 
 /** Runs an action; its message (if any) or its error becomes the command's one-line result. */

@@ -1,4 +1,4 @@
-// The console's keys (README.md#keys), as data. What each intent does is in intents.ts.
+// The console's keys (docs/console.md#keys), as data, each with the line the docs and /help show. What each intent does is in intents.ts.
 // Esc and Ctrl+C work as in Claude Code: Esc clears what is typed, else closes what is open, else
 // interrupts the agent in view; Ctrl+C interrupts a busy agent, else clears, else (twice) quits.
 import { compileKeymap, type Binding, type Keymap } from './keymap.js';
@@ -53,7 +53,11 @@ export type IntentName =
   | 'history.previous'
   | 'history.next';
 
-export type ConsoleBinding = Binding<IntentName>;
+/** Every console binding says in one line what it does: /help, docs/console.md#keys and the README's cheat-sheet are made from these. */
+export type ConsoleBinding = Binding<IntentName> & { doc: string };
+
+/** The question in the pane is answered with 1, 2 or 3 (ask-box.ts). */
+const ASK_DOC = 'answer the question at the bottom of the pane: 1 yes, 2 yes and allow it from now on, 3 no (type why, then Enter)';
 
 /** Rows one turn of the mouse wheel scrolls. */
 export const WHEEL_ROWS = 3;
@@ -65,91 +69,91 @@ export const CONSOLE_BINDINGS: readonly ConsoleBinding[] = [
   // ── views over the pane ──
   // The "needs you" queue: ↑/↓ select (else they walk the history); y, n, a answer while nothing
   // is typed, and only when pressed as themselves (Esc then y, read as Alt+y, types a y).
-  { layer: 'view', views: ['approvals'], keys: ['up'], intent: 'approvals.select', arg: -1, when: ['approvalsWaiting'] },
-  { layer: 'view', views: ['approvals'], keys: ['down'], intent: 'approvals.select', arg: 1, when: ['approvalsWaiting'] },
-  { layer: 'view', views: ['approvals'], keys: ['y', 'Y'], intent: 'approvals.answer', arg: 'approve', when: ['inputEmpty'], exactKey: true },
-  { layer: 'view', views: ['approvals'], keys: ['n', 'N'], intent: 'approvals.answer', arg: 'deny', when: ['inputEmpty'], exactKey: true },
-  { layer: 'view', views: ['approvals'], keys: ['a', 'A'], intent: 'approvals.answer', arg: 'always', when: ['inputEmpty'], exactKey: true },
+  { layer: 'view', views: ['approvals'], keys: ['up'], intent: 'approvals.select', arg: -1, when: ['approvalsWaiting'], doc: 'select the request above' },
+  { layer: 'view', views: ['approvals'], keys: ['down'], intent: 'approvals.select', arg: 1, when: ['approvalsWaiting'], doc: 'select the request below' },
+  { layer: 'view', views: ['approvals'], keys: ['y', 'Y'], intent: 'approvals.answer', arg: 'approve', when: ['inputEmpty'], exactKey: true, doc: 'approve the selected request' },
+  { layer: 'view', views: ['approvals'], keys: ['n', 'N'], intent: 'approvals.answer', arg: 'deny', when: ['inputEmpty'], exactKey: true, doc: 'deny it (type why, then Enter)' },
+  { layer: 'view', views: ['approvals'], keys: ['a', 'A'], intent: 'approvals.answer', arg: 'always', when: ['inputEmpty'], exactKey: true, doc: 'approve it and add the command to the allow-list' },
   // A search in the pane takes the typing; Enter and ↑ go to the match before, ↓ to the one after.
-  { layer: 'view', views: ['search'], keys: ['escape'], intent: 'search.close' },
-  { layer: 'view', views: ['search'], keys: ['enter', 'up', 'ctrl+f'], intent: 'search.step', arg: 1 },
-  { layer: 'view', views: ['search'], keys: ['down'], intent: 'search.step', arg: -1 },
-  { layer: 'view', views: ['search'], keys: ['backspace'], intent: 'search.deleteLeft' },
-  { layer: 'view', views: ['search'], keys: [TEXT], intent: 'search.insert' },
+  { layer: 'view', views: ['search'], keys: ['escape'], intent: 'search.close', doc: 'end the search' },
+  { layer: 'view', views: ['search'], keys: ['enter', 'up', 'ctrl+f'], intent: 'search.step', arg: 1, doc: 'the match before' },
+  { layer: 'view', views: ['search'], keys: ['down'], intent: 'search.step', arg: -1, doc: 'the match after' },
+  { layer: 'view', views: ['search'], keys: ['backspace'], intent: 'search.deleteLeft', doc: 'delete the last character searched for' },
+  { layer: 'view', views: ['search'], keys: [TEXT], intent: 'search.insert', doc: 'type what to search for (matches are highlighted)' },
   // /grid: arrows pick a tile, Enter brings its pane into view (while nothing is typed).
-  { layer: 'view', views: ['grid'], keys: ['left', 'up'], intent: 'grid.move', arg: -1, when: ['inputEmpty'] },
-  { layer: 'view', views: ['grid'], keys: ['right', 'down'], intent: 'grid.move', arg: 1, when: ['inputEmpty'] },
-  { layer: 'view', views: ['grid'], keys: ['enter'], intent: 'grid.focus', when: ['inputEmpty'] },
+  { layer: 'view', views: ['grid'], keys: ['left', 'up'], intent: 'grid.move', arg: -1, when: ['inputEmpty'], doc: 'the tile before' },
+  { layer: 'view', views: ['grid'], keys: ['right', 'down'], intent: 'grid.move', arg: 1, when: ['inputEmpty'], doc: 'the tile after' },
+  { layer: 'view', views: ['grid'], keys: ['enter'], intent: 'grid.focus', when: ['inputEmpty'], doc: "open the tile's pane" },
   // Views that are longer than the screen scroll.
-  { layer: 'view', views: SCROLLING_VIEWS, keys: ['pageup'], intent: 'view.scroll', arg: 'page-up' },
-  { layer: 'view', views: SCROLLING_VIEWS, keys: ['pagedown'], intent: 'view.scroll', arg: 'page-down' },
-  { layer: 'view', views: SCROLLING_VIEWS, keys: ['wheelup'], intent: 'view.scroll', arg: 'wheel-up' },
-  { layer: 'view', views: SCROLLING_VIEWS, keys: ['wheeldown'], intent: 'view.scroll', arg: 'wheel-down' },
-  { layer: 'view', views: SCROLLING_VIEWS, keys: ['up'], intent: 'view.scroll', arg: 'line-up', when: ['inputEmpty'] },
-  { layer: 'view', views: SCROLLING_VIEWS, keys: ['down'], intent: 'view.scroll', arg: 'line-down', when: ['inputEmpty'] },
-  { layer: 'view', views: SCROLLING_VIEWS, keys: ['home', 'g'], intent: 'view.edge', arg: 'top', when: ['inputEmpty'] },
-  { layer: 'view', views: SCROLLING_VIEWS, keys: ['end', 'G'], intent: 'view.edge', arg: 'bottom', when: ['inputEmpty'] },
-  { layer: 'view', keys: ['escape'], intent: 'view.close', when: ['inputEmpty'] },
+  { layer: 'view', views: SCROLLING_VIEWS, keys: ['pageup'], intent: 'view.scroll', arg: 'page-up', doc: 'scroll a page up' },
+  { layer: 'view', views: SCROLLING_VIEWS, keys: ['pagedown'], intent: 'view.scroll', arg: 'page-down', doc: 'scroll a page down' },
+  { layer: 'view', views: SCROLLING_VIEWS, keys: ['wheelup'], intent: 'view.scroll', arg: 'wheel-up', doc: 'scroll up' },
+  { layer: 'view', views: SCROLLING_VIEWS, keys: ['wheeldown'], intent: 'view.scroll', arg: 'wheel-down', doc: 'scroll down' },
+  { layer: 'view', views: SCROLLING_VIEWS, keys: ['up'], intent: 'view.scroll', arg: 'line-up', when: ['inputEmpty'], doc: 'scroll up' },
+  { layer: 'view', views: SCROLLING_VIEWS, keys: ['down'], intent: 'view.scroll', arg: 'line-down', when: ['inputEmpty'], doc: 'scroll down' },
+  { layer: 'view', views: SCROLLING_VIEWS, keys: ['home', 'g'], intent: 'view.edge', arg: 'top', when: ['inputEmpty'], doc: 'the top' },
+  { layer: 'view', views: SCROLLING_VIEWS, keys: ['end', 'G'], intent: 'view.edge', arg: 'bottom', when: ['inputEmpty'], doc: 'the end' },
+  { layer: 'view', keys: ['escape'], intent: 'view.close', when: ['inputEmpty'], doc: 'close the view (with nothing typed)', cheat: true },
 
   // ── the input line ──
   // Saying why a request is denied: Enter sends the reason (or none), Esc on an empty line goes back.
-  { layer: 'input', keys: ['enter'], intent: 'ask.sendDenial', when: ['denying'] },
-  { layer: 'input', keys: ['escape'], intent: 'ask.cancelDenial', when: ['denying', 'inputEmpty'] },
-  { layer: 'input', keys: ['escape'], intent: 'input.clear', when: ['!inputEmpty'] },
+  { layer: 'input', keys: ['enter'], intent: 'ask.sendDenial', when: ['denying'], doc: 'saying no to a request: send why (or nothing)' },
+  { layer: 'input', keys: ['escape'], intent: 'ask.cancelDenial', when: ['denying', 'inputEmpty'], doc: 'saying no to a request, nothing typed: go back to the question' },
+  { layer: 'input', keys: ['escape'], intent: 'input.clear', when: ['!inputEmpty'], doc: 'clear what is typed', cheat: true },
   // The palette (typing '/'): ↑/↓ pick a command, Tab completes it, Enter runs it (or completes one that takes arguments).
-  { layer: 'input', keys: ['up'], intent: 'palette.select', arg: -1, when: ['paletteOpen'] },
-  { layer: 'input', keys: ['down'], intent: 'palette.select', arg: 1, when: ['paletteOpen'] },
-  { layer: 'input', keys: ['tab'], intent: 'palette.complete', when: ['paletteOpen'] },
-  { layer: 'input', keys: ['enter'], intent: 'palette.pick', when: ['paletteOpen'] },
-  { layer: 'input', keys: ['enter'], intent: 'input.submit' },
-  { layer: 'input', keys: ['tab'], intent: 'input.complete', when: ['slashLine'] },
+  { layer: 'input', keys: ['up'], intent: 'palette.select', arg: -1, when: ['paletteOpen'], doc: 'in the palette (typing /): pick the command above' },
+  { layer: 'input', keys: ['down'], intent: 'palette.select', arg: 1, when: ['paletteOpen'], doc: 'in the palette: pick the command below' },
+  { layer: 'input', keys: ['tab'], intent: 'palette.complete', when: ['paletteOpen'], doc: 'in the palette: complete the command' },
+  { layer: 'input', keys: ['enter'], intent: 'palette.pick', when: ['paletteOpen'], doc: 'in the palette: run the command (or complete one that takes arguments)' },
+  { layer: 'input', keys: ['enter'], intent: 'input.submit', doc: 'send the input to the agent in view: a prompt for the lead, a message for a teammate', cheat: true },
+  { layer: 'input', keys: ['tab'], intent: 'input.complete', when: ['slashLine'], doc: "on a /command's argument: complete it (again: the next choice)" },
   // In a multi-line input ↑/↓ move between its lines; from the first or last line they walk the history.
-  { layer: 'input', keys: ['up'], intent: 'cursor.up', when: ['!cursorOnFirstLine'] },
-  { layer: 'input', keys: ['down'], intent: 'cursor.down', when: ['!cursorOnLastLine'] },
-  { layer: 'input', keys: ['up'], intent: 'history.previous' },
-  { layer: 'input', keys: ['down'], intent: 'history.next' },
-  { layer: 'input', keys: ['left'], intent: 'cursor.left' },
-  { layer: 'input', keys: ['right'], intent: 'cursor.right' },
-  { layer: 'input', keys: ['ctrl+a'], intent: 'cursor.home' },
-  { layer: 'input', keys: ['ctrl+e'], intent: 'cursor.end' },
+  { layer: 'input', keys: ['up'], intent: 'cursor.up', when: ['!cursorOnFirstLine'], doc: 'in a multi-line input: the line above' },
+  { layer: 'input', keys: ['down'], intent: 'cursor.down', when: ['!cursorOnLastLine'], doc: 'in a multi-line input: the line below' },
+  { layer: 'input', keys: ['up'], intent: 'history.previous', doc: 'the previous input from the history' },
+  { layer: 'input', keys: ['down'], intent: 'history.next', doc: 'the next input from the history' },
+  { layer: 'input', keys: ['left'], intent: 'cursor.left', doc: 'move the cursor left' },
+  { layer: 'input', keys: ['right'], intent: 'cursor.right', doc: 'move the cursor right' },
+  { layer: 'input', keys: ['ctrl+a'], intent: 'cursor.home', doc: 'to the start of the line' },
+  { layer: 'input', keys: ['ctrl+e'], intent: 'cursor.end', doc: 'to the end of the line' },
   // Home/End edit a line being typed; on an empty input they go to the top or end of the pane.
-  { layer: 'input', keys: ['home'], intent: 'cursor.home', when: ['!inputEmpty'] },
-  { layer: 'input', keys: ['end'], intent: 'cursor.end', when: ['!inputEmpty'] },
-  { layer: 'input', keys: ['backspace'], intent: 'input.deleteLeft' },
-  { layer: 'input', keys: ['delete'], intent: 'input.deleteRight' },
-  { layer: 'input', keys: ['ctrl+u'], intent: 'input.clear' },
-  { layer: 'input', keys: ['ctrl+w'], intent: 'input.deleteWordLeft' },
-  { layer: 'input', keys: ['ctrl+j'], intent: 'input.newline' },
+  { layer: 'input', keys: ['home'], intent: 'cursor.home', when: ['!inputEmpty'], doc: 'with text typed: to the start of the line' },
+  { layer: 'input', keys: ['end'], intent: 'cursor.end', when: ['!inputEmpty'], doc: 'with text typed: to the end of the line' },
+  { layer: 'input', keys: ['backspace'], intent: 'input.deleteLeft', doc: 'delete the character before the cursor' },
+  { layer: 'input', keys: ['delete'], intent: 'input.deleteRight', doc: 'delete the character under the cursor' },
+  { layer: 'input', keys: ['ctrl+u'], intent: 'input.clear', doc: 'clear the input' },
+  { layer: 'input', keys: ['ctrl+w'], intent: 'input.deleteWordLeft', doc: 'delete the word before the cursor' },
+  { layer: 'input', keys: ['ctrl+j'], intent: 'input.newline', doc: 'a new line in the input (so does \\ then Enter)' },
 
   // ── panes and the console ──
   // The question in the pane in view: 1 yes, 2 yes and allow from now on, 3 no (ask-box.ts).
-  ...(['1', '2', '3'] as const).map((key): ConsoleBinding => ({ layer: 'global', keys: [key], intent: 'ask.answer', arg: key, when: ['askInView', 'inputEmpty'], exactKey: true })),
-  { layer: 'global', keys: ['ctrl+c'], intent: 'agent.interrupt', when: ['agentBusy'] },
-  { layer: 'global', keys: ['ctrl+c'], intent: 'input.clear', when: ['!inputEmpty'] },
-  { layer: 'global', keys: ['ctrl+c'], intent: 'console.quit' },
-  { layer: 'global', keys: ['escape'], intent: 'agent.interrupt' },
-  { layer: 'global', keys: ['ctrl+t'], intent: 'view.toggle', arg: 'tasks' },
-  { layer: 'global', keys: ['ctrl+y'], intent: 'view.toggle', arg: 'approvals' },
-  { layer: 'global', keys: ['ctrl+g'], intent: 'view.toggle', arg: 'grid' },
-  { layer: 'global', keys: ['ctrl+o'], intent: 'pane.toggleToolResults' },
-  { layer: 'global', keys: ['ctrl+f'], intent: 'search.open' },
-  { layer: 'global', keys: ['alt+m'], intent: 'mouse.toggle', exactKey: true },
-  { layer: 'global', keys: ['tab'], intent: 'pane.next' },
-  { layer: 'global', keys: ['shift+tab'], intent: 'pane.previous' },
-  ...Array.from({ length: 9 }, (_, index): ConsoleBinding => ({ layer: 'global', keys: [`alt+${index + 1}`], intent: 'pane.jump', arg: index })),
-  { layer: 'global', keys: ['pageup'], intent: 'pane.pageUp' },
-  { layer: 'global', keys: ['pagedown'], intent: 'pane.pageDown' },
-  { layer: 'global', keys: ['wheelup'], intent: 'pane.scroll', arg: WHEEL_ROWS },
-  { layer: 'global', keys: ['wheeldown'], intent: 'pane.scroll', arg: -WHEEL_ROWS },
-  { layer: 'global', keys: ['home'], intent: 'pane.top' },
-  { layer: 'global', keys: ['end'], intent: 'pane.bottom' },
+  ...(['1', '2', '3'] as const).map((key): ConsoleBinding => ({ layer: 'global', keys: [key], intent: 'ask.answer', arg: key, when: ['askInView', 'inputEmpty'], exactKey: true, doc: ASK_DOC, cheat: true })),
+  { layer: 'global', keys: ['ctrl+c'], intent: 'agent.interrupt', when: ['agentBusy'], doc: 'interrupt the agent in view while it works', cheat: true },
+  { layer: 'global', keys: ['ctrl+c'], intent: 'input.clear', when: ['!inputEmpty'], doc: 'clear what is typed', cheat: true },
+  { layer: 'global', keys: ['ctrl+c'], intent: 'console.quit', doc: 'quit (press it twice)', cheat: true },
+  { layer: 'global', keys: ['escape'], intent: 'agent.interrupt', doc: 'interrupt the agent in view', cheat: true },
+  { layer: 'global', keys: ['ctrl+t'], intent: 'view.toggle', arg: 'tasks', doc: 'the task board', cheat: true },
+  { layer: 'global', keys: ['ctrl+y'], intent: 'view.toggle', arg: 'approvals', doc: 'the needs-you queue: every question of every agent', cheat: true },
+  { layer: 'global', keys: ['ctrl+g'], intent: 'view.toggle', arg: 'grid', doc: "the grid: every agent's latest output at once", cheat: true },
+  { layer: 'global', keys: ['ctrl+o'], intent: 'pane.toggleToolResults', doc: 'show or hide tool results in the pane (edits as a diff)' },
+  { layer: 'global', keys: ['ctrl+f'], intent: 'search.open', doc: 'search the pane', cheat: true },
+  { layer: 'global', keys: ['alt+m'], intent: 'mouse.toggle', exactKey: true, doc: 'mouse capture on or off (on: the wheel scrolls, Shift+drag selects)' },
+  { layer: 'global', keys: ['tab'], intent: 'pane.next', doc: 'the next pane', cheat: true },
+  { layer: 'global', keys: ['shift+tab'], intent: 'pane.previous', doc: 'the previous pane', cheat: true },
+  ...Array.from({ length: 9 }, (_, index): ConsoleBinding => ({ layer: 'global', keys: [`alt+${index + 1}`], intent: 'pane.jump', arg: index, doc: 'jump to a pane', label: 'Alt+1 … Alt+9', cheat: true })),
+  { layer: 'global', keys: ['pageup'], intent: 'pane.pageUp', doc: 'scroll the pane a page up' },
+  { layer: 'global', keys: ['pagedown'], intent: 'pane.pageDown', doc: 'scroll the pane a page down' },
+  { layer: 'global', keys: ['wheelup'], intent: 'pane.scroll', arg: WHEEL_ROWS, doc: 'scroll the pane up' },
+  { layer: 'global', keys: ['wheeldown'], intent: 'pane.scroll', arg: -WHEEL_ROWS, doc: 'scroll the pane down' },
+  { layer: 'global', keys: ['home'], intent: 'pane.top', doc: 'with nothing typed: the top of the pane' },
+  { layer: 'global', keys: ['end'], intent: 'pane.bottom', doc: "with nothing typed: back to the pane's end" },
   // Scrolled up, the pane reads like a pager: g and G to the top and the end. ('/' stays the
   // palette, scrolled or not: a command is what a person who types '/' wants; Ctrl+F searches.)
-  { layer: 'global', keys: ['g'], intent: 'pane.top', when: ['inputEmpty', 'paneScrolled'], exactKey: true },
-  { layer: 'global', keys: ['G'], intent: 'pane.bottom', when: ['inputEmpty', 'paneScrolled'], exactKey: true },
+  { layer: 'global', keys: ['g'], intent: 'pane.top', when: ['inputEmpty', 'paneScrolled'], exactKey: true, doc: 'while scrolled up, nothing typed: the top of the pane' },
+  { layer: 'global', keys: ['G'], intent: 'pane.bottom', when: ['inputEmpty', 'paneScrolled'], exactKey: true, doc: "while scrolled up, nothing typed: back to the pane's end" },
 
   // ── typing ── (an unbound Alt+key types the key: see keymap.ts)
-  { layer: 'typing', keys: [TEXT], intent: 'input.insert' },
+  { layer: 'typing', keys: [TEXT], intent: 'input.insert', doc: 'type into the input' },
 ];
 
 export const CONSOLE_KEYMAP: Keymap<IntentName> = compileKeymap(CONSOLE_BINDINGS);

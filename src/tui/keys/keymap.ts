@@ -37,6 +37,12 @@ export interface Binding<I extends string = string> {
   when?: readonly Condition[];
   /** Only the key as written, never one with extra modifiers loosened off (Alt+y may be Esc then y). */
   exactKey?: boolean;
+  /** One line saying what it does, for /help and the docs (key-docs.ts). */
+  doc?: string;
+  /** The keys as the docs write them, where listing each would be long ("Alt+1 … Alt+9"). */
+  label?: string;
+  /** One of the few keys the README's cheat-sheet lists. */
+  cheat?: boolean;
 }
 
 interface Compiled<I extends string> {

@@ -6,7 +6,8 @@ import { DELIVERED_TAIL } from '../../../src/runtime/store/file/file-bus.js';
 import { FileBus } from '../../../src/runtime/store/file/file-bus.js';
 import { type Message, UnknownRecipientError } from '../../../src/runtime/store/bus.js';
 import { EventHub, type HuddleEvent } from '../../../src/runtime/events/events.js';
-import { formatInbox, messageTools } from '../../../src/runtime/tools/message-tools.js';
+import { formatInbox } from '../../../src/runtime/inbox.js';
+import { messageTools } from '../../../src/runtime/tools/message-tools.js';
 import type { ToolContext } from '../../../src/runtime/tools/types.js';
 import { bundleFixture, runFixture } from './fixtures/bundle.js';
 

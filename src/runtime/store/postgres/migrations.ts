@@ -158,6 +158,13 @@ CREATE TABLE huddle_ops (
 );
 `,
   },
+  {
+    version: 2,
+    name: 'when a team was archived (retention of archived teams)',
+    sql: `
+ALTER TABLE huddle_teams ADD COLUMN archived_at timestamptz;
+`,
+  },
 ];
 
 /** Any number: all huddle processes on a database agree on it (it says "huddle migrations"). */

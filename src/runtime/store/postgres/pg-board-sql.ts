@@ -5,7 +5,6 @@ import type pg from 'pg';
 import type { Task, TaskChange } from '../board/task.js';
 import { LoadedView, type StoredRow } from './pg-board-view.js';
 import { toJsonb } from './pg-json.js';
-import { PROCESS_ORIGIN } from './team-channel.js';
 
 /** Selects a task with its blockers (as JSON), for a claim to judge it in one round trip. */
 export const WITH_BLOCKERS = `SELECT t.id, t.data,
@@ -59,13 +58,12 @@ export function lockedView(rows: Array<StoredRow & { locked: boolean }>, ids: nu
 
 /**
  * The statement that writes every changed task (new ones inserted), marks them with the
- * transaction's token, records the result under it (when given) and sends the NOTIFY.
+ * transaction's token. The NOTIFY is sent after the commit (pg-board.ts), not in it.
  */
-export function storeChanges(team: string, changes: TaskChange[], options: { token: string; channel: string; quiet?: boolean }): [string, unknown[]] {
+export function storeChanges(team: string, changes: TaskChange[], options: { token: string }): [string, unknown[]] {
   // One row per task: the last change of it wins (a plan never changes one task twice, but be sure).
   const byId = new Map<number, { id: number; created: boolean; action: string; data: Task }>();
   for (const { action, task } of changes) byId.set(task.id, { id: task.id, created: action === 'created' || byId.get(task.id)?.created === true, action, data: task });
-  const notice = JSON.stringify({ k: 'b', ids: [...byId.keys()], o: PROCESS_ORIGIN });
   return [
     `WITH c AS (SELECT * FROM jsonb_to_recordset($2::jsonb) AS c(id bigint, created boolean, action text, data jsonb)),
      ins AS (
@@ -82,8 +80,8 @@ export function storeChanges(team: string, changes: TaskChange[], options: { tok
          FROM c WHERE NOT c.created AND t.team = $1 AND t.id = c.id
        RETURNING t.id
      )
-     SELECT (SELECT count(*) FROM ins) + (SELECT count(*) FROM upd) AS written, CASE WHEN $6::boolean THEN NULL ELSE pg_notify($4, $5) END`,
-    [team, toJsonb([...byId.values()]), options.token, options.channel, notice, options.quiet === true],
+     SELECT (SELECT count(*) FROM ins) + (SELECT count(*) FROM upd) AS written`,
+    [team, toJsonb([...byId.values()]), options.token],
   ];
 }
 

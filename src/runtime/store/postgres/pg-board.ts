@@ -292,7 +292,7 @@ export class PgBoard implements Board {
     first: { sql: string; params: unknown[] },
     work: (client: pg.PoolClient, read: pg.QueryResult | undefined) => Promise<TaskChange | undefined>,
   ): Promise<Task | undefined> {
-    const { team, channel } = this.#ctx;
+    const { team } = this.#ctx;
     const change = await this.#guard(() =>
       write(
         this.#ctx,
@@ -302,7 +302,7 @@ export class PgBoard implements Board {
           const stamped = stamp(planned);
           // A claim makes nothing claimable for anyone: no NOTIFY wakes the team for it (the lead's
           // process still sees it, as the claimer's task event, in its board listeners).
-          tx.finish(...storeChanges(team, [stamped], { token, channel: channel.channel, quiet: true }));
+          tx.finish(...storeChanges(team, [stamped], { token }));
           return stamped;
         },
         {
@@ -352,8 +352,8 @@ export class PgBoard implements Board {
 
   /**
    * One board transaction under the board lock (`exclusive`, or shared with claims): `work`, then
-   * every row it changed, its record under the token and the NOTIFY, in one statement; then, once
-   * committed, the task events and this process's listeners.
+   * every row it changed and its record under the token, in one statement; then, once committed,
+   * the task events, this process's listeners and (coalesced, team-channel.ts) the NOTIFY.
    */
   async #transaction<T>(
     by: string,
@@ -362,14 +362,19 @@ export class PgBoard implements Board {
     rebuild: (changes: TaskChange[]) => T | undefined,
     work: (client: pg.PoolClient, read: pg.QueryResult | undefined) => Promise<Outcome<T>>,
   ): Promise<T> {
-    const { team, channel } = this.#ctx;
-    const outcome = await this.#guard(() =>
+    const { team, channel, record } = this.#ctx;
+    type Recorder = Parameters<Parameters<NonNullable<typeof record>['around']>[0]>[0];
+    const run = (recordIn?: Recorder) =>
       write(
         this.#ctx,
         async (client, token, tx) => {
           const result = await work(client, tx.first);
           const stamped = result.changes.map((change) => stamp(change));
-          if (stamped.length) tx.finish(...storeChanges(team, stamped, { token, channel: channel.channel }));
+          if (stamped.length) {
+            // The change's task events (and this host's events before them) commit with it (pg-events.ts).
+            await recordIn?.(client, stamped.map(({ action, task }) => ({ agent: by, type: 'task', action, task })));
+            tx.finish(...storeChanges(team, stamped, { token }));
+          }
           return { value: result.value, changes: stamped };
         },
         {
@@ -382,9 +387,10 @@ export class PgBoard implements Board {
             return value === undefined ? undefined : { value, changes };
           },
         },
-      ),
-    );
+      );
+    const outcome = await this.#guard(() => (record ? record.around((recordIn) => run(recordIn)) : run()));
     this.#announce(by, outcome.changes);
+    if (outcome.changes.length) channel.announce(this.#ctx.db, { k: 'b', ids: outcome.changes.map((change) => change.task.id) });
     return outcome.value as T;
   }
 

@@ -13,6 +13,18 @@ export interface PgContext {
   host: string;
   fence: Fence;
   hub: EventHub;
+  /** The event record, once open: a board change writes its task events (and what was buffered before them) in its own transaction. */
+  record?: InTransactionRecord;
+}
+
+/** Writes events inside another write's transaction (pg-events.ts). */
+export interface InTransactionRecord {
+  /**
+   * Runs `work` with no batch of the record being written meanwhile (so this host's events keep
+   * their order); `work` calls `write(client, events)` in its transaction to store what is buffered
+   * and `events`, which the record then does not store again when they are emitted.
+   */
+  around<T>(work: (write: (client: pg.ClientBase, events: Array<{ agent: string; type: string; [field: string]: unknown }>) => Promise<void>) => Promise<T>): Promise<T>;
 }
 
 /** A fenced write transaction of this team (see pg-database.ts for the options). */

@@ -17,6 +17,7 @@ import pg from 'pg';
 import { StoreError, StoreUnavailableError, StoreWriteError } from '../store-errors.js';
 import { isCurrent, migrate } from './migrations.js';
 import { toJsonb } from './pg-json.js';
+import { Reachability } from './pg-reachability.js';
 
 /** The host a store writes for, the lease epoch it holds, and whether it knows it lost it; undefined: not fenced. */
 export type Fence = () => { host: string; epoch: number; lost?: boolean } | undefined;
@@ -114,7 +115,22 @@ export interface DatabaseOptions {
   idleInTransactionMs: number;
   /** A statement waits this long for a lock, then the transaction runs again. */
   lockTimeoutMs: number;
+  /** Connections in the pool (each process has one pool per database, plus the listener's and the lease's). */
+  poolSize?: number;
+  /**
+   * What sits between this process and the server. A pooler refuses startup parameters it does not
+   * know (PgBouncer): none are sent through one. One that hands out a server connection per
+   * transaction (PgBouncer pool_mode=transaction) also gets no named prepared statements (the next
+   * transaction may run on another server connection). The timeouts are set per transaction either way.
+   */
+  pooler?: Pooler;
 }
+
+/** What sits between huddle and the server (the `postgres.pooler` setting). */
+export type Pooler = 'none' | 'session' | 'transaction';
+
+/** How many connections a pool holds unless the settings say otherwise. */
+export const DEFAULT_POOL_SIZE = 12;
 
 const pools = new Map<string, { db: Database; opening: Promise<Database>; users: number }>();
 
@@ -127,29 +143,39 @@ export class Database {
   private constructor(connectionString: string, options: DatabaseOptions) {
     this.connectionString = connectionString;
     this.#options = options;
+    this.reachability = Reachability.of(connectionString);
     this.pool = new pg.Pool({
       connectionString,
-      max: 12,
+      max: options.poolSize ?? DEFAULT_POOL_SIZE,
       idleTimeoutMillis: 30_000,
       connectionTimeoutMillis: Math.min(10_000, options.queryTimeoutMs),
+      // TCP keepalives: a connection left half open by a cut link fails within a minute or so
+      // instead of the kernel's two hours (the server's side: askServerKeepalives).
       keepAlive: true,
       keepAliveInitialDelayMillis: 1_000,
       query_timeout: options.queryTimeoutMs,
-      idle_in_transaction_session_timeout: options.idleInTransactionMs,
-      lock_timeout: options.lockTimeoutMs,
-      // Prepared statements keep one plan (every statement here is keyed by team and id; planning a
-      // board change cost more than running it).
-      options: '-c plan_cache_mode=force_generic_plan',
+      // Where startup parameters pass, the timeouts hold for the whole session too (the single
+      // statements outside a write transaction, such as the sweep's); a pooler refuses them, and
+      // the writes set them per transaction either way (fenceAndLock). The URL's own `options`
+      // (a search_path, say) pass through untouched.
+      ...(options.pooler && options.pooler !== 'none' ? {} : { idle_in_transaction_session_timeout: options.idleInTransactionMs, lock_timeout: options.lockTimeoutMs }),
       application_name: 'huddle',
     });
     // A client whose connection drops must not crash the process, idle or checked out between two
     // statements: the next statement on it fails (a connection error), and the pool replaces it.
+    // (Not a sign the server is away by itself: one connection may be ended on purpose. What is
+    // tried next and fails says that.)
     this.pool.on('error', () => undefined);
     this.pool.on('connect', (client) => {
       client.on('error', () => undefined);
       coalesceWrites(client);
+      if (options.pooler === 'transaction') unnameStatements(client);
+      else if (!options.pooler || options.pooler === 'none') askServerKeepalives(client);
     });
   }
+
+  /** Whether this process reaches the database now (the status a person reads while it does not). */
+  readonly reachability: Reachability;
 
   /**
    * The process's pool for this database (migrated on first use); release it with close(). A
@@ -242,7 +268,7 @@ export class Database {
       try {
         // BEGIN travels with the fence check and the lock: one round trip.
         began = true;
-        const first = await fenceAndLock(client, options);
+        const first = await fenceAndLock(client, options, this.#options);
         if (token && uncertain) {
           const done = options.recover
             ? await options.recover(client, token)
@@ -280,13 +306,16 @@ export class Database {
     for (let tries = 0; ; tries++) {
       if (this.#closed) throw new StoreWriteError("the team's database connection was closed");
       try {
-        return await attempt();
+        const result = await attempt();
+        this.reachability.up();
+        return result;
       } catch (error) {
         if (isConflict(error) && Date.now() < deadline) {
           await sleep(Math.random() * Math.min(50, 2 + tries * 2));
           continue;
         }
         if (!isConnectionError(error)) throw error;
+        this.reachability.down(error);
         if (Date.now() >= deadline) throw unreachable(error, this.connectionString);
         await sleep(delay);
         delay = Math.min(1_000, delay * 2);
@@ -322,11 +351,13 @@ function inline(client: pg.ClientBase, sql: string, params: unknown[]): string {
  * write to finish (and every later write sees the host lapsed), while the host's own renewals (a
  * plain UPDATE of the lease) are never held up by its writes.
  */
-async function fenceAndLock(client: pg.ClientBase, options: WriteOptions<unknown>): Promise<pg.QueryResult | undefined> {
+async function fenceAndLock(client: pg.ClientBase, options: WriteOptions<unknown>, database: DatabaseOptions): Promise<pg.QueryResult | undefined> {
   const held = options.fence?.();
   const lock = options.lock;
   const fn = lock?.shared ? 'pg_advisory_xact_lock_shared' : 'pg_advisory_xact_lock';
-  const statements = ['BEGIN'];
+  // The timeouts hold for this transaction whatever sits in between: a pooler passes no startup
+  // parameters on (and a session-mode PgBouncer with ignore_startup_parameters drops them silently).
+  const statements = ['BEGIN', ...transactionSettings(database)];
   if (held) {
     const select = lock ? `${fn}($4, hashtext($5))` : '1';
     const sql = `SELECT ${select} FROM huddle_hosts WHERE team = $1 AND host = $2 AND epoch = $3 AND state = 'live' AND lease_until > now() FOR KEY SHARE`;
@@ -336,8 +367,44 @@ async function fenceAndLock(client: pg.ClientBase, options: WriteOptions<unknown
   }
   const answer = await client.query(statements.join('; '));
   const results = (Array.isArray(answer) ? answer : [answer]) as pg.QueryResult[];
-  if (held && (results[1]?.rows.length ?? 0) === 0) throw new StoreFencedError(held.host);
+  if (held && (results.at(-1)?.rows.length ?? 0) === 0) throw new StoreFencedError(held.host);
   return options.first ? await client.query(prepared(options.first.sql, options.first.params)) : undefined;
+}
+
+/**
+ * The server's side of a connection keeps TCP keepalives too (tcp_keepalives_* are per session):
+ * the backend of a client that vanished behind a cut link ends within a minute and a half instead
+ * of the kernel's two hours, and frees what it held. Sent ahead of the connection's first
+ * statement (the client queues it first); not through a pooler, whose server connections are its own.
+ */
+export function askServerKeepalives(client: pg.ClientBase): void {
+  void client.query('SET tcp_keepalives_idle = 30; SET tcp_keepalives_interval = 10; SET tcp_keepalives_count = 6').catch(() => undefined);
+}
+
+/** The SET LOCAL statements every write transaction starts with. */
+function transactionSettings(options: DatabaseOptions): string[] {
+  return [
+    `SET LOCAL lock_timeout = ${Math.floor(options.lockTimeoutMs)}`,
+    `SET LOCAL idle_in_transaction_session_timeout = ${Math.floor(options.idleInTransactionMs)}`,
+    // Prepared statements (only writes use them) keep one plan: every statement here is keyed by
+    // team and id, and planning a board change cost more than running it.
+    'SET LOCAL plan_cache_mode = force_generic_plan',
+  ];
+}
+
+/**
+ * Behind a transaction pooler a named statement prepared on one server connection is unknown on
+ * the next: every statement of this client is sent unnamed (parsed each time, as any query).
+ */
+function unnameStatements(client: pg.ClientBase): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as unknown as { query: (...args: unknown[]) => unknown }).query = (config: unknown, ...rest: unknown[]) => {
+    if (config && typeof config === 'object' && 'name' in config) {
+      const { name: _name, ...unnamed } = config as pg.QueryConfig;
+      return query(unnamed, ...rest);
+    }
+    return query(config, ...rest);
+  };
 }
 
 /**
@@ -364,6 +431,9 @@ function unreachable(error: unknown, connectionString: string): StoreError {
   return new StoreWriteError(`cannot reach the team's database at ${host}: ${(error as Error).message}`);
 }
 
+/** What Node's TLS says of a certificate no CA it was given vouches for. */
+const TLS_UNTRUSTED = new Set(['SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'UNABLE_TO_GET_ISSUER_CERT', 'CERT_UNTRUSTED']);
+
 /** A first connection that fails says why in one line (no server there, a wrong password, no such database). */
 export function describeConnectError(error: unknown, display: string): StoreUnavailableError {
   const e = error as { code?: string; message?: string };
@@ -374,6 +444,16 @@ export function describeConnectError(error: unknown, display: string): StoreUnav
         ? 'the server refused the user or password'
         : e.code === '3D000'
           ? 'there is no such database (create it first)'
-          : (e.message ?? String(error));
+          : TLS_UNTRUSTED.has(e.code ?? '')
+            ? `the server's certificate is not trusted (${e.message}): name the CA that signed it with sslrootcert=FILE (sslmode=verify-full), or add uselibpqcompat=true to sslmode=require to encrypt without verifying`
+            : e.code === 'ERR_TLS_CERT_ALTNAME_INVALID'
+              ? `the server's certificate is for another name (${e.message}): connect by the name it was made for`
+              : /does not support SSL/i.test(e.message ?? '')
+                ? 'the server does not speak TLS: remove sslmode from the URL, or turn ssl on at the server'
+                : /unsupported startup parameter/i.test(e.message ?? '')
+                  ? `a connection pooler sits in between and refuses huddle's startup parameters (${e.message}): set postgres.pooler to "session" or "transaction" in the settings, as its pool mode is`
+                : e.code === 'ENOENT' && /ssl|\.pem|\.crt|\.key/i.test(e.message ?? '')
+                  ? `a certificate file the URL names is not there (${e.message})`
+                  : (e.message ?? String(error));
   return new StoreUnavailableError(`cannot open the team on ${display}: ${why}`);
 }

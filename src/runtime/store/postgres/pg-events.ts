@@ -5,6 +5,15 @@
 // host's batches are written one after another, so its sequence numbers grow in commit order:
 // a follower reads "this host's events after the last one I saw" and misses none.
 //
+// A streamed response is thousands of text_delta events: the deltas an agent streams between two
+// flushes are stored as one (their texts joined, the first one's time), so the record holds one
+// row per agent per flush for them, not one per token. Every reader (resume's transcripts, the
+// mirrored console, the run record) joins deltas anyway, so it reads the same text.
+//
+// A board change (a completion, say) writes its task events in its own transaction, with every
+// event of this host buffered before them (`around`): a host cut off right after the change
+// leaves a record that still says so. Those events are not stored again when they are emitted.
+//
 // Mirroring (the lead's process): events other hosts wrote are emitted on this process's hub with
 // their `host`, so the console, `--json` and the run record see remote agents as if they ran
 // here. Mirrored events are never written back (they carry `host`) nor counted as spend.
@@ -12,6 +21,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { writeJsonAtomic } from '../../fs/atomic-file.js';
+import type pg from 'pg';
 import type { EventHub, EventType, HuddleEvent } from '../../events/events.js';
 import { scrub } from '../../secrets.js';
 import type { EventStore, LoggedEvent } from '../event-store.js';
@@ -30,9 +40,23 @@ export interface PgEventStoreOptions {
   onFailure?: (error: StoreError) => void;
 }
 
+/** What tells a task event written in a change's transaction from the one emitted after it. */
+function inTransactionKey(event: HuddleEvent): string {
+  const { action, task } = event as { action?: unknown; task?: { id?: unknown; updated_at?: unknown } };
+  return `${event.agent}\0${String(action)}\0${String(task?.id)}\0${String(task?.updated_at)}`;
+}
+
 /** Events with `host` came from another process: not ours to record. */
 export function isMirrored(event: HuddleEvent): boolean {
   return (event as { host?: unknown }).host !== undefined;
+}
+
+interface Buffered {
+  uid: string;
+  agent: string;
+  /** The scrubbed JSON; for a text_delta, made when it is flushed (a secret split across deltas is scrubbed too). */
+  body?: string;
+  delta?: HuddleEvent & { text: string };
 }
 
 const BATCH = 500;
@@ -43,13 +67,17 @@ export class PgEventStore implements EventStore {
   readonly #ctx: PgContext;
   readonly #options: PgEventStoreOptions;
   readonly #secrets: string[];
-  readonly #buffer: Array<{ uid: string; agent: string; body: string }> = [];
+  readonly #buffer: Buffered[] = [];
+  /** Per agent, its text_delta still in the buffer that its next deltas join (until it is flushed or another event of the agent comes). */
+  readonly #openDelta = new Map<string, Buffered>();
   readonly #unsubscribe: () => void;
   #flushing: Promise<void> = Promise.resolve();
   #timer: NodeJS.Timeout | undefined;
   /** The write that failed: nothing more is recorded, and settled() says so (nothing is acked unrecorded). */
   #failure: StoreError | undefined;
   #closed = false;
+  /** Events stored inside another transaction (`around`), by what identifies them, not to be stored again when emitted. */
+  readonly #storedAlready = new Set<string>();
   /** Mirroring: the last sequence number seen per host, and where mirroring started. */
   readonly #seen = new Map<string, number>();
   #baseline = 0;
@@ -73,8 +101,76 @@ export class PgEventStore implements EventStore {
 
   #record(event: HuddleEvent): void {
     if (this.#failure || this.#closed || isMirrored(event)) return;
-    this.#buffer.push({ uid: randomUUID(), agent: event.agent, body: fromJsonText(scrub(JSON.stringify(event), this.#secrets)) });
+    if (event.type === 'task' && this.#storedAlready.delete(inTransactionKey(event))) return;
+    if (event.type === 'text_delta' && typeof event.text === 'string') {
+      const open = this.#openDelta.get(event.agent);
+      if (open?.delta) open.delta.text += event.text;
+      else {
+        const entry: Buffered = { uid: randomUUID(), agent: event.agent, delta: { ...event } };
+        this.#openDelta.set(event.agent, entry);
+        this.#buffer.push(entry);
+      }
+    } else {
+      this.#openDelta.delete(event.agent);
+      this.#buffer.push({ uid: randomUUID(), agent: event.agent, body: this.#scrubbed(event) });
+    }
     this.#timer ??= setTimeout(() => this.#flushNow(), FLUSH_MS);
+  }
+
+  /** See InTransactionRecord (pg-context.ts). */
+  around<T>(work: (write: (client: pg.ClientBase, events: Array<{ agent: string; type: string; [field: string]: unknown }>) => Promise<void>) => Promise<T>): Promise<T> {
+    let taken: Buffered[] | undefined;
+    let buffered = 0;
+    let keys: string[] = [];
+    const writeIn = async (client: pg.ClientBase, events: Array<{ agent: string; type: string; [field: string]: unknown }>): Promise<void> => {
+      if (this.#failure || this.#closed) return;
+      // A retried transaction writes the same rows again (same uids: stored once).
+      if (!taken) {
+        clearTimeout(this.#timer);
+        this.#timer = undefined;
+        taken = this.#buffer.splice(0);
+        buffered = taken.length;
+        this.#openDelta.clear();
+        for (const entry of taken) entry.body ??= this.#scrubbed(entry.delta!);
+        const ts = new Date().toISOString();
+        for (const event of events) {
+          const full = { ts, ...event } as unknown as HuddleEvent;
+          taken.push({ uid: randomUUID(), agent: event.agent, body: this.#scrubbed(full) });
+          if (full.type === 'task') keys.push(inTransactionKey(full));
+        }
+      }
+      if (!taken.length) return;
+      const { team, host } = this.#ctx;
+      await client.query(
+        `INSERT INTO huddle_events (team, host, uid, agent, body)
+         SELECT $1, $2, uid, agent, body::jsonb FROM unnest($3::text[], $4::text[], $5::text[]) AS e(uid, agent, body)
+         ON CONFLICT (uid) DO NOTHING`,
+        [team, host, taken.map((e) => e.uid), taken.map((e) => e.agent), taken.map((e) => e.body!)],
+      );
+    };
+    const run = this.#flushing.then(async () => {
+      try {
+        const value = await work(writeIn);
+        for (const key of keys) this.#storedAlready.add(key);
+        if (taken?.length) this.#ctx.channel.announce(this.#ctx.db, { k: 'e', h: this.#ctx.host });
+        return value;
+      } catch (error) {
+        // Not written: what was taken from the buffer goes back (the change's own events were never emitted).
+        if (taken) this.#buffer.unshift(...taken.slice(0, buffered));
+        keys = [];
+        if (this.#buffer.length) this.#timer ??= setTimeout(() => this.#flushNow(), FLUSH_MS);
+        throw error;
+      }
+    });
+    this.#flushing = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  #scrubbed(event: HuddleEvent): string {
+    return fromJsonText(scrub(JSON.stringify(event), this.#secrets));
   }
 
   #flushNow(): Promise<void> {
@@ -87,19 +183,23 @@ export class PgEventStore implements EventStore {
   async #flush(): Promise<void> {
     while (this.#buffer.length && !this.#failure) {
       const batch = this.#buffer.splice(0, BATCH);
+      for (const entry of batch) {
+        // Sealed: later deltas start a new row (this one is on its way).
+        if (this.#openDelta.get(entry.agent) === entry) this.#openDelta.delete(entry.agent);
+        entry.body ??= this.#scrubbed(entry.delta!);
+      }
       const { team, host, channel } = this.#ctx;
       try {
         await write(this.#ctx, async (_client, _token, tx) => {
           tx.finish(
-            `WITH ins AS (
-               INSERT INTO huddle_events (team, host, uid, agent, body)
-               SELECT $1, $2, uid, agent, body::jsonb FROM unnest($3::text[], $4::text[], $5::text[]) AS e(uid, agent, body)
-               ON CONFLICT (uid) DO NOTHING RETURNING seq
-             )
-             SELECT pg_notify($6, $7) WHERE EXISTS (SELECT 1 FROM ins)`,
-            [team, host, batch.map((e) => e.uid), batch.map((e) => e.agent), batch.map((e) => e.body), channel.channel, JSON.stringify({ k: 'e', h: host, o: PROCESS_ORIGIN })],
+            `INSERT INTO huddle_events (team, host, uid, agent, body)
+             SELECT $1, $2, uid, agent, body::jsonb FROM unnest($3::text[], $4::text[], $5::text[]) AS e(uid, agent, body)
+             ON CONFLICT (uid) DO NOTHING`,
+            [team, host, batch.map((e) => e.uid), batch.map((e) => e.agent), batch.map((e) => e.body!)],
           );
         });
+        // Not a NOTIFY per batch: one, after the commit, for every batch written meanwhile (team-channel.ts).
+        channel.announce(this.#ctx.db, { k: 'e', h: host });
       } catch (error) {
         this.#failure = error instanceof StoreError ? error : new StoreWriteError(`cannot record events in the team's database: ${(error as Error).message}`);
         this.#options.onFailure?.(this.#failure);

@@ -2,8 +2,10 @@
 // row with a lease it renews. Time is the database's (`now()`), so clocks of different machines
 // never disagree about a lease.
 //
-// Renewal uses a fresh connection each time (a pooled one may hang on a dead link); a renewal that
-// finds the lease lapsed (or its epoch moved on) means the host is lost for good. The host also
+// Renewal uses a connection of its own, held between renewals (a pooled one may wait behind the
+// team's work; a new one each time costs the server a backend start every few seconds), dropped
+// and made afresh when a renewal fails or times out (a dead link). A renewal that finds the lease
+// lapsed (or its epoch moved on) means the host is lost for good. The host also
 // gives up by itself when it could not renew for a whole lease. Every process of the team sweeps:
 // a worker whose lease lapsed is marked `lapsed` (its epoch moves on, which fences its writes),
 // then one sweeper hands its teammates over (onLapsed) and marks it `gone`.
@@ -13,9 +15,10 @@ import pg from 'pg';
 import { currentProcess } from '../../fs/process-identity.js';
 import type { Placement, PlacementSpec, TeamHosts } from '../hosts.js';
 import type { StoreError } from '../store-errors.js';
-import { StoreFencedError } from './pg-database.js';
+import { askServerKeepalives, StoreFencedError } from './pg-database.js';
 import { type PgContext, write } from './pg-context.js';
 import { toJsonb } from './pg-json.js';
+import { Reachability } from './pg-reachability.js';
 
 export interface HostRegistration {
   kind: 'lead' | 'join';
@@ -74,6 +77,7 @@ export class PgHosts implements TeamHosts {
   #renewTimer: NodeJS.Timeout | undefined;
   #sweepTimer: NodeJS.Timeout | undefined;
   #lastRenewed = Date.now();
+  #leaseClient: pg.Client | undefined;
   #closed = false;
   #sweeping = false;
   #serving: Serving | undefined;
@@ -153,29 +157,64 @@ export class PgHosts implements TeamHosts {
   async #renew(): Promise<boolean> {
     if (this.#closed || this.#lost) return true;
     const { leaseMs } = this.#registration;
-    const timeout = Math.max(300, Math.floor(leaseMs / 4));
-    const client = new pg.Client({ connectionString: this.#ctx.db.connectionString, connectionTimeoutMillis: timeout, query_timeout: timeout, application_name: 'huddle-lease' });
-    client.on('error', () => undefined);
+    const reachability = Reachability.of(this.#ctx.db.connectionString);
+    let client = this.#leaseClient;
     try {
-      await client.connect();
+      client ??= await this.#connectLeaseClient();
       const { rows } = await client.query(
         `UPDATE huddle_hosts SET lease_until = now() + lease_ms * interval '1 millisecond'
           WHERE team = $1 AND host = $2 AND epoch = $3 AND state = 'live' AND lease_until > now() RETURNING 1`,
         [this.#ctx.team, this.self, this.epoch],
       );
+      reachability.up();
       if (rows.length === 0) {
         this.#lose(await whyLost(client, this.#ctx.team, this.self).catch(() => undefined));
         return true;
       }
       this.#lastRenewed = Date.now();
       return true;
-    } catch {
-      // Could not reach the database: the next renewal tries again, until a whole lease went by.
+    } catch (error) {
+      if (this.#closed) return true;
+      // Could not reach the database: the next renewal tries again on a new connection, until a whole lease went by.
+      reachability.down(error);
+      if (client) this.#dropLeaseClient(client);
       if (Date.now() - this.#lastRenewed >= leaseMs) this.#lose();
       return false;
-    } finally {
-      void client.end().catch(() => undefined);
     }
+  }
+
+  async #connectLeaseClient(): Promise<pg.Client> {
+    const timeout = Math.max(300, Math.floor(this.#registration.leaseMs / 4));
+    const client = new pg.Client({
+      connectionString: this.#ctx.db.connectionString,
+      connectionTimeoutMillis: timeout,
+      query_timeout: timeout,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 1_000,
+      application_name: 'huddle-lease',
+    });
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      const { pooler } = this.#ctx.db.options;
+      if (!pooler || pooler === 'none') askServerKeepalives(client);
+    } catch (error) {
+      this.#dropLeaseClient(client);
+      throw error;
+    }
+    if (this.#closed) {
+      this.#dropLeaseClient(client);
+      throw new Error('closed');
+    }
+    this.#leaseClient = client;
+    return client;
+  }
+
+  #dropLeaseClient(client: pg.Client): void {
+    if (this.#leaseClient === client) this.#leaseClient = undefined;
+    void client.end().catch(() => undefined);
+    // A dead link may never finish ending: do not wait for it.
+    (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
   }
 
   #lose(why?: string): void {
@@ -351,6 +390,7 @@ export class PgHosts implements TeamHosts {
     this.#closed = true;
     clearTimeout(this.#renewTimer);
     clearTimeout(this.#sweepTimer);
+    if (this.#leaseClient) this.#dropLeaseClient(this.#leaseClient);
     this.#offChannel();
     for (const running of this.#serving?.running.values() ?? []) running.abort(new Error('the worker is stopping'));
     if (this.#lost) return;

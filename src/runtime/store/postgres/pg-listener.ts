@@ -4,6 +4,8 @@
 // (`resync`): a NOTIFY sent while it was away is lost, so nothing may depend on it alone.
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import { askServerKeepalives } from './pg-database.js';
+import { Reachability } from './pg-reachability.js';
 
 export interface ChannelHandler {
   notify(payload: string): void;
@@ -71,7 +73,7 @@ export class Listener {
       unsubscribe();
       throw error;
     }
-    if (fresh && this.#client) await this.#client.query(`LISTEN ${channel}`).catch(() => this.#fail());
+    if (fresh && this.#client) await this.#client.query(`LISTEN ${channel}`).catch((error: unknown) => this.#fail(undefined, error));
     return unsubscribe;
   }
 
@@ -83,8 +85,8 @@ export class Listener {
 
   async #connect(): Promise<void> {
     const client = new pg.Client({ connectionString: this.#connectionString, keepAlive: true, keepAliveInitialDelayMillis: 1_000, connectionTimeoutMillis: Math.max(2_000, this.#pingMs * 2), application_name: 'huddle-listen' });
-    client.on('error', () => this.#fail(client));
-    client.on('end', () => this.#fail(client));
+    client.on('error', (error) => this.#fail(client, error));
+    client.on('end', () => this.#fail(client, new Error('the connection ended')));
     client.on('notification', (message) => {
       const set = this.#handlers.get(message.channel);
       if (!set || message.payload === undefined) return;
@@ -92,13 +94,16 @@ export class Listener {
     });
     try {
       await client.connect();
+      askServerKeepalives(client);
       for (const channel of this.#handlers.keys()) await client.query(`LISTEN ${channel}`);
     } catch (error) {
       client.removeAllListeners('end');
       await client.end().catch(() => undefined);
+      Reachability.of(this.#connectionString).down(error);
       this.#scheduleRetry();
       throw error;
     }
+    Reachability.of(this.#connectionString).up();
     if (this.#closed) {
       await client.end().catch(() => undefined);
       return;
@@ -127,8 +132,9 @@ export class Listener {
   }
 
   /** The connection is gone (or must be dropped): reconnect, listen again, and have everyone re-read. */
-  #fail(client?: pg.Client): void {
+  #fail(client?: pg.Client, error: unknown = new Error('the listening connection stopped answering')): void {
     if (client && client !== this.#client) return;
+    if (!this.#closed) Reachability.of(this.#connectionString).down(error);
     const old = this.#client;
     this.#client = undefined;
     clearTimeout(this.#pingTimer);
@@ -151,7 +157,8 @@ export class Listener {
         () => undefined,
       );
     }, this.#retryDelay);
-    // Retrying through an outage must not keep a process that is otherwise done from exiting.
+    // Retrying through an outage must not keep a process that is otherwise done from exiting (an
+    // open team session holds the process for as long as it is open: pg-store.ts).
     this.#retryTimer.unref();
     this.#retryDelay = Math.min(1_000, this.#retryDelay * 2);
   }

@@ -59,7 +59,10 @@ export class PgRoster implements Roster {
       channel.shared.set(SHARED_KEY, shared);
       const state = shared;
       const offChange = channel.on('r', (change, remote) => {
-        if (remote && typeof change.name === 'string') void PgRoster.#reloadMember(ctx, state, change.name);
+        if (!remote) return;
+        // Announced after the commit and coalesced (team-channel.ts): the names of the members written.
+        const names = Array.isArray(change.names) ? change.names : [change.name];
+        for (const name of names) if (typeof name === 'string') void PgRoster.#reloadMember(ctx, state, name);
       });
       const offResync = channel.onResync(() => void PgRoster.#reloadAll(ctx, state, true));
       state.unsubscribe = () => {
@@ -126,11 +129,11 @@ export class PgRoster implements Roster {
           position = Number(rows[0]!.next);
           await client.query('INSERT INTO huddle_members (team, name, position, data) VALUES ($1, $2, $3, $4)', [team, name, position, toJsonb(fresh)]);
         }
-        await channel.publish(client, { k: 'r', name });
         return { position, member: fresh };
       },
       { once: true },
     );
+    channel.announce(this.#ctx.db, { k: 'r', names: [name] });
     this.#remember(stored.position, stored.member);
     this.#notify({ kind: 'add', name, member: { ...stored.member } });
     this.#emitStatus(stored.member);
@@ -182,9 +185,9 @@ export class PgRoster implements Roster {
       }
       member.updated_at = new Date().toISOString();
       await client.query('UPDATE huddle_members SET data = $3 WHERE team = $1 AND name = $2', [team, name, toJsonb(member)]);
-      await channel.publish(client, { k: 'r', name });
       return { before: previous, after: member, position: Number(rows[0]!.position) };
     });
+    channel.announce(this.#ctx.db, { k: 'r', names: [name] });
     this.#remember(position, after);
     const statusChanged = before.status !== after.status || before.status_reason !== after.status_reason || before.error !== after.error;
     this.#notify({ kind: statusChanged ? 'status' : 'update', name, member: { ...after } });

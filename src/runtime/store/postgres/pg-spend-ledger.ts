@@ -1,8 +1,11 @@
 // What the team has spent, counted in the database (docs/contract.md#command-line: team-wide budgets): one row
 // per agent and task, each usage added in one transaction with the attribution read from the
-// board in that same transaction. Reads are synchronous: the tally as last read (every ledger of
-// the team in this process shares it; other hosts' spend arrives by NOTIFY) plus this instance's
-// usage still on its way, so a budget checked right after a model call already counts it.
+// board in that same transaction. Reads are synchronous: the tally as last known (every ledger of
+// the team in this process shares it) plus this instance's usage still on its way, so a budget
+// checked right after a model call already counts it. A write returns its row, and the NOTIFY
+// (coalesced, team-channel.ts) carries the rows written: no process re-reads the table per write,
+// only on open, on a resync of the listener and on flush(). Rows only grow, and each write adds
+// one call to its row, so of two copies of a row the one with more calls is the newer.
 // Events mirrored from other hosts (they carry `host`) were counted where they happened.
 import type { EventHub, HuddleEvent } from '../../events/events.js';
 import { emptySpend, emptyTally, type SpendFile, type SpendLedger, spendTaskLines, type SpendTally } from '../spend-ledger.js';
@@ -18,11 +21,13 @@ interface Usage {
 
 interface SharedSpend {
   stored: SpendFile;
-  /** Bumped by every write of this process: a re-read begun before one must be done again. */
-  generation: number;
+  /** Every row known, by agent and task: [agent, task, subject, cost, calls, input, output]. */
+  rows: Map<string, SpendTuple>;
   reading: Promise<void> | undefined;
   unsubscribe: () => void;
 }
+
+type SpendTuple = [string, string, string, number, number, number, number];
 
 interface SpendRow {
   agent: string;
@@ -54,10 +59,13 @@ export class PgSpendLedger implements SpendLedger {
   static async open(ctx: PgContext, options: { onFailure?: (error: StoreError) => void } = {}): Promise<PgSpendLedger> {
     let shared = ctx.channel.shared.get(SHARED_KEY) as SharedSpend | undefined;
     if (!shared) {
-      const state: SharedSpend = { stored: emptySpend(), generation: 0, reading: undefined, unsubscribe: () => undefined };
+      const state: SharedSpend = { stored: emptySpend(), rows: new Map(), reading: undefined, unsubscribe: () => undefined };
       ctx.channel.shared.set(SHARED_KEY, (shared = state));
-      const offChange = ctx.channel.on('s', (_change, remote) => {
-        if (remote) void reread(ctx, state);
+      const offChange = ctx.channel.on('s', (change, remote) => {
+        if (!remote) return;
+        // The rows it carries; a notice without them (too many to say) means "read it all".
+        if (Array.isArray(change.rows)) apply(state, change.rows.filter(isTuple));
+        else void reread(ctx, state);
       });
       const offResync = ctx.channel.onResync(() => void reread(ctx, state));
       state.unsubscribe = () => {
@@ -79,6 +87,8 @@ export class PgSpendLedger implements SpendLedger {
   /** Every usage seen so far is stored, and the tally read back (with the other hosts' spend). */
   async flush(): Promise<void> {
     await this.#queue;
+    // A read begun before now may miss what another host wrote just now: one of our own.
+    await this.#shared.reading?.catch(() => undefined);
     await reread(this.#ctx, this.#shared).catch(() => undefined);
   }
 
@@ -98,7 +108,7 @@ export class PgSpendLedger implements SpendLedger {
     this.#queue = this.#queue.then(async () => {
       const { team, channel } = this.#ctx;
       try {
-        await write(
+        const row = await write(
           this.#ctx,
           async (client) => {
             const { rows } = await client.query<{ id: string; subject: string }>(
@@ -106,7 +116,7 @@ export class PgSpendLedger implements SpendLedger {
               [team, usage.agent],
             );
             const found = rows[0] ? { id: rows[0].id, subject: rows[0].subject ?? '' } : null;
-            await client.query(
+            const written = await client.query<SpendRow>(
               `INSERT INTO huddle_spend (team, agent, task, subject, cost_usd, model_calls, input_tokens, output_tokens)
                VALUES ($1, $2, $3, $4, $5, 1, $6, $7)
                ON CONFLICT (team, agent, task) DO UPDATE SET
@@ -114,17 +124,17 @@ export class PgSpendLedger implements SpendLedger {
                  cost_usd = huddle_spend.cost_usd + EXCLUDED.cost_usd,
                  model_calls = huddle_spend.model_calls + 1,
                  input_tokens = huddle_spend.input_tokens + EXCLUDED.input_tokens,
-                 output_tokens = huddle_spend.output_tokens + EXCLUDED.output_tokens`,
+                 output_tokens = huddle_spend.output_tokens + EXCLUDED.output_tokens
+               RETURNING agent, task, subject, cost_usd, model_calls, input_tokens, output_tokens`,
               [team, usage.agent, found?.id ?? '', found?.subject ?? '', usage.cost, usage.input, usage.output],
             );
-            await channel.publish(client, { k: 's' });
-            return found;
+            return toTuple(written.rows[0]!);
           },
           { once: true },
         );
-        // Read back before it stops being pending, so it is never counted twice nor missed.
-        this.#shared.generation += 1;
-        await reread(this.#ctx, this.#shared).catch(() => undefined);
+        // Counted in the stored row before it stops being pending: never twice, never missed.
+        apply(this.#shared, [row]);
+        channel.announce(this.#ctx.db, { k: 's', rows: [row] });
       } catch (error) {
         if (this.#onFailure && error instanceof StoreError) this.#onFailure(error);
         else this.#ctx.hub.emit('huddle', 'warning', { message: `could not count spend in the team's database: ${(error as Error).message}` });
@@ -135,17 +145,12 @@ export class PgSpendLedger implements SpendLedger {
   }
 }
 
-/** Reads the whole tally; read again when a write of this process landed meanwhile. */
+/** Reads every row of the team (on open, on resync, on flush): merged with what is known, newest copy of each row kept. */
 function reread(ctx: PgContext, shared: SharedSpend): Promise<void> {
   shared.reading ??= (async () => {
     try {
-      for (;;) {
-        const generation = shared.generation;
-        const { rows } = await ctx.db.query<SpendRow>('SELECT agent, task, subject, cost_usd, model_calls, input_tokens, output_tokens FROM huddle_spend WHERE team = $1', [ctx.team]);
-        if (generation !== shared.generation) continue;
-        shared.stored = tally(rows);
-        return;
-      }
+      const { rows } = await ctx.db.query<SpendRow>('SELECT agent, task, subject, cost_usd, model_calls, input_tokens, output_tokens FROM huddle_spend WHERE team = $1', [ctx.team]);
+      apply(shared, rows.map(toTuple));
     } finally {
       shared.reading = undefined;
     }
@@ -153,22 +158,42 @@ function reread(ctx: PgContext, shared: SharedSpend): Promise<void> {
   return shared.reading;
 }
 
-function tally(rows: SpendRow[]): SpendFile {
-  const data = emptySpend();
+function toTuple(row: SpendRow): SpendTuple {
+  return [row.agent, row.task, row.subject, Number(row.cost_usd), Number(row.model_calls), Number(row.input_tokens), Number(row.output_tokens)];
+}
+
+function isTuple(value: unknown): value is SpendTuple {
+  return Array.isArray(value) && value.length === 7 && typeof value[0] === 'string' && typeof value[1] === 'string' && typeof value[2] === 'string' && value.slice(3).every((n) => Number.isFinite(n));
+}
+
+/** Keeps the newer copy of each row (more calls), and the tally made from them. */
+function apply(shared: SharedSpend, rows: SpendTuple[]): void {
+  let changed = false;
   for (const row of rows) {
-    const usage = { cost: Number(row.cost_usd), calls: Number(row.model_calls), input: Number(row.input_tokens), output: Number(row.output_tokens) };
+    const key = `${row[0]}\0${row[1]}`;
+    const known = shared.rows.get(key);
+    if (known && known[4] >= row[4]) continue;
+    shared.rows.set(key, row);
+    changed = true;
+  }
+  if (changed) shared.stored = tally([...shared.rows.values()]);
+}
+
+function tally(rows: SpendTuple[]): SpendFile {
+  const data = emptySpend();
+  for (const [agent, task, subject, cost, calls, input, output] of rows) {
     const addRow = (t: SpendTally) => {
-      t.cost_usd += usage.cost;
-      t.model_calls += usage.calls;
-      t.input_tokens += usage.input;
-      t.output_tokens += usage.output;
+      t.cost_usd += cost;
+      t.model_calls += calls;
+      t.input_tokens += input;
+      t.output_tokens += output;
     };
-    addRow((data.agents[row.agent] ??= emptyTally()));
-    if (row.task) {
-      const entry = (data.tasks[row.task] ??= { ...emptyTally(), subject: row.subject, agents: {} });
-      if (row.subject) entry.subject = row.subject;
+    addRow((data.agents[agent] ??= emptyTally()));
+    if (task) {
+      const entry = (data.tasks[task] ??= { ...emptyTally(), subject, agents: {} });
+      if (subject) entry.subject = subject;
       addRow(entry);
-      entry.agents[row.agent] = (entry.agents[row.agent] ?? 0) + usage.cost;
+      entry.agents[agent] = (entry.agents[agent] ?? 0) + cost;
     } else {
       addRow(data.unattributed);
     }

@@ -15,13 +15,14 @@ import { PgApprovals } from './pg-approvals.js';
 import { PgBoard } from './pg-board.js';
 import { PgBus } from './pg-bus.js';
 import type { PgContext } from './pg-context.js';
-import { Database, describeConnectError, isConnectionError } from './pg-database.js';
+import { Database, describeConnectError, isConnectionError, type Pooler } from './pg-database.js';
 import { PgEventStore } from './pg-events.js';
 import { hostToken, insertHost, type LapsedHost, newHostId, PgHosts } from './pg-hosts.js';
 import { PgRemoteControl } from './pg-remote-control.js';
 import { PgRoster } from './pg-roster.js';
 import { PgSpendLedger } from './pg-spend-ledger.js';
 import { parseTeamUrl, type TeamUrl } from './pg-url.js';
+import { ARCHIVE_MARK, pruneArchived, TEAM_TABLES } from './pg-prune.js';
 import { TeamChannel } from './team-channel.js';
 import { ensureTeamGitignore } from '../../workspace/team-gitignore.js';
 import { makeTeamDirPrivate } from '../../workspace/team-privacy.js';
@@ -29,19 +30,29 @@ import { makeTeamDirPrivate } from '../../workspace/team-privacy.js';
 export interface PostgresBackendOptions {
   /** How long a host's lease lasts without renewal (HUDDLE_LEASE_MS). */
   leaseMs?: number;
+  /** How often every wait re-reads the team whatever NOTIFY said (NOTIFY is a hint; this the floor). */
+  pollMs?: number;
+  /** Connections in this process's pool. */
+  poolSize?: number;
+  /** What sits in between: a pooler gets no startup parameters; a transaction-mode one no LISTEN and no prepared statements either. */
+  pooler?: Pooler;
+  /** Archived teams older than this many days are deleted when a lead opens a team (0: never). */
+  retentionDays?: number;
 }
 
-export const DEFAULT_LEASE_MS = 10_000;
+export const DEFAULT_RETENTION_DAYS = 30;
 
-/** Every table with a `team` column, for archiving a team. */
-const TEAM_TABLES = ['huddle_members', 'huddle_inboxes', 'huddle_messages', 'huddle_tasks', 'huddle_spend', 'huddle_allow', 'huddle_events', 'huddle_transcripts', 'huddle_run_records', 'huddle_hosts', 'huddle_placements', 'huddle_approvals', 'huddle_ops'];
+export const DEFAULT_LEASE_MS = 10_000;
+export const DEFAULT_POLL_MS = 5_000;
+
 
 export function postgresBackend(url: string, workspace: Workspace, options: PostgresBackendOptions = {}): StoreBackend {
   const parsed = parseTeamUrl(url, path.basename(workspace.root) || 'team');
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  const tuning: Tuning = { leaseMs, pollMs: options.pollMs ?? DEFAULT_POLL_MS, poolSize: options.poolSize, pooler: options.pooler ?? 'none' };
   const where = `team '${parsed.team}' on ${parsed.display.replace(/\?.*$/, '')}`;
   const withDatabase = async <T>(work: (db: Database) => Promise<T>): Promise<T> => {
-    const db = await connect(parsed, leaseMs);
+    const db = await connect(parsed, tuning);
     try {
       return await work(db);
     } catch (error) {
@@ -67,20 +78,42 @@ export function postgresBackend(url: string, workspace: Workspace, options: Post
       withDatabase(async (db) => {
         await refuseIfBusy(db, parsed.team, where);
         const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-        const archived = `${parsed.team}@archive-${stamp}`;
+        const archived = `${parsed.team}${ARCHIVE_MARK}${stamp}`;
         const moved = await db.write({ team: parsed.team }, async (client) => {
-          const { rowCount } = await client.query('UPDATE huddle_teams SET team = $2 WHERE team = $1', [parsed.team, archived]);
+          const { rowCount } = await client.query('UPDATE huddle_teams SET team = $2, archived_at = now() WHERE team = $1', [parsed.team, archived]);
           if (!rowCount) return false;
           for (const table of TEAM_TABLES) await client.query(`UPDATE ${table} SET team = $2 WHERE team = $1`, [parsed.team, archived]);
           return true;
         });
         return moved ? `team '${archived}' in the database` : undefined;
       }),
-    open: (openOptions) => openPostgresStore(parsed, workspace, leaseMs, openOptions, where),
+    open: (openOptions) => openPostgresStore(parsed, workspace, tuning, openOptions, where, options.retentionDays ?? DEFAULT_RETENTION_DAYS),
   };
 }
 
-async function connect(parsed: TeamUrl, leaseMs: number): Promise<Database> {
+/** The database of a team URL for `work` (huddle prune), closed after; a connection that fails is one line. */
+export async function withTeamDatabase<T>(url: string, workspace: Workspace, work: (db: Database, team: string) => Promise<T>): Promise<T> {
+  const parsed = parseTeamUrl(url, path.basename(workspace.root) || 'team');
+  const db = await connect(parsed, { leaseMs: DEFAULT_LEASE_MS, pollMs: DEFAULT_POLL_MS, poolSize: undefined, pooler: 'none' });
+  try {
+    return await work(db, parsed.team);
+  } catch (error) {
+    if (error instanceof StoreError || !isConnectionError(error)) throw error;
+    throw describeConnectError(error, parsed.display);
+  } finally {
+    await db.close();
+  }
+}
+
+/** How a process uses the team's database: its lease, its polls, its pool, and what sits in between. */
+interface Tuning {
+  leaseMs: number;
+  pollMs: number;
+  poolSize: number | undefined;
+  pooler: Pooler;
+}
+
+async function connect(parsed: TeamUrl, { leaseMs, poolSize, pooler }: Tuning): Promise<Database> {
   try {
     return await Database.open(parsed.connectionString, {
       retryForMs: Math.max(30_000, leaseMs * 3),
@@ -88,6 +121,8 @@ async function connect(parsed: TeamUrl, leaseMs: number): Promise<Database> {
       // Shorter than a lease: what a cut-off host held is free again before its lease is swept.
       idleInTransactionMs: Math.max(1_000, Math.floor(leaseMs / 2)),
       lockTimeoutMs: Math.max(2_000, leaseMs),
+      ...(poolSize ? { poolSize } : {}),
+      pooler,
     });
   } catch (error) {
     throw describeConnectError(error, parsed.display);
@@ -126,10 +161,11 @@ function busy(holder: LeadHolder, where: string): TeamBusyError {
   return new TeamBusyError({ pid: holder.pid, ...(elsewhere ? { host: holder.hostname } : {}), since: new Date(holder.started_at).toISOString() }, where);
 }
 
-export async function openPostgresStore(parsed: TeamUrl, workspace: Workspace, leaseMs: number, options: OpenStoreOptions, where: string): Promise<TeamStore> {
+export async function openPostgresStore(parsed: TeamUrl, workspace: Workspace, tuning: Tuning, options: OpenStoreOptions, where: string, retentionDays = 0): Promise<TeamStore> {
   const { hub, secrets, mode = 'run' } = options;
   makeTeamDirPrivate(workspace.teamDir); // the checkout's .team/ (logs, run records) is the person's alone
-  const db = await connect(parsed, leaseMs);
+  const { leaseMs } = tuning;
+  const db = await connect(parsed, tuning);
   const host = newHostId();
   const registration = { kind: mode === 'run' ? ('lead' as const) : ('join' as const), cwd: workspace.root, leaseMs };
   let channel: TeamChannel | undefined;
@@ -148,7 +184,11 @@ export async function openPostgresStore(parsed: TeamUrl, workspace: Workspace, l
       await insertHost(client, parsed.team, host, registration);
       if (mode === 'run') await client.query('UPDATE huddle_teams SET lead_host = $2, ran = true WHERE team = $1', [parsed.team, host]);
     });
-    channel = await TeamChannel.acquire(parsed.connectionString, parsed.team, Math.max(500, Math.min(2_000, Math.floor(leaseMs / 3))));
+    channel = await TeamChannel.acquire(parsed.connectionString, parsed.team, {
+      pingMs: Math.max(500, Math.min(2_000, Math.floor(leaseMs / 3))),
+      pollMs: tuning.pollMs,
+      listen: tuning.pooler !== 'transaction',
+    });
   } catch (error) {
     await db.close();
     if (error instanceof StoreError) throw error;
@@ -175,6 +215,7 @@ export async function openPostgresStore(parsed: TeamUrl, workspace: Workspace, l
     const roster = await PgRoster.open(ctx, { teamName: parsed.team });
     if (mode === 'run') await roster.update(LEAD_NAME, { host });
     const events = await PgEventStore.open(ctx, { secrets, logsDir: path.join(workspace.teamDir, 'logs'), mirror: mode === 'run', onFailure: fail });
+    ctx.record = events;
     const bus = new PgBus(ctx, { knownNames: () => roster.names(), freshNames: () => roster.freshNames(), recorded: () => events.settled() });
     const board = new PgBoard(ctx);
     const spend = await PgSpendLedger.open(ctx, { onFailure: fail });
@@ -194,6 +235,20 @@ export async function openPostgresStore(parsed: TeamUrl, workspace: Workspace, l
     };
     hosts.start();
     await hosts.refreshLive();
+    // While the team is open it holds the process: every timer that renews, pings and retries is
+    // unref'd, so when the server goes away (a restart, a failover) nothing else might, and Node
+    // would end the process mid-run. One idle handle, released at close.
+    const hold = setInterval(() => undefined, 2 ** 31 - 1);
+    const server = new URL(parsed.display).host || 'its host';
+    const offReachability = db.reachability.on(({ reachable, why }) =>
+      hub.emit('huddle', 'warning', {
+        message: reachable ? `the team's database at ${server} is reachable again; the team carries on` : `the team's database at ${server} is unreachable (${why}); waiting for it, nothing is lost`,
+        database: reachable ? 'reachable' : 'unreachable',
+      }),
+    );
+    // Retention: the lead clears out teams archived long ago, in the background (what fails waits for the next lead).
+    let retention: Promise<unknown> = Promise.resolve();
+    if (mode === 'run') retention = pruneArchived(db, retentionDays).catch(() => 0);
     // The checkout still keeps local things in .team/ (logs, worktrees, input history, the control
     // pointer): the same .gitignore as on files keeps them out of git.
     ensureTeamGitignore(workspace.teamDir);
@@ -227,9 +282,14 @@ export async function openPostgresStore(parsed: TeamUrl, workspace: Workspace, l
         await spend.close();
         await events.closeAndFlush();
         await approvals.settled();
+        // The last changes' NOTIFY (sent after their commits, team-channel.ts) goes out before the pool closes.
+        await channel!.drained();
+        await retention;
         await hosts.close();
         channel!.release();
+        offReachability();
         await db.close();
+        clearInterval(hold);
       },
     } satisfies TeamStore;
   } catch (error) {

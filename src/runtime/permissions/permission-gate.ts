@@ -1,8 +1,7 @@
-// Permission checks around the tools that change things (bash, write_file, edit_file), per agent.
-// The tools themselves stay as they are; guardTools wraps them so that each call first asks the
-// PermissionGate, which applies the agent's permission mode (command-policy.ts) and, in ask mode,
-// waits for the person through the approvals queue. Refusals are tool errors that say why and
-// what to do, so the agent's loop goes on.
+// The permission gate, per agent: before a tool that declares `shell`, `write` or `external` effects
+// runs, the tool pipeline's permission step (agents/tool-pipeline.ts) calls `check`, which applies
+// the agent's permission mode (command-policy.ts) and, in ask mode, waits for the person through the
+// approvals queue. Refusals are tool errors that say why and what to do, so the agent's loop goes on.
 import path from 'node:path';
 import type { Approvals } from '../store/approvals.js';
 import type { AllowList } from '../store/allow-list.js';
@@ -15,7 +14,7 @@ import { configPathReason, configRefusal } from '../workspace/config-paths.js';
 import { PathEscapeError } from '../workspace/workspace.js';
 import { oneLine } from '../tools/registry.js';
 import { editDiff } from '../tools/edit-file.js';
-import { ToolError, type Tool, type ToolContext } from '../tools/types.js';
+import { ToolError, type ToolContext, type ToolEffect } from '../tools/types.js';
 
 export interface GateOptions {
   /** The team's workspace root; an agent whose root differs works in its own worktree. */
@@ -56,6 +55,16 @@ export class PermissionGate {
     return this.#modes.get(agent) ?? this.runMode();
   }
 
+  /**
+   * Resolves when a call with these effects may run; throws a ToolError saying why when it may not.
+   * A `shell` tool's input has `command`, a `write` tool's `path` (and `content`, or `old_text` and `new_text`).
+   */
+  async check(tool: string, effects: readonly ToolEffect[], input: Record<string, unknown>, context: ToolContext): Promise<void> {
+    if (effects.includes('shell')) await this.checkBash(String(input.command ?? ''), context);
+    if (effects.includes('write')) await this.checkWrite(tool, String(input.path ?? ''), context, proposedChange(input));
+    if (effects.includes('external')) await this.checkExternal(tool, input, context);
+  }
+
   /** Resolves when the command may run; throws a ToolError saying why when it may not. */
   async checkBash(command: string, context: ToolContext): Promise<void> {
     const mode = this.modeOf(context.agent);
@@ -63,7 +72,7 @@ export class PermissionGate {
     const ownWorktree = context.workspace.root !== this.#options.teamRoot;
     // Nothing but the sandbox keeps a worktree teammate out of the main checkout: without one,
     // it does not run unattended (HUDDLE_SANDBOX=off says the person accepts that).
-    const sandbox = sandboxStatus();
+    const sandbox = context.sandbox ?? sandboxStatus();
     if (ownWorktree && mode === 'auto' && !sandbox.available && !sandbox.onPurpose) {
       throw new ToolError(
         `refused: a worktree teammate runs commands in auto mode only inside the sandbox, and there is none (${sandbox.reason}). ` +
@@ -108,6 +117,25 @@ export class PermissionGate {
       () => `${tool} ${relative} needs approval (${why}), which a headless run cannot ask for; run with --permission-mode auto, or leave that file alone`,
       detail,
     );
+  }
+
+  /**
+   * For a tool huddle cannot see into (an MCP tool its server does not mark read-only): refused in
+   * plan mode, put to the person in ask mode unless the allow-list holds its name.
+   */
+  async checkExternal(tool: string, input: unknown, context: ToolContext): Promise<void> {
+    const mode = this.modeOf(context.agent);
+    if (mode === 'plan') {
+      throw new ToolError(`refused in plan mode (read-only): ${tool} is not marked read-only by its MCP server (readOnlyHint), so it may change things. Say what it should do instead.`);
+    }
+    if (mode !== 'ask' || this.isAllowListed(tool)) return;
+    await this.askPerson(context, {
+      tool,
+      summary: describeInput(input),
+      reason: `${tool}: an MCP tool its server does not mark read-only`,
+      prefixes: [tool],
+      headless: `${tool} needs approval (its MCP server does not mark it read-only), which a headless run cannot ask for; run with --permission-mode auto or add "${tool}" to "permissions": {"allow": […]} in .team/settings.local.json`,
+    });
   }
 
   /** Configuration is refused in every mode (docs/trust.md); returns the agent's mode otherwise. */
@@ -183,13 +211,13 @@ export class PermissionGate {
 /** Lines of a proposed change shown with the question: the edit as a diff, or the start of a file to write. */
 const PREVIEW_LINES = 12;
 
-function proposedChange(tool: string, input: Record<string, unknown>): string | undefined {
+function proposedChange(input: Record<string, unknown>): string | undefined {
   const path = String(input.path ?? '');
-  if (tool === 'edit_file' && typeof input.old_text === 'string' && typeof input.new_text === 'string') {
+  if (typeof input.old_text === 'string' && typeof input.new_text === 'string') {
     const diff = editDiff(path, input.old_text, input.new_text).split('\n');
     return diff.length > PREVIEW_LINES + 2 ? [...diff.slice(0, PREVIEW_LINES + 2), `… ${diff.length - PREVIEW_LINES - 2} more lines`].join('\n') : diff.join('\n');
   }
-  if (tool === 'write_file' && typeof input.content === 'string') {
+  if (typeof input.content === 'string') {
     const lines = input.content.split('\n');
     const shown = lines.slice(0, PREVIEW_LINES).map((line) => `+${line}`);
     return [`+++ ${path} (${lines.length} line${lines.length === 1 ? '' : 's'})`, ...shown, ...(lines.length > PREVIEW_LINES ? [`… ${lines.length - PREVIEW_LINES} more lines`] : [])].join('\n');
@@ -201,34 +229,8 @@ function planHint(agent: string): string {
   return `${agent} runs in plan mode: it may read and report, not change files; say what should change instead`;
 }
 
-/** Tools already wrapped, so that wrapping twice never asks twice. */
-const guarded = new WeakSet<Tool>();
-
-/** bash, write_file and edit_file checked by the gate before they run; other tools as they are. */
-export function guardTools(tools: Tool[], gate: PermissionGate): Tool[] {
-  return tools.map((tool) => guardTool(tool, gate));
-}
-
-function guardTool(tool: Tool, gate: PermissionGate): Tool {
-  if (guarded.has(tool)) return tool;
-  let check: ((input: Record<string, unknown>, context: ToolContext) => Promise<void>) | undefined;
-  if (tool.name === 'bash') check = (input, context) => gate.checkBash(String(input.command ?? ''), context);
-  else if (tool.name === 'write_file' || tool.name === 'edit_file') check = (input, context) => gate.checkWrite(tool.name, String(input.path ?? ''), context, proposedChange(tool.name, input));
-  if (!check) return tool;
-  const wrapped: Tool = {
-    ...tool,
-    run: async (input, context) => {
-      try {
-        await check(input as Record<string, unknown>, context);
-      } catch (error) {
-        // A refusal is the whole result (not "bash failed: …"): it says why and what to do.
-        if (error instanceof ToolError) return { content: error.message, isError: true };
-        throw error;
-      }
-      // The sandbox follows the mode: plan mode's commands run read-only.
-      return tool.run(input, { ...context, permissionMode: gate.modeOf(context.agent) });
-    },
-  };
-  guarded.add(wrapped);
-  return wrapped;
+/** The call's arguments in one line, for the needs-you queue. */
+function describeInput(input: unknown): string {
+  const json = JSON.stringify(input ?? {});
+  return json === '{}' ? '(no arguments)' : oneLine(json, 200);
 }
