@@ -34,7 +34,15 @@ export async function benchBusInProcess(samples = 500, warmup = 20): Promise<Ben
   const detail = spread(latencies, 3);
   return [
     result({ name: 'bus wake, in-process: p50', value: percentile(latencies, 50), unit: 'ms', samples, stat: 'p50, send() start → waiter resumed', detail }),
-    result({ name: 'bus wake, in-process: p95', value: percentile(latencies, 95), unit: 'ms', target: 20, samples, stat: 'p95, send() start → waiter resumed', detail }),
+    result({
+      name: 'bus wake, in-process: p95',
+      value: percentile(latencies, 95),
+      unit: 'ms',
+      target: 20,
+      samples,
+      stat: 'p95, send() start → waiter resumed',
+      detail,
+    }),
   ];
 }
 
@@ -99,7 +107,24 @@ export async function benchBusAcrossProcesses(samples = 100, warmup = 10): Promi
   const detail = spread(latencies, 3);
   const note = 'wake via fs.watch (inotify) on the inbox directory; includes the 3 ms debounce';
   return [
-    result({ name: 'bus wake, across processes: p50', value: percentile(latencies, 50), unit: 'ms', samples, stat: 'p50, send() start in child → waiter resumed in parent', note, detail }),
-    result({ name: 'bus wake, across processes: p95', value: percentile(latencies, 95), unit: 'ms', target: 20, samples, stat: 'p95, send() start in child → waiter resumed in parent', note, detail }),
+    result({
+      name: 'bus wake, across processes: p50',
+      value: percentile(latencies, 50),
+      unit: 'ms',
+      samples,
+      stat: 'p50, send() start in child → waiter resumed in parent',
+      note,
+      detail,
+    }),
+    result({
+      name: 'bus wake, across processes: p95',
+      value: percentile(latencies, 95),
+      unit: 'ms',
+      target: 20,
+      samples,
+      stat: 'p95, send() start in child → waiter resumed in parent',
+      note,
+      detail,
+    }),
   ];
 }

@@ -35,7 +35,11 @@ function rounds(fake: FakeApi, dialect: Dialect, dir: string): void {
     const command = `wc -l ${file}`;
     return dialect === 'huddle'
       ? reply(text(`Round ${done + 1}.`), toolUse('write_file', { path: file, content }), toolUse('bash', { command }))
-      : reply(text(`Round ${done + 1}.`), toolUse('Write', { file_path: path.join(dir, file), content }), toolUse('Bash', { command, description: `count the lines of ${file}` }));
+      : reply(
+          text(`Round ${done + 1}.`),
+          toolUse('Write', { file_path: path.join(dir, file), content }),
+          toolUse('Bash', { command, description: `count the lines of ${file}` }),
+        );
   });
 }
 

@@ -12,7 +12,15 @@ import { Checkpoints } from '../src/runtime/workspace/checkpoints.js';
 import { repairGitIfBroken } from '../src/runtime/workspace/rewind.js';
 import { type BenchResult, log, median, result, spread, tempDir } from './lib.js';
 
-const GIT_ENV = { ...process.env, GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b', GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
+const GIT_ENV = {
+  ...process.env,
+  GIT_AUTHOR_NAME: 'b',
+  GIT_AUTHOR_EMAIL: 'b@b',
+  GIT_COMMITTER_NAME: 'b',
+  GIT_COMMITTER_EMAIL: 'b@b',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_CONFIG_NOSYSTEM: '1',
+};
 
 export async function benchCheckpoints(unchangedRuns = 100, changedRuns = 50): Promise<BenchResult[]> {
   const ws = tempDir('huddle-bench-checkpoints-');
@@ -46,9 +54,31 @@ export async function benchCheckpoints(unchangedRuns = 100, changedRuns = 50): P
     }
     log(`checkpoints: first ${first.toFixed(0)} ms, unchanged median ${median(unchanged).toFixed(2)} ms, one file changed ${median(changed).toFixed(2)} ms`);
     return [
-      result({ name: 'checkpoint per tool call, nothing changed (2,000 files)', value: median(unchanged), unit: 'ms', target: 25, samples: unchangedRuns, stat: 'median: health check, checkpoint, health check', detail: spread(unchanged) }),
-      result({ name: 'checkpoint per tool call, one file changed (2,000 files)', value: median(changed), unit: 'ms', target: 60, samples: changedRuns, stat: 'median, one file edited before each call', detail: spread(changed) }),
-      result({ name: 'checkpoint, the first of a workspace (2,000 files)', value: first, unit: 'ms', samples: 1, stat: 'one run: every file and object copied' }),
+      result({
+        name: 'checkpoint per tool call, nothing changed (2,000 files)',
+        value: median(unchanged),
+        unit: 'ms',
+        target: 25,
+        samples: unchangedRuns,
+        stat: 'median: health check, checkpoint, health check',
+        detail: spread(unchanged),
+      }),
+      result({
+        name: 'checkpoint per tool call, one file changed (2,000 files)',
+        value: median(changed),
+        unit: 'ms',
+        target: 60,
+        samples: changedRuns,
+        stat: 'median, one file edited before each call',
+        detail: spread(changed),
+      }),
+      result({
+        name: 'checkpoint, the first of a workspace (2,000 files)',
+        value: first,
+        unit: 'ms',
+        samples: 1,
+        stat: 'one run: every file and object copied',
+      }),
     ];
   } finally {
     if (saved === undefined) delete process.env.XDG_STATE_HOME;

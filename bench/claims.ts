@@ -23,7 +23,17 @@ function writeBoardFiles(dir: string, count: number): number {
   mkdirSync(dir, { recursive: true });
   const now = new Date().toISOString();
   for (let id = 1; id <= count; id++) {
-    const task = { id, subject: `Bench task ${id}`, description: `task number ${id}`, status: 'pending', owner: null, blockedBy: [], blocks: [], created_at: now, updated_at: now };
+    const task = {
+      id,
+      subject: `Bench task ${id}`,
+      description: `task number ${id}`,
+      status: 'pending',
+      owner: null,
+      blockedBy: [],
+      blocks: [],
+      created_at: now,
+      updated_at: now,
+    };
     writeFileSync(path.join(dir, `task_${id}.json`), `${JSON.stringify(task, null, 2)}\n`);
   }
   return (performance.now() - started) / 1000;
@@ -57,7 +67,9 @@ export async function benchClaimsInProcess(tasks = 2000, claimers = 8): Promise<
     const seconds = (performance.now() - started) / 1000;
     checkUnique(won.flat(), tasks);
     const rate = tasks / seconds;
-    log(`claims in-process: ${tasks} in ${seconds.toFixed(2)} s = ${rate.toFixed(0)}/s; per claimer ${won.map((w) => w.length).join(' ')}; board filled in ${fillSeconds.toFixed(2)} s`);
+    log(
+      `claims in-process: ${tasks} in ${seconds.toFixed(2)} s = ${rate.toFixed(0)}/s; per claimer ${won.map((w) => w.length).join(' ')}; board filled in ${fillSeconds.toFixed(2)} s`,
+    );
     return [
       result({
         name: `claims: ${claimers} claimers, 1 process`,
@@ -65,7 +77,12 @@ export async function benchClaimsInProcess(tasks = 2000, claimers = 8): Promise<
         unit: 'claims/s',
         samples: tasks,
         stat: `${tasks} tasks / wall time until all claimed`,
-        detail: { seconds: round(seconds, 3), perClaimer: won.map((w) => w.length), createSeconds: round(fillSeconds, 3), createPerSecond: round(tasks / fillSeconds, 1) },
+        detail: {
+          seconds: round(seconds, 3),
+          perClaimer: won.map((w) => w.length),
+          createSeconds: round(fillSeconds, 3),
+          createPerSecond: round(tasks / fillSeconds, 1),
+        },
       }),
     ];
   } finally {
@@ -120,13 +137,20 @@ export async function benchClaimsAcrossProcesses(tasks = 2000, processes = 2, cl
     const results = await Promise.all(done);
     const seconds = (performance.now() - started) / 1000;
     const perClaimer = results.flatMap((r) => r.ids!.map((ids) => ids.length));
-    checkUnique(results.flatMap((r) => r.ids!.flat()), tasks);
+    checkUnique(
+      results.flatMap((r) => r.ids!.flat()),
+      tasks,
+    );
     const rate = tasks / seconds;
-    log(`claims across processes: ${tasks} in ${seconds.toFixed(2)} s = ${rate.toFixed(0)}/s; per claimer ${perClaimer.join(' ')}; board filled (${fill}) in ${fillSeconds.toFixed(2)} s`);
+    log(
+      `claims across processes: ${tasks} in ${seconds.toFixed(2)} s = ${rate.toFixed(0)}/s; per claimer ${perClaimer.join(' ')}; board filled (${fill}) in ${fillSeconds.toFixed(2)} s`,
+    );
     const large = fill === 'files';
     return [
       result({
-        name: large ? `claims: ${tasks.toLocaleString('en-US')}-task board, ${processes} processes × ${claimersEach} claimers` : `claims: ${processes} processes × ${claimersEach} claimers`,
+        name: large
+          ? `claims: ${tasks.toLocaleString('en-US')}-task board, ${processes} processes × ${claimersEach} claimers`
+          : `claims: ${processes} processes × ${claimersEach} claimers`,
         value: rate,
         unit: 'claims/s',
         samples: tasks,
@@ -134,7 +158,9 @@ export async function benchClaimsAcrossProcesses(tasks = 2000, processes = 2, cl
         note: 'one board-wide lock file across processes; a waiter retries with 1–25 ms backoff',
         // The file board's goal (docs/contract.md#tasks: claims atomic across processes): at least 1,000 claims/s on a 10,000-task board.
         ...(large ? { minimum: 1000 } : {}),
-        ...(large ? { detail: { seconds: round(seconds, 3), perClaimer, fillSeconds: round(fillSeconds, 3), goal: '>= 1000 claims/s' } } : { detail: { seconds: round(seconds, 3), perClaimer } }),
+        ...(large
+          ? { detail: { seconds: round(seconds, 3), perClaimer, fillSeconds: round(fillSeconds, 3), goal: '>= 1000 claims/s' } }
+          : { detail: { seconds: round(seconds, 3), perClaimer } }),
       }),
     ];
   } finally {

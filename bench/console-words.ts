@@ -112,8 +112,20 @@ export async function benchConsoleWordStream(): Promise<BenchResult[]> {
     const stat = `over a ${(WINDOW_MS / 1000).toFixed(0)} s window, 8 teammates × ${WORDS_PER_SECOND} words/s (one delta a word), t1's pane in view, 120×40`;
     return [
       result({ name: 'console words ×8: CPU', value: cpuPercent, unit: '% core', target: 50, stat: `utime+stime of the huddle process tree ${stat}`, detail }),
-      result({ name: 'console words ×8: frames', value: framesPerSecond, unit: 'frames/s', target: 30, stat: `synchronized-update frames (ESC[?2026h) ${stat}` }),
-      result({ name: 'console words ×8: RSS', value: rssPeak / 2 ** 20, unit: 'MB', target: 150, stat: `peak VmRSS of the huddle process tree, sampled every 0.5 s ${stat}` }),
+      result({
+        name: 'console words ×8: frames',
+        value: framesPerSecond,
+        unit: 'frames/s',
+        target: 30,
+        stat: `synchronized-update frames (ESC[?2026h) ${stat}`,
+      }),
+      result({
+        name: 'console words ×8: RSS',
+        value: rssPeak / 2 ** 20,
+        unit: 'MB',
+        target: 150,
+        stat: `peak VmRSS of the huddle process tree, sampled every 0.5 s ${stat}`,
+      }),
     ];
   } finally {
     await tty.close();

@@ -263,8 +263,21 @@ export async function benchConsoleStreaming(): Promise<BenchResult[]> {
     };
     const stat = `over a ${(WINDOW_MS / 1000).toFixed(0)} s window with all 8 agents streaming ~800 chars/s each`;
     return [
-      result({ name: 'console streaming ×8: CPU', value: cpuPercent, unit: '% core', target: 50, stat: `utime+stime of the huddle process tree ${stat}`, detail }),
-      result({ name: 'console streaming ×8: redraws', value: framesPerSecond, unit: 'frames/s', target: 30, stat: `synchronized-update frames (ESC[?2026h) ${stat}` }),
+      result({
+        name: 'console streaming ×8: CPU',
+        value: cpuPercent,
+        unit: '% core',
+        target: 50,
+        stat: `utime+stime of the huddle process tree ${stat}`,
+        detail,
+      }),
+      result({
+        name: 'console streaming ×8: redraws',
+        value: framesPerSecond,
+        unit: 'frames/s',
+        target: 30,
+        stat: `synchronized-update frames (ESC[?2026h) ${stat}`,
+      }),
       result({ name: 'console streaming ×8: terminal output', value: bytesPerSecond / 1024, unit: 'KiB/s', stat: `bytes written to the PTY ${stat}` }),
     ];
   } finally {
@@ -326,7 +339,9 @@ export async function benchConsoleIdle(windowMs = 5000): Promise<BenchResult[]> 
     const frames = tty.frames - f0;
     const bytes = tty.bytes - b0;
     const screen = await tty.driver.screen();
-    log(`idle team: CPU ${cpu.percent.toFixed(2)} % (${(cpu.cpuSeconds * 1000).toFixed(0)} ms CPU in ${cpu.wallSeconds.toFixed(1)} s), ${frames} frames, ${bytes} bytes`);
+    log(
+      `idle team: CPU ${cpu.percent.toFixed(2)} % (${(cpu.cpuSeconds * 1000).toFixed(0)} ms CPU in ${cpu.wallSeconds.toFixed(1)} s), ${frames} frames, ${bytes} bytes`,
+    );
     return [
       result({
         name: 'console, 8 idle teammates: CPU',

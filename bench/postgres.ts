@@ -100,8 +100,25 @@ export async function benchPostgresWake(samples = 200, warmup = 20): Promise<Ben
   const detail = { ...spread(latencies, 3), goal: 'p95 <= 10 ms' };
   const note = 'send (one transaction) in a child, NOTIFY on commit, the parent re-reads its inbox and resumes';
   return [
-    result({ name: 'postgres: wake across processes, p50', value: percentile(latencies, 50), unit: 'ms', samples, stat: 'p50, send() start in child → waiter resumed in parent', note, detail }),
-    result({ name: 'postgres: wake across processes, p95', value: percentile(latencies, 95), unit: 'ms', target: 50, samples, stat: 'p95, send() start in child → waiter resumed in parent', note, detail }),
+    result({
+      name: 'postgres: wake across processes, p50',
+      value: percentile(latencies, 50),
+      unit: 'ms',
+      samples,
+      stat: 'p50, send() start in child → waiter resumed in parent',
+      note,
+      detail,
+    }),
+    result({
+      name: 'postgres: wake across processes, p95',
+      value: percentile(latencies, 95),
+      unit: 'ms',
+      target: 50,
+      samples,
+      stat: 'p95, send() start in child → waiter resumed in parent',
+      note,
+      detail,
+    }),
   ];
 }
 
@@ -129,7 +146,15 @@ export async function benchPostgresClaimsFsync(tasks = 2000, chain = 5, processe
   return claimRound(PG_FSYNC_URL, tasks, chain, processes, claimersEach, 1000, 'fsync on');
 }
 
-async function claimRound(base: string, tasks: number, chain: number, processes: number, claimersEach: number, minimum = 400, server = ''): Promise<BenchResult[]> {
+async function claimRound(
+  base: string,
+  tasks: number,
+  chain: number,
+  processes: number,
+  claimersEach: number,
+  minimum = 400,
+  server = '',
+): Promise<BenchResult[]> {
   const PG_URL = base;
   const ws = tempDir('huddle-bench-pg-claims-');
   const url = freshTeam(PG_URL, 'claims');
@@ -159,12 +184,15 @@ async function claimRound(base: string, tasks: number, chain: number, processes:
     const replies = await Promise.all(children.map((c) => c.next()));
     const ids = replies.flatMap((r) => r.ids!.flat());
     const distinct = new Set(ids);
-    if (ids.length !== tasks || distinct.size !== tasks) throw new Error(`claims are not exactly once: ${ids.length} claims, ${distinct.size} distinct, ${tasks} tasks`);
+    if (ids.length !== tasks || distinct.size !== tasks)
+      throw new Error(`claims are not exactly once: ${ids.length} claims, ${distinct.size} distinct, ${tasks} tasks`);
     const open = (await store.board.list()).filter((task) => task.status !== 'completed');
     if (open.length) throw new Error(`${open.length} tasks were left unfinished`);
     const rate = tasks / seconds;
     const perClaimer = replies.flatMap((r) => r.ids!.map((mine) => mine.length));
-    log(`postgres claims${server ? ` (${server})` : ''}: ${tasks} (chains of ${chain}) in ${seconds.toFixed(2)} s = ${rate.toFixed(0)}/s; per claimer ${perClaimer.join(' ')}; 0 duplicates; board filled in ${fillSeconds.toFixed(2)} s`);
+    log(
+      `postgres claims${server ? ` (${server})` : ''}: ${tasks} (chains of ${chain}) in ${seconds.toFixed(2)} s = ${rate.toFixed(0)}/s; per claimer ${perClaimer.join(' ')}; 0 duplicates; board filled in ${fillSeconds.toFixed(2)} s`,
+    );
     return [
       result({
         name: `postgres: claims, ${tasks} tasks in chains of ${chain}, ${processes} processes × ${claimersEach}${server ? `, ${server}` : ''}`,

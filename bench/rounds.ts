@@ -15,7 +15,11 @@ export async function benchToolRounds(runs = 10): Promise<BenchResult[]> {
     const done = (request.body?.messages ?? []).filter((m: { role: string }) => m.role === 'assistant').length;
     if (done >= TOOL_ROUNDS) return replyText('All rounds done.');
     const file = `out/round-${done + 1}.txt`;
-    return reply(text(`Round ${done + 1}.`), toolUse('write_file', { path: file, content: `round ${done + 1}\n` }), toolUse('bash', { command: `cat ${file}` }));
+    return reply(
+      text(`Round ${done + 1}.`),
+      toolUse('write_file', { path: file, content: `round ${done + 1}\n` }),
+      toolUse('bash', { command: `cat ${file}` }),
+    );
   });
   const times: number[] = [];
   try {
@@ -24,9 +28,18 @@ export async function benchToolRounds(runs = 10): Promise<BenchResult[]> {
       try {
         const run = await runNode([CLI, '-p', 'run the rounds'], {
           cwd: ws.dir,
-          env: cleanEnv({ ANTHROPIC_API_KEY: TEST_API_KEY, ANTHROPIC_BASE_URL: fake.url, HUDDLE_RETRY_BASE_MS: '5', ...(process.env.BENCH_CPU_PROF ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.BENCH_CPU_PROF}` } : {}) }),
+          env: cleanEnv({
+            ANTHROPIC_API_KEY: TEST_API_KEY,
+            ANTHROPIC_BASE_URL: fake.url,
+            HUDDLE_RETRY_BASE_MS: '5',
+            ...(process.env.BENCH_CPU_PROF ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.BENCH_CPU_PROF}` } : {}),
+          }),
         });
-        if (run.code !== 0 || !run.stdout.includes('All rounds done.') || readFileSync(path.join(ws.dir, `out/round-${TOOL_ROUNDS}.txt`), 'utf8') !== `round ${TOOL_ROUNDS}\n`) {
+        if (
+          run.code !== 0 ||
+          !run.stdout.includes('All rounds done.') ||
+          readFileSync(path.join(ws.dir, `out/round-${TOOL_ROUNDS}.txt`), 'utf8') !== `round ${TOOL_ROUNDS}\n`
+        ) {
           throw new Error(`the ten-round run exited ${run.code}: ${run.stdout.slice(-300)} ${run.stderr.slice(-1000)}`);
         }
         return run.seconds;

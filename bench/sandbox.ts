@@ -39,8 +39,23 @@ export async function benchSandbox(runs = 100): Promise<BenchResult[]> {
   const added = median(on) - median(off);
   log(`sandbox: median ${median(on).toFixed(2)} ms sandboxed, ${median(off).toFixed(2)} ms without (${status.line})`);
   return [
-    result({ name: 'sandbox: bash call, sandboxed', value: median(on), unit: 'ms', samples: runs, stat: 'median wall time of the bash tool running `true`', detail: spread(on) }),
+    result({
+      name: 'sandbox: bash call, sandboxed',
+      value: median(on),
+      unit: 'ms',
+      samples: runs,
+      stat: 'median wall time of the bash tool running `true`',
+      detail: spread(on),
+    }),
     result({ name: 'sandbox: bash call, unsandboxed', value: median(off), unit: 'ms', samples: runs, stat: 'median, HUDDLE_SANDBOX=off', detail: spread(off) }),
-    result({ name: 'sandbox: added per bash call', value: added, unit: 'ms', target: 15, samples: runs, stat: 'median sandboxed − median unsandboxed', note: status.line }),
+    result({
+      name: 'sandbox: added per bash call',
+      value: added,
+      unit: 'ms',
+      target: 15,
+      samples: runs,
+      stat: 'median sandboxed − median unsandboxed',
+      note: status.line,
+    }),
   ];
 }

@@ -12,7 +12,8 @@ export async function benchVersion(runs = 15): Promise<BenchResult[]> {
   const { version } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
   const once = async () => {
     const run = await runNode([CLI, '--version']);
-    if (run.code !== 0 || run.stdout.split('\n')[0]!.trim() !== version) { // the second line is the sandbox's state
+    if (run.code !== 0 || run.stdout.split('\n')[0]!.trim() !== version) {
+      // the second line is the sandbox's state
       throw new Error(`huddle --version exited ${run.code} printing ${JSON.stringify(run.stdout)} ${run.stderr}`);
     }
     return run.seconds;

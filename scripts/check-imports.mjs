@@ -164,5 +164,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     process.stderr.write(`${problems.join('\n')}\ncheck-imports: ${problems.length} problem(s) in ${graph.size} files of src/\n`);
     process.exit(1);
   }
-  process.stdout.write(`check-imports: ${graph.size} files of src/, no import cycles, src/runtime imports no console, agents or session, runtime/tools no runtime/permissions\n`);
+  process.stdout.write(
+    `check-imports: ${graph.size} files of src/, no import cycles, src/runtime imports no console, agents or session, runtime/tools no runtime/permissions\n`,
+  );
 }

@@ -8,14 +8,24 @@ import { Command, CommanderError } from 'commander';
 import type { CliOptions, OutputFormat } from './session/cli-options.js';
 import { redactUrl } from './runtime/store/postgres/pg-url.js';
 import { resolveModelAlias } from './runtime/model/model-aliases.js';
-import { allowedCommandPrefixes, allowedToolsRefusal, disallowedToolsRefusal, mapPermissionMode, parseToolRules, REFUSED_FLAGS, settingSourcesRefusal } from './session/claude-flags.js';
+import {
+  allowedCommandPrefixes,
+  allowedToolsRefusal,
+  disallowedToolsRefusal,
+  mapPermissionMode,
+  parseToolRules,
+  REFUSED_FLAGS,
+  settingSourcesRefusal,
+} from './session/claude-flags.js';
 
 // First, before any other code runs: huddle needs Node 22.12+ (Ink 8, execa 10 and their
 // dependencies), and on an older Node it would fail deep inside one of them with a page of
 // minified source. The bundle's chunks load only after this, through dynamic imports.
 const [nodeMajor = 0, nodeMinor = 0] = process.versions.node.split('.').map(Number);
 if (nodeMajor < 22 || (nodeMajor === 22 && nodeMinor < 12)) {
-  process.stderr.write(`huddle needs Node.js 22.12 or newer, and this is Node ${process.versions.node}: install a newer Node (nodejs.org, or \`nvm install 24\`) and run huddle again.\n`);
+  process.stderr.write(
+    `huddle needs Node.js 22.12 or newer, and this is Node ${process.versions.node}: install a newer Node (nodejs.org, or \`nvm install 24\`) and run huddle again.\n`,
+  );
   process.exit(2);
 }
 
@@ -154,7 +164,16 @@ async function runSubcommand(command: Subcommand, argv: string[]): Promise<numbe
     process.stdout.write(`${HELP}\n`);
     return 0;
   }
-  const allowed: Record<Subcommand, string[]> = { status: ['cwd', 'json'], send: ['cwd'], interrupt: ['cwd'], mcp: ['cwd', 'as', 'socket', 'team'], trust: ['cwd', 'list', 'revoke'], rewind: ['cwd', 'files', 'all'], doctor: ['cwd', 'json'], prune: ['cwd', 'team', 'dry-run', 'older-than'] };
+  const allowed: Record<Subcommand, string[]> = {
+    status: ['cwd', 'json'],
+    send: ['cwd'],
+    interrupt: ['cwd'],
+    mcp: ['cwd', 'as', 'socket', 'team'],
+    trust: ['cwd', 'list', 'revoke'],
+    rewind: ['cwd', 'files', 'all'],
+    doctor: ['cwd', 'json'],
+    prune: ['cwd', 'team', 'dry-run', 'older-than'],
+  };
   for (const key of Object.keys(values)) if (!allowed[command].includes(key)) usageError(`--${key} does not go with huddle ${command}`);
   if (command === 'trust') {
     if (positionals.length) usageError(`unexpected argument '${positionals[0]}'`);
@@ -207,7 +226,6 @@ async function runSubcommand(command: Subcommand, argv: string[]): Promise<numbe
   if (extra.length) usageError(`unexpected argument '${extra[0]}'`);
   return runControlCommand({ kind: 'interrupt', agent }, values.cwd);
 }
-
 
 function usageError(message: string): never {
   process.stderr.write(`huddle: ${message}\nRun 'huddle --help' for usage.\n`);
@@ -268,7 +286,7 @@ function commanderMessage(error: CommanderError): string {
     const flag = /'([^']+)'/.exec(text)?.[1] ?? text;
     return `unknown option '${flag}' (huddle --help lists them)`;
   }
-  if (error.code === 'commander.optionMissingArgument') return text.replace(/^option '([^']+)' argument missing$/, "$1 needs a value");
+  if (error.code === 'commander.optionMissingArgument') return text.replace(/^option '([^']+)' argument missing$/, '$1 needs a value');
   return text;
 }
 
@@ -291,7 +309,8 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
     const key = name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
     if (opts[key] !== undefined) usageError(`--${name} is not supported: ${reason}`);
   }
-  if (opts.sessionPersistence === false) usageError("--no-session-persistence is not supported: huddle keeps the team's state in .team/ (the team is the session; --fresh archives it)");
+  if (opts.sessionPersistence === false)
+    usageError("--no-session-persistence is not supported: huddle keeps the team's state in .team/ (the team is the session; --fresh archives it)");
   const print = opts.print === true ? '-' : str('print');
   const values = {
     print,
@@ -317,11 +336,13 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
   if (command !== undefined && command !== 'demo' && command !== 'worker') usageError(`unknown command '${command}' (did you mean -p "${command}"?)`);
   if (extra.length) usageError(`unexpected argument '${extra[0]}'`);
   const inputFormat = str('inputFormat');
-  if (inputFormat !== undefined && inputFormat !== 'text' && inputFormat !== 'stream-json') usageError(`--input-format takes text or stream-json, not '${inputFormat}'`);
+  if (inputFormat !== undefined && inputFormat !== 'text' && inputFormat !== 'stream-json')
+    usageError(`--input-format takes text or stream-json, not '${inputFormat}'`);
   const streamInput = inputFormat === 'stream-json';
   if (values.print !== undefined && !values.print.trim()) usageError('-p needs a prompt');
   if (values.print !== undefined && values['prompt-file'] !== undefined && values.print !== '-') usageError('-p "PROMPT" and --prompt-file exclude each other');
-  if (streamInput && ((values.print !== undefined && values.print !== '-') || values['prompt-file'] !== undefined)) usageError('--input-format stream-json reads the prompts from stdin: it takes no -p "PROMPT" or --prompt-file');
+  if (streamInput && ((values.print !== undefined && values.print !== '-') || values['prompt-file'] !== undefined))
+    usageError('--input-format stream-json reads the prompts from stdin: it takes no -p "PROMPT" or --prompt-file');
   const headless = values.print !== undefined || values['prompt-file'] !== undefined || streamInput;
   if (values.json && !headless) usageError('--json goes with -p "PROMPT"');
   const outputFormat = values['output-format'];
@@ -329,20 +350,31 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
     usageError(`--output-format takes text, json or stream-json, not '${outputFormat}'`);
   }
   if (outputFormat !== undefined && !headless) usageError('--output-format goes with -p "PROMPT"');
-  for (const [key, name] of [['includePartialMessages', '--include-partial-messages'], ['sessionId', '--session-id'], ['forkSession', '--fork-session']] as const) {
+  for (const [key, name] of [
+    ['includePartialMessages', '--include-partial-messages'],
+    ['sessionId', '--session-id'],
+    ['forkSession', '--fork-session'],
+  ] as const) {
     if (opts[key] !== undefined && !headless) usageError(`${name} goes with -p "PROMPT" (or --input-format stream-json)`);
   }
   if (streamInput && outputFormat !== 'stream-json') usageError('--input-format stream-json goes with --output-format stream-json');
-  if (values.json && outputFormat !== undefined && outputFormat !== 'text') usageError(`--json and --output-format ${outputFormat} exclude each other: both write to stdout`);
+  if (values.json && outputFormat !== undefined && outputFormat !== 'text')
+    usageError(`--json and --output-format ${outputFormat} exclude each other: both write to stdout`);
   if ((values.resume || values.continue) && values.fresh) usageError(`--${values.resume ? 'resume' : 'continue'} and --fresh exclude each other`);
   const resumeId = typeof opts.resume === 'string' ? opts.resume : undefined;
   const sessionId = str('sessionId');
-  for (const [name, id] of [['--session-id', sessionId], ['--resume', resumeId]] as const) {
-    if (id !== undefined && !UUID.test(id)) usageError(`${name} takes a session id (a UUID such as ${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}), not '${id}'`);
+  for (const [name, id] of [
+    ['--session-id', sessionId],
+    ['--resume', resumeId],
+  ] as const) {
+    if (id !== undefined && !UUID.test(id))
+      usageError(`${name} takes a session id (a UUID such as ${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}), not '${id}'`);
   }
-  if (sessionId && (values.resume || values.continue) && !flag('forkSession')) usageError('--session-id with --resume or --continue needs --fork-session (the continued session keeps its own id)');
+  if (sessionId && (values.resume || values.continue) && !flag('forkSession'))
+    usageError('--session-id with --resume or --continue needs --fork-session (the continued session keeps its own id)');
   if (flag('forkSession') && !values.resume && !values.continue) usageError('--fork-session goes with --resume or --continue');
-  if (values.team !== undefined && !/^postgres(ql)?:\/\//i.test(values.team)) usageError(`--team takes a postgres:// URL (postgres://USER@HOST:PORT/DATABASE?team=NAME), not '${redactUrl(values.team)}'`);
+  if (values.team !== undefined && !/^postgres(ql)?:\/\//i.test(values.team))
+    usageError(`--team takes a postgres:// URL (postgres://USER@HOST:PORT/DATABASE?team=NAME), not '${redactUrl(values.team)}'`);
   let slots: number | undefined;
   if (values.slots !== undefined) {
     if (command !== 'worker') usageError('--slots goes with huddle worker');
@@ -367,11 +399,18 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
   }
   // Claude Code's modes are mapped onto huddle's plan/ask/auto (claude-flags.ts).
   const modeName = flag('dangerouslySkipPermissions') ? 'bypassPermissions' : values['permission-mode'];
-  if (flag('dangerouslySkipPermissions') && values['permission-mode'] !== undefined && values['permission-mode'] !== 'bypassPermissions') usageError(`--dangerously-skip-permissions and --permission-mode ${values['permission-mode']} exclude each other`);
+  if (flag('dangerouslySkipPermissions') && values['permission-mode'] !== undefined && values['permission-mode'] !== 'bypassPermissions')
+    usageError(`--dangerously-skip-permissions and --permission-mode ${values['permission-mode']} exclude each other`);
   const permissionMode = modeName === undefined ? undefined : mapPermissionMode(modeName);
-  if (modeName !== undefined && !permissionMode) usageError(`--permission-mode takes plan, ask or auto, not '${modeName}' (Claude Code's default, acceptEdits, bypassPermissions and dontAsk are mapped onto them)`);
+  if (modeName !== undefined && !permissionMode)
+    usageError(
+      `--permission-mode takes plan, ask or auto, not '${modeName}' (Claude Code's default, acceptEdits, bypassPermissions and dontAsk are mapped onto them)`,
+    );
   const promptTool = str('permissionPromptTool');
-  if (promptTool !== undefined && (promptTool !== 'stdio' || !streamInput)) usageError(`--permission-prompt-tool ${promptTool} is not supported: huddle puts its questions to the caller only as can_use_tool requests (--permission-prompt-tool stdio with --input-format stream-json)`);
+  if (promptTool !== undefined && (promptTool !== 'stdio' || !streamInput))
+    usageError(
+      `--permission-prompt-tool ${promptTool} is not supported: huddle puts its questions to the caller only as can_use_tool requests (--permission-prompt-tool stdio with --input-format stream-json)`,
+    );
   const allowed = (list('allowedTools') ?? []).flatMap(parseToolRules);
   const allowedRefusal = allowedToolsRefusal(allowed, permissionMode ?? 'auto');
   if (allowedRefusal) usageError(allowedRefusal);
@@ -380,8 +419,17 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
   const sources = str('settingSources');
   const sourcesRefusal = sources === undefined ? undefined : settingSourcesRefusal(sources);
   if (sourcesRefusal) usageError(sourcesRefusal);
-  if (str('systemPrompt') !== undefined && str('appendSystemPrompt') !== undefined) usageError('--system-prompt and --append-system-prompt exclude each other: the first replaces the lead\'s instructions');
-  const promptSource = streamInput ? 'stream' : values['prompt-file'] !== undefined ? 'file' : values.print === '-' ? 'stdin' : values.print !== undefined ? 'argument' : undefined;
+  if (str('systemPrompt') !== undefined && str('appendSystemPrompt') !== undefined)
+    usageError("--system-prompt and --append-system-prompt exclude each other: the first replaces the lead's instructions");
+  const promptSource = streamInput
+    ? 'stream'
+    : values['prompt-file'] !== undefined
+      ? 'file'
+      : values.print === '-'
+        ? 'stdin'
+        : values.print !== undefined
+          ? 'argument'
+          : undefined;
   return {
     prompt: values.print,
     promptSource,
@@ -434,7 +482,9 @@ async function readPrompt(options: CliOptions): Promise<string> {
     try {
       text = readFileSync(options.promptFile!, 'utf8');
     } catch (error) {
-      usageError(`cannot read --prompt-file ${options.promptFile}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : ((error as NodeJS.ErrnoException).code ?? (error as Error).message)}`);
+      usageError(
+        `cannot read --prompt-file ${options.promptFile}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : ((error as NodeJS.ErrnoException).code ?? (error as Error).message)}`,
+      );
     }
     if (!text.trim()) usageError(`--prompt-file ${options.promptFile} is empty`);
     text = text.trimEnd();

@@ -37,7 +37,15 @@ export async function runHeadless(options: CliOptions): Promise<number> {
     // The session id: kept with the team, so --continue reports the same one and --resume ID finds it.
     const chosen = chooseSessionId(settings.workspace.teamDir, options);
     if ('error' in chosen) return fail(chosen.error);
-    claudeFormat = format === 'stream-json' || format === 'json' ? new StreamJsonView({ stream: format === 'stream-json', sessionId: chosen.id, partial: options.includePartialMessages ?? false, write: (line) => writeLine(line, secrets) }) : undefined;
+    claudeFormat =
+      format === 'stream-json' || format === 'json'
+        ? new StreamJsonView({
+            stream: format === 'stream-json',
+            sessionId: chosen.id,
+            partial: options.includePartialMessages ?? false,
+            write: (line) => writeLine(line, secrets),
+          })
+        : undefined;
     const view = claudeFormat;
     const report = options.json ? jsonWriter(secrets) : stderrReporter(secrets);
     const opened = await openSession(settings, {
@@ -64,7 +72,12 @@ export async function runHeadless(options: CliOptions): Promise<number> {
   if (!sandbox.available) process.stderr.write(`huddle: ${sandbox.line}\n`);
   if (claudeFormat) storeSessionId(session.workspace.teamDir, claudeFormat.sessionId);
   const mcpServers = session.mcpStatus().map((server) => ({ name: server.name, status: claudeMcpStatus(server.state) }));
-  claudeFormat?.init({ ...session.describeLead(), ...(options.permissionModeName ? { permissionMode: options.permissionModeName } : {}), version: VERSION, mcpServers });
+  claudeFormat?.init({
+    ...session.describeLead(),
+    ...(options.permissionModeName ? { permissionMode: options.permissionModeName } : {}),
+    version: VERSION,
+    mcpServers,
+  });
 
   const started = performance.now();
   // Ctrl+C (or SIGTERM): stop at once, but leave the team to be resumed. A second one exits now.
@@ -168,7 +181,12 @@ function describeEnd(end: RunEnd | 'interrupted'): string {
 function afterword(session: TeamSession, end: RunEnd | 'interrupted', options: CliOptions): string {
   if (end === 'interrupted') {
     // A prompt from stdin or a file (maybe a megabyte) is not repeated: the command to continue says where it came from.
-    const prompt = options.promptSource === 'file' ? `--prompt-file ${JSON.stringify(options.promptFile ?? '')}` : options.promptSource === 'stdin' || (options.prompt ?? '').length > 200 ? '"…"' : JSON.stringify(options.prompt ?? '…');
+    const prompt =
+      options.promptSource === 'file'
+        ? `--prompt-file ${JSON.stringify(options.promptFile ?? '')}`
+        : options.promptSource === 'stdin' || (options.prompt ?? '').length > 200
+          ? '"…"'
+          : JSON.stringify(options.prompt ?? '…');
     return (
       'huddle: interrupted; the team is left as it was in this workspace. ' +
       `Continue it with: huddle ${options.promptSource === 'file' ? prompt : `-p ${prompt}`} --resume (or start over with --fresh)\n`
@@ -181,7 +199,8 @@ function afterword(session: TeamSession, end: RunEnd | 'interrupted', options: C
   if (end.kind === 'stalled') return `huddle: ${end.message}; it was interrupted and the run failed (HUDDLE_STALL_MS sets how long counts as a stall)\n`;
   if (end.kind === 'unfinished') return `huddle: ${end.message}\n`;
   const outcome = session.leadResult().outcome;
-  const why = outcome?.kind === 'failed' ? outcome.error : outcome?.kind === 'turn_limit' ? `turn limit reached (${outcome.limit} model calls)` : 'the lead failed';
+  const why =
+    outcome?.kind === 'failed' ? outcome.error : outcome?.kind === 'turn_limit' ? `turn limit reached (${outcome.limit} model calls)` : 'the lead failed';
   return `huddle: ${why}\n`;
 }
 

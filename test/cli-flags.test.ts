@@ -84,11 +84,17 @@ describe("Claude Code's flags", () => {
     [['--fallback-model', 'sonnet'], /^huddle: --fallback-model is not supported/],
     [['--settings', '{}'], /^huddle: --settings is not supported/],
     [['--disallowedTools', 'Bash'], /^huddle: --disallowedTools Bash: huddle cannot take tools away/],
-    [['--permission-mode', 'ask', '--allowedTools', 'Bash'], /^huddle: --allowedTools: 'Bash' in ask mode: name the command \(Bash\(git \*\), Bash\(npm test\)\)/],
+    [
+      ['--permission-mode', 'ask', '--allowedTools', 'Bash'],
+      /^huddle: --allowedTools: 'Bash' in ask mode: name the command \(Bash\(git \*\), Bash\(npm test\)\)/,
+    ],
     [['--permission-mode', 'ask', '--allowedTools', 'Bash(git * --force)'], /^huddle: --allowedTools: 'Bash\(git \* --force\)' in ask mode/],
     [['--allowedTools', 'NotebookEdit'], /^huddle: --allowedTools: huddle has no tool like 'NotebookEdit'/],
     [['--setting-sources', 'user'], /^huddle: --setting-sources user: huddle always reads its user, project and local settings/],
-    [['--permission-mode', 'yolo'], /^huddle: --permission-mode takes plan, ask or auto, not 'yolo' \(Claude Code's default, acceptEdits, bypassPermissions and dontAsk are mapped onto them\)/],
+    [
+      ['--permission-mode', 'yolo'],
+      /^huddle: --permission-mode takes plan, ask or auto, not 'yolo' \(Claude Code's default, acceptEdits, bypassPermissions and dontAsk are mapped onto them\)/,
+    ],
     [['--permission-prompt-tool', 'mcp__x__ask'], /^huddle: --permission-prompt-tool mcp__x__ask is not supported/],
     [['--resume', 'not-a-uuid'], /^huddle: --resume takes a session id/],
     [['--no-session-persistence'], /^huddle: --no-session-persistence is not supported: huddle keeps the team's state in \.team\//],
@@ -101,7 +107,13 @@ describe("Claude Code's flags", () => {
   });
 
   it("--allowedTools 'Bash(touch *)' lets that command run without a question in default mode, for this run only", async () => {
-    fake.script('lead', reply(toolUse('bash', { command: 'touch allowed.txt' })), replyText('Made it.'), reply(toolUse('bash', { command: 'touch later.txt' })), replyText('Refused.'));
+    fake.script(
+      'lead',
+      reply(toolUse('bash', { command: 'touch allowed.txt' })),
+      replyText('Made it.'),
+      reply(toolUse('bash', { command: 'touch later.txt' })),
+      replyText('Refused.'),
+    );
     const result = await run(['-p', 'make it', '--permission-mode', 'default', '--allowedTools', 'Bash(touch *)', '--output-format', 'json']);
     expect(result.code, result.stderr).toBe(0);
     expect(existsSync(path.join(ws.dir, 'allowed.txt'))).toBe(true);

@@ -33,8 +33,15 @@ function script(dialect: 'huddle' | 'claude-code', dir: string): void {
   fake.respond((request: RecordedRequest) => {
     if (request.path !== '/v1/messages') return undefined;
     const done = (request.body?.messages ?? []).filter((m: { role: string }) => m.role === 'assistant').length;
-    if (done === 0) return reply(text('Writing it.'), dialect === 'huddle' ? toolUse('write_file', { path: 'a.txt', content: 'hi\n' }) : toolUse('Write', { file_path: path.join(dir, 'a.txt'), content: 'hi\n' }));
-    if (done === 1) return reply(dialect === 'huddle' ? toolUse('bash', { command: 'cat a.txt' }) : toolUse('Bash', { command: 'cat a.txt', description: 'show it' }));
+    if (done === 0)
+      return reply(
+        text('Writing it.'),
+        dialect === 'huddle'
+          ? toolUse('write_file', { path: 'a.txt', content: 'hi\n' })
+          : toolUse('Write', { file_path: path.join(dir, 'a.txt'), content: 'hi\n' }),
+      );
+    if (done === 1)
+      return reply(dialect === 'huddle' ? toolUse('bash', { command: 'cat a.txt' }) : toolUse('Bash', { command: 'cat a.txt', description: 'show it' }));
     return replyText('All done.');
   });
 }
@@ -89,7 +96,22 @@ async function huddle(format: 'stream-json' | 'json'): Promise<string> {
   return run.stdout;
 }
 
-const RESULT_FIELDS = ['type', 'subtype', 'is_error', 'result', 'num_turns', 'duration_ms', 'duration_api_ms', 'total_cost_usd', 'usage', 'session_id', 'stop_reason', 'modelUsage', 'permission_denials', 'uuid'];
+const RESULT_FIELDS = [
+  'type',
+  'subtype',
+  'is_error',
+  'result',
+  'num_turns',
+  'duration_ms',
+  'duration_api_ms',
+  'total_cost_usd',
+  'usage',
+  'session_id',
+  'stop_reason',
+  'modelUsage',
+  'permission_denials',
+  'uuid',
+];
 
 describe.skipIf(!CLAUDE)(`stream-json and json have Claude Code's shape${CLAUDE ? '' : ` (skipped: Claude Code is missing; ${CLAUDE_CODE_INSTALL})`}`, () => {
   it('stream-json: the same lines in the same order, field by field', async () => {
@@ -114,7 +136,12 @@ describe.skipIf(!CLAUDE)(`stream-json and json have Claude Code's shape${CLAUDE 
       const [message, refMessage] = [ours[i]!.message, reference[i]!.message];
       if (ours[i]!.type === 'assistant') {
         sameShape(message, refMessage, ['id', 'type', 'role', 'model', 'content', 'stop_reason', 'stop_sequence', 'usage'], `${where}.message`);
-        sameShape(message.usage, refMessage.usage, ['input_tokens', 'output_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens'], `${where}.message.usage`);
+        sameShape(
+          message.usage,
+          refMessage.usage,
+          ['input_tokens', 'output_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens'],
+          `${where}.message.usage`,
+        );
         const [block, refBlock] = [message.content[0], refMessage.content[0]];
         sameShape(block, refBlock, block.type === 'text' ? ['type', 'text'] : ['type', 'id', 'name', 'input'], `${where} block`);
         // Blocks of one response carry that response's id, as Claude Code's do.
@@ -172,7 +199,10 @@ describe.skipIf(!CLAUDE)('stream-json sessions and denials, beside Claude Code',
       };
       const ours = async (prompt: string, args: string[]) => {
         answers('Fine.');
-        const run = await runCli(['-p', prompt, '--output-format', 'stream-json', '--verbose', ...args], { cwd: huddleDir, env: { ANTHROPIC_BASE_URL: fake.url } });
+        const run = await runCli(['-p', prompt, '--output-format', 'stream-json', '--verbose', ...args], {
+          cwd: huddleDir,
+          env: { ANTHROPIC_BASE_URL: fake.url },
+        });
         expect(run.code, run.stderr).toBe(0);
         const out = lines(run.stdout);
         expect(new Set(out.map((line) => line.session_id)).size).toBe(1);
@@ -185,7 +215,10 @@ describe.skipIf(!CLAUDE)('stream-json sessions and denials, beside Claude Code',
         const forked = await run('four', ['--continue', '--fork-session']);
         expect(forked).not.toBe(first);
       }
-      const unknown = await runCli(['-p', 'five', '--resume', '00000000-0000-4000-8000-000000000000'], { cwd: huddleDir, env: { ANTHROPIC_BASE_URL: fake.url } });
+      const unknown = await runCli(['-p', 'five', '--resume', '00000000-0000-4000-8000-000000000000'], {
+        cwd: huddleDir,
+        env: { ANTHROPIC_BASE_URL: fake.url },
+      });
       expect(unknown.code).toBe(2);
       expect(unknown.stderr).toMatch(/^huddle: no session 00000000-0000-4000-8000-000000000000 in this workspace/);
     } finally {
@@ -198,7 +231,13 @@ describe.skipIf(!CLAUDE)('stream-json sessions and denials, beside Claude Code',
     const config = { mcpServers: { everything: { command: process.execPath, args: [everything, 'stdio'] } } };
     writeFileSync(path.join(ws.dir, 'servers.json'), JSON.stringify(config));
     answers('Fine.');
-    const reference = await runClaudeCode({ bin: CLAUDE!, cwd: ws.dir, baseUrl: fake.url, prompt: 'hi', args: ['--no-session-persistence', '--mcp-config', path.join(ws.dir, 'servers.json'), '--strict-mcp-config'] });
+    const reference = await runClaudeCode({
+      bin: CLAUDE!,
+      cwd: ws.dir,
+      baseUrl: fake.url,
+      prompt: 'hi',
+      args: ['--no-session-persistence', '--mcp-config', path.join(ws.dir, 'servers.json'), '--strict-mcp-config'],
+    });
     expect(reference.code, reference.stderr).toBe(0);
     writeFileSync(path.join(ws.dir, '.mcp.json'), JSON.stringify(config));
     answers('Fine.');
@@ -215,14 +254,26 @@ describe.skipIf(!CLAUDE)('stream-json sessions and denials, beside Claude Code',
       fake.respond((request) => {
         if (request.path !== '/v1/messages') return undefined;
         const done = (request.body?.messages ?? []).filter((m: { role: string }) => m.role === 'assistant').length;
-        if (done === 0) return reply(dialect === 'huddle' ? toolUse('bash', { command: 'touch denied.txt' }) : toolUse('Bash', { command: 'touch denied.txt', description: 'make it' }));
+        if (done === 0)
+          return reply(
+            dialect === 'huddle' ? toolUse('bash', { command: 'touch denied.txt' }) : toolUse('Bash', { command: 'touch denied.txt', description: 'make it' }),
+          );
         return replyText('It was not allowed.');
       });
     scriptDenied('claude-code');
-    const reference = await runClaudeCode({ bin: CLAUDE!, cwd: ws.dir, baseUrl: fake.url, prompt: 'make denied.txt', args: ['--no-session-persistence', '--permission-mode', 'default'] });
+    const reference = await runClaudeCode({
+      bin: CLAUDE!,
+      cwd: ws.dir,
+      baseUrl: fake.url,
+      prompt: 'make denied.txt',
+      args: ['--no-session-persistence', '--permission-mode', 'default'],
+    });
     expect(reference.code, reference.stderr).toBe(0);
     scriptDenied('huddle');
-    const run = await runCli(['-p', 'make denied.txt', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'default'], { cwd: ws.dir, env: { ANTHROPIC_BASE_URL: fake.url } });
+    const run = await runCli(['-p', 'make denied.txt', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'default'], {
+      cwd: ws.dir,
+      env: { ANTHROPIC_BASE_URL: fake.url },
+    });
     expect(run.code, run.stderr).toBe(0);
     const [ours, refResult] = [resultOf(run.stdout), resultOf(reference.stdout)];
     expect(refResult.permission_denials).toHaveLength(1);
@@ -259,7 +310,11 @@ describe('stream-json without Claude Code', () => {
 /** Runs the CLI with `input` on stdin. */
 function withStdin(args: string[], input: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI_PATH, ...args], { cwd: ws.dir, env: { ...baseEnv(), ANTHROPIC_BASE_URL: fake.url }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI_PATH, ...args], {
+      cwd: ws.dir,
+      env: { ...baseEnv(), ANTHROPIC_BASE_URL: fake.url },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

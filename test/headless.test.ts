@@ -10,8 +10,21 @@ import { baseEnv, CLI_PATH, type CliResult, makeWorkspace, runCli, TEST_API_KEY,
 
 // Event types a headless run may print (docs/contract.md#events lists them all).
 const EVENT_TYPES = new Set([
-  'text_delta', 'text', 'tool_call', 'tool_result', 'status', 'message_sent', 'message_delivered',
-  'task', 'usage', 'compaction', 'error', 'done', 'retry', 'warning', 'prompt',
+  'text_delta',
+  'text',
+  'tool_call',
+  'tool_result',
+  'status',
+  'message_sent',
+  'message_delivered',
+  'task',
+  'usage',
+  'compaction',
+  'error',
+  'done',
+  'retry',
+  'warning',
+  'prompt',
 ]);
 
 interface Event {
@@ -59,7 +72,9 @@ function parseEvents(ndjson: string): Event[] {
 
 /** stderr's lines before the run record (which ends every run that opened a team). */
 function stderrLines(result: CliResult): string[] {
-  return withoutRunRecord(result.stderr).split('\n').filter((line) => line !== '');
+  return withoutRunRecord(result.stderr)
+    .split('\n')
+    .filter((line) => line !== '');
 }
 
 /** Every file under a directory, recursively. */
@@ -93,7 +108,17 @@ function writeUnfinishedTeam(): void {
   mkdirSync(path.join(ws.dir, '.tasks'));
   writeFileSync(
     path.join(ws.dir, '.tasks', 'task_1.json'),
-    JSON.stringify({ id: 1, subject: 'old work', description: '', status: 'in_progress', owner: 'alice', blockedBy: [], blocks: [], created_at: now, updated_at: now }),
+    JSON.stringify({
+      id: 1,
+      subject: 'old work',
+      description: '',
+      status: 'in_progress',
+      owner: 'alice',
+      blockedBy: [],
+      blocks: [],
+      created_at: now,
+      updated_at: now,
+    }),
   );
 }
 
@@ -156,7 +181,10 @@ describe('huddle -p: runs', () => {
     expect(usage.cost_usd).toBeGreaterThan(0);
     const perCall = events.filter((e) => e.type === 'usage');
     expect(perCall).toHaveLength(2);
-    expect(usage.cost_usd).toBeCloseTo(perCall.reduce((sum, e) => sum + Number(e.cost_usd), 0), 10);
+    expect(usage.cost_usd).toBeCloseTo(
+      perCall.reduce((sum, e) => sum + Number(e.cost_usd), 0),
+      10,
+    );
 
     expect(events.find((e) => e.type === 'tool_result')).toMatchObject({ name: 'bash', ok: true, content: expect.stringContaining('checked') });
     expect(events.filter((e) => e.type === 'text').map((e) => e.text)).toEqual(['Checking.', 'All good.']);
@@ -435,7 +463,9 @@ describe('huddle -p: a run that cannot go on', () => {
     for (const member of roster.members) expect(member.status, member.name).not.toBe('shutdown');
 
     // The team comes back: the lead with its conversation, alice with hers.
-    fake.respond((request) => (request.agent === 'lead' ? replyText('Resumed: the notes are under way.') : request.agent === 'alice' ? replyText('Back at the notes.') : undefined));
+    fake.respond((request) =>
+      request.agent === 'lead' ? replyText('Resumed: the notes are under way.') : request.agent === 'alice' ? replyText('Back at the notes.') : undefined,
+    );
     const resumed = await huddle(['-p', 'carry on', '--resume']);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toMatch(/^huddle: resumed lead, alice$/m);

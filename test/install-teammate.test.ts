@@ -32,7 +32,11 @@ function temp(prefix: string): string {
 }
 
 /** Runs a program without blocking this process (the fake API answers from it). */
-function run(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number }): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(
+  command: string,
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number },
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -54,9 +58,15 @@ describe.skipIf(skipWithoutClaudeCode())('an installed huddle', () => {
     // dist/ is built before the tests (npm test builds it); packing does not build it again.
     const pack = spawnSync('npm', ['pack', '--ignore-scripts', '--pack-destination', packDir, '--json'], { cwd: REPO_ROOT, encoding: 'utf8' });
     expect(pack.status, pack.stderr).toBe(0);
-    const tarball = path.join(packDir, readdirSync(packDir).find((name) => name.endsWith('.tgz'))!);
+    const tarball = path.join(
+      packDir,
+      readdirSync(packDir).find((name) => name.endsWith('.tgz'))!,
+    );
     const prefix = temp('huddle-prefix-');
-    const install = spawnSync('npm', ['install', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', tarball], { cwd: packDir, encoding: 'utf8' });
+    const install = spawnSync('npm', ['install', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', tarball], {
+      cwd: packDir,
+      encoding: 'utf8',
+    });
     expect(install.status, install.stderr).toBe(0);
     const bin = path.join(prefix, 'bin', 'huddle');
 
@@ -87,7 +97,10 @@ describe.skipIf(skipWithoutClaudeCode())('an installed huddle', () => {
     expect(result.stderr).not.toMatch(/cannot tell where huddle's cli\.js is|HUDDLE_CLI/);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('alice reported.');
-    const inbox = readFileSync(path.join(ws, '.team', 'inbox', 'lead.jsonl'), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
+    const inbox = readFileSync(path.join(ws, '.team', 'inbox', 'lead.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
     expect(inbox.filter((m) => m.content === report && m.from === 'alice')).toHaveLength(1);
   }, 240_000);
 });

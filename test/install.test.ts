@@ -69,10 +69,18 @@ describe('installing from the clone', () => {
 
   it('`npm link` does the same', () => {
     const prefix = temp('huddle-link-');
-    const link = spawnSync('npm', ['link', '--offline', '--no-audit', '--no-fund'], { cwd: REPO_ROOT, env: { ...process.env, npm_config_prefix: prefix }, encoding: 'utf8' });
+    const link = spawnSync('npm', ['link', '--offline', '--no-audit', '--no-fund'], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, npm_config_prefix: prefix },
+      encoding: 'utf8',
+    });
     expect(link.status, link.stderr).toBe(0);
     const project = temp('huddle-project-');
-    const run = spawnSync(path.join(prefix, 'bin', 'huddle'), ['--version'], { cwd: project, env: { PATH: pathWithThisNode(), HOME: project }, encoding: 'utf8' });
+    const run = spawnSync(path.join(prefix, 'bin', 'huddle'), ['--version'], {
+      cwd: project,
+      env: { PATH: pathWithThisNode(), HOME: project },
+      encoding: 'utf8',
+    });
     expect(run.status).toBe(0);
     expect(run.stdout.split('\n')[0]).toBe(VERSION);
   });

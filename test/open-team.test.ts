@@ -89,7 +89,7 @@ function scriptTeam(leadCalls: ReturnType<typeof toolUse>[], bobCalls: ReturnTyp
 }
 
 describe('MCP servers from .mcp.json', () => {
-  it('the lead and a teammate call the everything server\'s echo and get-sum and get its real answers; a server that does not start is one warning', async () => {
+  it("the lead and a teammate call the everything server's echo and get-sum and get its real answers; a server that does not start is one warning", async () => {
     write('.mcp.json', {
       mcpServers: {
         everything: { command: process.execPath, args: [EVERYTHING_BIN, 'stdio'] },
@@ -97,7 +97,11 @@ describe('MCP servers from .mcp.json', () => {
       },
     });
     scriptTeam(
-      [toolUse('mcp__everything__echo', { message: 'hello from lead' }), toolUse('mcp__everything__get-sum', { a: 2, b: 3 }), toolUse('mcp__everything__get-tiny-image', {})],
+      [
+        toolUse('mcp__everything__echo', { message: 'hello from lead' }),
+        toolUse('mcp__everything__get-sum', { a: 2, b: 3 }),
+        toolUse('mcp__everything__get-tiny-image', {}),
+      ],
       [toolUse('mcp__everything__echo', { message: 'hello from bob' }), toolUse('mcp__everything__get-sum', { a: 40, b: 2 })],
     );
     const result = await huddle(['-p', 'use the MCP tools']);
@@ -107,7 +111,8 @@ describe('MCP servers from .mcp.json', () => {
     const lead = fake.requests.filter((r) => r.agent === 'lead');
     const bob = fake.requests.filter((r) => r.agent === 'bob');
     // Offered with the server's own schema, to both.
-    for (const request of [lead[0]!, bob[0]!]) expect(toolNames(request)).toEqual(expect.arrayContaining(['mcp__everything__echo', 'mcp__everything__get-sum']));
+    for (const request of [lead[0]!, bob[0]!])
+      expect(toolNames(request)).toEqual(expect.arrayContaining(['mcp__everything__echo', 'mcp__everything__get-sum']));
     const echo = (lead[0]!.body.tools as Array<{ name: string; input_schema: unknown }>).find((tool) => tool.name === 'mcp__everything__echo');
     expect(echo?.input_schema).toMatchObject({ type: 'object', properties: { message: { type: 'string' } }, required: ['message'] });
     // The server's real answers reached the model.
@@ -119,11 +124,15 @@ describe('MCP servers from .mcp.json', () => {
     ]);
     // An image result reaches the model as an image block, not as text about one.
     const imageResult = (lead[1]!.body.messages.at(-1).content as Array<{ type: string; content: unknown }>)[2]!;
-    expect(imageResult.content).toEqual(expect.arrayContaining([{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: expect.stringMatching(/^[A-Za-z0-9+/=]+$/) } }]));
+    expect(imageResult.content).toEqual(
+      expect.arrayContaining([{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: expect.stringMatching(/^[A-Za-z0-9+/=]+$/) } }]),
+    );
     expect(results(bob[1]!).map((r) => r.content)).toEqual(['Echo: hello from bob', 'The sum of 40 and 2 is 42.']);
     // The broken server: one clear warning, and the run went on.
     const warnings = result.stderr.split('\n').filter((line) => line.includes("MCP server 'broken'"));
-    expect(warnings).toEqual([expect.stringMatching(/^huddle: warning: MCP server 'broken' did not start: .*no-such-server.*; its tools are unavailable and the rest goes on$/)]);
+    expect(warnings).toEqual([
+      expect.stringMatching(/^huddle: warning: MCP server 'broken' did not start: .*no-such-server.*; its tools are unavailable and the rest goes on$/),
+    ]);
     // What the repository runs on the person's machine is said at start-up.
     expect(result.stderr).toContain("this repository's settings run MCP servers everything (.mcp.json), broken (.mcp.json) on your machine without asking");
   });
@@ -146,7 +155,8 @@ describe('project instructions', () => {
       const system = systemText(request);
       // The identity line stays first (docs/contract.md#injected-turns); the instructions follow huddle's own.
       expect(system).toMatch(new RegExp(`^You are '${request.agent}'`));
-      for (const marker of ['MARKER-CLAUDE-7f3a', 'MARKER-IMPORT-91c2', 'MARKER-AGENTS-5d10', 'MARKER-HOME-22e8']) expect(system, `${request.agent}: ${marker}`).toContain(marker);
+      for (const marker of ['MARKER-CLAUDE-7f3a', 'MARKER-IMPORT-91c2', 'MARKER-AGENTS-5d10', 'MARKER-HOME-22e8'])
+        expect(system, `${request.agent}: ${marker}`).toContain(marker);
     }
   });
 });
@@ -184,25 +194,34 @@ describe('hooks', () => {
 describe('session hooks of a headless run', () => {
   it('SessionStart at the start, the Notification hook when the team is done, SessionEnd last; each logged', async () => {
     const record = { type: 'command', command: 'cat >> "$CLAUDE_PROJECT_DIR/hook-inputs.ndjson"' };
-    write('.team/settings.local.json', { hooks: { SessionStart: [{ hooks: [record] }], Notification: [{ matcher: 'team_finished', hooks: [record] }], SessionEnd: [{ hooks: [record] }] } });
+    write('.team/settings.local.json', {
+      hooks: { SessionStart: [{ hooks: [record] }], Notification: [{ matcher: 'team_finished', hooks: [record] }], SessionEnd: [{ hooks: [record] }] },
+    });
     fake.script('lead', replyText('Finished.'));
     const result = await huddle(['-p', 'finish']);
 
     expect(result.code, result.stderr).toBe(0);
     // A personal settings file is the person's own: nothing to warn about.
     expect(withoutRunRecord(result.stderr)).toBe('');
-    const inputs = readFileSync(path.join(ws.dir, 'hook-inputs.ndjson'), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    const inputs = readFileSync(path.join(ws.dir, 'hook-inputs.ndjson'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(inputs.map((input) => input.hook_event_name)).toEqual(['SessionStart', 'Notification', 'SessionEnd']);
     expect(inputs[0]).toMatchObject({ source: 'startup', agent: 'lead', cwd: ws.dir });
     expect(inputs[1]).toMatchObject({ notification_type: 'team_finished', message: 'huddle -p: the run ended (exit 0)', title: 'huddle' });
     expect(inputs[2]).toMatchObject({ reason: 'the run ended' });
     expect(new Set(inputs.map((input) => input.session_id)).size).toBe(1);
-    expect(logged('lead').filter((event) => event.type === 'hook').map((event) => event.hook_event_name)).toEqual(['SessionStart', 'Notification', 'SessionEnd']);
+    expect(
+      logged('lead')
+        .filter((event) => event.type === 'hook')
+        .map((event) => event.hook_event_name),
+    ).toEqual(['SessionStart', 'Notification', 'SessionEnd']);
   });
 });
 
 describe('.team/.gitignore', () => {
-  it('keeps huddle\'s runtime state out of git, while the team\'s settings and roles go in', async () => {
+  it("keeps huddle's runtime state out of git, while the team's settings and roles go in", async () => {
     await runGit(['init', '-q']);
     write('.team/settings.json', { maxTurns: 20 });
     write('.team/settings.local.json', { model: 'mine' });
@@ -211,7 +230,11 @@ describe('.team/.gitignore', () => {
     const result = await huddle(['-p', 'hi']);
     expect(result.code, result.stderr).toBe(0);
     expect(existsSync(path.join(ws.dir, '.team', 'logs'))).toBe(true);
-    const status = (await runGit(['status', '--porcelain', '--untracked-files=all'])).split('\n').filter(Boolean).map((line) => line.slice(3)).sort();
+    const status = (await runGit(['status', '--porcelain', '--untracked-files=all']))
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => line.slice(3))
+      .sort();
     expect(status.filter((file) => file.startsWith('.team/'))).toEqual(['.team/.gitignore', '.team/roles/qa.md', '.team/settings.json']);
   });
 });
@@ -220,7 +243,10 @@ describe('verify gates', () => {
   it('a failing verify keeps a task from completing, with the output as the error, until the agent makes it pass', async () => {
     fake.script(
       'lead',
-      reply(toolUse('task_create', { subject: 'Write done.txt', verify: 'test -f done.txt || { echo "done.txt is missing"; exit 1; }' }), toolUse('claim_task', { task_id: 1 })),
+      reply(
+        toolUse('task_create', { subject: 'Write done.txt', verify: 'test -f done.txt || { echo "done.txt is missing"; exit 1; }' }),
+        toolUse('claim_task', { task_id: 1 }),
+      ),
       reply(toolUse('task_update', { task_id: 1, status: 'completed' })),
       reply(toolUse('write_file', { path: 'done.txt', content: 'yes\n' }), toolUse('task_update', { task_id: 1, status: 'completed' })),
       replyText('Task 1 is done.'),
@@ -237,17 +263,25 @@ describe('verify gates', () => {
     expect(completed).toMatchObject({ is_error: false, content: expect.stringMatching(/status in_progress → completed.*verify passed: test -f done\.txt/) });
     const task = JSON.parse(readFileSync(path.join(ws.dir, '.tasks', 'task_1.json'), 'utf8'));
     expect(task).toMatchObject({ status: 'completed', verify: 'test -f done.txt || { echo "done.txt is missing"; exit 1; }' });
-    expect(logged('lead').filter((event) => event.type === 'verify').map((event) => [event.task_id, event.ok, event.exit_code])).toEqual([
+    expect(
+      logged('lead')
+        .filter((event) => event.type === 'verify')
+        .map((event) => [event.task_id, event.ok, event.exit_code]),
+    ).toEqual([
       [1, false, 1],
       [1, true, 0],
     ]);
   });
 
-  it('a settings default per role gates tasks without a verify of their own, in the completing agent\'s workspace', async () => {
+  it("a settings default per role gates tasks without a verify of their own, in the completing agent's workspace", async () => {
     write('.team/settings.json', { verify: { command: 'false', roles: { lead: 'test -f "$PWD/ready"' } } });
     fake.script(
       'lead',
-      reply(toolUse('task_create', { subject: 'Get ready' }), toolUse('claim_task', { task_id: 1 }), toolUse('task_update', { task_id: 1, status: 'completed' })),
+      reply(
+        toolUse('task_create', { subject: 'Get ready' }),
+        toolUse('claim_task', { task_id: 1 }),
+        toolUse('task_update', { task_id: 1, status: 'completed' }),
+      ),
       reply(toolUse('bash', { command: 'touch ready' }), toolUse('task_update', { task_id: 1, status: 'completed' })),
       replyText('Ready.'),
     );
@@ -263,7 +297,11 @@ describe('bad settings', () => {
   it('an unknown key, a wrong type or broken JSON: one line naming the file and the key, exit 2, nothing run', async () => {
     const cases: Array<[string, string, RegExp]> = [
       ['.team/settings.json', JSON.stringify({ modle: 'x' }), /^huddle: \.team\/settings\.json: modle: unknown key \(did you mean "model"\?\)\n$/],
-      ['.team/settings.local.json', JSON.stringify({ hooks: { PreToolUse: [{ hooks: [{ type: 'command', command: 'x', timeout: 'ten' }] }] } }), /^huddle: \.team\/settings\.local\.json: hooks\.PreToolUse\[0\]\.hooks\[0\]\.timeout: expected a number, not "ten"\n$/],
+      [
+        '.team/settings.local.json',
+        JSON.stringify({ hooks: { PreToolUse: [{ hooks: [{ type: 'command', command: 'x', timeout: 'ten' }] }] } }),
+        /^huddle: \.team\/settings\.local\.json: hooks\.PreToolUse\[0\]\.hooks\[0\]\.timeout: expected a number, not "ten"\n$/,
+      ],
       ['.mcp.json', '{"mcpServers": {', /^huddle: \.mcp\.json: not valid JSON \(.+\)\n$/],
     ];
     for (const [file, text, message] of cases) {

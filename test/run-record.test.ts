@@ -19,14 +19,31 @@ describe('RunRecorder', () => {
     const recorder = new RunRecorder(new Date(Date.now() - 5_000));
     const seen: HuddleEvent[] = [];
     hub.subscribe((event) => (seen.push(event), recorder.onEvent(event)));
-    const usage = { input_tokens: 100, output_tokens: 10, cache_creation_input_tokens: 200, cache_read_input_tokens: 700, cost_usd: 0.01, total_cost_usd: 0.01, total_input_tokens: 100, total_output_tokens: 10, context_tokens: 1000, model: 'm' };
+    const usage = {
+      input_tokens: 100,
+      output_tokens: 10,
+      cache_creation_input_tokens: 200,
+      cache_read_input_tokens: 700,
+      cost_usd: 0.01,
+      total_cost_usd: 0.01,
+      total_input_tokens: 100,
+      total_output_tokens: 10,
+      context_tokens: 1000,
+      model: 'm',
+    };
     hub.emit('lead', 'usage', usage);
     hub.emit('alice', 'usage', { ...usage, cost_usd: 0.02 });
     hub.emit('alice', 'tool_call', { id: 't1', name: 'bash', input: { command: 'npm test' }, summary: 'npm test' });
     hub.emit('alice', 'tool_result', { id: 't1', name: 'bash', ok: false, content: '1 failed\n[exit code 1]', duration_ms: 40 });
     hub.emit('alice', 'tool_call', { id: 't2', name: 'bash', input: { command: 'ls' }, summary: 'ls' });
     hub.emit('alice', 'tool_result', { id: 't2', name: 'bash', ok: true, content: 'a\n[exit code 0]', duration_ms: 3 });
-    hub.emit('alice', 'tool_result', { id: 't3', name: 'task_update', ok: true, content: 'task #1 completed\nverify passed: npm run check (exit 0, 1.2 s)', duration_ms: 1300 });
+    hub.emit('alice', 'tool_result', {
+      id: 't3',
+      name: 'task_update',
+      ok: true,
+      content: 'task #1 completed\nverify passed: npm run check (exit 0, 1.2 s)',
+      duration_ms: 1300,
+    });
     hub.emit('bob', 'tool_call', { id: 't4', name: 'review_request_changes', input: { task_id: 1, feedback: 'add a test' }, summary: '' });
     hub.emit('bob', 'tool_call', { id: 't5', name: 'review_approve', input: { task_id: 1 }, summary: '' });
     hub.emit('alice', 'approval_requested', { id: 'a1', tool: 'bash', summary: 'curl x', reason: 'not on the allow-list', prefixes: ['curl'] });
@@ -35,16 +52,37 @@ describe('RunRecorder', () => {
     hub.emit('alice', 'approval_resolved', { id: 'a2', decision: 'deny', by: 'user' });
 
     const now = new Date();
-    const record = recorder.build({ tasks: [{ id: 1, subject: 'do it', description: '', status: 'completed', owner: 'alice', blockedBy: [], blocks: [], created_at: '', updated_at: '', reviewer: 'bob' }] }, now);
+    const record = recorder.build(
+      {
+        tasks: [
+          {
+            id: 1,
+            subject: 'do it',
+            description: '',
+            status: 'completed',
+            owner: 'alice',
+            blockedBy: [],
+            blocks: [],
+            created_at: '',
+            updated_at: '',
+            reviewer: 'bob',
+          },
+        ],
+      },
+      now,
+    );
     expect(record.model_calls).toBe(2);
     expect(record.cost.total_usd).toBeCloseTo(0.03);
     expect(record.cost.agents.alice).toMatchObject({ cost_usd: 0.02, model_calls: 1, cache_read_input_tokens: 700, cache_creation_input_tokens: 200 });
     expect(record.tokens).toMatchObject({ input: 200, output: 20, cache_read: 1400, cache_write: 400 });
     expect(record.tokens.cache_hit_ratio).toBeCloseTo(1400 / 2000);
-    expect(record.commands).toEqual({ count: 2, list: [
-      { agent: 'alice', command: 'npm test', ok: false, exit_code: 1, duration_ms: 40 },
-      { agent: 'alice', command: 'ls', ok: true, exit_code: 0, duration_ms: 3 },
-    ] });
+    expect(record.commands).toEqual({
+      count: 2,
+      list: [
+        { agent: 'alice', command: 'npm test', ok: false, exit_code: 1, duration_ms: 40 },
+        { agent: 'alice', command: 'ls', ok: true, exit_code: 0, duration_ms: 3 },
+      ],
+    });
     expect(record.tests).toEqual([
       { agent: 'alice', command: 'npm test', passed: false, exit_code: 1, via: 'bash' },
       { agent: 'alice', command: 'npm run check', passed: true, exit_code: 0, via: 'verify' },
@@ -87,7 +125,11 @@ describe('a headless run ends with its run record', () => {
     git('add', '.');
     git('commit', '-q', '-m', 'start');
     fake.enqueue(
-      reply(text('Editing.'), toolUse('write_file', { path: 'README.md', content: 'one\nTWO\nthree\nfour\n' }), toolUse('write_file', { path: 'src/new.txt', content: 'a\nb\n' })),
+      reply(
+        text('Editing.'),
+        toolUse('write_file', { path: 'README.md', content: 'one\nTWO\nthree\nfour\n' }),
+        toolUse('write_file', { path: 'src/new.txt', content: 'a\nb\n' }),
+      ),
       reply(toolUse('bash', { command: 'git add README.md && git commit -q -m "Shout two"' })),
       reply(toolUse('bash', { command: 'npm test' })),
       replyText('Done.'),
@@ -122,7 +164,9 @@ describe('a headless run ends with its run record', () => {
       `huddle: run record: .team/logs/${files[0]}`,
       expect.stringMatching(/^huddle: tasks: 0 done, 0 open · 2 files changed \+4 −1 · 1 commit · tests passing \(1\)$/),
       'huddle: commands: 2 · permissions: 0 asked, 0 granted, 0 denied · reviews: 0',
-      expect.stringMatching(/^huddle: cost: \$\d+\.\d{4} \(lead \$\d+\.\d{4}\) · 4 model calls · tokens: .+ in \(\d+% cache reads, .+ written\), \d+ out · \d+\.\d s$/),
+      expect.stringMatching(
+        /^huddle: cost: \$\d+\.\d{4} \(lead \$\d+\.\d{4}\) · 4 model calls · tokens: .+ in \(\d+% cache reads, .+ written\), \d+ out · \d+\.\d s$/,
+      ),
     ]);
   });
 });

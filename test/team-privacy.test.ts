@@ -56,7 +56,11 @@ it('every file under .team/ is 0600 and every directory 0700 after a run, whatev
   fake.respond((request) => {
     const turns = request.body.messages.length;
     if (request.agent === 'lead') {
-      if (turns === 1) return reply(toolUse('task_create', { subject: 'Write the notes' }), toolUse('spawn_teammate', { name: 'alice', role: 'coder', prompt: 'Write the notes.' }));
+      if (turns === 1)
+        return reply(
+          toolUse('task_create', { subject: 'Write the notes' }),
+          toolUse('spawn_teammate', { name: 'alice', role: 'coder', prompt: 'Write the notes.' }),
+        );
       return replyText('The notes are done.');
     }
     if (request.agent === 'alice') {
@@ -70,7 +74,11 @@ it('every file under .team/ is 0600 and every directory 0700 after a run, whatev
 
   const all = modes(team);
   // Not vacuous: the run kept its state here.
-  for (const expected of ['logs', 'inbox', 'config.json']) expect(all.some(([rel]) => rel === expected || rel.startsWith(`${expected}/`)), expected).toBe(true);
+  for (const expected of ['logs', 'inbox', 'config.json'])
+    expect(
+      all.some(([rel]) => rel === expected || rel.startsWith(`${expected}/`)),
+      expected,
+    ).toBe(true);
   expect(all.some(([rel]) => /^logs\/run-.*\.json$/.test(rel))).toBe(true);
   const wrong = all.filter(([rel, kind, mode]) => !shared(rel) && (kind === 'dir' ? mode !== 0o700 : kind === 'file' ? mode !== 0o600 : false));
   expect(wrong.map(([rel, kind, mode]) => `${kind} ${rel} ${mode.toString(8)}`)).toEqual([]);

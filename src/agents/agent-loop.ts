@@ -159,9 +159,7 @@ export class AgentLoop {
     return { kind: 'turn_limit', limit: maxTurns };
   }
 
-  async #callModel(
-    signal: AbortSignal,
-  ): Promise<{ kind: 'ok'; content: ContentBlock[]; stopReason: string | null } | { kind: 'done'; outcome: TurnOutcome }> {
+  async #callModel(signal: AbortSignal): Promise<{ kind: 'ok'; content: ContentBlock[]; stopReason: string | null } | { kind: 'done'; outcome: TurnOutcome }> {
     const { backend, tools, maxTokens } = this.#options;
     const events = this.events;
     this.transcript.commit();
@@ -189,11 +187,7 @@ export class AgentLoop {
     }
   }
 
-  async #runTools(
-    toolUses: ToolUseBlock[],
-    signal: AbortSignal,
-    truncated: boolean,
-  ): Promise<{ interrupted: boolean; stopped: boolean }> {
+  async #runTools(toolUses: ToolUseBlock[], signal: AbortSignal, truncated: boolean): Promise<{ interrupted: boolean; stopped: boolean }> {
     const { tools, workspace, hooks } = this.#options;
     const events = this.events;
     let skipReason: string | undefined;
@@ -210,7 +204,14 @@ export class AgentLoop {
       const started = performance.now();
       const result = await tools.run(use.name, use.input, { workspace, agent: this.name, signal, events });
       const durationMs = Math.round(performance.now() - started);
-      events.emit('tool_result', { id: use.id, name: use.name, ok: !result.isError, content: result.content, duration_ms: durationMs, ...(result.blocks?.length ? { blocks: result.blocks } : {}) });
+      events.emit('tool_result', {
+        id: use.id,
+        name: use.name,
+        ok: !result.isError,
+        content: result.content,
+        duration_ms: durationMs,
+        ...(result.blocks?.length ? { blocks: result.blocks } : {}),
+      });
       if (signal.aborted) {
         interrupted = true;
         skipReason = 'the turn was interrupted';
@@ -232,7 +233,11 @@ export class AgentLoop {
    * outside its turns (a compaction or restart summary) use it too, with extra fields saying why;
    * they do not change how full the context is.
    */
-  recordUsage(usage: TokenUsage, costUsd: number, fields: { purpose?: 'compaction'; restart?: boolean; message_id?: string; stop_reason?: string | null } = {}): void {
+  recordUsage(
+    usage: TokenUsage,
+    costUsd: number,
+    fields: { purpose?: 'compaction'; restart?: boolean; message_id?: string; stop_reason?: string | null } = {},
+  ): void {
     const totals = this.totals;
     totals.usage = addUsage(totals.usage, usage);
     totals.costUsd += costUsd;

@@ -10,7 +10,6 @@ import type { TeamContext } from './team-context.js';
 import type { ToolRegistry } from '../runtime/tools/registry.js';
 import type { Workspace } from '../runtime/workspace/workspace.js';
 
-
 export interface AgentSpec {
   name: string;
   role: string;
@@ -82,7 +81,11 @@ export abstract class Agent {
       config: ctx.config,
       beforeCompact: async (trigger, focus) => {
         if (!ctx.hooks?.has('PreCompact')) return;
-        await ctx.hooks.run(this.events, { hook_event_name: 'PreCompact', trigger, ...(focus ? { custom_instructions: focus } : {}) }, { cwd: this.loop.workspace.root });
+        await ctx.hooks.run(
+          this.events,
+          { hook_event_name: 'PreCompact', trigger, ...(focus ? { custom_instructions: focus } : {}) },
+          { cwd: this.loop.workspace.root },
+        );
       },
     });
   }

@@ -34,7 +34,10 @@ export async function checkpointBefore(teamRoot: string, tool: Tool, input: unkn
   } catch (error) {
     if (!warned.has(teamRoot)) {
       warned.add(teamRoot);
-      context.events.emit('warning', { message: `no checkpoint of the workspace before this ${tool.name} call: ${(error as Error).message}`, checkpoint: 'failed' });
+      context.events.emit('warning', {
+        message: `no checkpoint of the workspace before this ${tool.name} call: ${(error as Error).message}`,
+        checkpoint: 'failed',
+      });
     }
   }
 }
@@ -74,7 +77,10 @@ async function repair(store: Checkpoints, context: Pick<ToolContext, 'events'>):
     if (line) context.events.emit('warning', { message: line, repaired: 'git', workspace: store.root });
     return line;
   } catch (error) {
-    context.events.emit('warning', { message: `the repository is broken and huddle could not rebuild it: ${(error as Error).message}; huddle rewind lists the checkpoints`, repaired: 'failed' });
+    context.events.emit('warning', {
+      message: `the repository is broken and huddle could not rebuild it: ${(error as Error).message}; huddle rewind lists the checkpoints`,
+      repaired: 'failed',
+    });
     return undefined;
   }
 }

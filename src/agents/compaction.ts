@@ -306,10 +306,7 @@ export class Compactor {
   }
 
   /** Keeps the messages being replaced, with cut tool results restored (the store scrubs secrets); returns where. */
-  async #writeTranscript(
-    snapshot: MessageParam[],
-    meta: { trigger: CompactionTrigger; focus: string | undefined; beforeTokens: number },
-  ): Promise<string> {
+  async #writeTranscript(snapshot: MessageParam[], meta: { trigger: CompactionTrigger; focus: string | undefined; beforeTokens: number }): Promise<string> {
     const { loop, identity, transcripts } = this.#o;
     const record = {
       agent: identity.name,
@@ -337,7 +334,6 @@ export class Compactor {
     return estimateTokens(loop.system.length + JSON.stringify(loop.tools.definitions()).length + JSON.stringify(messages).length);
   }
 }
-
 
 /**
  * Splits off what stays verbatim: a trailing user turn's own input (the prompt or inbox messages

@@ -57,11 +57,7 @@ export function contentChars(content: ToolResultContent): number {
  * the last `keepTurns` ones with a stub. `originals` (if given) receives each cut content by
  * tool_use_id, so a transcript written later can still be complete.
  */
-export function trimOldToolResults(
-  messages: MessageParam[],
-  keepTurns: number,
-  originals?: Map<string, ToolResultContent>,
-): TrimResult {
+export function trimOldToolResults(messages: MessageParam[], keepTurns: number, originals?: Map<string, ToolResultContent>): TrimResult {
   return trim(messages, keepTurns, true, originals);
 }
 

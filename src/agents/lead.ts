@@ -78,7 +78,10 @@ export class Lead extends Agent {
     if (!hooks?.has('UserPromptSubmit')) return text;
     const outcome = await hooks.run(this.events, { hook_event_name: 'UserPromptSubmit', prompt: text }, { cwd: this.loop.workspace.root });
     if (outcome.blocked || outcome.stop) {
-      this.events.emit('warning', { message: `your prompt was not sent to the lead: a UserPromptSubmit hook blocked it: ${outcome.reason ?? outcome.stop}`, hook: 'UserPromptSubmit' });
+      this.events.emit('warning', {
+        message: `your prompt was not sent to the lead: a UserPromptSubmit hook blocked it: ${outcome.reason ?? outcome.stop}`,
+        hook: 'UserPromptSubmit',
+      });
       return undefined;
     }
     return outcome.additionalContext ? `${text}\n\n<user-prompt-submit-hook>\n${outcome.additionalContext}\n</user-prompt-submit-hook>` : text;
@@ -92,7 +95,11 @@ export class Lead extends Agent {
     const hooks = this.ctx.hooks;
     let continued = 0;
     while (outcome.kind === 'end_turn' && hooks?.has('Stop') && !this.#closed.signal.aborted) {
-      const hook = await hooks.run(this.events, { hook_event_name: 'Stop', stop_hook_active: continued > 0, last_assistant_message: outcome.text }, { cwd: this.loop.workspace.root });
+      const hook = await hooks.run(
+        this.events,
+        { hook_event_name: 'Stop', stop_hook_active: continued > 0, last_assistant_message: outcome.text },
+        { cwd: this.loop.workspace.root },
+      );
       if (!hook.blocked || hook.stop) break;
       if (continued >= MAX_HOOK_CONTINUATIONS) {
         this.events.emit('warning', { message: `a Stop hook kept the lead working ${continued} times in a row; it is let go now`, hook: 'Stop' });

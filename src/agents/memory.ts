@@ -101,7 +101,11 @@ export function readProjectInstructions(options: MemoryOptions): ProjectInstruct
     if (!read) return;
     if ('refused' in read) {
       const what = target ? `@${target}` : label(file);
-      refuse(`(import not allowed: ${what} — ${read.refused})`, `${target ? `@${target} in ${importedBy ? label(importedBy.file) : '?'}` : label(file)} was not read: ${read.refused}`, importedBy);
+      refuse(
+        `(import not allowed: ${what} — ${read.refused})`,
+        `${target ? `@${target} in ${importedBy ? label(importedBy.file) : '?'}` : label(file)} was not read: ${read.refused}`,
+        importedBy,
+      );
       return;
     }
     if (seen.has(read.real)) return;
@@ -248,7 +252,13 @@ const MAX_FILE_BYTES = 4 * 1024 * 1024;
  * sandbox hides. The file opened is the one checked (its descriptor's path is checked again,
  * so a link swapped in between is caught). Undefined: missing, not a file, binary.
  */
-function readConfined(file: string, reach: Reach, places: Places, home: string, anywhere = false): { real: string; text: string } | { refused: string } | undefined {
+function readConfined(
+  file: string,
+  reach: Reach,
+  places: Places,
+  home: string,
+  anywhere = false,
+): { real: string; text: string } | { refused: string } | undefined {
   let real: string;
   try {
     real = realpathSync(file);

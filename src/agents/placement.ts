@@ -47,7 +47,10 @@ export async function placeOnWorker(team: PlacementTeam, spec: PlacementSpec): P
   if (await hosts.dispatch(placement.id)) return `spawned ${what} on worker ${placement.hostLabel}`;
   await team.ctx.roster.update(spec.name, { host: hosts.self });
   const { roles } = loadRoles(team.ctx.workspace.teamDir);
-  team.startTeammate({ name: spec.name, role: spec.role, model: spec.model, roleDef: roles.get(spec.role), worktree: undefined, planModeRequired: spec.planModeRequired }, spec.prompt);
+  team.startTeammate(
+    { name: spec.name, role: spec.role, model: spec.model, roleDef: roles.get(spec.role), worktree: undefined, planModeRequired: spec.planModeRequired },
+    spec.prompt,
+  );
   return `spawned ${what} in the lead's process: worker ${placement.hostLabel} let its slot go before it could take it`;
 }
 
@@ -90,7 +93,9 @@ export async function leaveWorker(team: PlacementTeam, reason: string): Promise<
   for (const teammate of live) {
     const released: Task[] = await team.ctx.board.release(teammate.name, 'huddle').catch(() => []);
     const tasks = released.length ? `; its task${released.length > 1 ? 's' : ''} ${released.map((t) => `#${t.id}`).join(', ')} went back on the board` : '';
-    await team.ctx.bus.send({ type: 'message', from: 'huddle', to: LEAD_NAME, content: `[huddle] ${teammate.name} stopped: ${reason}${tasks}` }).catch(() => undefined);
+    await team.ctx.bus
+      .send({ type: 'message', from: 'huddle', to: LEAD_NAME, content: `[huddle] ${teammate.name} stopped: ${reason}${tasks}` })
+      .catch(() => undefined);
   }
 }
 

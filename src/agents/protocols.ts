@@ -82,7 +82,12 @@ export class Protocols {
         if (answered) return;
         // The lead hears of it before the teammate's status changes, which may end a headless run.
         void this.bus
-          .send({ type: 'message', from: 'huddle', to: LEAD_NAME, content: `[huddle] ${teammate} did not answer shutdown request ${requestId} in time and was stopped.` })
+          .send({
+            type: 'message',
+            from: 'huddle',
+            to: LEAD_NAME,
+            content: `[huddle] ${teammate} did not answer shutdown request ${requestId} in time and was stopped.`,
+          })
           .catch(() => undefined)
           .finally(() => this.effects.forceStop(teammate, `no answer to shutdown request within ${formatDuration(grace)}`));
       });
@@ -94,7 +99,8 @@ export class Protocols {
   async answerShutdown(teammate: string, requestId: string, approve: boolean, reason?: string): Promise<void> {
     let pending = this.#shutdowns.get(requestId);
     // Not tracked here (and not timed out here): asked by the lead's process, elsewhere.
-    if (!pending && !this.#expired.has(requestId) && (await this.#askedElsewhere(teammate, 'shutdown_request', requestId, LEAD_NAME, 'shutdown_response'))) pending = { teammate, timer: undefined };
+    if (!pending && !this.#expired.has(requestId) && (await this.#askedElsewhere(teammate, 'shutdown_request', requestId, LEAD_NAME, 'shutdown_response')))
+      pending = { teammate, timer: undefined };
     if (!pending || pending.teammate !== teammate) {
       const mine = [...this.#shutdowns].filter(([, p]) => p.teammate === teammate).map(([id]) => id);
       throw new ProtocolError(
@@ -158,7 +164,8 @@ export class Protocols {
     }
     if (!pending) {
       const asked = (await this.bus.history(LEAD_NAME).catch(() => [])).find((m) => m.type === 'plan_approval_request' && m.request_id === requestId);
-      if (asked && !(await this.#answered(asked.from, 'plan_approval_response', requestId))) pending = { teammate: asked.from, plan: asked.plan ?? '', timer: undefined };
+      if (asked && !(await this.#answered(asked.from, 'plan_approval_response', requestId)))
+        pending = { teammate: asked.from, plan: asked.plan ?? '', timer: undefined };
     }
     if (!pending) {
       const open = [...this.#plans.keys()];

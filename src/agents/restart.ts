@@ -52,7 +52,14 @@ export async function summariseForRestart(
     const transcript = renderTranscript(messages, TRANSCRIPT_BUDGET);
     const focus = 'you are being restarted with a fresh context; say where the work stands and what to do next';
     const result = await backend.call(
-      { model: loop.model, system: loop.system, messages: [{ role: 'user', content: summaryPrompt(transcript, 'manual', focus) }], tools: [], maxTokens, cache: 'prefix' },
+      {
+        model: loop.model,
+        system: loop.system,
+        messages: [{ role: 'user', content: summaryPrompt(transcript, 'manual', focus) }],
+        tools: [],
+        maxTokens,
+        cache: 'prefix',
+      },
       signal ? { signal } : {},
     );
     // The summary costs like any call: in the agent's totals and its usage events (as a compaction's).

@@ -55,7 +55,9 @@ export async function resumeTeam(team: ResumeHost): Promise<ResumeReport> {
   appendTurn(team.lead, lead.turn);
   report.resumed.push({ name: LEAD_NAME, events: lead.events, interrupted: lead.interrupted, idle: true });
   const answered = new Set((await ctx.bus.history(LEAD_NAME)).flatMap((m) => (m.type === 'shutdown_response' && m.request_id ? [m.request_id] : [])));
-  const members = ctx.roster.members().filter((m) => m.name !== LEAD_NAME && m.status !== 'shutdown' && !team.hasTeammate(m.name) && !team.runsElsewhere?.(m.name));
+  const members = ctx.roster
+    .members()
+    .filter((m) => m.name !== LEAD_NAME && m.status !== 'shutdown' && !team.hasTeammate(m.name) && !team.runsElsewhere?.(m.name));
   const comeBack: typeof members = [];
   // Those that cannot come back first: the board is settled before anyone resumed looks at it.
   for (const member of members) {
@@ -122,7 +124,12 @@ async function resumeTeammate(
 }
 
 /** Puts an agent's rebuilt transcript in place (compacted when large) and says what its resume turn is. */
-async function restore(team: ResumeHost, agent: Agent, logs: Map<string, LoggedEvent[]>, role: string): Promise<{ turn: string; events: number; interrupted: number }> {
+async function restore(
+  team: ResumeHost,
+  agent: Agent,
+  logs: Map<string, LoggedEvent[]>,
+  role: string,
+): Promise<{ turn: string; events: number; interrupted: number }> {
   const { ctx } = team;
   const identity = { name: agent.name, role, team: ctx.teamName };
   // Into the agent's own transcript: the loop continues from exactly what the log rebuilds.

@@ -103,7 +103,7 @@ export function reviewTools(ctx: TeamContext): Tool[] {
     name: 'review_request_changes',
     effects: ['board'],
     description:
-      "Send a task in review back to its owner with what must change (reviewers and the lead only). The owner gets your feedback as a message and completes the task again, which brings it back to review. After a set number of rounds the lead decides instead.",
+      'Send a task in review back to its owner with what must change (reviewers and the lead only). The owner gets your feedback as a message and completes the task again, which brings it back to review. After a set number of rounds the lead decides instead.',
     input: z.object({
       task_id: TaskId,
       feedback: z.string().min(1, 'say what must change').describe('What must change, concretely: file, line, expected behaviour'),

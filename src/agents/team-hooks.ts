@@ -29,7 +29,12 @@ export class TeamHooks {
    * Runs the event's hooks for `events.agent` in `cwd` and logs the run (a `hook` event, and a
    * warning per failed hook). Resolves with the outcome; never throws for a hook's failure.
    */
-  async run(events: AgentEmitter, input: HookEventInput, context: Omit<HookRunContext, 'agent'>, detail: { tool?: string; task_id?: number } = {}): Promise<HookOutcome> {
+  async run(
+    events: AgentEmitter,
+    input: HookEventInput,
+    context: Omit<HookRunContext, 'agent'>,
+    detail: { tool?: string; task_id?: number } = {},
+  ): Promise<HookOutcome> {
     const mode = this.#permissionMode(events.agent);
     const outcome = await this.#runner.run(input, { agent: events.agent, ...(mode ? { permissionMode: mode } : {}), ...context });
     if (!outcome.ran) return outcome;

@@ -125,16 +125,22 @@ export function leadTools(team: TeamControl): Tool[] {
         worktree: z
           .boolean()
           .optional()
-          .describe('its own git worktree to commit in (.team/worktrees/<name>, branch huddle/<name>), merged back later; needs a git repository with a commit'),
+          .describe(
+            'its own git worktree to commit in (.team/worktrees/<name>, branch huddle/<name>), merged back later; needs a git repository with a commit',
+          ),
         plan_mode_required: z.boolean().optional().describe('it may only read until you approve its plan'),
         permission_mode: z
           .enum(PERMISSION_MODES)
           .optional()
-          .describe("plan: read only, for its whole life; ask: commands off the allow-list wait for the person; auto: no questions. Default: the role's, else the run's; never looser than the run's"),
+          .describe(
+            "plan: read only, for its whole life; ask: commands off the allow-list wait for the person; auto: no questions. Default: the role's, else the run's; never looser than the run's",
+          ),
         agent: z
           .enum(['huddle', ...AGENT_KINDS])
           .optional()
-          .describe('who runs it: huddle (default, in-process); claude-code, gemini, codex or opencode (that CLI in its own process, team tools through huddle\'s MCP server); command (a program in a terminal pane)'),
+          .describe(
+            "who runs it: huddle (default, in-process); claude-code, gemini, codex or opencode (that CLI in its own process, team tools through huddle's MCP server); command (a program in a terminal pane)",
+          ),
         command: z.string().min(1).optional().describe('for agent command: the command line (default: settings agents.command, else a shell)'),
       }),
       summarize: (input) => `${input.name} (${input.role})`,
@@ -171,8 +177,7 @@ export function leadTools(team: TeamControl): Tool[] {
     defineTool({
       name: 'shutdown_request',
       effects: ['team'],
-      description:
-        'Ask a teammate to shut down. It answers with a shutdown_response message; one that does not answer in time is stopped anyway.',
+      description: 'Ask a teammate to shut down. It answers with a shutdown_response message; one that does not answer in time is stopped anyway.',
       input: z.object({ teammate: name }),
       summarize: (input) => input.teammate,
       run: async (input) => {

@@ -177,7 +177,9 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
    * SessionStart (`startup`, `resume`) or SessionEnd hooks, run as the lead in the workspace. What a
    * SessionStart hook prints (or says as additionalContext) goes into the lead's system prompt.
    */
-  async sessionHook(input: { hook_event_name: 'SessionStart'; source: 'startup' | 'resume' } | { hook_event_name: 'SessionEnd'; reason: string }): Promise<void> {
+  async sessionHook(
+    input: { hook_event_name: 'SessionStart'; source: 'startup' | 'resume' } | { hook_event_name: 'SessionEnd'; reason: string },
+  ): Promise<void> {
     const hooks = this.ctx.hooks;
     if (!hooks?.has(input.hook_event_name)) return;
     const event = input.hook_event_name === 'SessionStart' ? { ...input, model: this.lead.loop.model } : input;
@@ -282,18 +284,33 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
     const namedModel = request.model ?? settings.model ?? role?.model ?? (external && external !== 'claude-code' ? undefined : this.ctx.config.model);
     const model = namedModel ?? kind;
     const planModeRequired = request.planModeRequired ?? settings.planModeRequired ?? role?.plan_mode_required ?? false;
-    const permission = teammateMode({ requested: request.permissionMode, role: settings.permissionMode ?? role?.permission_mode, run: this.permissions.runMode(), byLead: by === LEAD_NAME });
+    const permission = teammateMode({
+      requested: request.permissionMode,
+      role: settings.permissionMode ?? role?.permission_mode,
+      run: this.permissions.runMode(),
+      byLead: by === LEAD_NAME,
+    });
     this.permissions.setMode(request.name, permission.mode);
     const prompt = planModeRequired
       ? `${request.prompt}\n\nYou are in plan mode: you can only read until the lead approves your plan. Send it with plan_approval.`
       : request.prompt;
     // A worker host with a free slot runs it (a team on PostgreSQL; huddle's own loop, not an external
     // agent); with none connected, this process does.
-    const remote = external ? undefined : await placeOnWorker(this, { name: request.name, role: request.role, model, prompt, planModeRequired, permissionMode: permission.mode ?? this.permissions.runMode() });
+    const remote = external
+      ? undefined
+      : await placeOnWorker(this, {
+          name: request.name,
+          role: request.role,
+          model,
+          prompt,
+          planModeRequired,
+          permissionMode: permission.mode ?? this.permissions.runMode(),
+        });
     if (remote) return [remote, ...errors.map((e) => `note: ${e}`), permission.note && `note: ${permission.note}`].filter(Boolean).join('\n');
     // Its own git worktree when asked, or by the role's or the config's default; one left by an
     // earlier spawn of that name is reused, so its work carries on. The team state stays here.
-    const wantsWorktree = request.worktree ?? settings.worktree ?? role?.worktree ?? (this.ctx.config.worktrees || hasWorktree(this.ctx.workspace.root, request.name));
+    const wantsWorktree =
+      request.worktree ?? settings.worktree ?? role?.worktree ?? (this.ctx.config.worktrees || hasWorktree(this.ctx.workspace.root, request.name));
     const worktree = wantsWorktree ? await ensureWorktree(this.ctx.workspace.root, request.name) : undefined;
     await this.ctx.roster.add({
       name: request.name,
@@ -305,7 +322,21 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
     });
 
     try {
-      this.startTeammate({ name: request.name, role: request.role, model, roleDef: role, worktree, planModeRequired, agent: external, agentModel: namedModel, launch, spawnedBy: by }, prompt);
+      this.startTeammate(
+        {
+          name: request.name,
+          role: request.role,
+          model,
+          roleDef: role,
+          worktree,
+          planModeRequired,
+          agent: external,
+          agentModel: namedModel,
+          launch,
+          spawnedBy: by,
+        },
+        prompt,
+      );
     } catch (error) {
       // It never started: the roster says so, rather than showing it `working` forever.
       await this.ctx.roster.setStatus(request.name, 'failed', { error: error instanceof Error ? error.message : String(error) }).catch(() => undefined);
@@ -459,9 +490,13 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
     if ((await this.bus.unreadCount(LEAD_NAME)) > 0) return false;
     const members = this.ctx.roster.members().filter((m) => m.name !== LEAD_NAME);
     if (members.some((m) => m.status === 'working')) return false;
-    const resting = members.filter((m) => (m.status === 'idle' || m.status === 'waiting') && (this.teammates.get(m.name)?.finished === false || this.runsElsewhere(m.name)));
+    const resting = members.filter(
+      (m) => (m.status === 'idle' || m.status === 'waiting') && (this.teammates.get(m.name)?.finished === false || this.runsElsewhere(m.name)),
+    );
     for (const member of resting) if ((await this.bus.unreadCount(member.name)) > 0) return false;
-    const claimers = resting.filter((m) => m.status === 'idle' && !isReviewerRole(m.role) && this.teammates.get(m.name)?.claimsTasks !== false && this.teammates.get(m.name)?.held !== true);
+    const claimers = resting.filter(
+      (m) => m.status === 'idle' && !isReviewerRole(m.role) && this.teammates.get(m.name)?.claimsTasks !== false && this.teammates.get(m.name)?.held !== true,
+    );
     if (claimers.length > 0 && (await this.ctx.board.claimable()).length > 0) return false;
     // Likewise an idle reviewer with a task waiting in review (it takes it next).
     for (const member of resting.filter((m) => m.status === 'idle' && isReviewerRole(m.role))) {

@@ -178,7 +178,11 @@ export class Teammate extends Agent {
         // A teammate resumed idle has its resume turn in its transcript already: it waits for work.
         const by = source === 'spawn' ? this.spec.spawnedBy : undefined;
         // A turn an IDLE look started (afterLook) needs no second look at the inbox before its first call.
-        const outcome: TurnOutcome | undefined = this.#resumeIdle ? undefined : afterLook ? await this.runTurnAfterLook(input, source, by) : await this.loop.runTurn(input, source, by);
+        const outcome: TurnOutcome | undefined = this.#resumeIdle
+          ? undefined
+          : afterLook
+            ? await this.runTurnAfterLook(input, source, by)
+            : await this.loop.runTurn(input, source, by);
         this.#resumeIdle = false;
         if (outcome?.kind === 'interrupted') this.#held = true;
         if (outcome?.kind === 'failed' || outcome?.kind === 'turn_limit') {
@@ -247,7 +251,14 @@ export class Teammate extends Agent {
           if (isReviewerRole(this.role)) {
             // Reviewers take work waiting in review, never pending tasks.
             const task = await this.ctx.board.claimReview(this.name).catch(() => undefined);
-            if (task) return { kind: 'input', text: reviewRequestedTurn(task, reviewMaxRounds(this.ctx)), source: 'auto_claim', reason: onTask(task, 'review'), task: task.id };
+            if (task)
+              return {
+                kind: 'input',
+                text: reviewRequestedTurn(task, reviewMaxRounds(this.ctx)),
+                source: 'auto_claim',
+                reason: onTask(task, 'review'),
+                task: task.id,
+              };
           } else {
             const task = await this.ctx.board.claimNext(this.name).catch(() => undefined);
             if (task) return { kind: 'input', text: autoClaimTurn(task), source: 'auto_claim', reason: onTask(task), task: task.id };
@@ -287,7 +298,11 @@ export class Teammate extends Agent {
   async #idleHook(kept: number): Promise<string | undefined> {
     const hooks = this.ctx.hooks;
     if (!hooks?.has('TeammateIdle')) return undefined;
-    const outcome = await hooks.run(this.events, { hook_event_name: 'TeammateIdle', teammate_name: this.name, team_name: this.ctx.teamName }, { cwd: this.loop.workspace.root });
+    const outcome = await hooks.run(
+      this.events,
+      { hook_event_name: 'TeammateIdle', teammate_name: this.name, team_name: this.ctx.teamName },
+      { cwd: this.loop.workspace.root },
+    );
     if (!outcome.blocked || outcome.stop || this.stopping) return undefined;
     if (kept >= MAX_HOOK_CONTINUATIONS) {
       this.events.emit('warning', { message: `a TeammateIdle hook kept ${this.name} working ${kept} times in a row; it goes idle now`, hook: 'TeammateIdle' });

@@ -70,11 +70,16 @@ export const sessionSandbox: BeforeStep = async (call, deps) => {
 export const preToolUseHooks: BeforeStep = async (call, deps) => {
   const { tool, context } = call;
   if (!deps.hooks?.has('PreToolUse')) return undefined;
-  const outcome = await deps.hooks.run(context.events, { hook_event_name: 'PreToolUse', tool_name: tool.name, tool_input: call.input }, where(context), { tool: tool.name });
+  const outcome = await deps.hooks.run(context.events, { hook_event_name: 'PreToolUse', tool_name: tool.name, tool_input: call.input }, where(context), {
+    tool: tool.name,
+  });
   if (outcome.blocked || outcome.stop) return refused(`${tool.name} was not run: a PreToolUse hook blocked it: ${outcome.reason ?? outcome.stop}`);
   if (outcome.updatedInput) {
     const parsed = tool.input.safeParse(outcome.updatedInput);
-    if (!parsed.success) return refused(`${tool.name} was not run: a PreToolUse hook changed its input into one that is not valid (${parsed.error.issues[0]?.message ?? 'invalid'})`);
+    if (!parsed.success)
+      return refused(
+        `${tool.name} was not run: a PreToolUse hook changed its input into one that is not valid (${parsed.error.issues[0]?.message ?? 'invalid'})`,
+      );
     call.input = parsed.data;
   }
   if (outcome.permissionDecision !== 'ask') return undefined;
@@ -143,11 +148,19 @@ export const postToolUseHooks: AfterStep = async (call, result, deps) => {
   if (!deps.hooks?.has('PostToolUse')) return result;
   const outcome = await deps.hooks.run(
     context.events,
-    { hook_event_name: 'PostToolUse', tool_name: tool.name, tool_input: call.input, tool_response: { content: result.content, is_error: result.isError === true } },
+    {
+      hook_event_name: 'PostToolUse',
+      tool_name: tool.name,
+      tool_input: call.input,
+      tool_response: { content: result.content, is_error: result.isError === true },
+    },
     where(context),
     { tool: tool.name },
   );
-  const notes = [outcome.blocked ? `[PostToolUse hook] ${outcome.reason}` : undefined, outcome.additionalContext && `[PostToolUse hook context] ${outcome.additionalContext}`].filter(Boolean);
+  const notes = [
+    outcome.blocked ? `[PostToolUse hook] ${outcome.reason}` : undefined,
+    outcome.additionalContext && `[PostToolUse hook context] ${outcome.additionalContext}`,
+  ].filter(Boolean);
   return notes.length ? withNote(result, `\n\n${notes.join('\n')}`) : result;
 };
 

@@ -53,9 +53,7 @@ export function replayEvents(events: LoggedEvent[], identity?: Identity, transcr
 
 /** The one user turn a resumed agent gets (docs/contract.md#injected-turns): its identity block and the open tasks it owns. */
 export function resumeTurn(identity: Identity, tasks: OwnedTask[], extra: { interrupted?: number; inbox?: string } = {}): string {
-  const cut = extra.interrupted
-    ? ` ${extra.interrupted} tool call(s) were cut by the crash: their results say so; check before repeating them.`
-    : '';
+  const cut = extra.interrupted ? ` ${extra.interrupted} tool call(s) were cut by the crash: their results say so; check before repeating them.` : '';
   const note = `huddle was restarted and you were resumed with your conversation so far.${cut} The open tasks you own:`;
   const block = identityBlock(identity, note, tasks);
   return extra.inbox ? `${block}\n\n${extra.inbox}` : `${block}\n\nContinue from where you left off.`;

@@ -102,7 +102,11 @@ export class Transcript {
           if (event.keep_turns !== undefined) trimOldToolResults(this.messages, event.keep_turns, this.cutResults);
           return;
         }
-        this.#replace(event.first_turn !== undefined ? compactedContext(this.messages, event.first_turn, event.messages_before ?? this.messages.length) : this.#legacyCompacted(event.summary));
+        this.#replace(
+          event.first_turn !== undefined
+            ? compactedContext(this.messages, event.first_turn, event.messages_before ?? this.messages.length)
+            : this.#legacyCompacted(event.summary),
+        );
         this.cutResults.clear();
         return;
       case 'context_reset':

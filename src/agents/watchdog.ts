@@ -139,7 +139,14 @@ export function needsYouNotices(team: NoticeHost): (notice: SupervisionNotice) =
     if (REFUSED_CREDENTIALS.test(notice.text)) return;
     open.add(notice.agent);
     void team.approvals
-      .request({ agent: notice.agent, kind: 'notice', tool: notice.kind, summary: notice.text, reason: 'y restarts it (workspace, tasks and a summary kept) · n dismisses', prefixes: [] })
+      .request({
+        agent: notice.agent,
+        kind: 'notice',
+        tool: notice.kind,
+        summary: notice.text,
+        reason: 'y restarts it (workspace, tasks and a summary kept) · n dismisses',
+        prefixes: [],
+      })
       .then(async (outcome) => {
         open.delete(notice.agent);
         if (outcome.kind !== 'approved') return;

@@ -5,15 +5,16 @@
 import path from 'node:path';
 import { controlRequest, NoLiveHuddleError, type ControlRequest, type StatusReport } from '../session/control-endpoint.js';
 
-export type ControlCommand =
-  | { kind: 'status'; json: boolean }
-  | { kind: 'send'; to: string; text: string }
-  | { kind: 'interrupt'; agent: string };
+export type ControlCommand = { kind: 'status'; json: boolean } | { kind: 'send'; to: string; text: string } | { kind: 'interrupt'; agent: string };
 
 export async function runControlCommand(command: ControlCommand, cwd: string | undefined): Promise<number> {
   const root = path.resolve(cwd ?? process.cwd());
   const request: ControlRequest =
-    command.kind === 'status' ? { op: 'status' } : command.kind === 'send' ? { op: 'send', to: command.to, text: command.text } : { op: 'interrupt', agent: command.agent };
+    command.kind === 'status'
+      ? { op: 'status' }
+      : command.kind === 'send'
+        ? { op: 'send', to: command.to, text: command.text }
+        : { op: 'interrupt', agent: command.agent };
   let response;
   try {
     response = await controlRequest(root, request, { timeoutMs: 30_000 });

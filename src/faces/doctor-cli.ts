@@ -46,7 +46,13 @@ export async function checkAgentClis(cwd: string, env: NodeJS.ProcessEnv = proce
       }
       const output = await versionOutput(launch.command, { ...childEnvironment({}, env), ...launch.env });
       const version = parseVersion(output);
-      if (!version) return { ...base, command: launch.command, verdict: 'unknown', warning: `\`${launch.command} --version\` printed no version${output.trim() ? `: ${output.trim().split('\n')[0]!.slice(0, 120)}` : ''}` };
+      if (!version)
+        return {
+          ...base,
+          command: launch.command,
+          verdict: 'unknown',
+          warning: `\`${launch.command} --version\` printed no version${output.trim() ? `: ${output.trim().split('\n')[0]!.slice(0, 120)}` : ''}`,
+        };
       const warning = versionWarning(kind, range, version);
       return { ...base, command: launch.command, version, verdict: versionVerdict(range, version), ...(warning ? { warning } : {}) };
     }),
@@ -55,7 +61,9 @@ export async function checkAgentClis(cwd: string, env: NodeJS.ProcessEnv = proce
 
 function versionOutput(command: string, env: Record<string, string>): Promise<string> {
   return new Promise((resolve) => {
-    const child = execFile(command, ['--version'], { env, timeout: VERSION_TIMEOUT_MS, maxBuffer: 64 * 1024 }, (_error, stdout, stderr) => resolve(`${stdout}\n${stderr}`));
+    const child = execFile(command, ['--version'], { env, timeout: VERSION_TIMEOUT_MS, maxBuffer: 64 * 1024 }, (_error, stdout, stderr) =>
+      resolve(`${stdout}\n${stderr}`),
+    );
     child.stdin?.end();
   });
 }

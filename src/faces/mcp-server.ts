@@ -131,7 +131,18 @@ async function storeSource(options: McpServeOptions): Promise<ToolSource | numbe
   try {
     // The same backend a run in this workspace uses: the files, or the team on PostgreSQL.
     const settings = await resolveSettings(
-      { prompt: undefined, json: false, resume: false, fresh: false, cwd: root, model: undefined, apiKeyFile: undefined, maxTurns: undefined, command: 'mcp', team: options.team },
+      {
+        prompt: undefined,
+        json: false,
+        resume: false,
+        fresh: false,
+        cwd: root,
+        model: undefined,
+        apiKeyFile: undefined,
+        maxTurns: undefined,
+        command: 'mcp',
+        team: options.team,
+      },
       { missingKey: 'explain', untrusted: 'ignore' },
     );
     store = await settings.backend.open({ hub, secrets: settings.secrets, mode: 'join' });
@@ -141,7 +152,9 @@ async function storeSource(options: McpServeOptions): Promise<ToolSource | numbe
   if (!store.roster.get(options.as)) {
     const names = store.roster.names();
     await store.close('huddle mcp refused the name');
-    return fail(`'${options.as}' is not on the roster of the team in ${root} (${names.length ? `members: ${names.join(', ')}` : 'it has no members'}); huddle spawns a teammate before anyone acts as it`);
+    return fail(
+      `'${options.as}' is not on the roster of the team in ${root} (${names.length ? `members: ${names.join(', ')}` : 'it has no members'}); huddle spawns a teammate before anyone acts as it`,
+    );
   }
   const registry = new ToolRegistry(teamToolsFor(workspace, store, hub, root));
   return {

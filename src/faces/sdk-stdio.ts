@@ -92,7 +92,8 @@ export async function runStreamInput(options: CliOptions): Promise<number> {
     const waiting = session.waitingForPerson().find((r) => r.id === event.id);
     if (!waiting || (waiting.kind && waiting.kind !== 'tool')) return;
     const tool = CLAUDE_TOOL[event.tool] ?? event.tool;
-    const input = tool === 'Bash' ? { command: event.summary, description: event.reason } : { file_path: event.summary, ...(event.detail ? { detail: event.detail } : {}) };
+    const input =
+      tool === 'Bash' ? { command: event.summary, description: event.reason } : { file_path: event.summary, ...(event.detail ? { detail: event.detail } : {}) };
     void request({
       subtype: 'can_use_tool',
       tool_name: tool,
@@ -105,7 +106,8 @@ export async function runStreamInput(options: CliOptions): Promise<number> {
       const answer = (response.response ?? {}) as { behavior?: string; message?: string; updatedInput?: unknown };
       // huddle runs the call the agent made: an answer that would change it is a refusal, said to the agent.
       const changed = answer.updatedInput !== undefined && JSON.stringify(answer.updatedInput) !== JSON.stringify(input);
-      if (response.subtype === 'success' && answer.behavior === 'allow' && changed) session?.answer(event.id, 'deny', 'the caller allowed it only with a changed input, which huddle cannot apply; the call was not run');
+      if (response.subtype === 'success' && answer.behavior === 'allow' && changed)
+        session?.answer(event.id, 'deny', 'the caller allowed it only with a changed input, which huddle cannot apply; the call was not run');
       else if (response.subtype === 'success' && answer.behavior === 'allow') session?.answer(event.id, 'approve');
       else session?.answer(event.id, 'deny', answer.message ?? (typeof response.error === 'string' ? response.error : 'denied by the caller'));
     });
@@ -135,7 +137,15 @@ export async function runStreamInput(options: CliOptions): Promise<number> {
       const { cost_usd: totalCostUsd, ...usage } = live.usageSummary().usage;
       const subtype = subtypeOf(end, live);
       // Each turn's outcome is in its result; the process itself ends well once the input is over (as Claude Code's).
-      view.result({ subtype, result: live.leadResult().text, durationMs: Math.round(performance.now() - started), totalCostUsd, usage, exitCode: subtype === 'success' ? 0 : end === 'interrupted' ? 130 : 1, ...(subtype === 'success' ? {} : { reason: end === 'interrupted' ? 'interrupted' : end.kind }) });
+      view.result({
+        subtype,
+        result: live.leadResult().text,
+        durationMs: Math.round(performance.now() - started),
+        totalCostUsd,
+        usage,
+        exitCode: subtype === 'success' ? 0 : end === 'interrupted' ? 130 : 1,
+        ...(subtype === 'success' ? {} : { reason: end === 'interrupted' ? 'interrupted' : end.kind }),
+      });
     }
   };
   const enqueue = (text: string) => {
@@ -146,12 +156,21 @@ export async function runStreamInput(options: CliOptions): Promise<number> {
   const control = async (body: Line): Promise<Line> => {
     switch (body.subtype) {
       case 'initialize': {
-        const system = Array.isArray(body.systemPrompt) ? body.systemPrompt.join('\n').trim() : typeof body.systemPrompt === 'string' ? body.systemPrompt.trim() : '';
+        const system = Array.isArray(body.systemPrompt)
+          ? body.systemPrompt.join('\n').trim()
+          : typeof body.systemPrompt === 'string'
+            ? body.systemPrompt.trim()
+            : '';
         const append = typeof body.appendSystemPrompt === 'string' ? body.appendSystemPrompt.trim() : '';
         // An empty system prompt is the SDK's default: the lead keeps huddle's instructions.
         if (system || append) settings.config.leadInstructions = { ...(system ? { replace: system } : {}), ...(append ? { append } : {}) };
-        const refused = (['hooks', 'sdkMcpServers', 'agents', 'jsonSchema'] as const).filter((key) => body[key] !== undefined && body[key] !== null && (typeof body[key] !== 'object' || Object.keys(body[key] as object).length > 0));
-        if (refused.length) throw new ControlError(`huddle cannot honour ${refused.join(', ')} from the SDK: its team has its own hooks (settings), MCP servers (.mcp.json) and teammates`);
+        const refused = (['hooks', 'sdkMcpServers', 'agents', 'jsonSchema'] as const).filter(
+          (key) => body[key] !== undefined && body[key] !== null && (typeof body[key] !== 'object' || Object.keys(body[key] as object).length > 0),
+        );
+        if (refused.length)
+          throw new ControlError(
+            `huddle cannot honour ${refused.join(', ')} from the SDK: its team has its own hooks (settings), MCP servers (.mcp.json) and teammates`,
+          );
         await open();
         return {
           commands: [],
@@ -183,7 +202,13 @@ export async function runStreamInput(options: CliOptions): Promise<number> {
         return {};
       }
       case 'mcp_status':
-        return { mcpServers: ((await open())?.mcpStatus() ?? []).map((server) => ({ name: server.name, status: claudeMcpStatus(server.state), ...(server.lastError ? { error: server.lastError } : {}) })) };
+        return {
+          mcpServers: ((await open())?.mcpStatus() ?? []).map((server) => ({
+            name: server.name,
+            status: claudeMcpStatus(server.state),
+            ...(server.lastError ? { error: server.lastError } : {}),
+          })),
+        };
       default:
         throw new ControlError(`huddle does not handle the control request '${String(body.subtype)}'`);
     }
@@ -249,7 +274,9 @@ function userText(message: unknown): string | undefined {
   const content = (message as { content?: unknown } | undefined)?.content;
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return undefined;
-  const texts = content.filter((block): block is { type: 'text'; text: string } => block?.type === 'text' && typeof block.text === 'string').map((block) => block.text);
+  const texts = content
+    .filter((block): block is { type: 'text'; text: string } => block?.type === 'text' && typeof block.text === 'string')
+    .map((block) => block.text);
   return texts.length ? texts.join('\n') : undefined;
 }
 

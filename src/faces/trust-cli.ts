@@ -20,7 +20,9 @@ export function runTrustCommand(command: TrustCommand, cwd: string | undefined, 
   const out = (line: string) => process.stdout.write(`${line}\n`);
   if (command === 'revoke') {
     const gone = store.revoke(workspace);
-    out(gone ? `forgot ${gone} trusted settings file${gone === 1 ? '' : 's'} for ${workspace}; the next run asks again` : `nothing was trusted for ${workspace}`);
+    out(
+      gone ? `forgot ${gone} trusted settings file${gone === 1 ? '' : 's'} for ${workspace}; the next run asks again` : `nothing was trusted for ${workspace}`,
+    );
     return 0;
   }
   let loaded;
@@ -41,7 +43,11 @@ export function runTrustCommand(command: TrustCommand, cwd: string | undefined, 
     return 0;
   }
   if (!loaded.untrusted.length) {
-    out(loaded.trusted.length ? `already trusted: ${loaded.trusted.map((f) => f.file).join(', ')}` : 'nothing to trust: no workspace settings widen what runs unasked');
+    out(
+      loaded.trusted.length
+        ? `already trusted: ${loaded.trusted.map((f) => f.file).join(', ')}`
+        : 'nothing to trust: no workspace settings widen what runs unasked',
+    );
     return 0;
   }
   for (const file of loaded.untrusted) {
@@ -81,5 +87,10 @@ function roleLines(file: string): string[] {
 function hideSecrets(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(hideSecrets);
   if (!isPlainObject(value)) return value;
-  return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, (key === 'env' || key === 'headers') && isPlainObject(child) ? Object.fromEntries(Object.keys(child).map((k) => [k, '‹set›'])) : hideSecrets(child)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([key, child]) => [
+      key,
+      (key === 'env' || key === 'headers') && isPlainObject(child) ? Object.fromEntries(Object.keys(child).map((k) => [k, '‹set›'])) : hideSecrets(child),
+    ]),
+  );
 }

@@ -43,7 +43,9 @@ export async function runWorker(options: CliOptions): Promise<number> {
       if (opened === 'quit') return 0;
       session = opened;
       // The lead's console (Esc, /interrupt) and `huddle interrupt` reach the teammates here.
-      session.serveRemoteInterrupts((name, done) => say(done ? `${name} interrupted (asked from another process of the team)` : `asked to interrupt ${name}, which is in no turn here`));
+      session.serveRemoteInterrupts((name, done) =>
+        say(done ? `${name} interrupted (asked from another process of the team)` : `asked to interrupt ${name}, which is in no turn here`),
+      );
       await session.serveAsWorker(slots);
     } catch (error) {
       if (first && error instanceof StartupError) return fail(scrub(error.message, settings.secrets));

@@ -127,7 +127,8 @@ export class Inbox {
       if (signal?.aborted) return finish();
       for (const source of wakeOn) {
         const stop = source(finish);
-        if (local.signal.aborted) stop(); // it woke while being listened to
+        if (local.signal.aborted)
+          stop(); // it woke while being listened to
         else stops.push(stop);
       }
       if (local.signal.aborted) return;

@@ -40,7 +40,8 @@ export function registeredSecrets(): string[] {
  * Environment variables that hold credentials by name: the database password, the GitHub tokens,
  * and anything called *_TOKEN, *_KEY, *_SECRET, *_PASSWORD (API keys of every provider).
  */
-const SECRET_ENV = /^(?:PGPASSWORD|GH_TOKEN|GITHUB_TOKEN|GH_ENTERPRISE_TOKEN|GITHUB_ENTERPRISE_TOKEN|.*_(?:TOKEN|KEY|SECRET|PASSWORD|PASSWD|CREDENTIALS?)(?:_\w+)?)$/i;
+const SECRET_ENV =
+  /^(?:PGPASSWORD|GH_TOKEN|GITHUB_TOKEN|GH_ENTERPRISE_TOKEN|GITHUB_ENTERPRISE_TOKEN|.*_(?:TOKEN|KEY|SECRET|PASSWORD|PASSWD|CREDENTIALS?)(?:_\w+)?)$/i;
 /** Values of such names that are no secret: paths, booleans, numbers. */
 const NOT_A_SECRET = /^(?:[/~.]|\w+:\/\/[^:@]*$|(?:true|false|yes|no|on|off|\d+)$)/i;
 
@@ -69,7 +70,7 @@ export function secretForms(secret: string): string[] {
     const padded = Buffer.concat([Buffer.alloc(shift), bytes]);
     let encoded = padded.toString('base64').replace(/=+$/, '');
     const skip = shift === 0 ? 0 : 4; // the first group holds the unknown bytes
-    const tail = (padded.length % 3) === 0 ? 0 : 4; // the last group depends on what follows
+    const tail = padded.length % 3 === 0 ? 0 : 4; // the last group depends on what follows
     encoded = encoded.slice(skip, encoded.length - tail || undefined);
     if (encoded.length >= MIN_ENCODED_LENGTH) {
       forms.add(encoded);

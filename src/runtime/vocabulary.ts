@@ -26,7 +26,6 @@ export function isAgentName(name: unknown): name is string {
 /** The one sentence that says what a valid name is, for every error that refuses one. */
 export function describeNameRule(name: unknown): string {
   return (
-    `invalid agent name '${String(name)}': a name starts with a lowercase letter, then up to 31 of ` +
-    `a-z, 0-9, '_' or '-' (e.g. 'alice', 'test-runner')`
+    `invalid agent name '${String(name)}': a name starts with a lowercase letter, then up to 31 of ` + `a-z, 0-9, '_' or '-' (e.g. 'alice', 'test-runner')`
   );
 }

@@ -47,7 +47,8 @@ export class Attention {
       if (event.type === 'status' && event.status === 'working') since ??= Date.now();
       if (event.type === 'approval_requested') {
         const request = session.waitingForPerson().find((r) => r.id === event.id);
-        const kind: NotifyKind = request?.kind === 'budget' ? 'budget' : request?.kind === 'plan' ? 'plan' : request?.kind === 'notice' ? 'failure' : 'approval';
+        const kind: NotifyKind =
+          request?.kind === 'budget' ? 'budget' : request?.kind === 'plan' ? 'plan' : request?.kind === 'notice' ? 'failure' : 'approval';
         const message =
           kind === 'approval'
             ? `${event.agent} waits for your approval: ${event.tool} ${event.summary}`

@@ -126,7 +126,10 @@ export const REFUSED_FLAGS: Readonly<Record<string, string>> = {
 
 /** --setting-sources: huddle always reads its user, project and local settings, so only that set is honoured. */
 export function settingSourcesRefusal(text: string): string | undefined {
-  const sources = text.split(',').map((s) => s.trim()).filter(Boolean);
+  const sources = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const all = ['user', 'project', 'local'];
   if (all.every((s) => sources.includes(s)) && sources.every((s) => all.includes(s))) return undefined;
   return `--setting-sources ${text}: huddle always reads its user, project and local settings (user,project,local)`;

@@ -15,7 +15,9 @@ export async function openControl(session: TeamSession, face: 'console' | 'headl
     // What `huddle mcp --as NAME` over the store must show: the person's, never an agent's (person-key.ts).
     mintPersonKey(session.workspace.teamDir);
   } catch (error) {
-    session.hub.emit('huddle', 'warning', { message: `the person's key could not be written (${error instanceof Error ? error.message : String(error)}); huddle mcp --as NAME cannot join this team from a shell` });
+    session.hub.emit('huddle', 'warning', {
+      message: `the person's key could not be written (${error instanceof Error ? error.message : String(error)}); huddle mcp --as NAME cannot join this team from a shell`,
+    });
   }
   try {
     const server = await ControlServer.start(session.workspace.teamDir, face, (request) => handleControl(session, face, request));
@@ -47,7 +49,13 @@ export async function handleControl(session: TeamSession, face: string, request:
       const name = request.agent;
       // An agent here, or one another process of the team runs (it is on the roster).
       const known = typeof name === 'string' && (session.agentState(name) !== undefined || session.members().some((m) => m.name === name));
-      if (!known) throw new ControlUsageError(`no agent named '${String(name)}'; agents: ${session.members().map((m) => m.name).join(', ')}`);
+      if (!known)
+        throw new ControlUsageError(
+          `no agent named '${String(name)}'; agents: ${session
+            .members()
+            .map((m) => m.name)
+            .join(', ')}`,
+        );
       return { interrupted: session.interrupt(name) };
     }
     case 'tool':

@@ -9,14 +9,7 @@
 import { rmSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { listenPrivately, sweepDeadSockets } from '../runtime/sandbox/runtime-dir.js';
-import {
-  controlSocketPath,
-  readPointer,
-  removePointer,
-  writePointer,
-  type ControlRequest,
-  type ControlResponse,
-} from './control-endpoint.js';
+import { controlSocketPath, readPointer, removePointer, writePointer, type ControlRequest, type ControlResponse } from './control-endpoint.js';
 import { readOneRequest } from '../runtime/process/socket-request.js';
 
 /** A refusal the person or script caused (an unknown agent): the client exits 2. */
@@ -79,17 +72,22 @@ export class ControlServer {
     connection.on('close', () => this.#connections.delete(connection));
     connection.on('error', () => undefined);
     const refuse = (error: string) => this.#answer(connection, { ok: false, error, code: 'usage' });
-    readOneRequest(connection, MAX_REQUEST_BYTES, (request) => {
-      handle(request as ControlRequest).then(
-        (result) => this.#answer(connection, { ok: true, result: result ?? null }),
-        (error: unknown) =>
-          this.#answer(connection, {
-            ok: false,
-            error: error instanceof Error ? error.message : String(error),
-            code: error instanceof ControlUsageError ? 'usage' : 'failed',
-          }),
-      );
-    }, refuse);
+    readOneRequest(
+      connection,
+      MAX_REQUEST_BYTES,
+      (request) => {
+        handle(request as ControlRequest).then(
+          (result) => this.#answer(connection, { ok: true, result: result ?? null }),
+          (error: unknown) =>
+            this.#answer(connection, {
+              ok: false,
+              error: error instanceof Error ? error.message : String(error),
+              code: error instanceof ControlUsageError ? 'usage' : 'failed',
+            }),
+        );
+      },
+      refuse,
+    );
   }
 
   #answer(connection: Socket, response: ControlResponse): void {

@@ -63,8 +63,7 @@ export function untilDone(team: Team, hub: EventHub, store: Pick<TeamStore, 'fai
       if (event.type === 'warning' && event.stalled) {
         const silent = typeof event.silent_ms === 'number' ? ` no event for ${formatDuration(event.silent_ms)} while working` : '';
         finish({ kind: 'stalled', agent: event.agent, message: `${event.agent} stalled:${silent || ' no events while working'}` });
-      }
-      else if (event.type === 'status' || event.type === 'message_delivered') void check();
+      } else if (event.type === 'status' || event.type === 'message_delivered') void check();
     });
     if (team.budget.exhausted) finish({ kind: 'budget', stop: team.budget.exhausted });
     if (store.failure) finish({ kind: 'store', message: store.failure.message });

@@ -36,7 +36,11 @@ export async function startExtras({ loaded, root, home, spawn, env = process.env
   const settings: Settings = loaded?.settings ?? {};
   const notices = [...(loaded?.warnings ?? [])];
   const sessionId = randomUUID();
-  const memory = new ProjectMemory({ workspaceRoot: root, ...(home ? { home } : {}), ...(settings.memory?.maxChars ? { maxChars: settings.memory.maxChars } : {}) });
+  const memory = new ProjectMemory({
+    workspaceRoot: root,
+    ...(home ? { home } : {}),
+    ...(settings.memory?.maxChars ? { maxChars: settings.memory.maxChars } : {}),
+  });
   for (const note of memory.current().instructions.notes) notices.push(note);
 
   let hooks: HookRunner | undefined;

@@ -22,10 +22,15 @@ export function storeSessionId(teamDir: string, id: string): void {
 }
 
 /** This run's id, or the one-line reason it cannot be chosen (`--resume ID` of another session). */
-export function chooseSessionId(teamDir: string, options: Pick<CliOptions, 'sessionId' | 'resumeId' | 'resume' | 'forkSession'>): { id: string } | { error: string } {
+export function chooseSessionId(
+  teamDir: string,
+  options: Pick<CliOptions, 'sessionId' | 'resumeId' | 'resume' | 'forkSession'>,
+): { id: string } | { error: string } {
   const stored = storedSessionId(teamDir);
   if (options.resumeId && options.resumeId !== stored) {
-    return { error: `no session ${options.resumeId} in this workspace${stored ? ` (its team is session ${stored}; --continue resumes it)` : ' (no team has run here with a session id)'}` };
+    return {
+      error: `no session ${options.resumeId} in this workspace${stored ? ` (its team is session ${stored}; --continue resumes it)` : ' (no team has run here with a session id)'}`,
+    };
   }
   if (options.resume && !options.forkSession && stored) return { id: stored };
   return { id: options.sessionId ?? randomUUID() };

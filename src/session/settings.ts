@@ -96,7 +96,13 @@ export async function resolveSettings(options: CliOptions, rules: FaceRules, env
   let loaded: LoadedSettings;
   try {
     const flags = { model: options.model, maxTurns: options.maxTurns, permissionMode: options.permissionMode, budget: options.budget, team: options.team };
-    ({ config, loaded } = resolveSettingsConfig({ cwd: cwd ?? process.cwd(), env, flags, apiKeyFile: options.apiKeyFile, ...(options.trust ? { trust: true } : {}) }));
+    ({ config, loaded } = resolveSettingsConfig({
+      cwd: cwd ?? process.cwd(),
+      env,
+      flags,
+      apiKeyFile: options.apiKeyFile,
+      ...(options.trust ? { trust: true } : {}),
+    }));
   } catch (error) {
     if (error instanceof ConfigError || error instanceof SettingsError) throw new StartupError(error.message);
     throw error;

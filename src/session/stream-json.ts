@@ -59,7 +59,10 @@ export class StreamJsonView {
   #lastRequestAt = new Map<string, number>();
   #stopReason: string | null = null;
   /** Per model, as Claude Code's `modelUsage`. */
-  readonly #modelUsage: Record<string, { inputTokens: number; outputTokens: number; cacheReadInputTokens: number; cacheCreationInputTokens: number; costUSD: number }> = {};
+  readonly #modelUsage: Record<
+    string,
+    { inputTokens: number; outputTokens: number; cacheReadInputTokens: number; cacheCreationInputTokens: number; costUSD: number }
+  > = {};
   /** Requests the person (or nobody) denied: Claude Code's `permission_denials`. */
   readonly #denials: Array<{ tool_name: string; tool_use_id: string; tool_input: unknown }> = [];
   /** Each tool call's name and input, by id: what a denial reports. */
@@ -108,7 +111,8 @@ export class StreamJsonView {
         this.#lastRequestAt.set(agent, Date.parse(event.ts));
         // Refused for want of a permission: denied by whoever answered, or with nobody to ask (headless).
         const call = this.#calls.get(event.id);
-        if (call && !event.ok && DENIED.test(String(event.content))) this.#denials.push({ tool_name: call.name, tool_use_id: event.id, tool_input: call.input });
+        if (call && !event.ok && DENIED.test(String(event.content)))
+          this.#denials.push({ tool_name: call.name, tool_use_id: event.id, tool_input: call.input });
         if (agent === LEAD_NAME && event.name === 'spawn_teammate') {
           const name = this.#pendingSpawns.get(event.id);
           if (name && event.ok) this.#spawnedBy.set(name, event.id);
@@ -200,7 +204,22 @@ export class StreamJsonView {
   #delta(agent: string, text: string): void {
     if (!this.#streaming.has(agent)) {
       this.#streaming.add(agent);
-      this.#emit(agent, { type: 'stream_event', event: { type: 'message_start', message: { id: `msg_huddle_${randomUUID()}`, type: 'message', role: 'assistant', model: this.#response.get(agent)?.model ?? '', content: [], stop_reason: null, stop_sequence: null, usage: {} } } });
+      this.#emit(agent, {
+        type: 'stream_event',
+        event: {
+          type: 'message_start',
+          message: {
+            id: `msg_huddle_${randomUUID()}`,
+            type: 'message',
+            role: 'assistant',
+            model: this.#response.get(agent)?.model ?? '',
+            content: [],
+            stop_reason: null,
+            stop_sequence: null,
+            usage: {},
+          },
+        },
+      });
       this.#emit(agent, { type: 'stream_event', event: { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } } });
     }
     this.#emit(agent, { type: 'stream_event', event: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } } });

@@ -201,7 +201,12 @@ export class TeamSession {
   async earlierEvents(): Promise<Array<{ agent: string; events: LoggedEvent[] }>> {
     const events = this.#store.events;
     const names = await events.agents().catch(() => [] as string[]);
-    const order = [LEAD_NAME, ...this.members().map((member) => member.name).filter((name) => name !== LEAD_NAME)];
+    const order = [
+      LEAD_NAME,
+      ...this.members()
+        .map((member) => member.name)
+        .filter((name) => name !== LEAD_NAME),
+    ];
     const sorted = [...order.filter((name) => names.includes(name)), ...names.filter((name) => !order.includes(name) && name !== 'huddle' && name !== 'bus')];
     const out: Array<{ agent: string; events: LoggedEvent[] }> = [];
     for (const agent of sorted) out.push({ agent, events: await events.read(agent).catch(() => [] as LoggedEvent[]) });
@@ -227,7 +232,17 @@ export class TeamSession {
     return (this.#closed ??= this.#close(options));
   }
 
-  async #close({ reason, resumable, done, record }: { reason: string; resumable?: boolean; done?: EventFields['done']; record?: { sessionId?: string } }): Promise<void> {
+  async #close({
+    reason,
+    resumable,
+    done,
+    record,
+  }: {
+    reason: string;
+    resumable?: boolean;
+    done?: EventFields['done'];
+    record?: { sessionId?: string };
+  }): Promise<void> {
     try {
       if (resumable) {
         await this.#team.suspend(reason);
@@ -488,7 +503,9 @@ export class TeamSession {
     }
     const host = this.#team.ctx.roster.get(name)?.host;
     if (agent || !this.#store.remote || !this.#team.runsElsewhere(name) || typeof host !== 'string') return false;
-    this.#store.remote.interrupt(name, host).catch((error: Error) => this.hub.emit('huddle', 'warning', { message: `could not ask ${name}'s host to interrupt it: ${error.message}` }));
+    this.#store.remote
+      .interrupt(name, host)
+      .catch((error: Error) => this.hub.emit('huddle', 'warning', { message: `could not ask ${name}'s host to interrupt it: ${error.message}` }));
     return true;
   }
 
@@ -530,7 +547,10 @@ export class TeamSession {
     }
     let name = SHELL_ROLE;
     for (let n = 2; this.#team.teammate(name) && !this.#team.teammate(name)!.finished; n++) name = `${SHELL_ROLE}${n}`;
-    const message = await this.#team.spawn({ name, role: SHELL_ROLE, prompt: command ?? '', agent: 'command', command: process.env.SHELL || '/bin/sh' }, PERSON_SENDER);
+    const message = await this.#team.spawn(
+      { name, role: SHELL_ROLE, prompt: command ?? '', agent: 'command', command: process.env.SHELL || '/bin/sh' },
+      PERSON_SENDER,
+    );
     return { name, message: message.split('\n')[0]! };
   }
 

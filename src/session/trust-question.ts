@@ -7,7 +7,11 @@ import { TrustStore, type UntrustedFile } from '../runtime/settings/trust.js';
 import { LEAD_NAME } from '../runtime/vocabulary.js';
 import type { TeamSession } from './team-session.js';
 
-export async function askToTrust(session: TeamSession, note: (text: string, tone: 'info' | 'warn') => void, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+export async function askToTrust(
+  session: TeamSession,
+  note: (text: string, tone: 'info' | 'warn') => void,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<void> {
   const { trusted, untrusted } = session.settingsTrust();
   if (!untrusted.length) return;
   const files = [...untrusted];
@@ -28,5 +32,8 @@ export async function askToTrust(session: TeamSession, note: (text: string, tone
   // /config shows them as trusted from now on.
   untrusted.splice(0, untrusted.length, ...untrusted.filter((u) => !files.includes(u)));
   trusted.push(...files);
-  note(`trusted ${files.map((f) => f.file).join(', ')} as ${files.length === 1 ? 'it is' : 'they are'} now; ${files.length === 1 ? 'it applies' : 'they apply'} from the next start of huddle`, 'info');
+  note(
+    `trusted ${files.map((f) => f.file).join(', ')} as ${files.length === 1 ? 'it is' : 'they are'} now; ${files.length === 1 ? 'it applies' : 'they apply'} from the next start of huddle`,
+    'info',
+  );
 }

@@ -53,7 +53,9 @@ export class WorktreeIntents {
     for (const name of await listWorktreeNames(this.#root)) {
       const status = await worktreeStatus(this.#root, name);
       const where = status.exists ? `.team/worktrees/${name}` : 'no worktree';
-      lines.push(`${name}: ${where}, ${status.branchExists ? status.branch : 'no branch'}, ${status.unmerged.length} unmerged commit(s) against ${status.base}, ${status.uncommitted.length} uncommitted file(s)`);
+      lines.push(
+        `${name}: ${where}, ${status.branchExists ? status.branch : 'no branch'}, ${status.unmerged.length} unmerged commit(s) against ${status.base}, ${status.uncommitted.length} uncommitted file(s)`,
+      );
     }
     return lines;
   }

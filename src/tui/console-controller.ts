@@ -223,8 +223,16 @@ export class ConsoleController implements CommandIntents {
     const defaults = rows.filter(isDefault);
     const lines = [
       ...trustLines(this.#session.settingsTrust()),
-      ...(set.length ? formatSettingsRows(set).split('\n') : ['(nothing set: every value is huddle\'s default)']),
-      ...(defaults.length ? ['', 'defaults:', ...formatSettingsRows(defaults).split('\n').map((line) => line.replace(/\s+default$/, ''))] : []),
+      ...(set.length ? formatSettingsRows(set).split('\n') : ["(nothing set: every value is huddle's default)"]),
+      ...(defaults.length
+        ? [
+            '',
+            'defaults:',
+            ...formatSettingsRows(defaults)
+              .split('\n')
+              .map((line) => line.replace(/\s+default$/, '')),
+          ]
+        : []),
     ];
     const title = `Settings${filter ? ` ${filter}` : ''} (${set.length} set, ${defaults.length} default${defaults.length === 1 ? '' : 's'}; files: ~/.config/huddle/settings.json, .team/settings.json, .team/settings.local.json, .mcp.json)`;
     this.store.setState({ page: { title, lines: lines.map((line) => this.#session.scrub(line)) } });
@@ -233,13 +241,16 @@ export class ConsoleController implements CommandIntents {
 
   /** `/mcp`: each MCP server, its state, its tools and its last error. */
   showMcp(): void {
-    this.store.setState({ page: { title: 'MCP servers (.mcp.json, "mcpServers" in settings; roles.<role>.tools / denyTools pick them per role)', lines: formatMcpStatus(this.#session.mcpStatus()).split('\n') } });
+    this.store.setState({
+      page: {
+        title: 'MCP servers (.mcp.json, "mcpServers" in settings; roles.<role>.tools / denyTools pick them per role)',
+        lines: formatMcpStatus(this.#session.mcpStatus()).split('\n'),
+      },
+    });
   }
 
   note(agent: string, text: string, tone: 'info' | 'warn' | 'error' = 'info'): void {
-    this.store.setState((state) =>
-      patchAgent(state, agent, (view) => ({ items: appendItem(view.items, { kind: 'notice', id: itemId(), text, tone }) })),
-    );
+    this.store.setState((state) => patchAgent(state, agent, (view) => ({ items: appendItem(view.items, { kind: 'notice', id: itemId(), text, tone }) })));
   }
 
   flash(text: string, tone: Flash['tone'] = 'info'): void {

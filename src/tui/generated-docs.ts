@@ -23,7 +23,8 @@ export function consoleGeneratedFiles(): GeneratedFile[] {
   return [
     {
       file: CONSOLE_PAGE,
-      update: (current) => withGeneratedSection(withGeneratedSection(current, CONSOLE_PAGE, 'keys', keysMarkdown(CONSOLE_BINDINGS)), CONSOLE_PAGE, 'commands', commandsMarkdown()),
+      update: (current) =>
+        withGeneratedSection(withGeneratedSection(current, CONSOLE_PAGE, 'keys', keysMarkdown(CONSOLE_BINDINGS)), CONSOLE_PAGE, 'commands', commandsMarkdown()),
     },
     { file: 'README.md', update: (current) => withGeneratedSection(current, 'README.md', 'key-cheatsheet', cheatSheetMarkdown(CONSOLE_BINDINGS)) },
   ];

@@ -93,9 +93,7 @@ export async function runConsole(options: CliOptions): Promise<number> {
 
   // Highlighting costs ~100 ms to load: after the first frame, not before it.
   const consoleStore = store;
-  void import('./render/markdown.js')
-    .then(({ preloadHighlighter }) => preloadHighlighter())
-    .then(() => consoleStore.setState({ highlighterReady: true }));
+  void import('./render/markdown.js').then(({ preloadHighlighter }) => preloadHighlighter()).then(() => consoleStore.setState({ highlighterReady: true }));
 
   // The bell, desktop notifications and the tab title ("needs you: N"), as the settings say.
   const notifier = new Notifier({ settings: session.settings?.notifications, write: (text) => void process.stdout.write(text) });
@@ -124,7 +122,9 @@ async function askAboutOldTeam(unfinished: string[]): Promise<'resume' | 'fresh'
   try {
     for (;;) {
       const answer = (
-        await prompt.question(`This workspace holds an unfinished team (${unfinished.join(', ')}). [r]esume it, start [f]resh (the old one is archived), or [q]uit? `)
+        await prompt.question(
+          `This workspace holds an unfinished team (${unfinished.join(', ')}). [r]esume it, start [f]resh (the old one is archived), or [q]uit? `,
+        )
       )
         .trim()
         .toLowerCase();

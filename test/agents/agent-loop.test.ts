@@ -15,8 +15,21 @@ import { makeWorkspace, type Workspace as TempDir } from '../helpers/run-cli.js'
 
 // Event types this test may see (docs/contract.md#events lists them all).
 const SPEC_EVENT_TYPES = [
-  'text_delta', 'text', 'tool_call', 'tool_result', 'status', 'message_sent', 'message_delivered',
-  'task', 'usage', 'compaction', 'error', 'done', 'retry', 'warning', 'prompt',
+  'text_delta',
+  'text',
+  'tool_call',
+  'tool_result',
+  'status',
+  'message_sent',
+  'message_delivered',
+  'task',
+  'usage',
+  'compaction',
+  'error',
+  'done',
+  'retry',
+  'warning',
+  'prompt',
 ];
 
 let fake: FakeApi;
@@ -182,10 +195,7 @@ describe('AgentLoop: tools', () => {
   });
 
   it('invalid input is an error result and the loop goes on', async () => {
-    fake.enqueue(
-      reply(toolUse('write_file', { path: 42 }, 'toolu_bad'), toolUse('read_file', {}, 'toolu_bad2')),
-      replyText('fixed'),
-    );
+    fake.enqueue(reply(toolUse('write_file', { path: 42 }, 'toolu_bad'), toolUse('read_file', {}, 'toolu_bad2')), replyText('fixed'));
     const outcome = await makeLoop().runTurn('go');
 
     expect(outcome.kind).toBe('end_turn');
@@ -373,7 +383,11 @@ describe('AgentLoop: events', () => {
     expect(ofType('retry')).toHaveLength(1);
     expect(ofType('retry')[0]).toMatchObject({ attempt: 1, status: 529, delayMs: expect.any(Number), reason: expect.any(String) });
     expect(ofType('text').map((e) => e.text)).toEqual(['Let me look.', 'Said hi.']);
-    expect(ofType('text_delta').map((e) => e.text).join('')).toBe('Let me look.Said hi.');
+    expect(
+      ofType('text_delta')
+        .map((e) => e.text)
+        .join(''),
+    ).toBe('Let me look.Said hi.');
     expect(ofType('tool_call')[0]).toMatchObject({ id: 'toolu_ev', name: 'bash', input: { command: 'echo hi' }, summary: 'echo hi' });
     expect(ofType('tool_result')[0]).toMatchObject({ id: 'toolu_ev', name: 'bash', ok: true, duration_ms: expect.any(Number) });
     expect(String(ofType('tool_result')[0]!.content)).toContain('hi');

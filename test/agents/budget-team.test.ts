@@ -45,9 +45,7 @@ describe('a team over its budget', () => {
       h.team.start();
       h.team.lead.prompt('build a parser');
 
-      const waiting = await h.waitFor('alice waits on her budget', () =>
-        h.team.ctx.roster.members().find((m) => m.name === 'alice' && m.status === 'waiting'),
-      );
+      const waiting = await h.waitFor('alice waits on her budget', () => h.team.ctx.roster.members().find((m) => m.name === 'alice' && m.status === 'waiting'));
       expect(waiting.status_reason).toMatch(/^budget: \$0\.60 of \$0\.50$/);
       const question = await h.waitFor('a budget stop in the needs-you queue', () => h.team.approvals.list().find((r) => r.tool === 'budget'));
       expect(question).toMatchObject({ agent: 'alice', kind: 'budget', summary: 'alice budget: $0.60 of $0.50' });
@@ -80,7 +78,10 @@ describe('a team over its budget', () => {
       // /budget shows spend vs limits.
       notes.push(await pageText('/budget', { ...context, state: { ...context.state, order: ['lead', 'alice'] } }));
       expect(notes[1]).toMatch(/alice: \$0\.60\d* of \$1\.10 · 0\.\d min · 4 turns/);
-      expect(await runCommandLine('/budget alice usd nope', context)).toMatchObject({ kind: 'error', message: expect.stringContaining("no agent named 'alice'") });
+      expect(await runCommandLine('/budget alice usd nope', context)).toMatchObject({
+        kind: 'error',
+        message: expect.stringContaining("no agent named 'alice'"),
+      });
       controller.close();
       detach();
     } finally {
@@ -152,7 +153,11 @@ describe('headless over budget', () => {
     fake.script('lead', cheap(reply(toolUse('task_list', {}))));
     const json = await runCli(['-p', 'spend', '--json', '--cwd', dir], { env: env() });
     expect(json.code).toBe(3);
-    const done = json.stdout.trim().split('\n').map((line) => JSON.parse(line)).find((event) => event.type === 'done');
+    const done = json.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+      .find((event) => event.type === 'done');
     expect(done).toMatchObject({ ok: false, exit_code: 3, reason: 'budget', budget: { agent: 'lead', scope: 'lead', kind: 'turns', limit: 1 } });
     expect(fake.unscripted).toHaveLength(0);
   });

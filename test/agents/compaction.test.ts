@@ -41,8 +41,12 @@ function expectPairsIntact(turns: Array<{ role: string; content: string | Block[
   turns.forEach((turn, index) => {
     if (index > 0) expect(turn.role).not.toBe(turns[index - 1]!.role);
     if (turn.role !== 'assistant') return;
-    const uses = blocks(turn).filter((b) => b.type === 'tool_use').map((b) => b.id);
-    const answered = blocks(turns[index + 1]).filter((b) => b.type === 'tool_result').map((b) => b.tool_use_id);
+    const uses = blocks(turn)
+      .filter((b) => b.type === 'tool_use')
+      .map((b) => b.id);
+    const answered = blocks(turns[index + 1])
+      .filter((b) => b.type === 'tool_result')
+      .map((b) => b.tool_use_id);
     for (const id of uses) expect(answered).toContain(id);
   });
 }
@@ -106,7 +110,10 @@ describe('compaction in a long session', () => {
     // the last three are stubs, the rest are whole, and every tool_use still has its result.
     const sixth = turnsOf(main[5]!);
     expectPairsIntact(sixth);
-    const readResults = sixth.flatMap((turn) => blocks(turn)).filter((b) => b.type === 'tool_result').map((b) => resultText(b.content));
+    const readResults = sixth
+      .flatMap((turn) => blocks(turn))
+      .filter((b) => b.type === 'tool_result')
+      .map((b) => resultText(b.content));
     expect(readResults).toHaveLength(5);
     expect(readResults[0]).toMatch(STUB_RE);
     expect(readResults[1]).toMatch(STUB_RE);
@@ -149,7 +156,10 @@ describe('compaction in a long session', () => {
     expect(saved.agent).toBe('alice');
     expect(saved.messages).toHaveLength(sixth.length + 2);
     expect(blocks(saved.messages[0] as never)[0]!.text).toBe('Read the five big files, then report.');
-    const savedResults = saved.messages.flatMap((m) => blocks(m as never)).filter((b) => b.type === 'tool_result').map((b) => resultText(b.content));
+    const savedResults = saved.messages
+      .flatMap((m) => blocks(m as never))
+      .filter((b) => b.type === 'tool_result')
+      .map((b) => resultText(b.content));
     for (const [index, text] of files.entries()) expect(savedResults[index]).toContain(text.split('\n')[39]);
     expect(savedResults[5]).toContain('checked');
     expect(first).toContain(String(event.file));
@@ -216,12 +226,17 @@ describe('/compact', () => {
     try {
       store.setState((s) => ({ agents: { ...s.agents, alice: emptyAgent('alice', 'coder') }, order: ['lead', 'alice'], focus: 'lead' }));
       const result = await runCommandLine('/compact alice keep the parser decisions', { controller, state: store.getState(), focus: 'lead' });
-      expect(result).toMatchObject({ kind: 'ok', message: expect.stringMatching(/^compacted alice: .* → .* tokens \(transcript: \.team\/logs\/alice\/transcript-.*\.json\)$/) });
+      expect(result).toMatchObject({
+        kind: 'ok',
+        message: expect.stringMatching(/^compacted alice: .* → .* tokens \(transcript: \.team\/logs\/alice\/transcript-.*\.json\)$/),
+      });
 
       const summary = h.requestsOf('alice').find(isSummaryRequest)!;
       expect(String(summary.body.messages[0].content)).toContain('focus the summary on: keep the parser decisions');
       const first = blocks(team.teammates.get('alice')!.loop.messages[0] as never)[0]!.text!;
-      expect(first).toMatch(/^<identity>You are 'alice', role: coder, team: .*<\/identity>\nTask #1: Write the parser\n\n<summary>\nSUMMARY: alice is writing the parser\.\n<\/summary>$/);
+      expect(first).toMatch(
+        /^<identity>You are 'alice', role: coder, team: .*<\/identity>\nTask #1: Write the parser\n\n<summary>\nSUMMARY: alice is writing the parser\.\n<\/summary>$/,
+      );
 
       // The pane of alice (not in view) shows it, and gets marked unread.
       bridge.flush();
@@ -362,7 +377,15 @@ describe('settings and display', () => {
 
   it('shows a compaction in the pane', () => {
     const state = createConsoleStore({ model: 'm', endpoint: '' }).getState();
-    const event = { ts: new Date().toISOString(), agent: 'lead', type: 'compaction', kind: 'summary', before_tokens: 150_000, after_tokens: 8_000, file: '.team/logs/lead/transcript-x.json' } as HuddleEvent;
+    const event = {
+      ts: new Date().toISOString(),
+      agent: 'lead',
+      type: 'compaction',
+      kind: 'summary',
+      before_tokens: 150_000,
+      after_tokens: 8_000,
+      file: '.team/logs/lead/transcript-x.json',
+    } as HuddleEvent;
     const next = { ...state, ...applyEvent(state, event) };
     const items = next.agents.lead!.items;
     expect(items.at(-1)).toMatchObject({ kind: 'notice', text: 'context compacted: 150k → 8.0k tokens (full transcript: .team/logs/lead/transcript-x.json)' });

@@ -81,11 +81,7 @@ describe('ScriptedDemoBackend', () => {
     open.lead.prompt('Build a tiny greeting library with tests');
 
     const finished = (name: string) => open.ctx.roster.members().find((m) => m.name === name)?.status === 'shutdown';
-    await waitFor(
-      hub,
-      async () => open.lead.lastText.includes('### Summary') && finished('alice') && finished('bob') && (await open.isSettled()),
-      20_000,
-    );
+    await waitFor(hub, async () => open.lead.lastText.includes('### Summary') && finished('alice') && finished('bob') && (await open.isSettled()), 20_000);
     console.log(`fast-pace demo session: ${Date.now() - started} ms`);
 
     const tasks = (await open.ctx.board.scan()).tasks;

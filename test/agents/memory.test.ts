@@ -30,7 +30,7 @@ function setup() {
 }
 
 describe('project memory: CLAUDE.md and AGENTS.md', () => {
-  it('composes the user\'s and the project\'s files, in order, each named', () => {
+  it("composes the user's and the project's files, in order, each named", () => {
     const { workspaceRoot, home, write } = setup();
     write('~/.claude/CLAUDE.md', 'MARKER-USER: answer in English.');
     write('CLAUDE.md', 'MARKER-CLAUDE: run npm test before you finish.');
@@ -77,7 +77,9 @@ describe('project memory: CLAUDE.md and AGENTS.md', () => {
   });
 
   it('never imports from code spans or code blocks', () => {
-    expect(findImports(['Use @a.md.', 'Not `@b.md` here.', '```sh', 'npm i @scope/pkg @c.md', '```', '~~~', '@d.md', '~~~', '(@e.md) and x@f.md'].join('\n'))).toEqual(['a.md', 'e.md']);
+    expect(
+      findImports(['Use @a.md.', 'Not `@b.md` here.', '```sh', 'npm i @scope/pkg @c.md', '```', '~~~', '@d.md', '~~~', '(@e.md) and x@f.md'].join('\n')),
+    ).toEqual(['a.md', 'e.md']);
   });
 
   it('reads a symlinked AGENTS.md once, and bounds the whole with a note saying what was cut', () => {

@@ -50,7 +50,9 @@ describe('hooks in a team', () => {
     const settings: Settings = {
       hooks: {
         SessionStart: [hook('echo "SESSION-CONTEXT-4411"')],
-        UserPromptSubmit: [hook('if printf "%s" "$input" | grep -q forbidden; then echo "no forbidden prompts here" >&2; exit 2; fi; echo "PROMPT-CONTEXT-8812"')],
+        UserPromptSubmit: [
+          hook('if printf "%s" "$input" | grep -q forbidden; then echo "no forbidden prompts here" >&2; exit 2; fi; echo "PROMPT-CONTEXT-8812"'),
+        ],
         Stop: [hook('if printf "%s" "$input" | grep -q \'"stop_hook_active":false\'; then echo "run the checks first" >&2; exit 2; fi')],
       },
     };
@@ -98,7 +100,10 @@ describe('hooks in a team', () => {
     await h.spawn('alice', 'Ship task 1.');
     await h.waitForStatus('alice', 'idle');
     const requests = h.requestsOf('alice');
-    expect(lastToolResults(requests[1]!)[2]).toMatchObject({ is_error: true, content: expect.stringContaining('a TaskCompleted hook kept it open: QA has not signed off') });
+    expect(lastToolResults(requests[1]!)[2]).toMatchObject({
+      is_error: true,
+      content: expect.stringContaining('a TaskCompleted hook kept it open: QA has not signed off'),
+    });
     const [bash, update] = lastToolResults(requests[2]!);
     expect(bash!.content).toContain('[PostToolUse hook context] POST-CONTEXT-31');
     expect(update).toMatchObject({ is_error: false, content: expect.stringContaining('in_progress → completed') });
@@ -118,9 +123,18 @@ describe('hooks in a team', () => {
     const settings: Settings = {
       hooks: {
         PreToolUse: [
-          hook('echo \'{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "no globbing today"}}\'', 'glob'),
-          hook('if printf "%s" "$input" | grep -q original; then echo \'{"hookSpecificOutput": {"hookEventName": "PreToolUse", "updatedInput": {"command": "echo rewritten"}}}\'; fi', 'bash'),
-          hook('echo \'{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask", "permissionDecisionReason": "a release note"}}\'', 'Write'),
+          hook(
+            'echo \'{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "no globbing today"}}\'',
+            'glob',
+          ),
+          hook(
+            'if printf "%s" "$input" | grep -q original; then echo \'{"hookSpecificOutput": {"hookEventName": "PreToolUse", "updatedInput": {"command": "echo rewritten"}}}\'; fi',
+            'bash',
+          ),
+          hook(
+            'echo \'{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask", "permissionDecisionReason": "a release note"}}\'',
+            'Write',
+          ),
         ],
       },
     };
@@ -187,7 +201,17 @@ describe('roles and MCP tools', () => {
     const first = h.requestsOf('alice')[0]!;
     expect(first.body.model).toBe('claude-role-model');
     const tools = toolNames(first);
-    expect(tools).toEqual(expect.arrayContaining(['read_file', 'mcp__everything__echo', 'mcp__everything__get-tiny-image', 'idle', 'send_message', 'read_inbox', 'shutdown_response']));
+    expect(tools).toEqual(
+      expect.arrayContaining([
+        'read_file',
+        'mcp__everything__echo',
+        'mcp__everything__get-tiny-image',
+        'idle',
+        'send_message',
+        'read_inbox',
+        'shutdown_response',
+      ]),
+    );
     for (const gone of ['bash', 'write_file', 'mcp__everything__get-sum', 'task_update']) expect(tools).not.toContain(gone);
     expect(lastToolResults(h.requestsOf('alice')[1]!)[0]).toMatchObject({ is_error: false, content: 'Echo: hi' });
 
@@ -217,10 +241,17 @@ describe('roles and MCP tools', () => {
     h.fake.script('reader', reply(toolUse('mcp__everything__toggle-simulated-logging', {})), reply(toolUse('idle', {})));
     await h.spawn('reader', 'Toggle logging.', { permissionMode: 'plan' });
     await h.waitForStatus('reader', 'idle');
-    expect(lastToolResults(h.requestsOf('reader')[1]!)[0]).toMatchObject({ is_error: true, content: expect.stringContaining('refused in plan mode (read-only): mcp__everything__toggle-simulated-logging is not marked read-only') });
+    expect(lastToolResults(h.requestsOf('reader')[1]!)[0]).toMatchObject({
+      is_error: true,
+      content: expect.stringContaining('refused in plan mode (read-only): mcp__everything__toggle-simulated-logging is not marked read-only'),
+    });
 
     // In ask mode it waits for the person; read-only ones do not.
-    h.fake.script('lead', reply(toolUse('mcp__everything__echo', { message: 'x' }), toolUse('mcp__everything__toggle-simulated-logging', {})), replyText('Done.'));
+    h.fake.script(
+      'lead',
+      reply(toolUse('mcp__everything__echo', { message: 'x' }), toolUse('mcp__everything__toggle-simulated-logging', {})),
+      replyText('Done.'),
+    );
     h.team.start();
     h.team.lead.prompt('go');
     const asked = await h.waitForEvent('the MCP call to be put to the person', (e) => e.type === 'approval_requested' && e.agent === 'lead');
@@ -231,18 +262,25 @@ describe('roles and MCP tools', () => {
     expect(echo).toMatchObject({ is_error: false, content: 'Echo: x' });
     expect(toggle).toMatchObject({ is_error: false, content: expect.stringMatching(/simulated.*logging/i) });
     // Allowed for good: in the personal settings, as the tool's name.
-    expect(JSON.parse(readFileSync(path.join(h.root, '.team', 'settings.local.json'), 'utf8'))).toEqual({ permissions: { allow: ['mcp__everything__toggle-simulated-logging'] } });
+    expect(JSON.parse(readFileSync(path.join(h.root, '.team', 'settings.local.json'), 'utf8'))).toEqual({
+      permissions: { allow: ['mcp__everything__toggle-simulated-logging'] },
+    });
   });
 });
 
 describe('verify results on the board', () => {
-  it('the last verify run of each task is on the session\'s board (and /tasks shows it), and tells the console the board changed', async () => {
+  it("the last verify run of each task is on the session's board (and /tasks shows it), and tells the console the board changed", async () => {
     const h = await open({ settings: { verify: { roles: { lead: 'test -f ok || { echo not yet; exit 3; }' } } } });
     let changes = 0;
     cleanups.push(h.session.onTasksChanged(() => (changes += 1)));
     h.fake.script(
       'lead',
-      reply(toolUse('task_create', { subject: 'Make ok' }), toolUse('task_create', { subject: 'Later', verify: 'true' }), toolUse('claim_task', { task_id: 1 }), toolUse('task_update', { task_id: 1, status: 'completed' })),
+      reply(
+        toolUse('task_create', { subject: 'Make ok' }),
+        toolUse('task_create', { subject: 'Later', verify: 'true' }),
+        toolUse('claim_task', { task_id: 1 }),
+        toolUse('task_update', { task_id: 1, status: 'completed' }),
+      ),
       replyText('Not yet.'),
     );
     h.team.start();
@@ -250,7 +288,10 @@ describe('verify results on the board', () => {
     await h.waitFor('the turn to end', () => h.team.lead.lastText === 'Not yet.');
     const before = changes;
     const tasks = await h.session.tasks();
-    expect(tasks[0]).toMatchObject({ status: 'in_progress', verify_result: { ok: false, summary: expect.stringMatching(/^verify failed: test -f ok .*\(exit 3, /) } });
+    expect(tasks[0]).toMatchObject({
+      status: 'in_progress',
+      verify_result: { ok: false, summary: expect.stringMatching(/^verify failed: test -f ok .*\(exit 3, /) },
+    });
     expect(tasks[1]!.verify_result).toBeUndefined();
     expect(before).toBeGreaterThan(0);
 
@@ -266,7 +307,13 @@ describe('project instructions in a team', () => {
   it('an edit to CLAUDE.md reaches the agent at its next model call, and a compaction keeps them', async () => {
     const h = await open({ memory: { home: path.join(path.sep, 'nonexistent-home') } });
     writeFileSync(path.join(h.root, 'CLAUDE.md'), 'MARKER-BEFORE-1\n');
-    h.fake.script('lead', reply(toolUse('bash', { command: 'printf "MARKER-AFTER-22\\n" > CLAUDE.md' })), replyText('Edited.'), replyText('SUMMARY.'), replyText('Still here.'));
+    h.fake.script(
+      'lead',
+      reply(toolUse('bash', { command: 'printf "MARKER-AFTER-22\\n" > CLAUDE.md' })),
+      replyText('Edited.'),
+      replyText('SUMMARY.'),
+      replyText('Still here.'),
+    );
     h.team.start();
     h.team.lead.prompt('edit it');
     await h.waitFor('the edit turn', () => h.team.lead.lastText === 'Edited.');

@@ -65,7 +65,7 @@ describe('permission modes', () => {
     h.fake.respond((request) => (request.agent === 'lead' ? undefined : reply(toolUse('idle', {}))));
 
     const auditor = await h.team.spawn({ name: 'ann', role: 'auditor', prompt: 'Audit.' }, 'lead');
-    expect(auditor).toContain('it runs in permission mode plan (the run\'s is ask)');
+    expect(auditor).toContain("it runs in permission mode plan (the run's is ask)");
     expect(auditor).toContain('permission_mode must be one of plan, ask, auto, not "yolo"');
     expect(h.team.permissions.modeOf('ann')).toBe('plan');
 
@@ -122,7 +122,7 @@ describe('permission modes', () => {
       reply(
         toolUse('bash', { command: 'touch made.txt' }),
         toolUse('bash', { command: 'ls -a' }),
-        toolUse('bash', { command: 'node -e "require(\'fs\').writeFileSync(\'by-node.txt\', \'1\')"' }),
+        toolUse('bash', { command: "node -e \"require('fs').writeFileSync('by-node.txt', '1')\"" }),
         toolUse('write_file', { path: 'src/ok.txt', content: 'fine\n' }),
         toolUse('write_file', { path: '.git/config', content: 'x' }),
       ),
@@ -141,9 +141,11 @@ describe('permission modes', () => {
       ['write_file', false],
     ]);
     expect(got[0]![2]).toBe(
-      "'touch made.txt' needs approval, which a headless run cannot ask for; run with --permission-mode auto or add it to the allow-list (\"permissions\": {\"allow\": [\"touch\"]} in .team/settings.json or .team/settings.local.json)",
+      '\'touch made.txt\' needs approval, which a headless run cannot ask for; run with --permission-mode auto or add it to the allow-list ("permissions": {"allow": ["touch"]} in .team/settings.json or .team/settings.local.json)',
     );
-    expect(got[4]![2]).toBe('refused: .git/config is inside .git (git runs what its config and hooks say), which agents never change in any permission mode; say what should change and the person edits it themselves');
+    expect(got[4]![2]).toBe(
+      'refused: .git/config is inside .git (git runs what its config and hooks say), which agents never change in any permission mode; say what should change and the person edits it themselves',
+    );
     expect(existsSync(path.join(h.root, 'made.txt'))).toBe(false);
     expect(existsSync(path.join(h.root, 'by-node.txt'))).toBe(true);
     expect(existsSync(path.join(h.root, '.git'))).toBe(false);
@@ -201,7 +203,12 @@ describe('permission modes', () => {
   it("a denial carries the person's reason to the agent; a protected write's question shows what it would write", async () => {
     const h = await open({ env: { HUDDLE_PERMISSION_MODE: 'ask' } });
     const detach = h.team.approvals.attachAnswerer();
-    h.fake.script('lead', reply(toolUse('bash', { command: 'npm install left-pad' })), reply(toolUse('write_file', { path: '.env', content: 'A=1\nB=2\n' })), replyText('Done.'));
+    h.fake.script(
+      'lead',
+      reply(toolUse('bash', { command: 'npm install left-pad' })),
+      reply(toolUse('write_file', { path: '.env', content: 'A=1\nB=2\n' })),
+      replyText('Done.'),
+    );
     h.team.start();
     h.team.lead.prompt('Set it up.');
     const first: HuddleEvent = await h.waitForEvent('the first question', (e) => e.type === 'approval_requested');
@@ -242,10 +249,15 @@ describe('headless --permission-mode ask', () => {
       fake.enqueue(reply(toolUse('bash', { command: 'touch made.txt' })), replyText('Could not.'));
       const result = await runCli(['-p', 'make a file', '--permission-mode', 'ask', '--json'], { cwd: ws.dir, env: { ANTHROPIC_BASE_URL: fake.url } });
       expect(result.code, result.stderr).toBe(0);
-      const events = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as HuddleEvent);
+      const events = result.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as HuddleEvent);
       const refused = events.find((e) => e.type === 'tool_result');
       expect(refused).toMatchObject({ name: 'bash', ok: false });
-      expect(String(refused!.content)).toContain('needs approval, which a headless run cannot ask for; run with --permission-mode auto or add it to the allow-list');
+      expect(String(refused!.content)).toContain(
+        'needs approval, which a headless run cannot ask for; run with --permission-mode auto or add it to the allow-list',
+      );
       expect(existsSync(path.join(ws.dir, 'made.txt'))).toBe(false);
 
       const bad = await runCli(['-p', 'x', '--permission-mode', 'yolo'], { cwd: ws.dir, env: { ANTHROPIC_BASE_URL: fake.url } });

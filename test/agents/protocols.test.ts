@@ -8,14 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { Message } from '../../src/runtime/store/bus.js';
 import { reply, replyText, toolUse, type Scripted } from '../helpers/fake-api.ts';
 import type { RecordedRequest } from '../helpers/fake-api.ts';
-import {
-  inboxMessages,
-  lastToolResults,
-  lastUserTexts,
-  toolNames,
-  type TeamHarness,
-  type TeamHarnessOptions,
-} from '../helpers/team-harness.ts';
+import { inboxMessages, lastToolResults, lastUserTexts, toolNames, type TeamHarness, type TeamHarnessOptions } from '../helpers/team-harness.ts';
 import { harnessPerTest } from '../helpers/harness-per-test.js';
 
 const open = harnessPerTest({ env: { HUDDLE_IDLE_TIMEOUT_MS: '20000' } });
@@ -119,7 +112,11 @@ describe('shutdown protocol', () => {
     expect(aliceDown.status_reason).toBe('no answer to shutdown request within 400 ms');
     expect(bobDown.status_reason).toBe('no answer to shutdown request within 400 ms');
     expect(h.requestsOf('bob')).toHaveLength(2); // the hanging call was cut, not retried
-    const told = h.inbox('lead').filter((m) => m.from === 'huddle').map((m) => m.content).sort();
+    const told = h
+      .inbox('lead')
+      .filter((m) => m.from === 'huddle')
+      .map((m) => m.content)
+      .sort();
     expect(told).toEqual([
       `[huddle] alice did not answer shutdown request ${aliceId} in time and was stopped.`,
       `[huddle] bob did not answer shutdown request ${bobId} in time and was stopped.`,
@@ -144,10 +141,7 @@ describe('shutdown protocol', () => {
       }
       if (request.agent === 'lead') {
         if (request.body.messages.length === 1) {
-          return reply(
-            toolUse('plan_approval', { request_id: 'plan_nope', approve: true }),
-            toolUse('shutdown_request', { teammate: 'zed' }),
-          );
+          return reply(toolUse('plan_approval', { request_id: 'plan_nope', approve: true }), toolUse('shutdown_request', { teammate: 'zed' }));
         }
         return replyText('Understood.');
       }
@@ -238,7 +232,10 @@ describe('plan approval', () => {
 
     // The lead rejects with feedback; carol receives it and, not resubmitting yet, rests idle (not waiting).
     const rejection = await h.waitFor('the rejection to reach carol', () =>
-      h.requestsOf('carol').map((r) => newMessage(r, 'plan_approval_response')).find(Boolean),
+      h
+        .requestsOf('carol')
+        .map((r) => newMessage(r, 'plan_approval_response'))
+        .find(Boolean),
     );
     expect(rejection).toMatchObject({ from: 'lead', approve: false, feedback: 'Also add a test.' });
     expect(rejection.content).toContain('Also add a test.');

@@ -112,10 +112,14 @@ function leadStep(request: RecordedRequest): Scripted {
   const roster = rosterOnDisk();
   const plan = [
     ...SCENARIO_TASKS.flatMap((subject, i) =>
-      board.some((t) => t.subject === subject) ? [] : [toolUse('task_create', { subject, description: `Write out/task-${i + 1}.txt`, ...(i === 1 ? { blockedBy: [1] } : {}) })],
+      board.some((t) => t.subject === subject)
+        ? []
+        : [toolUse('task_create', { subject, description: `Write out/task-${i + 1}.txt`, ...(i === 1 ? { blockedBy: [1] } : {}) })],
     ),
     ...['alice', 'bob'].flatMap((name) =>
-      roster.some((m) => m.name === name) ? [] : [toolUse('spawn_teammate', { name, role: 'coder', prompt: 'Take tasks from the board; report each to lead.' })],
+      roster.some((m) => m.name === name)
+        ? []
+        : [toolUse('spawn_teammate', { name, role: 'coder', prompt: 'Take tasks from the board; report each to lead.' })],
     ),
   ];
   if (plan.length) return reply(...plan);
@@ -135,7 +139,8 @@ function leadStep(request: RecordedRequest): Scripted {
 function taskSteps(name: string, id: number, calls: ReturnType<typeof pastCalls>, resumed: boolean) {
   const done = (tool: string, match: (input: any) => boolean) => resumed && calls.some((c) => c.name === tool && c.ok && match(c.input));
   const steps = [];
-  if (!done('write_file', (i) => i?.path === `out/task-${id}.txt`)) steps.push(toolUse('write_file', { path: `out/task-${id}.txt`, content: `task ${id} by ${name}\n` }));
+  if (!done('write_file', (i) => i?.path === `out/task-${id}.txt`))
+    steps.push(toolUse('write_file', { path: `out/task-${id}.txt`, content: `task ${id} by ${name}\n` }));
   // Completed by a call whose result the crash cut: the board says so (a model would task_get).
   const completed = resumed && boardOnDisk().some((t) => t.id === id && t.status === 'completed');
   if (!completed) steps.push(toolUse('task_update', { task_id: id, status: 'completed' }));
@@ -163,7 +168,8 @@ function teammateStep(name: string, request: RecordedRequest): Scripted {
     const steps = [...ids].flatMap((id) => taskSteps(name, id, calls, true));
     const requests = inboxMessages(allUserTexts(request)).filter((m) => m.type === 'shutdown_request' && m.request_id);
     const open = requests.filter((r) => !calls.some((c) => c.name === 'shutdown_response' && c.input?.request_id === r.request_id && c.ok));
-    if (open.length && !calls.some((c) => c.name === 'shutdown_response' && c.ok)) steps.push(toolUse('shutdown_response', { request_id: open.at(-1)!.request_id, approve: true }));
+    if (open.length && !calls.some((c) => c.name === 'shutdown_response' && c.ok))
+      steps.push(toolUse('shutdown_response', { request_id: open.at(-1)!.request_id, approve: true }));
     if (steps.length) return reply(...steps);
     return reply(toolUse('idle', {}));
   }
@@ -218,7 +224,9 @@ function checkWorkspace(dir: string, label: string): void {
   expect(board.map((t) => t.id).sort(), `${label}: the board`).toEqual([1, 2, 3]);
   for (const task of board) {
     expect(task.status, `${label}: task #${task.id}`).toBe('completed');
-    expect(readFileSync(path.join(dir, 'out', `task-${task.id}.txt`), 'utf8'), `${label}: out/task-${task.id}.txt`).toMatch(new RegExp(`^task ${task.id} by (alice|bob)\\n$`));
+    expect(readFileSync(path.join(dir, 'out', `task-${task.id}.txt`), 'utf8'), `${label}: out/task-${task.id}.txt`).toMatch(
+      new RegExp(`^task ${task.id} by (alice|bob)\\n$`),
+    );
   }
   const events = readEventLogs(dir).sort((a, b) => String(a.ts).localeCompare(String(b.ts)));
   // Completed exactly once: one transition to completed per task over all logs (a resume logs
@@ -241,7 +249,10 @@ function checkWorkspace(dir: string, label: string): void {
     const answeredAt = readInboxFile(path.join(dir, '.team', 'inbox', 'lead.jsonl')).find((m) => m.type === 'shutdown_response' && m.from === agent)?.ts;
     const mustHave = inbox.filter((m) => agent === 'lead' || answeredAt === undefined || m.ts <= answeredAt);
     const missing = mustHave.filter((m) => !delivered.includes(m.id));
-    expect(missing.map((m) => `${m.type} ${m.from}: ${m.content}`), `${label}: messages to ${agent} never delivered`).toEqual([]);
+    expect(
+      missing.map((m) => `${m.type} ${m.from}: ${m.content}`),
+      `${label}: messages to ${agent} never delivered`,
+    ).toEqual([]);
   }
 }
 
@@ -249,9 +260,16 @@ function checkWorkspace(dir: string, label: string): void {
 function checkNoDanglingToolUse(requests: RecordedRequest[]): void {
   for (const request of requests) {
     const turns = turnsOf(request);
-    const results = new Set(turns.flatMap((t) => (typeof t.content === 'string' ? [] : t.content.filter((b) => b.type === 'tool_result').map((b) => String(b.tool_use_id)))));
-    const uses = turns.flatMap((t) => (t.role === 'assistant' && typeof t.content !== 'string' ? t.content.filter((b) => b.type === 'tool_use').map((b) => String(b.id)) : []));
-    expect(uses.filter((id) => !results.has(id)), `dangling tool_use in a request of ${request.agent}`).toEqual([]);
+    const results = new Set(
+      turns.flatMap((t) => (typeof t.content === 'string' ? [] : t.content.filter((b) => b.type === 'tool_result').map((b) => String(b.tool_use_id)))),
+    );
+    const uses = turns.flatMap((t) =>
+      t.role === 'assistant' && typeof t.content !== 'string' ? t.content.filter((b) => b.type === 'tool_use').map((b) => String(b.id)) : [],
+    );
+    expect(
+      uses.filter((id) => !results.has(id)),
+      `dangling tool_use in a request of ${request.agent}`,
+    ).toEqual([]);
   }
 }
 
@@ -302,16 +320,16 @@ describe('resume after SIGKILL', () => {
         // The lead saw all three reports and both answers: its replayed transcript held what came before the kill.
         expect(last.stdout.trim(), label).toBe(SCENARIO_FINAL);
         checkWorkspace(ws.dir, label);
-        summary.push(`${seed}:${first.signal ? "killed" : "done"}+${resumes}(${Math.round(last.ms)}ms)`);
+        summary.push(`${seed}:${first.signal ? 'killed' : 'done'}+${resumes}(${Math.round(last.ms)}ms)`);
       } finally {
         ws.cleanup();
       }
     }
-    console.log(`resume after SIGKILL: an unkilled run takes ${Math.round(duration)} ms; seed:first run+resumes: ${summary.join(" ")}`);
+    console.log(`resume after SIGKILL: an unkilled run takes ${Math.round(duration)} ms; seed:first run+resumes: ${summary.join(' ')}`);
     checkNoDanglingToolUse(fake.requests);
     // Every seed must have been killed mid-run (each gets up to four tries), or the test proves nothing.
     expect(summary.filter((s) => s.includes('killed')).length, summary.join(' ')).toBeGreaterThanOrEqual(SEEDS - 1);
-  // About 45 whole runs of huddle, one after another: a minute on a quiet machine, near three on a busy
-  // one. The limit only catches a hang; what is checked is the outcome, never the time.
+    // About 45 whole runs of huddle, one after another: a minute on a quiet machine, near three on a busy
+    // one. The limit only catches a hang; what is checked is the outcome, never the time.
   }, 600_000);
 });

@@ -68,7 +68,9 @@ function reviewerStep(request: RecordedRequest, verdict: (content: string) => st
   if (REVIEW_LINE.test(lastUserTexts(request).join('\n'))) return reply(toolUse('read_file', { path: FILE }));
   const results = lastToolResults(request);
   if (pastToolUses(request).at(-1)?.name === 'read_file' && results.length > 0) {
-    const asked = allUserTexts(request).filter((t) => REVIEW_LINE.test(t)).at(-1)!;
+    const asked = allUserTexts(request)
+      .filter((t) => REVIEW_LINE.test(t))
+      .at(-1)!;
     const id = Number(REVIEW_LINE.exec(asked)![1]);
     const decision = verdict(results[0]!.content);
     return decision === 'approve'
@@ -159,7 +161,10 @@ describe('the review loop', () => {
     expect(firstUpdate!.content).toContain('status in_progress → review');
 
     // The reviewer was handed the task with the exact turn, the description and who did it.
-    const reviewTurns = h.requestsOf('rita').flatMap((r) => lastUserTexts(r)).filter((t) => REVIEW_LINE.test(t));
+    const reviewTurns = h
+      .requestsOf('rita')
+      .flatMap((r) => lastUserTexts(r))
+      .filter((t) => REVIEW_LINE.test(t));
     expect(reviewTurns).toHaveLength(2);
     expect(reviewTurns[0]!.split('\n').slice(0, 3)).toEqual([
       `<review-requested>Task #1: ${SUBJECT}</review-requested>`,
@@ -204,7 +209,9 @@ describe('the review loop', () => {
     });
     const [notReviewer] = lastToolResults(h.requestsOf('bob')[1]!);
     expect(notReviewer!.is_error).toBe(true);
-    expect(notReviewer!.content).toMatch(/^review_request_changes failed: only a teammate with role reviewer \(or the lead\) may approve or send back a task; you are a coder\./);
+    expect(notReviewer!.content).toMatch(
+      /^review_request_changes failed: only a teammate with role reviewer \(or the lead\) may approve or send back a task; you are a coder\./,
+    );
     // Neither refusal changed anything, and nobody was messaged.
     expect(await board.get(1)).toMatchObject({ status: 'review', owner: 'alice', reviewer: null });
     expect(h.inbox('alice')).toEqual([]);
@@ -264,8 +271,13 @@ describe('the review loop', () => {
     expect(h.inbox('alice').filter((m) => m.from === 'rita')).toHaveLength(1);
     const escalations = h.inbox('lead').filter((m) => m.from === 'rita');
     expect(escalations).toHaveLength(1);
-    expect(escalations[0]!.content).toContain(`Task #1 (${SUBJECT}) by alice still needs changes after 1 review round of changes (the limit is 1): ${FEEDBACK}`);
-    const ritaResults = h.requestsOf('rita').flatMap((r) => lastToolResults(r)).map((r) => r.content);
+    expect(escalations[0]!.content).toContain(
+      `Task #1 (${SUBJECT}) by alice still needs changes after 1 review round of changes (the limit is 1): ${FEEDBACK}`,
+    );
+    const ritaResults = h
+      .requestsOf('rita')
+      .flatMap((r) => lastToolResults(r))
+      .map((r) => r.content);
     expect(ritaResults.filter((c) => c.startsWith('task #1 reached the review limit (1 rounds of changes)'))).toHaveLength(1);
     expect(h.fake.unscripted).toEqual([]);
   });
@@ -303,7 +315,16 @@ describe('the review loop', () => {
     const claims = taskEvents(h.events, 1).filter((e) => e.action === 'review_claimed');
     expect(claims).toHaveLength(1);
     expect((await board.get(1)).reviewer).toBe(claims[0]!.agent);
-    expect(toolNames(h.requestsOf('rita')[0]!).sort()).toEqual(['grep', 'idle', 'read_file', 'read_inbox', 'review_approve', 'review_request_changes', 'send_message', 'shutdown_response']);
+    expect(toolNames(h.requestsOf('rita')[0]!).sort()).toEqual([
+      'grep',
+      'idle',
+      'read_file',
+      'read_inbox',
+      'review_approve',
+      'review_request_changes',
+      'send_message',
+      'shutdown_response',
+    ]);
   });
 });
 
@@ -347,9 +368,13 @@ describe('FileBoard review operations', () => {
     const b = board!;
     await b.create({ subject: 'reviewed', requires_review: true }, 'lead');
     await b.create({ subject: 'after it', blockedBy: [1] }, 'lead');
-    await expect(b.decideReview(1, 'rita', { approve: true })).rejects.toThrow('task #1 is pending, not in review; only a task in review can be approved or sent back');
+    await expect(b.decideReview(1, 'rita', { approve: true })).rejects.toThrow(
+      'task #1 is pending, not in review; only a task in review can be approved or sent back',
+    );
     await b.claim(1, 'alice');
-    await expect(b.decideReview(1, 'rita', { approve: true })).rejects.toThrow('task #1 is in_progress, not in review; it comes to review when alice completes it');
+    await expect(b.decideReview(1, 'rita', { approve: true })).rejects.toThrow(
+      'task #1 is in_progress, not in review; it comes to review when alice completes it',
+    );
     await b.update(1, { status: 'review' }, 'alice');
     await expect(b.decideReview(1, 'alice', { approve: true })).rejects.toThrow('you cannot review your own task #1');
     expect(await b.claimReview('rita')).toMatchObject({ id: 1, reviewer: 'rita' });
@@ -386,7 +411,16 @@ describe('the console board view', () => {
     const store = createConsoleStore({ model: 'm', endpoint: 'e' });
     const at = '2026-01-01T00:00:00.000Z';
     const task = (id: number, status: Task['status'], extra: Partial<Task> = {}): Task => ({
-      id, subject: `task ${id}`, description: '', status, owner: 'alice', blockedBy: [], blocks: [], created_at: at, updated_at: at, ...extra,
+      id,
+      subject: `task ${id}`,
+      description: '',
+      status,
+      owner: 'alice',
+      blockedBy: [],
+      blocks: [],
+      created_at: at,
+      updated_at: at,
+      ...extra,
     });
     store.setState({
       tasks: [

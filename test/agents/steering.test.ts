@@ -272,7 +272,9 @@ describe('/restart', () => {
     expect((await h.team.ctx.board.get(task.id)).owner).toBe('alice');
     expect(first.body.tools.map((t: { name: string }) => t.name).sort()).toEqual(requests[0]!.body.tools.map((t: { name: string }) => t.name).sort());
     // Logged as a context reset (a resume replays from it); spend carries over.
-    expect(h.events.some((e) => e.agent === 'alice' && e.type === 'context_reset' && e.reason === 'restart' && String(e.summary).includes('half written'))).toBe(true);
+    expect(
+      h.events.some((e) => e.agent === 'alice' && e.type === 'context_reset' && e.reason === 'restart' && String(e.summary).includes('half written')),
+    ).toBe(true);
     expect(fresh.loop.totals.modelCalls).toBeGreaterThanOrEqual(3);
     await h.waitForStatus('alice', 'idle');
   });
@@ -332,7 +334,10 @@ describe('liveness', () => {
     expect(idle.status_reason).toMatch(/^waiting for work since \d\d:\d\d$/);
 
     const task = await h.team.ctx.board.create({ subject: 'Add the tokenizer' }, 'lead');
-    const working = await h.waitForEvent('alice working on the task', (e) => e.agent === 'alice' && e.type === 'status' && e.status === 'working' && e.task === task.id);
+    const working = await h.waitForEvent(
+      'alice working on the task',
+      (e) => e.agent === 'alice' && e.type === 'status' && e.status === 'working' && e.task === task.id,
+    );
     expect(working.reason).toBe(`task #${task.id}: Add the tokenizer`);
     // In the roster file too, as written at that moment.
     const file = JSON.parse(readFileSync(path.join(h.root, '.team', 'config.json'), 'utf8')) as { members: Array<{ name: string; status_reason?: string }> };

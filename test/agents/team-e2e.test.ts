@@ -51,9 +51,7 @@ interface CliRun {
 }
 
 function runCli(args: string[], cwd: string, env: Record<string, string>, timeoutMs = 20_000): Promise<CliRun> {
-  const inherited = Object.fromEntries(
-    Object.entries(process.env).filter(([key]) => !key.startsWith('ANTHROPIC_') && !key.startsWith('HUDDLE_')),
-  );
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('ANTHROPIC_') && !key.startsWith('HUDDLE_')));
   const started = performance.now();
   const child = spawn(process.execPath, [cli, ...args], { cwd, env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
@@ -131,9 +129,7 @@ function checkWorkspace(root: string, fake: FakeApi, log: ScenarioLog, events: H
   }
 
   // Every message reached the lead's model exactly once.
-  const delivered = events
-    .filter((e) => e.agent === 'lead' && e.type === 'message_delivered')
-    .flatMap((e) => e.ids as string[]);
+  const delivered = events.filter((e) => e.agent === 'lead' && e.type === 'message_delivered').flatMap((e) => e.ids as string[]);
   expect([...delivered].sort()).toEqual(inbox.map((m) => m.id).sort());
   const leadRequests = fake.requests.filter((r) => r.agent === 'lead');
   const lastLead = JSON.stringify(leadRequests.at(-1)!.body.messages);

@@ -6,14 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { FileBus } from '../../src/runtime/store/file/file-bus.js';
 import type { Message } from '../../src/runtime/store/bus.js';
 import { overloaded, reply, replyText, text, toolUse, type Scripted } from '../helpers/fake-api.ts';
-import {
-  lastToolResults,
-  lastUserTexts,
-  systemText,
-  turnsOf,
-  type TeamHarness,
-  type TeamHarnessOptions,
-} from '../helpers/team-harness.ts';
+import { lastToolResults, lastUserTexts, systemText, turnsOf, type TeamHarness, type TeamHarnessOptions } from '../helpers/team-harness.ts';
 import { harnessPerTest } from '../helpers/harness-per-test.js';
 
 const open = harnessPerTest();
@@ -195,7 +188,9 @@ describe('teammate lifecycle', () => {
     const request = await h.waitFor('alice second request', () => h.requestsOf('alice')[1]);
 
     // Both in one user turn, exactly as docs/contract.md#injected-turns has it (the newline in the content stays escaped).
-    expect(lastUserTexts(request)).toEqual([`<inbox>\n${JSON.stringify({ sender: 'agent', ...first })}\n${JSON.stringify({ sender: 'agent', ...second })}\n</inbox>`]);
+    expect(lastUserTexts(request)).toEqual([
+      `<inbox>\n${JSON.stringify({ sender: 'agent', ...first })}\n${JSON.stringify({ sender: 'agent', ...second })}\n</inbox>`,
+    ]);
     const [, firstLine, secondLine] = lastUserTexts(request)[0]!.split('\n');
     expect((JSON.parse(firstLine!) as Message).id).toBe(first.id);
     expect((JSON.parse(secondLine!) as Message).id).toBe(second.id);

@@ -47,7 +47,11 @@ beforeAll(() => {
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 /** A made-up tool: what it was called with is kept in `seen`. */
-function tool(name: string, effects: ToolEffect[] | undefined, run: (input: Record<string, unknown>, context: ToolContext) => Promise<string | ToolResult> = async () => 'ran') {
+function tool(
+  name: string,
+  effects: ToolEffect[] | undefined,
+  run: (input: Record<string, unknown>, context: ToolContext) => Promise<string | ToolResult> = async () => 'ran',
+) {
   const seen: Array<{ input: Record<string, unknown>; context: ToolContext }> = [];
   const made: Tool = {
     name,
@@ -81,7 +85,9 @@ function hooks(event: 'PreToolUse' | 'PostToolUse', body: string): TeamHooks {
   const file = path.join(root, `${event}-${Math.random().toString(36).slice(2)}.sh`);
   writeFileSync(file, `#!/usr/bin/env bash\n${body}\n`);
   chmodSync(file, 0o755);
-  return new TeamHooks(new HookRunner({ hooks: { [event]: [{ matcher: '.*', hooks: [{ type: 'command', command: file }] }] }, sessionId: 's', projectDir: root }));
+  return new TeamHooks(
+    new HookRunner({ hooks: { [event]: [{ matcher: '.*', hooks: [{ type: 'command', command: file }] }] }, sessionId: 's', projectDir: root }),
+  );
 }
 
 const OFF: SandboxStatus = { available: false, onPurpose: false, reason: 'made up for the test', line: 'sandbox: off' };
@@ -102,7 +108,11 @@ describe('the tool pipeline', () => {
     const worktree = path.join(root, 'worktree');
     mkdirSync(worktree, { recursive: true });
     const shell = tool('run_it', ['shell']);
-    const result = await runCall(shell.tool, { command: 'ls' }, makeToolContext(worktree, { agent: 'bob' }), { teamRoot, sandbox: OFF, permissions: gate('auto') });
+    const result = await runCall(shell.tool, { command: 'ls' }, makeToolContext(worktree, { agent: 'bob' }), {
+      teamRoot,
+      sandbox: OFF,
+      permissions: gate('auto'),
+    });
     expect(result.isError).toBe(true);
     expect(result.content).toContain('runs commands in auto mode only inside the sandbox, and there is none (made up for the test)');
     expect(shell.seen).toEqual([]);
@@ -111,7 +121,10 @@ describe('the tool pipeline', () => {
   it('2. PreToolUse hooks: a block ends the call with the reason; updatedInput replaces the input; an invalid one refuses', async () => {
     const blocking = hooks('PreToolUse', 'echo "not today" >&2; exit 2');
     const { tool: made, seen } = tool('anything', ['read']);
-    expect(await preToolUseHooks(callOf(made, {}), { teamRoot, hooks: blocking })).toEqual({ content: 'anything was not run: a PreToolUse hook blocked it: not today', isError: true });
+    expect(await preToolUseHooks(callOf(made, {}), { teamRoot, hooks: blocking })).toEqual({
+      content: 'anything was not run: a PreToolUse hook blocked it: not today',
+      isError: true,
+    });
     expect(seen).toEqual([]);
 
     const rewriting = hooks('PreToolUse', `echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "updatedInput": {"path": "b.txt"}}}'`);
@@ -149,7 +162,9 @@ describe('the tool pipeline', () => {
     const plan = gate('plan');
     // Named like nothing huddle knows, declared `write`: plan mode refuses it as a write.
     const writer = tool('scribble', ['write']).tool;
-    expect((await permissionGate(callOf(writer, { path: 'a.txt', content: 'x' }), { teamRoot, permissions: plan }))?.content).toMatch(/^refused in plan mode \(read-only\): scribble is not available/);
+    expect((await permissionGate(callOf(writer, { path: 'a.txt', content: 'x' }), { teamRoot, permissions: plan }))?.content).toMatch(
+      /^refused in plan mode \(read-only\): scribble is not available/,
+    );
     // Named bash, declared `read`: nothing to check.
     const reader = callOf(tool('bash', ['read']).tool, { command: 'rm -rf /' });
     expect(await permissionGate(reader, { teamRoot, permissions: plan })).toBeUndefined();

@@ -26,7 +26,13 @@ describe('replayEvents', () => {
       { type: 'text', text: 'done' },
     ]);
     expect(messages).toEqual([
-      { role: 'user', content: [{ type: 'text', text: 'do it' }, { type: 'text', text: '<inbox>\n{"id":"m1"}\n</inbox>' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'do it' },
+          { type: 'text', text: '<inbox>\n{"id":"m1"}\n</inbox>' },
+        ],
+      },
       {
         role: 'assistant',
         content: [
@@ -126,7 +132,10 @@ describe('replaying the file event log', () => {
     mkdirSync(agentDir, { recursive: true });
     const line = (e: object) => `${JSON.stringify({ ts: '', agent: 'alice', ...e })}\n`;
     writeFileSync(path.join(agentDir, 'session-2026-01-02T00-00-00-000Z.ndjson'), line({ type: 'prompt', text: 'second', source: 'user' }) + '{"type":"tex');
-    writeFileSync(path.join(agentDir, 'session-2026-01-01T00-00-00-000Z.ndjson'), line({ type: 'prompt', text: 'first', source: 'user' }) + line({ type: 'usage' }) + line({ type: 'text', text: 'ok' }));
+    writeFileSync(
+      path.join(agentDir, 'session-2026-01-01T00-00-00-000Z.ndjson'),
+      line({ type: 'prompt', text: 'first', source: 'user' }) + line({ type: 'usage' }) + line({ type: 'text', text: 'ok' }),
+    );
     const { messages, events } = replayEvents(readAgentEvents(dir, 'alice'));
     expect(events).toBe(4);
     expect(messages).toEqual([

@@ -36,7 +36,12 @@ describe('the live transcript and the replayed log', () => {
     const harness = h;
     writeFileSync(path.join(harness.root, 'big.txt'), `${'a line of a big file\n'.repeat(200)}`);
     // Responses that say the context is well filled (over HUDDLE_TRIM_AT): old results get trimmed.
-    const big = (...blocks: Block[]): Scripted => ({ kind: 'message', content: blocks, stopReason: blocks.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn', usage: { input_tokens: 5_000, output_tokens: 10 } });
+    const big = (...blocks: Block[]): Scripted => ({
+      kind: 'message',
+      content: blocks,
+      stopReason: blocks.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn',
+      usage: { input_tokens: 5_000, output_tokens: 10 },
+    });
     const turns: Scripted[] = [
       // Text between tool calls; then a response cut at max_tokens (its call is not run); then a
       // call after which the first read's result is old enough to be trimmed.
@@ -93,7 +98,12 @@ describe('the live transcript and the replayed log', () => {
   it('agree after an interrupted stream (its partial text kept) and a retried call', async () => {
     h = await openTeamHarness({ env: { HUDDLE_RETRY_BASE_MS: '5' } });
     const harness = h;
-    harness.fake.script('lead', { kind: 'hang', content: [text('A partial answer that the person interrupts')] }, overloaded(), replyText('Answered after a retry.'));
+    harness.fake.script(
+      'lead',
+      { kind: 'hang', content: [text('A partial answer that the person interrupts')] },
+      overloaded(),
+      replyText('Answered after a retry.'),
+    );
     harness.session.start();
     harness.session.prompt('Talk.');
     await harness.waitForEvent('streamed text', (e) => e.agent === 'lead' && e.type === 'text_delta');
@@ -120,7 +130,13 @@ describe('context_reset', () => {
       event('prompt', { text: 'next', source: 'user' }),
     ]);
     expect(transcript.messages).toEqual([
-      { role: 'user', content: [{ type: 'text', text: '<identity>…</identity>\n\n<summary>\nS\n</summary>' }, { type: 'text', text: 'next' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: '<identity>…</identity>\n\n<summary>\nS\n</summary>' },
+          { type: 'text', text: 'next' },
+        ],
+      },
     ]);
     transcript.apply(event('context_reset', { reason: 'clear' }));
     expect(transcript.messages).toEqual([]);

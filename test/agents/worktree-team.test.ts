@@ -134,7 +134,10 @@ describe('teammates with worktrees', () => {
     const bob = h.team.teammates.get('bob')!;
     bob.stopNow('test');
     await bob.done;
-    expect(await run('/worktree remove bob')).toMatchObject({ kind: 'error', message: expect.stringMatching(/^huddle\/bob has 1 commit not merged into main/) });
+    expect(await run('/worktree remove bob')).toMatchObject({
+      kind: 'error',
+      message: expect.stringMatching(/^huddle\/bob has 1 commit not merged into main/),
+    });
 
     // Spawned again, bob gets its worktree back with its work in it.
     h.fake.script('bob', reply(toolUse('read_file', { path: 'shared.txt' })), reply(toolUse('idle', {})));
@@ -146,7 +149,10 @@ describe('teammates with worktrees', () => {
     again.stopNow('test');
     await again.done;
 
-    expect(await run('/worktree remove bob --force')).toMatchObject({ kind: 'ok', message: expect.stringMatching(/^removed \.team\/worktrees\/bob; deleted huddle\/bob with 1 unmerged commit/) });
+    expect(await run('/worktree remove bob --force')).toMatchObject({
+      kind: 'ok',
+      message: expect.stringMatching(/^removed \.team\/worktrees\/bob; deleted huddle\/bob with 1 unmerged commit/),
+    });
     expect(existsSync(bobDir)).toBe(false);
     const alice = h.team.teammates.get('alice')!;
     alice.stopNow('test');

@@ -89,7 +89,12 @@ export function checkSource(where: string, text: string, readDoc: (file: string)
 }
 
 /** The relative links of a markdown file that do not resolve (a file, or a heading in it). */
-export function checkLinks(where: string, markdown: string, readFile: (relative: string) => string | undefined, exists: (relative: string) => boolean): Problem[] {
+export function checkLinks(
+  where: string,
+  markdown: string,
+  readFile: (relative: string) => string | undefined,
+  exists: (relative: string) => boolean,
+): Problem[] {
   const problems: Problem[] = [];
   const dir = path.posix.dirname(where);
   let fence = false;
@@ -144,7 +149,17 @@ function describeProblems(problems: Problem[]): string {
 describe('the checks themselves', () => {
   it('compute the anchors GitHub gives headings', () => {
     const anchors = anchorsOf(
-      ['# The huddle contract', '## Events', '### text_delta', "### huddle's MCP server", '## Where the first sketch differs', '```sh', '# not a heading', '```', '## Events'].join('\n'),
+      [
+        '# The huddle contract',
+        '## Events',
+        '### text_delta',
+        "### huddle's MCP server",
+        '## Where the first sketch differs',
+        '```sh',
+        '# not a heading',
+        '```',
+        '## Events',
+      ].join('\n'),
     );
     expect([...anchors]).toEqual(['the-huddle-contract', 'events', 'text_delta', 'huddles-mcp-server', 'where-the-first-sketch-differs', 'events-1']);
   });
@@ -168,8 +183,14 @@ describe('the checks themselves', () => {
 
   it('find a relative link that does not resolve', () => {
     const files: Record<string, string> = { 'docs/contract.md': '## Events\n', 'README.md': '' };
-    const markdown = '[ok](contract.md#events) [bad anchor](contract.md#nope) [gone](missing.md) [up](../README.md) [web](https://example.com/x.md)\n[self](#events)';
-    const found = checkLinks('docs/contract.md', markdown, (f) => files[f], (f) => f in files).map((p) => p.what);
+    const markdown =
+      '[ok](contract.md#events) [bad anchor](contract.md#nope) [gone](missing.md) [up](../README.md) [web](https://example.com/x.md)\n[self](#events)';
+    const found = checkLinks(
+      'docs/contract.md',
+      markdown,
+      (f) => files[f],
+      (f) => f in files,
+    ).map((p) => p.what);
     expect(found).toEqual(['links contract.md#nope: no heading #nope in docs/contract.md', 'links missing.md: docs/missing.md does not exist']);
   });
 });
@@ -188,7 +209,13 @@ describe('the repository', () => {
   });
 
   it('resolves every relative link of README.md, CONTRIBUTING.md and docs/*.md', () => {
-    const markdown = ['README.md', 'CONTRIBUTING.md', ...readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+    const markdown = [
+      'README.md',
+      'CONTRIBUTING.md',
+      ...readdirSync(path.join(ROOT, 'docs'))
+        .filter((f) => f.endsWith('.md'))
+        .map((f) => `docs/${f}`),
+    ];
     const problems = markdown.flatMap((file) => checkLinks(file, readRepoFile(file)!, readRepoFile, (relative) => existsSync(path.join(ROOT, relative))));
     expect(describeProblems(problems)).toBe('');
     expect(markdown).toEqual(expect.arrayContaining(['docs/contract.md', 'docs/architecture.md']));

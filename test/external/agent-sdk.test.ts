@@ -47,7 +47,7 @@ describe('the Claude Agent SDK drives huddle', () => {
     expect(existsSync(CLI_PATH), 'run npm run build first').toBe(true);
   });
 
-  it('one agent: init, the lead\'s answer and a result, one session id throughout', async () => {
+  it("one agent: init, the lead's answer and a result, one session id throughout", async () => {
     fake.script('lead', replyText('Hello from huddle.'));
     const messages = await collect(query({ prompt: 'Say hello.', options: options() }));
     const init = messages.find((m) => m.type === 'system' && m.subtype === 'init');
@@ -167,7 +167,12 @@ describe('the Claude Agent SDK drives huddle', () => {
     const q = query({ prompt: prompts(), options: options() });
     const bobInterrupted = () => {
       const logDir = path.join(ws.dir, '.team', 'logs', 'bob');
-      const events = readdirSync(logDir).flatMap((name) => readFileSync(path.join(logDir, name), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as { type: string; interrupted?: boolean }));
+      const events = readdirSync(logDir).flatMap((name) =>
+        readFileSync(path.join(logDir, name), 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line) as { type: string; interrupted?: boolean }),
+      );
       return events.some((e) => e.type === 'error' && e.interrupted === true);
     };
     let result: SDKMessage | undefined;
@@ -227,7 +232,13 @@ describe('the Claude Agent SDK drives huddle', () => {
     const messages = await collect(
       query({
         prompt: 'Make the file.',
-        options: options({ permissionMode: 'default', canUseTool: async (_tool: string, input: Record<string, unknown>) => ({ behavior: 'allow' as const, updatedInput: { ...input, command: 'touch other.txt' } }) }),
+        options: options({
+          permissionMode: 'default',
+          canUseTool: async (_tool: string, input: Record<string, unknown>) => ({
+            behavior: 'allow' as const,
+            updatedInput: { ...input, command: 'touch other.txt' },
+          }),
+        }),
       }),
     );
     expect(existsSync(path.join(ws.dir, 'asked.txt'))).toBe(false);

@@ -64,7 +64,9 @@ describe.skipIf(skipWithoutClaudeCode())('a claude-code teammate (the real CLI)'
     fake.respond((r) => {
       if (r.agent !== 'alice' || firstTools !== undefined || !Array.isArray(r.body?.tools)) return undefined;
       firstTools = r.body.tools.map((t: { name: string }) => t.name);
-      return firstTools!.includes('mcp__huddle__claim_task') ? reply(text('Claiming it.'), toolUse('mcp__huddle__claim_task', { task_id: 1 })) : replyText('No team tools were offered.');
+      return firstTools!.includes('mcp__huddle__claim_task')
+        ? reply(text('Claiming it.'), toolUse('mcp__huddle__claim_task', { task_id: 1 }))
+        : replyText('No team tools were offered.');
     });
     fake.script(
       'alice',
@@ -95,7 +97,10 @@ describe.skipIf(skipWithoutClaudeCode())('a claude-code teammate (the real CLI)'
     const leadRequests = fake.requests.filter((r) => r.agent === 'lead');
     const last = leadRequests.at(-1)!;
     expect(allText(last.body).split(report).length - 1).toBe(1);
-    const inbox = readFileSync(path.join(ws.dir, '.team', 'inbox', 'lead.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const inbox = readFileSync(path.join(ws.dir, '.team', 'inbox', 'lead.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
     expect(inbox.filter((m) => m.content === report)).toHaveLength(1);
     expect(inbox.find((m) => m.content === report)).toMatchObject({ from: 'alice', to: 'lead' });
 
@@ -125,7 +130,9 @@ describe.skipIf(skipWithoutClaudeCode())('a claude-code teammate (the real CLI)'
     // The key reached Claude Code only as its own variable: never in a log.
     const logs = path.join(ws.dir, '.team', 'logs');
     for (const entry of readdirSync(logs, { withFileTypes: true })) {
-      const files = entry.isDirectory() ? readdirSync(path.join(logs, entry.name)).map((file) => path.join(logs, entry.name, file)) : [path.join(logs, entry.name)];
+      const files = entry.isDirectory()
+        ? readdirSync(path.join(logs, entry.name)).map((file) => path.join(logs, entry.name, file))
+        : [path.join(logs, entry.name)];
       for (const file of files) expect(readFileSync(file, 'utf8')).not.toContain('sk-test-key-1234567890');
     }
   }, 240_000);
@@ -164,6 +171,10 @@ describe.skipIf(skipWithoutClaudeCode())('a claude-code teammate (the real CLI)'
     expect(results.map((e) => e.ok)).toEqual([false, true]);
     expect(String(results[0]!.content)).toContain('done.txt is missing');
     expect(JSON.parse(readFileSync(path.join(ws.dir, '.tasks', 'task_1.json'), 'utf8'))).toMatchObject({ status: 'completed', owner: 'alice' });
-    expect(logged('alice').filter((e) => e.type === 'verify').map((e) => e.ok)).toEqual([false, true]);
+    expect(
+      logged('alice')
+        .filter((e) => e.type === 'verify')
+        .map((e) => e.ok),
+    ).toEqual([false, true]);
   }, 240_000);
 });

@@ -16,11 +16,15 @@ const skip = skipWithoutClaudeCode();
 
 function settings(root: string): void {
   mkdirSync(path.join(root, '.team'), { recursive: true });
-  writeFileSync(path.join(root, '.team', 'settings.json'), JSON.stringify({ agents: { 'claude-code': { command: CLAUDE_CODE_BIN, env: claudeCodeEnv(`${root}-home`) } } }));
+  writeFileSync(
+    path.join(root, '.team', 'settings.json'),
+    JSON.stringify({ agents: { 'claude-code': { command: CLAUDE_CODE_BIN, env: claudeCodeEnv(`${root}-home`) } } }),
+  );
   trustWorkspace(root);
 }
 
-const conversation = (fake: FakeApi, agent: string, index: number) => JSON.stringify(fake.requests.filter((r) => r.agent === agent)[index]?.body.messages ?? []);
+const conversation = (fake: FakeApi, agent: string, index: number) =>
+  JSON.stringify(fake.requests.filter((r) => r.agent === agent)[index]?.body.messages ?? []);
 
 describe.skipIf(skip)('a claude-code teammate in-process: interrupt and restart', () => {
   let h: TeamHarness;
@@ -108,7 +112,11 @@ describe.skipIf(skip)('a claude-code teammate across a resume (headless)', () =>
     const deadline = Date.now() + 90_000;
     const rosterOf = () => {
       try {
-        return JSON.parse(readFileSync(path.join(ws.dir, '.team', 'config.json'), 'utf8')).members as Array<{ name: string; status: string; agent_session?: string }>;
+        return JSON.parse(readFileSync(path.join(ws.dir, '.team', 'config.json'), 'utf8')).members as Array<{
+          name: string;
+          status: string;
+          agent_session?: string;
+        }>;
       } catch {
         return [];
       }

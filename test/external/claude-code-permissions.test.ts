@@ -18,7 +18,10 @@ beforeEach(async () => {
   process.env.HUDDLE_CLI = CLI_PATH;
   h = await openTeamHarness({ env: { HUDDLE_PERMISSION_MODE: 'ask' } });
   mkdirSync(path.join(h.root, '.team'), { recursive: true });
-  writeFileSync(path.join(h.root, '.team', 'settings.json'), JSON.stringify({ agents: { 'claude-code': { command: CLAUDE_CODE_BIN, env: claudeCodeEnv(`${h.root}-home`) } } }));
+  writeFileSync(
+    path.join(h.root, '.team', 'settings.json'),
+    JSON.stringify({ agents: { 'claude-code': { command: CLAUDE_CODE_BIN, env: claudeCodeEnv(`${h.root}-home`) } } }),
+  );
   trustWorkspace(h.root);
 });
 afterEach(async () => {

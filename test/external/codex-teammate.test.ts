@@ -30,7 +30,18 @@ beforeEach(async () => {
   home = mkdtempSync(path.join(os.tmpdir(), 'huddle-codex-home-'));
   mkdirSync(path.join(home, '.codex'), { recursive: true });
   mkdirSync(path.join(h.root, '.team'), { recursive: true });
-  const provider = ['-c', 'model_provider="fake"', '-c', 'model_providers.fake.name="fake"', '-c', `model_providers.fake.base_url="${openai.url}"`, '-c', 'model_providers.fake.env_key="OPENAI_API_KEY"', '-c', 'model_providers.fake.wire_api="responses"'];
+  const provider = [
+    '-c',
+    'model_provider="fake"',
+    '-c',
+    'model_providers.fake.name="fake"',
+    '-c',
+    `model_providers.fake.base_url="${openai.url}"`,
+    '-c',
+    'model_providers.fake.env_key="OPENAI_API_KEY"',
+    '-c',
+    'model_providers.fake.wire_api="responses"',
+  ];
   const env = { HOME: home, CODEX_HOME: path.join(home, '.codex'), OPENAI_API_KEY: 'sk-fake-openai' };
   writeFileSync(path.join(h.root, '.team', 'settings.json'), JSON.stringify({ agents: { codex: { command: CODEX ?? 'codex', args: provider, env } } }));
   trustWorkspace(h.root);

@@ -27,13 +27,27 @@ function fakeCodex(version: string, failure?: string): string {
   ]
     .map((line) => `'${JSON.stringify(line)}'`)
     .join(' ');
-  writeFileSync(file, `#!/bin/sh\necho "$*" >> "${dir}/calls"\nif [ "$1" = --version ]; then echo "codex-cli ${version}"; exit 0; fi\n${failure ? `printf '%s\\n' '${failure}' 'Stack backtrace:' '   0: <unknown>' '   1: <unknown>' >&2; exit 1\n` : ''}for l in ${turn}; do echo "$l"; done\n`);
+  writeFileSync(
+    file,
+    `#!/bin/sh\necho "$*" >> "${dir}/calls"\nif [ "$1" = --version ]; then echo "codex-cli ${version}"; exit 0; fi\n${failure ? `printf '%s\\n' '${failure}' 'Stack backtrace:' '   0: <unknown>' '   1: <unknown>' >&2; exit 1\n` : ''}for l in ${turn}; do echo "$l"; done\n`,
+  );
   chmodSync(file, 0o755);
   return file;
 }
 
 function setupFor(command: string): DriverSetup {
-  return { name: 'cx', cwd: dir, command, args: [], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, model: undefined, instructions: 'You are cx.', mcp: { command: 'huddle', args: ['mcp', '--as', 'cx'] }, permissionMode: 'auto', killGraceMs: 1000 };
+  return {
+    name: 'cx',
+    cwd: dir,
+    command,
+    args: [],
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    model: undefined,
+    instructions: 'You are cx.',
+    mcp: { command: 'huddle', args: ['mcp', '--as', 'cx'] },
+    permissionMode: 'auto',
+    killGraceMs: 1000,
+  };
 }
 
 const sink: TurnSink = { text: () => {}, toolCall: () => {}, toolResult: () => {}, notice: () => {}, permission: async () => undefined, session: () => {} };
@@ -44,24 +58,35 @@ describe('the codex version check', () => {
     const driver = new CodexDriver(setupFor(fakeCodex('0.98.0')));
     const report = await driver.runTurn('hello', sink, new AbortController().signal);
     expect(report.outcome).toBe('failed');
-    expect(report.error).toBe(`cannot start a codex teammate: codex 0.98.0 is older than huddle supports (tested: ${TESTED_VERSIONS.codex!.tested}); update it with \`npm install -g @openai/codex@${TESTED_VERSIONS.codex!.tested}\``);
+    expect(report.error).toBe(
+      `cannot start a codex teammate: codex 0.98.0 is older than huddle supports (tested: ${TESTED_VERSIONS.codex!.tested}); update it with \`npm install -g @openai/codex@${TESTED_VERSIONS.codex!.tested}\``,
+    );
     // A second turn is refused the same way without asking again.
     expect((await driver.runTurn('again', sink, new AbortController().signal)).error).toBe(report.error);
     expect(calls()).toEqual(['--version']);
   });
 
-  it('drives a supported codex: exec with huddle\'s MCP server required, usage counted once per token', async () => {
+  it("drives a supported codex: exec with huddle's MCP server required, usage counted once per token", async () => {
     const driver = new CodexDriver(setupFor(fakeCodex(TESTED_VERSIONS.codex!.tested)));
     const report = await driver.runTurn('hello', sink, new AbortController().signal);
-    expect(report).toMatchObject({ outcome: 'end_turn', text: 'done', usage: { input_tokens: 4, cache_read_input_tokens: 4, cache_creation_input_tokens: 2, output_tokens: 3 } });
+    expect(report).toMatchObject({
+      outcome: 'end_turn',
+      text: 'done',
+      usage: { input_tokens: 4, cache_read_input_tokens: 4, cache_creation_input_tokens: 2, output_tokens: 3 },
+    });
     const [version, exec] = calls();
     expect(version).toBe('--version');
     expect(exec).toMatch(/^exec --json .*mcp_servers\.huddle\.required=true/);
   });
 
   it("says why a run failed in one line: Codex's error, not its stack backtrace", async () => {
-    const driver = new CodexDriver(setupFor(fakeCodex(TESTED_VERSIONS.codex!.tested, 'Error: thread/start failed: required MCP servers failed to initialize: huddle: handshaking failed')));
+    const driver = new CodexDriver(
+      setupFor(fakeCodex(TESTED_VERSIONS.codex!.tested, 'Error: thread/start failed: required MCP servers failed to initialize: huddle: handshaking failed')),
+    );
     const report = await driver.runTurn('hello', sink, new AbortController().signal);
-    expect(report).toMatchObject({ outcome: 'failed', error: 'codex exited with code 1: thread/start failed: required MCP servers failed to initialize: huddle: handshaking failed' });
+    expect(report).toMatchObject({
+      outcome: 'failed',
+      error: 'codex exited with code 1: thread/start failed: required MCP servers failed to initialize: huddle: handshaking failed',
+    });
   });
 });

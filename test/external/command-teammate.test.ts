@@ -37,7 +37,10 @@ describe('a command teammate (a program in a PTY)', () => {
     await h.waitFor('the greeting of alice', () => screen('shell').includes('hello ALICE'), 20_000);
     await h.waitForStatus('shell', 'idle', 20_000);
     await h.team.bus.send({ from: 'lead', to: 'shell', content: 'mallory' });
-    await h.waitForEvent('the refusal', (e) => e.agent === 'shell' && e.type === 'warning' && String(e.message).includes("lead's message to shell was not typed"));
+    await h.waitForEvent(
+      'the refusal',
+      (e) => e.agent === 'shell' && e.type === 'warning' && String(e.message).includes("lead's message to shell was not typed"),
+    );
     await h.session.send('shell', 'bob');
     await h.waitFor('the greeting of bob', () => screen('shell').includes('hello BOB'), 20_000);
     expect(screen('shell')).not.toContain('MALLORY');

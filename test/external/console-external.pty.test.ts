@@ -68,7 +68,10 @@ describe('external agents in the console', () => {
       const target = path.join(dir, 'notes.txt');
       fake.script(
         'lead',
-        reply(text('Spawning alice.'), toolUse('spawn_teammate', { name: 'alice', role: 'coder', prompt: 'Write notes.txt, then report.', agent: 'claude-code' })),
+        reply(
+          text('Spawning alice.'),
+          toolUse('spawn_teammate', { name: 'alice', role: 'coder', prompt: 'Write notes.txt, then report.', agent: 'claude-code' }),
+        ),
         replyText('Waiting for alice.'),
         replyText('alice is done.'),
       );

@@ -25,7 +25,11 @@ afterEach(async () => {
 
 /** A headless run in the background; resolves with its exit code and output when it ends. */
 function startHeadless(prompt: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [CLI_PATH, '-p', prompt], { cwd: ws.dir, env: { ...baseEnv(), ANTHROPIC_BASE_URL: fake.url }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI_PATH, '-p', prompt], {
+    cwd: ws.dir,
+    env: { ...baseEnv(), ANTHROPIC_BASE_URL: fake.url },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   live = child;
   let stdout = '';
   let stderr = '';
@@ -42,7 +46,14 @@ function rawExchange(socket: string, text: string): Promise<unknown[]> {
     connection.setEncoding('utf8');
     connection.on('data', (chunk: string) => (received += chunk));
     connection.on('error', reject);
-    connection.on('close', () => resolve(received.split('\n').filter(Boolean).map((line) => JSON.parse(line) as unknown)));
+    connection.on('close', () =>
+      resolve(
+        received
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line) as unknown),
+      ),
+    );
     connection.on('connect', () => connection.write(text));
   });
 }
@@ -99,7 +110,10 @@ describe('the control socket of a live headless run', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('Got it: the message from outside.');
     // Delivered once, from the person, as one inbox turn.
-    const inbox = readFileSync(path.join(ws.dir, '.team', 'inbox', 'lead.jsonl'), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
+    const inbox = readFileSync(path.join(ws.dir, '.team', 'inbox', 'lead.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
     expect(inbox).toEqual([expect.objectContaining({ from: 'user', to: 'lead', type: 'message', content: 'hello from outside' })]);
     const lastRequest = fake.requests.filter((r) => r.agent === 'lead').at(-1)!;
     expect(JSON.stringify(lastRequest.body.messages).split('hello from outside').length - 1).toBe(1);

@@ -48,7 +48,11 @@ describe('huddle doctor', () => {
   });
 
   it('warns for a configured CLI older or newer than tested, or missing; exit 1', async () => {
-    configure({ codex: { command: program('old-codex', 'codex-cli 0.98.0') }, 'claude-code': { command: program('new-claude', '99.0.0 (Claude Code)') }, gemini: { command: path.join(ws.dir, 'no-such-gemini') } });
+    configure({
+      codex: { command: program('old-codex', 'codex-cli 0.98.0') },
+      'claude-code': { command: program('new-claude', '99.0.0 (Claude Code)') },
+      gemini: { command: path.join(ws.dir, 'no-such-gemini') },
+    });
     const result = await runCli(['doctor'], { cwd: ws.dir, env: { PATH: '/usr/bin:/bin' } });
     expect(result.code, result.stderr).toBe(1);
     const lines = result.stdout.trim().split('\n');

@@ -77,7 +77,9 @@ describe.skipIf(SKIP)('a gemini teammate (the real Gemini CLI)', () => {
     // huddle's identity line came with its first turn, and its team tools with its first request.
     const first = gemini.requests.find((r) => r.url.includes('streamGenerateContent'))!;
     expect(JSON.stringify(first.body.contents)).toContain("You are 'gem', role: coder, team: ");
-    const offered = (first.body.tools ?? []).flatMap((t: { functionDeclarations?: Array<{ name: string }> }) => (t.functionDeclarations ?? []).map((f) => f.name));
+    const offered = (first.body.tools ?? []).flatMap((t: { functionDeclarations?: Array<{ name: string }> }) =>
+      (t.functionDeclarations ?? []).map((f) => f.name),
+    );
     expect(offered).toEqual(expect.arrayContaining(['mcp_huddle_claim_task', 'mcp_huddle_task_update', 'mcp_huddle_send_message']));
 
     // A message later is a new turn of the same session: the model sees what came before.

@@ -25,7 +25,10 @@ beforeEach(() => {
   mkdirSync(path.join(ws.dir, '.team'), { recursive: true });
   const now = new Date().toISOString();
   const member = (name: string, role: string) => ({ name, role, status: 'idle', created_at: now, updated_at: now });
-  writeFileSync(path.join(ws.dir, '.team', 'config.json'), JSON.stringify({ team_name: 'demo', lead: 'lead', members: [member('lead', 'lead'), member('alice', 'coder'), member('bob', 'coder')] }));
+  writeFileSync(
+    path.join(ws.dir, '.team', 'config.json'),
+    JSON.stringify({ team_name: 'demo', lead: 'lead', members: [member('lead', 'lead'), member('alice', 'coder'), member('bob', 'coder')] }),
+  );
   // As huddle leaves it when it has run the team: the person's key (the test is the person's shell).
   mintPersonKey(path.join(ws.dir, '.team'));
 });
@@ -87,12 +90,28 @@ describe.each<[string, Mode]>([
     expect(mcp.getServerVersion()?.name).toBe('huddle');
     const names = (await mcp.listTools()).tools.map((tool) => tool.name).sort();
     expect(names).toEqual(
-      ['claim_task', 'idle', 'plan_approval', 'read_inbox', 'review_approve', 'review_request_changes', 'send_message', 'shutdown_response', 'task_create', 'task_get', 'task_list', 'task_update'].sort(),
+      [
+        'claim_task',
+        'idle',
+        'plan_approval',
+        'read_inbox',
+        'review_approve',
+        'review_request_changes',
+        'send_message',
+        'shutdown_response',
+        'task_create',
+        'task_get',
+        'task_list',
+        'task_update',
+      ].sort(),
     );
     const claim = (await mcp.listTools()).tools.find((tool) => tool.name === 'claim_task')!;
     expect(claim.inputSchema).toMatchObject({ type: 'object', properties: { task_id: expect.any(Object) } });
     // Read-only tools say so (MCP's readOnlyHint): a client may run them without asking.
-    const readOnly = (await mcp.listTools()).tools.filter((tool) => tool.annotations?.readOnlyHint === true).map((tool) => tool.name).sort();
+    const readOnly = (await mcp.listTools()).tools
+      .filter((tool) => tool.annotations?.readOnlyHint === true)
+      .map((tool) => tool.name)
+      .sort();
     expect(readOnly).toEqual(['task_get', 'task_list']);
   });
 
@@ -104,7 +123,10 @@ describe.each<[string, Mode]>([
     expect(task).toMatchObject({ owner: 'alice', status: 'in_progress' });
 
     expect(textOf(await mcp.callTool({ name: 'send_message', arguments: { to: 'lead', content: 'on it' } }))).toMatch(/^sent to lead/);
-    const inbox = readFileSync(path.join(teamRoot(), '.team', 'inbox', 'lead.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    const inbox = readFileSync(path.join(teamRoot(), '.team', 'inbox', 'lead.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(inbox).toEqual([expect.objectContaining({ from: 'alice', to: 'lead', content: 'on it' })]);
 
     const unknown = await mcp.callTool({ name: 'send_message', arguments: { to: 'carol', content: 'hi' } });
@@ -146,7 +168,9 @@ describe('huddle mcp cannot act as another agent', () => {
   it('refuses a name not on the roster, in one line, exit 2', async () => {
     const result = await runCli(['mcp', '--as', 'mallory', '--cwd', ws.dir]);
     expect(result.code).toBe(2);
-    expect(result.stderr.trim()).toBe(`huddle mcp: 'mallory' is not on the roster of the team in ${ws.dir} (members: lead, alice, bob); huddle spawns a teammate before anyone acts as it`);
+    expect(result.stderr.trim()).toBe(
+      `huddle mcp: 'mallory' is not on the roster of the team in ${ws.dir} (members: lead, alice, bob); huddle spawns a teammate before anyone acts as it`,
+    );
   });
 
   it("over the store, refuses any name without the person's key (as inside an agent's sandbox), and changes nothing", async () => {
@@ -176,7 +200,9 @@ describe('huddle mcp cannot act as another agent', () => {
     for (const name of ['bob', 'lead']) {
       const result = await runCli(['mcp', '--as', name, '--cwd', teamRoot(), '--socket', aliceSocket]);
       expect(result.code).toBe(2);
-      expect(result.stderr.trim()).toBe(`huddle mcp: this channel is alice's: it cannot act as '${name}' (each teammate's huddle mcp acts as that teammate alone)`);
+      expect(result.stderr.trim()).toBe(
+        `huddle mcp: this channel is alice's: it cannot act as '${name}' (each teammate's huddle mcp acts as that teammate alone)`,
+      );
     }
     const mcp = await connect('alice', 'channel');
     expect(textOf(await mcp.callTool({ name: 'task_create', arguments: { subject: 'mine' } }))).toContain('created task #1');

@@ -18,7 +18,13 @@ async function ask(url: string, headers: Record<string, string>, stream = false)
   return fetch(`${url}/v1/messages`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', ...headers },
-    body: JSON.stringify({ model: 'claude-test', max_tokens: 16, stream, system: "You are 'alice', role: coder, team: t.", messages: [{ role: 'user', content: 'hi' }] }),
+    body: JSON.stringify({
+      model: 'claude-test',
+      max_tokens: 16,
+      stream,
+      system: "You are 'alice', role: coder, team: t.",
+      messages: [{ role: 'user', content: 'hi' }],
+    }),
   });
 }
 

@@ -26,7 +26,10 @@ beforeEach(async () => {
   process.env.HUDDLE_CLI = CLI_PATH;
   h = await openTeamHarness();
   mkdirSync(path.join(h.root, '.team'), { recursive: true });
-  writeFileSync(path.join(h.root, '.team', 'settings.json'), JSON.stringify({ agents: { opencode: { command: findOpenCode() ?? 'opencode', env: openCodeEnv(`${h.root}-home`) } } }));
+  writeFileSync(
+    path.join(h.root, '.team', 'settings.json'),
+    JSON.stringify({ agents: { opencode: { command: findOpenCode() ?? 'opencode', env: openCodeEnv(`${h.root}-home`) } } }),
+  );
   trustWorkspace(h.root);
 });
 afterEach(async () => {
@@ -39,7 +42,7 @@ afterEach(async () => {
 const conversation = (index: number) => JSON.stringify(h.requestsOf('oc')[index]?.body.messages ?? []);
 
 describe.skipIf(skip)('an opencode teammate (the real OpenCode CLI)', () => {
-  it('is offered huddle\'s tools, claims through them, reports once, and continues its session on the next message', async () => {
+  it("is offered huddle's tools, claims through them, reports once, and continues its session on the next message", async () => {
     const report = 'task #1 done by opencode';
     await h.team.ctx.board.create({ subject: 'Say hello' }, 'lead');
     h.fake.script(
@@ -132,7 +135,7 @@ describe.skipIf(skip || (!sandboxStatus().available && process.env.CI !== 'true'
     }
   }, 300_000);
 
-  it('in plan mode starts, uses huddle\'s tools, and writes nothing', async () => {
+  it("in plan mode starts, uses huddle's tools, and writes nothing", async () => {
     await h.team.ctx.board.create({ subject: 'Plan the change' }, 'lead');
     h.fake.script(
       'oc',

@@ -65,7 +65,16 @@ export interface ClaudeCodeRun {
  * session files, and the file and shell tools allowed without asking (as root, Claude Code
  * refuses --dangerously-skip-permissions).
  */
-export async function runClaudeCode(options: { bin: string; cwd: string; baseUrl: string; prompt: string; format?: 'stream-json' | 'json' | 'text'; timeoutMs?: number; args?: string[]; home?: string }): Promise<ClaudeCodeRun> {
+export async function runClaudeCode(options: {
+  bin: string;
+  cwd: string;
+  baseUrl: string;
+  prompt: string;
+  format?: 'stream-json' | 'json' | 'text';
+  timeoutMs?: number;
+  args?: string[];
+  home?: string;
+}): Promise<ClaudeCodeRun> {
   // `home`: the caller's (kept, so a later run finds the sessions); else a fresh one, removed after.
   const home = options.home ?? mkdtempSync(path.join(os.tmpdir(), 'huddle-cc-home-'));
   const env: Record<string, string> = {
@@ -81,7 +90,14 @@ export async function runClaudeCode(options: { bin: string; cwd: string; baseUrl
     TMPDIR: process.env.TMPDIR ?? os.tmpdir(),
   };
   const format = options.format ?? 'stream-json';
-  const args = ['-p', options.prompt, '--output-format', format, ...(format === 'stream-json' ? ['--verbose'] : []), ...(options.args ?? ['--no-session-persistence', '--allowedTools', 'Bash Write Read Edit'])];
+  const args = [
+    '-p',
+    options.prompt,
+    '--output-format',
+    format,
+    ...(format === 'stream-json' ? ['--verbose'] : []),
+    ...(options.args ?? ['--no-session-persistence', '--allowedTools', 'Bash Write Read Edit']),
+  ];
   const started = performance.now();
   try {
     return await new Promise<ClaudeCodeRun>((resolve, reject) => {

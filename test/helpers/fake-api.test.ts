@@ -76,13 +76,16 @@ describe('fake Anthropic API with the real SDK', () => {
     expect(res.headers.get('request-id')).toMatch(/^req_fake_\d+$/);
     const raw = await res.text();
     expect(raw.endsWith('\n\n')).toBe(true);
-    const frames = raw.slice(0, -2).split('\n\n').map((f) => {
-      const m = /^event: ([a-z_]+)\ndata: (.*)$/.exec(f);
-      expect(m, `bad frame: ${JSON.stringify(f)}`).not.toBeNull();
-      const data = JSON.parse(m![2]!);
-      expect(data.type).toBe(m![1]);
-      return data;
-    });
+    const frames = raw
+      .slice(0, -2)
+      .split('\n\n')
+      .map((f) => {
+        const m = /^event: ([a-z_]+)\ndata: (.*)$/.exec(f);
+        expect(m, `bad frame: ${JSON.stringify(f)}`).not.toBeNull();
+        const data = JSON.parse(m![2]!);
+        expect(data.type).toBe(m![1]);
+        return data;
+      });
     const types = frames.map((d) => d.type);
     expect(types[0]).toBe('message_start');
     expect(types).toContain('ping');
@@ -164,7 +167,10 @@ describe('fake Anthropic API with the real SDK', () => {
 
     const [bob, alice, nobody] = await Promise.all([
       stream("You are 'bob', the tester.").finalText(),
-      stream([{ type: 'text', text: "You are 'alice', the lead." }, { type: 'text', text: 'More rules.' }]).finalText(),
+      stream([
+        { type: 'text', text: "You are 'alice', the lead." },
+        { type: 'text', text: 'More rules.' },
+      ]).finalText(),
       stream('No agent here.').finalText(),
     ]);
     expect({ bob, alice, nobody }).toEqual({ bob: 'I am bob', alice: 'I am alice', nobody: 'shared' });

@@ -287,9 +287,7 @@ export function startFakeApi(opts?: FakeApiOptions): Promise<FakeApi> {
 
   function resolveBlocks(blocks: Block[]): ResolvedBlock[] {
     return blocks.map((b) =>
-      b.type === 'text'
-        ? { type: 'text', text: b.text }
-        : { type: 'tool_use', id: b.id ?? `toolu_fake_${++toolCounter}`, name: b.name, input: b.input ?? {} },
+      b.type === 'text' ? { type: 'text', text: b.text } : { type: 'tool_use', id: b.id ?? `toolu_fake_${++toolCounter}`, name: b.name, input: b.input ?? {} },
     );
   }
 
@@ -463,7 +461,14 @@ export function startFakeApi(opts?: FakeApiOptions): Promise<FakeApi> {
       }
 
       case 'message': {
-        const built = buildMessage(body, rawLength, s.content, s.stopReason ?? (s.content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn'), s.usage, billed);
+        const built = buildMessage(
+          body,
+          rawLength,
+          s.content,
+          s.stopReason ?? (s.content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn'),
+          s.usage,
+          billed,
+        );
         const delayMs = s.delayMs ?? 0;
         if (!streaming) {
           if (delayMs > 0) await sleep(delayMs);

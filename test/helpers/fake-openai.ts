@@ -4,9 +4,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type ResponseItem =
-  | { type: 'message'; text: string }
-  | { type: 'function_call'; name: string; namespace?: string; arguments: Record<string, unknown> };
+export type ResponseItem = { type: 'message'; text: string } | { type: 'function_call'; name: string; namespace?: string; arguments: Record<string, unknown> };
 
 export interface FakeOpenAi {
   /** The base URL to configure (ends in /v1). */
@@ -46,12 +44,31 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
     const items = (queue.shift() ?? [say('[fake-openai: no scripted response]')]).map((item, index) =>
       item.type === 'message'
         ? { type: 'message', role: 'assistant', id: `msg_${counter}_${index}`, content: [{ type: 'output_text', text: item.text, annotations: [] }] }
-        : { type: 'function_call', id: `fc_${counter}_${index}`, call_id: `call_${counter}_${index}`, name: item.name, ...(item.namespace ? { namespace: item.namespace } : {}), arguments: JSON.stringify(item.arguments) },
+        : {
+            type: 'function_call',
+            id: `fc_${counter}_${index}`,
+            call_id: `call_${counter}_${index}`,
+            name: item.name,
+            ...(item.namespace ? { namespace: item.namespace } : {}),
+            arguments: JSON.stringify(item.arguments),
+          },
     );
     const events = [
       { type: 'response.created', response: { id } },
       ...items.map((item, index) => ({ type: 'response.output_item.done', output_index: index, item })),
-      { type: 'response.completed', response: { id, usage: { input_tokens: 200, input_tokens_details: { cached_tokens: 50 }, output_tokens: 20, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 220 } } },
+      {
+        type: 'response.completed',
+        response: {
+          id,
+          usage: {
+            input_tokens: 200,
+            input_tokens_details: { cached_tokens: 50 },
+            output_tokens: 20,
+            output_tokens_details: { reasoning_tokens: 0 },
+            total_tokens: 220,
+          },
+        },
+      },
     ];
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     for (const event of events) res.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);

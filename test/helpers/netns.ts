@@ -40,7 +40,9 @@ export class NetNamespace {
 
   static create(): NetNamespace {
     for (let attempt = 0; ; attempt++) {
-      const tag = randomInt(0, 36 ** 6).toString(36).padStart(6, '0');
+      const tag = randomInt(0, 36 ** 6)
+        .toString(36)
+        .padStart(6, '0');
       const ns = new NetNamespace(tag, [randomInt(200, 250), randomInt(1, 255)]);
       try {
         ns.#setUp();
@@ -80,7 +82,10 @@ export class NetNamespace {
   destroy(): void {
     if (this.#destroyed) return;
     this.#destroyed = true;
-    for (const args of [['link', 'del', this.hostSide], ['netns', 'del', this.name]]) {
+    for (const args of [
+      ['link', 'del', this.hostSide],
+      ['netns', 'del', this.name],
+    ]) {
       try {
         ip(...args);
       } catch {

@@ -8,7 +8,7 @@ export const PG_URL = process.env.HUDDLE_TEST_PG_URL?.trim() || undefined;
 
 export const HOW_TO_GET_ONE =
   'set HUDDLE_TEST_PG_URL to a PostgreSQL server the tests may write to; a throwaway one: eval "$(scripts/test-postgres.sh start)" ' +
-  '(needs PostgreSQL\'s server binaries: apt-get install postgresql)';
+  "(needs PostgreSQL's server binaries: apt-get install postgresql)";
 
 /**
  * `describe` when a server is there; otherwise one test that fails under CI=true and a skipped

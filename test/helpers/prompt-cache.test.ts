@@ -29,7 +29,11 @@ function conversation(turns: number, options: { markLast?: boolean; system?: boo
 describe('prompt caching rules', () => {
   it('counts every block once, without its cache_control', () => {
     const plain = { model: 'm', system: 'sys', messages: [{ role: 'user', content: 'hi' }] };
-    const markedBody = { model: 'm', system: [marked({ type: 'text', text: 'sys' })], messages: [{ role: 'user', content: [marked({ type: 'text', text: 'hi' })] }] };
+    const markedBody = {
+      model: 'm',
+      system: [marked({ type: 'text', text: 'sys' })],
+      messages: [{ role: 'user', content: [marked({ type: 'text', text: 'hi' })] }],
+    };
     const a = flattenRequest(plain);
     const b = flattenRequest(markedBody);
     expect(a.blocks.map((x) => x.tokens)).toEqual(b.blocks.map((x) => x.tokens));
@@ -151,7 +155,9 @@ describe('the fake API bills cache reads and writes like the real one', () => {
     expect(fake.requests[1]!.cache).toMatchObject({ read: first.usage.cache_creation_input_tokens, written: 0 });
 
     const five = Array.from({ length: 5 }, (_, i) => ({ type: 'text' as const, text: `block ${i}`, cache_control: EPHEMERAL }));
-    await expect(client.messages.create({ model: 'claude-test', max_tokens: 16, system: five, messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({ status: 400 });
+    await expect(
+      client.messages.create({ model: 'claude-test', max_tokens: 16, system: five, messages: [{ role: 'user', content: 'hi' }] }),
+    ).rejects.toMatchObject({ status: 400 });
   });
 
   it('scripted usage is reported as scripted; caching can be off', async () => {

@@ -80,7 +80,9 @@ interface Flat {
 export function flattenRequest(body: any): Flat {
   const blocks: CacheBlock[] = [];
   const hashes: string[] = [];
-  let hash = createHash('sha256').update(String(body?.model ?? '')).digest('hex');
+  let hash = createHash('sha256')
+    .update(String(body?.model ?? ''))
+    .digest('hex');
   const push = (where: string, block: unknown, salt: string): void => {
     const plain = withoutCacheControl(block);
     hash = createHash('sha256').update(hash).update(salt).update(JSON.stringify(plain)).digest('hex');

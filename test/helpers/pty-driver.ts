@@ -48,7 +48,13 @@ export class PtyDriver {
     const rows = options.rows ?? 32;
     this.term = new Terminal({ cols, rows, allowProposedApi: true });
     const env: Record<string, string> = {};
-    for (const [key, value] of Object.entries({ PATH: process.env.PATH, HOME: process.env.HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME, TERM: 'xterm-256color', ...options.env })) {
+    for (const [key, value] of Object.entries({
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME,
+      TERM: 'xterm-256color',
+      ...options.env,
+    })) {
       if (value !== undefined) env[key] = value;
     }
     // Ink draws only the final frame when it thinks it runs in CI.

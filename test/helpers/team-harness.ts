@@ -170,10 +170,14 @@ export async function openTeamHarness(options: TeamHarnessOptions = {}): Promise
     waitFor,
     waitForEvent: (what, match, timeoutMs) => waitFor(what, () => events.find(match), timeoutMs),
     waitForStatus: (agent, status, timeoutMs) =>
-      waitFor(`${agent} to be ${status}`, () => {
-        const member = team.ctx.roster.get(agent);
-        return member?.status === status ? member : undefined;
-      }, timeoutMs),
+      waitFor(
+        `${agent} to be ${status}`,
+        () => {
+          const member = team.ctx.roster.get(agent);
+          return member?.status === status ? member : undefined;
+        },
+        timeoutMs,
+      ),
     requestsOf: (agent) => fake.requests.filter((request) => request.agent === agent),
     inbox: (agent) => readInboxFile(path.join(workspace.teamDir, 'inbox', `${agent}.jsonl`)),
     async spawn(name, prompt, extra = {}) {
@@ -224,9 +228,7 @@ export function lastUserTexts(request: RecordedRequest): string[] {
 /** The tool_result blocks of the last user turn. */
 export function lastToolResults(request: RecordedRequest): Array<{ tool_use_id: string; content: string; is_error: boolean }> {
   return blocksOf(lastUserTurn(request)).flatMap((block) =>
-    block.type === 'tool_result'
-      ? [{ tool_use_id: String(block.tool_use_id), content: resultText(block.content), is_error: block.is_error === true }]
-      : [],
+    block.type === 'tool_result' ? [{ tool_use_id: String(block.tool_use_id), content: resultText(block.content), is_error: block.is_error === true }] : [],
   );
 }
 
@@ -247,7 +249,9 @@ export function allUserTexts(request: RecordedRequest): string[] {
 export function pastToolUses(request: RecordedRequest): Array<{ id: string; name: string; input: any }> {
   return turnsOf(request)
     .filter((turn) => turn.role === 'assistant')
-    .flatMap((turn) => blocksOf(turn).flatMap((block) => (block.type === 'tool_use' ? [{ id: String(block.id), name: String(block.name), input: block.input }] : [])));
+    .flatMap((turn) =>
+      blocksOf(turn).flatMap((block) => (block.type === 'tool_use' ? [{ id: String(block.id), name: String(block.name), input: block.input }] : [])),
+    );
 }
 
 /** The tool names offered in a request. */
@@ -299,7 +303,9 @@ export function readEventLogs(root: string): EventRecord[] {
   let agents: string[] = [];
   try {
     // A directory per agent; the run records (run-<stamp>.json) sit beside them.
-    agents = readdirSync(logs, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+    agents = readdirSync(logs, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name);
   } catch {
     return events;
   }
@@ -361,9 +367,7 @@ function leadStep(request: RecordedRequest): Scripted {
     );
   }
   const received = inboxMessages(allUserTexts(request));
-  const reported = new Set(
-    received.flatMap((m) => [...m.content.matchAll(/Task #(\d+) done by/g)].map((match) => Number(match[1]))),
-  );
+  const reported = new Set(received.flatMap((m) => [...m.content.matchAll(/Task #(\d+) done by/g)].map((match) => Number(match[1]))));
   const asked = pastToolUses(request).filter((use) => use.name === 'shutdown_request').length;
   const answers = received.filter((m) => m.type === 'shutdown_response').length;
   if (reported.size >= 3 && asked === 0) {

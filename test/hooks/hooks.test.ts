@@ -24,7 +24,8 @@ function project() {
     chmodSync(file, 0o755);
     return file;
   };
-  const runner = (hooks: HooksSettings, extra: Partial<HookRunnerOptions> = {}) => new HookRunner({ hooks, sessionId: 'session-1', projectDir: root, ...extra });
+  const runner = (hooks: HooksSettings, extra: Partial<HookRunnerOptions> = {}) =>
+    new HookRunner({ hooks, sessionId: 'session-1', projectDir: root, ...extra });
   return { root, workspace, script, runner };
 }
 
@@ -33,7 +34,10 @@ const command = (cmd: string, timeout?: number) => ({ type: 'command' as const, 
 describe('hooks: Claude Code schema and semantics', () => {
   it('a PreToolUse hook that exits 2 for a path blocks the call, its stderr the reason', async () => {
     const { workspace, script, runner } = project();
-    const guard = script('guard.sh', `input=$(cat)\ncase "$input" in *'"path":"secrets/'*) echo "writes to secrets/ are not allowed" >&2; exit 2;; esac\nexit 0`);
+    const guard = script(
+      'guard.sh',
+      `input=$(cat)\ncase "$input" in *'"path":"secrets/'*) echo "writes to secrets/ are not allowed" >&2; exit 2;; esac\nexit 0`,
+    );
     const hooks = runner({ PreToolUse: [{ matcher: 'write_file|edit_file', hooks: [command(guard)] }] });
     const context = { agent: 'alice', cwd: workspace };
 
@@ -48,7 +52,7 @@ describe('hooks: Claude Code schema and semantics', () => {
     expect(hookEventFields(blocked)).toMatchObject({ hook_event_name: 'PreToolUse', blocked: true, runs: [{ status: 'blocked', exit_code: 2 }] });
   });
 
-  it('gets the event as JSON on stdin, runs in the agent workspace, and never sees huddle\'s secrets', async () => {
+  it("gets the event as JSON on stdin, runs in the agent workspace, and never sees huddle's secrets", async () => {
     const { root, workspace, script, runner } = project();
     const record = script('record.sh', 'cat > "$HUDDLE_PROJECT_DIR/stdin.json"; pwd > "$CLAUDE_PROJECT_DIR/cwd.txt"; env > "$HUDDLE_PROJECT_DIR/env.txt"');
     const hooks = runner({ PostToolUse: [{ matcher: 'mcp__.*', hooks: [command(record)] }] });
@@ -56,7 +60,13 @@ describe('hooks: Claude Code schema and semantics', () => {
     process.env.ANTHROPIC_API_KEY = 'sk-ant-must-not-leak';
     try {
       const outcome = await hooks.run(
-        { hook_event_name: 'PostToolUse', tool_name: 'mcp__everything__echo', tool_input: { message: 'hi' }, tool_response: 'Echo: hi', tool_use_id: 'toolu_1' },
+        {
+          hook_event_name: 'PostToolUse',
+          tool_name: 'mcp__everything__echo',
+          tool_input: { message: 'hi' },
+          tool_response: 'Echo: hi',
+          tool_use_id: 'toolu_1',
+        },
         { agent: 'alice', cwd: workspace, permissionMode: 'auto' },
       );
       expect(outcome).toMatchObject({ ran: true, blocked: false, messages: [] });
@@ -87,7 +97,9 @@ describe('hooks: Claude Code schema and semantics', () => {
     const say = (name: string, json: unknown) => script(name, `cat > /dev/null; echo '${JSON.stringify(json)}'`);
     const allow = say('allow.sh', { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', updatedInput: { command: 'ls -la' } } });
     const ask = say('ask.sh', { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'ask', permissionDecisionReason: 'check this one' } });
-    const deny = say('deny.sh', { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'not on Fridays' } });
+    const deny = say('deny.sh', {
+      hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'not on Fridays' },
+    });
     const context = { agent: 'lead', cwd: workspace };
     const input = { hook_event_name: 'PreToolUse' as const, tool_name: 'bash', tool_input: { command: 'ls' } };
 
@@ -113,7 +125,12 @@ describe('hooks: Claude Code schema and semantics', () => {
       reason: 'the tests do not pass yet',
     });
     const halt = say('halt.sh', { continue: false, stopReason: 'budget review', systemMessage: 'halted by policy' });
-    expect(await runner({ PostToolUse: [{ hooks: [command(halt)] }] }).run({ hook_event_name: 'PostToolUse', tool_name: 'bash', tool_input: {}, tool_response: '' }, context)).toMatchObject({
+    expect(
+      await runner({ PostToolUse: [{ hooks: [command(halt)] }] }).run(
+        { hook_event_name: 'PostToolUse', tool_name: 'bash', tool_input: {}, tool_response: '' },
+        context,
+      ),
+    ).toMatchObject({
       blocked: false,
       stop: 'budget review',
       messages: ['halted by policy'],
@@ -123,7 +140,10 @@ describe('hooks: Claude Code schema and semantics', () => {
   it('TaskCompleted exit 2 keeps the task open; TeammateIdle exit 2 keeps the teammate working', async () => {
     const { workspace, script, runner } = project();
     const gate = script('gate.sh', 'input=$(cat); case "$input" in *\'"task_id":7\'*) echo "task 7 needs a changelog entry" >&2; exit 2;; esac');
-    const hooks = runner({ TaskCompleted: [{ hooks: [command(gate)] }], TeammateIdle: [{ hooks: [command('cat > /dev/null; echo "claim task 3 first" >&2; exit 2')] }] });
+    const hooks = runner({
+      TaskCompleted: [{ hooks: [command(gate)] }],
+      TeammateIdle: [{ hooks: [command('cat > /dev/null; echo "claim task 3 first" >&2; exit 2')] }],
+    });
     const task = (id: number) => ({
       hook_event_name: 'TaskCompleted' as const,
       task_id: id,
@@ -149,7 +169,10 @@ describe('hooks: Claude Code schema and semantics', () => {
     const context = { agent: 'lead', cwd: workspace };
     expect(await hooks.run({ hook_event_name: 'SessionStart', source: 'startup' }, context)).toMatchObject({ additionalContext: 'Current branch: main' });
     expect(await hooks.run({ hook_event_name: 'SessionStart', source: 'resume' }, context)).toMatchObject({ ran: false });
-    expect(await hooks.run({ hook_event_name: 'UserPromptSubmit', prompt: 'fix the build' }, context)).toMatchObject({ blocked: false, additionalContext: 'ticket: HUD-1' });
+    expect(await hooks.run({ hook_event_name: 'UserPromptSubmit', prompt: 'fix the build' }, context)).toMatchObject({
+      blocked: false,
+      additionalContext: 'ticket: HUD-1',
+    });
     expect(await hooks.run({ hook_event_name: 'UserPromptSubmit', prompt: 'my password is hunter2' }, context)).toMatchObject({
       blocked: true,
       reason: 'prompt mentions a password',
@@ -166,12 +189,15 @@ describe('hooks: Claude Code schema and semantics', () => {
     const notified = await hooks.run({ hook_event_name: 'Notification', message: 'alice needs approval', notification_type: 'approval' }, context);
     expect(notified.blocked).toBe(false);
     expect(notified.messages).toEqual([
-      "Notification hook 'cat >/dev/null; echo \"ntfy is down\" >&2; exit 1' failed: exit 1: ntfy is down",
+      'Notification hook \'cat >/dev/null; echo "ntfy is down" >&2; exit 1\' failed: exit 1: ntfy is down',
       expect.stringMatching(/^Notification hook 'no-such-notifier --now' failed: exit 127: .*no-such-notifier: command not found$/),
       "Notification hook 'sleep 300' failed: timed out after 0.2 s and was killed",
     ]);
     const ended = await hooks.run({ hook_event_name: 'SessionEnd', reason: 'exit' }, context);
-    expect(ended).toMatchObject({ blocked: false, messages: ['SessionEnd hook \'echo "cannot stop the end" >&2; exit 2\' failed: exit 2 (SessionEnd cannot be blocked): cannot stop the end'] });
+    expect(ended).toMatchObject({
+      blocked: false,
+      messages: ['SessionEnd hook \'echo "cannot stop the end" >&2; exit 2\' failed: exit 2 (SessionEnd cannot be blocked): cannot stop the end'],
+    });
   });
 
   it('runs through the injected spawn, runs a command configured twice once, and reports a broken matcher once', async () => {
@@ -191,7 +217,9 @@ describe('hooks: Claude Code schema and semantics', () => {
       },
       { spawn },
     );
-    expect(hooks.configErrors).toEqual([expect.stringMatching(/^hooks\.PreToolUse\[2\]: matcher "\(unclosed" is not a valid regular expression .*; its hooks never run$/)]);
+    expect(hooks.configErrors).toEqual([
+      expect.stringMatching(/^hooks\.PreToolUse\[2\]: matcher "\(unclosed" is not a valid regular expression .*; its hooks never run$/),
+    ]);
     const outcome = await hooks.run({ hook_event_name: 'PreToolUse', tool_name: 'bash', tool_input: { command: 'ls' } }, { agent: 'lead', cwd: workspace });
     expect(outcome).toMatchObject({ blocked: false, runs: [expect.objectContaining({ status: 'ok' })] });
     expect(spawned).toBe(1);
@@ -204,12 +232,21 @@ describe('hooks: no registered secret in what they say', () => {
     const SECRET = 'hook-Secret-8181-value';
     registerSecret(SECRET);
     const { workspace, script, runner } = project();
-    const leaky = script('leaky.sh', `echo '{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"db pw ${SECRET}"},"systemMessage":"${SECRET}"}'`);
+    const leaky = script(
+      'leaky.sh',
+      `echo '{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"db pw ${SECRET}"},"systemMessage":"${SECRET}"}'`,
+    );
     const blocker = script('blocker.sh', `echo "no: ${SECRET}" >&2; exit 2`);
     const context = { agent: 'alice', cwd: workspace };
-    const post = await runner({ PostToolUse: [{ hooks: [command(leaky)] }] }).run({ hook_event_name: 'PostToolUse', tool_name: 'bash', tool_input: { command: 'x' }, tool_response: 'ok' } as never, context);
+    const post = await runner({ PostToolUse: [{ hooks: [command(leaky)] }] }).run(
+      { hook_event_name: 'PostToolUse', tool_name: 'bash', tool_input: { command: 'x' }, tool_response: 'ok' } as never,
+      context,
+    );
     expect(post.additionalContext).toBe('db pw [redacted]');
-    const pre = await runner({ PreToolUse: [{ hooks: [command(blocker)] }] }).run({ hook_event_name: 'PreToolUse', tool_name: 'bash', tool_input: { command: 'x' } }, context);
+    const pre = await runner({ PreToolUse: [{ hooks: [command(blocker)] }] }).run(
+      { hook_event_name: 'PreToolUse', tool_name: 'bash', tool_input: { command: 'x' } },
+      context,
+    );
     expect(pre.blocked).toBe(true);
     expect(JSON.stringify([post, pre])).not.toContain(SECRET);
   });

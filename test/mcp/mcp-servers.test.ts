@@ -38,7 +38,7 @@ async function start(servers: Record<string, McpServerSettings>, extra: Partial<
 }
 
 describe('MCP servers as tools', () => {
-  it('offers the everything server\'s tools as mcp__everything__<tool> with its own schema, and maps its results', async () => {
+  it("offers the everything server's tools as mcp__everything__<tool> with its own schema, and maps its results", async () => {
     const { mcp, warnings, cwd } = await start({ everything });
     expect(warnings).toEqual([]);
     const [status] = mcp.status();
@@ -57,7 +57,9 @@ describe('MCP servers as tools', () => {
     expect(bad.isError).toBe(true);
 
     const image = await registry.run('mcp__everything__get-tiny-image', {}, context);
-    expect(image.blocks).toEqual(expect.arrayContaining([{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: expect.stringMatching(/^[A-Za-z0-9+/=]+$/) } }]));
+    expect(image.blocks).toEqual(
+      expect.arrayContaining([{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: expect.stringMatching(/^[A-Za-z0-9+/=]+$/) } }]),
+    );
     expect(image.content).toMatch(/\[image image\/png, [\d.]+ kB\]/);
 
     const links = await registry.run('mcp__everything__get-resource-links', { count: 2 }, context);
@@ -109,7 +111,10 @@ describe('MCP servers as tools', () => {
     const registry = new ToolRegistry(mcp.tools());
     expect(registry.names.some((name) => name.startsWith('mcp__missing__'))).toBe(false);
     expect(await registry.run('mcp__everything__echo', { message: 'still here' }, makeToolContext(cwd))).toEqual({ content: 'Echo: still here' });
-    expect(await mcp.call('missing', 'anything', {})).toEqual({ content: "MCP server 'missing' is not running: command 'no-such-mcp-server-binary' not found", isError: true });
+    expect(await mcp.call('missing', 'anything', {})).toEqual({
+      content: "MCP server 'missing' is not running: command 'no-such-mcp-server-binary' not found",
+      isError: true,
+    });
   });
 
   it('restarts a server killed mid-run; the call in flight fails, the next call works', async () => {
@@ -132,7 +137,7 @@ describe('MCP servers as tools', () => {
     expect(status!.pid).not.toBe(firstPid);
   });
 
-  it('filters tools per role, and expands ${VAR} without handing huddle\'s secrets to the server', async () => {
+  it("filters tools per role, and expands ${VAR} without handing huddle's secrets to the server", async () => {
     const env = { ...process.env, ANTHROPIC_API_KEY: 'sk-ant-secret-value', HUDDLE_TEST_TEAM: 'blue' };
     const { mcp, warnings, cwd } = await start(
       {
@@ -170,7 +175,9 @@ describe('MCP servers as tools', () => {
     cleanups.push(() => {
       server.kill('SIGTERM');
     });
-    const { mcp, warnings, cwd } = await start({ web: { type: 'http', url: `http://127.0.0.1:${port}/mcp`, headers: { 'X-Huddle-Test': '${HUDDLE_TEST_HEADER:-1}' } } });
+    const { mcp, warnings, cwd } = await start({
+      web: { type: 'http', url: `http://127.0.0.1:${port}/mcp`, headers: { 'X-Huddle-Test': '${HUDDLE_TEST_HEADER:-1}' } },
+    });
     expect(warnings).toEqual([]);
     expect(mcp.status()[0]).toMatchObject({ name: 'web', transport: 'http', state: 'ready' });
     const registry = new ToolRegistry(mcp.tools());
@@ -182,7 +189,10 @@ describe('MCP servers as tools', () => {
 async function startHttpEverything(): Promise<{ port: number; server: ChildProcess }> {
   for (let attempt = 0; ; attempt++) {
     const port = await freePort();
-    const server = nodeSpawn(process.execPath, [EVERYTHING_BIN, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const server = nodeSpawn(process.execPath, [EVERYTHING_BIN, 'streamableHttp'], {
+      env: { ...process.env, PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const outcome = await new Promise<'listening' | 'exited'>((resolve) => {
       let text = '';
       server.stderr!.on('data', (chunk: Buffer) => {

@@ -31,14 +31,16 @@ describe('MCP results as tool results', () => {
       '  "rows": 2',
       '}',
     ]);
-    expect(result.blocks?.filter((block) => block.type === 'image')).toEqual([{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } }]);
+    expect(result.blocks?.filter((block) => block.type === 'image')).toEqual([
+      { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } },
+    ]);
     expect(mapMcpResult({ content: [{ type: 'text', text: '{"rows": 2}' }], structuredContent: { rows: 2 } })).toEqual({ content: '{"rows": 2}' });
     expect(mapMcpResult({ content: [] })).toEqual({ content: '(no output)' });
   });
 });
 
 describe('MCP tool names and access', () => {
-  it('names tools mcp__server__tool within the API\'s alphabet and length', () => {
+  it("names tools mcp__server__tool within the API's alphabet and length", () => {
     expect(mcpToolName('everything', 'get-sum')).toBe('mcp__everything__get-sum');
     expect(mcpToolName('my.server', 'do it')).toBe('mcp__my_server__do_it');
     expect(mcpToolName('s', 'x'.repeat(100))).toHaveLength(64);
@@ -63,7 +65,9 @@ describe('MCP tool names and access', () => {
 
   it('a tool with its own JSON schema is offered to the API untouched', () => {
     const schema = { type: 'object' as const, properties: { q: { type: 'string', pattern: '^[a-z]+$' } }, required: ['q'], additionalProperties: false };
-    const registry = new ToolRegistry([{ name: 'mcp__s__t', description: 'd', input: z.record(z.string(), z.unknown()), inputJsonSchema: schema, run: async () => 'ok' }]);
+    const registry = new ToolRegistry([
+      { name: 'mcp__s__t', description: 'd', input: z.record(z.string(), z.unknown()), inputJsonSchema: schema, run: async () => 'ok' },
+    ]);
     expect(registry.definitions()).toEqual([{ name: 'mcp__s__t', description: 'd', input_schema: schema }]);
   });
 });

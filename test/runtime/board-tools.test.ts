@@ -59,16 +59,10 @@ describe('task tools', () => {
   it('creates, lists and gets tasks as short text, acting as ctx.agent', async () => {
     expect(await call('lead', 'task_list', {})).toEqual({ content: 'no tasks yet; add one with task_create' });
     expect((await call('lead', 'task_create', { subject: 'Set up', description: 'repo and CI' })).content).toBe('created task #1: Set up');
-    expect((await call('lead', 'task_create', { subject: 'Write tests', blockedBy: ['1'] })).content).toBe(
-      'created task #2: Write tests (blocked by #1)',
-    );
+    expect((await call('lead', 'task_create', { subject: 'Write tests', blockedBy: ['1'] })).content).toBe('created task #2: Write tests (blocked by #1)');
     const list = await call('alice', 'task_list', {});
     expect(list.isError).toBeUndefined();
-    expect(list.content.split('\n')).toEqual([
-      '#1 [pending] Set up (owner: -)',
-      '#2 [pending] Write tests (owner: -, blocked by: #1)',
-      'claimable now: #1',
-    ]);
+    expect(list.content.split('\n')).toEqual(['#1 [pending] Set up (owner: -)', '#2 [pending] Write tests (owner: -, blocked by: #1)', 'claimable now: #1']);
     const got = await call('alice', 'task_get', { task_id: '#2' });
     expect(JSON.parse(got.content)).toMatchObject({ id: 2, subject: 'Write tests', blockedBy: [1], status: 'pending', owner: null });
     expect(events.filter((e) => e.type === 'task').map((e) => [e.agent, e.action])).toEqual([

@@ -64,7 +64,10 @@ describe('budget limits math', () => {
   it('reads .team/budget.json with flags over its team limits, and rejects bad files clearly', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'huddle-budget-'));
     try {
-      writeFileSync(path.join(dir, 'budget.json'), JSON.stringify({ team: { usd: 5, turns: 100 }, agents: { alice: { usd: 1 }, '*': { turns: 20 } }, soft: 0.5 }));
+      writeFileSync(
+        path.join(dir, 'budget.json'),
+        JSON.stringify({ team: { usd: 5, turns: 100 }, agents: { alice: { usd: 1 }, '*': { turns: 20 } }, soft: 0.5 }),
+      );
       const settings = loadBudgetSettings(dir, { usd: 2 });
       expect(settings.team).toEqual({ usd: 2, turns: 100 });
       expect(settings.agents.alice).toEqual({ usd: 1 });

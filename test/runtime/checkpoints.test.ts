@@ -36,7 +36,7 @@ it('a workspace that is no repository: its files are checkpointed and rewound, a
   expect((await store.take({ agent: 'lead', tool: 'bash', summary: 'ls' })).id).toBe(first.id);
   rmSync(path.join(ws, 'sub'), { recursive: true });
   writeFileSync(path.join(ws, 'notes.txt'), '');
-  writeFileSync(path.join(ws, 'new.txt'), 'the agent\'s\n');
+  writeFileSync(path.join(ws, 'new.txt'), "the agent's\n");
   const second = await store.take({ agent: 'lead', tool: 'write_file', summary: 'new.txt' });
   expect(second.id).not.toBe(first.id);
   const listed = await store.list();
@@ -50,7 +50,7 @@ it('a workspace that is no repository: its files are checkpointed and rewound, a
   expect(outcome.git).toEqual([]);
   expect(outcome.removed).toEqual(['new.txt']);
   await rewind(store, outcome.before);
-  expect(readFileSync(path.join(ws, 'new.txt'), 'utf8')).toBe('the agent\'s\n');
+  expect(readFileSync(path.join(ws, 'new.txt'), 'utf8')).toBe("the agent's\n");
 });
 
 it('a SHA-256 repository: the shadow uses its hash, and a deleted .git is rebuilt whole', async () => {
@@ -74,7 +74,9 @@ it('a SHA-256 repository: the shadow uses its hash, and a deleted .git is rebuil
 
 it('takes no checkpoint of the home directory (too large, and it holds the credentials): one line saying why', async () => {
   const store = new Checkpoints(realpathSync(os.homedir()));
-  await expect(store.take({ agent: 'lead', tool: 'bash', summary: 'x' })).rejects.toThrow(/^huddle keeps no checkpoints of \/ or your home directory .*: run huddle in a project directory$/);
+  await expect(store.take({ agent: 'lead', tool: 'bash', summary: 'x' })).rejects.toThrow(
+    /^huddle keeps no checkpoints of \/ or your home directory .*: run huddle in a project directory$/,
+  );
   expect(await repairGitIfBroken(store)).toBeUndefined();
   expect(existsSync(store.dir)).toBe(false);
 });

@@ -4,7 +4,14 @@ import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { approvalPrefix, checkCommand, denyMessage, protectedPathReason, type CommandVerdict, type PolicyOptions } from '../../src/runtime/permissions/command-policy.js';
+import {
+  approvalPrefix,
+  checkCommand,
+  denyMessage,
+  protectedPathReason,
+  type CommandVerdict,
+  type PolicyOptions,
+} from '../../src/runtime/permissions/command-policy.js';
 import { parseShell } from '../../src/runtime/permissions/shell-syntax.js';
 import { whyNotReadOnly } from '../../src/runtime/permissions/read-only-shell.js';
 
@@ -193,7 +200,7 @@ const PASSED: string[] = [
   'x=build; rm -rf $x',
   'chmod -R u+w .',
   'mkdir -p lib && mv * lib/',
-  'cat > notes.md <<\'EOF\'\nrm -rf / is what not to do\nEOF',
+  "cat > notes.md <<'EOF'\nrm -rf / is what not to do\nEOF",
   'git checkout -b feature && git add -A && git commit -m "wip"',
   'npm install && npm run build',
   'python3 -m pytest -q',
@@ -247,7 +254,18 @@ describe('plan mode (read-only)', () => {
   const plan = (command: string) => check(command, { mode: 'plan' });
 
   it('runs commands that only read, through pipes, substitutions and wrappers', () => {
-    for (const command of ['ls -la', 'git status', 'git log --oneline | head -3', 'grep -rn TODO src | wc -l', 'cat "$(ls | head -1)"', 'env', 'timeout 5 cat x', 'echo hi 2>/dev/null', 'git branch -a', 'find . -name "*.ts"']) {
+    for (const command of [
+      'ls -la',
+      'git status',
+      'git log --oneline | head -3',
+      'grep -rn TODO src | wc -l',
+      'cat "$(ls | head -1)"',
+      'env',
+      'timeout 5 cat x',
+      'echo hi 2>/dev/null',
+      'git branch -a',
+      'find . -name "*.ts"',
+    ]) {
       expect(plan(command), command).toEqual({ kind: 'allow' });
     }
   });
@@ -278,13 +296,26 @@ describe('ask mode', () => {
   const ask = (command: string, allow: string[] = []) => check(command, { mode: 'ask', allow });
 
   it('runs read-only and allow-listed commands without a question', () => {
-    for (const command of ['ls', 'git diff HEAD~1', 'npm test', 'npm test -- --watch=false', 'npx vitest run test/x.test.ts', 'node --version', 'cat a | grep b > out/found.txt']) {
+    for (const command of [
+      'ls',
+      'git diff HEAD~1',
+      'npm test',
+      'npm test -- --watch=false',
+      'npx vitest run test/x.test.ts',
+      'node --version',
+      'cat a | grep b > out/found.txt',
+    ]) {
       expect(ask(command), command).toEqual({ kind: 'allow' });
     }
   });
 
   it('asks for anything else, with the prefix "approve always" would add', () => {
-    expect(ask('npm install left-pad')).toEqual({ kind: 'ask', reason: "'npm install left-pad' is not on the allow-list", commands: ['npm install left-pad'], prefixes: ['npm install'] });
+    expect(ask('npm install left-pad')).toEqual({
+      kind: 'ask',
+      reason: "'npm install left-pad' is not on the allow-list",
+      commands: ['npm install left-pad'],
+      prefixes: ['npm install'],
+    });
     expect(ask('make build && rm -rf node_modules')).toMatchObject({ kind: 'ask', prefixes: ['make build', 'rm'] });
     expect(ask('timeout 60 python3 script.py')).toMatchObject({ kind: 'ask', prefixes: ['python3'] });
     expect(ask('git commit -m "x"')).toMatchObject({ kind: 'ask', prefixes: ['git commit'] });
@@ -300,7 +331,10 @@ describe('ask mode', () => {
 
   it('asks before a redirection writes outside the workspace or into a protected path', () => {
     expect(ask('echo x > /etc/motd')).toMatchObject({ kind: 'ask', reason: expect.stringContaining('writes outside the workspace') });
-    expect(ask('echo \'["rm"]\' > .team/allow.json')).toMatchObject({ kind: 'ask', reason: expect.stringContaining(".team/allow.json: it is huddle's team state") });
+    expect(ask('echo \'["rm"]\' > .team/allow.json')).toMatchObject({
+      kind: 'ask',
+      reason: expect.stringContaining(".team/allow.json: it is huddle's team state"),
+    });
     expect(ask('echo x >> .git/config')).toMatchObject({ kind: 'ask', reason: expect.stringContaining('inside .git') });
   });
 

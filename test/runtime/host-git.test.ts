@@ -22,16 +22,48 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("huddle's own git", () => {
   it('gets no secret in its environment, only plain variables and the quiet settings', () => {
-    const env = gitEnv({ PATH: '/bin', HOME: '/h', LC_ALL: 'C', ANTHROPIC_API_KEY: 'sk-x', GITHUB_TOKEN: 't', PGPASSWORD: 'p', HUDDLE_TEAM_URL: 'postgres://u:p@h/d', GIT_DIR: '/elsewhere', GIT_CONFIG_PARAMETERS: "'core.fsmonitor'='x'", GIT_SSH_COMMAND: 'x', AWS_SECRET_ACCESS_KEY: 's' });
+    const env = gitEnv({
+      PATH: '/bin',
+      HOME: '/h',
+      LC_ALL: 'C',
+      ANTHROPIC_API_KEY: 'sk-x',
+      GITHUB_TOKEN: 't',
+      PGPASSWORD: 'p',
+      HUDDLE_TEAM_URL: 'postgres://u:p@h/d',
+      GIT_DIR: '/elsewhere',
+      GIT_CONFIG_PARAMETERS: "'core.fsmonitor'='x'",
+      GIT_SSH_COMMAND: 'x',
+      AWS_SECRET_ACCESS_KEY: 's',
+    });
     expect(env).toMatchObject({ PATH: '/bin', HOME: '/h', LC_ALL: 'C', GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1' });
-    for (const name of ['ANTHROPIC_API_KEY', 'GITHUB_TOKEN', 'PGPASSWORD', 'HUDDLE_TEAM_URL', 'GIT_DIR', 'GIT_CONFIG_PARAMETERS', 'GIT_SSH_COMMAND', 'AWS_SECRET_ACCESS_KEY']) expect(env).not.toHaveProperty(name);
+    for (const name of [
+      'ANTHROPIC_API_KEY',
+      'GITHUB_TOKEN',
+      'PGPASSWORD',
+      'HUDDLE_TEAM_URL',
+      'GIT_DIR',
+      'GIT_CONFIG_PARAMETERS',
+      'GIT_SSH_COMMAND',
+      'AWS_SECRET_ACCESS_KEY',
+    ])
+      expect(env).not.toHaveProperty(name);
   });
 
   it('switches off every setting that runs a program, last on the command line', async () => {
     const pin = pinRepository(dir)!;
     const { args, env } = await gitCommand(dir, ['status'], { pin });
     const settings = args.filter((_, i) => args[i - 1] === '-c');
-    for (const setting of ['core.fsmonitor=false', 'core.hooksPath=/dev/null', 'core.sshCommand=', 'diff.external=', 'core.pager=cat', 'credential.helper=', 'protocol.allow=never', 'core.askPass=', 'core.alternateRefsCommand=']) {
+    for (const setting of [
+      'core.fsmonitor=false',
+      'core.hooksPath=/dev/null',
+      'core.sshCommand=',
+      'diff.external=',
+      'core.pager=cat',
+      'credential.helper=',
+      'protocol.allow=never',
+      'core.askPass=',
+      'core.alternateRefsCommand=',
+    ]) {
       expect(settings).toContain(setting);
     }
     expect(args.slice(-1)).toEqual(['status']);
@@ -48,7 +80,10 @@ describe("huddle's own git", () => {
     expect(seen.stdout.trim()).toBe(path.join(dir, '.git'));
     // A process that resolves it afresh (the person's huddle, later) does not take it either.
     forgetPinnedRepositories();
-    execFileSync('sh', ['-c', `ln -s ${dir}/.git/objects ${evil}/objects && ln -s ${dir}/.git/refs ${evil}/refs && printf '[core]\\n\\trepositoryformatversion = 0\\n' > ${evil}/config`]);
+    execFileSync('sh', [
+      '-c',
+      `ln -s ${dir}/.git/objects ${evil}/objects && ln -s ${dir}/.git/refs ${evil}/refs && printf '[core]\\n\\trepositoryformatversion = 0\\n' > ${evil}/config`,
+    ]);
     const fresh = pinRepository(dir)!;
     expect(fresh.commonDir).toBe(path.join(dir, '.git'));
     expect(fresh.ignoredCommondir).toBe(evil);
@@ -60,7 +95,17 @@ describe("huddle's own git", () => {
     execFileSync('git', ['config', 'filter.lfs.clean', 'git-lfs clean -- %f'], { cwd: dir });
     const { args } = await gitCommand(dir, ['diff'], { pin: pinRepository(dir)! });
     const settings = args.filter((_, i) => args[i - 1] === '-c');
-    expect(settings).toEqual(expect.arrayContaining(['filter.x.clean=', 'filter.x.smudge=', 'filter.x.process=', 'filter.x.required=false', 'diff.y.textconv=', 'diff.y.command=', 'credential.helper=']));
+    expect(settings).toEqual(
+      expect.arrayContaining([
+        'filter.x.clean=',
+        'filter.x.smudge=',
+        'filter.x.process=',
+        'filter.x.required=false',
+        'diff.y.textconv=',
+        'diff.y.command=',
+        'credential.helper=',
+      ]),
+    );
     expect(settings.some((s) => s.startsWith('filter.lfs.'))).toBe(false);
   });
 
@@ -87,7 +132,11 @@ describe('planted git metadata', () => {
     writeFileSync(path.join(dir, '.git', 'commondir'), `${dir}/evil\n`);
     const snapshot = snapshotGitMetadata(dir)!;
     const found = quarantineBeforeStart(snapshot, path.join(dir, '.team'), new Date('2026-01-02T03:04:05Z'));
-    expect(found.map(plantedLine)).toEqual([expect.stringMatching(/^planted git metadata: \.git\/commondir \(points git at .*evil; .*\) — moved to \.team\/quarantine\/2026-01-02T03-04-05-000Z\/\.git\/commondir/)]);
+    expect(found.map(plantedLine)).toEqual([
+      expect.stringMatching(
+        /^planted git metadata: \.git\/commondir \(points git at .*evil; .*\) — moved to \.team\/quarantine\/2026-01-02T03-04-05-000Z\/\.git\/commondir/,
+      ),
+    ]);
     expect(existsSync(path.join(dir, '.git', 'commondir'))).toBe(false);
     // With the file gone, the pinned repository reads in full (git's ref store read the file, not GIT_COMMON_DIR).
     expect((await runGit(dir, ['rev-parse', '--verify', 'HEAD'], { pin: snapshot.pin })).code).toBe(0);

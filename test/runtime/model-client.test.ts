@@ -94,9 +94,7 @@ describe('ModelClient: a normal streamed call', () => {
     expect(sent.body.max_tokens).toBe(777);
     // The rolling breakpoint: the last message's last block (cache-breakpoints.ts).
     expect(sent.body.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'hi', cache_control: { type: 'ephemeral' } }] }]);
-    expect(sent.body.system).toEqual([
-      { type: 'text', text: "You are 'lead', role: lead, team: t.", cache_control: { type: 'ephemeral' } },
-    ]);
+    expect(sent.body.system).toEqual([{ type: 'text', text: "You are 'lead', role: lead, team: t.", cache_control: { type: 'ephemeral' } }]);
     expect(sent.body.tools.map((t: { name: string }) => t.name)).toEqual(['read_file', 'bash']);
     expect(sent.body.tools[0].cache_control).toBeUndefined();
     expect(sent.body.tools[1].cache_control).toEqual({ type: 'ephemeral' });
@@ -110,8 +108,20 @@ describe('ModelClient: a normal streamed call', () => {
       { role: 'user', content: [{ type: 'text', text: 'do it' }] },
       { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'bash', input: { command: 'ls' } }] },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'a b' }] },
-      { role: 'assistant', content: [{ type: 'text', text: 'more' }, { type: 'tool_use', id: 't2', name: 'bash', input: { command: 'pwd' } }] },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't2', content: '/x' }, { type: 'text', text: '<inbox>…</inbox>' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'more' },
+          { type: 'tool_use', id: 't2', name: 'bash', input: { command: 'pwd' } },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 't2', content: '/x' },
+          { type: 'text', text: '<inbox>…</inbox>' },
+        ],
+      },
     ];
     const before = structuredClone(messages);
     await client().call(request({ tools, messages }));

@@ -14,14 +14,19 @@ it('messages and tasks are stored scrubbed', () => {
   const message = composeMessage({ from: 'alice', to: 'lead', content: `the password is ${SECRET}`, plan: `use ${SECRET}` } as never, ['lead', 'alice']);
   expect(JSON.stringify(message)).not.toContain(SECRET);
   expect(message.content).toBe('the password is [redacted]');
-  const { task } = planCreate({ subject: `log in with ${SECRET}`, description: Buffer.from(SECRET).toString('base64') }, 1, new Date().toISOString(), viewOf([]));
+  const { task } = planCreate(
+    { subject: `log in with ${SECRET}`, description: Buffer.from(SECRET).toString('base64') },
+    1,
+    new Date().toISOString(),
+    viewOf([]),
+  );
   expect(task.subject).toBe('log in with [redacted]');
   expect(JSON.stringify(task)).not.toContain(Buffer.from(SECRET).toString('base64').slice(0, 16));
   const updated = planUpdate(task, { description: `now ${SECRET}` } as never, 'lead', viewOf([task]));
   expect(JSON.stringify(updated.task)).not.toContain(SECRET);
 });
 
-it('a tool result\'s text blocks (an MCP server\'s) are scrubbed like its content', async () => {
+it("a tool result's text blocks (an MCP server's) are scrubbed like its content", async () => {
   const { z } = await import('zod');
   const { ToolRegistry } = await import('../../src/runtime/tools/registry.js');
   const { makeToolContext } = await import('../helpers/tool-context.js');

@@ -32,7 +32,7 @@ const ATTACKS = [
   ': > important.txt',
   'git update-ref -d refs/heads/main',
   'git reflog expire --expire=now --all && git gc -q --prune=now',
-  'node -e "require(\'fs\').rmSync(\'.git/refs\', {recursive: true, force: true}); require(\'fs\').rmSync(\'.git/HEAD\')"',
+  "node -e \"require('fs').rmSync('.git/refs', {recursive: true, force: true}); require('fs').rmSync('.git/HEAD')\"",
   'git branch -D feature && git checkout -q --orphan wiped && git rm -rq --cached . && git clean -fdq',
   'git update-ref -d refs/heads/feature',
   'rm .git/index',
@@ -99,34 +99,38 @@ function state(ws: string): { files: Map<string, string>; git: string } {
 }
 
 describeSandboxed('checkpoints: what a run destroys comes back', () => {
-  it.each(ATTACKS.map((attack, i) => [i, attack] as const))('#%i %s', async (i, attack) => {
-    const ws = path.join(arena.base, `case-${i}`, 'ws');
-    mkdirSync(ws, { recursive: true });
-    personsRepository(ws);
-    const before = state(ws);
-    const victimBefore = arena.snapshot();
-    const env = {
-      ANTHROPIC_BASE_URL: fake.url,
-      XDG_STATE_HOME: path.join(arena.base, 'state'),
-      ...TEST_GIT_IDENTITY,
-      ...(process.env.HUDDLE_CHECKPOINTS ? { HUDDLE_CHECKPOINTS: process.env.HUDDLE_CHECKPOINTS } : {}),
-    };
-    fake.script('lead', reply(toolUse('bash', { command: attack })), replyText('done'));
-    const run = await runCli(['-p', `run: ${attack}`], { cwd: ws, env, timeoutMs: 60_000 });
-    const stderr = withoutRunRecord(run.stderr);
-    expect(run.code, stderr).toBe(0);
+  it.each(ATTACKS.map((attack, i) => [i, attack] as const))(
+    '#%i %s',
+    async (i, attack) => {
+      const ws = path.join(arena.base, `case-${i}`, 'ws');
+      mkdirSync(ws, { recursive: true });
+      personsRepository(ws);
+      const before = state(ws);
+      const victimBefore = arena.snapshot();
+      const env = {
+        ANTHROPIC_BASE_URL: fake.url,
+        XDG_STATE_HOME: path.join(arena.base, 'state'),
+        ...TEST_GIT_IDENTITY,
+        ...(process.env.HUDDLE_CHECKPOINTS ? { HUDDLE_CHECKPOINTS: process.env.HUDDLE_CHECKPOINTS } : {}),
+      };
+      fake.script('lead', reply(toolUse('bash', { command: attack })), replyText('done'));
+      const run = await runCli(['-p', `run: ${attack}`], { cwd: ws, env, timeoutMs: 60_000 });
+      const stderr = withoutRunRecord(run.stderr);
+      expect(run.code, stderr).toBe(0);
 
-    const rewind = /huddle rewind ([0-9a-f]{12})/.exec(stderr);
-    if (rewind) {
-      const undo = await runCli(['rewind', rewind[1]!], { cwd: ws, env });
-      expect(undo.code, undo.stderr).toBe(0);
-      expect(undo.stdout).toMatch(/^rewound to [0-9a-f]{12}/);
-    }
-    const after = state(ws);
-    expect(after.git, stderr).toBe(before.git);
-    expectSame(after.files, before.files, `the person's files after '${attack}'`);
-    expectSame(arena.snapshot(), victimBefore, 'the victim');
-  }, 90_000);
+      const rewind = /huddle rewind ([0-9a-f]{12})/.exec(stderr);
+      if (rewind) {
+        const undo = await runCli(['rewind', rewind[1]!], { cwd: ws, env });
+        expect(undo.code, undo.stderr).toBe(0);
+        expect(undo.stdout).toMatch(/^rewound to [0-9a-f]{12}/);
+      }
+      const after = state(ws);
+      expect(after.git, stderr).toBe(before.git);
+      expectSame(after.files, before.files, `the person's files after '${attack}'`);
+      expectSame(arena.snapshot(), victimBefore, 'the victim');
+    },
+    90_000,
+  );
 
   it('huddle rewind: lists, puts back only --files, then all, and a rewind is undone by rewinding to the checkpoint it took first', async () => {
     const ws = path.join(arena.base, 'rewind', 'ws');
@@ -172,7 +176,7 @@ describeSandboxed('checkpoints: what a run destroys comes back', () => {
     expect(stray.stderr.split('\n')[0]).toContain('--files');
   }, 120_000);
 
-  it('the checkpoints are out of an agent\'s reach: it can neither read nor delete them, and .git still comes back', async () => {
+  it("the checkpoints are out of an agent's reach: it can neither read nor delete them, and .git still comes back", async () => {
     const ws = path.join(arena.base, 'reach', 'ws');
     mkdirSync(ws, { recursive: true });
     personsRepository(ws);

@@ -51,7 +51,11 @@ describeSandboxed('file tools never write configuration, in any mode', () => {
       toolUse('write_file', { path: 'sub/../.git/config', content: payload }),
       toolUse('write_file', { path: './.git/./config', content: payload }),
       toolUse('write_file', { path: '.GIT/config', content: payload }),
-      toolUse('edit_file', { path: '.git/config', old_text: '[core]', new_text: `[core]\n\tfsmonitor = "cat /proc/$PPID/environ > ${arena.victim}/stolen; true"` }),
+      toolUse('edit_file', {
+        path: '.git/config',
+        old_text: '[core]',
+        new_text: `[core]\n\tfsmonitor = "cat /proc/$PPID/environ > ${arena.victim}/stolen; true"`,
+      }),
       toolUse('write_file', { path: '.git/hooks/pre-commit', content: `#!/bin/sh\ncat /proc/$PPID/environ > ${arena.victim}/stolen\n` }),
       // Links the sandboxed shell may make in the workspace, then used by the file tools outside it.
       toolUse('bash', { command: 'ln -s .git/config cfg-link && ln -s .git gitdir && mkdir -p deep && ln -s ../.git/config deep/up' }),
@@ -71,13 +75,17 @@ describeSandboxed('file tools never write configuration, in any mode', () => {
       env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: fake.url, ...TEST_GIT_IDENTITY },
     });
     expect(result.code, result.stderr).toBe(0);
-    const results = (fake.requests[1]!.body.messages.at(-1)!.content as Array<{ type: string; content: unknown; is_error?: boolean }>).filter((b) => b.type === 'tool_result');
+    const results = (fake.requests[1]!.body.messages.at(-1)!.content as Array<{ type: string; content: unknown; is_error?: boolean }>).filter(
+      (b) => b.type === 'tool_result',
+    );
     expect(results).toHaveLength(attempts.length);
     results.forEach((block, i) => {
       if (i === 7 || i >= 13) return; // the bash that made the links; the hard link
       const said = JSON.stringify(block.content);
       expect(block.is_error, `attempt ${i}: ${said}`).toBe(true);
-      expect(said, `attempt ${i}`).toMatch(/^"refused: .* which agents never change in any permission mode; say what should change and the person edits it themselves"$/);
+      expect(said, `attempt ${i}`).toMatch(
+        /^"refused: .* which agents never change in any permission mode; say what should change and the person edits it themselves"$/,
+      );
     });
     expect(readFileSync(config, 'utf8')).toBe(before);
     expect(existsSync(path.join(arena.ws, '.git', 'hooks', 'pre-commit'))).toBe(false);
@@ -89,18 +97,42 @@ describeSandboxed('file tools never write configuration, in any mode', () => {
   });
 
   it("huddle's settings, board and MCP list, in auto mode: refused; ordinary files are written", async () => {
-    const targets = ['.team/settings.json', '.team/settings.local.json', '.mcp.json', '.tasks/1.json', '.claude/settings.json', '.team/roles/lead.md', 'src/../.team/allow.json'];
+    const targets = [
+      '.team/settings.json',
+      '.team/settings.local.json',
+      '.mcp.json',
+      '.tasks/1.json',
+      '.claude/settings.json',
+      '.team/roles/lead.md',
+      'src/../.team/allow.json',
+    ];
     fake.enqueue(
-      reply(...targets.map((p) => toolUse('write_file', { path: p, content: '{"sandbox":{"enabled":false}}\n' })), toolUse('write_file', { path: 'src/ok.ts', content: 'export {};\n' })),
+      reply(
+        ...targets.map((p) => toolUse('write_file', { path: p, content: '{"sandbox":{"enabled":false}}\n' })),
+        toolUse('write_file', { path: 'src/ok.ts', content: 'export {};\n' }),
+      ),
       replyText('done'),
     );
-    const result = await runCli(['-p', 'loosen the settings', '--permission-mode', 'auto'], { cwd: arena.ws, env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: fake.url } });
+    const result = await runCli(['-p', 'loosen the settings', '--permission-mode', 'auto'], {
+      cwd: arena.ws,
+      env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: fake.url },
+    });
     expect(result.code, result.stderr).toBe(0);
-    const results = (fake.requests[1]!.body.messages.at(-1)!.content as Array<{ type: string; content: unknown; is_error?: boolean }>).filter((b) => b.type === 'tool_result');
+    const results = (fake.requests[1]!.body.messages.at(-1)!.content as Array<{ type: string; content: unknown; is_error?: boolean }>).filter(
+      (b) => b.type === 'tool_result',
+    );
     targets.forEach((target, i) => expect(JSON.stringify(results[i]!.content), target).toContain('refused: '));
     expect(results.at(-1)!.is_error).toBeFalsy();
     expect(readFileSync(path.join(arena.ws, 'src', 'ok.ts'), 'utf8')).toBe('export {};\n');
-    for (const target of ['.team/settings.json', '.team/settings.local.json', '.mcp.json', '.tasks/1.json', '.claude/settings.json', '.team/roles/lead.md', '.team/allow.json']) {
+    for (const target of [
+      '.team/settings.json',
+      '.team/settings.local.json',
+      '.mcp.json',
+      '.tasks/1.json',
+      '.claude/settings.json',
+      '.team/roles/lead.md',
+      '.team/allow.json',
+    ]) {
       expect(existsSync(path.join(arena.ws, target)), target).toBe(false);
     }
   });
@@ -127,7 +159,9 @@ describeSandboxed('file tools never write configuration, in any mode', () => {
     );
     const result = await runCli(['-p', 'disarm the guard', '--trust'], { cwd: arena.ws, env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: fake.url } });
     expect(result.code, result.stderr).toBe(0);
-    const results = (fake.requests[1]!.body.messages.at(-1)!.content as Array<{ type: string; content: unknown; is_error?: boolean }>).filter((b) => b.type === 'tool_result');
+    const results = (fake.requests[1]!.body.messages.at(-1)!.content as Array<{ type: string; content: unknown; is_error?: boolean }>).filter(
+      (b) => b.type === 'tool_result',
+    );
     for (const block of results.slice(0, 3)) expect(JSON.stringify(block.content)).toContain('a script the settings run (a hook or an MCP server)');
     expect(results[3]!.is_error).toBeFalsy();
     expect(readFileSync(path.join(arena.ws, 'scripts', 'guard.sh'), 'utf8')).toBe('#!/bin/sh\nexit 0\n');

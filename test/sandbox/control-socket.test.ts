@@ -33,7 +33,11 @@ describeSandboxed('the control socket, from inside the sandbox', () => {
       socketProbe({ op: 'tool', as: 'lead', tool: 'idle', input: {} }),
     ];
     fake.script('lead', reply(...probes.map((command) => toolUse('bash', { command }))), replyText('done probing'));
-    const result = await runCli(['-p', 'Probe the control socket.', '--permission-mode', 'auto'], { cwd: ws.dir, env: { ANTHROPIC_BASE_URL: fake.url }, timeoutMs: 60_000 });
+    const result = await runCli(['-p', 'Probe the control socket.', '--permission-mode', 'auto'], {
+      cwd: ws.dir,
+      env: { ANTHROPIC_BASE_URL: fake.url },
+      timeoutMs: 60_000,
+    });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('done probing');
 

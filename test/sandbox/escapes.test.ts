@@ -92,7 +92,11 @@ describeSandboxed('the sandbox holds on its own', () => {
   it('plan mode writes nothing at all, not even in the workspace', async () => {
     const workspace = new Workspace(arena.ws);
     const before = snapshotTree(arena.ws);
-    const result = await bash(workspace, `touch planned.txt; echo x > /tmp/x && cat /tmp/x; printf 'b\\na\\n' | sort --compress-program=sh -S 1 -T . ; git grep -O'touch opened' x; ls`, 'plan');
+    const result = await bash(
+      workspace,
+      `touch planned.txt; echo x > /tmp/x && cat /tmp/x; printf 'b\\na\\n' | sort --compress-program=sh -S 1 -T . ; git grep -O'touch opened' x; ls`,
+      'plan',
+    );
     expect(result.content).toMatch(/Read-only file system/);
     expectSame(snapshotTree(arena.ws), before, 'the workspace in plan mode');
   });
@@ -147,6 +151,5 @@ describeSandboxed('the sandbox holds on its own', () => {
     expectSame(snapshotTree(main, mine), mainBefore, 'the main checkout (with bob)');
     expectSame(arena.snapshot(), victimBefore, 'the victim');
     expect(readFileSync(path.join(main, 'f.txt'), 'utf8')).toBe('uncommitted work\n');
-
   });
 });

@@ -36,7 +36,10 @@ beforeEach(async () => {
   arena = makeArena('external-');
   h = await openTeamHarness({ env: { HUDDLE_PERMISSION_MODE: 'auto' } });
   mkdirSync(path.join(h.root, '.team'), { recursive: true });
-  writeFileSync(path.join(h.root, '.team', 'settings.json'), JSON.stringify({ agents: { 'claude-code': { command: CLAUDE_CODE_BIN, env: claudeCodeEnv(`${h.root}-home`) } } }));
+  writeFileSync(
+    path.join(h.root, '.team', 'settings.json'),
+    JSON.stringify({ agents: { 'claude-code': { command: CLAUDE_CODE_BIN, env: claudeCodeEnv(`${h.root}-home`) } } }),
+  );
   trustWorkspace(h.root);
 });
 afterEach(async () => {
@@ -52,7 +55,9 @@ const bashCalls = (commands: string[]) => commands.map((command) => toolUse('Bas
 
 /** What each of the agent's tool calls returned, in the order of the calls (Claude Code may run read-only ones at once). */
 function resultsOf(agent: string): Array<{ ok: boolean; content: string }> {
-  const results = new Map(h.events.filter((e) => e.agent === agent && e.type === 'tool_result').map((e) => [e.id, { ok: e.ok === true, content: String(e.content) }]));
+  const results = new Map(
+    h.events.filter((e) => e.agent === agent && e.type === 'tool_result').map((e) => [e.id, { ok: e.ok === true, content: String(e.content) }]),
+  );
   return h.events.filter((e) => e.agent === agent && e.type === 'tool_call' && results.has(e.id)).map((e) => results.get(e.id)!);
 }
 
@@ -80,7 +85,7 @@ function expectNoKeyIn(agent: string): void {
 
 describeSandboxed('external agents in the sandbox', () => {
   describe.skipIf(skipWithoutClaudeCode())('a claude-code teammate', () => {
-    it('cannot change a byte outside its workspace, never holds huddle\'s key, and writes its own workspace and config', async () => {
+    it("cannot change a byte outside its workspace, never holds huddle's key, and writes its own workspace and config", async () => {
       const v = arena.victim;
       const before = arena.snapshot();
       const attacks = [
@@ -106,7 +111,10 @@ describeSandboxed('external agents in the sandbox', () => {
       h.fake.script(
         'alice',
         reply(...bashCalls(attacks)),
-        reply(toolUse('Write', { file_path: path.join(v, 'new.txt'), content: 'pwned\n' }), toolUse('Edit', { file_path: path.join(v, 'keep.txt'), old_string: 'victim', new_string: 'pwned' })),
+        reply(
+          toolUse('Write', { file_path: path.join(v, 'new.txt'), content: 'pwned\n' }),
+          toolUse('Edit', { file_path: path.join(v, 'keep.txt'), old_string: 'victim', new_string: 'pwned' }),
+        ),
         reply(...bashCalls(snoops)),
         reply(...bashCalls(own)),
         replyText('Done trying.'),
@@ -125,7 +133,10 @@ describeSandboxed('external agents in the sandbox', () => {
       expect(everyInbox()).not.toContain('pwned');
 
       // Its own environment holds a stand-in for the key, good only against huddle's relay.
-      const snooped = results.slice(attacks.length + 2, attacks.length + 2 + snoops.length).map((r) => r.content).join('\n');
+      const snooped = results
+        .slice(attacks.length + 2, attacks.length + 2 + snoops.length)
+        .map((r) => r.content)
+        .join('\n');
       expect(snooped).toMatch(/ANTHROPIC_API_KEY=huddle-relay-[0-9a-f]{48}/);
       expect(snooped).toContain('/usr/bin/bwrap'); // PID 1 of its namespace: huddle is not in sight
       expectNoKeyIn('alice');
@@ -142,7 +153,7 @@ describeSandboxed('external agents in the sandbox', () => {
       expect(others!.content.split(/\s+/).filter((name) => name && name !== '.' && name !== '..')).toEqual(['alice']);
     }, 180_000);
 
-    it('reaches the team through its own channel only: not the control socket, not another agent\'s channel', async () => {
+    it("reaches the team through its own channel only: not the control socket, not another agent's channel", async () => {
       const server = await ControlServer.start(h.workspace.teamDir, 'headless', (request) => handleControl(h.session, 'headless', request));
       onTestFinished(() => server.close());
       const control = JSON.parse(readFileSync(path.join(h.root, '.team', 'control.json'), 'utf8')).socket as string;
@@ -165,7 +176,14 @@ describeSandboxed('external agents in the sandbox', () => {
         'alice',
         reply(...bashCalls(probes)),
         // Its own channel, where its sandbox shows it: it acts as alice, whatever the request says.
-        reply(...bashCalls([socketProbe({ op: 'call', tool: 'send_message', input: { to: 'lead', content: 'hello over my own channel', from: 'bob' } }, '/tmp/.huddle-agent.sock')])),
+        reply(
+          ...bashCalls([
+            socketProbe(
+              { op: 'call', tool: 'send_message', input: { to: 'lead', content: 'hello over my own channel', from: 'bob' } },
+              '/tmp/.huddle-agent.sock',
+            ),
+          ]),
+        ),
         replyText('alice probed.'),
       );
       h.team.start();
@@ -176,7 +194,10 @@ describeSandboxed('external agents in the sandbox', () => {
 
       const lead = lastToolResults(h.requestsOf('lead')[1]!).map((r) => r.content);
       const alice = resultsOf('alice').map((r) => r.content);
-      for (const [who, results] of [['lead', lead], ['alice', alice.slice(0, probes.length)]] as const) {
+      for (const [who, results] of [
+        ['lead', lead],
+        ['alice', alice.slice(0, probes.length)],
+      ] as const) {
         expect(results, who).toHaveLength(probes.length);
         expect(results[0], `${who}: huddle send`).toContain('exit=2');
         for (const result of results.slice(1, 4)) {
@@ -194,7 +215,7 @@ describeSandboxed('external agents in the sandbox', () => {
       expect(JSON.parse(mine[0]!)).toMatchObject({ from: 'alice', to: 'lead' });
     }, 240_000);
 
-    it('in its own clone, cannot touch the main checkout or another teammate\'s, and commits on its branch', async () => {
+    it("in its own clone, cannot touch the main checkout or another teammate's, and commits on its branch", async () => {
       await execa('git', ['init', '-q', '-b', 'main'], { cwd: h.root });
       writeFileSync(path.join(h.root, 'f.txt'), 'committed\n');
       await execa('git', ['add', 'f.txt'], { cwd: h.root });
@@ -242,7 +263,11 @@ describeSandboxed('external agents in the sandbox', () => {
 
       expect(resultsOf('alice')).toHaveLength(1 + attacks.length + 1);
       expectSame(snapshotTree(h.root, outsideTeam), mainBefore, 'the main checkout');
-      expectSame(snapshotTree(path.join(h.root, '.team', 'worktrees'), (relative) => !/^bob(\.git)?(\/|$)/.test(relative)), bobBefore, "bob's checkout");
+      expectSame(
+        snapshotTree(path.join(h.root, '.team', 'worktrees'), (relative) => !/^bob(\.git)?(\/|$)/.test(relative)),
+        bobBefore,
+        "bob's checkout",
+      );
       expectSame(arena.snapshot(), victimBefore, 'the victim');
       expect(readFileSync(path.join(h.root, 'f.txt'), 'utf8')).toBe('uncommitted work\n');
       expectNoKeyIn('alice');
@@ -250,30 +275,43 @@ describeSandboxed('external agents in the sandbox', () => {
 
     // socat bridges huddle's model relay into a sandbox with a network of its own: CI installs it (.ci/run).
     const noSocat = !hasSocat() && process.env.CI !== 'true';
-    it.skipIf(noSocat)(`with the network off, still reaches its model (through huddle's relay), and nothing else${noSocat ? ' [skipped: apt-get install socat]' : ''}`, async () => {
-      configureSandbox({ network: { enabled: false } });
-      try {
-        const api = new URL(h.fake.url);
-        h.fake.script(
-          'alice',
-          reply(...bashCalls([`${NODE} -e ${shellQuote(`require('net').connect(${api.port}, '${api.hostname}').on('connect', () => { console.log('CONNECTED'); process.exit(0) }).on('error', (e) => { console.log('NO-NETWORK', e.code); process.exit(0) })`)}`])),
-          replyText('Offline but talking.'),
-        );
-        await h.spawn('alice', 'Try the network.', { agent: 'claude-code' });
-        await h.waitForEvent('the end of its turn', (e) => e.agent === 'alice' && e.type === 'text' && e.text === 'Offline but talking.', 120_000);
-        expect(resultsOf('alice')[0]!.content).toContain('NO-NETWORK');
-        expectNoKeyIn('alice');
-      } finally {
-        configureSandbox({});
-      }
-    }, 180_000);
+    it.skipIf(noSocat)(
+      `with the network off, still reaches its model (through huddle's relay), and nothing else${noSocat ? ' [skipped: apt-get install socat]' : ''}`,
+      async () => {
+        configureSandbox({ network: { enabled: false } });
+        try {
+          const api = new URL(h.fake.url);
+          h.fake.script(
+            'alice',
+            reply(
+              ...bashCalls([
+                `${NODE} -e ${shellQuote(`require('net').connect(${api.port}, '${api.hostname}').on('connect', () => { console.log('CONNECTED'); process.exit(0) }).on('error', (e) => { console.log('NO-NETWORK', e.code); process.exit(0) })`)}`,
+              ]),
+            ),
+            replyText('Offline but talking.'),
+          );
+          await h.spawn('alice', 'Try the network.', { agent: 'claude-code' });
+          await h.waitForEvent('the end of its turn', (e) => e.agent === 'alice' && e.type === 'text' && e.text === 'Offline but talking.', 120_000);
+          expect(resultsOf('alice')[0]!.content).toContain('NO-NETWORK');
+          expectNoKeyIn('alice');
+        } finally {
+          configureSandbox({});
+        }
+      },
+      180_000,
+    );
 
     it('in plan mode runs read-only, but for its own config directory', async () => {
       // (A literal path: Claude Code's plan mode runs no command whose words it must expand.)
       const configDir = agentStateDir(h.root, 'alice', 'claude-code');
       h.fake.script(
         'alice',
-        reply(...bashCalls(['test -w . && echo WORKSPACE-WRITABLE || echo WORKSPACE-READ-ONLY', `test -w ${configDir} && echo CONFIG-WRITABLE || echo CONFIG-READ-ONLY`])),
+        reply(
+          ...bashCalls([
+            'test -w . && echo WORKSPACE-WRITABLE || echo WORKSPACE-READ-ONLY',
+            `test -w ${configDir} && echo CONFIG-WRITABLE || echo CONFIG-READ-ONLY`,
+          ]),
+        ),
         replyText('Looked.'),
       );
       await h.spawn('alice', 'Look around.', { agent: 'claude-code', permissionMode: 'plan' });

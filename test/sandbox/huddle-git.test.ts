@@ -94,13 +94,10 @@ describeSandboxed("huddle's own git runs nothing an agent planted", () => {
     expectNoLeak(arena);
   });
 
-  it("the same in ask mode with no approval: write_file a script and package.json, then the allow-listed npm test", async () => {
+  it('the same in ask mode with no approval: write_file a script and package.json, then the allow-listed npm test', async () => {
     const result = await run(
       arena,
-      [
-        reply(toolUse('write_file', { path: 'scripts/t.sh', content: `${commondirAttack()}\n` })),
-        reply(toolUse('bash', { command: 'npm test' })),
-      ],
+      [reply(toolUse('write_file', { path: 'scripts/t.sh', content: `${commondirAttack()}\n` })), reply(toolUse('bash', { command: 'npm test' }))],
       ['--permission-mode', 'ask'],
     );
     expect(result.code, result.stderr).toBe(0);
@@ -134,7 +131,11 @@ describeSandboxed('more spellings of planted git metadata', () => {
   it('config.worktree (the person uses extensions.worktreeConfig) sets core.fsmonitor', async () => {
     personConfig('extensions.worktreeConfig', 'true');
     const result = await run(arena, [
-      reply(toolUse('bash', { command: `${plantScript('tools/fsm.sh')} && printf '[core]\\n\\tfsmonitor = %s\\n' "$PWD/tools/fsm.sh" > .git/config.worktree && echo two >> README.md` })),
+      reply(
+        toolUse('bash', {
+          command: `${plantScript('tools/fsm.sh')} && printf '[core]\\n\\tfsmonitor = %s\\n' "$PWD/tools/fsm.sh" > .git/config.worktree && echo two >> README.md`,
+        }),
+      ),
     ]);
     expect(result.code, result.stderr).toBe(0);
     expectNoLeak(arena);
@@ -145,7 +146,11 @@ describeSandboxed('more spellings of planted git metadata', () => {
   it('a filter named in .gitattributes, defined in config.worktree', async () => {
     personConfig('extensions.worktreeConfig', 'true');
     const result = await run(arena, [
-      reply(toolUse('bash', { command: `${plantScript('tools/clean.sh', true)} && printf '[filter "x"]\\n\\tclean = %s\\n' "$PWD/tools/clean.sh" > .git/config.worktree && echo '*.md filter=x' > .gitattributes && echo two >> README.md` })),
+      reply(
+        toolUse('bash', {
+          command: `${plantScript('tools/clean.sh', true)} && printf '[filter "x"]\\n\\tclean = %s\\n' "$PWD/tools/clean.sh" > .git/config.worktree && echo '*.md filter=x' > .gitattributes && echo two >> README.md`,
+        }),
+      ),
     ]);
     expect(result.code, result.stderr).toBe(0);
     expectNoLeak(arena);
@@ -155,7 +160,11 @@ describeSandboxed('more spellings of planted git metadata', () => {
   it("a filter defined in a workspace file the person's config includes", async () => {
     personConfig('include.path', '../team.gitconfig');
     const result = await run(arena, [
-      reply(toolUse('bash', { command: `${plantScript('tools/clean.sh', true)} && printf '[filter "x"]\\n\\tclean = %s\\n\\tprocess = %s\\n' "$PWD/tools/clean.sh" "$PWD/tools/clean.sh" > team.gitconfig && echo '* filter=x' > .gitattributes && echo two >> README.md` })),
+      reply(
+        toolUse('bash', {
+          command: `${plantScript('tools/clean.sh', true)} && printf '[filter "x"]\\n\\tclean = %s\\n\\tprocess = %s\\n' "$PWD/tools/clean.sh" "$PWD/tools/clean.sh" > team.gitconfig && echo '* filter=x' > .gitattributes && echo two >> README.md`,
+        }),
+      ),
     ]);
     expect(result.code, result.stderr).toBe(0);
     expectNoLeak(arena);
@@ -165,7 +174,9 @@ describeSandboxed('more spellings of planted git metadata', () => {
   });
 
   it('objects/info/alternates pointing at a directory outside the workspace is reported and moved aside', async () => {
-    const result = await run(arena, [reply(toolUse('bash', { command: `mkdir -p .git/objects/info && echo ${arena.victim}/nested > .git/objects/info/alternates` }))]);
+    const result = await run(arena, [
+      reply(toolUse('bash', { command: `mkdir -p .git/objects/info && echo ${arena.victim}/nested > .git/objects/info/alternates` })),
+    ]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toMatch(/planted git metadata: \.git\/objects\/info\/alternates .*moved to/);
     expect(existsSync(path.join(arena.ws, '.git', 'objects', 'info', 'alternates'))).toBe(false);
@@ -179,7 +190,11 @@ describeSandboxed('more spellings of planted git metadata', () => {
     execFileSync('git', ['add', '.'], { cwd: arena.ws });
     execFileSync('git', ['commit', '-q', '-m', 'app'], { cwd: arena.ws, env: { ...process.env, ...TEST_GIT_IDENTITY } });
     fake.enqueue(
-      reply(toolUse('bash', { command: `${plantScript('fsm.sh')} && cp -r ../.git .evil && git --git-dir=.evil config core.fsmonitor "$PWD/fsm.sh" && git --git-dir=.evil config core.worktree "$PWD" && printf 'gitdir: .evil\\n' > .git && echo y >> main.txt` })),
+      reply(
+        toolUse('bash', {
+          command: `${plantScript('fsm.sh')} && cp -r ../.git .evil && git --git-dir=.evil config core.fsmonitor "$PWD/fsm.sh" && git --git-dir=.evil config core.worktree "$PWD" && printf 'gitdir: .evil\\n' > .git && echo y >> main.txt`,
+        }),
+      ),
       replyText('Done.'),
     );
     const result = await runCli(['-p', 'work'], { cwd: app, env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: fake.url, ...TEST_GIT_IDENTITY } });
@@ -193,7 +208,10 @@ describeSandboxed('more spellings of planted git metadata', () => {
 
   it('.git itself swapped (from a script, past the deny-list) for a gitfile to a copy whose config sets core.fsmonitor', async () => {
     const swap = `${plantScript('fsm.sh')} && cp -r .git .evil && git --git-dir=.evil config core.fsmonitor "$PWD/fsm.sh" && mv .git .git-real && printf 'gitdir: .evil\\n' > .git; echo two >> README.md; ls -la .git`;
-    const result = await run(arena, [reply(toolUse('write_file', { path: 'swap.sh', content: `${swap}\n` })), reply(toolUse('bash', { command: 'sh swap.sh' }))]);
+    const result = await run(arena, [
+      reply(toolUse('write_file', { path: 'swap.sh', content: `${swap}\n` })),
+      reply(toolUse('bash', { command: 'sh swap.sh' })),
+    ]);
     expect(result.code, result.stderr).toBe(0);
     // The sandbox's read-only mounts inside .git keep it where it is (mv: Device or resource busy).
     expect(lstatSync(path.join(arena.ws, '.git')).isDirectory()).toBe(true);
@@ -204,7 +222,9 @@ describeSandboxed('more spellings of planted git metadata', () => {
 describeSandboxed('planted where git looks without being asked', () => {
   it('a hook where the person had none (no hooks directory): reported, moved aside, and never run by huddle', async () => {
     rmSync(path.join(arena.ws, '.git', 'hooks'), { recursive: true, force: true });
-    const result = await run(arena, [reply(toolUse('bash', { command: `${plantScript('.git/hooks/reference-transaction')} && cp .git/hooks/reference-transaction .git/hooks/post-merge` }))]);
+    const result = await run(arena, [
+      reply(toolUse('bash', { command: `${plantScript('.git/hooks/reference-transaction')} && cp .git/hooks/reference-transaction .git/hooks/post-merge` })),
+    ]);
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.stringify(fake.requests[1]!.body.messages.at(-1))).toContain('[exit code 0]');
     expect(result.stderr).toMatch(/planted git metadata: \.git\/hooks\/reference-transaction .*moved to/);
@@ -212,7 +232,7 @@ describeSandboxed('planted where git looks without being asked', () => {
     expectNoLeak(arena);
   });
 
-  it("a submodule the agent adds, whose own config sets core.fsmonitor and a filter", async () => {
+  it('a submodule the agent adds, whose own config sets core.fsmonitor and a filter', async () => {
     const sub = [
       'mkdir sub && cd sub && git init -q',
       plantScript('../tools/fsm.sh', true).replace('mkdir -p ../tools', 'mkdir -p ../tools'),
@@ -233,7 +253,9 @@ describeSandboxed('a planted file left behind does not run when the person later
     const sh = (command: string) => execFileSync('sh', ['-c', command], { cwd: ws });
     sh(`${plantScript('evil/fsm.sh').replaceAll(arena.ws + '/', '')}`);
     sh('ln -s "$PWD/.git/objects" evil/objects && ln -s "$PWD/.git/refs" evil/refs');
-    sh(`printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = %s\\n[filter "x"]\\n\\tclean = %s\\n' "$PWD/evil/fsm.sh" "$PWD/evil/fsm.sh" > evil/config`);
+    sh(
+      `printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = %s\\n[filter "x"]\\n\\tclean = %s\\n' "$PWD/evil/fsm.sh" "$PWD/evil/fsm.sh" > evil/config`,
+    );
     sh('echo "* filter=x" > .gitattributes && echo "$PWD/evil" > .git/commondir && echo two >> README.md');
     const saved = process.env.ANTHROPIC_API_KEY;
     process.env.ANTHROPIC_API_KEY = KEY;
@@ -268,10 +290,11 @@ describeSandboxed('a planted file left behind does not run when the person later
     // (The arena lies inside huddle's own repository: git skips a .git it cannot use and finds that one.)
     const result = await run(arena, []);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toMatch(/huddle: warning: planted git metadata: \.git\/commondir \(points git at .*empty; git writes it only in a linked worktree\) — moved to \.team\/quarantine\//);
+    expect(result.stderr).toMatch(
+      /huddle: warning: planted git metadata: \.git\/commondir \(points git at .*empty; git writes it only in a linked worktree\) — moved to \.team\/quarantine\//,
+    );
     expect(quarantined(arena.ws)).toEqual(['.git/commondir']);
     const record = runRecord(arena.ws) as { files: { list: Array<{ path: string }> } | null };
     expect(record.files?.list).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'README.md', added: 1 })]));
   });
 });
-

@@ -28,7 +28,12 @@ function mcpProbe(name: string, prelude = ''): string {
     { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'probe', version: '0' } } },
     { jsonrpc: '2.0', method: 'notifications/initialized' },
     { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'task_create', arguments: { subject: `forged-by-${name}` } } },
-    { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'send_message', arguments: { to: name === 'lead' ? 'alice' : 'lead', content: `pwned-as-${name}` } } },
+    {
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'tools/call',
+      params: { name: 'send_message', arguments: { to: name === 'lead' ? 'alice' : 'lead', content: `pwned-as-${name}` } },
+    },
   ];
   const script =
     `const {spawn}=require('child_process');` +
@@ -60,7 +65,11 @@ describeSandboxed('identity, from inside the sandbox', () => {
       replyText('done probing'),
     );
     fake.script('alice', reply(toolUse('idle', {})));
-    const result = await runCli(['-p', 'Probe huddle mcp.', '--permission-mode', 'auto'], { cwd: ws.dir, env: { ANTHROPIC_BASE_URL: fake.url }, timeoutMs: 90_000 });
+    const result = await runCli(['-p', 'Probe huddle mcp.', '--permission-mode', 'auto'], {
+      cwd: ws.dir,
+      env: { ANTHROPIC_BASE_URL: fake.url },
+      timeoutMs: 90_000,
+    });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('done probing');
 

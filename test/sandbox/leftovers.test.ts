@@ -74,8 +74,14 @@ describeSandboxed('no sockets left behind', () => {
     child.kill('SIGKILL');
     await closed;
     const left = sockets();
-    expect(left.some((name) => name.startsWith(`net-${child.pid}-`)), left.join(' ')).toBe(true);
-    expect(left.some((name) => name.startsWith('control-')), left.join(' ')).toBe(true);
+    expect(
+      left.some((name) => name.startsWith(`net-${child.pid}-`)),
+      left.join(' '),
+    ).toBe(true);
+    expect(
+      left.some((name) => name.startsWith('control-')),
+      left.join(' '),
+    ).toBe(true);
     // An older huddle's proxy directory, its socket long dead.
     mkdirSync(path.join(tmp, 'huddle-net-old123'));
     writeFileSync(path.join(tmp, 'huddle-net-old123', 'proxy.sock'), '');

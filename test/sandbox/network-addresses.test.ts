@@ -24,9 +24,27 @@ const PROBE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures'
 
 /** Every spelling of this machine's loopback tried; the v6 ones only where the host has ::1. */
 const V4_SPELLINGS = [
-  'localhost', 'LOCALHOST', 'localhost.', 'LocalHost.', '127.0.0.1', '127.1', '127.0.1', '2130706433', '0x7f000001',
-  '0x7f.1', '0x7f.0.0.1', '0177.0.0.1', '0177.1', '127.000.000.001', '0.0.0.0', '0', '127.0.0.1.', '[::ffff:127.0.0.1]',
-  '[::ffff:7f00:1]', '[0:0:0:0:0:ffff:7f00:1]', '[::127.0.0.1]',
+  'localhost',
+  'LOCALHOST',
+  'localhost.',
+  'LocalHost.',
+  '127.0.0.1',
+  '127.1',
+  '127.0.1',
+  '2130706433',
+  '0x7f000001',
+  '0x7f.1',
+  '0x7f.0.0.1',
+  '0177.0.0.1',
+  '0177.1',
+  '127.000.000.001',
+  '0.0.0.0',
+  '0',
+  '127.0.0.1.',
+  '[::ffff:127.0.0.1]',
+  '[::ffff:7f00:1]',
+  '[0:0:0:0:0:ffff:7f00:1]',
+  '[::127.0.0.1]',
 ];
 const V6_SPELLINGS = ['[::1]', '[0:0:0:0:0:0:0:1]', '[0000::0001]', '[::]', '[::1%lo]', 'ip6-localhost', 'ip6-loopback'];
 
@@ -75,7 +93,10 @@ async function probe(spellings: readonly string[]): Promise<{ reached: string[];
   const result = await bash(`bash ${PROBE} '${MARKER}' ${port} ${quoted}`);
   const lines = result.content.split('\n');
   return {
-    reached: lines.filter((l) => l.startsWith('REACHED ')).map((l) => l.slice(8)).sort(),
+    reached: lines
+      .filter((l) => l.startsWith('REACHED '))
+      .map((l) => l.slice(8))
+      .sort(),
     tried: lines.filter((l) => l.startsWith('TRIED ')).length,
   };
 }
@@ -85,31 +106,43 @@ const noSocat = !hasSocat() && process.env.CI !== 'true';
 const socatNote = noSocat ? ' [skipped: apt-get install socat]' : '';
 
 describeSandboxed('the sandbox network by address', () => {
-  it.skipIf(noSocat)(`the probes do reach the host through the proxy when the lists let them${socatNote}`, async () => {
-    configureSandbox({ network: { deny: ['*.invalid'] } });
-    const { reached } = await probe(['127.0.0.1', '127.1', '[::ffff:127.0.0.1]', ...(hasV6 ? ['[::1]'] : [])]);
-    for (const method of ['bash-connect', 'bash-get', 'node-connect', 'curl-connect']) {
-      expect(reached).toContain(`${method} 127.0.0.1`);
-      expect(reached).toContain(`${method} [::ffff:127.0.0.1]`);
-      if (hasV6) expect(reached).toContain(`${method} [::1]`);
-    }
-    // Around the proxy there is no way out: bash's own /dev/tcp reaches the sandbox's loopback only.
-    expect(reached.filter((r) => r.startsWith('bash-direct') || r.startsWith('node-direct'))).toEqual([]);
-  }, 180_000);
+  it.skipIf(noSocat)(
+    `the probes do reach the host through the proxy when the lists let them${socatNote}`,
+    async () => {
+      configureSandbox({ network: { deny: ['*.invalid'] } });
+      const { reached } = await probe(['127.0.0.1', '127.1', '[::ffff:127.0.0.1]', ...(hasV6 ? ['[::1]'] : [])]);
+      for (const method of ['bash-connect', 'bash-get', 'node-connect', 'curl-connect']) {
+        expect(reached).toContain(`${method} 127.0.0.1`);
+        expect(reached).toContain(`${method} [::ffff:127.0.0.1]`);
+        if (hasV6) expect(reached).toContain(`${method} [::1]`);
+      }
+      // Around the proxy there is no way out: bash's own /dev/tcp reaches the sandbox's loopback only.
+      expect(reached.filter((r) => r.startsWith('bash-direct') || r.startsWith('node-direct'))).toEqual([]);
+    },
+    180_000,
+  );
 
-  it.skipIf(noSocat)(`deny: ["localhost"] holds for every spelling of loopback, by every way in${socatNote}`, async () => {
-    configureSandbox({ network: { deny: ['localhost'] } });
-    const all = spellings();
-    const { reached, tried } = await probe(all);
-    expect(tried).toBe(all.length * 8);
-    expect(reached).toEqual([]);
-  }, 180_000);
+  it.skipIf(noSocat)(
+    `deny: ["localhost"] holds for every spelling of loopback, by every way in${socatNote}`,
+    async () => {
+      configureSandbox({ network: { deny: ['localhost'] } });
+      const all = spellings();
+      const { reached, tried } = await probe(all);
+      expect(tried).toBe(all.length * 8);
+      expect(reached).toEqual([]);
+    },
+    180_000,
+  );
 
-  it.skipIf(noSocat)(`an allow-list without loopback on it holds the same way${socatNote}`, async () => {
-    configureSandbox({ network: { allow: ['registry.npmjs.org', '*.example.com'] } });
-    const { reached } = await probe(spellings());
-    expect(reached).toEqual([]);
-  }, 180_000);
+  it.skipIf(noSocat)(
+    `an allow-list without loopback on it holds the same way${socatNote}`,
+    async () => {
+      configureSandbox({ network: { allow: ['registry.npmjs.org', '*.example.com'] } });
+      const { reached } = await probe(spellings());
+      expect(reached).toEqual([]);
+    },
+    180_000,
+  );
 
   it('network.enabled: false: no spelling reaches the host by any way', async () => {
     configureSandbox({ network: { enabled: false } });
@@ -119,23 +152,27 @@ describeSandboxed('the sandbox network by address', () => {
     expect(reached).toEqual([]);
   }, 180_000);
 
-  it.skipIf(!hasSocat())('the host\'s abstract Unix sockets are out of reach with the network off or with lists', async () => {
-    const name = `huddle-test-${randomBytes(6).toString('hex')}`;
-    const abstract = net.createServer((socket) => socket.end(`${MARKER}\n`));
-    await new Promise<void>((resolve) => abstract.listen(`\0${name}`, resolve));
-    try {
-      const reach = () => bash(`timeout 10 socat -u ABSTRACT-CONNECT:${name} - 2>&1; true`);
-      // Where the sandbox shares the host's network (on, no lists) the socket is there: the probe works.
-      configureSandbox({});
-      expect((await reach()).content).toContain(MARKER);
-      configureSandbox({ network: { enabled: false } });
-      expect((await reach()).content).not.toContain(MARKER);
-      configureSandbox({ network: { deny: ['localhost'] } });
-      expect((await reach()).content).not.toContain(MARKER);
-      configureSandbox({ network: { allow: ['*.example.com'] } });
-      expect((await reach()).content).not.toContain(MARKER);
-    } finally {
-      await new Promise((resolve) => abstract.close(resolve));
-    }
-  }, 120_000);
+  it.skipIf(!hasSocat())(
+    "the host's abstract Unix sockets are out of reach with the network off or with lists",
+    async () => {
+      const name = `huddle-test-${randomBytes(6).toString('hex')}`;
+      const abstract = net.createServer((socket) => socket.end(`${MARKER}\n`));
+      await new Promise<void>((resolve) => abstract.listen(`\0${name}`, resolve));
+      try {
+        const reach = () => bash(`timeout 10 socat -u ABSTRACT-CONNECT:${name} - 2>&1; true`);
+        // Where the sandbox shares the host's network (on, no lists) the socket is there: the probe works.
+        configureSandbox({});
+        expect((await reach()).content).toContain(MARKER);
+        configureSandbox({ network: { enabled: false } });
+        expect((await reach()).content).not.toContain(MARKER);
+        configureSandbox({ network: { deny: ['localhost'] } });
+        expect((await reach()).content).not.toContain(MARKER);
+        configureSandbox({ network: { allow: ['*.example.com'] } });
+        expect((await reach()).content).not.toContain(MARKER);
+      } finally {
+        await new Promise((resolve) => abstract.close(resolve));
+      }
+    },
+    120_000,
+  );
 });

@@ -81,7 +81,12 @@ describe('the filtering proxy', () => {
 
   it('refuses what is no CONNECT target or http URL', async () => {
     const socket = await startFilteringProxy(new NetworkRules({ allow: ['*'] }));
-    for (const request of [`CONNECT 127.0.0.1 HTTP/1.1\r\n\r\n`, `CONNECT 127.0.0.1:99999 HTTP/1.1\r\n\r\n`, `GET /relative HTTP/1.1\r\n\r\n`, `GET ftp://127.0.0.1:${port}/ HTTP/1.1\r\n\r\n`]) {
+    for (const request of [
+      `CONNECT 127.0.0.1 HTTP/1.1\r\n\r\n`,
+      `CONNECT 127.0.0.1:99999 HTTP/1.1\r\n\r\n`,
+      `GET /relative HTTP/1.1\r\n\r\n`,
+      `GET ftp://127.0.0.1:${port}/ HTTP/1.1\r\n\r\n`,
+    ]) {
       expect(await ask(socket, request), request).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
     }
   });

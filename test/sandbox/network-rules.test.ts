@@ -11,9 +11,29 @@ const canonical = (text: string) => {
 
 describe('parseAddress', () => {
   it.each([
-    '127.0.0.1', '127.1', '127.0.1', '2130706433', '0x7f000001', '0X7F000001', '0x7f.1', '0x7f.0.0.1', '0177.0.0.1', '0177.1',
-    '127.000.000.001', '0x7f.0x0.0x0.0x1', '127.0.0.1.', '[::ffff:127.0.0.1]', '::ffff:127.0.0.1', '[::ffff:7f00:1]',
-    '[0:0:0:0:0:ffff:7f00:1]', '[::FFFF:7F00:1]', '[::127.0.0.1]', '[::7f00:1]', '[::ffff:0:7f00:1]', '[64:ff9b::7f00:1]', ' 127.0.0.1 ',
+    '127.0.0.1',
+    '127.1',
+    '127.0.1',
+    '2130706433',
+    '0x7f000001',
+    '0X7F000001',
+    '0x7f.1',
+    '0x7f.0.0.1',
+    '0177.0.0.1',
+    '0177.1',
+    '127.000.000.001',
+    '0x7f.0x0.0x0.0x1',
+    '127.0.0.1.',
+    '[::ffff:127.0.0.1]',
+    '::ffff:127.0.0.1',
+    '[::ffff:7f00:1]',
+    '[0:0:0:0:0:ffff:7f00:1]',
+    '[::FFFF:7F00:1]',
+    '[::127.0.0.1]',
+    '[::7f00:1]',
+    '[::ffff:0:7f00:1]',
+    '[64:ff9b::7f00:1]',
+    ' 127.0.0.1 ',
   ])('%s is 127.0.0.1', (spelling) => {
     expect(canonical(spelling)).toBe('127.0.0.1');
   });
@@ -32,16 +52,28 @@ describe('parseAddress', () => {
     for (const s of ['10.0.0.1', '128.0.0.1', '[::2]', '[fe80::1%lo]', '[2001:db8::1]']) expect(isThisHost(parseAddress(s)!), s).toBe(false);
   });
 
-  it('the host\'s own interface addresses are this host too', () => {
+  it("the host's own interface addresses are this host too", () => {
     expect(isThisHost(parseAddress('192.0.2.7')!, [parseAddress('192.0.2.7')!])).toBe(true);
   });
 
-  it.each(['localhost', 'example.com', '256.0.0.1', '127.0.0.256', '1.2.3.4.5', '08.0.0.1', '127..1', '.127.0.0.1', '4294967296', '1.16777216', '::g', '[1:2:3:4:5:6:7:8:9]', '', '127.0.0.1..'])(
-    '%s is no address',
-    (spelling) => {
-      expect(parseAddress(spelling)).toBeUndefined();
-    },
-  );
+  it.each([
+    'localhost',
+    'example.com',
+    '256.0.0.1',
+    '127.0.0.256',
+    '1.2.3.4.5',
+    '08.0.0.1',
+    '127..1',
+    '.127.0.0.1',
+    '4294967296',
+    '1.16777216',
+    '::g',
+    '[1:2:3:4:5:6:7:8:9]',
+    '',
+    '127.0.0.1..',
+  ])('%s is no address', (spelling) => {
+    expect(parseAddress(spelling)).toBeUndefined();
+  });
 
   it('keeps other addresses as they are', () => {
     expect(canonical('10.1.2.3')).toBe('10.1.2.3');
@@ -101,7 +133,7 @@ const verdict = async (rules: NetworkRules, host: string) => {
 describe('NetworkRules', () => {
   const table = {
     localhost: ['127.0.0.1', '::1'],
-    'vm': ['127.0.0.1'],
+    vm: ['127.0.0.1'],
     'rebind.example.com': ['127.0.0.1'],
     'registry.npmjs.org': ['104.16.0.35'],
     'cdn.example.com': ['93.184.215.14'],
@@ -111,7 +143,32 @@ describe('NetworkRules', () => {
 
   it('deny localhost: the whole of this machine, however it is written', async () => {
     const rules = new NetworkRules({ deny: ['localhost'] }, fakeResolver(table, ['192.0.2.7']));
-    for (const host of ['localhost', 'LOCALHOST', 'localhost.', '127.0.0.1', '127.1', '127.0.1', '2130706433', '0x7f000001', '0x7f.1', '0177.0.0.1', '127.000.000.001', '127.5.5.5', '0.0.0.0', '0', '[::ffff:127.0.0.1]', '[::ffff:7f00:1]', '[::1]', '::1', '[0:0:0:0:0:0:0:1]', '[::1%lo]', '[::]', 'vm', 'rebind.example.com', '192.0.2.7']) {
+    for (const host of [
+      'localhost',
+      'LOCALHOST',
+      'localhost.',
+      '127.0.0.1',
+      '127.1',
+      '127.0.1',
+      '2130706433',
+      '0x7f000001',
+      '0x7f.1',
+      '0177.0.0.1',
+      '127.000.000.001',
+      '127.5.5.5',
+      '0.0.0.0',
+      '0',
+      '[::ffff:127.0.0.1]',
+      '[::ffff:7f00:1]',
+      '[::1]',
+      '::1',
+      '[0:0:0:0:0:0:0:1]',
+      '[::1%lo]',
+      '[::]',
+      'vm',
+      'rebind.example.com',
+      '192.0.2.7',
+    ]) {
       expect(await verdict(rules, host), host).toMatch(/^no: .* is denied by the sandbox network settings \(localhost\)$/);
     }
     expect(await verdict(rules, 'registry.npmjs.org')).toBe('ok 104.16.0.35');
@@ -130,7 +187,7 @@ describe('NetworkRules', () => {
     expect(await verdict(rules, 'registry.npmjs.org')).toBe('ok 104.16.0.35');
   });
 
-  it('a denied name\'s addresses are denied however they are written', async () => {
+  it("a denied name's addresses are denied however they are written", async () => {
     const rules = new NetworkRules({ deny: ['evil.test'] }, fakeResolver(table));
     expect(await verdict(rules, 'EVIL.test.')).toMatch(/^no: evil\.test is denied/);
     expect(await verdict(rules, '93.184.215.14')).toMatch(/^no: 93\.184\.215\.14 is denied .*\(evil\.test\)$/);
@@ -140,7 +197,9 @@ describe('NetworkRules', () => {
 
   it('an allowed name does not reach this machine (DNS rebinding); localhost or the address must be allowed', async () => {
     const rules = new NetworkRules({ allow: ['*.example.com', 'registry.npmjs.org'] }, fakeResolver(table));
-    expect(await verdict(rules, 'rebind.example.com')).toMatch(/^no: rebind\.example\.com \(127\.0\.0\.1\) is this machine, which a name on the allow-list does not reach/);
+    expect(await verdict(rules, 'rebind.example.com')).toMatch(
+      /^no: rebind\.example\.com \(127\.0\.0\.1\) is this machine, which a name on the allow-list does not reach/,
+    );
     expect(await verdict(rules, 'cdn.example.com')).toBe('ok 93.184.215.14');
     expect(await verdict(rules, 'mixed.example.com')).toBe('ok 93.184.215.15');
     expect(await verdict(rules, '127.0.0.1')).toMatch(/^no: 127\.0\.0\.1 is not on the sandbox network allow-list/);
@@ -166,7 +225,9 @@ describe('NetworkRules', () => {
 
   it('what is no host is refused; invalid list entries are reported and an allow-list of them allows nothing', async () => {
     const rules = new NetworkRules({ allow: ['not a host', '10.0.0.0/99'] }, fakeResolver(table));
-    expect(['not a host', '10.0.0.0/99', 'ok.com', '*.', '*', 'localhost', '::1', '[::1]', 'fd00::/8', 'http://x.test/'].filter((e) => !isNetworkEntry(e))).toEqual(['not a host', '10.0.0.0/99', '*.', 'http://x.test/']);
+    expect(
+      ['not a host', '10.0.0.0/99', 'ok.com', '*.', '*', 'localhost', '::1', '[::1]', 'fd00::/8', 'http://x.test/'].filter((e) => !isNetworkEntry(e)),
+    ).toEqual(['not a host', '10.0.0.0/99', '*.', 'http://x.test/']);
     expect(await verdict(rules, '10.0.0.1')).toMatch(/^no: /);
     expect(await verdict(rules, 'a b')).toBe('no: "a b" is not a host name or address');
     expect(await verdict(rules, 'nowhere.test')).toMatch(/^no: nowhere\.test is not on the sandbox network allow-list/);

@@ -49,17 +49,20 @@ describeSandboxed('the sandbox network', () => {
 
   // socat bridges the sandbox to the proxy: CI installs it (.ci/run); locally, apt-get install socat.
   const noSocat = !hasSocat() && process.env.CI !== 'true';
-  it.skipIf(noSocat)(`with lists, goes only through the filtering proxy, which refuses hosts off the allow-list${noSocat ? ' [skipped: apt-get install socat]' : ''}`, async () => {
-    configureSandbox({ network: { allow: ['127.0.0.1'], deny: ['*.blocked.invalid'] } });
-    const allowed = await get('127.0.0.1', '3128', `http://127.0.0.1:${port}/`);
-    expect(allowed.content).toContain('hello from the host');
-    const refused = await get('127.0.0.1', '3128', `http://example.invalid:${port}/`);
-    expect(refused.content).toContain('403 Forbidden');
-    expect(refused.content).toContain('example.invalid is not on the sandbox network allow-list');
-    const denied = await get('127.0.0.1', '3128', 'http://a.blocked.invalid/');
-    expect(denied.content).toContain('denied by the sandbox network settings');
-    // Around the proxy there is no way out.
-    expect((await get('127.0.0.1', port, '/')).content).not.toContain('hello from the host');
-    expect((await bash('echo "$HTTPS_PROXY"')).content).toBe('http://127.0.0.1:3128\n[exit code 0]');
-  });
+  it.skipIf(noSocat)(
+    `with lists, goes only through the filtering proxy, which refuses hosts off the allow-list${noSocat ? ' [skipped: apt-get install socat]' : ''}`,
+    async () => {
+      configureSandbox({ network: { allow: ['127.0.0.1'], deny: ['*.blocked.invalid'] } });
+      const allowed = await get('127.0.0.1', '3128', `http://127.0.0.1:${port}/`);
+      expect(allowed.content).toContain('hello from the host');
+      const refused = await get('127.0.0.1', '3128', `http://example.invalid:${port}/`);
+      expect(refused.content).toContain('403 Forbidden');
+      expect(refused.content).toContain('example.invalid is not on the sandbox network allow-list');
+      const denied = await get('127.0.0.1', '3128', 'http://a.blocked.invalid/');
+      expect(denied.content).toContain('denied by the sandbox network settings');
+      // Around the proxy there is no way out.
+      expect((await get('127.0.0.1', port, '/')).content).not.toContain('hello from the host');
+      expect((await bash('echo "$HTTPS_PROXY"')).content).toBe('http://127.0.0.1:3128\n[exit code 0]');
+    },
+  );
 });

@@ -76,22 +76,26 @@ describeSandboxed('the sandbox from the settings', () => {
     expect(content).not.toContain('PRIVATE 42');
   }, 60_000);
 
-  it.skipIf(!hasSocat() && process.env.CI !== 'true')('with deny: ["localhost"] the proxy refuses 127.1, and its socket directory is gone when huddle exits', async () => {
-    const tmp = makeWorkspace('huddle-network-tmp-');
-    try {
-      settings({ sandbox: { network: { deny: ['localhost'] } } });
-      writeFileSync(path.join(ws.dir, 'probe.sh'), `curl -s --max-time 5 --noproxy '' -x "$HTTP_PROXY" http://127.1:${port}/\necho probed\n`);
-      fake.enqueue(reply(toolUse('bash', { command: 'bash probe.sh' })), replyText('done'));
-      const result = await runCli(['-p', 'fetch it'], { cwd: ws.dir, env: { ANTHROPIC_BASE_URL: fake.url, TMPDIR: tmp.dir }, timeoutMs: 60_000 });
-      expect(result.code, result.stderr).toBe(0);
-      const content = JSON.stringify(fake.requests[1]!.body.messages.at(-1).content);
-      expect(content).toMatch(/127\.[01.]+ (\(127\.0\.0\.1\) )?is denied by the sandbox network settings \(localhost\)/);
-      expect(content).not.toContain(MARKER);
-      expect(readdirSync(tmp.dir).filter((name) => name.startsWith('huddle-net-'))).toEqual([]);
-    } finally {
-      tmp.cleanup();
-    }
-  }, 90_000);
+  it.skipIf(!hasSocat() && process.env.CI !== 'true')(
+    'with deny: ["localhost"] the proxy refuses 127.1, and its socket directory is gone when huddle exits',
+    async () => {
+      const tmp = makeWorkspace('huddle-network-tmp-');
+      try {
+        settings({ sandbox: { network: { deny: ['localhost'] } } });
+        writeFileSync(path.join(ws.dir, 'probe.sh'), `curl -s --max-time 5 --noproxy '' -x "$HTTP_PROXY" http://127.1:${port}/\necho probed\n`);
+        fake.enqueue(reply(toolUse('bash', { command: 'bash probe.sh' })), replyText('done'));
+        const result = await runCli(['-p', 'fetch it'], { cwd: ws.dir, env: { ANTHROPIC_BASE_URL: fake.url, TMPDIR: tmp.dir }, timeoutMs: 60_000 });
+        expect(result.code, result.stderr).toBe(0);
+        const content = JSON.stringify(fake.requests[1]!.body.messages.at(-1).content);
+        expect(content).toMatch(/127\.[01.]+ (\(127\.0\.0\.1\) )?is denied by the sandbox network settings \(localhost\)/);
+        expect(content).not.toContain(MARKER);
+        expect(readdirSync(tmp.dir).filter((name) => name.startsWith('huddle-net-'))).toEqual([]);
+      } finally {
+        tmp.cleanup();
+      }
+    },
+    90_000,
+  );
 
   it('a list entry that is no host is one line naming the file and the key', async () => {
     settings({ sandbox: { network: { deny: ['localhost', 'http://evil.test/'] } } });

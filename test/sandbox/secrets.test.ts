@@ -55,13 +55,14 @@ function expectNoKeyAnywhere(bodies: string[], label: string, keyFile?: string):
     // The path is in the commands the model wrote; it must never come back from huddle's side.
     const results = bodies.flatMap((b) => (JSON.parse(b).messages as Array<{ content: unknown }>).flatMap((m) => (Array.isArray(m.content) ? m.content : [])));
     for (const block of results as Array<{ type: string; content?: unknown }>) {
-      if (block.type === 'tool_result') expect(JSON.stringify(block.content), `${label}: a tool result names the key file`).not.toContain(path.basename(keyFile));
+      if (block.type === 'tool_result')
+        expect(JSON.stringify(block.content), `${label}: a tool result names the key file`).not.toContain(path.basename(keyFile));
     }
   }
 }
 
 describeSandboxed('the key never reaches an agent', () => {
-  it('from the environment: huddle\'s own /proc is not there to read', async () => {
+  it("from the environment: huddle's own /proc is not there to read", async () => {
     const keyFile = path.join(arena.base, 'no-such-key');
     fake.enqueue(snoop(keyFile), replyText('nothing found'));
     const result = await runCli(['-p', 'find the key'], { cwd: ws.dir, env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: fake.url } });
@@ -98,7 +99,12 @@ describeSandboxed('the key never reaches an agent', () => {
 });
 
 describeSandboxed('every registered secret is redacted everywhere', () => {
-  const TOKENS = { GH_TOKEN: 'ghp_TESTTOKEN0123456789abcdefABCDEF', GITHUB_TOKEN: 'ghs_OTHERTOKEN9876543210zyxwvu', STRIPE_API_KEY: 'sk_test_STRIPE_5566778899', DEPLOY_SECRET: 'deploy-Secret-0412-zz' };
+  const TOKENS = {
+    GH_TOKEN: 'ghp_TESTTOKEN0123456789abcdefABCDEF',
+    GITHUB_TOKEN: 'ghs_OTHERTOKEN9876543210zyxwvu',
+    STRIPE_API_KEY: 'sk_test_STRIPE_5566778899',
+    DEPLOY_SECRET: 'deploy-Secret-0412-zz',
+  };
 
   it('tokens in the environment never reach a command; what the model writes of them and the key reversed is redacted: tool results, stream-json, .team files', async () => {
     const reversed = KEY.split('').reverse().join('');

@@ -40,7 +40,14 @@ describeSandboxed('the deny-list and the sandbox, through a team', () => {
       `cat ${v}/secret.txt > copy.txt && rm -rf ${v}/nested`,
       `python3 -c "import shutil; shutil.rmtree('${v}')"`,
     ];
-    h.fake.script('lead', reply(...bypasses.map((command) => toolUse('bash', { command })), toolUse('spawn_teammate', { name: 'pat', role: 'coder', prompt: 'Look around.', permission_mode: 'plan' })), replyText('done'));
+    h.fake.script(
+      'lead',
+      reply(
+        ...bypasses.map((command) => toolUse('bash', { command })),
+        toolUse('spawn_teammate', { name: 'pat', role: 'coder', prompt: 'Look around.', permission_mode: 'plan' }),
+      ),
+      replyText('done'),
+    );
     const planTricks = [
       `git grep -O'touch ${v}/opened' -e x`,
       `sort --compress-program=sh -T ${v} README.md`,
@@ -48,7 +55,11 @@ describeSandboxed('the deny-list and the sandbox, through a team', () => {
       `cat ~/.ssh/id_rsa`,
       'touch planned.txt',
     ];
-    h.fake.script('pat', reply(...planTricks.map((command) => toolUse('bash', { command })), toolUse('write_file', { path: 'plan.txt', content: 'x' })), replyText('looked'));
+    h.fake.script(
+      'pat',
+      reply(...planTricks.map((command) => toolUse('bash', { command })), toolUse('write_file', { path: 'plan.txt', content: 'x' })),
+      replyText('looked'),
+    );
     h.team.start();
     h.team.lead.prompt('Try everything.');
     await h.waitFor('the lead to finish', () => h.team.lead.lastOutcome?.kind === 'end_turn');
@@ -59,7 +70,9 @@ describeSandboxed('the deny-list and the sandbox, through a team', () => {
     // Refused by the deny-list, or stopped by the sandbox (find exits 0 even when its rm failed; a
     // machine without rsync says so). The victim's snapshot below is what counts.
     for (const [i, result] of leadResults.slice(0, bypasses.length).entries()) {
-      expect(result.content, bypasses[i]).toMatch(/refused by huddle's deny-list|Read-only file system|Operation not permitted|Permission denied|rsync: command not found/);
+      expect(result.content, bypasses[i]).toMatch(
+        /refused by huddle's deny-list|Read-only file system|Operation not permitted|Permission denied|rsync: command not found/,
+      );
     }
     const patResults = lastToolResults(h.requestsOf('pat')[1]!);
     for (const [i, result] of patResults.entries()) expect(result.is_error, `${planTricks[i] ?? 'write_file'} → ${result.content}`).toBe(true);

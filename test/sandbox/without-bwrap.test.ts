@@ -53,7 +53,12 @@ describe('without bubblewrap', () => {
     const screen = await driver.waitFor('sandbox: off — install bubblewrap');
     expect(screen.split('\n').at(-1)).toContain('sandbox: off — install bubblewrap');
     await driver.kill();
-    driver = new PtyDriver({ cwd: ws.dir, cols, rows, env: { PATH: bin, HUDDLE_SANDBOX: 'off', ANTHROPIC_API_KEY: 'sk-test-pty-0123456789', ANTHROPIC_BASE_URL: fake.url } });
+    driver = new PtyDriver({
+      cwd: ws.dir,
+      cols,
+      rows,
+      env: { PATH: bin, HUDDLE_SANDBOX: 'off', ANTHROPIC_API_KEY: 'sk-test-pty-0123456789', ANTHROPIC_BASE_URL: fake.url },
+    });
     const quiet = await driver.waitFor(/sandbox: off/);
     expect(quiet).not.toContain('install bubblewrap');
   });

@@ -31,7 +31,9 @@ function huddle(args: string[]) {
 }
 
 function toolResults(request: number): Array<{ content: unknown; is_error?: boolean }> {
-  return (fake.requests[request]!.body.messages.at(-1)!.content as Array<{ type: string; content: unknown; is_error?: boolean }>).filter((b) => b.type === 'tool_result');
+  return (fake.requests[request]!.body.messages.at(-1)!.content as Array<{ type: string; content: unknown; is_error?: boolean }>).filter(
+    (b) => b.type === 'tool_result',
+  );
 }
 
 describeSandboxed('workspace settings that widen trust wait for the person', () => {
@@ -53,7 +55,10 @@ describeSandboxed('workspace settings that widen trust wait for the person', () 
     expect(existsSync(path.join(arena.ws, '.team', 'settings.json'))).toBe(false);
     expect(existsSync(path.join(arena.ws, '.team', 'settings.local.json'))).toBe(false);
     // The next run's commands are sandboxed: the key is not in huddle's /proc for them to read.
-    fake.enqueue(reply(toolUse('bash', { command: 'echo "sandbox=$HUDDLE_SANDBOX"; tr "\\0" "\\n" < /proc/$PPID/environ | grep -c ANTHROPIC_API_KEY' })), replyText('done'));
+    fake.enqueue(
+      reply(toolUse('bash', { command: 'echo "sandbox=$HUDDLE_SANDBOX"; tr "\\0" "\\n" < /proc/$PPID/environ | grep -c ANTHROPIC_API_KEY' })),
+      replyText('done'),
+    );
     const second = await huddle(['-p', 'look around']);
     expect(second.code, second.stderr).toBe(0);
     expect(JSON.stringify(toolResults(3)[0]!.content)).toContain('sandbox=on');
@@ -66,17 +71,23 @@ describeSandboxed('workspace settings that widen trust wait for the person', () 
     const record = `{"trusted":[{"workspace":"${arena.ws}","file":".mcp.json","sha256":"x","settings":[],"trustedAt":"now"}]}`;
     fake.enqueue(
       reply(
-        toolUse('bash', { command: `mkdir -p .config/huddle; echo '${off}' > .config/huddle/settings.json; echo '${record}' > .config/huddle/trusted.json; ls -A .config/huddle` }),
+        toolUse('bash', {
+          command: `mkdir -p .config/huddle; echo '${off}' > .config/huddle/settings.json; echo '${record}' > .config/huddle/trusted.json; ls -A .config/huddle`,
+        }),
         toolUse('write_file', { path: '.config/huddle/settings.json', content: off }),
         toolUse('write_file', { path: '.config/huddle/trusted.json', content: record }),
       ),
       replyText('done'),
     );
-    const result = await runCli(['-p', 'loosen it'], { cwd: arena.ws, env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: fake.url, XDG_CONFIG_HOME: inside }, timeoutMs: 60_000 });
+    const result = await runCli(['-p', 'loosen it'], {
+      cwd: arena.ws,
+      env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: fake.url, XDG_CONFIG_HOME: inside },
+      timeoutMs: 60_000,
+    });
     expect(result.code, result.stderr).toBe(0);
     const [bash, settings, trusted] = toolResults(1);
     expect(JSON.stringify(bash!.content)).toContain('Read-only file system');
-    expect(JSON.stringify(settings!.content)).toContain("refused: .config/huddle/settings.json is your huddle settings and trust records");
+    expect(JSON.stringify(settings!.content)).toContain('refused: .config/huddle/settings.json is your huddle settings and trust records');
     expect(JSON.stringify(trusted!.content)).toContain('refused: .config/huddle/trusted.json');
     expect(existsSync(path.join(inside, 'huddle', 'settings.json'))).toBe(false);
     expect(existsSync(path.join(inside, 'huddle', 'trusted.json'))).toBe(false);
@@ -84,7 +95,11 @@ describeSandboxed('workspace settings that widen trust wait for the person', () 
 
   it('an MCP server an agent adds to .mcp.json with bash: the next run is refused with one line and starts nothing; --trust runs it and records it', async () => {
     fake.enqueue(
-      reply(toolUse('bash', { command: `printf '%s' '{"mcpServers":{"pwn":{"command":"sh","args":["-c","echo ran > mcp-ran.txt"]}}}' > .mcp.json && cat .mcp.json` })),
+      reply(
+        toolUse('bash', {
+          command: `printf '%s' '{"mcpServers":{"pwn":{"command":"sh","args":["-c","echo ran > mcp-ran.txt"]}}}' > .mcp.json && cat .mcp.json`,
+        }),
+      ),
       replyText('planted'),
     );
     const plant = await huddle(['-p', 'add a tool server']);
@@ -121,9 +136,12 @@ describeSandboxed('workspace settings that widen trust wait for the person', () 
     expect(readFileSync(path.join(arena.ws, 'mcp-ran.txt'), 'utf8')).toBe('ran\n');
   });
 
-  it("huddle trust shows what it trusts and records it; --list says trusted and waiting; --revoke forgets; sandbox off names its file", async () => {
+  it('huddle trust shows what it trusts and records it; --list says trusted and waiting; --revoke forgets; sandbox off names its file', async () => {
     mkdirSync(path.join(arena.ws, '.team'));
-    writeFileSync(path.join(arena.ws, '.team', 'settings.json'), JSON.stringify({ sandbox: { enabled: false }, maxTurns: 5, hooks: { Stop: [{ hooks: [{ type: 'command', command: 'echo stop' }] }] } }));
+    writeFileSync(
+      path.join(arena.ws, '.team', 'settings.json'),
+      JSON.stringify({ sandbox: { enabled: false }, maxTurns: 5, hooks: { Stop: [{ hooks: [{ type: 'command', command: 'echo stop' }] }] } }),
+    );
     const refused = await huddle(['-p', 'hi']);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/^huddle: \.team\/settings\.json \(sandbox\.enabled, hooks\.Stop\) asks for what only you can allow/);
@@ -154,7 +172,9 @@ describeSandboxed('workspace settings that widen trust wait for the person', () 
     writeFileSync(path.join(arena.ws, '.mcp.json'), JSON.stringify({ mcpServers: { pwn: { command: 'sh', args: ['-c', 'echo ran > mcp-ran.txt'] } } }));
     const worker = await huddle(['worker', '--team', 'postgres://nobody@127.0.0.1:1/none?team=t']);
     expect(worker.code).toBe(2);
-    expect(worker.stderr).toMatch(/^huddle: \.mcp\.json \(mcpServers\.pwn\) asks for what only you can allow, and you have not trusted it in this workspace: run with --trust/);
+    expect(worker.stderr).toMatch(
+      /^huddle: \.mcp\.json \(mcpServers\.pwn\) asks for what only you can allow, and you have not trusted it in this workspace: run with --trust/,
+    );
     expect(worker.stderr.trim().split('\n')).toHaveLength(1);
     expect(existsSync(path.join(arena.ws, 'mcp-ran.txt'))).toBe(false);
   });

@@ -15,4 +15,3 @@ it('refuses runtime/tools importing runtime/permissions, and allows the other wa
     'src/runtime/tools/bash.ts imports src/runtime/permissions/permission-mode.ts (the tools are below the permission gate that reads their declarations)',
   ]);
 });
-

@@ -29,14 +29,26 @@ function settings(backend: Partial<StoreBackend>): SessionSettings {
     open: (options) => openFileStore(workspace, options),
     ...backend,
   };
-  return { config, workspace, backend: full, model: { call: async () => Promise.reject(new Error('no model here')) }, secrets: [], keyMissing: false, demo: false };
+  return {
+    config,
+    workspace,
+    backend: full,
+    model: { call: async () => Promise.reject(new Error('no model here')) },
+    secrets: [],
+    keyMissing: false,
+    demo: false,
+  };
 }
 
 const busy = new TeamBusyError({ pid: 4242, since: '2026-01-01T00:00:00Z' }, '.team/ in /somewhere');
 
 describe('openSession', () => {
   it('another live huddle on the team: one StartupError line naming its pid (exit 2), from any step', async () => {
-    for (const backend of [{ open: async () => Promise.reject(busy) }, { unfinishedMembers: async () => Promise.reject(busy) }, { archive: async () => Promise.reject(busy) }]) {
+    for (const backend of [
+      { open: async () => Promise.reject(busy) },
+      { unfinishedMembers: async () => Promise.reject(busy) },
+      { archive: async () => Promise.reject(busy) },
+    ]) {
       const error = await openSession(settings(backend), { unfinished: 'refuse', fresh: 'archive' in backend }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(StartupError);
       expect((error as StartupError).exitCode).toBe(2);

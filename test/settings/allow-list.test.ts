@@ -33,7 +33,10 @@ describe('the allow-list on settings', () => {
     expect(allow.read()).toEqual({ entries: ['make', 'npm install', 'cargo build'] });
 
     expect(await allow.add(['touch', 'make', 'touch'])).toEqual(['touch']);
-    expect(JSON.parse(readFileSync(path.join(cwd, '.team', 'settings.local.json'), 'utf8'))).toEqual({ model: 'mine', permissions: { allow: ['cargo build', 'touch'] } });
+    expect(JSON.parse(readFileSync(path.join(cwd, '.team', 'settings.local.json'), 'utf8'))).toEqual({
+      model: 'mine',
+      permissions: { allow: ['cargo build', 'touch'] },
+    });
     writeFileSync(path.join(cwd, '.team', 'settings.json'), JSON.stringify({ permissions: { allow: ['git fetch'] } }));
     trust();
     expect(allow.read().entries).toEqual(['make', 'npm install', 'git fetch', 'cargo build', 'touch']);

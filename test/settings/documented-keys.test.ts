@@ -109,7 +109,10 @@ describe('settings in the docs', () => {
       const keys = documentedKeyPaths(text);
       const missing = keys.filter(({ key }) => !exists(schema, key.split('.'))).map(({ line, key }) => `${file}:${line} ${key}`);
       expect(missing).toEqual([]);
-      if (file === 'docs/sandbox.md') expect(keys.map((k) => k.key)).toEqual(expect.arrayContaining(['sandbox.network.enabled', 'sandbox.writablePaths', 'sandbox.hidden', 'sandbox.caches']));
+      if (file === 'docs/sandbox.md')
+        expect(keys.map((k) => k.key)).toEqual(
+          expect.arrayContaining(['sandbox.network.enabled', 'sandbox.writablePaths', 'sandbox.hidden', 'sandbox.caches']),
+        );
     });
   }
 
@@ -119,7 +122,11 @@ describe('settings in the docs', () => {
 
   it('the checks catch what the README used to say', () => {
     const old = 'widen it in `sandbox.writable`, `sandbox.hostCaches: true`, `network.enabled: false` or `network.off`';
-    expect(documentedKeyPaths(old).filter(({ key }) => !exists(schema, key.split('.'))).map((k) => k.key)).toEqual(['sandbox.writable', 'sandbox.hostCaches', 'sandbox.network.off']);
+    expect(
+      documentedKeyPaths(old)
+        .filter(({ key }) => !exists(schema, key.split('.')))
+        .map((k) => k.key),
+    ).toEqual(['sandbox.writable', 'sandbox.hostCaches', 'sandbox.network.off']);
     expect(exists(schema, 'hooks.<Event>[].hooks[].command'.split('.'))).toBe(true);
     expect(exists(schema, 'mcpServers.<server>.url'.split('.'))).toBe(true);
     expect(exists(schema, 'agents.<kind>.env'.split('.'))).toBe(true);

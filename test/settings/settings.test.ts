@@ -72,7 +72,7 @@ describe('settings sources', () => {
     expect(table).toMatch(/^context\.compactAt\s+0\.7\s+HUDDLE_COMPACT_AT$/m);
   });
 
-  it('takes its defaults from the schema\'s metadata, exactly as the exported JSON Schema states them', () => {
+  it("takes its defaults from the schema's metadata, exactly as the exported JSON Schema states them", () => {
     const defaults = settingsDefaults();
     expect(defaults).toEqual(jsonSchemaDefaults());
     expect(defaults).toMatchObject({ model: 'claude-sonnet-4-6', maxTurns: 50, timeouts: { idleMs: 60_000 }, notifications: { desktop: 'auto' } });
@@ -150,7 +150,9 @@ describe('settings errors: one line naming the file and the key', () => {
     write('~/.config/huddle/settings.json', '[]');
     expect(errorOf(() => loadSettings({ cwd, home, env: {} }))).toBe('~/.config/huddle/settings.json: expected a JSON object ({…}) at the top');
     write('~/.config/huddle/settings.json', { permissionMode: 'yolo' });
-    expect(errorOf(() => loadSettings({ cwd, home, env: {} }))).toBe('~/.config/huddle/settings.json: permissionMode: expected one of "plan", "ask", "auto", not "yolo"');
+    expect(errorOf(() => loadSettings({ cwd, home, env: {} }))).toBe(
+      '~/.config/huddle/settings.json: permissionMode: expected one of "plan", "ask", "auto", not "yolo"',
+    );
     write('~/.config/huddle/settings.json', { context: { compactAt: 80 } });
     expect(errorOf(() => loadSettings({ cwd, home, env: {} }))).toBe('~/.config/huddle/settings.json: context.compactAt: must be at most 1, not 80');
     write('~/.config/huddle/settings.json', {});
@@ -194,7 +196,9 @@ describe('the deprecated .team/allow.json and .team/budget.json', () => {
     write('.team/allow.json', '{"not": "a list"}');
     const loaded = loadSettings({ cwd, home, env: {} });
     expect(loaded.settings.permissions).toBeUndefined();
-    expect(loaded.warnings).toEqual(['.team/allow.json is ignored: it is not an array; it must be a JSON array of command prefixes such as ["npm test", "make"]']);
+    expect(loaded.warnings).toEqual([
+      '.team/allow.json is ignored: it is not an array; it must be a JSON array of command prefixes such as ["npm test", "make"]',
+    ]);
     write('.team/budget.json', '{"team": {"usd": "lots"}}');
     expect(errorOf(() => loadSettings({ cwd, home, env: {} }))).toContain("team: a usd budget takes a number above 0, not 'lots'");
   });
@@ -255,7 +259,12 @@ describe('role settings', () => {
       verify: { command: 'npm test', roles: { tester: 'npm run test:all' } },
     });
     const { settings } = loadSettings({ cwd, home, env: {} });
-    expect(roleSettings(settings, 'tester')).toEqual({ model: 'small', tools: ['bash', 'mcp__everything'], denyTools: ['mcp__everything__get-env'], verify: 'npm run test:all' });
+    expect(roleSettings(settings, 'tester')).toEqual({
+      model: 'small',
+      tools: ['bash', 'mcp__everything'],
+      denyTools: ['mcp__everything__get-env'],
+      verify: 'npm run test:all',
+    });
     expect(roleSettings(settings, 'coder')).toEqual({ verify: 'npm test' });
   });
 });

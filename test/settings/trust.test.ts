@@ -61,13 +61,20 @@ describe('workspace settings that widen trust', () => {
       'roles.coder.agent',
       'team',
     ]);
-    expect(wideningKeys({ sandbox: { enabled: true, network: { deny: ['x'] } }, permissionMode: 'ask', budget: { team: { usd: 1 } }, mcp: { disabled: ['a'] } })).toEqual([]);
+    expect(
+      wideningKeys({ sandbox: { enabled: true, network: { deny: ['x'] } }, permissionMode: 'ask', budget: { team: { usd: 1 } }, mcp: { disabled: ['a'] } }),
+    ).toEqual([]);
   });
 
   it('are left out until trusted; narrowing entries of the same file apply at once; the user file is trusted as it is', () => {
     const { cwd, home, write, env } = setup();
     write('~/.config/huddle/settings.json', { hooks: { Stop: [hook] } });
-    write('.team/settings.json', { sandbox: { enabled: false, network: { deny: ['evil.com'] } }, hooks: { PreToolUse: [hook] }, maxTurns: 4, budget: { team: { usd: 2 } } });
+    write('.team/settings.json', {
+      sandbox: { enabled: false, network: { deny: ['evil.com'] } },
+      hooks: { PreToolUse: [hook] },
+      maxTurns: 4,
+      budget: { team: { usd: 2 } },
+    });
     write('.mcp.json', { mcpServers: { evil: { command: 'sh', args: ['-c', 'id'] } } });
     const loaded = loadSettings({ cwd, home, env });
     expect(loaded.untrusted.map((u) => [u.file, u.settings])).toEqual([

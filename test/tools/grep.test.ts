@@ -30,8 +30,7 @@ afterEach(async () => {
   await rm(outside, { recursive: true, force: true });
 });
 
-const grep = (input: Record<string, unknown>, signal?: AbortSignal) =>
-  registry.run('grep', input, makeToolContext(root, { signal }));
+const grep = (input: Record<string, unknown>, signal?: AbortSignal) => registry.run('grep', input, makeToolContext(root, { signal }));
 
 describe('grep', () => {
   it('finds matches as path:line:text across the workspace', async () => {
@@ -41,9 +40,7 @@ describe('grep', () => {
 
   it('searches a directory or a single file', async () => {
     expect((await grep({ pattern: 'main', path: 'docs' })).content).toBe('docs/notes.md:1:main idea');
-    expect((await grep({ pattern: '(?i:todo)', path: 'src/a.ts' })).content).toBe(
-      'src/a.ts:1:const TODO = 1;\nsrc/a.ts:3:// todo: later',
-    );
+    expect((await grep({ pattern: '(?i:todo)', path: 'src/a.ts' })).content).toBe('src/a.ts:1:const TODO = 1;\nsrc/a.ts:3:// todo: later');
   });
 
   it('says when nothing matches', async () => {

@@ -45,8 +45,7 @@ describe('read_file', () => {
 
     const page = await read({ path: 'big.txt', offset: 2001, limit: 3 });
     expect(page.content).toBe(
-      '  2001\tline 2001\n  2002\tline 2002\n  2003\tline 2003\n' +
-        '[lines 2001-2003 of 5400; call again with offset 2004 to read more]',
+      '  2001\tline 2001\n  2002\tline 2002\n  2003\tline 2003\n' + '[lines 2001-2003 of 5400; call again with offset 2004 to read more]',
     );
 
     const end = await read({ path: 'big.txt', offset: 5399 });
@@ -99,7 +98,14 @@ describe('read_file', () => {
   it('refuses paths that leave the workspace', async () => {
     await symlink(path.join(outside, 'secret.txt'), path.join(root, 'link.txt'));
     await symlink(outside, path.join(root, 'linkdir'));
-    for (const requested of ['../x', `../${path.basename(outside)}/secret.txt`, path.join(outside, 'secret.txt'), 'link.txt', 'linkdir/secret.txt', '/etc/hostname']) {
+    for (const requested of [
+      '../x',
+      `../${path.basename(outside)}/secret.txt`,
+      path.join(outside, 'secret.txt'),
+      'link.txt',
+      'linkdir/secret.txt',
+      '/etc/hostname',
+    ]) {
       const result = await read({ path: requested });
       expect(result.isError, requested).toBe(true);
       expect(result.content, requested).toContain(`path '${requested}' is outside the workspace`);

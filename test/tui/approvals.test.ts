@@ -21,7 +21,15 @@ describe('approval events in the store', () => {
   it('queue a request with a line in its pane (the question itself is drawn under the pane), and drop it with the decision when resolved', () => {
     let state: ConsoleState = createConsoleStore({ model: 'm', endpoint: '' }).getState();
     const apply = (event: HuddleEvent) => (state = { ...state, ...applyEvent(state, event) });
-    apply(ev('alice', 'approval_requested', { id: 'approval_1', tool: 'bash', summary: 'npm install', reason: "'npm install' is not on the allow-list", prefixes: ['npm install'] }));
+    apply(
+      ev('alice', 'approval_requested', {
+        id: 'approval_1',
+        tool: 'bash',
+        summary: 'npm install',
+        reason: "'npm install' is not on the allow-list",
+        prefixes: ['npm install'],
+      }),
+    );
     apply(ev('lead', 'approval_requested', { id: 'approval_2', tool: 'write_file', summary: '.env', reason: 'secrets', prefixes: [] }));
     expect(state.approvals.map((a) => [a.id, a.agent, a.tool, a.summary, a.prefixes])).toEqual([
       ['approval_1', 'alice', 'bash', 'npm install', ['npm install']],
@@ -63,7 +71,11 @@ describe('the "needs you" view in a terminal', () => {
       replyText('All answered.'),
     );
     // Wide enough for the status bar's flash message after the model, tokens and counts.
-    driver = new PtyDriver({ cwd: dir, cols: 220, env: { ANTHROPIC_API_KEY: 'sk-test-pty-0123456789', ANTHROPIC_BASE_URL: fake.url, HUDDLE_RETRY_BASE_MS: '5' } });
+    driver = new PtyDriver({
+      cwd: dir,
+      cols: 220,
+      env: { ANTHROPIC_API_KEY: 'sk-test-pty-0123456789', ANTHROPIC_BASE_URL: fake.url, HUDDLE_RETRY_BASE_MS: '5' },
+    });
     const tty = driver;
     await tty.waitFor('ask the lead');
     await tty.type('make some files');
@@ -103,9 +115,17 @@ describe('the "needs you" view in a terminal', () => {
   it('lists requests of several agents; ↑/↓ pick which one y or n answers', async () => {
     fake = await startFakeApi();
     dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'huddle-approvals-')));
-    fake.script('lead', reply(toolUse('spawn_teammate', { name: 'alice', role: 'coder', prompt: 'Make your file.' }), toolUse('bash', { command: 'touch by-lead.txt' })), replyText('Lead done.'));
+    fake.script(
+      'lead',
+      reply(toolUse('spawn_teammate', { name: 'alice', role: 'coder', prompt: 'Make your file.' }), toolUse('bash', { command: 'touch by-lead.txt' })),
+      replyText('Lead done.'),
+    );
     fake.script('alice', reply(toolUse('bash', { command: 'touch by-alice.txt' })), replyText('Alice done.'));
-    driver = new PtyDriver({ cwd: dir, cols: 220, env: { ANTHROPIC_API_KEY: 'sk-test-pty-0123456789', ANTHROPIC_BASE_URL: fake.url, HUDDLE_RETRY_BASE_MS: '5' } });
+    driver = new PtyDriver({
+      cwd: dir,
+      cols: 220,
+      env: { ANTHROPIC_API_KEY: 'sk-test-pty-0123456789', ANTHROPIC_BASE_URL: fake.url, HUDDLE_RETRY_BASE_MS: '5' },
+    });
     const tty = driver;
     await tty.waitFor('ask the lead');
     await tty.type('go');

@@ -24,7 +24,35 @@ function context(calls: string[] = []): CommandContext {
 describe('slash commands', () => {
   it('has every command docs/console.md#commands lists', () => {
     const names = COMMANDS.map((c) => c.name).sort();
-    expect(names).toEqual(['broadcast', 'clear', 'compact', 'cost', 'help', 'interrupt', 'model', 'quit', 'restart', 'send', 'shutdown', 'spawn', 'tasks', 'team', 'merge', 'diff', 'worktree', 'approvals', 'budget', 'config', 'mcp', 'summary', 'shell', 'grid', 'rewind'].sort());
+    expect(names).toEqual(
+      [
+        'broadcast',
+        'clear',
+        'compact',
+        'cost',
+        'help',
+        'interrupt',
+        'model',
+        'quit',
+        'restart',
+        'send',
+        'shutdown',
+        'spawn',
+        'tasks',
+        'team',
+        'merge',
+        'diff',
+        'worktree',
+        'approvals',
+        'budget',
+        'config',
+        'mcp',
+        'summary',
+        'shell',
+        'grid',
+        'rewind',
+      ].sort(),
+    );
   });
 
   it('runs commands with their arguments', async () => {
@@ -58,7 +86,10 @@ describe('slash commands', () => {
 
   it('answers bad input with a one-line hint', async () => {
     const ctx = context();
-    expect(await runCommandLine('/spwan x', ctx)).toMatchObject({ kind: 'error', message: expect.stringMatching(/unknown command \/spwan \(did you mean \/spawn\?\)/) });
+    expect(await runCommandLine('/spwan x', ctx)).toMatchObject({
+      kind: 'error',
+      message: expect.stringMatching(/unknown command \/spwan \(did you mean \/spawn\?\)/),
+    });
     expect(await runCommandLine('/spawn onlyname', ctx)).toEqual({ kind: 'error', message: 'usage: /spawn NAME ROLE PROMPT' });
     expect(await runCommandLine('/send nobody hi', ctx)).toMatchObject({ kind: 'error', message: expect.stringContaining("no agent named 'nobody'") });
     expect(await runCommandLine('/shutdown alice later', ctx)).toEqual({ kind: 'error', message: 'usage: /shutdown NAME [--now]' });

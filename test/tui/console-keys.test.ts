@@ -21,9 +21,26 @@ const { Terminal } = xterm;
 
 function inkKey(flags: Partial<Key> = {}): Key {
   return {
-    upArrow: false, downArrow: false, leftArrow: false, rightArrow: false, pageDown: false, pageUp: false, home: false, end: false,
-    return: false, escape: false, ctrl: false, shift: false, tab: false, backspace: false, delete: false, meta: false,
-    super: false, hyper: false, capsLock: false, numLock: false,
+    upArrow: false,
+    downArrow: false,
+    leftArrow: false,
+    rightArrow: false,
+    pageDown: false,
+    pageUp: false,
+    home: false,
+    end: false,
+    return: false,
+    escape: false,
+    ctrl: false,
+    shift: false,
+    tab: false,
+    backspace: false,
+    delete: false,
+    meta: false,
+    super: false,
+    hyper: false,
+    capsLock: false,
+    numLock: false,
     ...flags,
   } as Key;
 }
@@ -72,7 +89,13 @@ beforeEach(() => {
   calls = [];
   quits = 0;
   history = InputHistory.forTeamDir(dir);
-  keys = new ConsoleKeys({ store, controller: recordingController(store, calls), history, quit: () => void quits++, paneSize: () => ({ width: 60, rows: 10 }) });
+  keys = new ConsoleKeys({
+    store,
+    controller: recordingController(store, calls),
+    history,
+    quit: () => void quits++,
+    paneSize: () => ({ width: 60, rows: 10 }),
+  });
 });
 
 afterEach(() => {
@@ -293,7 +316,11 @@ describe('view, pane and console intents', () => {
     feed('/');
     expect(openPalette(store.getState()).length).toBeGreaterThan(10);
     feed('t');
-    expect(openPalette(store.getState()).map((c) => c.name).slice(0, 2)).toEqual(['tasks', 'team']);
+    expect(
+      openPalette(store.getState())
+        .map((c) => c.name)
+        .slice(0, 2),
+    ).toEqual(['tasks', 'team']);
     feed(K.down, K.tab);
     expect(input().text).toBe('/team ');
     feed(K.ctrl('u'), '/sp', K.enter);

@@ -143,7 +143,10 @@ describe('the console in a terminal', () => {
     expect(rowOf(screen, 'tasks 0 pending')).toBe(31);
     tty.resize(80, 20);
     screen = await tty.waitFor((s) => rowOf(s, 'tasks 0 pending') === 19);
-    expect(screen.split('\n').filter((line) => line.length > 80), screen).toEqual([]);
+    expect(
+      screen.split('\n').filter((line) => line.length > 80),
+      screen,
+    ).toEqual([]);
     expect(rowOf(screen, 'lead ›')).toBe(18);
   });
 });

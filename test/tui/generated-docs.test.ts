@@ -42,14 +42,27 @@ describe('docs generated from the console', () => {
     for (const command of COMMANDS) expect(help.some((line) => line.startsWith(`/${command.name}`))).toBe(true);
     for (const { title, rows } of keySections(CONSOLE_BINDINGS)) {
       expect(help).toContain(title);
-      for (const row of rows) expect(help.some((line) => line.startsWith(row.keys) && line.includes(row.doc.slice(0, 40))), row.keys).toBe(true);
+      for (const row of rows)
+        expect(
+          help.some((line) => line.startsWith(row.keys) && line.includes(row.doc.slice(0, 40))),
+          row.keys,
+        ).toBe(true);
     }
   });
 });
 
 describe('key rows', () => {
   it('write keys as people do', () => {
-    expect(['ctrl+t', 'shift+tab', 'alt+1', 'escape', 'pageup', 'up', 'G', '<text>'].map(keyLabel)).toEqual(['Ctrl+T', 'Shift+Tab', 'Alt+1', 'Esc', 'PgUp', '↑', 'G', 'a character']);
+    expect(['ctrl+t', 'shift+tab', 'alt+1', 'escape', 'pageup', 'up', 'G', '<text>'].map(keyLabel)).toEqual([
+      'Ctrl+T',
+      'Shift+Tab',
+      'Alt+1',
+      'Esc',
+      'PgUp',
+      '↑',
+      'G',
+      'a character',
+    ]);
   });
 
   it('join the keys of one line, and the lines of one key in the keymap order ("else")', () => {
@@ -71,7 +84,11 @@ describe('key rows', () => {
 
   it('put every console binding in exactly one section', () => {
     const rows = keySections(CONSOLE_BINDINGS).flatMap((section) => section.rows);
-    for (const binding of CONSOLE_BINDINGS) expect(rows.some((row) => row.doc.split('; else ').includes(binding.doc)), binding.intent).toBe(true);
+    for (const binding of CONSOLE_BINDINGS)
+      expect(
+        rows.some((row) => row.doc.split('; else ').includes(binding.doc)),
+        binding.intent,
+      ).toBe(true);
     expect(new Set(keySections(CONSOLE_BINDINGS).map((s) => s.title)).size).toBe(keySections(CONSOLE_BINDINGS).length);
   });
 });

@@ -15,9 +15,26 @@ import { setText } from '../../src/tui/state/input-buffer.js';
 /** Ink's Key flags, all off unless given (what useInput hands a handler). */
 function inkKey(flags: Partial<Key> = {}): Key {
   return {
-    upArrow: false, downArrow: false, leftArrow: false, rightArrow: false, pageDown: false, pageUp: false, home: false, end: false,
-    return: false, escape: false, ctrl: false, shift: false, tab: false, backspace: false, delete: false, meta: false,
-    super: false, hyper: false, capsLock: false, numLock: false,
+    upArrow: false,
+    downArrow: false,
+    leftArrow: false,
+    rightArrow: false,
+    pageDown: false,
+    pageUp: false,
+    home: false,
+    end: false,
+    return: false,
+    escape: false,
+    ctrl: false,
+    shift: false,
+    tab: false,
+    backspace: false,
+    delete: false,
+    meta: false,
+    super: false,
+    hyper: false,
+    capsLock: false,
+    numLock: false,
     ...flags,
   } as Key;
 }

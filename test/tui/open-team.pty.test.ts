@@ -37,7 +37,12 @@ describe('an open team in the console', () => {
     fake.script('lead', reply(toolUse('mcp__everything__toggle-simulated-logging', {})), replyText('Logging toggled.'));
 
     trustWorkspace(dir);
-    driver = new PtyDriver({ cwd: dir, cols: 200, rows: 40, env: { HOME: home, ANTHROPIC_API_KEY: 'sk-test-pty-0123456789', ANTHROPIC_BASE_URL: fake.url, HUDDLE_RETRY_BASE_MS: '5' } });
+    driver = new PtyDriver({
+      cwd: dir,
+      cols: 200,
+      rows: 40,
+      env: { HOME: home, ANTHROPIC_API_KEY: 'sk-test-pty-0123456789', ANTHROPIC_BASE_URL: fake.url, HUDDLE_RETRY_BASE_MS: '5' },
+    });
     const tty = driver;
     const titles: string[] = [];
     const desktop: string[] = [];

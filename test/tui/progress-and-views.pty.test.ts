@@ -35,7 +35,13 @@ afterEach(async () => {
 });
 
 function open(cols: number, rows: number, args: string[] = []): PtyDriver {
-  driver = new PtyDriver({ cwd: dir, cols, rows, args, env: { ANTHROPIC_API_KEY: 'sk-test-pty-0123456789', ANTHROPIC_BASE_URL: fake.url, HUDDLE_RETRY_BASE_MS: '5' } });
+  driver = new PtyDriver({
+    cwd: dir,
+    cols,
+    rows,
+    args,
+    env: { ANTHROPIC_API_KEY: 'sk-test-pty-0123456789', ANTHROPIC_BASE_URL: fake.url, HUDDLE_RETRY_BASE_MS: '5' },
+  });
   return driver;
 }
 
@@ -107,7 +113,11 @@ describe.each([
     // Every key row of the keymap's docs is there, the same rows docs/console.md#keys lists.
     for (const { title, rows } of keySections(CONSOLE_BINDINGS)) {
       expect(seen).toContain(title);
-      for (const row of rows) expect(seen.some((line) => line.startsWith(row.keys)), `${row.keys} in:\n${seen.join('\n')}`).toBe(true);
+      for (const row of rows)
+        expect(
+          seen.some((line) => line.startsWith(row.keys)),
+          `${row.keys} in:\n${seen.join('\n')}`,
+        ).toBe(true);
     }
   }, 60_000);
 });
@@ -117,7 +127,11 @@ describe.each([
   [160, 45],
 ])('views and words at %i×%i', (cols, rows) => {
   it('/team puts every cell under its header, the status glyph counted, and fills the task of a working teammate', async () => {
-    fake.script('lead', reply(toolUse('task_create', { subject: 'Write the parser' }), toolUse('spawn_teammate', { name: 'alice', role: 'coder', prompt: 'Take task 1.' })), replyText('Spawned.'));
+    fake.script(
+      'lead',
+      reply(toolUse('task_create', { subject: 'Write the parser' }), toolUse('spawn_teammate', { name: 'alice', role: 'coder', prompt: 'Take task 1.' })),
+      replyText('Spawned.'),
+    );
     fake.script(
       'alice',
       reply(toolUse('claim_task', { task_id: 1 })),

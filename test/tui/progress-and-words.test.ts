@@ -81,40 +81,74 @@ describe('a scrolled pane', () => {
 
 describe('human words', () => {
   it('says protocol messages as people would, and drops the instructions meant for the model', () => {
-    expect(describeInboxMessage({ from: 'lead', type: 'shutdown_request', content: 'Please shut down (the work is done). Answer with shutdown_response {request_id: "shutdown_1", approve}.' }, 'alice')).toEqual({
+    expect(
+      describeInboxMessage(
+        {
+          from: 'lead',
+          type: 'shutdown_request',
+          content: 'Please shut down (the work is done). Answer with shutdown_response {request_id: "shutdown_1", approve}.',
+        },
+        'alice',
+      ),
+    ).toEqual({
       from: 'lead',
       text: 'lead asked alice to shut down (the work is done)',
       protocol: true,
     });
-    expect(describeInboxMessage({ from: 'alice', type: 'shutdown_response', content: 'alice is shutting down.', approve: true }, 'lead').text).toBe('alice agreed to shut down');
-    expect(describeInboxMessage({ from: 'bob', type: 'shutdown_response', content: 'bob declined', approve: false, reason: 'tests are red' }, 'lead').text).toBe('bob declined to shut down: tests are red');
+    expect(describeInboxMessage({ from: 'alice', type: 'shutdown_response', content: 'alice is shutting down.', approve: true }, 'lead').text).toBe(
+      'alice agreed to shut down',
+    );
+    expect(
+      describeInboxMessage({ from: 'bob', type: 'shutdown_response', content: 'bob declined', approve: false, reason: 'tests are red' }, 'lead').text,
+    ).toBe('bob declined to shut down: tests are red');
     expect(describeInboxMessage({ from: 'user', type: 'message', content: 'hi' }, 'alice')).toMatchObject({ from: 'you', text: 'hi' });
     expect(describeToolCall('shutdown_request', 'alice').name).toBe('asked alice to shut down');
     expect(describeToolCall('shutdown_response', 'shutdown_1 approve').name).toBe('agreed to shut down');
   });
 
   it('never shows an internal block as a prompt, and says who spawned an agent', () => {
-    const resumed = "<identity>You are 'alice', role: coder, team: t. huddle was restarted and you were resumed with your conversation so far. The open tasks you own:</identity>\nTask #1: Write the parser\n\nContinue from where you left off.";
-    expect(describePrompt(resumed, 'system', undefined)).toEqual({ kind: 'internal', text: 'resumed after huddle restarted, with its conversation so far; its open tasks: #1 Write the parser' });
+    const resumed =
+      "<identity>You are 'alice', role: coder, team: t. huddle was restarted and you were resumed with your conversation so far. The open tasks you own:</identity>\nTask #1: Write the parser\n\nContinue from where you left off.";
+    expect(describePrompt(resumed, 'system', undefined)).toEqual({
+      kind: 'internal',
+      text: 'resumed after huddle restarted, with its conversation so far; its open tasks: #1 Write the parser',
+    });
     expect(describePrompt('Write the docs', 'spawn', 'user')).toEqual({ kind: 'prompt', text: 'Write the docs', label: 'spawned by you' });
     expect(describePrompt('Write the docs', 'spawn', undefined)).toMatchObject({ label: 'spawned by the lead' });
   });
 });
 
 describe('a question in the pane', () => {
-  const request = (patch: Partial<ApprovalView> = {}): ApprovalView => ({ id: 'a1', agent: 'alice', tool: 'bash', summary: 'npm install left-pad', reason: "'npm install left-pad' is not on the allow-list", prefixes: ['npm install'], ...patch });
+  const request = (patch: Partial<ApprovalView> = {}): ApprovalView => ({
+    id: 'a1',
+    agent: 'alice',
+    tool: 'bash',
+    summary: 'npm install left-pad',
+    reason: "'npm install left-pad' is not on the allow-list",
+    prefixes: ['npm install'],
+    ...patch,
+  });
   const plain = (lines: string[]) => lines.map((line) => stripVTControlCharacters(line));
 
   it('offers yes, yes-from-now-on (when the call can be allow-listed) and no-with-a-reason, by what is asked', () => {
-    expect(askChoices(request()).map((c) => `${c.key} ${c.label}`)).toEqual(['1 yes', "2 yes, and don't ask again for 'npm install'", '3 no, and tell alice why']);
+    expect(askChoices(request()).map((c) => `${c.key} ${c.label}`)).toEqual([
+      '1 yes',
+      "2 yes, and don't ask again for 'npm install'",
+      '3 no, and tell alice why',
+    ]);
     expect(askChoices(request({ tool: 'write_file', summary: '.env', prefixes: [] })).map((c) => c.key)).toEqual(['1', '3']);
-    expect(askChoices(request({ tool: 'failed', summary: 'alice failed: boom' })).map((c) => c.label)).toEqual(['restart alice (its workspace, tasks and a summary kept)', 'dismiss']);
+    expect(askChoices(request({ tool: 'failed', summary: 'alice failed: boom' })).map((c) => c.label)).toEqual([
+      'restart alice (its workspace, tasks and a summary kept)',
+      'dismiss',
+    ]);
     expect(askChoices(request({ tool: 'budget' })).find((c) => c.key === '3')).toMatchObject({ label: 'stop alice' });
     expect(askChoices(request({ tool: 'plan' })).find((c) => c.key === '3')).toMatchObject({ withReason: true });
   });
 
   it('shows the command, why it asks, an edit as a diff, and the choices, within the rows it gets', () => {
-    const lines = plain(askLines(request({ tool: 'edit_file', summary: 'a.txt', prefixes: [], detail: '--- a.txt\n+++ a.txt\n@@ -1 +1 @@\n-one\n+uno' }), 1, 60, 12, false));
+    const lines = plain(
+      askLines(request({ tool: 'edit_file', summary: 'a.txt', prefixes: [], detail: '--- a.txt\n+++ a.txt\n@@ -1 +1 @@\n-one\n+uno' }), 1, 60, 12, false),
+    );
     expect(lines[0]).toBe('╭ alice wants to use edit_file a.txt');
     expect(lines).toContain('│ -one');
     expect(lines).toContain('│ +uno');
@@ -124,6 +158,8 @@ describe('a question in the pane', () => {
   });
 
   it("says the person's own shutdown request as theirs", () => {
-    expect(describeInboxMessage({ from: 'user', type: 'shutdown_request', content: 'Please shut down (the person asked for it).' }, 'carol').text).toBe('you asked carol to shut down');
+    expect(describeInboxMessage({ from: 'user', type: 'shutdown_request', content: 'Please shut down (the person asked for it).' }, 'carol').text).toBe(
+      'you asked carol to shut down',
+    );
   });
 });

@@ -70,9 +70,11 @@ describe('a live resize while the lead streams', () => {
       tty.resize(cols, rows);
       // On the tab bar, in the pane, on the status bar: rows that do not change with the next frame.
       tty.scribble(`\x1b[1;1H${DEBRIS}\x1b[${Math.floor(rows / 2)};3H${DEBRIS}\x1b[${rows};1H${DEBRIS}`);
-      screen = await tty.waitFor((s) => problems(s, cols, rows).length === 0).catch(async (error: Error) => {
-        throw new Error(`at ${cols}×${rows}: ${problems(await tty.screen(), cols, rows).join('; ')}\n${error.message}`);
-      });
+      screen = await tty
+        .waitFor((s) => problems(s, cols, rows).length === 0)
+        .catch(async (error: Error) => {
+          throw new Error(`at ${cols}×${rows}: ${problems(await tty.screen(), cols, rows).join('; ')}\n${error.message}`);
+        });
       // And it stays whole while new words arrive at the new size.
       screen = await tty.waitFor(later, 20_000);
       expect(problems(screen, cols, rows), screen).toEqual([]);

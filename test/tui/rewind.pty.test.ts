@@ -30,7 +30,7 @@ afterEach(async () => {
   rmSync(base, { recursive: true, force: true });
 });
 
-it('/rewind at 80×24: the list, the question, the rewind; the person\'s edit is back', async () => {
+it("/rewind at 80×24: the list, the question, the rewind; the person's edit is back", async () => {
   const ws = path.join(base, 'ws');
   mkdirSync(ws);
   const git = (...args: string[]) => execFileSync('git', args, { cwd: ws, env: { ...process.env, ...TEST_GIT_IDENTITY } });
@@ -40,13 +40,25 @@ it('/rewind at 80×24: the list, the question, the rewind; the person\'s edit is
   git('commit', '-q', '-m', 'first');
   writeFileSync(path.join(ws, 'a.txt'), 'the person is editing this\n');
 
-  fake.script('lead', reply(toolUse('bash', { command: 'git checkout -- .' })), replyText('cleaned up'), reply(toolUse('bash', { command: 'git checkout -- . && echo cm0gLXJmIC5naXQK | base64 -d | sh' })), replyText('cleaned up again'));
+  fake.script(
+    'lead',
+    reply(toolUse('bash', { command: 'git checkout -- .' })),
+    replyText('cleaned up'),
+    reply(toolUse('bash', { command: 'git checkout -- . && echo cm0gLXJmIC5naXQK | base64 -d | sh' })),
+    replyText('cleaned up again'),
+  );
   driver = new PtyDriver({
     cwd: ws,
     cols: 80,
     rows: 24,
     args: ['--permission-mode', 'auto'],
-    env: { ANTHROPIC_API_KEY: 'sk-test-pty-0123456789', ANTHROPIC_BASE_URL: fake.url, HUDDLE_RETRY_BASE_MS: '5', XDG_STATE_HOME: path.join(base, 'state'), ...TEST_GIT_IDENTITY },
+    env: {
+      ANTHROPIC_API_KEY: 'sk-test-pty-0123456789',
+      ANTHROPIC_BASE_URL: fake.url,
+      HUDDLE_RETRY_BASE_MS: '5',
+      XDG_STATE_HOME: path.join(base, 'state'),
+      ...TEST_GIT_IDENTITY,
+    },
   });
   const tty = driver;
   await tty.waitFor('ask the lead');

@@ -15,7 +15,11 @@ async function drawn(store: ConsoleStore, width: number): Promise<string> {
   let out = '';
   const stdout = Object.assign(new PassThrough(), { isTTY: false, columns: width, rows: 12 });
   stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
-  const instance = render(createElement(RosterView, { store, width, height: 10 }), { stdout: stdout as unknown as NodeJS.WriteStream, patchConsole: false, debug: true });
+  const instance = render(createElement(RosterView, { store, width, height: 10 }), {
+    stdout: stdout as unknown as NodeJS.WriteStream,
+    patchConsole: false,
+    debug: true,
+  });
   instance.unmount();
   await instance.waitUntilExit();
   return out.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');

@@ -32,7 +32,12 @@ afterEach(async () => {
 });
 
 function open(cols: number, rows: number): PtyDriver {
-  driver = new PtyDriver({ cwd: dir, cols, rows, env: { ANTHROPIC_API_KEY: 'sk-test-pty-0123456789', ANTHROPIC_BASE_URL: fake.url, HUDDLE_RETRY_BASE_MS: '5' } });
+  driver = new PtyDriver({
+    cwd: dir,
+    cols,
+    rows,
+    env: { ANTHROPIC_API_KEY: 'sk-test-pty-0123456789', ANTHROPIC_BASE_URL: fake.url, HUDDLE_RETRY_BASE_MS: '5' },
+  });
   return driver;
 }
 

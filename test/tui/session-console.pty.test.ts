@@ -31,7 +31,13 @@ afterEach(async () => {
 });
 
 function open(cols: number, rows: number, args: string[] = [], env: Record<string, string | undefined> = {}): PtyDriver {
-  driver = new PtyDriver({ cwd: dir, cols, rows, args, env: { ANTHROPIC_API_KEY: 'sk-test-pty-0123456789', ANTHROPIC_BASE_URL: fake.url, HUDDLE_RETRY_BASE_MS: '5', ...env } });
+  driver = new PtyDriver({
+    cwd: dir,
+    cols,
+    rows,
+    args,
+    env: { ANTHROPIC_API_KEY: 'sk-test-pty-0123456789', ANTHROPIC_BASE_URL: fake.url, HUDDLE_RETRY_BASE_MS: '5', ...env },
+  });
   return driver;
 }
 
@@ -52,7 +58,11 @@ describe.each([
   [160, 45],
 ])('the console over the session at %i×%i', (cols, rows) => {
   it('shows what is typed while the lead works as queued at once, and as delivered when it enters its context', async () => {
-    fake.script('lead', { kind: 'message', content: [text('Working through it slowly. '.repeat(40))], delayMs: 40, textChunk: 12 }, replyText('Got the README note.'));
+    fake.script(
+      'lead',
+      { kind: 'message', content: [text('Working through it slowly. '.repeat(40))], delayMs: 40, textChunk: 12 },
+      replyText('Got the README note.'),
+    );
     const tty = open(cols, rows);
     await tty.waitFor('ask the lead');
     await tty.type('start the work');
@@ -65,7 +75,14 @@ describe.each([
     screen = await tty.waitFor('Got the README note.', 20_000);
     expect(screen).not.toContain('⧗ queued');
     expect(screen).toContain('› also add a README');
-    expect(fake.requests.filter((r) => r.agent === 'lead').at(-1)!.body.messages.at(-1).content.map((b: { text?: string }) => b.text ?? '').join('')).toContain('also add a README');
+    expect(
+      fake.requests
+        .filter((r) => r.agent === 'lead')
+        .at(-1)!
+        .body.messages.at(-1)
+        .content.map((b: { text?: string }) => b.text ?? '')
+        .join(''),
+    ).toContain('also add a README');
   }, 60_000);
 
   it("asks in the pane with numbered choices: 3 and a reason says no and tells the agent why; 2 allows from now on; the wait is not the tool's time", async () => {

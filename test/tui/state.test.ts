@@ -68,7 +68,16 @@ describe('transcript lines', () => {
   });
 
   it('collapses a tool call to one line and expands it to its result', () => {
-    const tool = { kind: 'tool' as const, id: 1, toolUseId: 'x', name: 'bash', summary: 'npm test', state: 'ok' as const, durationMs: 1200, result: 'all good\n[exit code 0]' };
+    const tool = {
+      kind: 'tool' as const,
+      id: 1,
+      toolUseId: 'x',
+      name: 'bash',
+      summary: 'npm test',
+      state: 'ok' as const,
+      durationMs: 1200,
+      result: 'all good\n[exit code 0]',
+    };
     const collapsed = plain(visibleLines([tool], 60, 10, 0, false).lines);
     expect(collapsed).toEqual([expect.stringMatching(/⏺ bash npm test\s+✓ 1\.2 s/)]);
     const expanded = plain(visibleLines([tool], 60, 10, 0, true).lines);

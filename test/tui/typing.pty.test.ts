@@ -38,7 +38,12 @@ describe.each([
 ])('typing fast at %i×%i', (cols, rows) => {
   it('applies every key in order, whether a line comes in one write or in many', async () => {
     fake.script('lead', replyText('Reply one.'), replyText('Reply two.'), replyText('Reply three.'));
-    driver = new PtyDriver({ cwd: dir, cols, rows, env: { ANTHROPIC_API_KEY: 'sk-test-pty-0123456789', ANTHROPIC_BASE_URL: fake.url, HUDDLE_RETRY_BASE_MS: '5' } });
+    driver = new PtyDriver({
+      cwd: dir,
+      cols,
+      rows,
+      env: { ANTHROPIC_API_KEY: 'sk-test-pty-0123456789', ANTHROPIC_BASE_URL: fake.url, HUDDLE_RETRY_BASE_MS: '5' },
+    });
     const tty = driver;
     await tty.waitFor('ask the lead');
 

@@ -43,7 +43,11 @@ describe('verify gates', () => {
 
   it('fails with the head and tail of a long output, for the agent to act on', async () => {
     const cwd = workspace();
-    const result = await runVerify({ command: 'echo FIRST; for i in $(seq 1 5000); do echo "line $i of noise"; done; echo "1 test failed: expected 2, got 3"; exit 1', cwd, maxChars: 2_000 });
+    const result = await runVerify({
+      command: 'echo FIRST; for i in $(seq 1 5000); do echo "line $i of noise"; done; echo "1 test failed: expected 2, got 3"; exit 1',
+      cwd,
+      maxChars: 2_000,
+    });
     expect(result.ok).toBe(false);
     expect(result.exitCode).toBe(1);
     expect(result.output.length).toBeLessThanOrEqual(2_000);
@@ -51,7 +55,9 @@ describe('verify gates', () => {
     expect(result.output).toContain('1 test failed: expected 2, got 3');
     expect(result.output).toMatch(/characters \([\d,]+ lines\) cut from the middle/);
     const message = verifyFailureMessage(4, result);
-    expect(message).toMatch(/^Task #4 was not completed: verify failed: .* \(exit 1, .*\)\. Fix what fails and update the task again\.\nIts output \(head and tail\):\nFIRST/);
+    expect(message).toMatch(
+      /^Task #4 was not completed: verify failed: .* \(exit 1, .*\)\. Fix what fails and update the task again\.\nIts output \(head and tail\):\nFIRST/,
+    );
   });
 
   it('kills the command and everything it started when the timeout passes, or when interrupted', async () => {
@@ -87,7 +93,7 @@ describe('verify gates', () => {
     expect(missing.output).toContain('no-such-verify-tool: command not found');
   });
 
-  it('takes the task\'s command, else the role\'s, else the settings default', () => {
+  it("takes the task's command, else the role's, else the settings default", () => {
     const settings = { command: 'npm test', roles: { tester: 'npm run test:all' } };
     expect(verifyCommandFor({ verify: 'make check' }, 'tester', settings)).toBe('make check');
     expect(verifyCommandFor({}, 'tester', settings)).toBe('npm run test:all');

@@ -68,9 +68,7 @@ export class Conversation {
           else turn.prompt = block.text;
         } else if (block.type === 'tool_result') {
           const text =
-            typeof block.content === 'string'
-              ? block.content
-              : (block.content ?? []).flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
+            typeof block.content === 'string' ? block.content : (block.content ?? []).flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
           const call = byId.get(block.tool_use_id);
           if (call) {
             call.result = { text, isError: block.is_error === true };

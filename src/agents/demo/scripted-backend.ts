@@ -62,7 +62,12 @@ function toResult(request: ModelRequest, step: Step): ModelCallResult {
   // Rough token counts (4 characters a token), so /cost and context use look alive.
   const inputChars = request.system.length + JSON.stringify(request.messages).length + JSON.stringify(request.tools).length;
   const outputChars = step.text.length + JSON.stringify(step.tools ?? []).length;
-  const usage = { input_tokens: Math.ceil(inputChars / 4), output_tokens: Math.ceil(outputChars / 4) + 8, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+  const usage = {
+    input_tokens: Math.ceil(inputChars / 4),
+    output_tokens: Math.ceil(outputChars / 4) + 8,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 0,
+  };
   const message = {
     id: `msg_demo_${hex(12)}`,
     type: 'message',

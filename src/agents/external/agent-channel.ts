@@ -97,17 +97,22 @@ export class AgentChannel {
     });
     connection.on('error', () => undefined);
     const refuse = (error: string) => answer(connection, { ok: false, error });
-    readOneRequest(connection, MAX_REQUEST_BYTES, (value) => {
-      const request = value as ChannelRequest;
-      if (request?.as !== undefined && request.as !== scope.agent) {
-        return refuse(`this channel is ${scope.agent}'s: it cannot act as '${String(request.as)}' (each teammate's huddle mcp acts as that teammate alone)`);
-      }
-      if (request?.op === 'list') return answer(connection, { ok: true, result: tools.definitions() });
-      if (request?.op !== 'call' || typeof request.tool !== 'string') return answer(connection, { ok: false, error: 'unknown request (list, call)' });
-      void tools
-        .run(request.tool, request.input ?? {}, { workspace: scope.workspace, agent: scope.agent, signal: abort.signal, events: scope.events })
-        .then((result) => answer(connection, { ok: true, result: { content: result.content, ...(result.isError ? { isError: true } : {}) } }));
-    }, refuse);
+    readOneRequest(
+      connection,
+      MAX_REQUEST_BYTES,
+      (value) => {
+        const request = value as ChannelRequest;
+        if (request?.as !== undefined && request.as !== scope.agent) {
+          return refuse(`this channel is ${scope.agent}'s: it cannot act as '${String(request.as)}' (each teammate's huddle mcp acts as that teammate alone)`);
+        }
+        if (request?.op === 'list') return answer(connection, { ok: true, result: tools.definitions() });
+        if (request?.op !== 'call' || typeof request.tool !== 'string') return answer(connection, { ok: false, error: 'unknown request (list, call)' });
+        void tools
+          .run(request.tool, request.input ?? {}, { workspace: scope.workspace, agent: scope.agent, signal: abort.signal, events: scope.events })
+          .then((result) => answer(connection, { ok: true, result: { content: result.content, ...(result.isError ? { isError: true } : {}) } }));
+      },
+      refuse,
+    );
   }
 }
 

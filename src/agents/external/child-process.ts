@@ -31,7 +31,12 @@ export class AgentProcess {
   /** Starts the program (the spawn seam may take a moment: the sandbox prepares first). */
   static async start(options: AgentProcessOptions): Promise<AgentProcess> {
     const spawn = options.spawn ?? plainSpawn;
-    const child = await spawn(options.command, options.args, { cwd: options.cwd, env: options.env, stdio: [options.stdin ?? 'pipe', 'pipe', 'pipe'], detached: true });
+    const child = await spawn(options.command, options.args, {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: [options.stdin ?? 'pipe', 'pipe', 'pipe'],
+      detached: true,
+    });
     return new AgentProcess(child, options);
   }
 

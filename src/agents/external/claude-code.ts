@@ -219,7 +219,11 @@ export class ClaudeCodeDriver implements ExternalDriver {
     if (line.subtype === 'success' && line.is_error !== true) return { outcome: 'end_turn', ...base };
     if (turn.interrupted) return { outcome: 'interrupted', ...base };
     const errors = Array.isArray(line.errors) ? line.errors.map(String).join('; ') : '';
-    return { outcome: 'failed', ...base, error: `claude-code: ${String(line.subtype ?? 'error')}${errors ? `: ${errors}` : base.text ? `: ${base.text}` : ''}` };
+    return {
+      outcome: 'failed',
+      ...base,
+      error: `claude-code: ${String(line.subtype ?? 'error')}${errors ? `: ${errors}` : base.text ? `: ${base.text}` : ''}`,
+    };
   }
 
   /** This turn's cost: the per-result figure when the CLI gives it, else the growth of its running total. */
@@ -228,7 +232,10 @@ export class ClaudeCodeDriver implements ExternalDriver {
     const since = line.model_usage_since_last_result;
     let cost: number | undefined;
     if (since && typeof since === 'object') {
-      cost = Object.values(since as Record<string, { costUSD?: unknown }>).reduce((sum, model) => sum + (typeof model.costUSD === 'number' ? model.costUSD : 0), 0);
+      cost = Object.values(since as Record<string, { costUSD?: unknown }>).reduce(
+        (sum, model) => sum + (typeof model.costUSD === 'number' ? model.costUSD : 0),
+        0,
+      );
     } else if (total !== undefined) {
       cost = this.#lastTotalCost === undefined ? total : Math.max(0, total - this.#lastTotalCost);
     }
@@ -241,12 +248,17 @@ export class ClaudeCodeDriver implements ExternalDriver {
     const request = line.request as { subtype?: string; tool_name?: string; input?: Record<string, unknown> } | undefined;
     const requestId = line.request_id;
     if (request?.subtype !== 'can_use_tool' || typeof requestId !== 'string') {
-      child.write({ type: 'control_response', response: { subtype: 'error', request_id: requestId, error: `huddle does not handle ${String(request?.subtype)}` } });
+      child.write({
+        type: 'control_response',
+        response: { subtype: 'error', request_id: requestId, error: `huddle does not handle ${String(request?.subtype)}` },
+      });
       return;
     }
     const input = request.input ?? {};
     const turn = this.#turn;
-    const why = turn ? await turn.sink.permission(String(request.tool_name ?? ''), input, turn.signal).catch((error: Error) => error.message) : 'no turn is running';
+    const why = turn
+      ? await turn.sink.permission(String(request.tool_name ?? ''), input, turn.signal).catch((error: Error) => error.message)
+      : 'no turn is running';
     const response = why === undefined ? { behavior: 'allow', updatedInput: input } : { behavior: 'deny', message: why };
     child.write({ type: 'control_response', response: { subtype: 'success', request_id: requestId, response } });
   }
@@ -262,7 +274,9 @@ export function resultText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (Array.isArray(content)) {
     return content
-      .map((block: { type?: string; text?: unknown }) => (block?.type === 'text' && typeof block.text === 'string' ? block.text : `[${String(block?.type ?? 'content')}]`))
+      .map((block: { type?: string; text?: unknown }) =>
+        block?.type === 'text' && typeof block.text === 'string' ? block.text : `[${String(block?.type ?? 'content')}]`,
+      )
       .join('\n');
   }
   return content === undefined || content === null ? '' : JSON.stringify(content);

@@ -46,7 +46,9 @@ export function versionVerdict(range: TestedRange, version: string): VersionVerd
 export function versionWarning(kind: AgentKind, range: TestedRange, version: string): string | undefined {
   const verdict = versionVerdict(range, version);
   const span = range.oldest === range.tested ? range.tested : `${range.oldest} to ${range.tested}`;
-  if (verdict === 'older') return `${kind} ${version} is older than huddle supports (tested: ${span}); update it with \`npm install -g ${range.package}@${range.tested}\``;
-  if (verdict === 'newer') return `${kind} ${version} is newer than huddle was tested with (${span}); if its teammates misbehave, \`npm install -g ${range.package}@${range.tested}\``;
+  if (verdict === 'older')
+    return `${kind} ${version} is older than huddle supports (tested: ${span}); update it with \`npm install -g ${range.package}@${range.tested}\``;
+  if (verdict === 'newer')
+    return `${kind} ${version} is newer than huddle was tested with (${span}); if its teammates misbehave, \`npm install -g ${range.package}@${range.tested}\``;
   return undefined;
 }

@@ -56,7 +56,8 @@ export class CodexDriver extends PerTurnDriver {
     const range = TESTED_VERSIONS.codex!;
     const output = await this.probe(['--version']);
     const version = parseVersion(output);
-    if (!version) return `cannot start a codex teammate: \`${this.setup.command} --version\` printed no version${output.trim() ? ` ("${output.trim().split('\n')[0]!.slice(0, 120)}")` : ''}; huddle drives codex ${range.oldest} or newer (\`npm install -g ${range.package}@${range.tested}\`)`;
+    if (!version)
+      return `cannot start a codex teammate: \`${this.setup.command} --version\` printed no version${output.trim() ? ` ("${output.trim().split('\n')[0]!.slice(0, 120)}")` : ''}; huddle drives codex ${range.oldest} or newer (\`npm install -g ${range.package}@${range.tested}\`)`;
     if (versionVerdict(range, version) === 'older') return `cannot start a codex teammate: ${versionWarning('codex', range, version)}`;
     return undefined;
   }
@@ -81,11 +82,17 @@ export class CodexDriver extends PerTurnDriver {
       case 'turn.completed': {
         state.done = 'success';
         // input_tokens counts the cached and cache-written ones too; huddle's usage counts each once.
-        const usage = line.usage as { input_tokens?: number; cached_input_tokens?: number; cache_write_input_tokens?: number; output_tokens?: number } | undefined;
+        const usage = line.usage as
+          { input_tokens?: number; cached_input_tokens?: number; cache_write_input_tokens?: number; output_tokens?: number } | undefined;
         if (usage) {
           const cached = usage.cached_input_tokens ?? 0;
           const written = usage.cache_write_input_tokens ?? 0;
-          state.usage = { input_tokens: Math.max(0, (usage.input_tokens ?? 0) - cached - written), output_tokens: usage.output_tokens ?? 0, cache_creation_input_tokens: written, cache_read_input_tokens: cached };
+          state.usage = {
+            input_tokens: Math.max(0, (usage.input_tokens ?? 0) - cached - written),
+            output_tokens: usage.output_tokens ?? 0,
+            cache_creation_input_tokens: written,
+            cache_read_input_tokens: cached,
+          };
           state.costUsd = 0;
         }
         return;
@@ -126,7 +133,8 @@ export class CodexDriver extends PerTurnDriver {
     }
     const call = toolCallOf(item);
     if (!call) return;
-    const failed = item.status === 'failed' || item.status === 'declined' || (typeof item.exit_code === 'number' && item.exit_code !== 0) || Boolean(item.error?.message);
+    const failed =
+      item.status === 'failed' || item.status === 'declined' || (typeof item.exit_code === 'number' && item.exit_code !== 0) || Boolean(item.error?.message);
     state.sink.toolResult(item.id, call.name, !failed, resultOf(item));
   }
 }
@@ -171,6 +179,7 @@ function resultOf(item: CodexItem): string {
   if (item.type === 'file_change') return (item.changes ?? []).map((c) => `${c.kind ?? 'change'} ${c.path ?? '?'}`).join('\n');
   if (item.result === undefined) return '';
   const result = item.result as { content?: Array<{ type?: string; text?: string }> };
-  if (Array.isArray(result.content)) return result.content.map((block) => (block.type === 'text' ? (block.text ?? '') : `[${block.type ?? 'content'}]`)).join('\n');
+  if (Array.isArray(result.content))
+    return result.content.map((block) => (block.type === 'text' ? (block.text ?? '') : `[${block.type ?? 'content'}]`)).join('\n');
   return JSON.stringify(item.result);
 }

@@ -70,7 +70,9 @@ export function resolveLaunch(kind: AgentKind, options: LaunchOptions): LaunchSp
   const command = found(program, env);
   if (!command) {
     const where = configured ? `'${program}' (agents.${kind}.command in the settings) was not found` : `'${program}' is not on PATH`;
-    throw new ExternalAgentError(`cannot start a ${kind} teammate: ${where}; install it with \`${known.install}\`, or set agents.${kind}.command in .team/settings.json`);
+    throw new ExternalAgentError(
+      `cannot start a ${kind} teammate: ${where}; install it with \`${known.install}\`, or set agents.${kind}.command in .team/settings.json`,
+    );
   }
   return { kind, command, args: configured?.args ?? [], env: configured?.env ?? {} };
 }

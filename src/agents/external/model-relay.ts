@@ -108,7 +108,9 @@ function handle(request: http.IncomingMessage, response: http.ServerResponse): v
   if (!grant) {
     request.resume();
     response.writeHead(401, { 'content-type': 'application/json' });
-    response.end(JSON.stringify({ type: 'error', error: { type: 'authentication_error', message: 'huddle model relay: this key is not (or no longer) granted' } }));
+    response.end(
+      JSON.stringify({ type: 'error', error: { type: 'authentication_error', message: 'huddle model relay: this key is not (or no longer) granted' } }),
+    );
     return;
   }
   const headers: http.OutgoingHttpHeaders = {};

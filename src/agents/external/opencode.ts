@@ -62,7 +62,10 @@ export class OpenCodeDriver extends PerTurnDriver {
         // A pretty-printed array: no line of it is JSON on its own.
         onText: (line) => void lines.push(line),
         onExit: () => resolve(),
-      }).then((started) => started.child.stdin?.end(), () => resolve());
+      }).then(
+        (started) => started.child.stdin?.end(),
+        () => resolve(),
+      );
     });
     await listed;
     let sessions: unknown;
@@ -152,12 +155,18 @@ export class OpenCodeDriver extends PerTurnDriver {
         state.text = '';
         state.sink.toolCall(id, name, call.input ?? {});
         const failed = call.status === 'error';
-        state.sink.toolResult(id, name, !failed, failed ? String(call.error ?? 'failed') : typeof call.output === 'string' ? call.output : JSON.stringify(call.output ?? ''));
+        state.sink.toolResult(
+          id,
+          name,
+          !failed,
+          failed ? String(call.error ?? 'failed') : typeof call.output === 'string' ? call.output : JSON.stringify(call.output ?? ''),
+        );
         return;
       }
       case 'step_finish':
         state.usage = addUsage(state.usage, part.tokens);
-        if (part.tokens) this.#contextTokens = (part.tokens.input ?? 0) + (part.tokens.cache?.read ?? 0) + (part.tokens.cache?.write ?? 0) + (part.tokens.output ?? 0);
+        if (part.tokens)
+          this.#contextTokens = (part.tokens.input ?? 0) + (part.tokens.cache?.read ?? 0) + (part.tokens.cache?.write ?? 0) + (part.tokens.output ?? 0);
         if (typeof part.cost === 'number') state.costUsd = (state.costUsd ?? 0) + part.cost;
         return;
       case 'error': {

@@ -99,30 +99,35 @@ export abstract class PerTurnDriver implements ExternalDriver {
         setTimeout(() => void child?.stop(this.setup.killGraceMs), 2000).unref();
       };
       AgentProcess.start({
-          command: this.setup.command,
-          args: this.argsFor(prompt, session),
-          cwd: this.setup.cwd,
-          env: { ...this.setup.env, ...this.environment() },
-          spawn: this.spawn,
-          // Per-turn CLIs take the prompt as an argument; codex reads a piped stdin as more of it.
-          stdin: 'ignore',
-          onJson: (line) => {
-            this.onLine(line, state);
-            if (state.session && state.session !== this.#session) {
-              this.#session = state.session;
-              sink.session(state.session, state.model);
-            }
-          },
-          onExit: (code, exitSignal) => {
-            this.#process = undefined;
-            signal.removeEventListener('abort', onAbort);
-            const base = { text: state.text, ...(state.usage ? { usage: state.usage } : {}), ...(state.costUsd !== undefined ? { costUsd: state.costUsd } : {}), ...(state.model ? { model: state.model } : {}) };
-            if (interrupted) return resolve({ outcome: 'interrupted', ...base });
-            if (state.done === 'success' || (state.done === undefined && code === 0)) return resolve({ outcome: 'end_turn', ...base });
-            const how = exitSignal ? `was killed (${exitSignal})` : `exited with code ${code}`;
-            const why = state.error ?? (child ? this.failureReason(child) : undefined);
-            resolve({ outcome: 'failed', ...base, error: `${this.kind} ${how}${why ? `: ${why}` : ''}` });
-          },
+        command: this.setup.command,
+        args: this.argsFor(prompt, session),
+        cwd: this.setup.cwd,
+        env: { ...this.setup.env, ...this.environment() },
+        spawn: this.spawn,
+        // Per-turn CLIs take the prompt as an argument; codex reads a piped stdin as more of it.
+        stdin: 'ignore',
+        onJson: (line) => {
+          this.onLine(line, state);
+          if (state.session && state.session !== this.#session) {
+            this.#session = state.session;
+            sink.session(state.session, state.model);
+          }
+        },
+        onExit: (code, exitSignal) => {
+          this.#process = undefined;
+          signal.removeEventListener('abort', onAbort);
+          const base = {
+            text: state.text,
+            ...(state.usage ? { usage: state.usage } : {}),
+            ...(state.costUsd !== undefined ? { costUsd: state.costUsd } : {}),
+            ...(state.model ? { model: state.model } : {}),
+          };
+          if (interrupted) return resolve({ outcome: 'interrupted', ...base });
+          if (state.done === 'success' || (state.done === undefined && code === 0)) return resolve({ outcome: 'end_turn', ...base });
+          const how = exitSignal ? `was killed (${exitSignal})` : `exited with code ${code}`;
+          const why = state.error ?? (child ? this.failureReason(child) : undefined);
+          resolve({ outcome: 'failed', ...base, error: `${this.kind} ${how}${why ? `: ${why}` : ''}` });
+        },
       }).then(
         (started) => {
           child = started;

@@ -158,7 +158,9 @@ export class PtyDriver implements ExternalDriver, TerminalView {
     try {
       pty = await import('node-pty');
     } catch {
-      throw new ExternalAgentError('command teammates run their program in a terminal, which needs node-pty: install it with `npm install -g node-pty` next to huddle (or `npm install node-pty` in huddle\'s directory)');
+      throw new ExternalAgentError(
+        "command teammates run their program in a terminal, which needs node-pty: install it with `npm install -g node-pty` next to huddle (or `npm install node-pty` in huddle's directory)",
+      );
     }
     const { Terminal } = (await import('@xterm/headless')).default;
     const term = new Terminal({ cols: this.#cols, rows: this.#rows, allowProposedApi: true, scrollback: 1000 });

@@ -70,7 +70,10 @@ export function externalSetup(options: SetupOptions): ExternalSetup {
     options.env,
   );
   // A program in a terminal calls no tools: it needs no MCP server.
-  const mcp = kind === 'command' || !options.channel ? { command: '', args: [] } : huddleMcpCommand(identity.name, options.workspaceRoot, agentSocketPath(options.channel.socket), options.env);
+  const mcp =
+    kind === 'command' || !options.channel
+      ? { command: '', args: [] }
+      : huddleMcpCommand(identity.name, options.workspaceRoot, agentSocketPath(options.channel.socket), options.env);
   const sandbox = externalSandbox({
     owner: identity.name,
     workspace: options.workspace,
@@ -167,14 +170,19 @@ function configVariables(kind: AgentKind, dir: string | undefined): Record<strin
  * shows it at). HUDDLE_CLI names cli.js where huddle runs embedded (tests driving the team
  * in-process); otherwise the bundle's own entry, wherever it is installed (huddle-entry.ts).
  */
-export function huddleMcpCommand(name: string, workspaceRoot: string, socket: string, env: NodeJS.ProcessEnv = process.env): { command: string; args: string[] } {
+export function huddleMcpCommand(
+  name: string,
+  workspaceRoot: string,
+  socket: string,
+  env: NodeJS.ProcessEnv = process.env,
+): { command: string; args: string[] } {
   return { command: process.execPath, args: [huddleCliPath(env), 'mcp', '--as', name, '--cwd', workspaceRoot, '--socket', socket] };
 }
 
 /** huddle's own cli.js, for its MCP server; checked before a teammate is recorded, so a failed spawn leaves no member. */
 export function huddleCliPath(env: NodeJS.ProcessEnv = process.env): string {
   const cli = env.HUDDLE_CLI ?? huddleEntry();
-  if (!cli) throw new ExternalAgentError('cannot tell where huddle\'s cli.js is for its MCP server; set HUDDLE_CLI to its path');
+  if (!cli) throw new ExternalAgentError("cannot tell where huddle's cli.js is for its MCP server; set HUDDLE_CLI to its path");
   return path.resolve(cli);
 }
 

@@ -108,7 +108,8 @@ export function parseBudgetSettings(text: string, file = 'budget.json'): BudgetS
     for (const [name, limits] of Object.entries(record.agents)) settings.agents[name] = parseLimits(limits, `${file} agents.${name}`);
   }
   if (record.soft !== undefined) {
-    if (typeof record.soft !== 'number' || record.soft < 0 || record.soft > 1) throw new BudgetConfigError(`${file} soft must be a fraction from 0 to 1 (0.8 warns at 80 %), not ${JSON.stringify(record.soft)}`);
+    if (typeof record.soft !== 'number' || record.soft < 0 || record.soft > 1)
+      throw new BudgetConfigError(`${file} soft must be a fraction from 0 to 1 (0.8 warns at 80 %), not ${JSON.stringify(record.soft)}`);
     settings.soft = record.soft;
   }
   return settings;
@@ -166,7 +167,13 @@ export function describeHit(hit: BudgetHit): string {
 }
 
 /** The limits after one extension of `kinds`: by the step, or by the original amount again. */
-export function extendLimits(limits: BudgetLimits, kinds: BudgetKind[], step: BudgetLimits, original: BudgetLimits, spent: Partial<Record<BudgetKind, number>> = {}): BudgetLimits {
+export function extendLimits(
+  limits: BudgetLimits,
+  kinds: BudgetKind[],
+  step: BudgetLimits,
+  original: BudgetLimits,
+  spent: Partial<Record<BudgetKind, number>> = {},
+): BudgetLimits {
   const next = { ...limits };
   for (const kind of kinds) {
     const current = limits[kind];
@@ -282,7 +289,10 @@ export class Budget {
     if (scope === TEAM_SCOPE) this.settings.team = next;
     else this.settings.agents[scope] = next;
     this.#rearm(scope);
-    this.#hub.emit(scope === TEAM_SCOPE ? 'huddle' : scope, 'warning', { message: `${scope} budget extended: ${describeLimits(next)}`, budget: { scope, limits: next } });
+    this.#hub.emit(scope === TEAM_SCOPE ? 'huddle' : scope, 'warning', {
+      message: `${scope} budget extended: ${describeLimits(next)}`,
+      budget: { scope, limits: next },
+    });
     this.#releaseWaiting();
     return next;
   }
@@ -315,7 +325,10 @@ export class Budget {
       const stop: BudgetStop = { ...hit, agent, reason };
       this.hits.push(stop);
       if (!this.#approvals.answerable) {
-        this.#hub.emit(agent, 'warning', { message: `${agent} stopped: ${reason}`, budget: { scope: hit.scope, kind: hit.kind, spent: hit.spent, limit: hit.limit } });
+        this.#hub.emit(agent, 'warning', {
+          message: `${agent} stopped: ${reason}`,
+          budget: { scope: hit.scope, kind: hit.kind, spent: hit.spent, limit: hit.limit },
+        });
         if (!this.exhausted) {
           this.exhausted = stop;
           for (const listener of this.#exhaustedListeners) listener(stop);
@@ -323,8 +336,12 @@ export class Budget {
         return reason;
       }
       await this.#roster?.setStatus(agent, 'waiting', { reason }).catch(() => undefined);
-      this.#hub.emit(agent, 'warning', { message: `${agent} paused: ${reason} — Ctrl+Y, then y extends or n stops`, budget: { scope: hit.scope, kind: hit.kind, spent: hit.spent, limit: hit.limit } });
-      const step = this.settings.step[hit.kind] ?? (hit.scope === TEAM_SCOPE ? this.#original.team[hit.kind] : this.limitsFor(hit.scope)[hit.kind]) ?? hit.limit;
+      this.#hub.emit(agent, 'warning', {
+        message: `${agent} paused: ${reason} — Ctrl+Y, then y extends or n stops`,
+        budget: { scope: hit.scope, kind: hit.kind, spent: hit.spent, limit: hit.limit },
+      });
+      const step =
+        this.settings.step[hit.kind] ?? (hit.scope === TEAM_SCOPE ? this.#original.team[hit.kind] : this.limitsFor(hit.scope)[hit.kind]) ?? hit.limit;
       const asked = this.#approvals.request(
         {
           agent,

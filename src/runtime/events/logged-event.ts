@@ -29,12 +29,24 @@ function isSound(raw: LoggedEvent): boolean {
     case 'tool_call':
       return isString(raw.id) && isString(raw.name);
     case 'tool_result':
-      return isString(raw.id) && isString(raw.name) && typeof raw.ok === 'boolean' && isString(raw.content) && (raw.skipped === undefined || raw.skipped === true);
+      return (
+        isString(raw.id) && isString(raw.name) && typeof raw.ok === 'boolean' && isString(raw.content) && (raw.skipped === undefined || raw.skipped === true)
+      );
     case 'message_delivered':
-      return Array.isArray(raw.ids) && raw.ids.every(isString) && (raw.next_offset === undefined || count(raw.next_offset) !== undefined) && (raw.messages === undefined || Array.isArray(raw.messages));
+      return (
+        Array.isArray(raw.ids) &&
+        raw.ids.every(isString) &&
+        (raw.next_offset === undefined || count(raw.next_offset) !== undefined) &&
+        (raw.messages === undefined || Array.isArray(raw.messages))
+      );
     case 'compaction':
       if (raw.kind === 'trim') return raw.keep_turns === undefined || count(raw.keep_turns) !== undefined;
-      return raw.kind === 'summary' && isString(raw.summary) && (raw.first_turn === undefined || isString(raw.first_turn)) && (raw.messages_before === undefined || count(raw.messages_before) !== undefined);
+      return (
+        raw.kind === 'summary' &&
+        isString(raw.summary) &&
+        (raw.first_turn === undefined || isString(raw.first_turn)) &&
+        (raw.messages_before === undefined || count(raw.messages_before) !== undefined)
+      );
     case 'context_reset':
       return (raw.reason === 'restart' || raw.reason === 'clear') && (raw.first_turn === undefined || isString(raw.first_turn));
     case 'error':
@@ -119,7 +131,13 @@ function repaired(raw: LoggedEvent): HuddleEvent | undefined {
     }
     case 'context_reset': {
       const { first_turn, ...rest } = raw;
-      return { ...rest, ...envelope, type: 'context_reset', reason: raw.reason === 'clear' ? 'clear' : 'restart', ...(isString(first_turn) ? { first_turn } : {}) };
+      return {
+        ...rest,
+        ...envelope,
+        type: 'context_reset',
+        reason: raw.reason === 'clear' ? 'clear' : 'restart',
+        ...(isString(first_turn) ? { first_turn } : {}),
+      };
     }
     case 'error':
       return { ...raw, ...envelope, type: 'error', message: text(raw.message), interrupted: raw.interrupted === true };

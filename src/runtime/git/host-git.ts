@@ -29,8 +29,24 @@ export interface PinnedRepo {
 }
 
 /** Variables git may see: where things are, language, time, identity. Never a secret. */
-const ENV_ALLOWED = new Set(['PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'LANGUAGE', 'TZ', 'TMPDIR', 'XDG_CONFIG_HOME', 'GIT_CONFIG_GLOBAL',
-  'GIT_AUTHOR_NAME', 'GIT_AUTHOR_EMAIL', 'GIT_AUTHOR_DATE', 'GIT_COMMITTER_NAME', 'GIT_COMMITTER_EMAIL', 'GIT_COMMITTER_DATE']);
+const ENV_ALLOWED = new Set([
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'LANG',
+  'LANGUAGE',
+  'TZ',
+  'TMPDIR',
+  'XDG_CONFIG_HOME',
+  'GIT_CONFIG_GLOBAL',
+  'GIT_AUTHOR_NAME',
+  'GIT_AUTHOR_EMAIL',
+  'GIT_AUTHOR_DATE',
+  'GIT_COMMITTER_NAME',
+  'GIT_COMMITTER_EMAIL',
+  'GIT_COMMITTER_DATE',
+]);
 
 /** Never a prompt, an editor or a pager: no one is at git's terminal, and none may be chosen by a file. */
 const ENV_FIXED: Record<string, string> = {
@@ -195,8 +211,27 @@ export function pinnedEnv(pin: PinnedRepo): Record<string, string> {
 
 /** The last part of a config key that names a program to run (filters, drivers, helpers, hooks). */
 const PROGRAM_LEAVES = new Set([
-  'clean', 'smudge', 'process', 'textconv', 'command', 'driver', 'cmd', 'program', 'helper', 'fsmonitor', 'hookspath', 'sshcommand',
-  'gitproxy', 'editor', 'askpass', 'alternaterefscommand', 'external', 'packobjectshook', 'uploadpack', 'receivepack', 'defaultkeycommand',
+  'clean',
+  'smudge',
+  'process',
+  'textconv',
+  'command',
+  'driver',
+  'cmd',
+  'program',
+  'helper',
+  'fsmonitor',
+  'hookspath',
+  'sshcommand',
+  'gitproxy',
+  'editor',
+  'askpass',
+  'alternaterefscommand',
+  'external',
+  'packobjectshook',
+  'uploadpack',
+  'receivepack',
+  'defaultkeycommand',
 ]);
 
 export interface ConfigEntry {
@@ -245,7 +280,8 @@ export function untrustedPrograms(entries: ConfigEntry[], where: PinnedRepo | { 
       writable = entry.scope === 'local' || entry.scope === 'worktree' || inside(real(where.checkout), file);
     } else {
       const trustedFile = path.join(where.commonDir, 'config');
-      writable = entry.scope === 'worktree' || (file !== trustedFile && [where.workTree, where.gitDir, where.commonDir, where.root].some((dir) => inside(dir, file)));
+      writable =
+        entry.scope === 'worktree' || (file !== trustedFile && [where.workTree, where.gitDir, where.commonDir, where.root].some((dir) => inside(dir, file)));
     }
     if (!writable) continue;
     const parts = entry.key.split('.');
@@ -276,7 +312,13 @@ export interface RunGitOptions {
 async function configOverrides(cwd: string, options: RunGitOptions, env: Record<string, string>): Promise<string[]> {
   const where = options.pin ?? (options.checkout ? { checkout: cwd } : undefined);
   if (!where) return [];
-  const listed = await execa('git', [...NO_PROGRAMS, 'config', '--list', '--show-scope', '--show-origin', '-z'], { cwd, env, extendEnv: false, reject: false, stdin: 'ignore' });
+  const listed = await execa('git', [...NO_PROGRAMS, 'config', '--list', '--show-scope', '--show-origin', '-z'], {
+    cwd,
+    env,
+    extendEnv: false,
+    reject: false,
+    stdin: 'ignore',
+  });
   if (listed.exitCode !== 0) return [];
   return untrustedPrograms(parseConfigList(String(listed.stdout ?? ''), cwd), where);
 }

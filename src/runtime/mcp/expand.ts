@@ -13,7 +13,8 @@ export function expandText(text: string, env: NodeJS.ProcessEnv): string {
   return text.replace(REFERENCE, (_match, name: string, fallback: string | undefined) => {
     // huddle's own credentials (the model's key, the team's database) go to no server, as to no
     // command: a .mcp.json could otherwise send them in a URL or an argument (docs/trust.md).
-    if (HIDDEN_ENV.includes(name)) throw new ExpansionError(`\${${name}} is huddle's own credential and goes to no MCP server; give the server a variable of its own`);
+    if (HIDDEN_ENV.includes(name))
+      throw new ExpansionError(`\${${name}} is huddle's own credential and goes to no MCP server; give the server a variable of its own`);
     const value = env[name];
     if (value !== undefined && value !== '') return value;
     if (fallback !== undefined) return fallback;

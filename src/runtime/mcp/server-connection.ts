@@ -226,7 +226,10 @@ export class McpServerConnection {
     if (this.#state === 'failed') return Promise.reject(new McpCallError(`MCP server '${this.name}' is not running: ${this.#lastError ?? 'it failed'}`));
     if (this.#state === 'stopped') return Promise.reject(new McpCallError(`MCP server '${this.name}' was stopped`));
     return new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => settle(new McpCallError(`MCP server '${this.name}' is still ${this.#state} after ${this.#options.startupTimeoutMs} ms`)), this.#options.startupTimeoutMs);
+      const timer = setTimeout(
+        () => settle(new McpCallError(`MCP server '${this.name}' is still ${this.#state} after ${this.#options.startupTimeoutMs} ms`)),
+        this.#options.startupTimeoutMs,
+      );
       const onAbort = () => settle(new McpCallError('interrupted'));
       signal?.addEventListener('abort', onAbort, { once: true });
       const waiter = { resolve: () => settle(), reject: (error: Error) => settle(error) };

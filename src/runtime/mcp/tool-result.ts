@@ -36,7 +36,9 @@ export function mapMcpResult(result: McpCallResult): ToolResult {
         addText(`[audio ${String(item.mimeType ?? '')}, ${describeSize(item.data)}: not shown]`);
         break;
       case 'resource_link':
-        addText(`[resource link] ${String(item.name ?? item.uri)}: ${String(item.uri)}${item.mimeType ? ` (${String(item.mimeType)})` : ''}${item.description ? ` — ${String(item.description)}` : ''}`);
+        addText(
+          `[resource link] ${String(item.name ?? item.uri)}: ${String(item.uri)}${item.mimeType ? ` (${String(item.mimeType)})` : ''}${item.description ? ` — ${String(item.description)}` : ''}`,
+        );
         break;
       case 'resource':
         addResource((item.resource ?? {}) as Record<string, unknown>, blocks, text, addText);

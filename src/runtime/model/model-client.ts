@@ -79,7 +79,9 @@ export const DEFAULT_STREAM_IDLE_MS = 60_000;
 /** Our own abort of a stream that went silent; told apart from the person's interrupt. */
 class StreamIdleError extends Error {
   constructor(readonly idleMs: number) {
-    super(`the response stream sent nothing for ${idleMs >= 1000 ? `${Math.round(idleMs / 1000)} s` : `${idleMs} ms`} (HUDDLE_STREAM_IDLE_MS); treated as a dropped connection`);
+    super(
+      `the response stream sent nothing for ${idleMs >= 1000 ? `${Math.round(idleMs / 1000)} s` : `${idleMs} ms`} (HUDDLE_STREAM_IDLE_MS); treated as a dropped connection`,
+    );
     this.name = 'StreamIdleError';
   }
 }
@@ -127,11 +129,12 @@ export class ModelClient implements ModelBackend {
         return { message, usage, costUsd: costOf(request.model, usage), attempts: attempt };
       } catch (error) {
         if (hooks.signal?.aborted || (error instanceof APIUserAbortError && !(error.cause instanceof StreamIdleError))) throw new InterruptedError();
-        const failure = error instanceof APIUserAbortError && error.cause instanceof StreamIdleError
-          ? { retryable: true, status: undefined, reason: error.cause.message }
-          : error instanceof StreamIdleError
-            ? { retryable: true, status: undefined, reason: error.message }
-            : classify(error);
+        const failure =
+          error instanceof APIUserAbortError && error.cause instanceof StreamIdleError
+            ? { retryable: true, status: undefined, reason: error.cause.message }
+            : error instanceof StreamIdleError
+              ? { retryable: true, status: undefined, reason: error.message }
+              : classify(error);
         // A server (or proxy) may echo the credentials back in an error body: never pass them on.
         failure.reason = this.#redact(failure.reason);
         if (!failure.retryable || attempt > this.#options.maxRetries) {

@@ -12,7 +12,10 @@ export const BELL = BEL;
 /** Control characters would end or corrupt the sequence; a notification is one short line. */
 export function sanitize(text: string, max = 200): string {
   // eslint-disable-next-line no-control-regex
-  const flat = text.replace(/[\x00-\x1f\x7f-\x9f]+/g, ' ').replace(/\s+/g, ' ').trim();
+  const flat = text
+    .replace(/[\x00-\x1f\x7f-\x9f]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 

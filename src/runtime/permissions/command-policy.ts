@@ -19,12 +19,41 @@ import type { PermissionMode } from './permission-mode.js';
 import { secretLocation } from '../sandbox/hidden-paths.js';
 import { GIT_DIR_VAR, parseShell, staticOutput, type Redirect, type Script, type SimpleCommand, type Word } from './shell-syntax.js';
 import {
-  DISK_TOOLS, DOWNLOADERS, FIND_ACTIONS, FIND_DELETERS, FIND_NON_TESTS, GIT_COMMAND_SETTINGS, HARMLESS_DEVICES, INTERPRETERS, POWER,
-  POWER_VERBS, PRIVILEGE, PROGRAM_VARIABLES, SHELLS, SYSTEM_DIRS, WRAPPERS, WRITE_REDIRECTS,
+  DISK_TOOLS,
+  DOWNLOADERS,
+  FIND_ACTIONS,
+  FIND_DELETERS,
+  FIND_NON_TESTS,
+  GIT_COMMAND_SETTINGS,
+  HARMLESS_DEVICES,
+  INTERPRETERS,
+  POWER,
+  POWER_VERBS,
+  PRIVILEGE,
+  PROGRAM_VARIABLES,
+  SHELLS,
+  SYSTEM_DIRS,
+  WRAPPERS,
+  WRITE_REDIRECTS,
 } from './policy-tables.js';
 import {
-  approvalPrefix, basename, commandProgram, downloaderIn, gitParts, gitReadOnlyReason, isDevice, killsEverything, literalWord,
-  matchesPrefix, oneLine, readOnlyReason, readsCodeFromStdin, splitOptions, stripPrefixWords, unwrap, type Invocation,
+  approvalPrefix,
+  basename,
+  commandProgram,
+  downloaderIn,
+  gitParts,
+  gitReadOnlyReason,
+  isDevice,
+  killsEverything,
+  literalWord,
+  matchesPrefix,
+  oneLine,
+  readOnlyReason,
+  readsCodeFromStdin,
+  splitOptions,
+  stripPrefixWords,
+  unwrap,
+  type Invocation,
 } from './policy-helpers.js';
 
 import { CriticalPaths } from './critical-paths.js';
@@ -246,7 +275,8 @@ class Walker {
     // Input redirections replace what the pipe gives.
     for (const redirect of command.redirects) {
       if (redirect.heredoc) stdin = redirect.heredoc.subs.length ? { kind: 'unknown' } : { kind: 'static', text: redirect.heredoc.body };
-      else if (redirect.op === '<<<' && redirect.target) stdin = redirect.target.dynamic ? { kind: 'unknown' } : { kind: 'static', text: `${redirect.target.text}\n` };
+      else if (redirect.op === '<<<' && redirect.target)
+        stdin = redirect.target.dynamic ? { kind: 'unknown' } : { kind: 'static', text: `${redirect.target.text}\n` };
       else if (redirect.op === '<' || redirect.op === '<>') stdin = { kind: 'unknown' };
     }
     for (const redirect of command.redirects) this.#redirect(redirect, command.display);
@@ -433,7 +463,13 @@ class Walker {
           return this.#deny('pipe-to-shell', `'xargs ${runner}' runs code downloaded by ${stdin.by}`, display);
         }
         // The items come from stdin; when that is plain text, they are the last arguments.
-        const items = stdin.kind === 'static' ? stdin.text.split(/\s+/).filter(Boolean).map((t) => literalWord(t)) : [];
+        const items =
+          stdin.kind === 'static'
+            ? stdin.text
+                .split(/\s+/)
+                .filter(Boolean)
+                .map((t) => literalWord(t))
+            : [];
         return this.#invocation([...inner, ...items], display, { kind: 'unknown' }, depth + 1, around);
       }
       if (program === 'command' && texts.some((t) => t === '-v' || t === '-V')) return; // only looks a name up
@@ -499,21 +535,28 @@ class Walker {
       }
     }
     if (sub === 'push') {
-      const force = texts.find(
-        (t) => /^--for/.test(t) || (t.length >= 4 && '--mirror'.startsWith(t)) || /^-[a-zA-Z]*f/.test(t) || /^\+/.test(t),
-      );
+      const force = texts.find((t) => /^--for/.test(t) || (t.length >= 4 && '--mirror'.startsWith(t)) || /^-[a-zA-Z]*f/.test(t) || /^\+/.test(t));
       if (force) return this.#deny('git-force-push', `'git push ${force}' overwrites the remote's history`, inv.display);
     }
     // A teammate may discard changes in its own checkout, and nowhere else (-C, --git-dir,
     // --work-tree, GIT_DIR=…, a cd elsewhere): there the rules of the shared workspace hold.
     if (!this.#options.ownWorktree || !this.#gitTargetsOwnCheckout(inv.args)) {
       if (sub === 'reset' && texts.some((t) => t.length >= 4 && '--hard'.startsWith(t))) {
-        return this.#deny('git-discard', "'git reset --hard' throws away uncommitted changes in the shared workspace (in a teammate's own worktree it is allowed)", inv.display);
+        return this.#deny(
+          'git-discard',
+          "'git reset --hard' throws away uncommitted changes in the shared workspace (in a teammate's own worktree it is allowed)",
+          inv.display,
+        );
       }
       if (sub === 'clean') {
         const force = texts.some((t) => t === '--force' || /^-[a-zA-Z]*f/.test(t));
         const dry = texts.some((t) => t === '--dry-run' || /^-[a-zA-Z]*n/.test(t));
-        if (force && !dry) return this.#deny('git-discard', "'git clean -f' deletes untracked files in the shared workspace (in a teammate's own worktree it is allowed)", inv.display);
+        if (force && !dry)
+          return this.#deny(
+            'git-discard',
+            "'git clean -f' deletes untracked files in the shared workspace (in a teammate's own worktree it is allowed)",
+            inv.display,
+          );
       }
     }
     // Global options (-C dir) are left out of the words the allow-list sees.
@@ -523,7 +566,8 @@ class Walker {
   /** Whether every repository or work tree this git command names is inside the agent's own root. */
   #gitTargetsOwnCheckout(args: Word[]): boolean {
     const root = this.#options.root;
-    const inside = (p: string | undefined) => p !== undefined && (p === root || p.startsWith(`${root}/`) || p === `${root}.git` || p.startsWith(`${root}.git/`));
+    const inside = (p: string | undefined) =>
+      p !== undefined && (p === root || p.startsWith(`${root}/`) || p === `${root}.git` || p.startsWith(`${root}.git/`));
     if (!inside(this.#cwd)) return false;
     for (const assignment of this.#assignments) {
       if (!/^GIT_(DIR|WORK_TREE|COMMON_DIR|INDEX_FILE|OBJECT_DIRECTORY)$/.test(assignment.name)) continue;
@@ -615,7 +659,8 @@ class Walker {
     if (file) {
       const downloaded = file.subs.map(downloaderIn).find(Boolean);
       if (downloaded) return this.#deny('pipe-to-shell', `'${program}' runs code downloaded by ${downloaded}`, display);
-      if (file.text === '/dev/stdin' && stdin.kind === 'download') return this.#deny('pipe-to-shell', `runs code downloaded by ${stdin.by} with ${program}`, display);
+      if (file.text === '/dev/stdin' && stdin.kind === 'download')
+        return this.#deny('pipe-to-shell', `runs code downloaded by ${stdin.by} with ${program}`, display);
       return this.#notReadOnly(`'${program} ${file.raw}' runs a script`, display, `${program} ${file.text}`);
     }
     // The shell reads its commands from stdin.
@@ -636,5 +681,4 @@ class Walker {
     }
     return path.normalize(p);
   }
-
 }

@@ -92,8 +92,14 @@ export class PermissionGate {
       throw new ToolError(`refused in plan mode (read-only): ${verdict.reason}. ${planHint(context.agent)}`);
     }
     const note = allow.error ? ` (${allow.error})` : '';
-    await this.#ask(context, 'bash', oneLine(command, 200), `${verdict.reason}${note}`, verdict.prefixes, () =>
-      `'${oneLine(command)}' needs approval, which a headless run cannot ask for; run with --permission-mode auto or add it to the allow-list ("permissions": {"allow": ["${verdict.prefixes[0] ?? 'npm test'}"]} in .team/settings.json or .team/settings.local.json)${note}`,
+    await this.#ask(
+      context,
+      'bash',
+      oneLine(command, 200),
+      `${verdict.reason}${note}`,
+      verdict.prefixes,
+      () =>
+        `'${oneLine(command)}' needs approval, which a headless run cannot ask for; run with --permission-mode auto or add it to the allow-list ("permissions": {"allow": ["${verdict.prefixes[0] ?? 'npm test'}"]} in .team/settings.json or .team/settings.local.json)${note}`,
     );
   }
 
@@ -126,7 +132,9 @@ export class PermissionGate {
   async checkExternal(tool: string, input: unknown, context: ToolContext): Promise<void> {
     const mode = this.modeOf(context.agent);
     if (mode === 'plan') {
-      throw new ToolError(`refused in plan mode (read-only): ${tool} is not marked read-only by its MCP server (readOnlyHint), so it may change things. Say what it should do instead.`);
+      throw new ToolError(
+        `refused in plan mode (read-only): ${tool} is not marked read-only by its MCP server (readOnlyHint), so it may change things. Say what it should do instead.`,
+      );
     }
     if (mode !== 'ask' || this.isAllowListed(tool)) return;
     await this.askPerson(context, {
@@ -215,12 +223,18 @@ function proposedChange(input: Record<string, unknown>): string | undefined {
   const path = String(input.path ?? '');
   if (typeof input.old_text === 'string' && typeof input.new_text === 'string') {
     const diff = editDiff(path, input.old_text, input.new_text).split('\n');
-    return diff.length > PREVIEW_LINES + 2 ? [...diff.slice(0, PREVIEW_LINES + 2), `… ${diff.length - PREVIEW_LINES - 2} more lines`].join('\n') : diff.join('\n');
+    return diff.length > PREVIEW_LINES + 2
+      ? [...diff.slice(0, PREVIEW_LINES + 2), `… ${diff.length - PREVIEW_LINES - 2} more lines`].join('\n')
+      : diff.join('\n');
   }
   if (typeof input.content === 'string') {
     const lines = input.content.split('\n');
     const shown = lines.slice(0, PREVIEW_LINES).map((line) => `+${line}`);
-    return [`+++ ${path} (${lines.length} line${lines.length === 1 ? '' : 's'})`, ...shown, ...(lines.length > PREVIEW_LINES ? [`… ${lines.length - PREVIEW_LINES} more lines`] : [])].join('\n');
+    return [
+      `+++ ${path} (${lines.length} line${lines.length === 1 ? '' : 's'})`,
+      ...shown,
+      ...(lines.length > PREVIEW_LINES ? [`… ${lines.length - PREVIEW_LINES} more lines`] : []),
+    ].join('\n');
   }
   return undefined;
 }

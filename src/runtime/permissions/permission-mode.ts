@@ -22,12 +22,10 @@ export function strictness(mode: PermissionMode): number {
  * A teammate's mode: the spawn's, else its role's, else none (it follows the run's). A mode the
  * lead asks for may not be looser than the run's: the person chose the run's mode, the model did not.
  */
-export function teammateMode(options: {
-  requested: PermissionMode | undefined;
-  role: PermissionMode | undefined;
-  run: PermissionMode;
-  byLead: boolean;
-}): { mode: PermissionMode | undefined; note?: string } {
+export function teammateMode(options: { requested: PermissionMode | undefined; role: PermissionMode | undefined; run: PermissionMode; byLead: boolean }): {
+  mode: PermissionMode | undefined;
+  note?: string;
+} {
   const { requested, role, run, byLead } = options;
   if (requested && byLead && strictness(requested) < strictness(run)) {
     return { mode: run, note: `permission_mode ${requested} is looser than this run's (${run}), so it runs in ${run}` };

@@ -11,7 +11,29 @@ export interface Invocation {
   display: string;
 }
 
-export const RESERVED = new Set(['!', '{', '}', 'if', 'then', 'else', 'elif', 'fi', 'do', 'done', 'while', 'until', 'case', 'esac', 'in', 'function', 'coproc', '((', '))', '[[', ']]']);
+export const RESERVED = new Set([
+  '!',
+  '{',
+  '}',
+  'if',
+  'then',
+  'else',
+  'elif',
+  'fi',
+  'do',
+  'done',
+  'while',
+  'until',
+  'case',
+  'esac',
+  'in',
+  'function',
+  'coproc',
+  '((',
+  '))',
+  '[[',
+  ']]',
+]);
 
 /** Drops reserved words (`if`, `{`, `do`…) and leading assignments: what remains starts with the program. */
 export function stripPrefixWords(words: Word[]): Word[] {
@@ -46,10 +68,11 @@ export function downloaderIn(script: Script): string | undefined {
     for (const command of pipeline.commands) {
       const program = commandProgram(command);
       if (program && DOWNLOADERS.has(program)) return program;
-      for (const word of command.words) for (const sub of word.subs) {
-        const found = downloaderIn(sub);
-        if (found) return found;
-      }
+      for (const word of command.words)
+        for (const sub of word.subs) {
+          const found = downloaderIn(sub);
+          if (found) return found;
+        }
     }
   }
   return undefined;
@@ -148,8 +171,10 @@ export function readOnlyReason(inv: Invocation): string | undefined {
   if (program === 'sort' && texts.some((t) => t.startsWith('--compress-program') || t.startsWith('--temporary-directory') || /^-[a-zA-Z]*T/.test(t))) {
     return "'sort --compress-program' runs a program (and -T writes temp files)";
   }
-  if (program === 'rg' && texts.some((t) => /^--(pre|hostname-bin|search-zip|pre-glob)/.test(t) || /^-[a-zA-Z]*z/.test(t))) return "'rg --pre' runs another program on each file";
-  if ((program === 'less' || program === 'more') && texts.some((t) => t.startsWith('+') || t.startsWith('-k') || t.startsWith('--lesskey'))) return `'${program} +…' runs commands`;
+  if (program === 'rg' && texts.some((t) => /^--(pre|hostname-bin|search-zip|pre-glob)/.test(t) || /^-[a-zA-Z]*z/.test(t)))
+    return "'rg --pre' runs another program on each file";
+  if ((program === 'less' || program === 'more') && texts.some((t) => t.startsWith('+') || t.startsWith('-k') || t.startsWith('--lesskey')))
+    return `'${program} +…' runs commands`;
   if (program === 'file' && texts.some((t) => t === '-C' || t === '--compile')) return "'file -C' writes a compiled magic file";
   if (program === 'tree' && texts.some((t) => t.startsWith('--output'))) return "'tree --output' writes a file";
   if (program === 'jq' && texts.some((t) => t.startsWith('-L') || t === '--library-path')) return "'jq -L' loads code modules";
@@ -188,7 +213,28 @@ export function oneLine(text: string, max = 80): string {
 }
 
 /** Programs whose first word after the options is a subcommand worth keeping in an allow-list entry. */
-export const WITH_SUBCOMMANDS = new Set(['git', 'npm', 'npx', 'pnpm', 'yarn', 'bun', 'cargo', 'go', 'docker', 'kubectl', 'pip', 'pip3', 'make', 'deno', 'gh', 'uv', 'poetry', 'dotnet', 'mvn', 'gradle']);
+export const WITH_SUBCOMMANDS = new Set([
+  'git',
+  'npm',
+  'npx',
+  'pnpm',
+  'yarn',
+  'bun',
+  'cargo',
+  'go',
+  'docker',
+  'kubectl',
+  'pip',
+  'pip3',
+  'make',
+  'deno',
+  'gh',
+  'uv',
+  'poetry',
+  'dotnet',
+  'mvn',
+  'gradle',
+]);
 
 /** What "approve always" allow-lists for a command: its program, plus the subcommand for git, npm and the like. */
 export function approvalPrefix(words: string[]): string {

@@ -3,16 +3,93 @@
 // settings. Data only; command-policy.ts reads commands against it.
 
 export const READ_ONLY_PROGRAMS = new Set([
-  'ls', 'cat', 'head', 'tail', 'wc', 'grep', 'rg', 'egrep', 'fgrep', 'pwd', 'echo', 'printf', 'tree', 'stat',
-  'file', 'du', 'df', 'sort', 'uniq', 'cut', 'tr', 'diff', 'cmp', 'basename', 'dirname', 'realpath', 'readlink', 'which',
-  'date', 'true', 'false', 'test', '[', 'nl', 'column', 'jq', 'less', 'more', 'md5sum', 'sha1sum', 'sha256sum', 'sha512sum',
-  'cksum', 'comm', 'paste', 'fold', 'rev', 'tac', 'od', 'hexdump', 'strings', 'seq', 'expr', 'whoami', 'id', 'uname',
-  'printenv', 'env', 'type', 'cd', 'pushd', 'popd', 'sleep', 'base64',
+  'ls',
+  'cat',
+  'head',
+  'tail',
+  'wc',
+  'grep',
+  'rg',
+  'egrep',
+  'fgrep',
+  'pwd',
+  'echo',
+  'printf',
+  'tree',
+  'stat',
+  'file',
+  'du',
+  'df',
+  'sort',
+  'uniq',
+  'cut',
+  'tr',
+  'diff',
+  'cmp',
+  'basename',
+  'dirname',
+  'realpath',
+  'readlink',
+  'which',
+  'date',
+  'true',
+  'false',
+  'test',
+  '[',
+  'nl',
+  'column',
+  'jq',
+  'less',
+  'more',
+  'md5sum',
+  'sha1sum',
+  'sha256sum',
+  'sha512sum',
+  'cksum',
+  'comm',
+  'paste',
+  'fold',
+  'rev',
+  'tac',
+  'od',
+  'hexdump',
+  'strings',
+  'seq',
+  'expr',
+  'whoami',
+  'id',
+  'uname',
+  'printenv',
+  'env',
+  'type',
+  'cd',
+  'pushd',
+  'popd',
+  'sleep',
+  'base64',
 ]);
 
 export const READ_ONLY_GIT = new Set([
-  'status', 'log', 'diff', 'show', 'branch', 'rev-parse', 'ls-files', 'blame', 'grep', 'describe', 'shortlog', 'cat-file',
-  'ls-tree', 'merge-base', 'name-rev', 'rev-list', 'show-ref', 'for-each-ref', 'whatchanged', 'version',
+  'status',
+  'log',
+  'diff',
+  'show',
+  'branch',
+  'rev-parse',
+  'ls-files',
+  'blame',
+  'grep',
+  'describe',
+  'shortlog',
+  'cat-file',
+  'ls-tree',
+  'merge-base',
+  'name-rev',
+  'rev-list',
+  'show-ref',
+  'for-each-ref',
+  'whatchanged',
+  'version',
 ]);
 
 /** Programs that run the rest of their words as a command; value: options that take an argument. */
@@ -33,7 +110,26 @@ export const WRAPPERS: Record<string, { valued: Set<string>; stopAtFirstWord?: b
   unbuffer: { valued: new Set() },
   flock: { valued: new Set(['-w', '--timeout', '-E', '--conflict-exit-code']) },
   watch: { valued: new Set(['-n', '--interval', '-d']) },
-  xargs: { valued: new Set(['-I', '-i', '-n', '--max-args', '-P', '--max-procs', '-L', '--max-lines', '-d', '--delimiter', '-s', '--max-chars', '-a', '--arg-file', '-E', '-e']) },
+  xargs: {
+    valued: new Set([
+      '-I',
+      '-i',
+      '-n',
+      '--max-args',
+      '-P',
+      '--max-procs',
+      '-L',
+      '--max-lines',
+      '-d',
+      '--delimiter',
+      '-s',
+      '--max-chars',
+      '-a',
+      '--arg-file',
+      '-E',
+      '-e',
+    ]),
+  },
   npx: { valued: new Set(['-p', '--package', '-c', '--call']) },
   pnpx: { valued: new Set() },
   bunx: { valued: new Set() },
@@ -43,21 +139,61 @@ export const WRAPPERS: Record<string, { valued: Set<string>; stopAtFirstWord?: b
 };
 
 /** git settings whose value is a command git runs (`git -c core.sshCommand='…' fetch`). */
-export const GIT_COMMAND_SETTINGS = /^(core\.(sshcommand|pager|editor|fsmonitor|askpass)|diff\.external|sequence\.editor|credential\.helper|.*\.(textconv|command|cmd|process|clean|smudge))$/i;
+export const GIT_COMMAND_SETTINGS =
+  /^(core\.(sshcommand|pager|editor|fsmonitor|askpass)|diff\.external|sequence\.editor|credential\.helper|.*\.(textconv|command|cmd|process|clean|smudge))$/i;
 
 /** Variables that make the command they prefix run another program (or load code): not read-only. */
-export const PROGRAM_VARIABLES = /^(GIT_[A-Z_0-9]+|LESSOPEN|LESSCLOSE|LESSKEY|PAGER|MANPAGER|EDITOR|VISUAL|LD_PRELOAD|LD_LIBRARY_PATH|LD_AUDIT|BASH_ENV|ENV|PROMPT_COMMAND|PS4|SHELLOPTS|BASHOPTS|PATH|IFS|NODE_OPTIONS|PYTHONSTARTUP|PYTHONPATH|PERL5OPT|RUBYOPT|SSH_ASKPASS|SUDO_ASKPASS|TAR_OPTIONS|RIPGREP_CONFIG_PATH|GREP_OPTIONS)$/;
+export const PROGRAM_VARIABLES =
+  /^(GIT_[A-Z_0-9]+|LESSOPEN|LESSCLOSE|LESSKEY|PAGER|MANPAGER|EDITOR|VISUAL|LD_PRELOAD|LD_LIBRARY_PATH|LD_AUDIT|BASH_ENV|ENV|PROMPT_COMMAND|PS4|SHELLOPTS|BASHOPTS|PATH|IFS|NODE_OPTIONS|PYTHONSTARTUP|PYTHONPATH|PERL5OPT|RUBYOPT|SSH_ASKPASS|SUDO_ASKPASS|TAR_OPTIONS|RIPGREP_CONFIG_PATH|GREP_OPTIONS)$/;
 
 export const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'ash', 'mksh', 'yash', 'fish', 'csh', 'tcsh', 'rbash']);
 export const INTERPRETERS = new Set(['python', 'python2', 'python3', 'perl', 'ruby', 'node', 'php', 'lua', 'pwsh', 'Rscript', 'deno', 'bun']);
 export const DOWNLOADERS = new Set(['curl', 'wget', 'fetch', 'aria2c', 'http', 'https', 'xh', 'lwp-request']);
 export const PRIVILEGE = new Set(['sudo', 'doas', 'su', 'pkexec', 'run0', 'sudoedit']);
 export const POWER = new Set(['shutdown', 'reboot', 'halt', 'poweroff']);
-export const POWER_VERBS = new Set(['poweroff', 'reboot', 'halt', 'kexec', 'suspend', 'hibernate', 'hybrid-sleep', 'suspend-then-hibernate', 'rescue', 'emergency', 'soft-reboot', 'isolate']);
+export const POWER_VERBS = new Set([
+  'poweroff',
+  'reboot',
+  'halt',
+  'kexec',
+  'suspend',
+  'hibernate',
+  'hybrid-sleep',
+  'suspend-then-hibernate',
+  'rescue',
+  'emergency',
+  'soft-reboot',
+  'isolate',
+]);
 export const DISK_TOOLS = /^(mkfs(\..+)?|mke2fs|mkswap|mkdosfs|mkntfs|mkexfatfs|wipefs|fdisk|sfdisk|cfdisk|gdisk|sgdisk|parted|blkdiscard)$/;
 export const SYSTEM_DIRS = new Set([
-  '/bin', '/boot', '/dev', '/etc', '/home', '/lib', '/lib32', '/lib64', '/libx32', '/media', '/mnt', '/opt', '/proc', '/root',
-  '/run', '/sbin', '/srv', '/sys', '/tmp', '/usr', '/var', '/snap', '/Users', '/System', '/Library', '/Applications', '/private',
+  '/bin',
+  '/boot',
+  '/dev',
+  '/etc',
+  '/home',
+  '/lib',
+  '/lib32',
+  '/lib64',
+  '/libx32',
+  '/media',
+  '/mnt',
+  '/opt',
+  '/proc',
+  '/root',
+  '/run',
+  '/sbin',
+  '/srv',
+  '/sys',
+  '/tmp',
+  '/usr',
+  '/var',
+  '/snap',
+  '/Users',
+  '/System',
+  '/Library',
+  '/Applications',
+  '/private',
 ]);
 export const HARMLESS_DEVICES = /^\/dev\/(null|zero|full|random|urandom|stdin|stdout|stderr|tty|fd\/\d+|pts\/.*|shm\/.*)$/;
 export const WRITE_REDIRECTS = new Set(['>', '>>', '>|', '&>', '&>>', '<>', '>&']);

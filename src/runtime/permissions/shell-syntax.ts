@@ -21,14 +21,26 @@ import type { Pipeline, Redirect, Script, SimpleCommand, Word } from './shell-as
 /** How deep substitutions may nest before the reader gives up (and the policy refuses). */
 export const MAX_NESTING = 12;
 
-
-
 export function parseShell(source: string, vars: Map<string, string> = new Map(), depth = 0): Script {
   return new Reader(source, 0, new Map(vars), false, depth).read().script;
 }
 
 const META = new Set([' ', '\t', '\r', '\n', ';', '&', '|', '(', ')', '<', '>']);
-const ANSI_ESCAPES: Record<string, string> = { a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\\': '\\', "'": "'", '"': '"', '?': '?' };
+const ANSI_ESCAPES: Record<string, string> = {
+  a: '\x07',
+  b: '\b',
+  e: '\x1b',
+  E: '\x1b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+  v: '\v',
+  '\\': '\\',
+  "'": "'",
+  '"': '"',
+  '?': '?',
+};
 
 class Reader {
   readonly #src: string;
@@ -338,8 +350,7 @@ class Reader {
         else if (ch === "'" && !inDouble) {
           const close = src.indexOf("'", i + 1);
           i = close < 0 ? src.length : close;
-        }
-        else if (ch === '$' && src[i + 1] === '(' && src[i + 2] !== '(') {
+        } else if (ch === '$' && src[i + 1] === '(' && src[i + 2] !== '(') {
           const nested = new Reader(src, i + 2, new Map(this.#vars), true, this.#depth + 1).read();
           innerSubs.push(nested.script);
           i = nested.end - 1;

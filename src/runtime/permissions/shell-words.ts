@@ -102,7 +102,10 @@ export function finishWord(chars: Char[], raw: string, subs: Script[], quotedAny
 export function build(chars: Char[], raw: string, subs: Script[], quotedAny: boolean, procSub: boolean): Word {
   return {
     text: chars.map((ch) => ch.c).join(''),
-    emptyText: chars.filter((ch) => !ch.u).map((ch) => ch.c).join(''),
+    emptyText: chars
+      .filter((ch) => !ch.u)
+      .map((ch) => ch.c)
+      .join(''),
     dynamic: chars.some((ch) => ch.u),
     quoted: quotedAny || chars.some((ch) => ch.q),
     glob: chars.some((ch) => !ch.q && !ch.u && (ch.c === '*' || ch.c === '?' || ch.c === '[')),

@@ -29,7 +29,9 @@ export function socketRequest<T>(socket: string, request: unknown, options: Sock
       if (outcome instanceof Error) reject(outcome);
       else resolve(outcome);
     };
-    const timer = options.timeoutMs ? setTimeout(() => finish(options.timedOut?.() ?? new Error(`no answer within ${options.timeoutMs} ms`)), options.timeoutMs) : undefined;
+    const timer = options.timeoutMs
+      ? setTimeout(() => finish(options.timedOut?.() ?? new Error(`no answer within ${options.timeoutMs} ms`)), options.timeoutMs)
+      : undefined;
     const onAbort = () => finish(new Error('cancelled'));
     if (options.signal?.aborted) return finish(new Error('cancelled'));
     options.signal?.addEventListener('abort', onAbort, { once: true });

@@ -52,7 +52,9 @@ export async function gitChanges(root: string, base: string): Promise<GitChanges
   const [numstat, untracked, log] = await Promise.all([
     git(root, ['diff', '--numstat', '--no-renames', '--no-ext-diff', '--no-textconv', '--ignore-submodules=all', base, '--']),
     git(root, ['ls-files', '--others', '--exclude-standard', '-z']),
-    base === EMPTY_TREE ? git(root, ['log', '--format=%H%x09%an%x09%s', 'HEAD', '--branches=huddle/*']) : git(root, ['log', '--format=%H%x09%an%x09%s', 'HEAD', '--branches=huddle/*', `^${base}`]),
+    base === EMPTY_TREE
+      ? git(root, ['log', '--format=%H%x09%an%x09%s', 'HEAD', '--branches=huddle/*'])
+      : git(root, ['log', '--format=%H%x09%an%x09%s', 'HEAD', '--branches=huddle/*', `^${base}`]),
   ]);
   if (numstat === undefined) return undefined;
   const files: FileChange[] = [];

@@ -13,7 +13,8 @@ import type { PlantedFile } from '../git/planted-git.js';
 const MAX_COMMANDS = 500;
 
 /** A bash command that runs tests (its exit code is a test result). */
-const TEST_COMMAND = /(^|[\s;&|(])(npm (run )?test|npx (vitest|jest|mocha)|vitest|jest|mocha|pytest|python3? -m (pytest|unittest)|go test|cargo (test|nextest)|make (test|check)|yarn test|pnpm (run )?test|bun test|node --test|deno test|mvn test|gradle test|ctest|rspec|phpunit)\b/;
+const TEST_COMMAND =
+  /(^|[\s;&|(])(npm (run )?test|npx (vitest|jest|mocha)|vitest|jest|mocha|pytest|python3? -m (pytest|unittest)|go test|cargo (test|nextest)|make (test|check)|yarn test|pnpm (run )?test|bun test|node --test|deno test|mvn test|gradle test|ctest|rspec|phpunit)\b/;
 
 export interface CommandRecord {
   agent: string;
@@ -48,7 +49,10 @@ export interface RunRecord {
   ended_at: string;
   wall_ms: number;
   outcome?: { ok: boolean; exit_code: number; reason?: string };
-  tasks: { done: Array<{ id: number; subject: string; by: string | null; reviewer?: string }>; open: Array<{ id: number; subject: string; status: string; owner: string | null }> };
+  tasks: {
+    done: Array<{ id: number; subject: string; by: string | null; reviewer?: string }>;
+    open: Array<{ id: number; subject: string; status: string; owner: string | null }>;
+  };
   /** null: the workspace is not a git repository. */
   files: { changed: number; added: number; removed: number; list: GitChanges['files'] } | null;
   commits: GitChanges['commits'];
@@ -141,7 +145,13 @@ export class RunRecorder {
         }
         // A verify gate's one-line summary (runtime/verify): "verify passed: npm test (exit 0, 3.2 s)".
         for (const match of event.content.matchAll(/^verify (passed|failed): (.+?) \((?:exit (\d+))?.*\)$/gm)) {
-          this.#tests.push({ agent: event.agent, command: match[2]!, passed: match[1] === 'passed', ...(match[3] ? { exit_code: Number(match[3]) } : {}), via: 'verify' });
+          this.#tests.push({
+            agent: event.agent,
+            command: match[2]!,
+            passed: match[1] === 'passed',
+            ...(match[3] ? { exit_code: Number(match[3]) } : {}),
+            via: 'verify',
+          });
         }
         return;
       }
@@ -154,7 +164,8 @@ export class RunRecorder {
       case 'approval_resolved': {
         const asked = this.#asked.get(event.id);
         if (!asked) return;
-        if (event.decision === 'approve' || event.decision === 'always') this.#permissions.granted.push({ ...asked, decision: event.decision, ...(event.by ? { by: event.by } : {}) });
+        if (event.decision === 'approve' || event.decision === 'always')
+          this.#permissions.granted.push({ ...asked, decision: event.decision, ...(event.by ? { by: event.by } : {}) });
         else if (event.decision === 'deny') this.#permissions.denied.push({ ...asked, ...(event.by ? { by: event.by } : {}) });
         return;
       }
@@ -198,7 +209,13 @@ export class RunRecorder {
       permissions: structuredClone(this.#permissions),
       reviews: [...this.#reviews],
       cost: { total_usd: tally.cost, agents, tasks: end.spend?.tasks ?? {}, unattributed_usd: end.spend?.unattributed.cost_usd ?? 0 },
-      tokens: { input: tally.input, output: tally.output, cache_read: tally.read, cache_write: tally.write, cache_hit_ratio: allInput > 0 ? tally.read / allInput : 0 },
+      tokens: {
+        input: tally.input,
+        output: tally.output,
+        cache_read: tally.read,
+        cache_write: tally.write,
+        cache_hit_ratio: allInput > 0 ? tally.read / allInput : 0,
+      },
       model_calls: tally.calls,
     };
   }
@@ -219,7 +236,9 @@ export function summaryLines(record: RunRecord): string[] {
   const byWhom = new Map<string, number>();
   for (const task of record.tasks.done) byWhom.set(task.by ?? 'nobody', (byWhom.get(task.by ?? 'nobody') ?? 0) + 1);
   const who = [...byWhom].map(([name, n]) => `${name} ${n}`).join(', ');
-  const files = record.files ? `${record.files.changed} file${record.files.changed === 1 ? '' : 's'} changed +${record.files.added} −${record.files.removed}` : 'files: not a git repository';
+  const files = record.files
+    ? `${record.files.changed} file${record.files.changed === 1 ? '' : 's'} changed +${record.files.added} −${record.files.removed}`
+    : 'files: not a git repository';
   const passed = record.tests.filter((t) => t.passed).length;
   const failed = record.tests.length - passed;
   const tests = record.tests.length === 0 ? 'no tests run' : failed === 0 ? `tests passing (${passed})` : `tests: ${passed} passed, ${failed} failed`;

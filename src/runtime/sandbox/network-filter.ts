@@ -46,7 +46,9 @@ function handle(client: net.Socket, rules: NetworkRules): void {
   let head = Buffer.alloc(0);
   client.on('error', () => client.destroy());
   const refuse = (status: string, message: string) =>
-    void client.end(`HTTP/1.1 ${status}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(message) + 1}\r\nConnection: close\r\n\r\n${message}\n`);
+    void client.end(
+      `HTTP/1.1 ${status}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(message) + 1}\r\nConnection: close\r\n\r\n${message}\n`,
+    );
   const onData = (chunk: Buffer) => {
     head = Buffer.concat([head, chunk]);
     const end = head.indexOf('\r\n\r\n');
@@ -118,8 +120,12 @@ export interface LoopbackBridge {
 
 /** The shell prefix that starts the bridges inside the sandbox and waits until they listen. */
 export function bridgeScript(socat: string, bridges: readonly LoopbackBridge[] = [{ port: PROXY_PORT, inside: PROXY_SOCKET_INSIDE }]): string {
-  const start = bridges.map(({ port, inside }) => `${socat} TCP-LISTEN:${port},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${inside} >/dev/null 2>&1 & `).join('');
-  const listening = bridges.map(({ port }) => `grep -q ':${port.toString(16).toUpperCase().padStart(4, '0')} 00000000:0000 0A' /proc/net/tcp 2>/dev/null`).join(' && ');
+  const start = bridges
+    .map(({ port, inside }) => `${socat} TCP-LISTEN:${port},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${inside} >/dev/null 2>&1 & `)
+    .join('');
+  const listening = bridges
+    .map(({ port }) => `grep -q ':${port.toString(16).toUpperCase().padStart(4, '0')} 00000000:0000 0A' /proc/net/tcp 2>/dev/null`)
+    .join(' && ');
   return `${start}for _ in $(seq 200); do ${listening} && break; sleep 0.005; done; exec "$@"`;
 }
 

@@ -106,10 +106,15 @@ export class NetworkRules {
     else {
       // What the name alone decides is decided before any lookup: a sandbox may not use the proxy's
       // resolver to send names it may not reach out (DNS as a channel).
-      const deniedByName = this.deny.find((rule) => (rule.kind === 'name' || rule.kind === 'suffix' || rule.kind === 'any') && matches(rule, name, undefined, false));
+      const deniedByName = this.deny.find(
+        (rule) => (rule.kind === 'name' || rule.kind === 'suffix' || rule.kind === 'any') && matches(rule, name, undefined, false),
+      );
       if (deniedByName) return { ok: false, reason: `${name} is denied by the sandbox network settings (${deniedByName.text})` };
       const localName = name === 'localhost' || name!.endsWith('.localhost');
-      const allowedByName = (rule: Rule) => rule.kind === 'any' || (localName && rule.kind === 'this-host') || ((rule.kind === 'name' || rule.kind === 'suffix') && matches(rule, name, undefined, false));
+      const allowedByName = (rule: Rule) =>
+        rule.kind === 'any' ||
+        (localName && rule.kind === 'this-host') ||
+        ((rule.kind === 'name' || rule.kind === 'suffix') && matches(rule, name, undefined, false));
       if (this.allow.length && !this.allow.some(allowedByName))
         return { ok: false, reason: `${name} is not on the sandbox network allow-list (${this.allow.map((r) => r.text).join(', ')})` };
       try {
@@ -126,7 +131,9 @@ export class NetworkRules {
       const canonical = formatAddress(address);
       const shown = name ? `${name} (${canonical})` : host === canonical ? host : `${host} (${canonical})`;
       const thisHost = isThisHost(address, local);
-      const denied = this.deny.find((rule) => matches(rule, name, address, thisHost) || (rule.kind === 'name' && deniedAddresses.get(rule.name)?.some((a) => a.value === address.value)));
+      const denied = this.deny.find(
+        (rule) => matches(rule, name, address, thisHost) || (rule.kind === 'name' && deniedAddresses.get(rule.name)?.some((a) => a.value === address.value)),
+      );
       if (denied) {
         firstRefusal ??= `${shown} is denied by the sandbox network settings (${denied.text})`;
         continue;

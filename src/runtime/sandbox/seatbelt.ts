@@ -26,7 +26,8 @@ export function macosProfile(options: {
     if (options.state.root) lines.push(`(deny file-read* file-write* (subpath ${quote(options.state.root)}))`);
     lines.push(`(allow file-read* file-write* ${options.state.own.map((dir) => `(subpath ${quote(dir)})`).join(' ')})`);
   }
-  if (options.socket) lines.push(`(allow file-read* file-write* (literal ${quote(options.socket)}))`, `(allow network-outbound (literal ${quote(options.socket)}))`);
+  if (options.socket)
+    lines.push(`(allow file-read* file-write* (literal ${quote(options.socket)}))`, `(allow network-outbound (literal ${quote(options.socket)}))`);
   // Lists need a proxy, which this profile does not set up: with lists, no network (the safe side).
   const lists = Boolean(options.network?.allow?.length || options.network?.deny?.length);
   if (options.network?.enabled === false || lists) lines.push('(deny network*)', '(allow network* (remote unix-socket))');

@@ -100,7 +100,9 @@ export async function prepareSandboxed(argv: readonly string[], request: Sandbox
       sockets.push({ host: request.loopback.socket, inside });
       bridges.push({ port: request.loopback.port, inside });
     } else {
-      notes.push(`sandbox: with a network of its own, this program reaches 127.0.0.1:${request.loopback.port} (huddle's) only through socat (apt-get install socat)`);
+      notes.push(
+        `sandbox: with a network of its own, this program reaches 127.0.0.1:${request.loopback.port} (huddle's) only through socat (apt-get install socat)`,
+      );
     }
   }
   const bridged = bridges.length ? ['/bin/sh', '-c', bridgeScript(socat!, bridges), 'huddle-network', ...argv] : [...argv];
@@ -140,7 +142,10 @@ export interface SpawnRequest extends SandboxRequest {
 }
 
 /** Starts `argv` (or `bash -c command`) in the sandbox and returns the child; `prepared` says how. */
-export async function sandboxedSpawn(argvOrCommand: readonly string[] | string, request: SpawnRequest): Promise<{ child: ChildProcess; prepared: PreparedCommand }> {
+export async function sandboxedSpawn(
+  argvOrCommand: readonly string[] | string,
+  request: SpawnRequest,
+): Promise<{ child: ChildProcess; prepared: PreparedCommand }> {
   const argv = typeof argvOrCommand === 'string' ? ['bash', '-c', argvOrCommand] : argvOrCommand;
   const prepared = await prepareSandboxed(argv, request);
   const [stdin, stdout, stderr] = request.stdio ?? ['pipe', 'pipe', 'pipe'];
@@ -178,7 +183,8 @@ export async function prepareSandboxedCommandLine(argv: readonly string[], reque
  * sandbox before the command starts, so it sees 0, 1 and 2 only (docs/trust.md). Bash, for
  * redirections of any descriptor number; where there is none, the command runs as it is.
  */
-export const CLOSE_STRAY_DESCRIPTORS = 'for f in /proc/self/fd/*; do n=${f##*/}; case $n in 0|1|2) ;; *) eval "exec $n>&-" 2>/dev/null ;; esac; done; exec "$@"';
+export const CLOSE_STRAY_DESCRIPTORS =
+  'for f in /proc/self/fd/*; do n=${f##*/}; case $n in 0|1|2) ;; *) eval "exec $n>&-" 2>/dev/null ;; esac; done; exec "$@"';
 
 function withoutStrayDescriptors(argv: readonly string[]): string[] {
   const bash = ['/bin/bash', '/usr/bin/bash'].find((file) => existsSync(file));

@@ -68,7 +68,10 @@ function probe(env: NodeJS.ProcessEnv): SandboxStatus {
   if (process.platform !== 'linux') return off(`no sandbox for ${process.platform}`, `sandbox: off — no sandbox on ${process.platform}`);
   const program = findProgram('bwrap', env);
   if (!program) return off('bubblewrap (bwrap) is not installed', `${SANDBOX_OFF_WARNING} (apt-get install bubblewrap)`);
-  const version = spawnSync(program, ['--version'], { encoding: 'utf8', timeout: 10_000 }).stdout?.trim().replace(/^bubblewrap\s*/, '') || 'unknown';
+  const version =
+    spawnSync(program, ['--version'], { encoding: 'utf8', timeout: 10_000 })
+      .stdout?.trim()
+      .replace(/^bubblewrap\s*/, '') || 'unknown';
   const base = ['--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', '--unshare-pid', '--die-with-parent', '--', 'true'];
   const strong = spawnSync(program, ['--unshare-user', '--disable-userns', ...base], { stdio: 'ignore', timeout: 10_000 });
   if (strong.status === 0) return on(program, version, true);

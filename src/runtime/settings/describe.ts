@@ -35,9 +35,7 @@ export function settingsRows(loaded: LoadedSettings): SettingsRow[] {
 export function formatSettingsRows(rows: SettingsRow[]): string {
   const keyWidth = Math.min(40, Math.max(0, ...rows.map((row) => row.key.length)));
   const valueWidth = Math.min(MAX_VALUE, Math.max(0, ...rows.map((row) => row.value.length)));
-  return rows
-    .map((row) => `${row.key.padEnd(keyWidth)}  ${row.value.padEnd(valueWidth)}  ${row.sources.join(' + ')}`.trimEnd())
-    .join('\n');
+  return rows.map((row) => `${row.key.padEnd(keyWidth)}  ${row.value.padEnd(valueWidth)}  ${row.sources.join(' + ')}`.trimEnd()).join('\n');
 }
 
 function redact(value: unknown, path: string[]): unknown {
@@ -47,7 +45,8 @@ function redact(value: unknown, path: string[]): unknown {
   if (!isPlainObject(value)) return value;
   const out: Record<string, unknown> = {};
   for (const [key, child] of Object.entries(value)) {
-    out[key] = SECRET_MAPS.has(key) && isPlainObject(child) ? Object.fromEntries(Object.keys(child).map((name) => [name, '‹set›'])) : redact(child, [...path, key]);
+    out[key] =
+      SECRET_MAPS.has(key) && isPlainObject(child) ? Object.fromEntries(Object.keys(child).map((name) => [name, '‹set›'])) : redact(child, [...path, key]);
   }
   if (SECRET_MAPS.has(path.at(-1) ?? '') && path.length > 1) return Object.fromEntries(Object.keys(out).map((name) => [name, '‹set›']));
   return out;

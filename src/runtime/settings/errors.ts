@@ -41,7 +41,10 @@ function describeIssue(issue: z.core.$ZodIssue, base: PropertyKey[], schema: z.Z
       return { path, text: input === undefined ? `${text} (it is missing)` : `${text}, not ${preview(input)}` };
     }
     case 'invalid_value':
-      return { path, text: `expected ${issue.values.length === 1 ? preview(issue.values[0]) : `one of ${issue.values.map((v) => preview(v)).join(', ')}`}${input === undefined ? '' : `, not ${preview(input)}`}` };
+      return {
+        path,
+        text: `expected ${issue.values.length === 1 ? preview(issue.values[0]) : `one of ${issue.values.map((v) => preview(v)).join(', ')}`}${input === undefined ? '' : `, not ${preview(input)}`}`,
+      };
     case 'unrecognized_keys': {
       const key = issue.keys[0] ?? '';
       const known = knownKeys(schema, path);
@@ -52,9 +55,15 @@ function describeIssue(issue: z.core.$ZodIssue, base: PropertyKey[], schema: z.Z
     case 'too_small':
       if (issue.origin === 'string') return { path, text: 'must not be empty' };
       if (issue.origin === 'array') return { path, text: `needs at least ${issue.minimum} entr${Number(issue.minimum) === 1 ? 'y' : 'ies'}` };
-      return { path, text: `must be ${issue.inclusive === false ? 'above' : 'at least'} ${issue.minimum}${input === undefined ? '' : `, not ${preview(input)}`}` };
+      return {
+        path,
+        text: `must be ${issue.inclusive === false ? 'above' : 'at least'} ${issue.minimum}${input === undefined ? '' : `, not ${preview(input)}`}`,
+      };
     case 'too_big':
-      return { path, text: `must be ${issue.inclusive === false ? 'below' : 'at most'} ${issue.maximum}${input === undefined ? '' : `, not ${preview(input)}`}` };
+      return {
+        path,
+        text: `must be ${issue.inclusive === false ? 'below' : 'at most'} ${issue.maximum}${input === undefined ? '' : `, not ${preview(input)}`}`,
+      };
     case 'invalid_union': {
       // Report the alternative that came closest (fewest problems), in its own words.
       const branches = issue.errors.filter((errors) => errors.length > 0);

@@ -107,8 +107,7 @@ function validate(file: SettingsFile, value: unknown, schema: z.ZodType): Record
 
 const ALLOW_DEPRECATED =
   '.team/allow.json is deprecated: it is still read, but move its prefixes to "permissions": {"allow": […]} in .team/settings.local.json (yours) or .team/settings.json (the team\'s)';
-const BUDGET_DEPRECATED =
-  '.team/budget.json is deprecated: it is still read, under every settings file, but move it to "budget": {…} in .team/settings.json';
+const BUDGET_DEPRECATED = '.team/budget.json is deprecated: it is still read, under every settings file, but move it to "budget": {…} in .team/settings.json';
 
 /** `.team/allow.json`: a broken one was always ignored with a warning, and still is. */
 function readLegacyAllow(file: SettingsFile, text: string): ReadLayer {

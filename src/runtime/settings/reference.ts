@@ -53,8 +53,17 @@ function collect(key: string, node: JsonSchemaNode, rows: Row[]): void {
       const names = children.map(([name]) => name);
       const placeholder = `${key}.<${singular(key)}>`;
       const child = children[0]![1];
-      rows.push({ key: placeholder, type: typeOf(child), default: '', description: `\`<${singular(key)}>\` is one of ${names.map((name) => `\`${name}\``).join(', ')}.` });
-      collectFields(child.type === 'array' && child.items ? `${placeholder}[]` : placeholder, child.type === 'array' && child.items ? child.items : child, rows);
+      rows.push({
+        key: placeholder,
+        type: typeOf(child),
+        default: '',
+        description: `\`<${singular(key)}>\` is one of ${names.map((name) => `\`${name}\``).join(', ')}.`,
+      });
+      collectFields(
+        child.type === 'array' && child.items ? `${placeholder}[]` : placeholder,
+        child.type === 'array' && child.items ? child.items : child,
+        rows,
+      );
       return;
     }
     for (const [name, child] of children) collect(`${key}.${name}`, child, rows);

@@ -29,7 +29,9 @@ export function roleFilesToTrust(root: string): UntrustedFile[] {
   const dir = path.join(root, '.team', 'roles');
   let names: string[];
   try {
-    names = readdirSync(dir).filter((f) => f.endsWith('.md')).sort();
+    names = readdirSync(dir)
+      .filter((f) => f.endsWith('.md'))
+      .sort();
   } catch {
     return [];
   }

@@ -25,10 +25,7 @@ const budgetLimits = z
 const budget = z
   .strictObject({
     team: budgetLimits.optional().describe('Limits for the whole team together.'),
-    agents: z
-      .record(z.string(), budgetLimits)
-      .optional()
-      .describe('Limits per agent name; "*" applies to every agent not named.'),
+    agents: z.record(z.string(), budgetLimits).optional().describe('Limits per agent name; "*" applies to every agent not named.'),
     soft: share('Fraction of a limit at which to warn once (0 or 1: never).').optional().meta({ default: 0.8 }),
     step: budgetLimits.optional().describe('What one extension adds per kind (default: the limit again).'),
   })
@@ -84,49 +81,62 @@ export type HookEventName = (typeof HOOK_EVENTS)[number];
 
 const hookCommand = z.strictObject({
   type: z.literal('command').describe('Only "command" hooks are run.'),
-  command: z.string().min(1).describe('A shell command (bash -c), run in the agent\'s workspace with the event as JSON on stdin.'),
+  command: z.string().min(1).describe("A shell command (bash -c), run in the agent's workspace with the event as JSON on stdin."),
   timeout: z.number().positive().optional().describe('Seconds before the hook and everything it started are killed.').meta({ default: 60 }),
 });
 
 const hookMatcher = z.strictObject({
-  matcher: z
-    .string()
-    .optional()
-    .describe('For tool events, a tool name ("bash"), names joined by | or a regex ("mcp__.*"); empty or "*": every tool.'),
+  matcher: z.string().optional().describe('For tool events, a tool name ("bash"), names joined by | or a regex ("mcp__.*"); empty or "*": every tool.'),
   hooks: z.array(hookCommand).describe('Commands to run, in parallel, when the matcher matches.'),
 });
 export type HookMatcherSettings = z.infer<typeof hookMatcher>;
 
 const hooks = z
-  .strictObject(Object.fromEntries(HOOK_EVENTS.map((event) => [event, z.array(hookMatcher).optional()])) as Record<HookEventName, z.ZodOptional<z.ZodArray<typeof hookMatcher>>>)
-  .describe('Commands run at points of an agent\'s work, in Claude Code\'s hooks format. Exit 0 continues; exit 2 blocks where the event can be blocked, with stderr as the reason. Hooks from every settings file run.');
+  .strictObject(
+    Object.fromEntries(HOOK_EVENTS.map((event) => [event, z.array(hookMatcher).optional()])) as Record<
+      HookEventName,
+      z.ZodOptional<z.ZodArray<typeof hookMatcher>>
+    >,
+  )
+  .describe(
+    "Commands run at points of an agent's work, in Claude Code's hooks format. Exit 0 continues; exit 2 blocks where the event can be blocked, with stderr as the reason. Hooks from every settings file run.",
+  );
 export type HooksSettings = z.infer<typeof hooks>;
 
 // ---- verify gates, sandbox, notifications ---------------------------------------------------------
 const verify = z
   .strictObject({
-    command: z.string().min(1).optional().describe('Run before any task may be completed (a task\'s own `verify` wins); it must exit 0.'),
+    command: z.string().min(1).optional().describe("Run before any task may be completed (a task's own `verify` wins); it must exit 0."),
     timeoutMs: positive('How long a verify command may run.').optional().meta({ default: 600_000 }),
     roles: stringMap('A verify command per role, over `command`.').optional(),
   })
-  .describe('Verify gates: a task becomes completed only when its verify command exits 0 in the completing agent\'s workspace.');
+  .describe("Verify gates: a task becomes completed only when its verify command exits 0 in the completing agent's workspace.");
 
 /** Host names, `*.domain`, `*`, `localhost`, addresses in any spelling, CIDR ranges (network-rules.ts). */
 const networkList = (text: string) =>
-  z.array(z.string().min(1).refine((entry) => isNetworkEntry(entry), 'not a host name, *.domain, address or CIDR range (e.g. "10.0.0.0/8")')).describe(text);
+  z
+    .array(
+      z
+        .string()
+        .min(1)
+        .refine((entry) => isNetworkEntry(entry), 'not a host name, *.domain, address or CIDR range (e.g. "10.0.0.0/8")'),
+    )
+    .describe(text);
 
 const sandbox = z
   .strictObject({
     enabled: z.boolean().optional().describe('false runs commands unsandboxed (HUDDLE_SANDBOX=off).').meta({ default: true }),
     network: z
       .strictObject({
-        enabled: z.boolean().optional().describe('false: commands get no network at all (nor the host\'s abstract Unix sockets).').meta({ default: true }),
-        allow: networkList('Hosts commands may reach: names ("registry.npmjs.org"), "*.github.com", "localhost", addresses, CIDR ranges ("10.0.0.0/8"). A name allowed by name never reaches this machine.').optional(),
+        enabled: z.boolean().optional().describe("false: commands get no network at all (nor the host's abstract Unix sockets).").meta({ default: true }),
+        allow: networkList(
+          'Hosts commands may reach: names ("registry.npmjs.org"), "*.github.com", "localhost", addresses, CIDR ranges ("10.0.0.0/8"). A name allowed by name never reaches this machine.',
+        ).optional(),
         deny: networkList('Hosts commands may never reach, checked by address ("localhost" is all of 127.0.0.0/8, ::1, 0.0.0.0); wins over allow.').optional(),
       })
       .optional()
-      .describe('Network access of sandboxed commands; with allow or deny, their only way out is huddle\'s filtering proxy (needs socat).'),
-    writablePaths: strings('Extra paths sandboxed commands may write (besides the agent\'s workspace and TMPDIR).').optional(),
+      .describe("Network access of sandboxed commands; with allow or deny, their only way out is huddle's filtering proxy (needs socat)."),
+    writablePaths: strings("Extra paths sandboxed commands may write (besides the agent's workspace and TMPDIR).").optional(),
     caches: strings('Cache directories shared by sandboxed commands (~/.npm, ~/.cache/pip…).').optional(),
     hidden: strings('More paths sandboxed commands may not read (absolute or ~/…), besides where credentials live.').optional(),
   })
@@ -141,12 +151,18 @@ const notifications = z
     desktop: z
       .enum(['auto', 'osc9', 'osc777', 'off'])
       .optional()
-      .describe('Desktop notifications through the terminal: OSC 9 (iTerm2, WezTerm, Windows Terminal, kitty, Ghostty), OSC 777 (urxvt, foot, VTE), auto picks by terminal.')
+      .describe(
+        'Desktop notifications through the terminal: OSC 9 (iTerm2, WezTerm, Windows Terminal, kitty, Ghostty), OSC 777 (urxvt, foot, VTE), auto picks by terminal.',
+      )
       .meta({ default: 'auto' }),
-    events: z.array(z.enum(NOTIFY_KINDS)).optional().describe('What notifies: approval, plan, budget, failure, done, question.').meta({ default: [...NOTIFY_KINDS] }),
+    events: z
+      .array(z.enum(NOTIFY_KINDS))
+      .optional()
+      .describe('What notifies: approval, plan, budget, failure, done, question.')
+      .meta({ default: [...NOTIFY_KINDS] }),
     title: z.boolean().optional().describe('Show "needs you: N" in the terminal tab title.').meta({ default: true }),
   })
-  .describe('How huddle gets the person\'s attention when something needs them; a Notification hook can send it anywhere else.');
+  .describe("How huddle gets the person's attention when something needs them; a Notification hook can send it anywhere else.");
 
 // ---- roles and external agents ----------------------------------------------------------------------
 export const AGENT_KINDS = ['claude-code', 'gemini', 'codex', 'opencode', 'command'] as const;
@@ -161,7 +177,10 @@ const roleOverride = z
     maxTurns: positive('Model calls per turn.').optional(),
     tools: strings('The only tools agents of this role get; may name MCP tools as mcp__server__tool, mcp__server__* or mcp__server.').optional(),
     denyTools: strings('Tools agents of this role never get (same patterns as tools).').optional(),
-    agent: z.enum(['huddle', ...AGENT_KINDS]).optional().describe('Which agent runs this role: huddle (in-process) or an external CLI.'),
+    agent: z
+      .enum(['huddle', ...AGENT_KINDS])
+      .optional()
+      .describe('Which agent runs this role: huddle (in-process) or an external CLI.'),
   })
   .describe('Settings for one role (the lead\'s role is "lead"); they win over the role file\'s front matter.');
 export type RoleOverride = z.infer<typeof roleOverride>;
@@ -187,7 +206,7 @@ export const settingsSchema = z
       .enum(PERMISSION_MODES)
       .optional()
       .describe('plan (read only), ask (commands off the allow-list wait for the person) or auto. Unset: ask in the console, auto headless.'),
-    planApproval: z.enum(['lead', 'person']).optional().describe('Who approves plan-mode teammates\' plans.').meta({ default: 'lead' }),
+    planApproval: z.enum(['lead', 'person']).optional().describe("Who approves plan-mode teammates' plans.").meta({ default: 'lead' }),
     worktrees: z.boolean().optional().describe('Every teammate gets its own git worktree unless spawned otherwise.').meta({ default: false }),
     reviewMaxRounds: count('Times a reviewer may send a task back before the lead decides.').optional().meta({ default: 3 }),
     timeouts: z
@@ -196,7 +215,11 @@ export const settingsSchema = z
         stallMs: count('A working agent with no event for this long is interrupted (0: never).').optional().meta({ default: 600_000 }),
         requestMs: count('One model request may take this long.').optional().meta({ default: 600_000 }),
         streamIdleMs: count('A response stream silent this long counts as cut and is retried.').optional().meta({ default: 60_000 }),
-        leaseMs: positive('A team on PostgreSQL: a worker that has not renewed its lease for this long loses its teammates (failed, their tasks back on the board); a lead, its hold on the team.').optional().meta({ default: 10_000 }),
+        leaseMs: positive(
+          'A team on PostgreSQL: a worker that has not renewed its lease for this long loses its teammates (failed, their tasks back on the board); a lead, its hold on the team.',
+        )
+          .optional()
+          .meta({ default: 10_000 }),
       })
       .optional()
       .describe('Timeouts in milliseconds.'),
@@ -226,20 +249,32 @@ export const settingsSchema = z
       .string()
       .regex(/^postgres(ql)?:\/\//i, 'a postgres:// URL')
       .optional()
-      .describe('Keep the team\'s shared state in PostgreSQL instead of files: postgres://USER@HOST:PORT/DATABASE?team=NAME (team: default the workspace directory\'s name).'),
+      .describe(
+        "Keep the team's shared state in PostgreSQL instead of files: postgres://USER@HOST:PORT/DATABASE?team=NAME (team: default the workspace directory's name).",
+      ),
     postgres: z
       .strictObject({
-        pollSeconds: positive('Every wait on a team on PostgreSQL also re-reads the team this often: NOTIFY wakes it at once, this is the floor when a notification is lost (or never sent, behind a transaction pooler).').optional().meta({ default: 5 }),
-        poolSize: positive('Connections each process keeps in its pool to the team\'s database (besides one that listens and one that renews its lease).').optional().meta({ default: 12 }),
+        pollSeconds: positive(
+          'Every wait on a team on PostgreSQL also re-reads the team this often: NOTIFY wakes it at once, this is the floor when a notification is lost (or never sent, behind a transaction pooler).',
+        )
+          .optional()
+          .meta({ default: 5 }),
+        poolSize: positive("Connections each process keeps in its pool to the team's database (besides one that listens and one that renews its lease).")
+          .optional()
+          .meta({ default: 12 }),
         pooler: z
           .enum(['none', 'session', 'transaction'])
           .optional()
-          .describe('What sits between huddle and the server: none; a session-mode pooler (no startup parameters are sent); or a transaction-mode pooler such as PgBouncer pool_mode=transaction (no startup parameters, no prepared statements, no LISTEN: changes are found by polling every pollSeconds).')
+          .describe(
+            'What sits between huddle and the server: none; a session-mode pooler (no startup parameters are sent); or a transaction-mode pooler such as PgBouncer pool_mode=transaction (no startup parameters, no prepared statements, no LISTEN: changes are found by polling every pollSeconds).',
+          )
           .meta({ default: 'none' }),
       })
       .optional()
       .describe('A team on PostgreSQL (team): how each process uses the database.'),
-    retentionDays: count('A team on PostgreSQL: teams archived by --fresh are deleted from the database this many days after (when a lead opens a team there, and the default of huddle prune; 0: kept until pruned).')
+    retentionDays: count(
+      'A team on PostgreSQL: teams archived by --fresh are deleted from the database this many days after (when a lead opens a team there, and the default of huddle prune; 0: kept until pruned).',
+    )
       .optional()
       .meta({ default: 30 }),
     permissions: z

@@ -72,9 +72,7 @@ function limits(value: Partial<Record<string, number | undefined>> | undefined):
 }
 
 /** The drop-in for resolveConfig: same flags, settings files in between. Throws SettingsError or ConfigError. */
-export function resolveSettingsConfig(
-  options: LoadSettingsOptions & { apiKeyFile?: string | undefined },
-): { config: SettingsConfig; loaded: LoadedSettings } {
+export function resolveSettingsConfig(options: LoadSettingsOptions & { apiKeyFile?: string | undefined }): { config: SettingsConfig; loaded: LoadedSettings } {
   const loaded = loadSettings(options);
   const config = configFromSettings(loaded.settings, { cwd: options.cwd, env: options.env ?? process.env, apiKeyFile: options.apiKeyFile });
   return { config, loaded };

@@ -21,9 +21,7 @@ export {
 } from './board/task.js';
 
 /** What onChange listeners receive: a write through a board of this process, or changes made by someone else. */
-export type BoardChange =
-  | { source: 'local'; action: TaskAction; task: Task; agent: string }
-  | { source: 'external'; ids: number[] };
+export type BoardChange = { source: 'local'; action: TaskAction; task: Task; agent: string } | { source: 'external'; ids: number[] };
 
 export type BoardChangeListener = (change: BoardChange) => void;
 

@@ -49,7 +49,13 @@ export function messageSentFields(message: Message): EventFields['message_sent']
 }
 
 /** A `broadcast` copy to every name in `names` except the sender and `exclude`, one send each. */
-export async function broadcastTo(send: (message: OutgoingMessage) => Promise<Message>, names: readonly string[], from: string, content: string, exclude: Iterable<string>): Promise<Message[]> {
+export async function broadcastTo(
+  send: (message: OutgoingMessage) => Promise<Message>,
+  names: readonly string[],
+  from: string,
+  content: string,
+  exclude: Iterable<string>,
+): Promise<Message[]> {
   const skip = new Set(exclude);
   skip.add(from);
   const sent: Message[] = [];

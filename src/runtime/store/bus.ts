@@ -8,14 +8,7 @@
 // position makes "recorded" and "acked" agree whichever happened last.
 import { randomBytes } from 'node:crypto';
 
-export const MESSAGE_TYPES = [
-  'message',
-  'broadcast',
-  'shutdown_request',
-  'shutdown_response',
-  'plan_approval_request',
-  'plan_approval_response',
-] as const;
+export const MESSAGE_TYPES = ['message', 'broadcast', 'shutdown_request', 'shutdown_response', 'plan_approval_request', 'plan_approval_response'] as const;
 export type MessageType = (typeof MESSAGE_TYPES)[number];
 
 export interface Message {

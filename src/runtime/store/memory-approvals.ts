@@ -56,10 +56,7 @@ export class ApprovalQueue implements Approvals {
    * Queues a request and resolves when the person answers, the signal aborts (the agent was
    * interrupted or stopped), or the queue closes. Emits `approval_requested` as the agent.
    */
-  request(
-    request: Omit<ApprovalRequest, 'id' | 'created_at'>,
-    signal?: AbortSignal,
-  ): Promise<ApprovalOutcome> {
+  request(request: Omit<ApprovalRequest, 'id' | 'created_at'>, signal?: AbortSignal): Promise<ApprovalOutcome> {
     if (!this.answerable) return Promise.resolve({ kind: 'unanswerable' });
     if (signal?.aborted) return Promise.resolve({ kind: 'cancelled' });
     const id = `${this.#idPrefix}approval_${this.#next++}`;

@@ -7,7 +7,8 @@ import { type MemberPatch, type NewMember, RosterError, type StatusExtra } from 
 export function assertMemberName(name: unknown): asserts name is string {
   if (typeof name !== 'string' || !AGENT_NAME_PATTERN.test(name)) throw new RosterError(describeNameRule(name));
   // The person's and huddle's own sender names: an agent named so would speak as them (docs/trust.md).
-  if (name === PERSON_SENDER || name === HUDDLE_SENDER) throw new RosterError(`'${name}' is reserved (it names ${name === PERSON_SENDER ? 'the person' : 'huddle itself'} as a sender); pick another name`);
+  if (name === PERSON_SENDER || name === HUDDLE_SENDER)
+    throw new RosterError(`'${name}' is reserved (it names ${name === PERSON_SENDER ? 'the person' : 'huddle itself'} as a sender); pick another name`);
 }
 
 export function assertStatus(status: unknown): asserts status is MemberStatus {

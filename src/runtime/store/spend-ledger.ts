@@ -51,7 +51,9 @@ export interface SpendLedger {
 export function spendTaskLines(data: SpendFile): string[] {
   const tasks = Object.entries(data.tasks).sort(([, a], [, b]) => b.cost_usd - a.cost_usd);
   const lines = tasks.map(([id, task]) => {
-    const who = Object.entries(task.agents).map(([name, cost]) => `${name} $${cost.toFixed(4)}`).join(', ');
+    const who = Object.entries(task.agents)
+      .map(([name, cost]) => `${name} $${cost.toFixed(4)}`)
+      .join(', ');
     return `#${id} ${task.subject}: $${task.cost_usd.toFixed(4)} (${task.model_calls} calls${who ? `; ${who}` : ''})`;
   });
   const none = data.unattributed;

@@ -24,9 +24,7 @@ const input = z.object({
     .min(1)
     .max(MAX_TIMEOUT_MS)
     .optional()
-    .describe(
-      `Milliseconds after which the command and everything it started are killed (default ${DEFAULT_TIMEOUT_MS}, at most ${MAX_TIMEOUT_MS}).`,
-    ),
+    .describe(`Milliseconds after which the command and everything it started are killed (default ${DEFAULT_TIMEOUT_MS}, at most ${MAX_TIMEOUT_MS}).`),
 });
 
 export const bashTool = defineTool({

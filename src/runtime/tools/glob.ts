@@ -12,10 +12,7 @@ const MAX_RESULTS = 1000;
 export const IGNORED_DIRS = ['**/.git/**', '**/node_modules/**', '.team/worktrees/**'];
 
 const input = z.object({
-  pattern: z
-    .string()
-    .min(1)
-    .describe('A glob relative to the workspace root, like `src/**/*.ts` or `**/package.json`.'),
+  pattern: z.string().min(1).describe('A glob relative to the workspace root, like `src/**/*.ts` or `**/package.json`.'),
 });
 
 export const globTool = defineTool({

@@ -21,15 +21,8 @@ const MAX_TEXT_CHARS = 300;
 const MAX_FILE_BYTES = 2 * 1024 * 1024;
 
 const input = z.object({
-  pattern: z
-    .string()
-    .min(1)
-    .describe('A JavaScript regular expression (no slashes or flags; use (?i:...) to ignore case), matched against each line.'),
-  path: z
-    .string()
-    .min(1)
-    .optional()
-    .describe('A file or directory to search, relative to the workspace root (default: the whole workspace).'),
+  pattern: z.string().min(1).describe('A JavaScript regular expression (no slashes or flags; use (?i:...) to ignore case), matched against each line.'),
+  path: z.string().min(1).optional().describe('A file or directory to search, relative to the workspace root (default: the whole workspace).'),
 });
 
 export const grepTool = defineTool({

@@ -31,8 +31,7 @@ export function messageTools(bus: Bus, options: MessageToolsOptions = {}) {
   const sendMessage = defineTool({
     name: 'send_message',
     effects: ['message'],
-    description:
-      'Send a message to one teammate (or to "lead"). It lands in their inbox and reaches them at their next turn.',
+    description: 'Send a message to one teammate (or to "lead"). It lands in their inbox and reaches them at their next turn.',
     input: sendMessageInput,
     summarize: (input) => `→ ${input.to}: ${input.content}`,
     async run(input, context) {
@@ -45,8 +44,7 @@ export function messageTools(bus: Bus, options: MessageToolsOptions = {}) {
   const readInbox = defineTool({
     name: 'read_inbox',
     effects: ['read'],
-    description:
-      'Read the unread messages in your inbox. Messages also arrive on their own between turns; use this to check now.',
+    description: 'Read the unread messages in your inbox. Messages also arrive on their own between turns; use this to check now.',
     input: readInboxInput,
     summarize: () => 'inbox',
     async run(_input, context) {

@@ -12,18 +12,8 @@ const BINARY_SNIFF_BYTES = 8192;
 
 const input = z.object({
   path: z.string().min(1).describe('The file to read, relative to the workspace root (or absolute inside it).'),
-  offset: z
-    .number()
-    .int()
-    .min(1)
-    .optional()
-    .describe('The line number to start at, 1-based (default 1). Use it to page through long files.'),
-  limit: z
-    .number()
-    .int()
-    .min(1)
-    .optional()
-    .describe(`How many lines to return (default ${DEFAULT_READ_LIMIT}).`),
+  offset: z.number().int().min(1).optional().describe('The line number to start at, 1-based (default 1). Use it to page through long files.'),
+  limit: z.number().int().min(1).optional().describe(`How many lines to return (default ${DEFAULT_READ_LIMIT}).`),
 });
 
 export const readFileTool = defineTool({
@@ -46,9 +36,7 @@ export const readFileTool = defineTool({
     const offset = args.offset ?? 1;
     const limit = args.limit ?? DEFAULT_READ_LIMIT;
     if (offset > lines.length) {
-      throw new ToolError(
-        `offset ${offset} is past the end of ${shown}, which has ${lines.length} line${lines.length === 1 ? '' : 's'}`,
-      );
+      throw new ToolError(`offset ${offset} is past the end of ${shown}, which has ${lines.length} line${lines.length === 1 ? '' : 's'}`);
     }
     const last = Math.min(lines.length, offset + limit - 1);
     const width = Math.max(6, String(last).length);

@@ -63,11 +63,14 @@ export class RegexSearch {
   match(files: Array<{ file: string; text: string }>, max: number): Promise<LineMatch[]> {
     return new Promise((resolve, reject) => {
       const remaining = this.#deadline - Date.now();
-      const timer = setTimeout(() => {
-        cleanup();
-        void this.#worker.terminate();
-        reject(new RegexTimeoutError(this.#pattern, this.#timeoutMs));
-      }, Math.max(0, remaining));
+      const timer = setTimeout(
+        () => {
+          cleanup();
+          void this.#worker.terminate();
+          reject(new RegexTimeoutError(this.#pattern, this.#timeoutMs));
+        },
+        Math.max(0, remaining),
+      );
       const onMessage = (reply: { matches?: LineMatch[]; error?: string }) => {
         cleanup();
         if (reply.error !== undefined) reject(new Error(`invalid regular expression: ${reply.error}`));
@@ -102,7 +105,10 @@ function regexTimeoutMs(): number {
 export async function safeRegexTest(pattern: string, inputs: string[], timeoutMs = 1_000): Promise<boolean[]> {
   const search = new RegexSearch(pattern, timeoutMs);
   try {
-    const found = await search.match(inputs.map((text, i) => ({ file: String(i), text: text.replace(/\n/g, ' ') })), inputs.length);
+    const found = await search.match(
+      inputs.map((text, i) => ({ file: String(i), text: text.replace(/\n/g, ' ') })),
+      inputs.length,
+    );
     const hits = new Set(found.map((m) => Number(m.file)));
     return inputs.map((_, i) => hits.has(i));
   } finally {

@@ -117,9 +117,7 @@ function withoutSafeIntegerBounds(node: unknown): unknown {
 }
 
 function formatZodError(error: z.ZodError): string {
-  return error.issues
-    .map((issue) => `${issue.path.length ? issue.path.join('.') : 'input'}: ${issue.message}`)
-    .join('; ');
+  return error.issues.map((issue) => `${issue.path.length ? issue.path.join('.') : 'input'}: ${issue.message}`).join('; ');
 }
 
 function defaultSummary(input: unknown): string {

@@ -11,8 +11,7 @@ const TaskId = z.preprocess(
   z.number().int().positive(),
 );
 const taskId = (what: string) => TaskId.describe(what);
-const taskIds = (what: string) =>
-  z.preprocess((value) => (Array.isArray(value) || value === undefined ? value : [value]), z.array(TaskId)).describe(what);
+const taskIds = (what: string) => z.preprocess((value) => (Array.isArray(value) || value === undefined ? value : [value]), z.array(TaskId)).describe(what);
 
 const AGENT_NAME = /^[a-z][a-z0-9_-]{0,31}$/;
 
@@ -34,16 +33,12 @@ export function taskTools(board: Board, options: TaskToolOptions = {}): Tool[] {
   const taskCreate = defineTool({
     name: 'task_create',
     effects: ['board'],
-    description:
-      'Add a task to the shared task board. It starts pending and unowned; teammates claim it when nothing in blockedBy is left open.',
+    description: 'Add a task to the shared task board. It starts pending and unowned; teammates claim it when nothing in blockedBy is left open.',
     input: z.object({
       subject: z.string().min(1).describe('One line saying what is to be done, e.g. "Write tests for the parser"'),
       description: z.string().optional().describe('Details: what done looks like, files involved, constraints'),
       blockedBy: taskIds('Ids of tasks that must be completed before this one can start').optional(),
-      requires_review: z
-        .boolean()
-        .optional()
-        .describe('If true the task must go through status review (checked by a reviewer) before it is completed'),
+      requires_review: z.boolean().optional().describe('If true the task must go through status review (checked by a reviewer) before it is completed'),
       verify: z
         .string()
         .optional()
@@ -70,11 +65,7 @@ export function taskTools(board: Board, options: TaskToolOptions = {}): Tool[] {
     input: z.object({
       task_id: taskId('The id of the task to change'),
       status: z.enum(TASK_STATUSES).optional().describe('The new status'),
-      owner: z
-        .string()
-        .nullable()
-        .optional()
-        .describe('Agent to assign a pending task to, or null to unassign it'),
+      owner: z.string().nullable().optional().describe('Agent to assign a pending task to, or null to unassign it'),
       addBlockedBy: taskIds('Ids of tasks this task must wait for').optional(),
       addBlocks: taskIds('Ids of tasks that must wait for this task').optional(),
     }),
@@ -132,7 +123,9 @@ export function taskTools(board: Board, options: TaskToolOptions = {}): Tool[] {
       }
       for (const problem of problems) lines.push(`warning: skipped ${problem.file}: ${problem.error}`);
       for (const cycle of cycles) {
-        lines.push(`warning: ${cycle.map((id) => `#${id}`).join(' → ')} wait for each other (each arrow: blocks), so none of them can ever start; a person must remove one of these dependencies (task_update cannot), or create new tasks for that work`);
+        lines.push(
+          `warning: ${cycle.map((id) => `#${id}`).join(' → ')} wait for each other (each arrow: blocks), so none of them can ever start; a person must remove one of these dependencies (task_update cannot), or create new tasks for that work`,
+        );
       }
       return lines.join('\n');
     },

@@ -25,4 +25,3 @@ export const writeFileTool = defineTool({
     return `${existed ? 'overwrote' : 'created'} ${shown} (${bytes} byte${bytes === 1 ? '' : 's'})`;
   },
 });
-

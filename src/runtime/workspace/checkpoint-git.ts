@@ -13,15 +13,24 @@ export interface CheckpointGitResult {
 }
 
 const HARDENED = [
-  '-c', 'core.fsmonitor=false',
-  '-c', 'core.hooksPath=/dev/null',
-  '-c', 'core.pager=cat',
-  '-c', 'diff.external=',
-  '-c', 'core.sshCommand=false',
-  '-c', 'protocol.allow=never',
-  '-c', 'protocol.file.allow=always',
-  '-c', 'gc.auto=0',
-  '-c', 'maintenance.auto=false',
+  '-c',
+  'core.fsmonitor=false',
+  '-c',
+  'core.hooksPath=/dev/null',
+  '-c',
+  'core.pager=cat',
+  '-c',
+  'diff.external=',
+  '-c',
+  'core.sshCommand=false',
+  '-c',
+  'protocol.allow=never',
+  '-c',
+  'protocol.file.allow=always',
+  '-c',
+  'gc.auto=0',
+  '-c',
+  'maintenance.auto=false',
 ];
 
 export interface GitCall {

@@ -5,7 +5,20 @@
 // `repairGit` is what runs on its own after a tool call broke `.git`: it only fills in what is
 // missing. `rewindTo` is what the person asks for (`huddle rewind`, /rewind): the whole state as it
 // was, after a checkpoint of the state now, so that a rewind can itself be undone.
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { CheckpointError, gitPipe, gitText, runGit } from './checkpoint-git.js';
 import { isDir, type Checkpoint, type Checkpoints } from './checkpoints.js';
@@ -54,13 +67,23 @@ export async function restoreGitState(store: Checkpoints, gitTree: string, force
       .map((line) => line.split(' '))
       .filter((parts): parts is [string, string] => parts.length === 2 && /^[0-9a-f]{40,64}$/.test(parts[0]!));
     const stashLog = readOr(path.join(state, 'stash-log'));
-    const stashTips = stashLog.split('\n').map((line) => line.split(' ')[1]).filter((id): id is string => !!id && /^[0-9a-f]{40,64}$/.test(id) && !/^0+$/.test(id));
+    const stashTips = stashLog
+      .split('\n')
+      .map((line) => line.split(' ')[1])
+      .filter((id): id is string => !!id && /^[0-9a-f]{40,64}$/.test(id) && !/^0+$/.test(id));
     const wanted = [...new Set([...refs.map(([id]) => id), ...stashTips])];
     const hasIndex = existsSync(path.join(state, 'index'));
     const packArgs = ['pack-objects', '--revs', '--stdout', '-q', ...(hasIndex ? ['--indexed-objects'] : [])];
-    const producer = { args: packArgs, call: store.shadowCall(hasIndex ? { GIT_INDEX_FILE: path.join(state, 'index') } : {}, wanted.map((id) => `${id}\n`).join('')) };
+    const producer = {
+      args: packArgs,
+      call: store.shadowCall(hasIndex ? { GIT_INDEX_FILE: path.join(state, 'index') } : {}, wanted.map((id) => `${id}\n`).join('')),
+    };
     const consumer = { args: ['index-pack', '--stdin'], call: { env: { GIT_DIR: gitDir }, cwd: gitDir } };
-    const missing = force ? true : (await runGit(['cat-file', '--batch-check'], { env: { GIT_DIR: gitDir }, cwd: gitDir, input: wanted.map((id) => `${id}\n`).join('') })).stdout.toString().includes(' missing');
+    const missing = force
+      ? true
+      : (await runGit(['cat-file', '--batch-check'], { env: { GIT_DIR: gitDir }, cwd: gitDir, input: wanted.map((id) => `${id}\n`).join('') })).stdout
+          .toString()
+          .includes(' missing');
     if (missing || force) {
       const copied = await gitPipe(producer, consumer);
       if (!copied.ok) throw new CheckpointError(`cannot copy the repository's objects back: ${copied.stderr.split('\n')[0] ?? ''}`);
@@ -69,10 +92,21 @@ export async function restoreGitState(store: Checkpoints, gitTree: string, force
 
     // Refs: all of them (force), else those gone or pointing at nothing.
     const now = await runGit(['for-each-ref', '--format=%(objectname) %(refname)'], { env: { GIT_DIR: gitDir }, cwd: gitDir });
-    const current = new Map(now.stdout.toString().split('\n').map((line) => line.split(' ')).filter((p) => p.length === 2).map(([id, ref]) => [ref!, id!]));
+    const current = new Map(
+      now.stdout
+        .toString()
+        .split('\n')
+        .map((line) => line.split(' '))
+        .filter((p) => p.length === 2)
+        .map(([id, ref]) => [ref!, id!]),
+    );
     const updates = refs.filter(([id, ref]) => (force ? current.get(ref) !== id : !current.has(ref)));
     if (updates.length) {
-      await gitText(['update-ref', '--no-deref', '--stdin'], { env: { GIT_DIR: gitDir }, cwd: gitDir, input: updates.map(([id, ref]) => `update ${ref} ${id}\n`).join('') }, 'cannot put the refs back');
+      await gitText(
+        ['update-ref', '--no-deref', '--stdin'],
+        { env: { GIT_DIR: gitDir }, cwd: gitDir, input: updates.map(([id, ref]) => `update ${ref} ${id}\n`).join('') },
+        'cannot put the refs back',
+      );
       done.push(`${updates.length} ref${updates.length === 1 ? '' : 's'}`);
     }
     // The stash's entries are its reflog: putting refs/stash back added a line to it, the saved one replaces it.
@@ -98,7 +132,12 @@ export async function restoreGitState(store: Checkpoints, gitTree: string, force
  * relative to the root); files it did not have are removed, as `current` (the state just before)
  * shows. Returns how many were written and removed.
  */
-export async function restoreFiles(store: Checkpoints, target: Checkpoint, current: Checkpoint, only?: string[]): Promise<{ written: number; removed: string[] }> {
+export async function restoreFiles(
+  store: Checkpoints,
+  target: Checkpoint,
+  current: Checkpoint,
+  only?: string[],
+): Promise<{ written: number; removed: string[] }> {
   const pathspec = only?.length ? ['--', ...only] : [];
   const listed = async (tree: string) =>
     (await gitText(['ls-tree', '-r', '-z', '--name-only', tree, ...pathspec], store.shadowCall(), 'cannot read the checkpoint')).split('\0').filter(Boolean);
@@ -118,7 +157,11 @@ export async function restoreFiles(store: Checkpoints, target: Checkpoint, curre
     try {
       await gitText(['read-tree', target.filesTree], call, 'cannot read the checkpoint');
       for (const file of wanted) clearWay(store.root, file);
-      await gitText(['checkout-index', '-f', '-z', '--stdin'], { ...call, cwd: store.root, input: wanted.map((f) => `${f}\0`).join('') }, 'cannot write the files back');
+      await gitText(
+        ['checkout-index', '-f', '-z', '--stdin'],
+        { ...call, cwd: store.root, input: wanted.map((f) => `${f}\0`).join('') },
+        'cannot write the files back',
+      );
     } finally {
       rmSync(index, { force: true });
     }

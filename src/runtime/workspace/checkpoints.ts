@@ -55,7 +55,8 @@ interface Last {
 
 /** Where every workspace's checkpoints live: under the person's state directory (hidden in the sandbox). */
 export function checkpointsRoot(): string {
-  const base = process.env.XDG_STATE_HOME && path.isAbsolute(process.env.XDG_STATE_HOME) ? process.env.XDG_STATE_HOME : path.join(os.homedir(), '.local', 'state');
+  const base =
+    process.env.XDG_STATE_HOME && path.isAbsolute(process.env.XDG_STATE_HOME) ? process.env.XDG_STATE_HOME : path.join(os.homedir(), '.local', 'state');
   return path.join(base, 'huddle', 'checkpoints');
 }
 
@@ -127,9 +128,17 @@ export class Checkpoints {
       const format = this.hasOwnRepository() ? (await runGit(['rev-parse', '--show-object-format'], this.workspaceCall())).stdout.toString().trim() : '';
       const temp = `${this.shadow}.${process.pid}.tmp`;
       rmSync(temp, { recursive: true, force: true });
-      await gitText(['init', '-q', '--bare', ...(format === 'sha256' ? ['--object-format=sha256'] : []), temp], { isolated: true }, 'cannot make the checkpoint repository');
+      await gitText(
+        ['init', '-q', '--bare', ...(format === 'sha256' ? ['--object-format=sha256'] : []), temp],
+        { isolated: true },
+        'cannot make the checkpoint repository',
+      );
       // The workspace's objects are reachable only through the checkpoints' ref lists (blobs): never prune here.
-      for (const [key, value] of [['core.logAllRefUpdates', 'false'], ['gc.auto', '0'], ['gc.pruneExpire', 'never']]) {
+      for (const [key, value] of [
+        ['core.logAllRefUpdates', 'false'],
+        ['gc.auto', '0'],
+        ['gc.pruneExpire', 'never'],
+      ]) {
         await gitText(['config', key!, value!], { env: { GIT_DIR: temp }, isolated: true }, 'cannot set up the checkpoint repository');
       }
       renameSync(temp, this.shadow);
@@ -141,7 +150,15 @@ export class Checkpoints {
       const trees = await runGit(['rev-parse', `${head}:files`, `${head}:git`], this.shadowCall());
       const [filesTree, gitTree] = trees.stdout.toString().split('\n');
       if (filesTree && /^[0-9a-f]+$/.test(filesTree)) {
-        this.#last = { commit: head, filesTree, gitTree: gitTree && /^[0-9a-f]+$/.test(gitTree) ? gitTree : undefined, indexStamp: undefined, gitStamp: undefined, tips: [], headResolved: false };
+        this.#last = {
+          commit: head,
+          filesTree,
+          gitTree: gitTree && /^[0-9a-f]+$/.test(gitTree) ? gitTree : undefined,
+          indexStamp: undefined,
+          gitStamp: undefined,
+          tips: [],
+          headResolved: false,
+        };
       }
     }
     this.#loaded = true;
@@ -199,7 +216,9 @@ export class Checkpoints {
 
   async #take(meta: { agent: string; tool: string; summary: string }): Promise<Checkpoint> {
     if (!this.covered) {
-      throw new CheckpointError('huddle keeps no checkpoints of / or your home directory (too large, and it holds your credentials): run huddle in a project directory');
+      throw new CheckpointError(
+        'huddle keeps no checkpoints of / or your home directory (too large, and it holds your credentials): run huddle in a project directory',
+      );
     }
     // Another process (huddle rewind, a second huddle here) moved the chain: start from its end.
     if (this.#loaded && this.#readCheckpointRef() !== this.#last?.commit) {
@@ -209,9 +228,16 @@ export class Checkpoints {
     await this.#init();
     const last = this.#last;
     const filesIndex = path.join(this.shadow, 'files-index');
-    await gitText(['add', '-A', '--ignore-errors'], this.shadowCall({ GIT_WORK_TREE: this.root, GIT_INDEX_FILE: filesIndex }), 'cannot read the workspace for a checkpoint');
+    await gitText(
+      ['add', '-A', '--ignore-errors'],
+      this.shadowCall({ GIT_WORK_TREE: this.root, GIT_INDEX_FILE: filesIndex }),
+      'cannot read the workspace for a checkpoint',
+    );
     const indexStamp = stamp(filesIndex);
-    const filesTree = last && last.indexStamp === indexStamp ? last.filesTree : (await gitText(['write-tree'], this.shadowCall({ GIT_INDEX_FILE: filesIndex }), 'cannot write a checkpoint')).trim();
+    const filesTree =
+      last && last.indexStamp === indexStamp
+        ? last.filesTree
+        : (await gitText(['write-tree'], this.shadowCall({ GIT_INDEX_FILE: filesIndex }), 'cannot write a checkpoint')).trim();
 
     let gitTree = last?.gitTree;
     let tips = last?.tips ?? [];
@@ -232,12 +258,22 @@ export class Checkpoints {
       return described;
     }
     // What changed since the previous checkpoint is worked out when listing (list()), not here.
-    const body: CheckpointMeta = { time: new Date().toISOString(), agent: meta.agent, tool: meta.tool, summary: meta.summary.slice(0, 200), changed: [], changedCount: 0 };
+    const body: CheckpointMeta = {
+      time: new Date().toISOString(),
+      agent: meta.agent,
+      tool: meta.tool,
+      summary: meta.summary.slice(0, 200),
+      changed: [],
+      changedCount: 0,
+    };
     // The checkpoint's tree and commit are two small objects: written here rather than by two more git processes.
     const tree = this.#writeObject('tree', Buffer.concat([treeEntry('files', filesTree), ...(gitTree ? [treeEntry('git', gitTree)] : [])]));
     const seconds = Math.floor(Date.now() / 1000);
     const who = `huddle <huddle@localhost> ${seconds} +0000`;
-    const commit = this.#writeObject('commit', Buffer.from(`tree ${tree}\n${last ? `parent ${last.commit}\n` : ''}author ${who}\ncommitter ${who}\n\n${JSON.stringify(body)}\n`));
+    const commit = this.#writeObject(
+      'commit',
+      Buffer.from(`tree ${tree}\n${last ? `parent ${last.commit}\n` : ''}author ${who}\ncommitter ${who}\n\n${JSON.stringify(body)}\n`),
+    );
     this.#writeCheckpointRef(commit);
     const described: Checkpoint = { id: commit, ...body, filesTree, gitTree };
     this.#last = { commit, filesTree, gitTree, indexStamp, gitStamp, tips, headResolved, hadIndex, described };
@@ -270,7 +306,8 @@ export class Checkpoints {
   #gitStamp(): string | undefined {
     if (!this.hasOwnRepository()) return undefined;
     const parts: string[] = [];
-    for (const name of ['HEAD', 'index', 'packed-refs', 'config', 'logs/refs/stash', 'objects', 'objects/pack']) parts.push(`${name}:${stamp(path.join(this.gitDir, name)) ?? '-'}`);
+    for (const name of ['HEAD', 'index', 'packed-refs', 'config', 'logs/refs/stash', 'objects', 'objects/pack'])
+      parts.push(`${name}:${stamp(path.join(this.gitDir, name)) ?? '-'}`);
     const walk = (dir: string, depth: number) => {
       let names: string[];
       try {
@@ -323,7 +360,14 @@ export class Checkpoints {
     await gitText(['add', '-A', '-f', '.'], { ...call, cwd: stage }, 'cannot keep the repository state');
     const gitTree = (await gitText(['write-tree'], call, 'cannot keep the repository state')).trim();
     rmSync(stage, { recursive: true, force: true });
-    const newTips = [...new Set(refs.split('\n').map((line) => line.split(' ')[0]!).filter(Boolean))];
+    const newTips = [
+      ...new Set(
+        refs
+          .split('\n')
+          .map((line) => line.split(' ')[0]!)
+          .filter(Boolean),
+      ),
+    ];
     return { gitTree, tips: newTips, headResolved };
   }
 
@@ -339,9 +383,9 @@ export class Checkpoints {
       if (!last?.gitTree) return undefined;
       if (!isDir(this.gitDir)) return 'the repository (.git) is gone';
       if (!existsSync(path.join(this.gitDir, 'HEAD'))) return '.git/HEAD is gone';
-      if (!isDir(path.join(this.gitDir, 'objects'))) return 'the repository\'s objects are gone';
-      if (!isDir(path.join(this.gitDir, 'refs'))) return 'the repository\'s refs are gone';
-      if (last.hadIndex && !existsSync(path.join(this.gitDir, 'index'))) return 'the repository\'s index is gone';
+      if (!isDir(path.join(this.gitDir, 'objects'))) return "the repository's objects are gone";
+      if (!isDir(path.join(this.gitDir, 'refs'))) return "the repository's refs are gone";
+      if (last.hadIndex && !existsSync(path.join(this.gitDir, 'index'))) return "the repository's index is gone";
       if (!last.headResolved) return undefined;
       const now = this.#gitStamp();
       if (last.gitStamp !== undefined && now === last.gitStamp) return undefined;
@@ -365,7 +409,11 @@ export class Checkpoints {
   async list(limit = 1000): Promise<Checkpoint[]> {
     await this.#init();
     if (!this.#readCheckpointRef()) return [];
-    const out = await gitText(['log', `-n${limit}`, '--format=%x1e%H%x1f%B%x1f', '--name-status', '--no-renames', CHECKPOINT_REF], this.shadowCall(), 'cannot list checkpoints');
+    const out = await gitText(
+      ['log', `-n${limit}`, '--format=%x1e%H%x1f%B%x1f', '--name-status', '--no-renames', CHECKPOINT_REF],
+      this.shadowCall(),
+      'cannot list checkpoints',
+    );
     const result: Checkpoint[] = [];
     for (const entry of out.split('\x1e').filter((chunk) => chunk.trim())) {
       const [id, message, names] = entry.split('\x1f') as [string, string, string | undefined];

@@ -55,4 +55,3 @@ export function realOrSame(p: string): string {
     return path.resolve(p);
   }
 }
-

@@ -39,7 +39,11 @@ export async function rewind(store: Checkpoints, id: string, options: { files?: 
   const target = await store.find(id);
   if (!target) throw new CheckpointError(`no checkpoint '${id}' here (huddle rewind lists them)`);
   const files = options.files?.map((file) => normalise(store.root, file));
-  const current = await store.take({ agent: options.agent ?? 'you', tool: 'rewind', summary: `before rewinding to ${target.id.slice(0, 8)}${files?.length ? ` (${files.join(', ')})` : ''}` });
+  const current = await store.take({
+    agent: options.agent ?? 'you',
+    tool: 'rewind',
+    summary: `before rewinding to ${target.id.slice(0, 8)}${files?.length ? ` (${files.join(', ')})` : ''}`,
+  });
   const currentFull = (await store.find(current.id.slice(0, 12))) ?? current;
   return store.serial(async () => {
     const git = !files?.length && target.gitTree ? await restoreGitState(store, target.gitTree, true) : [];
@@ -52,7 +56,8 @@ export async function rewind(store: Checkpoints, id: string, options: { files?: 
 function normalise(root: string, file: string): string {
   const absolute = path.resolve(root, file);
   const relative = path.relative(root, absolute);
-  if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) throw new CheckpointError(`'${file}' is not a path inside the workspace (${root})`);
+  if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative))
+    throw new CheckpointError(`'${file}' is not a path inside the workspace (${root})`);
   return relative.split(path.sep).join('/');
 }
 
@@ -100,9 +105,16 @@ export async function lostSince(store: Checkpoints, start: Checkpoint, end: Chec
   if (start.gitTree) {
     const head = await gitText(['cat-file', 'blob', `${start.gitTree}:refs`], store.shadowCall(), 'cannot read a checkpoint').catch(() => '');
     const headRef = (await gitText(['cat-file', 'blob', `${start.gitTree}:HEAD`], store.shadowCall(), 'cannot read a checkpoint').catch(() => '')).trim();
-    const commit = headRef.startsWith('ref: ') ? head.split('\n').find((line) => line.endsWith(` ${headRef.slice(5)}`))?.split(' ')[0] : headRef;
+    const commit = headRef.startsWith('ref: ')
+      ? head
+          .split('\n')
+          .find((line) => line.endsWith(` ${headRef.slice(5)}`))
+          ?.split(' ')[0]
+      : headRef;
     if (commit) committed = await listing(`${commit}^{tree}`).catch(() => new Map<string, string>());
-    stashBefore = (await gitText(['cat-file', 'blob', `${start.gitTree}:stash-log`], store.shadowCall(), 'x').catch(() => '')).split('\n').filter(Boolean).length;
+    stashBefore = (await gitText(['cat-file', 'blob', `${start.gitTree}:stash-log`], store.shadowCall(), 'x').catch(() => ''))
+      .split('\n')
+      .filter(Boolean).length;
   }
   const files: string[] = [];
   for (const [file, id] of before) {
@@ -113,7 +125,9 @@ export async function lostSince(store: Checkpoints, start: Checkpoint, end: Chec
   }
   let stashNow = 0;
   try {
-    stashNow = readFileSync(path.join(store.gitDir, 'logs', 'refs', 'stash'), 'utf8').split('\n').filter(Boolean).length;
+    stashNow = readFileSync(path.join(store.gitDir, 'logs', 'refs', 'stash'), 'utf8')
+      .split('\n')
+      .filter(Boolean).length;
   } catch {
     // no stash now
   }
@@ -127,7 +141,12 @@ export function lostWorkLine(lost: LostWork, start: string): string | undefined 
   const parts = [
     lost.files.length ? `${lost.files.length} file${lost.files.length === 1 ? '' : 's'} you had changed before it (${shown})` : '',
     lost.stash ? `${lost.stash} stash entr${lost.stash === 1 ? 'y' : 'ies'}` : '',
-    lost.refs.length ? `${lost.refs.length === 1 ? 'the branch or tag' : `${lost.refs.length} branches or tags`} ${lost.refs.slice(0, 3).map((ref) => ref.replace(/^refs\/(heads|tags)\//, '')).join(', ')}` : '',
+    lost.refs.length
+      ? `${lost.refs.length === 1 ? 'the branch or tag' : `${lost.refs.length} branches or tags`} ${lost.refs
+          .slice(0, 3)
+          .map((ref) => ref.replace(/^refs\/(heads|tags)\//, ''))
+          .join(', ')}`
+      : '',
   ].filter(Boolean);
   return `this run reverted or deleted ${parts.join(' and ')}; to bring back the workspace as it was when the run began: huddle rewind ${start.slice(0, 12)}`;
 }
@@ -141,7 +160,9 @@ export function describeCheckpoints(list: Checkpoint[]): string[] {
     const newer = list[i - 1];
     const changed = newer ? `${newer.changedCount} file${newer.changedCount === 1 ? '' : 's'} changed after` : 'the latest';
     const time = checkpoint.time ? new Date(checkpoint.time).toLocaleString('sv-SE').slice(5, 19) : '?';
-    const what = ['bash', 'write_file', 'edit_file'].includes(checkpoint.tool) ? `before ${checkpoint.tool}: ${checkpoint.summary}` : `${checkpoint.tool}: ${checkpoint.summary}`;
+    const what = ['bash', 'write_file', 'edit_file'].includes(checkpoint.tool)
+      ? `before ${checkpoint.tool}: ${checkpoint.summary}`
+      : `${checkpoint.tool}: ${checkpoint.summary}`;
     return `${checkpoint.id.slice(0, 12)}  ${time}  ${checkpoint.agent}  ${changed}  ${what}`;
   });
 }

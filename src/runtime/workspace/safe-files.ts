@@ -81,7 +81,12 @@ export async function readInside(workspace: Workspace, requested: string, shown?
  * and rename), keeping an existing file's mode; missing parent directories are made, each
  * checked to be inside. Returns whether the file existed.
  */
-export async function writeInside(workspace: Workspace, requested: string, content: string | Uint8Array, shown?: string): Promise<{ absolute: string; existed: boolean }> {
+export async function writeInside(
+  workspace: Workspace,
+  requested: string,
+  content: string | Uint8Array,
+  shown?: string,
+): Promise<{ absolute: string; existed: boolean }> {
   const absolute = workspace.resolve(requested);
   const label = shown ?? workspace.relative(absolute);
   // Configuration is refused as spelled and where it really is (docs/trust.md).
@@ -101,7 +106,9 @@ export async function writeInside(workspace: Workspace, requested: string, conte
   if (existing?.isSymbolicLink()) throw new PathEscapeError(requested, workspace.root);
   if (existing && !existing.isFile()) throw new FileAccessError(`${label} is not a regular file`);
   if (existing && existing.nlink > 1) {
-    throw new FileAccessError(`${label} has ${existing.nlink} hard links; writing it would split them (or reach a file outside the workspace), so the file tools do not write it`);
+    throw new FileAccessError(
+      `${label} has ${existing.nlink} hard links; writing it would split them (or reach a file outside the workspace), so the file tools do not write it`,
+    );
   }
 
   const temp = path.join(dir, `.${path.basename(absolute).slice(0, 200)}.huddle-${randomBytes(6).toString('hex')}.tmp`);

@@ -22,8 +22,7 @@ export { changedFiles, listFew, worktreePath, type Repo };
 
 export { WorktreeError } from './git-run.js';
 
-export const NOT_A_REPO_MESSAGE =
-  'worktree: true needs a git repository with at least one commit; run git init && git commit, or spawn without worktree';
+export const NOT_A_REPO_MESSAGE = 'worktree: true needs a git repository with at least one commit; run git init && git commit, or spawn without worktree';
 
 /** Past this many characters a diff is cut (a pane is not the place for a whole rewrite). */
 export const MAX_DIFF_CHARS = 200_000;
@@ -45,7 +44,6 @@ export class MergeConflictError extends WorktreeError {
     this.details = details;
   }
 }
-
 
 /** The teammate's git dir, beside its work tree (it survives the work tree being deleted by hand). */
 export function worktreeGitDir(root: string, name: string): string {
@@ -98,7 +96,6 @@ export interface MergeResult {
   uncommitted: string[];
   message: string;
 }
-
 
 async function openRepo(root: string): Promise<Repo> {
   const inside = await git(root, ['rev-parse', '--path-format=absolute', '--is-inside-work-tree', '--show-prefix', '--git-common-dir', '--show-toplevel']);
@@ -170,7 +167,9 @@ export async function ensureWorktree(root: string, name: string): Promise<Worktr
     // An existing branch keeps its commits: the checkout is made on it, not from HEAD.
     if (!(await branchExists(root, branch))) await gitOk(root, ['branch', branch, 'HEAD'], 'git branch');
     const start = (await gitOk(root, ['rev-parse', `refs/heads/${branch}`], 'git rev-parse')).trim();
-    await gitOk(root, ['clone', '-q', '--shared', '--no-checkout', '--no-hardlinks', `--separate-git-dir=${gitDir}`, repo.top, dir], 'git clone', { pinned: false });
+    await gitOk(root, ['clone', '-q', '--shared', '--no-checkout', '--no-hardlinks', `--separate-git-dir=${gitDir}`, repo.top, dir], 'git clone', {
+      pinned: false,
+    });
     // A fresh clone: its config is git's own so far, so this runs as huddle itself.
     await gitOk(dir, ['checkout', '-q', '-B', branch, start], 'git checkout', { pinned: false });
     return info(true);
@@ -252,7 +251,6 @@ async function branchExists(root: string, branch: string): Promise<boolean> {
   return (await git(root, ['rev-parse', '--verify', '-q', `refs/heads/${branch}`])).code === 0;
 }
 
-
 /** The same in a teammate's checkout (sandboxed: its config is the teammate's). */
 async function checkoutChanges(repo: Repo, name: string): Promise<string[]> {
   const dir = worktreePath(repo.root, name);
@@ -299,7 +297,12 @@ async function statusOf(repo: Repo, name: string): Promise<WorktreeStatus> {
 export async function listWorktreeNames(root: string): Promise<string[]> {
   await openRepo(root);
   const out = await gitOk(root, ['for-each-ref', '--format=%(refname:short)', 'refs/heads/huddle/'], 'git for-each-ref');
-  const names = new Set(out.split('\n').filter(Boolean).map((ref) => ref.slice('huddle/'.length)));
+  const names = new Set(
+    out
+      .split('\n')
+      .filter(Boolean)
+      .map((ref) => ref.slice('huddle/'.length)),
+  );
   try {
     for (const entry of readdirSync(path.join(root, '.team', 'worktrees'))) names.add(entry.replace(/\.git$/, ''));
   } catch {
@@ -376,9 +379,7 @@ export async function mergeWorktree(root: string, name: string): Promise<MergeRe
     }
     const dir = worktreePath(root, name);
     const uncommitted = existsSync(path.join(dir, '.git')) ? await checkoutChanges(repo, name).catch(() => []) : [];
-    const left = uncommitted.length
-      ? `; ${name} has uncommitted changes in its worktree (${listFew(uncommitted)}), not merged until it commits them`
-      : '';
+    const left = uncommitted.length ? `; ${name} has uncommitted changes in its worktree (${listFew(uncommitted)}), not merged until it commits them` : '';
     const commits = (await unmergedCommits(root, branch)).length;
     if (commits === 0) {
       return { branch, into, commits, uncommitted, message: `nothing to merge: ${branch} has no commits that ${into} lacks${left}` };
@@ -406,7 +407,6 @@ export async function mergeWorktree(root: string, name: string): Promise<MergeRe
 async function mergeInProgress(root: string): Promise<boolean> {
   return (await git(root, ['rev-parse', '-q', '--verify', 'MERGE_HEAD'])).code === 0;
 }
-
 
 /**
  * Removes the worktree and its branch. Refuses uncommitted changes and unmerged commits unless

@@ -19,7 +19,8 @@ function scopeNames(context: CommandContext): string[] {
 export function runBudget(context: CommandContext, args: string): CommandResult {
   const words = args.trim().split(/\s+/).filter(Boolean);
   const { controller, state } = context;
-  if (words.length === 0) return { kind: 'page', title: 'Budget: spend against the limits · /budget SCOPE KIND AMOUNT sets one', lines: controller.budgetLines(state.order) };
+  if (words.length === 0)
+    return { kind: 'page', title: 'Budget: spend against the limits · /budget SCOPE KIND AMOUNT sets one', lines: controller.budgetLines(state.order) };
   if (words[0] === 'extend') {
     if (words.length > 2) return { kind: 'error', message: `usage: ${USAGE}` };
     const named = words[1];

@@ -84,7 +84,9 @@ export const COMMANDS: SlashCommand[] = [
     run(context, args) {
       const name = args.trim() || context.focus;
       if (!context.state.agents[name]) return { kind: 'error', message: `no agent named '${name}'` };
-      return context.controller.interrupt(name) ? { kind: 'ok', message: `interrupted ${name}` } : { kind: 'ok', message: notInterruptedNote(name, context.state.agents[name]) };
+      return context.controller.interrupt(name)
+        ? { kind: 'ok', message: `interrupted ${name}` }
+        : { kind: 'ok', message: notInterruptedNote(name, context.state.agents[name]) };
     },
   },
   {

@@ -2,11 +2,9 @@
 import { LEAD_NAME } from '../../runtime/vocabulary.js';
 import type { CommandContext, CommandResult, SlashCommand } from './types.js';
 
-export const agentNames = (context: CommandContext, partial: string) =>
-  context.state.order.filter((name) => name.startsWith(partial.trim()));
+export const agentNames = (context: CommandContext, partial: string) => context.state.order.filter((name) => name.startsWith(partial.trim()));
 
-export const teammateNames = (context: CommandContext, partial: string) =>
-  agentNames(context, partial).filter((name) => name !== LEAD_NAME);
+export const teammateNames = (context: CommandContext, partial: string) => agentNames(context, partial).filter((name) => name !== LEAD_NAME);
 
 /** Splits "name rest of the text" into the first word and the rest. */
 export function firstWord(args: string): [string, string] {

@@ -20,12 +20,16 @@ export const REWIND_COMMAND: SlashCommand = {
       if (!lines.length) return { kind: 'ok', message: 'no checkpoints yet: huddle takes one before each command or file write of an agent' };
       return { kind: 'page', title: `Checkpoints (${lines.length}), newest first · /rewind ID puts the workspace back as it was then`, lines };
     }
-    if (extra.length || (confirm !== undefined && confirm !== 'yes') || (filesAt >= 0 && !files.length)) return { kind: 'error', message: `usage: /rewind ${this.args}` };
+    if (extra.length || (confirm !== undefined && confirm !== 'yes') || (filesAt >= 0 && !files.length))
+      return { kind: 'error', message: `usage: /rewind ${this.args}` };
     if (confirm !== 'yes') {
       const line = await context.controller.describeCheckpoint(id);
       if (!line) return { kind: 'error', message: `no checkpoint '${id}' (/rewind lists them)` };
       const what = files.length ? files.join(', ') : "the workspace's files, refs and index";
-      return { kind: 'ok', message: `rewind ${what} to ${line}? A checkpoint of now comes first. To go ahead: /rewind ${id} yes${files.length ? ` --files ${files.join(' ')}` : ''}` };
+      return {
+        kind: 'ok',
+        message: `rewind ${what} to ${line}? A checkpoint of now comes first. To go ahead: /rewind ${id} yes${files.length ? ` --files ${files.join(' ')}` : ''}`,
+      };
     }
     return attempt(() => context.controller.rewind(id, files));
   },

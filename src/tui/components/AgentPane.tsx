@@ -31,7 +31,10 @@ export function AgentPane({ store, width, height }: Props) {
   const search = useStore(store, (state) => state.search);
   const expanded = useStore(store, (state) => state.expanded[state.focus] ?? false);
   const keyMissing = useStore(store, (state) => state.keyMissing);
-  const asks = useStore(store, useShallow((state) => state.approvals.filter((request) => request.agent === state.focus)));
+  const asks = useStore(
+    store,
+    useShallow((state) => state.approvals.filter((request) => request.agent === state.focus)),
+  );
   const denying = useStore(store, (state) => state.denying);
   const model = useStore(store, (state) => state.model);
   useStore(store, (state) => state.highlighterReady);
@@ -124,8 +127,8 @@ function EmptyPane({ name, keyMissing }: { name: string; keyMissing: boolean }) 
         <Text color="yellow">No API key is set, so the agents cannot reach a model.</Text>
         <Text> </Text>
         <Text>Quit (Ctrl+C twice), then either:</Text>
-        <Text>  export ANTHROPIC_API_KEY=sk-ant-…          then run huddle again, or</Text>
-        <Text>  huddle --api-key-file ~/.config/anthropic-key</Text>
+        <Text> export ANTHROPIC_API_KEY=sk-ant-… then run huddle again, or</Text>
+        <Text> huddle --api-key-file ~/.config/anthropic-key</Text>
         <Text>For another server that speaks the Anthropic Messages API, also set ANTHROPIC_BASE_URL.</Text>
         <Text> </Text>
         <Text dimColor>To look around without a key: huddle demo</Text>

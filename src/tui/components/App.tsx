@@ -52,7 +52,10 @@ export function App({ store, controller, history, quit }: Props) {
   // Only heights and short derived rows here: typing re-renders the input line, not the frame.
   const maxInputRows = Math.max(2, Math.floor(rows / 4));
   const inputHeight = useStore(store, (state) => inputRows(state.input, columns, state.focus, maxInputRows));
-  const notice = useStore(store, useShallow((state) => noticeLines(currentNotice(state), columns, Math.max(3, Math.floor(rows / 4)))));
+  const notice = useStore(
+    store,
+    useShallow((state) => noticeLines(currentNotice(state), columns, Math.max(3, Math.floor(rows / 4)))),
+  );
   const palette = useStore(
     store,
     useShallow((state) => {

@@ -25,7 +25,15 @@ export function ApprovalsView({ store, width, height }: { store: ConsoleStore; w
         // A budget stop (runtime/budget.ts): y extends the budget, n stops the agent.
         // A stall or failure notice (agents/watchdog.ts): y restarts the agent, n dismisses.
         const notice = request.tool === 'stalled' || request.tool === 'failed';
-        const always = notice ? 'a also restarts' : request.tool === 'plan' ? 'a also approves' : request.tool === 'budget' ? 'a also extends' : request.prefixes.length ? `a adds ${request.prefixes.map((p) => `'${p}'`).join(', ')} to the allow-list` : 'cannot be allow-listed';
+        const always = notice
+          ? 'a also restarts'
+          : request.tool === 'plan'
+            ? 'a also approves'
+            : request.tool === 'budget'
+              ? 'a also extends'
+              : request.prefixes.length
+                ? `a adds ${request.prefixes.map((p) => `'${p}'`).join(', ')} to the allow-list`
+                : 'cannot be allow-listed';
         return (
           <Box key={request.id} flexDirection="column">
             <Text wrap="truncate" inverse={isSelected}>

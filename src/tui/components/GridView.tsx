@@ -23,16 +23,27 @@ export function gridShape(count: number, width: number): { columns: number; rows
 }
 
 export function GridView({ store, width, height }: { store: ConsoleStore; width: number; height: number }) {
-  const names = useStore(store, useShallow((state) => gridAgents(state)));
-  const agents = useStore(store, useShallow((state) => names.map((name) => state.agents[name]!)));
-  const selected = Math.min(useStore(store, (state) => state.gridIndex), Math.max(0, names.length - 1));
+  const names = useStore(
+    store,
+    useShallow((state) => gridAgents(state)),
+  );
+  const agents = useStore(
+    store,
+    useShallow((state) => names.map((name) => state.agents[name]!)),
+  );
+  const selected = Math.min(
+    useStore(store, (state) => state.gridIndex),
+    Math.max(0, names.length - 1),
+  );
   const now = useClock(agents.some(isBusy));
   const { columns, rows } = gridShape(names.length, width);
   const tileWidth = Math.floor((width - (columns - 1)) / columns);
   const tileHeight = Math.max(2, Math.floor((height - 1) / rows));
   const lines: string[] = [];
   for (let row = 0; row < rows; row++) {
-    const tiles = agents.slice(row * columns, row * columns + columns).map((agent, i) => tile(agent, row * columns + i === selected, tileWidth, tileHeight, now));
+    const tiles = agents
+      .slice(row * columns, row * columns + columns)
+      .map((agent, i) => tile(agent, row * columns + i === selected, tileWidth, tileHeight, now));
     for (let line = 0; line < tileHeight; line++) {
       lines.push(tiles.map((t) => t[line] ?? ' '.repeat(tileWidth)).join(chalk.dim('│')));
     }
@@ -51,7 +62,17 @@ export function GridView({ store, width, height }: { store: ConsoleStore; width:
 function tile(agent: AgentView, selected: boolean, width: number, height: number, now: number): string[] {
   const glyph = isBusy(agent) && agent.status === 'working' ? chalk.green(spinnerFrame(now)) : statusMark(agent.status);
   const doing = activity(agent, now) ?? agent.status;
-  const head = padLine(fitParts([{ text: `${glyph} ${chalk.bold(agent.name)}`, priority: 10 }, { text: chalk.dim(doing), priority: 5 }], width - 1, ' · '), width);
+  const head = padLine(
+    fitParts(
+      [
+        { text: `${glyph} ${chalk.bold(agent.name)}`, priority: 10 },
+        { text: chalk.dim(doing), priority: 5 },
+      ],
+      width - 1,
+      ' · ',
+    ),
+    width,
+  );
   const body = agent.items.length ? paneWindow(agent.items, { width, rows: height - 1, expanded: false }, undefined).lines : [chalk.dim('nothing yet')];
   return [selected ? chalk.inverse(head) : head, ...body.map((line) => padLine(line, width))];
 }

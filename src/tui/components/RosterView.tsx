@@ -71,7 +71,9 @@ export function RosterView({ store, width, height }: { store: ConsoleStore; widt
         {chalk.bold('Team')}
         {chalk.dim(` (${order.length} agents) · Esc closes`)}
       </Text>
-      <Text wrap="truncate">{chalk.dim(row(['name', '  status', 'task', 'in/out', ...(cache ? ['cache r/w'] : []), 'cost', 'ctx', 'active', ...(hosts ? ['host'] : [])], widths))}</Text>
+      <Text wrap="truncate">
+        {chalk.dim(row(['name', '  status', 'task', 'in/out', ...(cache ? ['cache r/w'] : []), 'cost', 'ctx', 'active', ...(hosts ? ['host'] : [])], widths))}
+      </Text>
       <Text wrap="truncate">{rows.join('\n')}</Text>
       {more > 0 ? <Text dimColor>↓ {more} more (PgDn)</Text> : null}
     </Box>

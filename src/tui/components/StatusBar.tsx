@@ -10,7 +10,10 @@ import { formatTokens } from './glyphs.js';
 import { liveCost, liveOutputTokens } from './progress.js';
 
 export function StatusBar({ store, columns }: { store: ConsoleStore; columns: number }) {
-  const [model, endpoint, view, mouse] = useStore(store, useShallow((s) => [s.model, s.endpoint, s.view, s.mouse] as const));
+  const [model, endpoint, view, mouse] = useStore(
+    store,
+    useShallow((s) => [s.model, s.endpoint, s.view, s.mouse] as const),
+  );
   const waiting = useStore(store, (s) => s.approvals.length);
   const sandboxOff = useStore(store, (s) => s.sandboxOff);
   const [input, output, estimated, cost, pending, active, done] = useStore(

@@ -61,7 +61,10 @@ function tabLine(tabs: Tab[], width: number, now: number): string {
   }
   // Still too many: a window of tabs around the pane in view, with how many are left out.
   const parts = render(false, 4);
-  const focus = Math.max(0, tabs.findIndex((tab) => tab.focused));
+  const focus = Math.max(
+    0,
+    tabs.findIndex((tab) => tab.focused),
+  );
   let first = focus;
   let last = focus;
   const fits = (a: number, b: number) => size(parts.slice(a, b + 1)) + 8 <= width;

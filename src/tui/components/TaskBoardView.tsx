@@ -39,9 +39,16 @@ export function TaskBoardView({ store, width, height }: { store: ConsoleStore; w
   return (
     <Box flexDirection="column" height={height} overflow="hidden">
       <Text bold wrap="truncate">
-        Tasks <Text dimColor>({tasks.length}: {counts.pending ?? 0} pending, {counts.in_progress ?? 0} in progress, {counts.review ?? 0} review, {counts.completed ?? 0} completed) · Esc closes</Text>
+        Tasks{' '}
+        <Text dimColor>
+          ({tasks.length}: {counts.pending ?? 0} pending, {counts.in_progress ?? 0} in progress, {counts.review ?? 0} review, {counts.completed ?? 0} completed)
+          · Esc closes
+        </Text>
       </Text>
-      <Text dimColor wrap="truncate">{`${'#'.padEnd(4)}${'status'.padEnd(12)}${'subject'.padEnd(subjectWidth + 2)}${'owner'.padEnd(12)}${verifyWidth ? `${'blocked by'.padEnd(16)}verify` : 'blocked by'}`}</Text>
+      <Text
+        dimColor
+        wrap="truncate"
+      >{`${'#'.padEnd(4)}${'status'.padEnd(12)}${'subject'.padEnd(subjectWidth + 2)}${'owner'.padEnd(12)}${verifyWidth ? `${'blocked by'.padEnd(16)}verify` : 'blocked by'}`}</Text>
       {tasks.length === 0 ? <Text dimColor>The board is empty. The lead creates tasks with task_create.</Text> : null}
       {rows.map((task) => (
         <Text key={task.id} wrap="truncate">

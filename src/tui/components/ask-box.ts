@@ -63,12 +63,17 @@ export function askLines(request: ApprovalView, waiting: number, width: number, 
       ? request.summary
       : request.tool === 'trust'
         ? `trust this workspace's ${request.summary}?`
-      : `${request.agent} wants to ${request.tool === 'bash' ? 'run' : 'use'} ${request.tool === 'bash' ? '' : `${request.tool} `}${request.summary}`;
+        : `${request.agent} wants to ${request.tool === 'bash' ? 'run' : 'use'} ${request.tool === 'bash' ? '' : `${request.tool} `}${request.summary}`;
   const head = truncateLine(chalk.yellow(`╭ ${what}${waiting > 1 ? chalk.dim(` (1 of ${waiting} from ${request.agent})`) : ''}`), width);
   const why = wrapLines(request.reason, inner).map((row) => bar + chalk.dim(row));
   const choices = denying
     ? [chalk.yellow(`╰ why not? type it below; Enter tells ${request.agent} (or just Enter), Esc goes back`)]
-    : wrapLines(`${askChoices(request).map((choice) => `${chalk.bold(choice.key)} ${choice.label}`).join('   ')}`, inner).map((row, i) => chalk.yellow(i === 0 ? '╰ ' : '  ') + row);
+    : wrapLines(
+        `${askChoices(request)
+          .map((choice) => `${chalk.bold(choice.key)} ${choice.label}`)
+          .join('   ')}`,
+        inner,
+      ).map((row, i) => chalk.yellow(i === 0 ? '╰ ' : '  ') + row);
   const room = Math.max(0, maxRows - 1 - why.length - choices.length);
   let detail = request.detail ? renderDiff(request.detail, inner).map((row) => bar + row) : [];
   if (detail.length > room) detail = room > 1 ? [...detail.slice(0, room - 1), bar + chalk.dim(`… ${detail.length - room + 1} more lines`)] : [];

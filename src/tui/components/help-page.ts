@@ -8,7 +8,7 @@ import { CONSOLE_BINDINGS } from '../keys/console-keymap.js';
 import { keySections } from '../keys/key-docs.js';
 import { padLine, visibleWidth, wrapLines } from '../render/wrap.js';
 
-const KEY_ORDER = 'A view\'s keys come first, then the input line\'s, then the console\'s; where a row says "else", the first that applies wins.';
+const KEY_ORDER = "A view's keys come first, then the input line's, then the console's; where a row says \"else\", the first that applies wins.";
 
 /** The help text as rows of at most `width` columns: the commands, then the keys by section (key-docs.ts). */
 export function helpLines(width: number): string[] {

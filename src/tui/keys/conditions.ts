@@ -24,7 +24,8 @@ export const CONDITIONS = {
   /** The command palette lists commands for what is typed. */
   paletteOpen: ({ state }: KeyContext) => openPalette(state).length > 0,
   /** The agent in view asks the person something (answered with 1, 2, 3 in its pane). */
-  askInView: ({ state }: KeyContext) => state.view === 'pane' && state.denying === undefined && state.approvals.some((request) => request.agent === state.focus),
+  askInView: ({ state }: KeyContext) =>
+    state.view === 'pane' && state.denying === undefined && state.approvals.some((request) => request.agent === state.focus),
   /** The person is typing why they say no to a request. */
   denying: ({ state }: KeyContext) => state.denying !== undefined,
   /** The pane in view is scrolled up (not following its end). */

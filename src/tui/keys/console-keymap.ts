@@ -71,9 +71,36 @@ export const CONSOLE_BINDINGS: readonly ConsoleBinding[] = [
   // is typed, and only when pressed as themselves (Esc then y, read as Alt+y, types a y).
   { layer: 'view', views: ['approvals'], keys: ['up'], intent: 'approvals.select', arg: -1, when: ['approvalsWaiting'], doc: 'select the request above' },
   { layer: 'view', views: ['approvals'], keys: ['down'], intent: 'approvals.select', arg: 1, when: ['approvalsWaiting'], doc: 'select the request below' },
-  { layer: 'view', views: ['approvals'], keys: ['y', 'Y'], intent: 'approvals.answer', arg: 'approve', when: ['inputEmpty'], exactKey: true, doc: 'approve the selected request' },
-  { layer: 'view', views: ['approvals'], keys: ['n', 'N'], intent: 'approvals.answer', arg: 'deny', when: ['inputEmpty'], exactKey: true, doc: 'deny it (type why, then Enter)' },
-  { layer: 'view', views: ['approvals'], keys: ['a', 'A'], intent: 'approvals.answer', arg: 'always', when: ['inputEmpty'], exactKey: true, doc: 'approve it and add the command to the allow-list' },
+  {
+    layer: 'view',
+    views: ['approvals'],
+    keys: ['y', 'Y'],
+    intent: 'approvals.answer',
+    arg: 'approve',
+    when: ['inputEmpty'],
+    exactKey: true,
+    doc: 'approve the selected request',
+  },
+  {
+    layer: 'view',
+    views: ['approvals'],
+    keys: ['n', 'N'],
+    intent: 'approvals.answer',
+    arg: 'deny',
+    when: ['inputEmpty'],
+    exactKey: true,
+    doc: 'deny it (type why, then Enter)',
+  },
+  {
+    layer: 'view',
+    views: ['approvals'],
+    keys: ['a', 'A'],
+    intent: 'approvals.answer',
+    arg: 'always',
+    when: ['inputEmpty'],
+    exactKey: true,
+    doc: 'approve it and add the command to the allow-list',
+  },
   // A search in the pane takes the typing; Enter and ↑ go to the match before, ↓ to the one after.
   { layer: 'view', views: ['search'], keys: ['escape'], intent: 'search.close', doc: 'end the search' },
   { layer: 'view', views: ['search'], keys: ['enter', 'up', 'ctrl+f'], intent: 'search.step', arg: 1, doc: 'the match before' },
@@ -98,14 +125,32 @@ export const CONSOLE_BINDINGS: readonly ConsoleBinding[] = [
   // ── the input line ──
   // Saying why a request is denied: Enter sends the reason (or none), Esc on an empty line goes back.
   { layer: 'input', keys: ['enter'], intent: 'ask.sendDenial', when: ['denying'], doc: 'saying no to a request: send why (or nothing)' },
-  { layer: 'input', keys: ['escape'], intent: 'ask.cancelDenial', when: ['denying', 'inputEmpty'], doc: 'saying no to a request, nothing typed: go back to the question' },
+  {
+    layer: 'input',
+    keys: ['escape'],
+    intent: 'ask.cancelDenial',
+    when: ['denying', 'inputEmpty'],
+    doc: 'saying no to a request, nothing typed: go back to the question',
+  },
   { layer: 'input', keys: ['escape'], intent: 'input.clear', when: ['!inputEmpty'], doc: 'clear what is typed', cheat: true },
   // The palette (typing '/'): ↑/↓ pick a command, Tab completes it, Enter runs it (or completes one that takes arguments).
   { layer: 'input', keys: ['up'], intent: 'palette.select', arg: -1, when: ['paletteOpen'], doc: 'in the palette (typing /): pick the command above' },
   { layer: 'input', keys: ['down'], intent: 'palette.select', arg: 1, when: ['paletteOpen'], doc: 'in the palette: pick the command below' },
   { layer: 'input', keys: ['tab'], intent: 'palette.complete', when: ['paletteOpen'], doc: 'in the palette: complete the command' },
-  { layer: 'input', keys: ['enter'], intent: 'palette.pick', when: ['paletteOpen'], doc: 'in the palette: run the command (or complete one that takes arguments)' },
-  { layer: 'input', keys: ['enter'], intent: 'input.submit', doc: 'send the input to the agent in view: a prompt for the lead, a message for a teammate', cheat: true },
+  {
+    layer: 'input',
+    keys: ['enter'],
+    intent: 'palette.pick',
+    when: ['paletteOpen'],
+    doc: 'in the palette: run the command (or complete one that takes arguments)',
+  },
+  {
+    layer: 'input',
+    keys: ['enter'],
+    intent: 'input.submit',
+    doc: 'send the input to the agent in view: a prompt for the lead, a message for a teammate',
+    cheat: true,
+  },
   { layer: 'input', keys: ['tab'], intent: 'input.complete', when: ['slashLine'], doc: "on a /command's argument: complete it (again: the next choice)" },
   // In a multi-line input ↑/↓ move between its lines; from the first or last line they walk the history.
   { layer: 'input', keys: ['up'], intent: 'cursor.up', when: ['!cursorOnFirstLine'], doc: 'in a multi-line input: the line above' },
@@ -127,7 +172,16 @@ export const CONSOLE_BINDINGS: readonly ConsoleBinding[] = [
 
   // ── panes and the console ──
   // The question in the pane in view: 1 yes, 2 yes and allow from now on, 3 no (ask-box.ts).
-  ...(['1', '2', '3'] as const).map((key): ConsoleBinding => ({ layer: 'global', keys: [key], intent: 'ask.answer', arg: key, when: ['askInView', 'inputEmpty'], exactKey: true, doc: ASK_DOC, cheat: true })),
+  ...(['1', '2', '3'] as const).map((key): ConsoleBinding => ({
+    layer: 'global',
+    keys: [key],
+    intent: 'ask.answer',
+    arg: key,
+    when: ['askInView', 'inputEmpty'],
+    exactKey: true,
+    doc: ASK_DOC,
+    cheat: true,
+  })),
   { layer: 'global', keys: ['ctrl+c'], intent: 'agent.interrupt', when: ['agentBusy'], doc: 'interrupt the agent in view while it works', cheat: true },
   { layer: 'global', keys: ['ctrl+c'], intent: 'input.clear', when: ['!inputEmpty'], doc: 'clear what is typed', cheat: true },
   { layer: 'global', keys: ['ctrl+c'], intent: 'console.quit', doc: 'quit (press it twice)', cheat: true },
@@ -140,7 +194,15 @@ export const CONSOLE_BINDINGS: readonly ConsoleBinding[] = [
   { layer: 'global', keys: ['alt+m'], intent: 'mouse.toggle', exactKey: true, doc: 'mouse capture on or off (on: the wheel scrolls, Shift+drag selects)' },
   { layer: 'global', keys: ['tab'], intent: 'pane.next', doc: 'the next pane', cheat: true },
   { layer: 'global', keys: ['shift+tab'], intent: 'pane.previous', doc: 'the previous pane', cheat: true },
-  ...Array.from({ length: 9 }, (_, index): ConsoleBinding => ({ layer: 'global', keys: [`alt+${index + 1}`], intent: 'pane.jump', arg: index, doc: 'jump to a pane', label: 'Alt+1 … Alt+9', cheat: true })),
+  ...Array.from({ length: 9 }, (_, index): ConsoleBinding => ({
+    layer: 'global',
+    keys: [`alt+${index + 1}`],
+    intent: 'pane.jump',
+    arg: index,
+    doc: 'jump to a pane',
+    label: 'Alt+1 … Alt+9',
+    cheat: true,
+  })),
   { layer: 'global', keys: ['pageup'], intent: 'pane.pageUp', doc: 'scroll the pane a page up' },
   { layer: 'global', keys: ['pagedown'], intent: 'pane.pageDown', doc: 'scroll the pane a page down' },
   { layer: 'global', keys: ['wheelup'], intent: 'pane.scroll', arg: WHEEL_ROWS, doc: 'scroll the pane up' },
@@ -149,8 +211,22 @@ export const CONSOLE_BINDINGS: readonly ConsoleBinding[] = [
   { layer: 'global', keys: ['end'], intent: 'pane.bottom', doc: "with nothing typed: back to the pane's end" },
   // Scrolled up, the pane reads like a pager: g and G to the top and the end. ('/' stays the
   // palette, scrolled or not: a command is what a person who types '/' wants; Ctrl+F searches.)
-  { layer: 'global', keys: ['g'], intent: 'pane.top', when: ['inputEmpty', 'paneScrolled'], exactKey: true, doc: 'while scrolled up, nothing typed: the top of the pane' },
-  { layer: 'global', keys: ['G'], intent: 'pane.bottom', when: ['inputEmpty', 'paneScrolled'], exactKey: true, doc: "while scrolled up, nothing typed: back to the pane's end" },
+  {
+    layer: 'global',
+    keys: ['g'],
+    intent: 'pane.top',
+    when: ['inputEmpty', 'paneScrolled'],
+    exactKey: true,
+    doc: 'while scrolled up, nothing typed: the top of the pane',
+  },
+  {
+    layer: 'global',
+    keys: ['G'],
+    intent: 'pane.bottom',
+    when: ['inputEmpty', 'paneScrolled'],
+    exactKey: true,
+    doc: "while scrolled up, nothing typed: back to the pane's end",
+  },
 
   // ── typing ── (an unbound Alt+key types the key: see keymap.ts)
   { layer: 'typing', keys: [TEXT], intent: 'input.insert', doc: 'type into the input' },

@@ -49,7 +49,10 @@ interface CompletionCycle {
 export function createIntents({ store, controller, history, quit, paneSize, viewSize }: IntentDeps): Intents {
   let quitTimer: NodeJS.Timeout | undefined;
   let cycle: CompletionCycle | undefined;
-  const editing = (change: (buffer: edit.InputBuffer) => edit.InputBuffer): IntentHandler => () => act.editInput(store, change);
+  const editing =
+    (change: (buffer: edit.InputBuffer) => edit.InputBuffer): IntentHandler =>
+    () =>
+      act.editInput(store, change);
   const recall = (entry: string | undefined) => {
     if (entry !== undefined) act.recallInput(store, entry);
   };
@@ -204,7 +207,11 @@ export function createIntents({ store, controller, history, quit, paneSize, view
     const line = text.trim();
     if (!line) return;
     history.add(text);
-    store.setState((state) => ({ input: edit.EMPTY_INPUT, palette: { index: 0, closedFor: undefined }, scroll: { ...state.scroll, [state.focus]: undefined } }));
+    store.setState((state) => ({
+      input: edit.EMPTY_INPUT,
+      palette: { index: 0, closedFor: undefined },
+      scroll: { ...state.scroll, [state.focus]: undefined },
+    }));
     const state = store.getState();
     if (line.startsWith('/')) {
       void runCommandLine(line, { controller, state, focus: state.focus }).then((result) => {

@@ -17,7 +17,23 @@ export interface KeyPress {
 }
 
 /** Keys with names; everything else is named by the character it types. */
-export const NAMED_KEYS = ['enter', 'tab', 'escape', 'up', 'down', 'left', 'right', 'pageup', 'pagedown', 'home', 'end', 'backspace', 'delete', 'wheelup', 'wheeldown'] as const;
+export const NAMED_KEYS = [
+  'enter',
+  'tab',
+  'escape',
+  'up',
+  'down',
+  'left',
+  'right',
+  'pageup',
+  'pagedown',
+  'home',
+  'end',
+  'backspace',
+  'delete',
+  'wheelup',
+  'wheeldown',
+] as const;
 
 // A mouse report in SGR form (ESC [ < button ; column ; row M|m), as Ink hands it on without the ESC.
 const SGR_MOUSE = /^\[<(\d+);(\d+);(\d+)([Mm])$/;

@@ -19,7 +19,8 @@ const SGR: Record<Kind, [string, string]> = {
 };
 
 const HUNK = /^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@/;
-const HEADER = /^(?:diff |index |Index: |={3,}|--- |\+\+\+ |new file mode|deleted file mode|old mode|new mode|similarity index|rename from|rename to|Binary files)/;
+const HEADER =
+  /^(?:diff |index |Index: |={3,}|--- |\+\+\+ |new file mode|deleted file mode|old mode|new mode|similarity index|rename from|rename to|Binary files)/;
 
 export function defaultColor(): boolean {
   return !process.env.NO_COLOR;

@@ -33,7 +33,11 @@ export function describeInboxMessage(message: InboxMessageView, to: string | und
     }
     case 'shutdown_response':
       return message.approve === false || (message.approve === undefined && /declined/.test(message.content))
-        ? { from, text: `${from} declined to shut down: ${message.reason ?? (content.replace(/^.*?declined to shut down:\s*/, '') || 'no reason given')}`, protocol: true }
+        ? {
+            from,
+            text: `${from} declined to shut down: ${message.reason ?? (content.replace(/^.*?declined to shut down:\s*/, '') || 'no reason given')}`,
+            protocol: true,
+          }
         : { from, text: `${from} agreed to shut down`, protocol: true };
     case 'plan_approval_request':
       return { from, text: `${from} asks ${recipient} to approve a plan${message.plan ? `:\n${message.plan}` : ''}`, protocol: true };

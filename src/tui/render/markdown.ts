@@ -22,10 +22,18 @@ function sgr(open: number, close: number): Paint {
   return (s) => {
     if (s === '') return s;
     const body = s.includes(c) ? s.replaceAll(c, c + o) : s;
-    return body.includes('\n') ? body.split('\n').map((l) => (l && o + l + c)).join('\n') : o + body + c;
+    return body.includes('\n')
+      ? body
+          .split('\n')
+          .map((l) => l && o + l + c)
+          .join('\n')
+      : o + body + c;
   };
 }
-const both = (a: Paint, b: Paint): Paint => (s) => a(b(s));
+const both =
+  (a: Paint, b: Paint): Paint =>
+  (s) =>
+    a(b(s));
 
 interface Styles {
   color: boolean;
@@ -106,15 +114,50 @@ const fg = (n: number): Paint => sgr(n, 39);
 // colour level follows stdout and whose styles span lines).
 const THEME: Record<string, Paint> = {
   default: same,
-  keyword: fg(35), built_in: fg(36), builtin: fg(36), 'builtin-name': fg(36), type: fg(36), literal: fg(34),
-  number: fg(33), regexp: fg(31), string: fg(32), subst: same, symbol: fg(33), class: fg(33),
-  function: same, title: fg(34), params: same, comment: fg(90), doctag: fg(90), meta: fg(90),
-  'meta-keyword': fg(90), 'meta-string': fg(90), section: fg(34), tag: fg(90), name: fg(34),
-  attr: fg(33), attribute: fg(33), variable: same, bullet: fg(33), code: same, emphasis: sgr(3, 23),
-  strong: sgr(1, 22), formula: same, link: sgr(4, 24), quote: fg(90), selector: fg(33),
-  'selector-tag': fg(33), 'selector-id': fg(33), 'selector-class': fg(33), 'selector-attr': fg(33),
-  'selector-pseudo': fg(33), template: fg(33), 'template-tag': fg(33), 'template-variable': fg(33),
-  addition: fg(32), deletion: fg(31),
+  keyword: fg(35),
+  built_in: fg(36),
+  builtin: fg(36),
+  'builtin-name': fg(36),
+  type: fg(36),
+  literal: fg(34),
+  number: fg(33),
+  regexp: fg(31),
+  string: fg(32),
+  subst: same,
+  symbol: fg(33),
+  class: fg(33),
+  function: same,
+  title: fg(34),
+  params: same,
+  comment: fg(90),
+  doctag: fg(90),
+  meta: fg(90),
+  'meta-keyword': fg(90),
+  'meta-string': fg(90),
+  section: fg(34),
+  tag: fg(90),
+  name: fg(34),
+  attr: fg(33),
+  attribute: fg(33),
+  variable: same,
+  bullet: fg(33),
+  code: same,
+  emphasis: sgr(3, 23),
+  strong: sgr(1, 22),
+  formula: same,
+  link: sgr(4, 24),
+  quote: fg(90),
+  selector: fg(33),
+  'selector-tag': fg(33),
+  'selector-id': fg(33),
+  'selector-class': fg(33),
+  'selector-attr': fg(33),
+  'selector-pseudo': fg(33),
+  template: fg(33),
+  'template-tag': fg(33),
+  'template-variable': fg(33),
+  addition: fg(32),
+  deletion: fg(31),
 };
 
 const CACHE_SIZE = 200;
@@ -233,21 +276,27 @@ function indent(render: (w: number) => string[], width: number, first: string, r
 function code(t: Tokens.Code, width: number, st: Styles): string[] {
   const lang = (t.lang ?? '').trim().split(/\s/, 1)[0]?.toLowerCase() ?? '';
   const gutter = st.dim('│') + ' ';
-  return indent((w) => {
-    if (lang === 'diff' || lang === 'patch') return renderDiff(t.text, w, { color: st.color });
-    let src: string[] | undefined;
-    if (st.color && lang) {
-      // While a fence is still open its last line is being typed: highlight only the complete
-      // lines (memoized, so that happens once per new line) and show the partial line plain.
-      const closed = t.codeBlockStyle === 'indented' || CLOSING_FENCE.test(t.raw);
-      const cut = closed ? -1 : t.text.lastIndexOf('\n');
-      if (closed) src = highlightLines(lang, t.text);
-      else if (cut >= 0) src = highlightLines(lang, t.text.slice(0, cut))?.concat(t.text.slice(cut + 1));
-    }
-    const out: string[] = [];
-    for (const line of src ?? t.text.split('\n')) for (const row of wrapClean(line, w)) out.push(row);
-    return out;
-  }, width, gutter, gutter, 2);
+  return indent(
+    (w) => {
+      if (lang === 'diff' || lang === 'patch') return renderDiff(t.text, w, { color: st.color });
+      let src: string[] | undefined;
+      if (st.color && lang) {
+        // While a fence is still open its last line is being typed: highlight only the complete
+        // lines (memoized, so that happens once per new line) and show the partial line plain.
+        const closed = t.codeBlockStyle === 'indented' || CLOSING_FENCE.test(t.raw);
+        const cut = closed ? -1 : t.text.lastIndexOf('\n');
+        if (closed) src = highlightLines(lang, t.text);
+        else if (cut >= 0) src = highlightLines(lang, t.text.slice(0, cut))?.concat(t.text.slice(cut + 1));
+      }
+      const out: string[] = [];
+      for (const line of src ?? t.text.split('\n')) for (const row of wrapClean(line, w)) out.push(row);
+      return out;
+    },
+    width,
+    gutter,
+    gutter,
+    2,
+  );
 }
 
 function list(t: Tokens.List, width: number, st: Styles, depth: number): string[] {
@@ -263,7 +312,8 @@ function list(t: Tokens.List, width: number, st: Styles, depth: number): string[
     const headWidth = visibleWidth(marker) + 1 + box.length;
     const first = `${st.mark(marker)} ${st.dim(box)}`;
     const lines = indent((w) => blocks(item.tokens, w, st, depth + 1, item.loose), width, first, ' '.repeat(headWidth), headWidth);
-    if (lines.length === 0) out.push(truncateLine(first.trimEnd(), width)); // "- " typed, item text not yet
+    if (lines.length === 0)
+      out.push(truncateLine(first.trimEnd(), width)); // "- " typed, item text not yet
     else for (const line of lines) out.push(line);
   });
   return out;
@@ -279,7 +329,13 @@ function table(t: Tokens.Table, width: number, st: Styles): string[] {
   const widths = fitColumns(natural, width - 3 * (n - 1));
   const sep = st.dim(' │ ');
   const line = (cells: string[], paint: Paint): string =>
-    truncateLine(cells.map((c, i) => paint(padLine(c, widths[i] ?? 1, t.align[i] ?? 'left'))).join(sep).trimEnd(), width);
+    truncateLine(
+      cells
+        .map((c, i) => paint(padLine(c, widths[i] ?? 1, t.align[i] ?? 'left')))
+        .join(sep)
+        .trimEnd(),
+      width,
+    );
   const rule = truncateLine(st.dim(widths.map((w) => '─'.repeat(w)).join('─┼─')), width);
   return [line(head, st.bold), rule, ...rows.map((r) => line(r, same))];
 }
@@ -307,8 +363,7 @@ function fitColumns(natural: number[], avail: number): number[] {
 // ---- inline ----------------------------------------------------------------------------------
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", nbsp: ' ' };
-const decode = (s: string): string =>
-  s.includes('&') ? s.replace(/&(amp|lt|gt|quot|#39|nbsp);/g, (m, e: string) => ENTITIES[e] ?? m) : s;
+const decode = (s: string): string => (s.includes('&') ? s.replace(/&(amp|lt|gt|quot|#39|nbsp);/g, (m, e: string) => ENTITIES[e] ?? m) : s);
 
 // Soft line breaks are kept as line breaks: agents break lines on purpose far more often than
 // they hard-wrap prose, and a terminal cannot reflow what they meant as separate lines.

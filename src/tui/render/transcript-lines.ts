@@ -60,7 +60,13 @@ export function blockLines(items: readonly TranscriptItem[], index: number, widt
  * The last `rows` lines of a transcript, `scroll` rows up from the bottom. Walks from the end
  * and stops as soon as enough lines are collected: cost follows the screen, not the history.
  */
-export function visibleLines(items: TranscriptItem[], width: number, rows: number, scroll: number, expanded: boolean): { lines: string[]; maxScroll: number | undefined } {
+export function visibleLines(
+  items: TranscriptItem[],
+  width: number,
+  rows: number,
+  scroll: number,
+  expanded: boolean,
+): { lines: string[]; maxScroll: number | undefined } {
   const needed = rows + scroll;
   const collected: string[][] = [];
   let count = 0;
@@ -110,10 +116,20 @@ function renderPrompt(item: Extract<TranscriptItem, { kind: 'prompt' }>, width: 
 }
 
 function renderTool(item: Extract<TranscriptItem, { kind: 'tool' }>, width: number, expanded: boolean): string[] {
-  const mark = item.state === 'running' ? (item.waitingSince !== undefined ? chalk.yellow('◐ waiting for you') : chalk.yellow('…')) : item.state === 'ok' ? chalk.green('✓') : chalk.red('✗');
+  const mark =
+    item.state === 'running'
+      ? item.waitingSince !== undefined
+        ? chalk.yellow('◐ waiting for you')
+        : chalk.yellow('…')
+      : item.state === 'ok'
+        ? chalk.green('✓')
+        : chalk.red('✗');
   // The tool's own time: what it spent waiting for the person's approval is not the tool's.
   const waited = item.waitedMs ?? 0;
-  const duration = item.durationMs !== undefined ? chalk.dim(` ${formatDuration(Math.max(0, item.durationMs - waited))}${waited >= 1000 ? ` (after ${formatDuration(waited)} waiting for you)` : ''}`) : '';
+  const duration =
+    item.durationMs !== undefined
+      ? chalk.dim(` ${formatDuration(Math.max(0, item.durationMs - waited))}${waited >= 1000 ? ` (after ${formatDuration(waited)} waiting for you)` : ''}`)
+      : '';
   const isEdit = item.name === 'edit_file' && item.state === 'ok' && item.result !== undefined;
   const changes = isEdit ? diffStat(item.result!) : undefined;
   const described = describeToolCall(item.name, item.summary);
@@ -130,7 +146,9 @@ function renderTool(item: Extract<TranscriptItem, { kind: 'tool' }>, width: numb
     // An edit shows its change by default: the first lines of its diff (all of it with Ctrl+O).
     const body = renderDiff(result, width - 4).filter((line) => !/^(\x1b\[2m)?(edited |--- |\+\+\+ |=+$)/.test(line));
     const shown = body.slice(0, EDIT_PREVIEW_LINES).map((line) => `    ${line}`);
-    return body.length > EDIT_PREVIEW_LINES ? [...lines, ...shown, chalk.dim(`    … ${body.length - EDIT_PREVIEW_LINES} more lines (Ctrl+O)`)] : [...lines, ...shown];
+    return body.length > EDIT_PREVIEW_LINES
+      ? [...lines, ...shown, chalk.dim(`    … ${body.length - EDIT_PREVIEW_LINES} more lines (Ctrl+O)`)]
+      : [...lines, ...shown];
   }
   if (item.state === 'error') {
     const preview = wrapLines(result, width - 4).slice(0, ERROR_PREVIEW_LINES);

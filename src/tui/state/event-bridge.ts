@@ -147,7 +147,13 @@ function applyEventHere(state: ConsoleState, event: HuddleEvent): Partial<Consol
       return touched(
         patchAgent(state, name, (agent) => ({
           ...(source === 'user' ? { queued: delivered(agent.queued, [event.text]) } : {}),
-          items: appendItem(agent.items, { kind: 'prompt', id: itemId(), text: String(event.text ?? ''), source, by: typeof event.by === 'string' ? event.by : undefined }),
+          items: appendItem(agent.items, {
+            kind: 'prompt',
+            id: itemId(),
+            text: String(event.text ?? ''),
+            source,
+            by: typeof event.by === 'string' ? event.by : undefined,
+          }),
           lastActivity: at,
         })),
       );
@@ -193,7 +199,13 @@ function applyEventHere(state: ConsoleState, event: HuddleEvent): Partial<Consol
           items: replaceLast(
             agent.items,
             (item) => item.kind === 'tool' && item.toolUseId === event.id,
-            (item) => ({ ...item, state: event.ok ? 'ok' : 'error', durationMs: Number(event.duration_ms ?? 0), result: String(event.content ?? '') }) as TranscriptItem,
+            (item) =>
+              ({
+                ...item,
+                state: event.ok ? 'ok' : 'error',
+                durationMs: Number(event.duration_ms ?? 0),
+                result: String(event.content ?? ''),
+              }) as TranscriptItem,
           ),
           activeTool: undefined,
           turn: agent.turn ? { ...agent.turn, phase: 'model', phaseSince: at } : undefined,
@@ -202,7 +214,8 @@ function applyEventHere(state: ConsoleState, event: HuddleEvent): Partial<Consol
       );
     case 'usage':
       return patchAgent(state, name, (agent) => ({
-        inputTokens: agent.inputTokens + Number(event.input_tokens ?? 0) + Number(event.cache_creation_input_tokens ?? 0) + Number(event.cache_read_input_tokens ?? 0),
+        inputTokens:
+          agent.inputTokens + Number(event.input_tokens ?? 0) + Number(event.cache_creation_input_tokens ?? 0) + Number(event.cache_read_input_tokens ?? 0),
         outputTokens: agent.outputTokens + Number(event.output_tokens ?? 0),
         cacheReadTokens: agent.cacheReadTokens + Number(event.cache_read_input_tokens ?? 0),
         cacheWriteTokens: agent.cacheWriteTokens + Number(event.cache_creation_input_tokens ?? 0),
@@ -242,7 +255,10 @@ function applyEventHere(state: ConsoleState, event: HuddleEvent): Partial<Consol
       // Budget warnings (runtime/budget.ts) also stay in the agent's pane, not only in the flash.
       if (event.budget && name !== 'huddle' && state.agents[name]) {
         const text = String(event.message ?? 'budget warning');
-        return { ...patchAgent(state, name, (agent) => ({ items: appendItem(agent.items, { kind: 'notice', id: itemId(), text, tone: 'warn' }) })), flash: { text, tone: 'warn' } };
+        return {
+          ...patchAgent(state, name, (agent) => ({ items: appendItem(agent.items, { kind: 'notice', id: itemId(), text, tone: 'warn' }) })),
+          flash: { text, tone: 'warn' },
+        };
       }
       return { flash: { text: String(event.message ?? 'warning'), tone: 'warn' } };
     case 'approval_requested': {
@@ -275,11 +291,20 @@ function applyEventHere(state: ConsoleState, event: HuddleEvent): Partial<Consol
       const approvalIndex = Math.min(state.approvalIndex, Math.max(0, approvals.length - 1));
       if (!request) return { approvals, approvalIndex };
       const decided =
-        event.decision === 'approve' ? 'approved' : event.decision === 'always' ? 'approved, and allow-listed' : event.decision === 'deny' ? 'denied' : 'withdrawn';
+        event.decision === 'approve'
+          ? 'approved'
+          : event.decision === 'always'
+            ? 'approved, and allow-listed'
+            : event.decision === 'deny'
+              ? 'denied'
+              : 'withdrawn';
       const text = `${decided}: ${request.tool} ${request.summary}${typeof event.note === 'string' ? ` (${event.note})` : ''}`;
       const tone = event.decision === 'deny' ? 'warn' : 'info';
       return {
-        ...patchAgent(state, name, (agent) => ({ items: appendItem(waitForPerson(agent.items, at, 'end'), { kind: 'notice', id: itemId(), text, tone }), lastActivity: at })),
+        ...patchAgent(state, name, (agent) => ({
+          items: appendItem(waitForPerson(agent.items, at, 'end'), { kind: 'notice', id: itemId(), text, tone }),
+          lastActivity: at,
+        })),
         approvals,
         approvalIndex,
         ...(state.denying === request.id ? { denying: undefined } : {}),

@@ -19,13 +19,21 @@ export function replayHistory(store: ConsoleStore, histories: Array<{ agent: str
       if (shown.length === 0) continue;
       for (const event of shown) state = { ...state, ...applyEvent(state, { ...event, agent } as unknown as HuddleEvent) };
       const when = typeof events[0]?.ts === 'string' ? ` (from ${events[0].ts.slice(0, 16).replace('T', ' ')})` : '';
-      const note = continued ? 'the conversation so far, from the team record: it goes on below' : `an earlier session${when}, from the team record; huddle --continue picks it up, a new prompt starts afresh`;
+      const note = continued
+        ? 'the conversation so far, from the team record: it goes on below'
+        : `an earlier session${when}, from the team record; huddle --continue picks it up, a new prompt starts afresh`;
       state = {
         ...state,
         ...patchAgent(state, agent, (view) => ({
           // Nothing in the record is in progress now: no spinner, no stream, no running tool.
           items: appendItem(
-            view.items.map((item) => (item.kind === 'assistant' && item.streaming ? { ...item, streaming: false } : item.kind === 'tool' && item.state === 'running' ? { ...item, state: 'error' as const, result: item.result ?? 'cut off when huddle stopped' } : item)),
+            view.items.map((item) =>
+              item.kind === 'assistant' && item.streaming
+                ? { ...item, streaming: false }
+                : item.kind === 'tool' && item.state === 'running'
+                  ? { ...item, state: 'error' as const, result: item.result ?? 'cut off when huddle stopped' }
+                  : item,
+            ),
             { kind: 'notice', id: itemId(), text: `─── above: ${note}`, tone: 'info' },
           ),
           turn: undefined,

@@ -111,7 +111,7 @@ export function boardContract(factory: StoreFactory): void {
       await board().update(2, { addBlockedBy: [3] }, 'lead');
       await expect(board().update(1, { addBlockedBy: [2] }, 'lead')).rejects.toThrow('would create a cycle: #1 → #3 → #2 → #1');
       await expect(board().update(2, { addBlockedBy: [2] }, 'lead')).rejects.toThrow('would create a cycle: #2 → #2');
-      expect((await board().get(1))).toMatchObject({ blockedBy: [], blocks: [3] });
+      expect(await board().get(1)).toMatchObject({ blockedBy: [], blocks: [3] });
       expect((await board().scan()).cycles).toEqual([]);
     });
 
@@ -149,7 +149,7 @@ export function boardContract(factory: StoreFactory): void {
         await board().claim(i, 'alice');
         await board().update(i, { status: 'review' }, 'alice');
       }
-      expect((await board().reviewable('alice'))).toEqual([]); // not one's own work
+      expect(await board().reviewable('alice')).toEqual([]); // not one's own work
       expect((await board().reviewable('rita')).map((t) => t.id)).toEqual([1, 2, 3, 4, 5, 6]);
       const taken: Array<{ id: number; by: string }> = [];
       await Promise.all(
@@ -165,7 +165,10 @@ export function boardContract(factory: StoreFactory): void {
       const one = taken.find((t) => t.id === 1)!;
       const other1 = ['rita', 'rob', 'ray', 'rex'].find((r) => r !== one.by)!;
       await expect(board().decideReview(1, other1, { approve: true })).rejects.toThrow(`task #1 is being reviewed by ${one.by}`);
-      expect(await board().decideReview(1, one.by, { approve: true, comment: 'fine' })).toMatchObject({ outcome: 'approved', task: { status: 'completed', review_comment: 'fine' } });
+      expect(await board().decideReview(1, one.by, { approve: true, comment: 'fine' })).toMatchObject({
+        outcome: 'approved',
+        task: { status: 'completed', review_comment: 'fine' },
+      });
       const two = taken.find((t) => t.id === 2)!;
       await expect(board().decideReview(2, two.by, { approve: false })).rejects.toThrow(/feedback is required/);
       expect(await board().decideReview(2, two.by, { approve: false, feedback: 'add tests', maxRounds: 1 })).toMatchObject({
@@ -175,7 +178,10 @@ export function boardContract(factory: StoreFactory): void {
       await board().update(2, { status: 'review' }, 'alice');
       const again = await board().claimReview('rita');
       expect(again?.id).toBe(2);
-      expect(await board().decideReview(2, 'rita', { approve: false, feedback: 'still no tests', maxRounds: 1 })).toMatchObject({ outcome: 'escalated', task: { status: 'review', review_escalated: true } });
+      expect(await board().decideReview(2, 'rita', { approve: false, feedback: 'still no tests', maxRounds: 1 })).toMatchObject({
+        outcome: 'escalated',
+        task: { status: 'review', review_escalated: true },
+      });
       expect(await board().claimReview('rob')).toBeUndefined(); // escalated: the lead decides
       expect(await board().decideReview(2, 'lead', { approve: true, override: true })).toMatchObject({ outcome: 'approved' });
       await expect(board().decideReview(3, 'alice', { approve: true })).rejects.toThrow(/cannot review your own task/);
@@ -206,7 +212,8 @@ export function boardContract(factory: StoreFactory): void {
       for (const s of ['a', 'b', 'c', 'd']) await board().create({ subject: s }, 'bob');
       await board().claim(1, 'alice');
       await board().update(2, { owner: 'alice' }, 'lead');
-      const refused = (id: number, verb: string) => new RegExp(`^task #${id} is alice's \\((in_progress|pending)\\); only alice or the lead may ${verb} it: message alice or the lead`);
+      const refused = (id: number, verb: string) =>
+        new RegExp(`^task #${id} is alice's \\((in_progress|pending)\\); only alice or the lead may ${verb} it: message alice or the lead`);
       const attempts: Array<[string, () => Promise<unknown>, RegExp]> = [
         ['complete', () => board().update(1, { status: 'completed' }, 'bob'), refused(1, 'complete')],
         ['give back', () => board().update(1, { status: 'pending' }, 'bob'), refused(1, 'give back')],
@@ -219,7 +226,10 @@ export function boardContract(factory: StoreFactory): void {
       ];
       const before = JSON.stringify(await board().list());
       for (const [what, attempt, message] of attempts) {
-        const error = await attempt().then(() => undefined, (e: unknown) => e);
+        const error = await attempt().then(
+          () => undefined,
+          (e: unknown) => e,
+        );
         expect(error, what).toBeInstanceOf(TaskBoardError);
         expect((error as Error).message, what).toMatch(message);
       }
@@ -236,7 +246,7 @@ export function boardContract(factory: StoreFactory): void {
       expect((await board().release('alice', 'alice')).map((t) => t.id)).toEqual([4]);
     });
 
-    it('a review is taken over (another reviewer\'s, or escalated) by the lead alone, and a task in review is decided only through a review', async () => {
+    it("a review is taken over (another reviewer's, or escalated) by the lead alone, and a task in review is decided only through a review", async () => {
       await board().create({ subject: 'r', requires_review: true }, 'lead');
       await board().claim(1, 'alice');
       await board().update(1, { status: 'review' }, 'alice');
@@ -253,11 +263,17 @@ export function boardContract(factory: StoreFactory): void {
       board().onChange((change) => changes.push(change));
       const mentions = (id: number, since: number) => changes.slice(since).some((c) => (c.source === 'local' ? c.task.id === id : c.ids.includes(id)));
       const created = await other.store.board.create({ subject: 'from elsewhere' }, 'bob');
-      await when((check) => board().onChange(check), () => (mentions(created.id, 0) ? true : undefined));
+      await when(
+        (check) => board().onChange(check),
+        () => (mentions(created.id, 0) ? true : undefined),
+      );
       expect(await board().get(created.id)).toMatchObject({ subject: 'from elsewhere' });
       const before = changes.length;
       await other.store.board.claim(created.id, 'bob');
-      await when((check) => board().onChange(check), () => (mentions(created.id, before) ? true : undefined));
+      await when(
+        (check) => board().onChange(check),
+        () => (mentions(created.id, before) ? true : undefined),
+      );
       expect(await board().get(created.id)).toMatchObject({ owner: 'bob' });
     });
   });

@@ -27,7 +27,9 @@ export function busContract(factory: StoreFactory): void {
       expect(sent).toMatchObject({ type: 'plan_approval_request', from: 'alice', to: 'lead', content: 'my plan', request_id: 'r1', plan: 'do it' });
       expect(typeof sent.id).toBe('string');
       expect(Number.isNaN(Date.parse(sent.ts))).toBe(false);
-      expect(team.events.filter((e) => e.type === 'message_sent')).toMatchObject([{ agent: 'alice', id: sent.id, to: 'lead', message_type: 'plan_approval_request', request_id: 'r1' }]);
+      expect(team.events.filter((e) => e.type === 'message_sent')).toMatchObject([
+        { agent: 'alice', id: sent.id, to: 'lead', message_type: 'plan_approval_request', request_id: 'r1' },
+      ]);
     });
 
     it('peek does not consume; ack is monotonic and idempotent', async () => {
@@ -77,7 +79,12 @@ export function busContract(factory: StoreFactory): void {
       const other = await team.join();
       const sent: string[] = [];
       for (let i = 0; i < 30; i++) sent.push((await team.store.bus.send({ from: 'lead', to: 'alice', content: `m${i}` })).id);
-      const batches = await Promise.all([team.store.bus.take('alice'), other.store.bus.take('alice'), team.store.bus.take('alice'), other.store.bus.take('alice')]);
+      const batches = await Promise.all([
+        team.store.bus.take('alice'),
+        other.store.bus.take('alice'),
+        team.store.bus.take('alice'),
+        other.store.bus.take('alice'),
+      ]);
       const taken = batches.flat().map((m) => m.id);
       expect(taken.sort()).toEqual([...sent].sort());
     });

@@ -56,7 +56,10 @@ export function inboxContract(factory: StoreFactory): void {
       // (A backend may give the fields back in its own order: PostgreSQL's jsonb does.)
       const lines = delivery!.text.split('\n');
       expect([lines[0], lines.at(-1)]).toEqual(['<inbox>', '</inbox>']);
-      expect(lines.slice(1, -1).map((line) => JSON.parse(line) as unknown)).toEqual([{ sender: 'agent', ...a }, { sender: 'person', ...b }]);
+      expect(lines.slice(1, -1).map((line) => JSON.parse(line) as unknown)).toEqual([
+        { sender: 'agent', ...a },
+        { sender: 'person', ...b },
+      ]);
       expect(lines.slice(1, -1).every((line) => line.startsWith('{"sender":'))).toBe(true);
       const recorded = team.events.filter((e) => e.type === 'message_delivered');
       expect(recorded).toMatchObject([{ agent: 'alice', ids: [a.id, b.id], messages: [a, b], next_offset: delivery?.nextOffset }]);

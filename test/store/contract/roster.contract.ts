@@ -61,7 +61,10 @@ export function rosterContract(factory: StoreFactory): void {
       const seen: RosterChange[] = [];
       team.store.roster.onChange((change) => seen.push(change));
       await other.store.roster.add({ name: 'carol', role: 'reviewer' });
-      await when((check) => team.store.roster.onChange(check), () => (seen.length > 0 && team.store.roster.get('carol') ? true : undefined));
+      await when(
+        (check) => team.store.roster.onChange(check),
+        () => (seen.length > 0 && team.store.roster.get('carol') ? true : undefined),
+      );
       expect(team.store.roster.names()).toEqual(['lead', 'carol']);
       await team.store.roster.setStatus('carol', 'idle', { reason: 'done' });
       expect(other.store.roster.get('carol')).toMatchObject({ status: 'idle', status_reason: 'done' });

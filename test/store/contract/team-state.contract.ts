@@ -22,7 +22,14 @@ export function teamStateContract(factory: StoreFactory): void {
       expect(store.spend.data.agents.alice).toMatchObject({ cost_usd: 0.25, model_calls: 1 });
       await store.spend.flush();
       // ...and per task once attributed.
-      expect(store.spend.data.tasks['1']).toMatchObject({ subject: 'parser', cost_usd: 0.25, model_calls: 1, input_tokens: 100, output_tokens: 10, agents: { alice: 0.25 } });
+      expect(store.spend.data.tasks['1']).toMatchObject({
+        subject: 'parser',
+        cost_usd: 0.25,
+        model_calls: 1,
+        input_tokens: 100,
+        output_tokens: 10,
+        agents: { alice: 0.25 },
+      });
       expect(store.spend.data.unattributed).toMatchObject({ cost_usd: 0.5, model_calls: 1 });
       expect(store.spend.taskLines()).toEqual(['#1 parser: $0.2500 (1 calls; alice $0.2500)', 'no task: $0.5000 (1 calls)']);
     });
@@ -163,5 +170,4 @@ export function teamStateContract(factory: StoreFactory): void {
       }
     });
   });
-
 }

@@ -32,12 +32,29 @@ afterEach(() => {
 
 const onDisk = (id: number) => JSON.parse(readFileSync(path.join(dir, `task_${id}.json`), 'utf8')) as Task;
 const warnings = () => events.filter((e) => e.type === 'warning');
-const taskFiles = () => readdirSync(dir).filter((n) => n.startsWith('task_')).sort();
+const taskFiles = () =>
+  readdirSync(dir)
+    .filter((n) => n.startsWith('task_'))
+    .sort();
 
 function writeTask(id: number, fields: Partial<Task> & Record<string, unknown> = {}, name = `task_${id}.json`): string {
   const now = new Date().toISOString();
   const file = path.join(dir, name);
-  writeFileSync(file, JSON.stringify({ id, subject: `task ${id}`, description: '', status: 'pending', owner: null, blockedBy: [], blocks: [], created_at: now, updated_at: now, ...fields }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      id,
+      subject: `task ${id}`,
+      description: '',
+      status: 'pending',
+      owner: null,
+      blockedBy: [],
+      blocks: [],
+      created_at: now,
+      updated_at: now,
+      ...fields,
+    }),
+  );
   return file;
 }
 
@@ -58,7 +75,11 @@ describe('ids', () => {
     expect(tasks.map((t) => t.id)).toEqual([1, 4, 5, 6]);
     expect(problems).toEqual([
       { file: unsafeInside, error: expect.stringMatching(/^not a task: id: /), message: expect.stringContaining(unsafeInside) },
-      { file: huge, error: expect.stringContaining('too large'), message: `skipped ${huge}: its id 100000000000000000000 is too large (task ids go up to 9007199254740991); it is skipped; rename or remove it` },
+      {
+        file: huge,
+        error: expect.stringContaining('too large'),
+        message: `skipped ${huge}: its id 100000000000000000000 is too large (task ids go up to 9007199254740991); it is skipped; rename or remove it`,
+      },
     ]);
     // One warning each, with a message a person can read (never `huddle: warning: undefined`).
     await board.list();

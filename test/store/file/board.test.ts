@@ -44,13 +44,15 @@ describe('create and ids', () => {
     const second = await board.create({ subject: 'Write tests' }, 'lead');
     expect([first.id, second.id]).toEqual([1, 2]);
     const file = onDisk(1);
-    expect(Object.keys(file).sort()).toEqual(
-      ['blockedBy', 'blocks', 'created_at', 'description', 'id', 'owner', 'status', 'subject', 'updated_at'].sort(),
-    );
+    expect(Object.keys(file).sort()).toEqual(['blockedBy', 'blocks', 'created_at', 'description', 'id', 'owner', 'status', 'subject', 'updated_at'].sort());
     expect(file).toMatchObject({ id: 1, subject: 'Set up', description: 'the repo', status: 'pending', owner: null, blockedBy: [], blocks: [] });
     expect(Number.isNaN(Date.parse(file.created_at))).toBe(false);
     expect(onDisk(2).description).toBe('');
-    expect(readdirSync(dir).filter((name) => name.startsWith('task_')).sort()).toEqual(['task_1.json', 'task_2.json']);
+    expect(
+      readdirSync(dir)
+        .filter((name) => name.startsWith('task_'))
+        .sort(),
+    ).toEqual(['task_1.json', 'task_2.json']);
   });
 
   it('allocates max(existing)+1, also past gaps and unreadable files', async () => {
@@ -61,9 +63,7 @@ describe('create and ids', () => {
 
   it('two boards on one directory never reuse an id', async () => {
     const other = newBoard('alice');
-    const made = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => (i % 2 ? board : other).create({ subject: `t${i}` }, i % 2 ? 'lead' : 'alice')),
-    );
+    const made = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? board : other).create({ subject: `t${i}` }, i % 2 ? 'lead' : 'alice')));
     expect(made.map((t) => t.id).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
   });
 

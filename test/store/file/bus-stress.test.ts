@@ -126,10 +126,7 @@ describe('message bus under load', () => {
     for (const exit of childExits) expect(exit.code, exit.stderr).toBe(0);
     bus.close();
 
-    const sent = [
-      ...localIds,
-      ...CHILD_SENDERS.flatMap((_, index) => JSON.parse(readFileSync(path.join(dir, `sent-${index}.json`), 'utf8')) as string[]),
-    ];
+    const sent = [...localIds, ...CHILD_SENDERS.flatMap((_, index) => JSON.parse(readFileSync(path.join(dir, `sent-${index}.json`), 'utf8')) as string[])];
     expect(sent).toHaveLength(TOTAL);
     expect(new Set(sent).size).toBe(TOTAL);
 

@@ -34,9 +34,7 @@ const warnings = () => events.filter((event) => event.type === 'warning');
 
 describe('sending', () => {
   it('refuses an unknown recipient, naming the known ones', async () => {
-    await expect(bus.send({ from: 'lead', to: 'bob', content: 'hi' })).rejects.toThrow(
-      "no teammate named 'bob'; known names: lead, alice",
-    );
+    await expect(bus.send({ from: 'lead', to: 'bob', content: 'hi' })).rejects.toThrow("no teammate named 'bob'; known names: lead, alice");
     await expect(bus.send({ from: 'lead', to: 'bob', content: 'hi' })).rejects.toBeInstanceOf(UnknownRecipientError);
     expect(() => statSync(bus.inboxFile('bob'))).toThrow(); // nothing was written
   });

@@ -22,11 +22,12 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-const onDisk = () => JSON.parse(readFileSync(path.join(teamDir, 'config.json'), 'utf8')) as {
-  team_name: string;
-  lead: string;
-  members: Record<string, unknown>[];
-};
+const onDisk = () =>
+  JSON.parse(readFileSync(path.join(teamDir, 'config.json'), 'utf8')) as {
+    team_name: string;
+    lead: string;
+    members: Record<string, unknown>[];
+  };
 const statusEvents = () => events.filter((event) => event.type === 'status');
 
 describe('Roster', () => {
@@ -53,9 +54,7 @@ describe('Roster', () => {
       await expect(roster.add({ name: bad, role: 'coder' })).rejects.toThrow(/invalid agent name .*lowercase letter/);
     }
     await roster.add({ name: `a${'b'.repeat(31)}`, role: 'coder' });
-    await expect(roster.add({ name: 'alice', role: 'tester' })).rejects.toThrow(
-      "a teammate named 'alice' already exists (status: working)",
-    );
+    await expect(roster.add({ name: 'alice', role: 'tester' })).rejects.toThrow("a teammate named 'alice' already exists (status: working)");
     await expect(roster.add({ name: 'lead', role: 'coder' })).rejects.toThrow(/already exists/);
 
     await roster.setStatus('alice', 'failed', { error: 'model refused' });

@@ -46,7 +46,11 @@ describe('the team lock', () => {
     const backend = fileBackend(new Workspace(root));
     const refused = await open(backend).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(TeamBusyError);
-    expect((refused as Error).message).toMatch(new RegExp(`^another huddle \\(pid ${other.pid}, since [^)]+\\) is running the team in \\.team/ in ${root.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}; use that one`));
+    expect((refused as Error).message).toMatch(
+      new RegExp(
+        `^another huddle \\(pid ${other.pid}, since [^)]+\\) is running the team in \\.team/ in ${root.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}; use that one`,
+      ),
+    );
     await expect(backend.unfinishedMembers()).rejects.toBeInstanceOf(TeamBusyError);
     await expect(backend.archive()).rejects.toThrow(`pid ${other.pid}`);
     expect(existsSync(path.join(root, '.team', 'archive'))).toBe(false);
@@ -68,7 +72,9 @@ describe('the team lock', () => {
       const result = await runCli(['-p', 'hello', '--cwd', root, ...flags], { env: { ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' } });
       expect(result.code, result.stderr).toBe(2);
       const lines = result.stderr.split('\n').filter(Boolean);
-      expect(lines).toEqual([expect.stringMatching(new RegExp(`^huddle: another huddle \\(pid ${other.pid}, since .*\\) is running the team in \\.team/ in `))]);
+      expect(lines).toEqual([
+        expect.stringMatching(new RegExp(`^huddle: another huddle \\(pid ${other.pid}, since .*\\) is running the team in \\.team/ in `)),
+      ]);
       expect(result.stdout).toBe('');
     }
     expect(existsSync(path.join(root, '.team', 'archive'))).toBe(false); // --fresh archived nothing

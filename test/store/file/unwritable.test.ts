@@ -67,7 +67,9 @@ withNamespaces('unwritable workspaces', () => {
   it('a read-only workspace: one line naming the place and why, exit 2', async () => {
     const result = await huddleOnTmpfs('ro,size=1m', 'true', ['-p', 'hello']);
     expect(result.code, result.stderr).toBe(2);
-    expect(lines(result.stderr)).toEqual([`huddle: cannot open the team (.team/ in ${ws.dir}): cannot write ${ws.dir}/.team: the file system is read-only (EROFS)`]);
+    expect(lines(result.stderr)).toEqual([
+      `huddle: cannot open the team (.team/ in ${ws.dir}): cannot write ${ws.dir}/.team: the file system is read-only (EROFS)`,
+    ]);
     expect(result.stdout).toBe('');
     expect(fake.requests).toHaveLength(0);
   });
@@ -80,14 +82,18 @@ withNamespaces('unwritable workspaces', () => {
     ].join(' && ');
     const result = await huddleOnTmpfs('size=1m', setup, ['-p', 'hello']);
     expect(result.code, result.stderr).toBe(2);
-    expect(lines(result.stderr)).toEqual([expect.stringMatching(/^huddle: cannot open the team \(\.team\/ in .*\): cannot write .*\.team\/huddle\.lock: the file system is read-only \(EROFS\)$/)]);
+    expect(lines(result.stderr)).toEqual([
+      expect.stringMatching(/^huddle: cannot open the team \(\.team\/ in .*\): cannot write .*\.team\/huddle\.lock: the file system is read-only \(EROFS\)$/),
+    ]);
     noStack(result);
   });
 
   it('a full disk: one line, exit 2', async () => {
     const result = await huddleOnTmpfs('size=64k', 'head -c 1000000 /dev/zero > "$W/fill" 2>/dev/null; true', ['-p', 'hello']);
     expect(result.code, result.stderr).toBe(2);
-    expect(lines(result.stderr)).toEqual([expect.stringMatching(/^huddle: cannot open the team \(\.team\/ in .*\): cannot write .*: no space is left on the device \(ENOSPC\)$/)]);
+    expect(lines(result.stderr)).toEqual([
+      expect.stringMatching(/^huddle: cannot open the team \(\.team\/ in .*\): cannot write .*: no space is left on the device \(ENOSPC\)$/),
+    ]);
     noStack(result);
     expect(fake.requests).toHaveLength(0);
   });
@@ -103,7 +109,10 @@ withNamespaces('unwritable workspaces', () => {
         /^huddle: warning: cannot write .*\/\.team\/.*: no space is left on the device \(ENOSPC\); the team's state can no longer be kept, so the run stops \(once fixed, huddle --resume goes on from here\)$/,
       ),
     );
-    expect(said.filter((line) => line.includes("ENOSPC")), result.stderr).toHaveLength(1);
+    expect(
+      said.filter((line) => line.includes('ENOSPC')),
+      result.stderr,
+    ).toHaveLength(1);
     expect(said, result.stderr).toHaveLength(1);
     noStack(result);
   });
@@ -135,7 +144,11 @@ describe('broken state files', () => {
     fake.script('lead', reply(toolUse('task_list', {})), replyText('The board has a broken file.'));
     const result = await runCli(['-p', 'look at the board', '--cwd', ws.dir], { env: { ANTHROPIC_BASE_URL: fake.url } });
     expect(result.code, result.stderr).toBe(0);
-    expect(lines(withoutRunRecord(result.stderr))).toEqual([expect.stringMatching(new RegExp(`^huddle: warning: skipped ${broken.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: not valid JSON: .*; fix or remove the file$`))]);
+    expect(lines(withoutRunRecord(result.stderr))).toEqual([
+      expect.stringMatching(
+        new RegExp(`^huddle: warning: skipped ${broken.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: not valid JSON: .*; fix or remove the file$`),
+      ),
+    ]);
     expect(result.stderr).not.toContain('undefined');
     expect(existsSync(broken)).toBe(true);
   });

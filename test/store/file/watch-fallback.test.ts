@@ -32,9 +32,13 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
     const fixture = await bundleFixture('watch-fallback');
     const inboxDir = path.join(dir, 'inbox');
     const tasksDir = path.join(dir, '.tasks');
-    const child = spawn('unshare', ['-r', 'sh', '-c', `${LIMIT_WATCHES} && exec "$0" "$@"`, process.execPath, fixture, JSON.stringify({ inboxDir, tasksDir })], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      'unshare',
+      ['-r', 'sh', '-c', `${LIMIT_WATCHES} && exec "$0" "$@"`, process.execPath, fixture, JSON.stringify({ inboxDir, tasksDir })],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const seen: Array<Record<string, unknown>> = [];

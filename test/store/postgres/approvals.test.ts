@@ -38,19 +38,30 @@ describePostgres('approvals across hosts', (base) => {
 
     const detach = lead.approvals.attachAnswerer();
     // The worker learns of the console through the database (the lead host's answerer count).
-    await when((check) => worker.approvals.onChange(check), () => (worker.approvals.answerable ? true : undefined));
+    await when(
+      (check) => worker.approvals.onChange(check),
+      () => (worker.approvals.answerable ? true : undefined),
+    );
 
     const asked = worker.approvals.request(ask);
-    const listed = await when((check) => lead.approvals.onChange(check), () => lead.approvals.list().find((r) => r.summary === 'npm install'));
+    const listed = await when(
+      (check) => lead.approvals.onChange(check),
+      () => lead.approvals.list().find((r) => r.summary === 'npm install'),
+    );
     expect(listed).toMatchObject({ agent: 'alice', tool: 'bash', reason: 'not on the allow-list' });
     // The id is the one the worker's approval_requested event carries (the console keys its queue by it).
     expect(listed.id).toMatch(/-approval_1$/);
     expect(lead.approvals.resolve(listed.id, 'approve')).toBe(true);
     expect(await asked).toEqual({ kind: 'approved', always: false });
     expect(workerEvents.filter((e) => e.type === 'approval_resolved').map((e) => e.id)).toEqual([listed.id]);
-    await when((check) => lead.approvals.onChange(check), () => (lead.approvals.list().length === 0 ? true : undefined));
+    await when(
+      (check) => lead.approvals.onChange(check),
+      () => (lead.approvals.list().length === 0 ? true : undefined),
+    );
     detach();
-    await when((check) => worker.approvals.onChange(check), () => (worker.approvals.answerable ? undefined : true));
-
+    await when(
+      (check) => worker.approvals.onChange(check),
+      () => (worker.approvals.answerable ? undefined : true),
+    );
   });
 });

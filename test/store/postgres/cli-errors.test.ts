@@ -13,7 +13,9 @@ describe('--team and huddle worker: mistakes', () => {
   it('a --team that is not a postgres:// URL is one line, exit 2', async () => {
     const result = await runCli(['-p', 'hi', '--team', 'mysql://x@y/z', '--cwd', ws.dir]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe("huddle: --team takes a postgres:// URL (postgres://USER@HOST:PORT/DATABASE?team=NAME), not 'mysql://x@y/z'\nRun 'huddle --help' for usage.\n");
+    expect(result.stderr).toBe(
+      "huddle: --team takes a postgres:// URL (postgres://USER@HOST:PORT/DATABASE?team=NAME), not 'mysql://x@y/z'\nRun 'huddle --help' for usage.\n",
+    );
   });
 
   it('huddle worker needs a team, and a sensible --slots', async () => {
@@ -30,10 +32,15 @@ describe('--team and huddle worker: mistakes', () => {
 
   it('a server that is not there: one line naming it, exit 2, the password never shown', async () => {
     const secret = 'pw-very-secret-4321';
-    for (const args of [['-p', 'hi', '--team', `postgres://me:${secret}@127.0.0.1:1/db?team=shop`], ['worker', '--team', `postgres://me:${secret}@127.0.0.1:1/db?team=shop`]]) {
+    for (const args of [
+      ['-p', 'hi', '--team', `postgres://me:${secret}@127.0.0.1:1/db?team=shop`],
+      ['worker', '--team', `postgres://me:${secret}@127.0.0.1:1/db?team=shop`],
+    ]) {
       const result = await runCli([...args, '--cwd', ws.dir], { timeoutMs: 60_000 });
       expect(result.code, result.stderr).toBe(2);
-      expect(result.stderr).toBe("huddle: cannot open the team on postgres://me:***@127.0.0.1:1/db?team=shop: nothing listens there (is the server running?)\n");
+      expect(result.stderr).toBe(
+        'huddle: cannot open the team on postgres://me:***@127.0.0.1:1/db?team=shop: nothing listens there (is the server running?)\n',
+      );
       expect(result.stdout + result.stderr).not.toContain(secret);
     }
   });

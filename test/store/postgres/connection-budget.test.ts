@@ -40,11 +40,19 @@ describePostgres('the connections of one process', (base) => {
       // Much at once: the pool grows to its size and no further.
       await Promise.all(Array.from({ length: 20 }, (_, i) => store.board.create({ subject: `task ${i + 1}` }, 'lead')));
       const connections = async () =>
-        (await admin.query<{ application_name: string; pid: number }>(`SELECT application_name, pid FROM pg_stat_activity WHERE datname = $1 AND application_name LIKE 'huddle%'`, [database])).rows;
+        (
+          await admin.query<{ application_name: string; pid: number }>(
+            `SELECT application_name, pid FROM pg_stat_activity WHERE datname = $1 AND application_name LIKE 'huddle%'`,
+            [database],
+          )
+        ).rows;
       // (The team's tables are in its own database; pg_stat_activity is the server's.)
       const ownClient = new pg.Client({ connectionString: own.href });
       await ownClient.connect();
-      const renewals = async () => (await ownClient.query<{ until: Date }>(`SELECT lease_until AS until FROM huddle_hosts WHERE team = $1 AND state = 'live'`, [team])).rows[0]?.until.getTime();
+      const renewals = async () =>
+        (
+          await ownClient.query<{ until: Date }>(`SELECT lease_until AS until FROM huddle_hosts WHERE team = $1 AND state = 'live'`, [team])
+        ).rows[0]?.until.getTime();
       // Three renewals seen (the lease's end moves on each time).
       const seen = new Set<number>();
       const leasePids = new Set<number>();
@@ -63,7 +71,12 @@ describePostgres('the connections of one process', (base) => {
       // The same connection renewed every time.
       expect(leasePids.size).toBe(1);
       // The server keeps TCP keepalives on the pool's connections (a vanished client's backend ends).
-      const db = await Database.open(parseTeamUrl(url, 'x').connectionString, { retryForMs: 5_000, queryTimeoutMs: 5_000, idleInTransactionMs: 5_000, lockTimeoutMs: 5_000 });
+      const db = await Database.open(parseTeamUrl(url, 'x').connectionString, {
+        retryForMs: 5_000,
+        queryTimeoutMs: 5_000,
+        idleInTransactionMs: 5_000,
+        lockTimeoutMs: 5_000,
+      });
       try {
         const { rows } = await db.query<{ tcp_keepalives_idle: string }>('SHOW tcp_keepalives_idle');
         expect(rows[0]!.tcp_keepalives_idle).toBe('30');
@@ -78,7 +91,8 @@ describePostgres('the connections of one process', (base) => {
     let left = after.rows[0].n as number;
     for (let i = 0; left > 0 && i < 100; i++) {
       await sleep(50);
-      left = (await admin.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND application_name LIKE 'huddle%'`, [database])).rows[0].n as number;
+      left = (await admin.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND application_name LIKE 'huddle%'`, [database])).rows[0]
+        .n as number;
     }
     expect(left).toBe(0);
   });

@@ -38,7 +38,9 @@ describePostgres('the console of a team across hosts', (base) => {
       let adaCalls = 0;
       fake.respond((request) => {
         if (request.agent === 'lead') {
-          return request.body.messages.length === 1 ? reply(toolUse('spawn_teammate', { name: 'ada', role: 'coder', prompt: 'Write the parser.' })) : replyText('Handed out.');
+          return request.body.messages.length === 1
+            ? reply(toolUse('spawn_teammate', { name: 'ada', role: 'coder', prompt: 'Write the parser.' }))
+            : replyText('Handed out.');
         }
         if (request.agent !== 'ada') return undefined;
         adaCalls += 1;
@@ -48,7 +50,12 @@ describePostgres('the console of a team across hosts', (base) => {
       worker = startWorker({ cwd: checkouts.w1!, team: url, slots: 1, env });
       await worker.ready;
 
-      tty = new PtyDriver({ cwd: checkouts.lead!, cols, rows, env: { ANTHROPIC_API_KEY: 'sk-test-pty-0123456789', HUDDLE_RETRY_BASE_MS: '5', HUDDLE_TEAM_URL: url, ...env } });
+      tty = new PtyDriver({
+        cwd: checkouts.lead!,
+        cols,
+        rows,
+        env: { ANTHROPIC_API_KEY: 'sk-test-pty-0123456789', HUDDLE_RETRY_BASE_MS: '5', HUDDLE_TEAM_URL: url, ...env },
+      });
       await tty.waitFor('ask the lead');
       await tty.type('Get the parser written.');
       tty.write(KEYS.enter);

@@ -81,7 +81,10 @@ describePostgres('crashes on a team in PostgreSQL', () => {
     // Reader 1 stops for good between recording a batch and acking it, and is killed there.
     const reader1 = start(file, { mode: 'read', url, cwd: root, name: 'reader', record, expected, pauseBeforeAckAt: 100 });
     const senders = SENDERS.map((from) => start(file, { mode: 'send', url, cwd: root, from, to: 'reader', count: PER_SENDER, start: 0 }));
-    const claimers = [['c1-a', 'c1-b'], ['c2-a', 'c2-b']].map((owners) => start(file, { mode: 'claim', url, cwd: root, owners }));
+    const claimers = [
+      ['c1-a', 'c1-b'],
+      ['c2-a', 'c2-b'],
+    ].map((owners) => start(file, { mode: 'claim', url, cwd: root, owners }));
     const done: number[] = [];
 
     await reader1.until((l) => 'paused' in l, 'pausing');

@@ -38,53 +38,61 @@ describePostgres('the event record on PostgreSQL', (base) => {
     rmSync(root, { recursive: true, force: true });
   });
 
-  const rowsOf = async (team: string, table = 'huddle_events') => Number((await client.query<{ n: string }>(`SELECT count(*) AS n FROM ${table} WHERE team = $1`, [team])).rows[0]!.n);
+  const rowsOf = async (team: string, table = 'huddle_events') =>
+    Number((await client.query<{ n: string }>(`SELECT count(*) AS n FROM ${table} WHERE team = $1`, [team])).rows[0]!.n);
 
-  it('a 150-task streamed run: one row per agent per flush for its deltas, at most a tenth of one per event, the same text read back', { timeout: 180_000 }, async () => {
-    const { url, team } = teamUrl(base, 'stream');
-    const hub = new EventHub();
-    const store = await postgresBackend(url, new Workspace(root)).open({ hub, secrets: [] });
-    stores.push(store);
-    const record = store.events as PgEventStore;
-    const agents = ['alice', 'bob', 'carol', 'dave'];
-    const streamed = new Map<string, string>(agents.map((a) => [a, '']));
-    let emitted = 0;
-    const emit = (agent: string, type: string, fields: Record<string, unknown>) => {
-      hub.emit(agent, type as never, fields as never);
-      emitted += 1;
-    };
-    for (let task = 1; task <= TASKS; task++) {
-      const agent = agents[task % agents.length]!;
-      emit(agent, 'status', { status: 'working' });
-      for (let round = 0; round < 3; round++) {
-        let text = '';
-        for (let d = 0; d < DELTAS; d++) {
-          const piece = `t${task}r${round}d${d}`.padEnd(8, '.').slice(0, 8);
-          text += piece;
-          emit(agent, 'text_delta', { text: piece });
-          if ((d + 1) % PER_FLUSH === 0) await record.settled();
+  it(
+    'a 150-task streamed run: one row per agent per flush for its deltas, at most a tenth of one per event, the same text read back',
+    { timeout: 180_000 },
+    async () => {
+      const { url, team } = teamUrl(base, 'stream');
+      const hub = new EventHub();
+      const store = await postgresBackend(url, new Workspace(root)).open({ hub, secrets: [] });
+      stores.push(store);
+      const record = store.events as PgEventStore;
+      const agents = ['alice', 'bob', 'carol', 'dave'];
+      const streamed = new Map<string, string>(agents.map((a) => [a, '']));
+      let emitted = 0;
+      const emit = (agent: string, type: string, fields: Record<string, unknown>) => {
+        hub.emit(agent, type as never, fields as never);
+        emitted += 1;
+      };
+      for (let task = 1; task <= TASKS; task++) {
+        const agent = agents[task % agents.length]!;
+        emit(agent, 'status', { status: 'working' });
+        for (let round = 0; round < 3; round++) {
+          let text = '';
+          for (let d = 0; d < DELTAS; d++) {
+            const piece = `t${task}r${round}d${d}`.padEnd(8, '.').slice(0, 8);
+            text += piece;
+            emit(agent, 'text_delta', { text: piece });
+            if ((d + 1) % PER_FLUSH === 0) await record.settled();
+          }
+          streamed.set(agent, streamed.get(agent)! + text);
+          emit(agent, 'text', { text });
+          emit(agent, 'tool_call', { id: `c${task}-${round}`, name: 'bash', input: { command: 'true' }, summary: 'true' });
+          emit(agent, 'tool_result', { id: `c${task}-${round}`, name: 'bash', ok: true, content: '', duration_ms: 1 });
         }
-        streamed.set(agent, streamed.get(agent)! + text);
-        emit(agent, 'text', { text });
-        emit(agent, 'tool_call', { id: `c${task}-${round}`, name: 'bash', input: { command: 'true' }, summary: 'true' });
-        emit(agent, 'tool_result', { id: `c${task}-${round}`, name: 'bash', ok: true, content: '', duration_ms: 1 });
+        emit(agent, 'status', { status: 'idle' });
       }
-      emit(agent, 'status', { status: 'idle' });
-    }
-    await record.settled();
-    const rows = await rowsOf(team);
-    // Before coalescing, every event was a row: `emitted` rows.
-    expect(rows).toBeLessThanOrEqual(emitted / 10);
-    for (const agent of agents) {
-      const events = await store.events.read(agent);
-      const text = events.filter((e) => e.type === 'text_delta').map((e) => e.text as string).join('');
-      expect(text).toBe(streamed.get(agent));
-      // The order around the deltas is kept: each response's deltas come before its text.
-      const kinds = events.map((e) => e.type).filter((t) => t !== 'status');
-      expect(kinds[0]).toBe('text_delta');
-      expect(kinds.at(-1)).toBe('tool_result');
-    }
-  });
+      await record.settled();
+      const rows = await rowsOf(team);
+      // Before coalescing, every event was a row: `emitted` rows.
+      expect(rows).toBeLessThanOrEqual(emitted / 10);
+      for (const agent of agents) {
+        const events = await store.events.read(agent);
+        const text = events
+          .filter((e) => e.type === 'text_delta')
+          .map((e) => e.text as string)
+          .join('');
+        expect(text).toBe(streamed.get(agent));
+        // The order around the deltas is kept: each response's deltas come before its text.
+        const kinds = events.map((e) => e.type).filter((t) => t !== 'status');
+        expect(kinds[0]).toBe('text_delta');
+        expect(kinds.at(-1)).toBe('tool_result');
+      }
+    },
+  );
 
   it('a secret streamed in two deltas is scrubbed from the row they are joined in', { timeout: 60_000 }, async () => {
     const secret = 'sk-test-Zq81kd92mZ0';
@@ -114,14 +122,20 @@ describePostgres('the event record on PostgreSQL', (base) => {
     await store.board.update(task.id, { status: 'completed' }, 'alice');
     // The host is cut off now: what is still buffered is never written (closing without a flush drops it).
     store.events.close();
-    const { rows } = await client.query<{ body: { type: string; action?: string; text?: string } }>(`SELECT body FROM huddle_events WHERE team = $1 AND agent = 'alice' ORDER BY seq`, [team]);
+    const { rows } = await client.query<{ body: { type: string; action?: string; text?: string } }>(
+      `SELECT body FROM huddle_events WHERE team = $1 AND agent = 'alice' ORDER BY seq`,
+      [team],
+    );
     const kinds = rows.map((row) => (row.body.type === 'task' ? `task:${row.body.action}` : row.body.type));
     expect(kinds.slice(-3)).toEqual(['text_delta', 'tool_result', 'task:completed']);
     expect(rows.find((row) => row.body.type === 'text_delta')?.body.text).toBe('done: the notes');
     // Written once: the task event emitted after the commit is not stored again.
     expect(kinds.filter((kind) => kind === 'task:completed')).toHaveLength(1);
     await store.close();
-    const again = await client.query<{ n: string }>(`SELECT count(*) AS n FROM huddle_events WHERE team = $1 AND body->>'type' = 'task' AND body->>'action' = 'completed'`, [team]);
+    const again = await client.query<{ n: string }>(
+      `SELECT count(*) AS n FROM huddle_events WHERE team = $1 AND body->>'type' = 'task' AND body->>'action' = 'completed'`,
+      [team],
+    );
     expect(Number(again.rows[0]!.n)).toBe(1);
   });
 
@@ -153,7 +167,8 @@ describePostgres('the event record on PostgreSQL', (base) => {
     expect(lines.filter((line) => line.includes(`'${archivedTeam}'`))).toEqual([expect.stringMatching(/^removed team '[^']+' \(2 events, archived /)]);
     expect(lines.every((line) => line.startsWith('removed team '))).toBe(true);
     expect(lines.some((line) => line.includes(`'${live}'`))).toBe(false);
-    for (const table of ['huddle_teams', 'huddle_tasks', 'huddle_messages', 'huddle_members', 'huddle_hosts']) expect(await rowsOf(archivedTeam, table)).toBe(0);
+    for (const table of ['huddle_teams', 'huddle_tasks', 'huddle_messages', 'huddle_members', 'huddle_hosts'])
+      expect(await rowsOf(archivedTeam, table)).toBe(0);
 
     // Named, the live team is refused: one line, exit 1, nothing removed.
     const refused = await runCli(['prune', '--team', liveUrl, live], { cwd: root, timeoutMs: 60_000 });

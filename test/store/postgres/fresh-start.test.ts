@@ -23,7 +23,7 @@ describePostgres('--fresh on a team a worker serves', (base) => {
     await fake.close();
   });
 
-  it('ends the worker\'s lease with the reason, and the worker joins the fresh team', { timeout: 120_000 }, async () => {
+  it("ends the worker's lease with the reason, and the worker joins the fresh team", { timeout: 120_000 }, async () => {
     const { url, team } = teamUrl(base, 'fresh');
     fake.respond((request) => (request.agent === 'lead' ? replyText('Hello.') : undefined));
     const env = { ANTHROPIC_BASE_URL: fake.url, HUDDLE_SANDBOX: 'off', HUDDLE_LEASE_MS: '3000' };

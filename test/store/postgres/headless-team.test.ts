@@ -36,7 +36,8 @@ describePostgres('huddle -p --team URL', (base) => {
     const { url } = teamUrl(base, 'headless');
     execFileSync('git', ['init', '-q'], { cwd: ws.dir });
     fake.respond((request) => {
-      if (request.agent === 'lead' && request.body.messages.length === 1) return reply(toolUse('spawn_teammate', { name: 'alice', role: 'coder', prompt: 'Write the notes.' }));
+      if (request.agent === 'lead' && request.body.messages.length === 1)
+        return reply(toolUse('spawn_teammate', { name: 'alice', role: 'coder', prompt: 'Write the notes.' }));
       return { kind: 'hang' }; // in flight when Ctrl+C comes
     });
     const env = { ...baseEnv(), ANTHROPIC_BASE_URL: fake.url, HUDDLE_SANDBOX: 'off' };
@@ -60,11 +61,16 @@ describePostgres('huddle -p --team URL', (base) => {
     child.kill('SIGINT');
     expect(await closed, stderr).toBe(130);
 
-    fake.respond((request) => (request.agent === 'lead' ? replyText('Resumed: the notes are under way.') : request.agent === 'alice' ? replyText('Back at the notes.') : undefined));
+    fake.respond((request) =>
+      request.agent === 'lead' ? replyText('Resumed: the notes are under way.') : request.agent === 'alice' ? replyText('Back at the notes.') : undefined,
+    );
     const unfinished = await runCli(['-p', 'carry on', '--team', url, '--cwd', ws.dir], { env: { ANTHROPIC_BASE_URL: fake.url }, timeoutMs: 60_000 });
     expect(unfinished.code).toBe(2);
     expect(unfinished.stderr).toMatch(/holds an unfinished team \(lead, alice\); pass --resume/);
-    const resumed = await runCli(['-p', 'carry on', '--team', url, '--resume', '--cwd', ws.dir], { env: { ANTHROPIC_BASE_URL: fake.url, HUDDLE_SANDBOX: 'off' }, timeoutMs: 60_000 });
+    const resumed = await runCli(['-p', 'carry on', '--team', url, '--resume', '--cwd', ws.dir], {
+      env: { ANTHROPIC_BASE_URL: fake.url, HUDDLE_SANDBOX: 'off' },
+      timeoutMs: 60_000,
+    });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toMatch(/^huddle: resumed lead, alice$/m);
     expect(resumed.stdout).toBe('Resumed: the notes are under way.\n');
@@ -76,7 +82,8 @@ describePostgres('huddle -p --team URL', (base) => {
   it('after a crash (SIGKILL) --resume at once takes the team back and brings its teammate back too', { timeout: 120_000 }, async () => {
     const { url } = teamUrl(base, 'crashed');
     fake.respond((request) => {
-      if (request.agent === 'lead' && request.body.messages.length === 1) return reply(toolUse('spawn_teammate', { name: 'bob', role: 'coder', prompt: 'Write the tests.' }));
+      if (request.agent === 'lead' && request.body.messages.length === 1)
+        return reply(toolUse('spawn_teammate', { name: 'bob', role: 'coder', prompt: 'Write the tests.' }));
       return { kind: 'hang' };
     });
     const env = { ...baseEnv(), ANTHROPIC_BASE_URL: fake.url, HUDDLE_SANDBOX: 'off' };
@@ -86,8 +93,13 @@ describePostgres('huddle -p --team URL', (base) => {
     await fake.waitForRequests(before + 3, 60_000);
     child.kill('SIGKILL');
     await closed;
-    fake.respond((request) => (request.agent === 'lead' ? replyText('Back after the crash.') : request.agent === 'bob' ? replyText('Back at the tests.') : undefined));
-    const resumed = await runCli(['-p', 'carry on', '--team', url, '--resume', '--cwd', ws.dir], { env: { ANTHROPIC_BASE_URL: fake.url, HUDDLE_SANDBOX: 'off' }, timeoutMs: 60_000 });
+    fake.respond((request) =>
+      request.agent === 'lead' ? replyText('Back after the crash.') : request.agent === 'bob' ? replyText('Back at the tests.') : undefined,
+    );
+    const resumed = await runCli(['-p', 'carry on', '--team', url, '--resume', '--cwd', ws.dir], {
+      env: { ANTHROPIC_BASE_URL: fake.url, HUDDLE_SANDBOX: 'off' },
+      timeoutMs: 60_000,
+    });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toMatch(/^huddle: resumed lead, bob$/m);
   });

@@ -62,14 +62,23 @@ describePostgres('host leases', (base) => {
     const changed: number[] = [];
     lead.board.onChange((change) => changed.push(...(change.source === 'external' ? change.ids : [change.task.id])));
     const host = (await next()).ready as string;
-    await when((check) => lead.roster.onChange(check), () => lead.roster.get('zed'));
+    await when(
+      (check) => lead.roster.onChange(check),
+      () => lead.roster.get('zed'),
+    );
     expect(lead.roster.get('zed')).toMatchObject({ host, status: 'working' });
-    await when((check) => lead.board.onChange(check), () => (changed.includes(1) ? true : undefined));
+    await when(
+      (check) => lead.board.onChange(check),
+      () => (changed.includes(1) ? true : undefined),
+    );
     expect(await lead.board.get(1)).toMatchObject({ owner: 'zed', status: 'in_progress' });
 
     // The process stops (a pause, a cut): its lease lapses, and the lead's process hands over its work.
     member.child.kill('SIGSTOP');
-    await when((check) => lead.roster.onChange(check), () => (lead.roster.get('zed')?.status === 'failed' ? true : undefined));
+    await when(
+      (check) => lead.roster.onChange(check),
+      () => (lead.roster.get('zed')?.status === 'failed' ? true : undefined),
+    );
     expect(lead.roster.get('zed')!.error).toMatch(/stopped renewing its lease/);
     expect(await lead.board.get(1)).toMatchObject({ owner: null, status: 'pending' });
     const told = (await lead.bus.history('lead')).filter((m) => m.from === 'huddle');

@@ -76,20 +76,36 @@ describePostgres('a worker whose link is cut', (base) => {
     cutUrl.port = String(pgProxy.port);
     scriptTeam(fake, { tasks: TASKS, teammates: TEAMMATES, delayMs: 60 });
     const env = { ...scenarioEnv(fake.url), HUDDLE_LEASE_MS: String(LEASE_MS), HUDDLE_STREAM_IDLE_MS: '3000' };
-    const w1 = startWorker({ cwd: checkouts.w1!, team: cutUrl.href, slots: 4, env: { ...env, ANTHROPIC_BASE_URL: `http://${ns.hostIp}:${apiProxy.port}` }, prefix: ns.exec });
+    const w1 = startWorker({
+      cwd: checkouts.w1!,
+      team: cutUrl.href,
+      slots: 4,
+      env: { ...env, ANTHROPIC_BASE_URL: `http://${ns.hostIp}:${apiProxy.port}` },
+      prefix: ns.exec,
+    });
     const w2 = startWorker({ cwd: checkouts.w2!, team: url, slots: 4, env });
     workers.push(w1, w2);
     const [w1Host] = await Promise.all([w1.ready, w2.ready]);
 
-    const lead = spawn(process.execPath, [CLI_PATH, '-p', 'Split the work and get it done.', '--team', url, '--cwd', checkouts.lead!], { env: { ...baseEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const lead = spawn(process.execPath, [CLI_PATH, '-p', 'Split the work and get it done.', '--team', url, '--cwd', checkouts.lead!], {
+      env: { ...baseEnv(), ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     leadChild = lead;
     let leadErr = '';
     lead.stderr.setEncoding('utf8').on('data', (chunk: string) => (leadErr += chunk));
     lead.stdout.resume();
     const leadExit = new Promise<number | null>((resolve) => lead.once('close', (code) => resolve(code)));
 
-    const completed = async () => Number((await db.query<{ n: string }>(`SELECT count(*) AS n FROM huddle_tasks WHERE team = $1 AND status = 'completed'`, [team])).rows[0]!.n);
-    const onW1 = async () => (await db.query<{ name: string; status: string }>(`SELECT data->>'name' AS name, data->>'status' AS status FROM huddle_members WHERE team = $1 AND data->>'host' = $2`, [team, w1Host])).rows;
+    const completed = async () =>
+      Number((await db.query<{ n: string }>(`SELECT count(*) AS n FROM huddle_tasks WHERE team = $1 AND status = 'completed'`, [team])).rows[0]!.n);
+    const onW1 = async () =>
+      (
+        await db.query<{ name: string; status: string }>(
+          `SELECT data->>'name' AS name, data->>'status' AS status FROM huddle_members WHERE team = $1 AND data->>'host' = $2`,
+          [team, w1Host],
+        )
+      ).rows;
 
     // Work is under way on both workers.
     await until('4 tasks done', async () => ((await completed()) >= 4 ? true : undefined));
@@ -108,10 +124,26 @@ describePostgres('a worker whose link is cut', (base) => {
 
     // 2. A cut longer than the lease: its teammates are failed with the reason, their tasks go back, the lead is told.
     ns.cut();
-    const failed = await until('the cut worker’s teammates marked failed', async () => {
-      const members = await onW1();
-      return members.length === 4 && members.every((m) => m.status === 'failed') ? members.map((m) => m.name) : undefined;
-    }, 60_000, async () => JSON.stringify({ members: await onW1(), hosts: (await db.query('SELECT host, kind, state, epoch, lease_until, now() FROM huddle_hosts WHERE team = $1', [team])).rows, w1: w1.stderr(), w2: w2.stderr(), lead: leadErr }, null, 1));
+    const failed = await until(
+      'the cut worker’s teammates marked failed',
+      async () => {
+        const members = await onW1();
+        return members.length === 4 && members.every((m) => m.status === 'failed') ? members.map((m) => m.name) : undefined;
+      },
+      60_000,
+      async () =>
+        JSON.stringify(
+          {
+            members: await onW1(),
+            hosts: (await db.query('SELECT host, kind, state, epoch, lease_until, now() FROM huddle_hosts WHERE team = $1', [team])).rows,
+            w1: w1.stderr(),
+            w2: w2.stderr(),
+            lead: leadErr,
+          },
+          null,
+          1,
+        ),
+    );
     const fencedAt = Number((await db.query<{ seq: string }>('SELECT coalesce(max(seq), 0) AS seq FROM huddle_events WHERE team = $1', [team])).rows[0]!.seq);
     ns.restore();
     await w1.waitFor(/lost its lease|did not renew it in time/);

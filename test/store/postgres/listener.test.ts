@@ -20,7 +20,6 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-
 describePostgres('the LISTEN connection', (base) => {
   // The server behind the proxies (read in the tests: without a server the suite is only listed).
   const target = () => ({ host: new URL(base).hostname, port: Number(new URL(base).port || 5432) });
@@ -38,7 +37,9 @@ describePostgres('the LISTEN connection', (base) => {
     url.port = String(port);
     const channel = channelOf(`listener-${randomUUID()}`);
     const failedHeard: string[] = [];
-    await expect(Listener.for(url.href, 200).subscribe(channel, { notify: (p) => failedHeard.push(`notify ${p}`), resync: () => failedHeard.push('resync') })).rejects.toThrow();
+    await expect(
+      Listener.for(url.href, 200).subscribe(channel, { notify: (p) => failedHeard.push(`notify ${p}`), resync: () => failedHeard.push('resync') }),
+    ).rejects.toThrow();
 
     // The server becomes reachable there; another subscriber listens and hears a notification.
     const proxy = await tcpProxy('127.0.0.1', target(), port);

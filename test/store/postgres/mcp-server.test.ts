@@ -33,7 +33,12 @@ describePostgres('huddle mcp on a team in PostgreSQL', (base) => {
   });
 
   async function connect(as: string, args: string[], env: Record<string, string> = {}): Promise<Client> {
-    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI_PATH, 'mcp', '--as', as, '--cwd', root, ...args], env: { ...baseEnv(), ...env }, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI_PATH, 'mcp', '--as', as, '--cwd', root, ...args],
+      env: { ...baseEnv(), ...env },
+      stderr: 'pipe',
+    });
     const client = new Client({ name: 'test', version: '0' });
     await client.connect(transport);
     clients.push(client);
@@ -72,7 +77,9 @@ describePostgres('huddle mcp on a team in PostgreSQL', (base) => {
       for (const name of ['lead', 'alice']) {
         const result = await runCli(['mcp', '--as', name, '--team', url, '--cwd', elsewhere], { cwd: elsewhere });
         expect(result.code).toBe(2);
-        expect(result.stderr.trim()).toMatch(new RegExp(`^huddle mcp: --as ${name} over the team's store acts for the person, and this process cannot show the person's key`));
+        expect(result.stderr.trim()).toMatch(
+          new RegExp(`^huddle mcp: --as ${name} over the team's store acts for the person, and this process cannot show the person's key`),
+        );
       }
       rmSync(elsewhere, { recursive: true, force: true });
       expect(await team.board.list()).toEqual([]);

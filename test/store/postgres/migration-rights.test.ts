@@ -91,7 +91,10 @@ describePostgres('migrations and the rights of the role that connects', (base) =
     const team = new URL(on(database, role));
     team.searchParams.set('team', 'dml');
     fake.respond((request) => (request.agent === 'lead' ? replyText('Done with data grants alone.') : undefined));
-    const result = await runCli(['-p', 'say hello', '--team', team.href, '--cwd', cwd], { env: { ANTHROPIC_BASE_URL: fake.url, HUDDLE_SANDBOX: 'off' }, timeoutMs: 90_000 });
+    const result = await runCli(['-p', 'say hello', '--team', team.href, '--cwd', cwd], {
+      env: { ANTHROPIC_BASE_URL: fake.url, HUDDLE_SANDBOX: 'off' },
+      timeoutMs: 90_000,
+    });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe('Done with data grants alone.\n');
     const { rows } = await admin((c) => c.query<{ n: string }>(`SELECT count(*) AS n FROM huddle_events WHERE team = 'dml'`), database);
@@ -146,7 +149,10 @@ describePostgres('migrations and the rights of the role that connects', (base) =
       opening.catch(() => undefined);
       // It waits for the lock (seen in pg_locks)…
       for (;;) {
-        const { rows } = await holder.query(`SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objid = $1 AND database = (SELECT oid FROM pg_database WHERE datname = $2)`, [MIGRATION_LOCK, database]);
+        const { rows } = await holder.query(
+          `SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objid = $1 AND database = (SELECT oid FROM pg_database WHERE datname = $2)`,
+          [MIGRATION_LOCK, database],
+        );
         if (rows.length) break;
         expect(settled).toBeUndefined();
         await new Promise((resolve) => setTimeout(resolve, 20));

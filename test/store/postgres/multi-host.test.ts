@@ -43,13 +43,22 @@ describePostgres('a team on PostgreSQL across three processes', (base) => {
     expect(lead.code, lead.stderr).toBe(0);
     // The lead's process shows the remote agents as they work (the console's panes come from these
     // events): each teammate's turns, tool calls and status, marked with the host that ran them.
-    const events = lead.stdout.trim().split('\n').map((line) => JSON.parse(line) as { agent: string; type: string; host?: string; name?: string });
+    const events = lead.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { agent: string; type: string; host?: string; name?: string });
     for (const name of TEAMMATES) {
       const theirs = events.filter((event) => event.agent === name);
-      expect(theirs.some((event) => event.type === 'text'), name).toBe(true);
+      expect(
+        theirs.some((event) => event.type === 'text'),
+        name,
+      ).toBe(true);
       // (Their first `status` comes from the lead's own roster write when it placed them.)
       const work = theirs.filter((event) => ['prompt', 'text', 'tool_call', 'tool_result', 'usage'].includes(event.type));
-      expect(work.every((event) => typeof event.host === 'string' && event.host !== ''), name).toBe(true);
+      expect(
+        work.every((event) => typeof event.host === 'string' && event.host !== ''),
+        name,
+      ).toBe(true);
     }
     expect(events.filter((event) => event.type === 'tool_call' && event.name === 'task_update' && TEAMMATES.includes(event.agent))).toHaveLength(TASKS);
 
@@ -63,7 +72,11 @@ describePostgres('a team on PostgreSQL across three processes', (base) => {
     const byHost = new Map<string, string[]>();
     for (const member of record.members.filter((m) => m.name !== 'lead')) byHost.set(member.host!, [...(byHost.get(member.host!) ?? []), member.name]);
     expect([...byHost.keys()].sort()).toEqual([...hosts].sort());
-    for (const name of TEAMMATES) expect(events.some((event) => event.agent === name && event.host === record.members.find((m) => m.name === name)!.host), name).toBe(true);
+    for (const name of TEAMMATES)
+      expect(
+        events.some((event) => event.agent === name && event.host === record.members.find((m) => m.name === name)!.host),
+        name,
+      ).toBe(true);
     for (const names of byHost.values()) expect(names).toHaveLength(4);
     // Every report reached the lead, and its model saw each exactly once.
     const reports = record.leadInbox.filter((m) => m.content.startsWith('report #'));

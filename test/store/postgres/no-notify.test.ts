@@ -59,7 +59,9 @@ describePostgres('a team on PostgreSQL without LISTEN/NOTIFY', (base) => {
     await worker.ready;
 
     // Nobody listens: the worker holds no listening connection (with LISTEN it holds one from the start).
-    const listening = await admin(base, `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND application_name = 'huddle-listen'`, [database]);
+    const listening = await admin(base, `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND application_name = 'huddle-listen'`, [
+      database,
+    ]);
     expect(listening.rows[0]!.n).toBe(0);
     const sessions = await admin(base, `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND application_name LIKE 'huddle%'`, [database]);
     expect(sessions.rows[0]!.n).toBeGreaterThan(0);

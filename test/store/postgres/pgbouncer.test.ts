@@ -102,7 +102,7 @@ describePostgres('a team through PgBouncer in transaction mode', (base) => {
     for (const ws of [dir, ...workspaces]) rmSync(ws, { recursive: true, force: true });
   });
 
-  it('two processes\' stores share the board and the bus through it: each claim once, each message wakes its reader', { timeout: 120_000 }, async () => {
+  it("two processes' stores share the board and the bus through it: each claim once, each message wakes its reader", { timeout: 120_000 }, async () => {
     const { url } = teamUrl(via, 'bouncer');
     const ws = workspace();
     // Two "processes": the second's URL differs (its own pool and channel, as in another process).
@@ -110,7 +110,11 @@ describePostgres('a team through PgBouncer in transaction mode', (base) => {
     other.searchParams.set('application_name', 'huddle');
     const lead = await postgresBackend(url, new Workspace(ws), { pooler: 'transaction', pollMs: 300 }).open({ hub: new EventHub(), secrets: [] });
     stores.push(lead);
-    const worker = await postgresBackend(other.href, new Workspace(ws), { pooler: 'transaction', pollMs: 300 }).open({ hub: new EventHub(), secrets: [], mode: 'join' });
+    const worker = await postgresBackend(other.href, new Workspace(ws), { pooler: 'transaction', pollMs: 300 }).open({
+      hub: new EventHub(),
+      secrets: [],
+      mode: 'join',
+    });
     stores.push(worker);
     await lead.roster.add({ name: 'ada', role: 'coder' });
     await lead.roster.add({ name: 'bo', role: 'coder' });

@@ -81,7 +81,12 @@ describePostgres('a placement whose reservation went before its dispatch', (base
       cleanups.push(() => leadStore.close());
       const forced: string[] = [];
       const store = withSeam(leadStore, async (placement) => {
-        const { rowCount } = await db.query('UPDATE huddle_placements SET state = $3 WHERE team = $1 AND id = $2 AND state = $4', [team, placement.id, state, 'reserved']);
+        const { rowCount } = await db.query('UPDATE huddle_placements SET state = $3 WHERE team = $1 AND id = $2 AND state = $4', [
+          team,
+          placement.id,
+          state,
+          'reserved',
+        ]);
         forced.push(`${placement.id}:${rowCount}`);
       });
       const config = resolveConfig(
@@ -101,7 +106,10 @@ describePostgres('a placement whose reservation went before its dispatch', (base
       // It runs here: the roster puts it on the lead's host, its model call comes, it rests when done.
       expect(teamObj.teammates.has(name)).toBe(true);
       expect(leadStore.roster.get(name)?.host).toBe(leadStore.hosts!.self);
-      await when((check) => leadStore.roster.onChange(check), () => (leadStore.roster.get(name)?.status === 'idle' ? true : undefined));
+      await when(
+        (check) => leadStore.roster.onChange(check),
+        () => (leadStore.roster.get(name)?.status === 'idle' ? true : undefined),
+      );
       expect(fake.requests.filter((request) => request.agent === name)).toHaveLength(1);
       const placements = await db.query<{ state: string }>('SELECT state FROM huddle_placements WHERE team = $1', [team]);
       expect(placements.rows.map((row) => row.state)).toEqual([state]);

@@ -79,7 +79,10 @@ describePostgres('database passwords the URL does not carry', (base) => {
           .filter((block: { type: string }) => block.type === 'tool_result')
           .map((block) => JSON.stringify(block));
         // Not vacuous: the command ran, the variable was not there, the file's line was.
-        expect(results.some((r) => r.includes('DB_PASSWORD=[redacted]') && r.includes('pw=[]')), results.join('\n')).toBe(true);
+        expect(
+          results.some((r) => r.includes('DB_PASSWORD=[redacted]') && r.includes('pw=[]')),
+          results.join('\n'),
+        ).toBe(true);
         for (const r of results) expect(r).not.toContain(password);
         for (const text of [result.stdout, result.stderr]) expect(text).not.toContain(password);
         expect(result.stdout).toContain('The password is [redacted].');

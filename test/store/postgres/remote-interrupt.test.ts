@@ -35,7 +35,9 @@ describePostgres('an interrupt for an agent on a worker', (base) => {
     let adaCalls = 0;
     fake.respond((request) => {
       if (request.agent === 'lead') {
-        return request.body.messages.length === 1 ? reply(toolUse('spawn_teammate', { name: 'ada', role: 'coder', prompt: 'Write the parser.' })) : replyText('Handed out.');
+        return request.body.messages.length === 1
+          ? reply(toolUse('spawn_teammate', { name: 'ada', role: 'coder', prompt: 'Write the parser.' }))
+          : replyText('Handed out.');
       }
       if (request.agent === 'ada') {
         adaCalls += 1;
@@ -48,7 +50,10 @@ describePostgres('an interrupt for an agent on a worker', (base) => {
     worker = startWorker({ cwd: checkouts.w1!, team: url, slots: 1, env });
     const host = await worker.ready;
 
-    lead = spawn(process.execPath, [CLI_PATH, '-p', 'Get the parser written.', '--team', url, '--cwd', checkouts.lead!], { env: { ...baseEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    lead = spawn(process.execPath, [CLI_PATH, '-p', 'Get the parser written.', '--team', url, '--cwd', checkouts.lead!], {
+      env: { ...baseEnv(), ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     lead.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const closed = new Promise<number | null>((resolve) => lead!.once('close', (code) => resolve(code)));

@@ -14,7 +14,10 @@ function lastText(request: RecordedRequest): string {
   const last = (request.body?.messages ?? []).at(-1) as { content: unknown } | undefined;
   if (!last) return '';
   if (typeof last.content === 'string') return last.content;
-  return (last.content as Array<{ type: string; text?: string }>).filter((b) => b.type === 'text').map((b) => b.text ?? '').join('\n');
+  return (last.content as Array<{ type: string; text?: string }>)
+    .filter((b) => b.type === 'text')
+    .map((b) => b.text ?? '')
+    .join('\n');
 }
 
 const tools = (request: RecordedRequest): string[] => ((request.body?.tools ?? []) as Array<{ name: string }>).map((t) => t.name);
@@ -47,7 +50,8 @@ describePostgres('protocols with teammates on a worker', (base) => {
           );
         }
         const plan = /plan_[0-9a-f]{8}/.exec(text);
-        if (plan && !toolResults) return reply(toolUse('plan_approval', { request_id: plan[0], approve: true }), toolUse('shutdown_request', { teammate: 'ada' }));
+        if (plan && !toolResults)
+          return reply(toolUse('plan_approval', { request_id: plan[0], approve: true }), toolUse('shutdown_request', { teammate: 'ada' }));
         return replyText('Noted.');
       }
       if (request.agent === 'ada') {
@@ -67,9 +71,15 @@ describePostgres('protocols with teammates on a worker', (base) => {
 
     const lead = await runCli(['-p', 'Plan, then build.', '--json', '--team', url, '--cwd', checkouts.lead!], { env, timeoutMs: 100_000 });
     expect(lead.code, lead.stderr).toBe(0);
-    const events = lead.stdout.trim().split('\n').map((line) => JSON.parse(line) as { agent: string; type: string; name?: string; ok?: boolean; content?: string });
+    const events = lead.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { agent: string; type: string; name?: string; ok?: boolean; content?: string });
     const leadResults = events.filter((e) => e.agent === 'lead' && e.type === 'tool_result');
-    expect(leadResults.find((e) => e.name === 'plan_approval'), JSON.stringify(leadResults)).toMatchObject({ ok: true });
+    expect(
+      leadResults.find((e) => e.name === 'plan_approval'),
+      JSON.stringify(leadResults),
+    ).toMatchObject({ ok: true });
     expect(leadResults.find((e) => e.name === 'shutdown_request')).toMatchObject({ ok: true });
 
     // bo got its full tools on the worker once the approval reached it.

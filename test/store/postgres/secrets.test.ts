@@ -20,7 +20,7 @@ function filesUnder(dir: string): string[] {
   });
 }
 
-describePostgres('the team URL\'s password', (base) => {
+describePostgres("the team URL's password", (base) => {
   let fake: FakeApi;
   let ws: Workspace;
   let home: Workspace;
@@ -35,7 +35,7 @@ describePostgres('the team URL\'s password', (base) => {
     await fake.close();
   });
 
-  it('never reaches an agent\'s commands, the model, the output, the files or the stored events', { timeout: 120_000 }, async () => {
+  it("never reaches an agent's commands, the model, the output, the files or the stored events", { timeout: 120_000 }, async () => {
     const { url, team } = teamUrl(base, 'secret');
     const withPassword = new URL(url);
     withPassword.password = PASSWORD;
@@ -46,7 +46,9 @@ describePostgres('the team URL\'s password', (base) => {
       const turns = request.body.messages.length;
       if (turns === 1) {
         return reply(
-          toolUse('bash', { command: 'echo "url=[$HUDDLE_TEAM_URL] pw=[$PGPASSWORD] file=[$PGPASSFILE]"; env | grep -ci postgres; cat ~/.pgpass 2>&1 | head -1' }),
+          toolUse('bash', {
+            command: 'echo "url=[$HUDDLE_TEAM_URL] pw=[$PGPASSWORD] file=[$PGPASSFILE]"; env | grep -ci postgres; cat ~/.pgpass 2>&1 | head -1',
+          }),
           // As if the model had learnt it somewhere: what the command prints back is redacted.
           toolUse('bash', { command: `echo "it is ${PASSWORD} and ${QUERY_PASSWORD}"` }),
         );

@@ -76,7 +76,11 @@ describePostgres('a team on PostgreSQL through a restart of its server', () => {
     execFileSync('bash', [SCRIPT, 'restart', server!.dir]);
 
     // (c) The team at work: restarted once reports come back.
-    await until(() => fake.requests.some((r) => r.agent === 'lead' && JSON.stringify(r.body?.messages ?? []).includes('report #')), 'a first report to reach the lead', 120_000);
+    await until(
+      () => fake.requests.some((r) => r.agent === 'lead' && JSON.stringify(r.body?.messages ?? []).includes('report #')),
+      'a first report to reach the lead',
+      120_000,
+    );
     execFileSync('bash', [SCRIPT, 'restart', server!.dir]);
 
     const done = await lead;
@@ -104,7 +108,12 @@ describePostgres('a team on PostgreSQL through a restart of its server', () => {
     try {
       await lead.roster.add({ name: 'alice', role: 'coder', status: 'idle' });
       mintPersonKey(path.join(dir, '.team'));
-      const transport = new StdioClientTransport({ command: process.execPath, args: [CLI_PATH, 'mcp', '--as', 'alice', '--cwd', dir, '--team', url], env: baseEnv(), stderr: 'pipe' });
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI_PATH, 'mcp', '--as', 'alice', '--cwd', dir, '--team', url],
+        env: baseEnv(),
+        stderr: 'pipe',
+      });
       let stderr = '';
       transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
       const alice = new Client({ name: 'test', version: '0' });

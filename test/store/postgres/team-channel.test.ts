@@ -50,7 +50,14 @@ describePostgres('the team channel on PostgreSQL', (base) => {
       const seen: Array<[string, boolean]> = [];
       channel.on('b', (change, remote) => seen.push([`b:${JSON.stringify(change.ids)}`, remote]));
       channel.on('e', (change, remote) => seen.push([`e:${String(change.h)}`, remote]));
-      const batch = JSON.stringify({ k: '*', o: 'another-process', c: [{ k: 'b', ids: [7] }, { k: 'e', h: 'host-b' }] });
+      const batch = JSON.stringify({
+        k: '*',
+        o: 'another-process',
+        c: [
+          { k: 'b', ids: [7] },
+          { k: 'e', h: 'host-b' },
+        ],
+      });
       await pool.query('SELECT pg_notify($1, $2)', [channelOf(team), batch]);
       // And this process's own batch is ignored.
       await pool.query('SELECT pg_notify($1, $2)', [channelOf(team), JSON.stringify({ k: '*', o: PROCESS_ORIGIN, c: [{ k: 'b', ids: [8] }] })]);

@@ -24,7 +24,13 @@ function lastTurn(request: RecordedRequest): { text: string; toolResults: boolea
   if (!last) return { text: '', toolResults: false };
   if (typeof last.content === 'string') return { text: last.content, toolResults: false };
   const blocks = Array.isArray(last.content) ? (last.content as Array<{ type: string; text?: string }>) : [];
-  return { text: blocks.filter((b) => b.type === 'text').map((b) => b.text ?? '').join('\n'), toolResults: blocks.some((b) => b.type === 'tool_result') };
+  return {
+    text: blocks
+      .filter((b) => b.type === 'text')
+      .map((b) => b.text ?? '')
+      .join('\n'),
+    toolResults: blocks.some((b) => b.type === 'tool_result'),
+  };
 }
 
 /** Scripts the whole team on `fake`. */
@@ -38,7 +44,9 @@ export function scriptTeam(fake: FakeApi, scenario: Scenario): void {
       if (messages.length === 1) {
         return reply(
           ...Array.from({ length: scenario.tasks }, (_, i) => toolUse('task_create', { subject: `Task ${i + 1}`, description: `part ${i + 1} of the work` })),
-          ...scenario.teammates.map((name) => toolUse('spawn_teammate', { name, role: 'coder', prompt: 'Take tasks from the board; report each one to the lead.' })),
+          ...scenario.teammates.map((name) =>
+            toolUse('spawn_teammate', { name, role: 'coder', prompt: 'Take tasks from the board; report each one to the lead.' }),
+          ),
         );
       }
       return replyText(toolResults ? 'The work is handed out.' : 'Noted.');
@@ -47,7 +55,9 @@ export function scriptTeam(fake: FakeApi, scenario: Scenario): void {
     const claimed = /<auto-claimed>Task #(\d+):/.exec(text);
     if (claimed && !toolResults) {
       const id = Number(claimed[1]);
-      return slow(reply(toolUse('task_update', { task_id: id, status: 'completed' }), toolUse('send_message', { to: 'lead', content: `report #${id} from ${agent}` })));
+      return slow(
+        reply(toolUse('task_update', { task_id: id, status: 'completed' }), toolUse('send_message', { to: 'lead', content: `report #${id} from ${agent}` })),
+      );
     }
     return slow(replyText(toolResults ? 'Done; looking for the next task.' : 'Ready.'));
   });
@@ -55,7 +65,12 @@ export function scriptTeam(fake: FakeApi, scenario: Scenario): void {
 
 /** Three checkouts of one repository: the lead's and one per worker. */
 export function makeCheckouts(root: string, names: string[]): Record<string, string> {
-  const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, stdio: 'ignore', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
+  const git = (cwd: string, ...args: string[]) =>
+    execFileSync('git', args, {
+      cwd,
+      stdio: 'ignore',
+      env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
+    });
   const origin = path.join(root, 'origin');
   mkdirSync(origin, { recursive: true });
   git(origin, 'init', '-q', '-b', 'main');
@@ -83,7 +98,18 @@ export interface WorkerProcess {
 
 /** Starts `huddle worker`; `prefix` runs it through another program (ip netns exec …). */
 export function startWorker(options: { cwd: string; team: string; slots: number; env: Record<string, string>; prefix?: string[] }): WorkerProcess {
-  const command = [...(options.prefix ?? []), process.execPath, CLI_PATH, 'worker', '--team', options.team, '--cwd', options.cwd, '--slots', String(options.slots)];
+  const command = [
+    ...(options.prefix ?? []),
+    process.execPath,
+    CLI_PATH,
+    'worker',
+    '--team',
+    options.team,
+    '--cwd',
+    options.cwd,
+    '--slots',
+    String(options.slots),
+  ];
   const child = spawn(command[0]!, command.slice(1), { env: { ...baseEnv(), ...options.env }, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   const waiters = new Set<{ pattern: RegExp; resolve: (line: string) => void }>();
@@ -126,14 +152,29 @@ export async function readTeam(connectionString: string, team: string): Promise<
   const client = new pg.Client({ connectionString });
   await client.connect();
   try {
-    const tasks = (await client.query<{ data: { id: number; status: string; owner: string | null } }>('SELECT data FROM huddle_tasks WHERE team = $1 ORDER BY id', [team])).rows.map((r) => r.data);
-    const members = (await client.query<{ data: TeamRecord['members'][number] }>('SELECT data FROM huddle_members WHERE team = $1 ORDER BY position', [team])).rows.map((r) => r.data);
+    const tasks = (
+      await client.query<{ data: { id: number; status: string; owner: string | null } }>('SELECT data FROM huddle_tasks WHERE team = $1 ORDER BY id', [team])
+    ).rows.map((r) => r.data);
+    const members = (
+      await client.query<{ data: TeamRecord['members'][number] }>('SELECT data FROM huddle_members WHERE team = $1 ORDER BY position', [team])
+    ).rows.map((r) => r.data);
     const completions = new Map<number, number>();
-    const done = await client.query<{ id: string }>(`SELECT body->'task'->>'id' AS id FROM huddle_events WHERE team = $1 AND body->>'type' = 'task' AND body->>'action' = 'completed'`, [team]);
+    const done = await client.query<{ id: string }>(
+      `SELECT body->'task'->>'id' AS id FROM huddle_events WHERE team = $1 AND body->>'type' = 'task' AND body->>'action' = 'completed'`,
+      [team],
+    );
     for (const { id } of done.rows) completions.set(Number(id), (completions.get(Number(id)) ?? 0) + 1);
-    const leadInbox = (await client.query<{ body: { id: string; from: string; content: string } }>(`SELECT body FROM huddle_messages WHERE team = $1 AND recipient = 'lead' ORDER BY seq`, [team])).rows.map((r) => r.body);
+    const leadInbox = (
+      await client.query<{ body: { id: string; from: string; content: string } }>(
+        `SELECT body FROM huddle_messages WHERE team = $1 AND recipient = 'lead' ORDER BY seq`,
+        [team],
+      )
+    ).rows.map((r) => r.body);
     const deliveries = new Map<string, number>();
-    const delivered = await client.query<{ ids: string[] }>(`SELECT ARRAY(SELECT jsonb_array_elements_text(body->'ids')) AS ids FROM huddle_events WHERE team = $1 AND agent = 'lead' AND body->>'type' = 'message_delivered'`, [team]);
+    const delivered = await client.query<{ ids: string[] }>(
+      `SELECT ARRAY(SELECT jsonb_array_elements_text(body->'ids')) AS ids FROM huddle_events WHERE team = $1 AND agent = 'lead' AND body->>'type' = 'message_delivered'`,
+      [team],
+    );
     for (const { ids } of delivered.rows) for (const id of ids) deliveries.set(id, (deliveries.get(id) ?? 0) + 1);
     return { tasks, members, completions, leadInbox, deliveries };
   } finally {

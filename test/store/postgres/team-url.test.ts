@@ -6,7 +6,10 @@ import { makeWorkspace, runCli } from '../../helpers/run-cli.js';
 
 describe('team URLs', () => {
   it('collects every credential, and shows the URL without them', () => {
-    const parsed = parseTeamUrl('postgres://me:s3cr%40t-pass@db.example:5432/huddle?sslmode=require&password=q-secret-1&sslpassword=k-secret-2&team=shop', 'dir');
+    const parsed = parseTeamUrl(
+      'postgres://me:s3cr%40t-pass@db.example:5432/huddle?sslmode=require&password=q-secret-1&sslpassword=k-secret-2&team=shop',
+      'dir',
+    );
     expect(parsed.team).toBe('shop');
     expect(parsed.password).toBe('s3cr@t-pass');
     expect(parsed.secrets).toEqual(['s3cr@t-pass', 'q-secret-1', 'k-secret-2']);
@@ -24,7 +27,9 @@ describe('team URLs', () => {
     try {
       const result = await runCli(['-p', 'hi', '--team', 'postgres://me:pw%zz-very-secret@127.0.0.1:1/db', '--cwd', ws.dir]);
       expect(result.code).toBe(2);
-      expect(result.stderr).toBe("huddle: the password in the team URL 'postgres://me:***@127.0.0.1:1/db' has a % that starts no escape: write % as %25 (and @ as %40, : as %3A, / as %2F)\n");
+      expect(result.stderr).toBe(
+        "huddle: the password in the team URL 'postgres://me:***@127.0.0.1:1/db' has a % that starts no escape: write % as %25 (and @ as %40, : as %3A, / as %2F)\n",
+      );
     } finally {
       ws.cleanup();
     }

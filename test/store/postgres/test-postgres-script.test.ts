@@ -49,10 +49,13 @@ describe('scripts/test-postgres.sh when the server cannot be started', () => {
     expect(readdirSync(temp)).toEqual([]);
   });
 
-  it("the server does not start: its log, exit 1, no directory left; `run` does not run its command", () => {
+  it('the server does not start: its log, exit 1, no directory left; `run` does not run its command', () => {
     stub('initdb', 'while [ $# -gt 0 ]; do if [ "$1" = -D ]; then mkdir -p "$2"; fi; shift; done');
     // pg_ctl start writes its log and fails; stop finds nothing to stop.
-    stub('pg_ctl', 'log=; while [ $# -gt 0 ]; do case "$1" in -l) log=$2 ;; start) [ -n "$log" ] && echo "FATAL: the stub server refuses" >>"$log"; exit 1 ;; esac; shift; done; exit 0');
+    stub(
+      'pg_ctl',
+      'log=; while [ $# -gt 0 ]; do case "$1" in -l) log=$2 ;; start) [ -n "$log" ] && echo "FATAL: the stub server refuses" >>"$log"; exit 1 ;; esac; shift; done; exit 0',
+    );
     for (const args of [['start'], ['run', 'sh', '-c', 'echo the command ran']]) {
       const result = run(...args);
       expect(result.status, args.join(' ')).not.toBe(0);

@@ -26,7 +26,23 @@ function makeCertificates(dir: string): void {
   openssl('req', '-x509', ...ec, '-keyout', 'other.key', '-out', 'other.pem', '-days', '2', '-subj', '/CN=another CA');
   openssl('req', ...ec, '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost');
   writeFileSync(path.join(dir, 'san.ext'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
-  openssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.crt', '-days', '2', '-extfile', 'san.ext');
+  openssl(
+    'x509',
+    '-req',
+    '-in',
+    'server.csr',
+    '-CA',
+    'ca.pem',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    'server.crt',
+    '-days',
+    '2',
+    '-extfile',
+    'san.ext',
+  );
 }
 
 describePostgres('a team on PostgreSQL over TLS', () => {
@@ -123,20 +139,27 @@ describePostgres('a team on PostgreSQL over TLS', () => {
     expect(error?.message).toMatch(/certificate.*sslrootcert/);
   });
 
-  it('sslmode=require verifies in node-postgres (a self-signed chain is refused); uselibpqcompat=true makes it libpq\'s: encrypted, not verified', { timeout: 60_000 }, async () => {
-    const strict = await postgresBackend(teamUrl(on('127.0.0.1', { sslmode: 'require' }), 'tls').url, new Workspace(root))
-      .open({ hub: new EventHub(), secrets: [] })
-      .then(
-        () => undefined,
-        (e: unknown) => e as Error,
-      );
-    expect(strict?.message).toMatch(/certificate/);
-    const store = await postgresBackend(teamUrl(on('127.0.0.1', { sslmode: 'require', uselibpqcompat: 'true' }), 'tls').url, new Workspace(root)).open({ hub: new EventHub(), secrets: [] });
-    try {
-      await store.board.create({ subject: 'encrypted' }, 'lead');
-      expect(await store.board.list()).toHaveLength(1);
-    } finally {
-      await store.close();
-    }
-  });
+  it(
+    "sslmode=require verifies in node-postgres (a self-signed chain is refused); uselibpqcompat=true makes it libpq's: encrypted, not verified",
+    { timeout: 60_000 },
+    async () => {
+      const strict = await postgresBackend(teamUrl(on('127.0.0.1', { sslmode: 'require' }), 'tls').url, new Workspace(root))
+        .open({ hub: new EventHub(), secrets: [] })
+        .then(
+          () => undefined,
+          (e: unknown) => e as Error,
+        );
+      expect(strict?.message).toMatch(/certificate/);
+      const store = await postgresBackend(teamUrl(on('127.0.0.1', { sslmode: 'require', uselibpqcompat: 'true' }), 'tls').url, new Workspace(root)).open({
+        hub: new EventHub(),
+        secrets: [],
+      });
+      try {
+        await store.board.create({ subject: 'encrypted' }, 'lead');
+        expect(await store.board.list()).toHaveLength(1);
+      } finally {
+        await store.close();
+      }
+    },
+  );
 });

@@ -44,11 +44,7 @@ Done. Run \`npm test\` to check.
 
 describe('renderMarkdown layout', () => {
   it('renders headings, emphasis, code spans and links without markup', () => {
-    expect(plain('# Title\n\nSome **bold**, *it*, `code` and [docs](https://x.dev).')).toEqual([
-      'Title',
-      '',
-      'Some bold, it, code and docs (https://x.dev).',
-    ]);
+    expect(plain('# Title\n\nSome **bold**, *it*, `code` and [docs](https://x.dev).')).toEqual(['Title', '', 'Some bold, it, code and docs (https://x.dev).']);
     expect(plain('### Deep')).toEqual(['Deep']);
     // Headings stand out by style, not by their hashes: bold, the top level underlined too.
     expect(renderMarkdown('## Plan', 40, { color: true })).toEqual(['\x1b[1mPlan\x1b[22m']);

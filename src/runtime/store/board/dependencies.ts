@@ -32,7 +32,7 @@ export function dependencyPath(view: BoardView, from: number, to: number): numbe
     const id = stack.pop()!;
     if (id === to) {
       const path = [id];
-      for (let at = id; at !== from; ) path.unshift((at = parent.get(at)!));
+      for (let at = id; at !== from;) path.unshift((at = parent.get(at)!));
       return path;
     }
     if (seen.has(id)) continue;

@@ -124,7 +124,7 @@ export function parseTaskRecord(raw: unknown): { task: Task } | { error: string 
 /** Ascending ids for a message, runs of four or more as ranges: 1, 2, 3, 5, 7, 8, 9, 10 → "1, 2, 3, 5, 7-10". */
 export function formatIds(ids: number[]): string {
   const parts: string[] = [];
-  for (let i = 0; i < ids.length; ) {
+  for (let i = 0; i < ids.length;) {
     let j = i;
     while (j + 1 < ids.length && ids[j + 1] === ids[j]! + 1) j++;
     parts.push(j - i >= 3 ? `${ids[i]}-${ids[j]}` : ids.slice(i, j + 1).join(', '));

@@ -41,7 +41,10 @@ function applyStatus(next: Task, current: Task, patch: UpdateTaskInput, by: stri
     const owner = patch.owner ?? current.owner ?? by;
     if (current.owner !== null && current.owner !== owner) throw claimedBy(id, current.owner, 'pending');
     // Starting a task makes it its owner's work: only they (or the lead) start it.
-    if (owner !== by && !isOverseer(by)) throw current.owner ? notYours(current, 'start') : new TaskBoardError(`only the lead starts a task for someone else; claim task #${id} yourself (claim_task) or ask the lead (send_message to lead)`);
+    if (owner !== by && !isOverseer(by))
+      throw current.owner
+        ? notYours(current, 'start')
+        : new TaskBoardError(`only the lead starts a task for someone else; claim task #${id} yourself (claim_task) or ask the lead (send_message to lead)`);
     next.owner = owner;
     action = 'claimed';
   } else if (from === 'in_progress' && to === 'pending') {

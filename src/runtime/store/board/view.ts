@@ -36,7 +36,11 @@ export function overlay(view: BoardView, replaced: ReadonlyMap<number, Task>): B
 }
 
 /** A view over tasks held in memory (a database transaction's rows, a test's board). */
-export function viewOf(tasks: Iterable<Task>, unreadable: Iterable<number> = [], notFound: (id: number) => Error = (id) => new Error(`no task #${id}`)): BoardView {
+export function viewOf(
+  tasks: Iterable<Task>,
+  unreadable: Iterable<number> = [],
+  notFound: (id: number) => Error = (id) => new Error(`no task #${id}`),
+): BoardView {
   const byId = new Map<number, Task>();
   for (const task of tasks) byId.set(task.id, task);
   const broken = new Set(unreadable);

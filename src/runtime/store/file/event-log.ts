@@ -62,7 +62,7 @@ export class EventLog implements EventStore {
       this.#fds.set(event.agent, fd);
     }
     const line = Buffer.from(`${scrub(JSON.stringify(event), this.#secrets)}\n`);
-    for (let written = 0; written < line.length; ) written += writeSync(fd, line, written);
+    for (let written = 0; written < line.length;) written += writeSync(fd, line, written);
   }
 
   #record(event: HuddleEvent): void {
@@ -146,13 +146,18 @@ export function sessionFiles(logsDir: string, agent: string): string[] {
   } catch {
     return [];
   }
-  return names.filter((n) => /^session-.*\.ndjson$/.test(n)).sort().map((n) => path.join(dir, n));
+  return names
+    .filter((n) => /^session-.*\.ndjson$/.test(n))
+    .sort()
+    .map((n) => path.join(dir, n));
 }
 
 /** The agents with a log directory. */
 export function listLoggedAgents(logsDir: string): string[] {
   try {
-    return readdirSync(logsDir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+    return readdirSync(logsDir, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name);
   } catch {
     return [];
   }
@@ -174,4 +179,3 @@ export function readAgentEvents(logsDir: string, agent: string): LoggedEvent[] {
   }
   return events;
 }
-

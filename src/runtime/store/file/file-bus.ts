@@ -35,15 +35,8 @@ import { appendLine, findById, type InboxCursor, InboxCursorError, NEWLINE, pars
 
 export { type InboxCursor, InboxCursorError } from './inbox-files.js';
 import { AGENT_NAME_PATTERN } from '../../vocabulary.js';
-import {
-  type Bus,
-  BusClosedError,
-  type Message,
-  type OutgoingMessage,
-  type PeekResult,
-} from '../bus.js';
+import { type Bus, BusClosedError, type Message, type OutgoingMessage, type PeekResult } from '../bus.js';
 import { abortReason, assertAgentName, broadcastTo, composeMessage, messageSentFields } from '../bus-rules.js';
-
 
 export interface FileBusOptions {
   /** The names a message may be sent to (the roster's members). */
@@ -58,8 +51,6 @@ const WATCH_DEBOUNCE_MS = 3;
 /** Only when fs.watch itself fails (e.g. out of inotify watches): how often waiters re-check. */
 const FALLBACK_POLL_MS = 250;
 
-
-
 // In-process wake-ups are shared by every bus over the same directory in this process.
 const localWakeups = new EventEmitter();
 localWakeups.setMaxListeners(0);
@@ -69,7 +60,6 @@ const cursorQueues = new Map<string, Promise<unknown>>();
 interface Waiter {
   fail(error: Error): void;
 }
-
 
 export class FileBus implements Bus {
   readonly inboxDir: string;
@@ -427,5 +417,3 @@ export class FileBus implements Bus {
     this.#events?.emit(agent, 'warning', fields);
   }
 }
-
-

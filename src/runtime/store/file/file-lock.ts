@@ -74,7 +74,9 @@ async function lockAcrossProcesses<T>(file: string, work: () => Promise<T> | T):
     }
     if (Date.now() - started > MAX_WAIT_MS) {
       const who = attempt.holder ? `pid ${attempt.holder.pid} on ${attempt.holder.host}` : 'an unreadable lock';
-      throw new StoreWriteError(`${lockFile} has been held by ${who} for ${Math.round(attempt.ageMs / 1000)} s; if that process is stuck, stop it (a dead holder's lock is taken over at once)`);
+      throw new StoreWriteError(
+        `${lockFile} has been held by ${who} for ${Math.round(attempt.ageMs / 1000)} s; if that process is stuck, stop it (a dead holder's lock is taken over at once)`,
+      );
     }
     await sleep(delay * (0.5 + Math.random()));
     delay = Math.min(25, delay * 1.3 + 0.5);
@@ -130,9 +132,7 @@ export function readLock(lockFile: string): LockFound {
 }
 
 export type LockFound =
-  | { kind: 'gone' }
-  | { kind: 'held'; record: LockRecord; ino: number; ageMs: number }
-  | { kind: 'unreadable'; ino: number; ageMs: number };
+  { kind: 'gone' } | { kind: 'held'; record: LockRecord; ino: number; ageMs: number } | { kind: 'unreadable'; ino: number; ageMs: number };
 
 /** Whether a waiter may remove this lock: its holder is dead, or it is foreign/unreadable and old. */
 function canTakeOver(found: Exclude<LockFound, { kind: 'gone' }>, foreignStaleMs: number): boolean {

@@ -42,15 +42,13 @@ export interface FileRosterOptions {
   events?: EventHub;
 }
 
-
 /** config.json exists but is not a roster. Never overwritten: a person has to look at it. */
 export class MalformedRosterError extends MalformedFileError {
   constructor(file: string, detail: string) {
     super(file, detail);
     this.name = 'MalformedRosterError';
     this.message =
-      `${file} is not a valid team roster (${detail}); fix it by hand, or move it aside ` +
-      `(or start with --fresh, which archives it) to begin a new team`;
+      `${file} is not a valid team roster (${detail}); fix it by hand, or move it aside ` + `(or start with --fresh, which archives it) to begin a new team`;
   }
 }
 
@@ -170,9 +168,7 @@ export class FileRoster implements Roster {
       if (index >= 0) {
         const existing = data.members[index]!;
         if (existing.status !== 'shutdown' && existing.status !== 'failed') {
-          throw new RosterError(
-            `a teammate named '${name}' already exists (status: ${existing.status}); pick another name or shut it down first`,
-          );
+          throw new RosterError(`a teammate named '${name}' already exists (status: ${existing.status}); pick another name or shut it down first`);
         }
         data.members[index] = fresh;
       } else {
@@ -235,8 +231,7 @@ export class FileRoster implements Roster {
       member.updated_at = new Date().toISOString();
       return { before: previous, after: { ...member } };
     });
-    const statusChanged =
-      before.status !== after.status || before.status_reason !== after.status_reason || before.error !== after.error;
+    const statusChanged = before.status !== after.status || before.status_reason !== after.status_reason || before.error !== after.error;
     this.#notify({ kind: statusChanged ? 'status' : 'update', name, member: { ...after } });
     if (statusChanged) this.#emitStatus(after);
     return after;
@@ -366,8 +361,6 @@ export class FileRoster implements Roster {
     return state.data;
   }
 }
-
-
 
 function validate(file: string, value: unknown): RosterConfig {
   if (value === undefined) throw new RosterError(`${file} is missing`);

@@ -134,7 +134,10 @@ async function unavailableOnError<T>(where: string, work: () => T | Promise<T>):
     }
     if (error instanceof MalformedFileError) throw new StoreUnavailableError(error.message);
     const code = (error as NodeJS.ErrnoException).code;
-    if (code) throw new StoreUnavailableError(`cannot open the team (${where}): ${StoreWriteError.from(error, (error as NodeJS.ErrnoException).path ?? where).message}`);
+    if (code)
+      throw new StoreUnavailableError(
+        `cannot open the team (${where}): ${StoreWriteError.from(error, (error as NodeJS.ErrnoException).path ?? where).message}`,
+      );
     throw error;
   }
 }

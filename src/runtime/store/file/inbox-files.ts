@@ -96,11 +96,7 @@ export function parseMessage(text: string): Message | string {
  * Reads `<file>` from `startOf(size)` to `end` (default: its current size). Undefined when the
  * file does not exist.
  */
-export function readRegion(
-  file: string,
-  startOf: (size: number) => number,
-  end?: number,
-): { bytes: Buffer; start: number; size: number } | undefined {
+export function readRegion(file: string, startOf: (size: number) => number, end?: number): { bytes: Buffer; start: number; size: number } | undefined {
   let fd: number;
   try {
     fd = openSync(file, 'r');

@@ -83,7 +83,9 @@ export class FileSpendLedger implements SpendLedger {
     } catch (error) {
       if (this.#warnedStamp === stamp) return;
       this.#warnedStamp = stamp;
-      this.#hub.emit('huddle', 'warning', { message: `${path.basename(this.file)} is unreadable (${(error as Error).message}); it is kept aside and the tally starts again on the next model call` });
+      this.#hub.emit('huddle', 'warning', {
+        message: `${path.basename(this.file)} is unreadable (${(error as Error).message}); it is kept aside and the tally starts again on the next model call`,
+      });
     }
   }
 
@@ -128,7 +130,9 @@ export class FileSpendLedger implements SpendLedger {
       } catch {
         // Nothing more to keep.
       }
-      this.#hub.emit('huddle', 'warning', { message: `${path.basename(this.file)} was unreadable (${(error as Error).message}); kept as ${path.basename(kept)}, spend per task starts from zero` });
+      this.#hub.emit('huddle', 'warning', {
+        message: `${path.basename(this.file)} was unreadable (${(error as Error).message}); kept as ${path.basename(kept)}, spend per task starts from zero`,
+      });
       return emptySpend();
     }
   }

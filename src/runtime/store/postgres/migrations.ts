@@ -185,7 +185,9 @@ export async function migrate(client: pg.ClientBase): Promise<number[]> {
       // takes: the connection's lock and statement timeouts are for the team's work, not this.
       await client.query('SET LOCAL lock_timeout = 0; SET LOCAL statement_timeout = 0');
       await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-      await client.query(`CREATE TABLE IF NOT EXISTS huddle_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+      await client.query(
+        `CREATE TABLE IF NOT EXISTS huddle_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+      );
       const { rows } = await client.query('SELECT 1 FROM huddle_migrations WHERE version = $1', [migration.version]);
       if (rows.length === 0) {
         await client.query(migration.sql);

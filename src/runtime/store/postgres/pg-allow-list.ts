@@ -57,7 +57,10 @@ export class PgAllowList implements AllowList {
     const added = await write(this.#ctx, async (client) => {
       const out: string[] = [];
       for (const prefix of wanted) {
-        const { rows } = await client.query('INSERT INTO huddle_allow (team, prefix) VALUES ($1, $2) ON CONFLICT (team, prefix) DO NOTHING RETURNING prefix', [team, prefix]);
+        const { rows } = await client.query('INSERT INTO huddle_allow (team, prefix) VALUES ($1, $2) ON CONFLICT (team, prefix) DO NOTHING RETURNING prefix', [
+          team,
+          prefix,
+        ]);
         if (rows.length) out.push(prefix);
       }
       if (out.length) await channel.publish(client, { k: 'a', allow: true });

@@ -78,7 +78,11 @@ export class PgApprovals implements Approvals {
   }
 
   list(): PendingApproval[] {
-    const remote = [...this.#remote.entries()].map(([id, request]) => ({ ...request, id, resolve: (decision: ApprovalDecision) => void this.resolve(id, decision) }));
+    const remote = [...this.#remote.entries()].map(([id, request]) => ({
+      ...request,
+      id,
+      resolve: (decision: ApprovalDecision) => void this.resolve(id, decision),
+    }));
     return [...this.#queue.list(), ...remote];
   }
 
@@ -102,7 +106,12 @@ export class PgApprovals implements Approvals {
     this.#changed();
     this.#enqueue(() =>
       write(this.#ctx, async (client) => {
-        await client.query(`UPDATE huddle_approvals SET state = 'answered', decision = $3, decided_by = $4 WHERE team = $1 AND id = $2 AND state = 'pending'`, [this.#ctx.team, id, decision, by]);
+        await client.query(`UPDATE huddle_approvals SET state = 'answered', decision = $3, decided_by = $4 WHERE team = $1 AND id = $2 AND state = 'pending'`, [
+          this.#ctx.team,
+          id,
+          decision,
+          by,
+        ]);
         await this.#ctx.channel.publish(client, { k: 'a', from: this.#ctx.host });
       }).then(() => this.#ctx.channel.local({ k: 'a', from: this.#ctx.host })),
     );
@@ -141,9 +150,13 @@ export class PgApprovals implements Approvals {
     this.#enqueue(() =>
       write(this.#ctx, async (client) => {
         for (const { resolve: _resolve, ...request } of added) {
-          await client.query(`INSERT INTO huddle_approvals (team, id, host, request, state) VALUES ($1, $2, $3, $4, 'pending') ON CONFLICT (team, id) DO NOTHING`, [team, this.#dbId(request.id), host, toJsonb(request)]);
+          await client.query(
+            `INSERT INTO huddle_approvals (team, id, host, request, state) VALUES ($1, $2, $3, $4, 'pending') ON CONFLICT (team, id) DO NOTHING`,
+            [team, this.#dbId(request.id), host, toJsonb(request)],
+          );
         }
-        for (const id of gone) await client.query(`UPDATE huddle_approvals SET state = 'done' WHERE team = $1 AND id = $2 AND state <> 'done'`, [team, this.#dbId(id)]);
+        for (const id of gone)
+          await client.query(`UPDATE huddle_approvals SET state = 'done' WHERE team = $1 AND id = $2 AND state <> 'done'`, [team, this.#dbId(id)]);
         await channel.publish(client, { k: 'a', from: host });
       }).then(() => channel.local({ k: 'a', from: host })),
     );
@@ -156,8 +169,14 @@ export class PgApprovals implements Approvals {
     let rows: Row[];
     let answerers: number;
     try {
-      ({ rows } = await this.#ctx.db.query<Row>(`SELECT id, host, request, state, decision, decided_by FROM huddle_approvals WHERE team = $1 AND state <> 'done' ORDER BY created_at`, [team]));
-      const live = await this.#ctx.db.query<{ n: string }>(`SELECT coalesce(sum(answerers), 0) AS n FROM huddle_hosts WHERE team = $1 AND host <> $2 AND state = 'live' AND lease_until > now()`, [team, host]);
+      ({ rows } = await this.#ctx.db.query<Row>(
+        `SELECT id, host, request, state, decision, decided_by FROM huddle_approvals WHERE team = $1 AND state <> 'done' ORDER BY created_at`,
+        [team],
+      ));
+      const live = await this.#ctx.db.query<{ n: string }>(
+        `SELECT coalesce(sum(answerers), 0) AS n FROM huddle_hosts WHERE team = $1 AND host <> $2 AND state = 'live' AND lease_until > now()`,
+        [team, host],
+      );
       answerers = Number(live.rows[0]?.n ?? 0);
     } catch {
       return; // read again on the next change or reconnect
@@ -186,7 +205,7 @@ export class PgApprovals implements Approvals {
       }
     }
     // A console attached or gone elsewhere: listeners hear of it (answerable changed).
-    if ((answerers > 0) !== (this.#remoteAnswerers > 0)) changed = true;
+    if (answerers > 0 !== this.#remoteAnswerers > 0) changed = true;
     this.#remoteAnswerers = answerers;
     if (answerers > 0 && !this.#remoteAttachment) this.#remoteAttachment = this.#queue.attachAnswerer();
     if (answerers === 0 && this.#remoteAttachment) {

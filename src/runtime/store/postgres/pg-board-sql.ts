@@ -52,7 +52,9 @@ export function lockedView(rows: Array<StoredRow & { locked: boolean }>, ids: nu
     view.dependentsRead.add(id);
   }
   // A neighbour named but not stored is gone (met, for the rules), not "not read".
-  for (const id of ids) for (const other of [...(view.tasks.get(id)?.blockedBy ?? []), ...(view.tasks.get(id)?.blocks ?? [])]) if (!view.tasks.has(other) && !view.broken.has(other)) view.absent.add(other);
+  for (const id of ids)
+    for (const other of [...(view.tasks.get(id)?.blockedBy ?? []), ...(view.tasks.get(id)?.blocks ?? [])])
+      if (!view.tasks.has(other) && !view.broken.has(other)) view.absent.add(other);
   return view;
 }
 
@@ -63,7 +65,8 @@ export function lockedView(rows: Array<StoredRow & { locked: boolean }>, ids: nu
 export function storeChanges(team: string, changes: TaskChange[], options: { token: string }): [string, unknown[]] {
   // One row per task: the last change of it wins (a plan never changes one task twice, but be sure).
   const byId = new Map<number, { id: number; created: boolean; action: string; data: Task }>();
-  for (const { action, task } of changes) byId.set(task.id, { id: task.id, created: action === 'created' || byId.get(task.id)?.created === true, action, data: task });
+  for (const { action, task } of changes)
+    byId.set(task.id, { id: task.id, created: action === 'created' || byId.get(task.id)?.created === true, action, data: task });
   return [
     `WITH c AS (SELECT * FROM jsonb_to_recordset($2::jsonb) AS c(id bigint, created boolean, action text, data jsonb)),
      ins AS (
@@ -87,7 +90,10 @@ export function storeChanges(team: string, changes: TaskChange[], options: { tok
 
 /** What the transaction with `token` wrote, as changes (for a retry after an unknown outcome). */
 export async function changesOf(client: pg.ClientBase, team: string, token: string): Promise<TaskChange[]> {
-  const { rows } = await client.query<StoredRow & { op_action: TaskChange['action'] }>('SELECT id, data, op_action FROM huddle_tasks WHERE team = $1 AND op_token = $2 ORDER BY id', [team, token]);
+  const { rows } = await client.query<StoredRow & { op_action: TaskChange['action'] }>(
+    'SELECT id, data, op_action FROM huddle_tasks WHERE team = $1 AND op_token = $2 ORDER BY id',
+    [team, token],
+  );
   const view = new LoadedView();
   view.add(rows);
   return rows.flatMap((row) => {

@@ -120,6 +120,11 @@ export async function readAround(client: pg.ClientBase, team: string, ids: numbe
     for (const other of [...task.blockedBy, ...task.blocks]) near.add(other);
   }
   await readTasks(client, team, view, near);
-  await readDependents(client, team, view, ids.filter((id) => view.tasks.has(id)));
+  await readDependents(
+    client,
+    team,
+    view,
+    ids.filter((id) => view.tasks.has(id)),
+  );
   return view;
 }

@@ -126,7 +126,9 @@ export class PgBoard implements Board {
   }
 
   async reviewable(reviewer?: string): Promise<Task[]> {
-    const { rows } = await this.#ctx.db.query<StoredRow>(`SELECT id, data FROM huddle_tasks WHERE team = $1 AND status = 'review' ORDER BY id`, [this.#ctx.team]);
+    const { rows } = await this.#ctx.db.query<StoredRow>(`SELECT id, data FROM huddle_tasks WHERE team = $1 AND status = 'review' ORDER BY id`, [
+      this.#ctx.team,
+    ]);
     const view = new LoadedView();
     view.add(rows);
     return [...view.tasks.values()].filter((task) => mayReview(task, reviewer));
@@ -153,17 +155,26 @@ export class PgBoard implements Board {
     const ids = [id, ...(patch.addBlockedBy ?? []), ...(patch.addBlocks ?? [])];
     // A new dependency needs the graph to stand still (the cycle check); a status change only its rows.
     const mode = (patch.addBlockedBy?.length ?? 0) + (patch.addBlocks?.length ?? 0) > 0 ? 'exclusive' : 'rows';
-    return this.#change(by, mode, ids, (changes) => changes.find((change) => change.task.id === id)?.task, async (_client, view) => {
-      const { task, changes } = planUpdate(view.require(id), patch, by, view);
-      return { value: task, changes };
-    });
+    return this.#change(
+      by,
+      mode,
+      ids,
+      (changes) => changes.find((change) => change.task.id === id)?.task,
+      async (_client, view) => {
+        const { task, changes } = planUpdate(view.require(id), patch, by, view);
+        return { value: task, changes };
+      },
+    );
   }
 
   async decideReview(id: number, by: string, decision: ReviewDecision): Promise<ReviewOutcome> {
     const rebuild = (changes: TaskChange[]): ReviewOutcome | undefined => {
       const change = changes.find((c) => c.task.id === id);
       if (!change) return undefined;
-      return { task: change.task, outcome: change.action === 'review_approved' ? 'approved' : change.action === 'changes_requested' ? 'changes_requested' : 'escalated' };
+      return {
+        task: change.task,
+        outcome: change.action === 'review_approved' ? 'approved' : change.action === 'changes_requested' ? 'changes_requested' : 'escalated',
+      };
     };
     return this.#change(by, 'rows', [id], rebuild, async (_client, view) => {
       const { result, changes } = planReviewDecision(view.require(id), by, decision, view);
@@ -172,20 +183,26 @@ export class PgBoard implements Board {
   }
 
   async release(owner: string, by: string = this.#agent): Promise<Task[]> {
-    return this.#transaction(by, true, undefined, (changes) => changes.map((change) => change.task), async (client) => {
-      const { rows } = await client.query<StoredRow>(
-        `SELECT id, data FROM huddle_tasks WHERE team = $1 AND status <> 'completed' AND (owner = $2 OR reviewer = $2) ORDER BY id FOR UPDATE`,
-        [this.#ctx.team, owner],
-      );
-      const view = new LoadedView();
-      view.add(rows);
-      const changes: TaskChange[] = [];
-      for (const task of view.tasks.values()) {
-        const change = releaseChange(task, owner, by);
-        if (change) changes.push(change);
-      }
-      return { value: changes.map((change) => change.task), changes };
-    });
+    return this.#transaction(
+      by,
+      true,
+      undefined,
+      (changes) => changes.map((change) => change.task),
+      async (client) => {
+        const { rows } = await client.query<StoredRow>(
+          `SELECT id, data FROM huddle_tasks WHERE team = $1 AND status <> 'completed' AND (owner = $2 OR reviewer = $2) ORDER BY id FOR UPDATE`,
+          [this.#ctx.team, owner],
+        );
+        const view = new LoadedView();
+        view.add(rows);
+        const changes: TaskChange[] = [];
+        for (const task of view.tasks.values()) {
+          const change = releaseChange(task, owner, by);
+          if (change) changes.push(change);
+        }
+        return { value: changes.map((change) => change.task), changes };
+      },
+    );
   }
 
   // ---- claims (shared, row locks) ---------------------------------------------------------
@@ -260,16 +277,22 @@ export class PgBoard implements Board {
     take: (task: Task) => TaskChange,
     wider?: string,
   ): Promise<Task | undefined> {
-    const select = (condition: string, lock: string) => `${WITH_BLOCKERS} WHERE t.team = $1 AND ${condition} AND NOT (t.id = ANY($3::bigint[])) ORDER BY t.id LIMIT 1 ${lock}`;
+    const select = (condition: string, lock: string) =>
+      `${WITH_BLOCKERS} WHERE t.team = $1 AND ${condition} AND NOT (t.id = ANY($3::bigint[])) ORDER BY t.id LIMIT 1 ${lock}`;
     const first = { sql: select(where, SKIP_LOCKED), params: [this.#ctx.team, owner, []] };
     // The quick look, then (when it finds nothing) the wider condition, then waiting for the rows others hold.
-    const passes: Array<[string, string]> = [[where, SKIP_LOCKED], ...(wider ? ([[wider, SKIP_LOCKED]] as Array<[string, string]>) : []), [wider ?? where, 'FOR UPDATE OF t']];
+    const passes: Array<[string, string]> = [
+      [where, SKIP_LOCKED],
+      ...(wider ? ([[wider, SKIP_LOCKED]] as Array<[string, string]>) : []),
+      [wider ?? where, 'FOR UPDATE OF t'],
+    ];
     return this.#claimTransaction(owner, action, first, async (client, read) => {
       const refused: number[] = [];
       for (const [pass, [condition, lock]] of passes.entries()) {
         for (let round = 0; round < 50; round++) {
           // The first look came with BEGIN (one round trip); later ones are asked for.
-          const rows = (pass === 0 && round === 0 && read ? read : await client.query(prepared(select(condition, lock), [this.#ctx.team, owner, refused]))).rows as Array<StoredRow & { blockers: StoredRow[] }>;
+          const rows = (pass === 0 && round === 0 && read ? read : await client.query(prepared(select(condition, lock), [this.#ctx.team, owner, refused])))
+            .rows as Array<StoredRow & { blockers: StoredRow[] }>;
           if (rows.length === 0) break;
           const view = viewWithBlockers(new LoadedView(), rows[0]!);
           const id = Number(rows[0]!.id);
@@ -372,7 +395,10 @@ export class PgBoard implements Board {
           const stamped = result.changes.map((change) => stamp(change));
           if (stamped.length) {
             // The change's task events (and this host's events before them) commit with it (pg-events.ts).
-            await recordIn?.(client, stamped.map(({ action, task }) => ({ agent: by, type: 'task', action, task })));
+            await recordIn?.(
+              client,
+              stamped.map(({ action, task }) => ({ agent: by, type: 'task', action, task })),
+            );
             tx.finish(...storeChanges(team, stamped, { token }));
           }
           return { value: result.value, changes: stamped };

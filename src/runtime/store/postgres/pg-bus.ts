@@ -8,18 +8,11 @@
 // senders), the message goes in unless its client-made id is already there (a retry: nothing is
 // stored or announced again), and the NOTIFY that wakes the recipient is sent with the commit.
 import type { EventHub } from '../../events/events.js';
-import {
-  type Bus,
-  BusClosedError,
-  type Message,
-  type OutgoingMessage,
-  type PeekResult,
-} from '../bus.js';
+import { type Bus, BusClosedError, type Message, type OutgoingMessage, type PeekResult } from '../bus.js';
 import { type PgContext, write } from './pg-context.js';
 import { toJsonb } from './pg-json.js';
 import { PROCESS_ORIGIN } from './team-channel.js';
 import { abortReason, assertAgentName, broadcastTo, composeMessage, messageSentFields } from '../bus-rules.js';
-
 
 export interface PgBusOptions {
   /** The names a message may be sent to, as this process knows them. */
@@ -73,7 +66,11 @@ export class PgBus implements Bus {
       );
       if (inserted.rows.length > 0) return undefined;
       // Only a caller-made id can be there already: a retry gets the stored message back.
-      const { rows } = await client.query<{ body: Message }>('SELECT body FROM huddle_messages WHERE team = $1 AND recipient = $2 AND id = $3', [team, to, message.id]);
+      const { rows } = await client.query<{ body: Message }>('SELECT body FROM huddle_messages WHERE team = $1 AND recipient = $2 AND id = $3', [
+        team,
+        to,
+        message.id,
+      ]);
       return rows[0]?.body ?? null;
     });
     if (earlier) return earlier;
@@ -153,7 +150,10 @@ export class PgBus implements Bus {
 
   async history(name: string): Promise<Message[]> {
     assertAgentName(name);
-    const { rows } = await this.#ctx.db.query<{ body: Message }>('SELECT body FROM huddle_messages WHERE team = $1 AND recipient = $2 ORDER BY seq', [this.#ctx.team, name]);
+    const { rows } = await this.#ctx.db.query<{ body: Message }>('SELECT body FROM huddle_messages WHERE team = $1 AND recipient = $2 ORDER BY seq', [
+      this.#ctx.team,
+      name,
+    ]);
     return rows.map((row) => row.body);
   }
 
@@ -217,4 +217,3 @@ export class PgBus implements Bus {
     for (const waiter of [...this.#waiters]) waiter.fail(new BusClosedError());
   }
 }
-

@@ -24,10 +24,16 @@ export interface InTransactionRecord {
    * their order); `work` calls `write(client, events)` in its transaction to store what is buffered
    * and `events`, which the record then does not store again when they are emitted.
    */
-  around<T>(work: (write: (client: pg.ClientBase, events: Array<{ agent: string; type: string; [field: string]: unknown }>) => Promise<void>) => Promise<T>): Promise<T>;
+  around<T>(
+    work: (write: (client: pg.ClientBase, events: Array<{ agent: string; type: string; [field: string]: unknown }>) => Promise<void>) => Promise<T>,
+  ): Promise<T>;
 }
 
 /** A fenced write transaction of this team (see pg-database.ts for the options). */
-export function write<T>(ctx: PgContext, work: (client: pg.PoolClient, token: string, tx: Transaction) => Promise<T>, options: Omit<WriteOptions<T>, 'team' | 'fence'> = {}): Promise<T> {
+export function write<T>(
+  ctx: PgContext,
+  work: (client: pg.PoolClient, token: string, tx: Transaction) => Promise<T>,
+  options: Omit<WriteOptions<T>, 'team' | 'fence'> = {},
+): Promise<T> {
   return ctx.db.write({ ...options, team: ctx.team, fence: ctx.fence }, work);
 }

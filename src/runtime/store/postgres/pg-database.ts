@@ -94,7 +94,9 @@ export function isConnectionError(error: unknown): boolean {
   // admin_shutdown, crash_shutdown, cannot_connect_now, and class 08 (connection exceptions)
   if (code === '57P01' || code === '57P02' || code === '57P03' || code.startsWith('08')) return true;
   const message = e.message ?? '';
-  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error|Connection ended|not queryable/i.test(message);
+  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error|Connection ended|not queryable/i.test(
+    message,
+  );
 }
 
 /** Transaction conflicts the server resolved by aborting us (or a lock we waited too long for): run it again. */
@@ -158,7 +160,9 @@ export class Database {
       // statements outside a write transaction, such as the sweep's); a pooler refuses them, and
       // the writes set them per transaction either way (fenceAndLock). The URL's own `options`
       // (a search_path, say) pass through untouched.
-      ...(options.pooler && options.pooler !== 'none' ? {} : { idle_in_transaction_session_timeout: options.idleInTransactionMs, lock_timeout: options.lockTimeoutMs }),
+      ...(options.pooler && options.pooler !== 'none'
+        ? {}
+        : { idle_in_transaction_session_timeout: options.idleInTransactionMs, lock_timeout: options.lockTimeoutMs }),
       application_name: 'huddle',
     });
     // A client whose connection drops must not crash the process, idle or checked out between two
@@ -227,7 +231,11 @@ export class Database {
     }
     // Migrating waits on the advisory lock while another process migrates: a connection of its own,
     // without the pool's client-side query timeout (the server-side ones are lifted in migrate()).
-    const client = new pg.Client({ connectionString: this.connectionString, connectionTimeoutMillis: Math.min(10_000, this.#options.queryTimeoutMs), application_name: 'huddle-migrate' });
+    const client = new pg.Client({
+      connectionString: this.connectionString,
+      connectionTimeoutMillis: Math.min(10_000, this.#options.queryTimeoutMs),
+      application_name: 'huddle-migrate',
+    });
     client.on('error', () => undefined);
     try {
       await client.connect();
@@ -281,7 +289,8 @@ export class Database {
         }
         let last: { sql: string; params: unknown[] } | undefined;
         const result = await work(client, token ?? '', { first, finish: (sql, params) => void (last = { sql, params }) });
-        if (token && !options.recover) await client.query('INSERT INTO huddle_ops (team, token, result) VALUES ($1, $2, $3)', [options.team, token, toJsonb(result ?? null)]);
+        if (token && !options.recover)
+          await client.query('INSERT INTO huddle_ops (team, token, result) VALUES ($1, $2, $3)', [options.team, token, toJsonb(result ?? null)]);
         if (last) await client.query(prepared(last.sql, last.params));
         await client.query('COMMIT');
         client.release();
@@ -339,7 +348,10 @@ function inline(client: pg.ClientBase, sql: string, params: unknown[]): string {
     if (value === null || value === undefined) return 'NULL';
     if (typeof value === 'number' || typeof value === 'bigint') return String(value);
     if (typeof value === 'boolean') return value ? 'true' : 'false';
-    if (Array.isArray(value)) return client.escapeLiteral(`{${value.map((item) => (typeof item === 'number' ? String(item) : `"${String(item).replace(/[\\"]/g, '\\$&')}"`)).join(',')}}`);
+    if (Array.isArray(value))
+      return client.escapeLiteral(
+        `{${value.map((item) => (typeof item === 'number' ? String(item) : `"${String(item).replace(/[\\"]/g, '\\$&')}"`)).join(',')}}`,
+      );
     return client.escapeLiteral(typeof value === 'string' ? value : JSON.stringify(value));
   });
 }
@@ -432,7 +444,14 @@ function unreachable(error: unknown, connectionString: string): StoreError {
 }
 
 /** What Node's TLS says of a certificate no CA it was given vouches for. */
-const TLS_UNTRUSTED = new Set(['SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'UNABLE_TO_GET_ISSUER_CERT', 'CERT_UNTRUSTED']);
+const TLS_UNTRUSTED = new Set([
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'CERT_UNTRUSTED',
+]);
 
 /** A first connection that fails says why in one line (no server there, a wrong password, no such database). */
 export function describeConnectError(error: unknown, display: string): StoreUnavailableError {
@@ -452,8 +471,8 @@ export function describeConnectError(error: unknown, display: string): StoreUnav
                 ? 'the server does not speak TLS: remove sslmode from the URL, or turn ssl on at the server'
                 : /unsupported startup parameter/i.test(e.message ?? '')
                   ? `a connection pooler sits in between and refuses huddle's startup parameters (${e.message}): set postgres.pooler to "session" or "transaction" in the settings, as its pool mode is`
-                : e.code === 'ENOENT' && /ssl|\.pem|\.crt|\.key/i.test(e.message ?? '')
-                  ? `a certificate file the URL names is not there (${e.message})`
-                  : (e.message ?? String(error));
+                  : e.code === 'ENOENT' && /ssl|\.pem|\.crt|\.key/i.test(e.message ?? '')
+                    ? `a certificate file the URL names is not there (${e.message})`
+                    : (e.message ?? String(error));
   return new StoreUnavailableError(`cannot open the team on ${display}: ${why}`);
 }

@@ -118,7 +118,9 @@ export class PgEventStore implements EventStore {
   }
 
   /** See InTransactionRecord (pg-context.ts). */
-  around<T>(work: (write: (client: pg.ClientBase, events: Array<{ agent: string; type: string; [field: string]: unknown }>) => Promise<void>) => Promise<T>): Promise<T> {
+  around<T>(
+    work: (write: (client: pg.ClientBase, events: Array<{ agent: string; type: string; [field: string]: unknown }>) => Promise<void>) => Promise<T>,
+  ): Promise<T> {
     let taken: Buffered[] | undefined;
     let buffered = 0;
     let keys: string[] = [];
@@ -228,7 +230,10 @@ export class PgEventStore implements EventStore {
 
   async read(agent: string): Promise<LoggedEvent[]> {
     await this.settled();
-    const { rows } = await this.#ctx.db.query<{ body: LoggedEvent }>('SELECT body FROM huddle_events WHERE team = $1 AND agent = $2 ORDER BY seq', [this.#ctx.team, agent]);
+    const { rows } = await this.#ctx.db.query<{ body: LoggedEvent }>('SELECT body FROM huddle_events WHERE team = $1 AND agent = $2 ORDER BY seq', [
+      this.#ctx.team,
+      agent,
+    ]);
     return rows.map((row) => row.body).filter((event) => event && typeof event.type === 'string');
   }
 
@@ -243,7 +248,10 @@ export class PgEventStore implements EventStore {
   async readTranscript(location: string): Promise<Record<string, unknown> | undefined> {
     const match = /^postgres:transcript\/([a-z][a-z0-9_-]{0,31})\/([0-9]{1,18})$/.exec(location);
     if (!match) return undefined;
-    const { rows } = await this.#ctx.db.query<{ body: Record<string, unknown> }>('SELECT body FROM huddle_transcripts WHERE team = $1 AND agent = $2 AND id = $3', [this.#ctx.team, match[1], match[2]]);
+    const { rows } = await this.#ctx.db.query<{ body: Record<string, unknown> }>(
+      'SELECT body FROM huddle_transcripts WHERE team = $1 AND agent = $2 AND id = $3',
+      [this.#ctx.team, match[1], match[2]],
+    );
     return rows[0]?.body;
   }
 
@@ -290,7 +298,11 @@ export class PgEventStore implements EventStore {
   /** After a reconnect: every host that wrote since mirroring began. */
   async #catchUp(): Promise<void> {
     const { rows } = await this.#ctx.db
-      .query<{ host: string }>('SELECT DISTINCT host FROM huddle_events WHERE team = $1 AND seq > $2 AND host <> $3', [this.#ctx.team, this.#baseline, this.#ctx.host])
+      .query<{ host: string }>('SELECT DISTINCT host FROM huddle_events WHERE team = $1 AND seq > $2 AND host <> $3', [
+        this.#ctx.team,
+        this.#baseline,
+        this.#ctx.host,
+      ])
       .catch(() => ({ rows: [] as Array<{ host: string }> }));
     for (const { host } of rows) this.#follow(host);
   }

@@ -43,7 +43,11 @@ interface Serving {
 }
 
 export function newHostId(): string {
-  return `${hostname().replace(/[^A-Za-z0-9.-]/g, '').slice(0, 40) || 'host'}-${process.pid}-${randomBytes(3).toString('hex')}`;
+  return `${
+    hostname()
+      .replace(/[^A-Za-z0-9.-]/g, '')
+      .slice(0, 40) || 'host'
+  }-${process.pid}-${randomBytes(3).toString('hex')}`;
 }
 
 /** A short token of a host id, usable in a message id. */
@@ -244,11 +248,20 @@ export class PgHosts implements TeamHosts {
       );
       for (const row of claimed.rows) {
         await this.#onLapsed({ host: row.host, label: row.label, leaseMs: row.lease_ms });
-        await db.query(`UPDATE huddle_placements SET state = 'lost' WHERE team = $1 AND host = $2 AND state IN ('reserved', 'pending', 'running', 'stopping')`, [team, row.host]);
-        await db.query(`UPDATE huddle_hosts SET state = 'gone' WHERE team = $1 AND host = $2 AND state = 'sweeping' AND swept_by = $3`, [team, row.host, this.self]);
+        await db.query(
+          `UPDATE huddle_placements SET state = 'lost' WHERE team = $1 AND host = $2 AND state IN ('reserved', 'pending', 'running', 'stopping')`,
+          [team, row.host],
+        );
+        await db.query(`UPDATE huddle_hosts SET state = 'gone' WHERE team = $1 AND host = $2 AND state = 'sweeping' AND swept_by = $3`, [
+          team,
+          row.host,
+          this.self,
+        ]);
       }
       // A spawn whose lead died between reserving and dispatching keeps no slot for long.
-      await db.query(`UPDATE huddle_placements SET state = 'cancelled' WHERE team = $1 AND state = 'reserved' AND created_at < now() - interval '60 seconds'`, [team]);
+      await db.query(`UPDATE huddle_placements SET state = 'cancelled' WHERE team = $1 AND state = 'reserved' AND created_at < now() - interval '60 seconds'`, [
+        team,
+      ]);
       if (lapsed.rows.length || claimed.rows.length) {
         await db.query('SELECT pg_notify($1, $2)', [channel.channel, JSON.stringify({ k: 'h', o: 'sweep' })]);
         await this.refreshLive();
@@ -262,7 +275,9 @@ export class PgHosts implements TeamHosts {
 
   async refreshLive(): Promise<void> {
     try {
-      const { rows } = await this.#ctx.db.query<{ host: string }>(`SELECT host FROM huddle_hosts WHERE team = $1 AND state = 'live' AND lease_until > now()`, [this.#ctx.team]);
+      const { rows } = await this.#ctx.db.query<{ host: string }>(`SELECT host FROM huddle_hosts WHERE team = $1 AND state = 'live' AND lease_until > now()`, [
+        this.#ctx.team,
+      ]);
       this.#live.clear();
       for (const row of rows) this.#live.add(row.host);
     } catch {
@@ -287,7 +302,13 @@ export class PgHosts implements TeamHosts {
       );
       const chosen = rows.filter((row) => Number(row.free) > 0).sort((a, b) => Number(b.free) - Number(a.free))[0];
       if (!chosen) return undefined;
-      await client.query(`INSERT INTO huddle_placements (team, id, host, name, spec, state) VALUES ($1, $2, $3, $4, $5, 'reserved')`, [team, id, chosen.host, spec.name, toJsonb(spec)]);
+      await client.query(`INSERT INTO huddle_placements (team, id, host, name, spec, state) VALUES ($1, $2, $3, $4, $5, 'reserved')`, [
+        team,
+        id,
+        chosen.host,
+        spec.name,
+        toJsonb(spec),
+      ]);
       return { ...spec, id, host: chosen.host, hostLabel: chosen.label };
     });
   }
@@ -297,7 +318,10 @@ export class PgHosts implements TeamHosts {
     return write(this.#ctx, async (client) => {
       // Only a reservation still held moves on: a stale one was cancelled by a sweep, and one on a
       // worker that lapsed meanwhile was marked lost (nobody will ever take it).
-      const { rows } = await client.query<{ host: string }>(`UPDATE huddle_placements SET state = 'pending' WHERE team = $1 AND id = $2 AND state = 'reserved' RETURNING host`, [team, placementId]);
+      const { rows } = await client.query<{ host: string }>(
+        `UPDATE huddle_placements SET state = 'pending' WHERE team = $1 AND id = $2 AND state = 'reserved' RETURNING host`,
+        [team, placementId],
+      );
       if (rows[0]) {
         await channel.publish(client, { k: 'h', host: rows[0].host });
         return true;
@@ -310,7 +334,9 @@ export class PgHosts implements TeamHosts {
   }
 
   async cancel(placementId: string): Promise<void> {
-    await write(this.#ctx, (client) => client.query(`UPDATE huddle_placements SET state = 'cancelled' WHERE team = $1 AND id = $2 AND state = 'reserved'`, [this.#ctx.team, placementId]));
+    await write(this.#ctx, (client) =>
+      client.query(`UPDATE huddle_placements SET state = 'cancelled' WHERE team = $1 AND id = $2 AND state = 'reserved'`, [this.#ctx.team, placementId]),
+    );
   }
 
   async recall(reason: string): Promise<void> {
@@ -351,7 +377,10 @@ export class PgHosts implements TeamHosts {
           serving.again = false;
           const { team } = this.#ctx;
           const taken = await write(this.#ctx, async (client) => {
-            const recalled = await client.query<{ id: string }>(`SELECT id FROM huddle_placements WHERE team = $1 AND host = $2 AND state = 'stopping'`, [team, this.self]);
+            const recalled = await client.query<{ id: string }>(`SELECT id FROM huddle_placements WHERE team = $1 AND host = $2 AND state = 'stopping'`, [
+              team,
+              this.self,
+            ]);
             const { rows } = await client.query<{ id: string; spec: PlacementSpec }>(
               `UPDATE huddle_placements SET state = 'running' WHERE team = $1 AND host = $2 AND state = 'pending' RETURNING id, spec`,
               [team, this.self],
@@ -378,7 +407,9 @@ export class PgHosts implements TeamHosts {
       .finally(async () => {
         serving.running.delete(placement.id);
         if (this.#lost || this.#closed) return;
-        await write(this.#ctx, (client) => client.query(`UPDATE huddle_placements SET state = 'done' WHERE team = $1 AND id = $2`, [this.#ctx.team, placement.id])).catch(() => undefined);
+        await write(this.#ctx, (client) =>
+          client.query(`UPDATE huddle_placements SET state = 'done' WHERE team = $1 AND id = $2`, [this.#ctx.team, placement.id]),
+        ).catch(() => undefined);
       });
   }
 

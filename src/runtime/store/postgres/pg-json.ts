@@ -3,7 +3,8 @@
 // they are stored as U+FFFD instead, rather than failing the write (and with it the run).
 const NUL_ESCAPE = /(?<!\\)((?:\\\\)*)\\u0000/g;
 /** A \uD800–\uDFFF escape that is not half of a high+low pair (JSON.stringify escapes only lone ones). */
-const LONE_SURROGATE_ESCAPE = /(?<!\\)((?:\\\\)*)(\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2})/g;
+const LONE_SURROGATE_ESCAPE =
+  /(?<!\\)((?:\\\\)*)(\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2})/g;
 
 /** JSON.stringify(value), with every \u0000 escape and lone surrogate turned into \ufffd. */
 export function toJsonb(value: unknown): string {

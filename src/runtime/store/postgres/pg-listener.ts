@@ -84,7 +84,13 @@ export class Listener {
   }
 
   async #connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.#connectionString, keepAlive: true, keepAliveInitialDelayMillis: 1_000, connectionTimeoutMillis: Math.max(2_000, this.#pingMs * 2), application_name: 'huddle-listen' });
+    const client = new pg.Client({
+      connectionString: this.#connectionString,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 1_000,
+      connectionTimeoutMillis: Math.max(2_000, this.#pingMs * 2),
+      application_name: 'huddle-listen',
+    });
     client.on('error', (error) => this.#fail(client, error));
     client.on('end', () => this.#fail(client, new Error('the connection ended')));
     client.on('notification', (message) => {

@@ -4,7 +4,21 @@
 import type { Database } from './pg-database.js';
 
 /** Every table with a `team` column (huddle_teams last: it is what names a team). */
-export const TEAM_TABLES = ['huddle_members', 'huddle_inboxes', 'huddle_messages', 'huddle_tasks', 'huddle_spend', 'huddle_allow', 'huddle_events', 'huddle_transcripts', 'huddle_run_records', 'huddle_hosts', 'huddle_placements', 'huddle_approvals', 'huddle_ops'];
+export const TEAM_TABLES = [
+  'huddle_members',
+  'huddle_inboxes',
+  'huddle_messages',
+  'huddle_tasks',
+  'huddle_spend',
+  'huddle_allow',
+  'huddle_events',
+  'huddle_transcripts',
+  'huddle_run_records',
+  'huddle_hosts',
+  'huddle_placements',
+  'huddle_approvals',
+  'huddle_ops',
+];
 
 /** The mark `--fresh` puts in an archived team's name. */
 export const ARCHIVE_MARK = '@archive-';

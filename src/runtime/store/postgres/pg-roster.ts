@@ -50,10 +50,18 @@ export class PgRoster implements Roster {
     let shared = channel.shared.get(SHARED_KEY) as SharedRoster | undefined;
     if (!shared) {
       await write(ctx, async (client) => {
-        await client.query('INSERT INTO huddle_teams (team, team_name, lead) VALUES ($1, $2, $3) ON CONFLICT (team) DO NOTHING', [team, options.teamName, LEAD_NAME]);
+        await client.query('INSERT INTO huddle_teams (team, team_name, lead) VALUES ($1, $2, $3) ON CONFLICT (team) DO NOTHING', [
+          team,
+          options.teamName,
+          LEAD_NAME,
+        ]);
         const now = new Date().toISOString();
         const lead: Member = { name: LEAD_NAME, role: 'lead', status: 'idle', created_at: now, updated_at: now };
-        await client.query('INSERT INTO huddle_members (team, name, position, data) VALUES ($1, $2, 1, $3) ON CONFLICT (team, name) DO NOTHING', [team, LEAD_NAME, JSON.stringify(lead)]);
+        await client.query('INSERT INTO huddle_members (team, name, position, data) VALUES ($1, $2, 1, $3) ON CONFLICT (team, name) DO NOTHING', [
+          team,
+          LEAD_NAME,
+          JSON.stringify(lead),
+        ]);
       });
       shared = { teamName: options.teamName, lead: LEAD_NAME, members: new Map(), listeners: new Set(), generation: 0, unsubscribe: () => undefined };
       channel.shared.set(SHARED_KEY, shared);
@@ -115,7 +123,10 @@ export class PgRoster implements Roster {
         await client.query('SELECT 1 FROM huddle_teams WHERE team = $1 FOR UPDATE', [team]);
         const now = new Date().toISOString();
         const fresh: Member = { host: this.#ctx.host, ...extra, name, role, status, created_at: now, updated_at: now };
-        const existing = await client.query<{ position: string; data: Member }>('SELECT position, data FROM huddle_members WHERE team = $1 AND name = $2', [team, name]);
+        const existing = await client.query<{ position: string; data: Member }>('SELECT position, data FROM huddle_members WHERE team = $1 AND name = $2', [
+          team,
+          name,
+        ]);
         let position: number;
         if (existing.rows.length) {
           const current = existing.rows[0]!.data;
@@ -168,7 +179,10 @@ export class PgRoster implements Roster {
   async #apply(name: string, patch: MemberPatch, clearMissing: boolean): Promise<Member> {
     const { team, channel } = this.#ctx;
     const { before, after, position } = await write(this.#ctx, async (client) => {
-      const { rows } = await client.query<{ position: string; data: Member }>('SELECT position, data FROM huddle_members WHERE team = $1 AND name = $2 FOR UPDATE', [team, name]);
+      const { rows } = await client.query<{ position: string; data: Member }>(
+        'SELECT position, data FROM huddle_members WHERE team = $1 AND name = $2 FOR UPDATE',
+        [team, name],
+      );
       if (rows.length === 0) {
         const names = await client.query<{ name: string }>('SELECT name FROM huddle_members WHERE team = $1 ORDER BY position', [team]);
         throw new RosterError(`no teammate named '${name}'; known names: ${names.rows.map((row) => row.name).join(', ')}`);
@@ -219,7 +233,10 @@ export class PgRoster implements Roster {
     const generation = shared.generation;
     let rows: Array<{ position: string; data: Member }>;
     try {
-      ({ rows } = await ctx.db.query<{ position: string; data: Member }>('SELECT position, data FROM huddle_members WHERE team = $1 AND name = $2', [ctx.team, name]));
+      ({ rows } = await ctx.db.query<{ position: string; data: Member }>('SELECT position, data FROM huddle_members WHERE team = $1 AND name = $2', [
+        ctx.team,
+        name,
+      ]));
     } catch {
       return; // the next change or resync reads it
     }
@@ -230,7 +247,11 @@ export class PgRoster implements Roster {
     const member = rows[0]!.data;
     const before = shared.members.get(name)?.member;
     shared.members.set(name, { position: Number(rows[0]!.position), member });
-    const kind = !before ? 'add' : before.status !== member.status || before.status_reason !== member.status_reason || before.error !== member.error ? 'status' : 'update';
+    const kind = !before
+      ? 'add'
+      : before.status !== member.status || before.status_reason !== member.status_reason || before.error !== member.error
+        ? 'status'
+        : 'update';
     notify(shared, { kind, name, member: { ...member } });
   }
 
@@ -267,7 +288,6 @@ function notify(shared: SharedRoster, change: RosterChange): void {
     }
   }
 }
-
 
 /** Drops the roster copy of a team this process no longer has open. */
 export function forgetRoster(ctx: PgContext): void {

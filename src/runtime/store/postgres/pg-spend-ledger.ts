@@ -149,7 +149,10 @@ export class PgSpendLedger implements SpendLedger {
 function reread(ctx: PgContext, shared: SharedSpend): Promise<void> {
   shared.reading ??= (async () => {
     try {
-      const { rows } = await ctx.db.query<SpendRow>('SELECT agent, task, subject, cost_usd, model_calls, input_tokens, output_tokens FROM huddle_spend WHERE team = $1', [ctx.team]);
+      const { rows } = await ctx.db.query<SpendRow>(
+        'SELECT agent, task, subject, cost_usd, model_calls, input_tokens, output_tokens FROM huddle_spend WHERE team = $1',
+        [ctx.team],
+      );
       apply(shared, rows.map(toTuple));
     } finally {
       shared.reading = undefined;
@@ -163,7 +166,14 @@ function toTuple(row: SpendRow): SpendTuple {
 }
 
 function isTuple(value: unknown): value is SpendTuple {
-  return Array.isArray(value) && value.length === 7 && typeof value[0] === 'string' && typeof value[1] === 'string' && typeof value[2] === 'string' && value.slice(3).every((n) => Number.isFinite(n));
+  return (
+    Array.isArray(value) &&
+    value.length === 7 &&
+    typeof value[0] === 'string' &&
+    typeof value[1] === 'string' &&
+    typeof value[2] === 'string' &&
+    value.slice(3).every((n) => Number.isFinite(n))
+  );
 }
 
 /** Keeps the newer copy of each row (more calls), and the tally made from them. */

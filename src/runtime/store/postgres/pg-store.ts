@@ -45,7 +45,6 @@ export const DEFAULT_RETENTION_DAYS = 30;
 export const DEFAULT_LEASE_MS = 10_000;
 export const DEFAULT_POLL_MS = 5_000;
 
-
 export function postgresBackend(url: string, workspace: Workspace, options: PostgresBackendOptions = {}): StoreBackend {
   const parsed = parseTeamUrl(url, path.basename(workspace.root) || 'team');
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
@@ -161,7 +160,14 @@ function busy(holder: LeadHolder, where: string): TeamBusyError {
   return new TeamBusyError({ pid: holder.pid, ...(elsewhere ? { host: holder.hostname } : {}), since: new Date(holder.started_at).toISOString() }, where);
 }
 
-export async function openPostgresStore(parsed: TeamUrl, workspace: Workspace, tuning: Tuning, options: OpenStoreOptions, where: string, retentionDays = 0): Promise<TeamStore> {
+export async function openPostgresStore(
+  parsed: TeamUrl,
+  workspace: Workspace,
+  tuning: Tuning,
+  options: OpenStoreOptions,
+  where: string,
+  retentionDays = 0,
+): Promise<TeamStore> {
   const { hub, secrets, mode = 'run' } = options;
   makeTeamDirPrivate(workspace.teamDir); // the checkout's .team/ (logs, run records) is the person's alone
   const { leaseMs } = tuning;
@@ -172,14 +178,21 @@ export async function openPostgresStore(parsed: TeamUrl, workspace: Workspace, t
   try {
     // Register (and, to run the team, take it) in one transaction on the team's row.
     await db.write({ team: parsed.team }, async (client) => {
-      await client.query('INSERT INTO huddle_teams (team, team_name, lead) VALUES ($1, $2, $3) ON CONFLICT (team) DO NOTHING', [parsed.team, parsed.team, LEAD_NAME]);
+      await client.query('INSERT INTO huddle_teams (team, team_name, lead) VALUES ($1, $2, $3) ON CONFLICT (team) DO NOTHING', [
+        parsed.team,
+        parsed.team,
+        LEAD_NAME,
+      ]);
       await client.query('SELECT 1 FROM huddle_teams WHERE team = $1 FOR UPDATE', [parsed.team]);
       if (mode === 'run') {
         const holder = await liveLead(db, parsed.team);
         if (holder) throw busy(holder, where);
         // The lead before us is gone (it ended, or died: its lease ran out or its pid is dead here);
         // what it ran in its own process is ours to resume, not "running elsewhere".
-        await client.query(`UPDATE huddle_hosts SET state = 'gone' WHERE team = $1 AND host = (SELECT lead_host FROM huddle_teams WHERE team = $1) AND state = 'live'`, [parsed.team]);
+        await client.query(
+          `UPDATE huddle_hosts SET state = 'gone' WHERE team = $1 AND host = (SELECT lead_host FROM huddle_teams WHERE team = $1) AND state = 'live'`,
+          [parsed.team],
+        );
       }
       await insertHost(client, parsed.team, host, registration);
       if (mode === 'run') await client.query('UPDATE huddle_teams SET lead_host = $2, ran = true WHERE team = $1', [parsed.team, host]);
@@ -199,7 +212,10 @@ export async function openPostgresStore(parsed: TeamUrl, workspace: Workspace, t
   let failure: StoreError | undefined;
   const fail = (error: StoreError): void => {
     if (failure) return;
-    failure = error.name === 'StoreFencedError' ? error : new StoreWriteError(`${error.message}; the team's state can no longer be kept, so the run stops (once fixed, huddle --resume goes on from here)`);
+    failure =
+      error.name === 'StoreFencedError'
+        ? error
+        : new StoreWriteError(`${error.message}; the team's state can no longer be kept, so the run stops (once fixed, huddle --resume goes on from here)`);
     hub.emit('huddle', 'warning', { message: failure.message, store_failure: true });
     for (const listener of [...failureListeners]) listener(failure);
   };
@@ -229,7 +245,13 @@ export async function openPostgresStore(parsed: TeamUrl, workspace: Workspace, t
         const released: Task[] = await board.release(member.name, 'huddle');
         const tasks = released.length ? `; its task${released.length > 1 ? 's' : ''} ${released.map((t) => `#${t.id}`).join(', ')} went back on the board` : '';
         const why = `its host ${label} stopped renewing its lease (no renewal within ${lapsedLease} ms)`;
-        await bus.send({ id: `lapse_${hostToken(lapsedHost)}_${member.name}`, type: 'message', from: 'huddle', to: roster.lead, content: `[huddle] ${member.name} failed: ${why}${tasks}` });
+        await bus.send({
+          id: `lapse_${hostToken(lapsedHost)}_${member.name}`,
+          type: 'message',
+          from: 'huddle',
+          to: roster.lead,
+          content: `[huddle] ${member.name} failed: ${why}${tasks}`,
+        });
         await roster.setStatus(member.name, 'failed', { error: why });
       }
     };
@@ -242,7 +264,9 @@ export async function openPostgresStore(parsed: TeamUrl, workspace: Workspace, t
     const server = new URL(parsed.display).host || 'its host';
     const offReachability = db.reachability.on(({ reachable, why }) =>
       hub.emit('huddle', 'warning', {
-        message: reachable ? `the team's database at ${server} is reachable again; the team carries on` : `the team's database at ${server} is unreachable (${why}); waiting for it, nothing is lost`,
+        message: reachable
+          ? `the team's database at ${server} is reachable again; the team carries on`
+          : `the team's database at ${server} is unreachable (${why}); waiting for it, nothing is lost`,
         database: reachable ? 'reachable' : 'unreachable',
       }),
     );
@@ -300,4 +324,3 @@ export async function openPostgresStore(parsed: TeamUrl, workspace: Workspace, t
     throw new StoreUnavailableError(`cannot open the team (${where}): ${(error as Error).message}`);
   }
 }
-

@@ -32,7 +32,9 @@ export function parseTeamUrl(text: string, defaultTeam: string): TeamUrl {
     throw new StoreUnavailableError(`the team URL '${redactUrl(raw)}' is not a URL; use postgres://USER@HOST:PORT/DATABASE?team=NAME`);
   }
   if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
-    throw new StoreUnavailableError(`the team URL must start with postgres:// (it starts with ${url.protocol}//); use postgres://USER@HOST:PORT/DATABASE?team=NAME`);
+    throw new StoreUnavailableError(
+      `the team URL must start with postgres:// (it starts with ${url.protocol}//); use postgres://USER@HOST:PORT/DATABASE?team=NAME`,
+    );
   }
   const team = (url.searchParams.get('team') ?? defaultTeam).trim();
   if (!TEAM_NAME.test(team)) {
@@ -43,7 +45,9 @@ export function parseTeamUrl(text: string, defaultTeam: string): TeamUrl {
   try {
     password = url.password ? decodeURIComponent(url.password) : undefined;
   } catch {
-    throw new StoreUnavailableError(`the password in the team URL '${redactUrl(raw)}' has a % that starts no escape: write % as %25 (and @ as %40, : as %3A, / as %2F)`);
+    throw new StoreUnavailableError(
+      `the password in the team URL '${redactUrl(raw)}' has a % that starts no escape: write % as %25 (and @ as %40, : as %3A, / as %2F)`,
+    );
   }
   const secrets = [password, ...SECRET_PARAMS.map((name) => url.searchParams.get(name) ?? undefined)].filter((s): s is string => Boolean(s));
   const display = new URL(url.href);

@@ -253,7 +253,8 @@ function pack(changes: Change[]): string[] {
   for (const change of changes) {
     let text = JSON.stringify(change);
     // Too long to say in full: say only what changed (the receivers re-read it all).
-    if (Buffer.byteLength(text) > PAYLOAD_BYTES / 2) text = JSON.stringify(change.k === 'b' ? { k: 'b', ids: [] } : { k: change.k, ...(typeof change.h === 'string' ? { h: change.h } : {}) });
+    if (Buffer.byteLength(text) > PAYLOAD_BYTES / 2)
+      text = JSON.stringify(change.k === 'b' ? { k: 'b', ids: [] } : { k: change.k, ...(typeof change.h === 'string' ? { h: change.h } : {}) });
     const bytes = Buffer.byteLength(text) + 1;
     if (size + bytes > PAYLOAD_BYTES) flush();
     batch.push(text);

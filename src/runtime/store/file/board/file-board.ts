@@ -13,16 +13,7 @@ import type { EventHub } from '../../../events/events.js';
 import { withFileLock } from '../file-lock.js';
 import type { Board, BoardChangeListener, BoardProblem, BoardScan } from '../../board.js';
 import { findCycles } from '../../board/dependencies.js';
-import {
-  claimed,
-  isClaimable,
-  isClaimableBy,
-  mayReview,
-  planClaim,
-  planCreate,
-  planReviewDecision,
-  releaseChange,
-} from '../../board/rules.js';
+import { claimed, isClaimable, isClaimableBy, mayReview, planClaim, planCreate, planReviewDecision, releaseChange } from '../../board/rules.js';
 import {
   type CreateTaskInput,
   formatIds,
@@ -37,15 +28,7 @@ import {
 import { planUpdate } from '../../board/update.js';
 import { viewOf, type BoardView } from '../../board/view.js';
 import { type BoardCache, boardCacheFor, type WarningSink } from './board-cache.js';
-import {
-  createTaskFile,
-  listTaskFiles,
-  LOCK_NAME,
-  MalformedTaskFileError,
-  readHighestId,
-  writeHighestId,
-  writeTaskFile,
-} from './task-files.js';
+import { createTaskFile, listTaskFiles, LOCK_NAME, MalformedTaskFileError, readHighestId, writeHighestId, writeTaskFile } from './task-files.js';
 
 export { MalformedTaskFileError, taskFileName } from './task-files.js';
 export { formatIds } from '../../board/task.js';
@@ -105,7 +88,10 @@ export class FileBoard implements Board {
   /** Tasks anyone may claim now, by id: pending, no owner, nothing open in blockedBy. */
   async claimable(): Promise<Task[]> {
     const { tasks, problems } = await this.scan();
-    const view = viewOf(tasks, problems.flatMap((p) => idOfFile(p.file)));
+    const view = viewOf(
+      tasks,
+      problems.flatMap((p) => idOfFile(p.file)),
+    );
     return tasks.filter((task) => isClaimable(task, view));
   }
 
@@ -156,11 +142,16 @@ export class FileBoard implements Board {
    */
   async claimNext(owner: string): Promise<Task | undefined> {
     return this.#mutate(owner, (tx) =>
-      this.#claimFirst(tx, () => [...this.#cache.candidates()], (task, view) => isClaimableBy(task, owner, view), (task) => {
-        const next = claimed(task, owner);
-        tx.write({ action: 'claimed', task: next });
-        return next;
-      }),
+      this.#claimFirst(
+        tx,
+        () => [...this.#cache.candidates()],
+        (task, view) => isClaimableBy(task, owner, view),
+        (task) => {
+          const next = claimed(task, owner);
+          tx.write({ action: 'claimed', task: next });
+          return next;
+        },
+      ),
     );
   }
 
@@ -170,11 +161,16 @@ export class FileBoard implements Board {
    */
   async claimReview(reviewer: string): Promise<Task | undefined> {
     return this.#mutate(reviewer, (tx) =>
-      this.#claimFirst(tx, () => this.#cache.inReview(), (task) => mayReview(task, reviewer), (task) => {
-        const taken: Task = { ...task, reviewer };
-        tx.write({ action: 'review_claimed', task: taken });
-        return taken;
-      }),
+      this.#claimFirst(
+        tx,
+        () => this.#cache.inReview(),
+        (task) => mayReview(task, reviewer),
+        (task) => {
+          const taken: Task = { ...task, reviewer };
+          tx.write({ action: 'review_claimed', task: taken });
+          return taken;
+        },
+      ),
     );
   }
 
@@ -320,8 +316,7 @@ export class FileBoard implements Board {
       ids: () => listTaskFiles(this.dir).ids,
       dependentsOf: (id) => cache.dependentsOf(id),
     };
-    const stamp = (change: TaskChange): Task =>
-      change.action === 'created' ? change.task : { ...change.task, updated_at: new Date().toISOString() };
+    const stamp = (change: TaskChange): Task => (change.action === 'created' ? change.task : { ...change.task, updated_at: new Date().toISOString() });
     return {
       view,
       fresh: (id) => {

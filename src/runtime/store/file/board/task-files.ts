@@ -3,7 +3,23 @@
 // Writes are atomic (temp file + rename; temp names never match task_<n>.json); a new task's file
 // is created exclusively (hard link of the temp file: fails if the name exists), so a create can
 // never overwrite a task, whatever a person or another tool put on the board.
-import { closeSync, constants, fstatSync, ftruncateSync, linkSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync, writeSync, type Stats } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  ftruncateSync,
+  linkSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+  type Stats,
+} from 'node:fs';
 import path from 'node:path';
 import { MalformedFileError } from '../../../fs/atomic-file.js';
 import { parseTaskRecord, type Task, TaskId } from '../../board/task.js';
