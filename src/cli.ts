@@ -4,8 +4,19 @@
 import { readFileSync } from 'node:fs';
 import module from 'node:module';
 import { parseArgs } from 'node:util';
+import { Command, CommanderError } from 'commander';
 import type { CliOptions, OutputFormat } from './session/cli-options.js';
 import { redactUrl } from './runtime/store/postgres/pg-url.js';
+import { resolveModelAlias } from './runtime/model/model-aliases.js';
+import {
+  allowedCommandPrefixes,
+  allowedToolsRefusal,
+  disallowedToolsRefusal,
+  mapPermissionMode,
+  parseToolRules,
+  REFUSED_FLAGS,
+  settingSourcesRefusal,
+} from './session/claude-flags.js';
 
 // First, before any other code runs: huddle needs Node 22.12+ (Ink 8, execa 10 and their
 // dependencies), and on an older Node it would fail deep inside one of them with a page of
@@ -58,7 +69,7 @@ Options:
                          init, the lead's messages, the result)
       --verbose          accepted for scripts written for claude -p (stream-json needs it there)
       --json             headless: stream every event as one JSON object per line
-      --resume, -c, --continue
+      --resume [ID], -r, -c, --continue
                          continue the team left in the workspace (finished or not): the
                          lead's conversation, and the panes with what was said before
       --fresh            start a new team; the old state is archived under .team/archive/
@@ -81,7 +92,23 @@ Options:
                          plan (read only), ask (commands off the allow-list wait for you;
                          the console's default) or auto (no questions; the headless default).
                          Destructive commands (rm -rf /, sudo, git push --force…) are
-                         refused in every mode
+                         refused in every mode; Claude Code's default and acceptEdits
+                         are ask, bypassPermissions is auto, dontAsk is ask with nobody asked
+
+Claude Code's flags (docs/contract.md, "Claude Code flags"):
+      --input-format stream-json
+                         user messages and control requests on stdin: the Claude Agent
+                         SDK drives huddle (with --output-format stream-json)
+      --include-partial-messages   text as stream_event lines as it arrives
+      --permission-prompt-tool stdio   questions to the caller as can_use_tool requests
+      --session-id UUID, --resume UUID, --fork-session
+                         the session id; --continue and --resume ID keep it
+      --system-prompt T, --append-system-prompt T   the lead's instructions
+      --allowedTools R   rules huddle honours in the mode (Read, Edit, Bash(git *)…)
+      --dangerously-skip-permissions   bypassPermissions; --max-budget-usd N: --budget-usd
+      --setting-sources user,project,local   (huddle reads all three)
+  --model takes opus, sonnet and haiku too. Refused with the reason: --disallowedTools,
+  --mcp-config, --settings, --add-dir, --fallback-model, --tools
   -h, --help             this help
   -v, --version          the version
 
@@ -126,7 +153,11 @@ async function runSubcommand(command: Subcommand, argv: string[]): Promise<numbe
       },
     });
   } catch (error) {
-    usageError((error as Error).message);
+    // Node's parser explains itself at length ("To specify a positional argument starting with a '-'…"): one line instead.
+    const flag = /'(-[^']*)'/.exec((error as Error).message)?.[1];
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && flag) usageError(`unknown option '${flag}' for huddle ${command} (huddle --help lists them)`);
+    usageError((error as Error).message.split('. ')[0]!);
   }
   const { values, positionals } = parsed;
   if (values.help) {
@@ -201,90 +232,147 @@ function usageError(message: string): never {
   process.exit(2);
 }
 
-/** Options that take a value: `-p` followed by one of these (or by nothing) has no prompt of its own. */
-const VALUE_OPTIONS = new Set([
-  '-p',
-  '--print',
-  '--prompt-file',
-  '--output-format',
-  '--cwd',
-  '--team',
-  '--slots',
-  '--model',
-  '--api-key-file',
-  '--max-turns',
-  '--budget-usd',
-  '--budget-minutes',
-  '--budget-turns',
-  '--permission-mode',
-]);
-const FLAG_OPTIONS = new Set(['--trust', '--json', '--resume', '--continue', '-c', '--fresh', '--verbose', '-h', '--help', '-v', '--version']);
+/** Flags with a value: the prompt for `-p` is never one of them (`-p --model x` reads stdin). */
+function buildProgram(): Command {
+  const program = new Command('huddle')
+    .exitOverride()
+    .configureOutput({ writeOut: () => undefined, writeErr: () => undefined })
+    .helpOption(false)
+    .allowExcessArguments(true)
+    .argument('[command...]')
+    .option('-p, --print [prompt]')
+    .option('--prompt-file <file>')
+    .option('--output-format <format>')
+    .option('--input-format <format>')
+    .option('--include-partial-messages')
+    .option('--verbose')
+    .option('--json')
+    .option('-r, --resume [session]')
+    .option('-c, --continue')
+    .option('--fresh')
+    .option('--session-id <uuid>')
+    .option('--fork-session')
+    .option('--cwd <dir>')
+    .option('--team <url>')
+    .option('--slots <n>')
+    .option('--model <id>')
+    .option('--api-key-file <file>')
+    .option('--max-turns <n>')
+    .option('--budget-usd <n>')
+    .option('--max-budget-usd <n>')
+    .option('--budget-minutes <n>')
+    .option('--budget-turns <n>')
+    .option('--permission-mode <mode>')
+    .option('--dangerously-skip-permissions')
+    .option('--allow-dangerously-skip-permissions')
+    .option('--permission-prompt-tool <tool>')
+    .option('--system-prompt <text>')
+    .option('--append-system-prompt <text>')
+    .option('--allowedTools, --allowed-tools <rules...>')
+    .option('--disallowedTools, --disallowed-tools <rules...>')
+    .option('--setting-sources <sources>')
+    .option('--no-session-persistence')
+    .option('--trust')
+    .option('-h, --help')
+    .option('-v, --version');
+  for (const flag of Object.keys(REFUSED_FLAGS)) program.option(`--${flag} [value...]`);
+  return program;
+}
 
-/** `huddle -p` with no prompt after it (as `claude -p` is used in scripts): the prompt comes from stdin. */
-function withStdinPrompt(argv: string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    out.push(arg);
-    if (arg !== '-p' && arg !== '--print') continue;
-    const next = argv[i + 1];
-    if (next === undefined || VALUE_OPTIONS.has(next) || FLAG_OPTIONS.has(next) || /^--[a-z-]+=/.test(next)) out.push('-');
+/** Commander's error, in huddle's one line. */
+function commanderMessage(error: CommanderError): string {
+  const text = error.message.replace(/^error: /, '');
+  if (error.code === 'commander.unknownOption') {
+    const flag = /'([^']+)'/.exec(text)?.[1] ?? text;
+    return `unknown option '${flag}' (huddle --help lists them)`;
   }
-  return out;
+  if (error.code === 'commander.optionMissingArgument') return text.replace(/^option '([^']+)' argument missing$/, '$1 needs a value');
+  return text;
 }
 
 function parse(argv: string[]): CliOptions | 'help' | 'version' {
-  let parsed;
+  const program = buildProgram();
   try {
-    parsed = parseArgs({
-      args: withStdinPrompt(argv),
-      allowPositionals: true,
-      options: {
-        print: { type: 'string', short: 'p' },
-        'prompt-file': { type: 'string' },
-        'output-format': { type: 'string' },
-        verbose: { type: 'boolean' },
-        json: { type: 'boolean' },
-        resume: { type: 'boolean' },
-        // Claude Code's name for it: the last team, its conversation and panes as they were.
-        continue: { type: 'boolean', short: 'c' },
-        fresh: { type: 'boolean' },
-        cwd: { type: 'string' },
-        team: { type: 'string' },
-        slots: { type: 'string' },
-        model: { type: 'string' },
-        'api-key-file': { type: 'string' },
-        'max-turns': { type: 'string' },
-        'budget-usd': { type: 'string' },
-        'budget-minutes': { type: 'string' },
-        'budget-turns': { type: 'string' },
-        'permission-mode': { type: 'string' },
-        trust: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean', short: 'v' },
-      },
-    });
+    program.parse(argv, { from: 'user' });
   } catch (error) {
-    usageError((error as Error).message);
+    if (error instanceof CommanderError) usageError(commanderMessage(error));
+    throw error;
   }
-  const { values, positionals } = parsed;
-  if (values.help) return 'help';
-  if (values.version) return 'version';
-  const [command, ...extra] = positionals;
+  const opts = program.opts<Record<string, string | string[] | boolean | undefined>>();
+  const str = (key: string): string | undefined => (typeof opts[key] === 'string' ? (opts[key] as string) : undefined);
+  const list = (key: string): string[] | undefined => (Array.isArray(opts[key]) ? (opts[key] as string[]) : undefined);
+  const flag = (key: string): boolean => opts[key] === true;
+  if (flag('help')) return 'help';
+  if (flag('version')) return 'version';
+  // A flag of Claude Code's that huddle cannot honour: refused by name, with the reason.
+  for (const [name, reason] of Object.entries(REFUSED_FLAGS)) {
+    const key = name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+    if (opts[key] !== undefined) usageError(`--${name} is not supported: ${reason}`);
+  }
+  if (opts.sessionPersistence === false)
+    usageError("--no-session-persistence is not supported: huddle keeps the team's state in .team/ (the team is the session; --fresh archives it)");
+  const print = opts.print === true ? '-' : str('print');
+  const values = {
+    print,
+    'prompt-file': str('promptFile'),
+    'output-format': str('outputFormat'),
+    json: flag('json'),
+    resume: opts.resume !== undefined,
+    continue: flag('continue'),
+    fresh: flag('fresh'),
+    cwd: str('cwd'),
+    team: str('team'),
+    slots: str('slots'),
+    model: str('model'),
+    'api-key-file': str('apiKeyFile'),
+    'max-turns': str('maxTurns'),
+    'budget-usd': str('budgetUsd') ?? str('maxBudgetUsd'),
+    'budget-minutes': str('budgetMinutes'),
+    'budget-turns': str('budgetTurns'),
+    'permission-mode': str('permissionMode'),
+    trust: flag('trust'),
+  };
+  const [command, ...extra] = program.args;
   if (command !== undefined && command !== 'demo' && command !== 'worker') usageError(`unknown command '${command}' (did you mean -p "${command}"?)`);
   if (extra.length) usageError(`unexpected argument '${extra[0]}'`);
+  const inputFormat = str('inputFormat');
+  if (inputFormat !== undefined && inputFormat !== 'text' && inputFormat !== 'stream-json')
+    usageError(`--input-format takes text or stream-json, not '${inputFormat}'`);
+  const streamInput = inputFormat === 'stream-json';
   if (values.print !== undefined && !values.print.trim()) usageError('-p needs a prompt');
   if (values.print !== undefined && values['prompt-file'] !== undefined && values.print !== '-') usageError('-p "PROMPT" and --prompt-file exclude each other');
-  const headless = values.print !== undefined || values['prompt-file'] !== undefined;
+  if (streamInput && ((values.print !== undefined && values.print !== '-') || values['prompt-file'] !== undefined))
+    usageError('--input-format stream-json reads the prompts from stdin: it takes no -p "PROMPT" or --prompt-file');
+  const headless = values.print !== undefined || values['prompt-file'] !== undefined || streamInput;
   if (values.json && !headless) usageError('--json goes with -p "PROMPT"');
   const outputFormat = values['output-format'];
   if (outputFormat !== undefined && outputFormat !== 'text' && outputFormat !== 'json' && outputFormat !== 'stream-json') {
     usageError(`--output-format takes text, json or stream-json, not '${outputFormat}'`);
   }
   if (outputFormat !== undefined && !headless) usageError('--output-format goes with -p "PROMPT"');
+  for (const [key, name] of [
+    ['includePartialMessages', '--include-partial-messages'],
+    ['sessionId', '--session-id'],
+    ['forkSession', '--fork-session'],
+  ] as const) {
+    if (opts[key] !== undefined && !headless) usageError(`${name} goes with -p "PROMPT" (or --input-format stream-json)`);
+  }
+  if (streamInput && outputFormat !== 'stream-json') usageError('--input-format stream-json goes with --output-format stream-json');
   if (values.json && outputFormat !== undefined && outputFormat !== 'text')
     usageError(`--json and --output-format ${outputFormat} exclude each other: both write to stdout`);
   if ((values.resume || values.continue) && values.fresh) usageError(`--${values.resume ? 'resume' : 'continue'} and --fresh exclude each other`);
+  const resumeId = typeof opts.resume === 'string' ? opts.resume : undefined;
+  const sessionId = str('sessionId');
+  for (const [name, id] of [
+    ['--session-id', sessionId],
+    ['--resume', resumeId],
+  ] as const) {
+    if (id !== undefined && !UUID.test(id))
+      usageError(`${name} takes a session id (a UUID such as ${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}), not '${id}'`);
+  }
+  if (sessionId && (values.resume || values.continue) && !flag('forkSession'))
+    usageError('--session-id with --resume or --continue needs --fork-session (the continued session keeps its own id)');
+  if (flag('forkSession') && !values.resume && !values.continue) usageError('--fork-session goes with --resume or --continue');
   if (values.team !== undefined && !/^postgres(ql)?:\/\//i.test(values.team))
     usageError(`--team takes a postgres:// URL (postgres://USER@HOST:PORT/DATABASE?team=NAME), not '${redactUrl(values.team)}'`);
   let slots: number | undefined;
@@ -309,12 +397,39 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
     }
     budget[kind] = value;
   }
-  // Checked here (not by importing the policy) to keep --help and --version light.
-  const permissionMode = values['permission-mode'];
-  if (permissionMode !== undefined && permissionMode !== 'plan' && permissionMode !== 'ask' && permissionMode !== 'auto') {
-    usageError(`--permission-mode takes plan, ask or auto, not '${permissionMode}'`);
-  }
-  const promptSource = values['prompt-file'] !== undefined ? 'file' : values.print === '-' ? 'stdin' : values.print !== undefined ? 'argument' : undefined;
+  // Claude Code's modes are mapped onto huddle's plan/ask/auto (claude-flags.ts).
+  const modeName = flag('dangerouslySkipPermissions') ? 'bypassPermissions' : values['permission-mode'];
+  if (flag('dangerouslySkipPermissions') && values['permission-mode'] !== undefined && values['permission-mode'] !== 'bypassPermissions')
+    usageError(`--dangerously-skip-permissions and --permission-mode ${values['permission-mode']} exclude each other`);
+  const permissionMode = modeName === undefined ? undefined : mapPermissionMode(modeName);
+  if (modeName !== undefined && !permissionMode)
+    usageError(
+      `--permission-mode takes plan, ask or auto, not '${modeName}' (Claude Code's default, acceptEdits, bypassPermissions and dontAsk are mapped onto them)`,
+    );
+  const promptTool = str('permissionPromptTool');
+  if (promptTool !== undefined && (promptTool !== 'stdio' || !streamInput))
+    usageError(
+      `--permission-prompt-tool ${promptTool} is not supported: huddle puts its questions to the caller only as can_use_tool requests (--permission-prompt-tool stdio with --input-format stream-json)`,
+    );
+  const allowed = (list('allowedTools') ?? []).flatMap(parseToolRules);
+  const allowedRefusal = allowedToolsRefusal(allowed, permissionMode ?? 'auto');
+  if (allowedRefusal) usageError(allowedRefusal);
+  const disallowedRefusal = disallowedToolsRefusal((list('disallowedTools') ?? []).flatMap(parseToolRules));
+  if (disallowedRefusal) usageError(disallowedRefusal);
+  const sources = str('settingSources');
+  const sourcesRefusal = sources === undefined ? undefined : settingSourcesRefusal(sources);
+  if (sourcesRefusal) usageError(sourcesRefusal);
+  if (str('systemPrompt') !== undefined && str('appendSystemPrompt') !== undefined)
+    usageError("--system-prompt and --append-system-prompt exclude each other: the first replaces the lead's instructions");
+  const promptSource = streamInput
+    ? 'stream'
+    : values['prompt-file'] !== undefined
+      ? 'file'
+      : values.print === '-'
+        ? 'stdin'
+        : values.print !== undefined
+          ? 'argument'
+          : undefined;
   return {
     prompt: values.print,
     promptSource,
@@ -324,7 +439,7 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
     resume: (values.resume || values.continue) ?? false,
     fresh: values.fresh ?? false,
     cwd: values.cwd,
-    model: values.model,
+    model: values.model === undefined ? undefined : resolveModelAlias(values.model),
     apiKeyFile: values['api-key-file'],
     maxTurns,
     permissionMode,
@@ -333,8 +448,20 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
     team: values.team,
     slots,
     ...(values.trust ? { trust: true } : {}),
+    ...(streamInput ? { inputFormat: 'stream-json' as const } : {}),
+    ...(flag('includePartialMessages') ? { includePartialMessages: true } : {}),
+    ...(sessionId ? { sessionId } : {}),
+    ...(resumeId ? { resumeId } : {}),
+    ...(flag('forkSession') ? { forkSession: true } : {}),
+    ...(str('systemPrompt') ? { systemPrompt: str('systemPrompt') } : {}),
+    ...(str('appendSystemPrompt') ? { appendSystemPrompt: str('appendSystemPrompt') } : {}),
+    ...(promptTool === 'stdio' ? { permissionPromptTool: 'stdio' as const } : {}),
+    ...(modeName !== undefined ? { permissionModeName: modeName } : {}),
+    ...(allowedCommandPrefixes(allowed).length ? { allowedCommands: allowedCommandPrefixes(allowed) } : {}),
   };
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The prompt's text: the argument, stdin (all of it: a 1 MB prompt is fine), or a file. */
 async function readPrompt(options: CliOptions): Promise<string> {
@@ -383,6 +510,10 @@ async function main(): Promise<void> {
   if (options.command === 'worker') {
     const { runWorker } = await import('./faces/worker.js');
     process.exit(await runWorker(options));
+  }
+  if (options.promptSource === 'stream') {
+    const { runStreamInput } = await import('./faces/sdk-stdio.js');
+    process.exit(await runStreamInput(options));
   }
   if (options.promptSource !== undefined) {
     options.prompt = await readPrompt(options);

@@ -17,7 +17,8 @@ import { LEAD_NAME } from './runtime/vocabulary.js';
 import { sandboxStatus } from './runtime/sandbox/status.js';
 import { summaryLines } from './runtime/record/run-record.js';
 import { checkpointsAtRunEnd } from './agents/checkpointed-tools.js';
-import { StreamJsonView, type ResultSubtype } from './session/stream-json.js';
+import { claudeMcpStatus, StreamJsonView, type ResultSubtype } from './session/stream-json.js';
+import { chooseSessionId, storeSessionId } from './session/session-id.js';
 
 declare const __HUDDLE_VERSION__: string;
 const VERSION = typeof __HUDDLE_VERSION__ === 'string' ? __HUDDLE_VERSION__ : '0.0.0-dev';
@@ -29,22 +30,32 @@ export async function runHeadless(options: CliOptions): Promise<number> {
   let secrets: string[] = [];
   const format = options.json ? 'events' : (options.outputFormat ?? 'text');
   // stream-json and json: a view of the events in Claude Code's format (it writes through `secrets`, set below).
-  const claudeFormat =
-    format === 'stream-json' || format === 'json'
-      ? new StreamJsonView({ stream: format === 'stream-json', write: (line) => writeLine(line, secrets) })
-      : undefined;
+  let claudeFormat: StreamJsonView | undefined;
   try {
     const settings = await resolveSettings(options, { missingKey: 'refuse' });
     secrets = settings.secrets;
+    // The session id: kept with the team, so --continue reports the same one and --resume ID finds it.
+    const chosen = chooseSessionId(settings.workspace.teamDir, options);
+    if ('error' in chosen) return fail(chosen.error);
+    claudeFormat =
+      format === 'stream-json' || format === 'json'
+        ? new StreamJsonView({
+            stream: format === 'stream-json',
+            sessionId: chosen.id,
+            partial: options.includePartialMessages ?? false,
+            write: (line) => writeLine(line, secrets),
+          })
+        : undefined;
+    const view = claudeFormat;
     const report = options.json ? jsonWriter(secrets) : stderrReporter(secrets);
     const opened = await openSession(settings, {
       fresh: options.fresh,
       resume: options.resume,
       unfinished: 'refuse',
-      observe: claudeFormat
+      observe: view
         ? (event) => {
             report(event);
-            claudeFormat.onEvent(event);
+            view.onEvent(event);
           }
         : report,
     });
@@ -59,7 +70,14 @@ export async function runHeadless(options: CliOptions): Promise<number> {
   if (session.archived) process.stderr.write(`huddle: archived the previous team to ${session.archived}\n`);
   const sandbox = sandboxStatus();
   if (!sandbox.available) process.stderr.write(`huddle: ${sandbox.line}\n`);
-  claudeFormat?.init({ ...session.describeLead(), version: VERSION });
+  if (claudeFormat) storeSessionId(session.workspace.teamDir, claudeFormat.sessionId);
+  const mcpServers = session.mcpStatus().map((server) => ({ name: server.name, status: claudeMcpStatus(server.state) }));
+  claudeFormat?.init({
+    ...session.describeLead(),
+    ...(options.permissionModeName ? { permissionMode: options.permissionModeName } : {}),
+    version: VERSION,
+    mcpServers,
+  });
 
   const started = performance.now();
   // Ctrl+C (or SIGTERM): stop at once, but leave the team to be resumed. A second one exits now.

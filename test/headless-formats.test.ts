@@ -3,12 +3,12 @@
 // the fake Messages API, and their lines are compared field by field. Also: the prompt from stdin
 // and --prompt-file. Needs Claude Code's native binary: fails under CI=true without it.
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findClaudeCode, runClaudeCode, CLAUDE_CODE_INSTALL } from './helpers/claude-code.js';
 import { type FakeApi, reply, replyText, startFakeApi, text, toolUse, type RecordedRequest } from './helpers/fake-api.js';
-import { baseEnv, CLI_PATH, makeWorkspace, runCli, type Workspace } from './helpers/run-cli.js';
+import { baseEnv, CLI_PATH, makeWorkspace, REPO_ROOT, runCli, type Workspace } from './helpers/run-cli.js';
 
 type Line = Record<string, any>;
 
@@ -173,6 +173,115 @@ describe.skipIf(!CLAUDE)(`stream-json and json have Claude Code's shape${CLAUDE 
     expect(ours).toHaveLength(1);
     sameShape(ours[0]!, reference[0]!, RESULT_FIELDS, 'json result');
     expect(ours[0]).toMatchObject({ type: 'result', subtype: 'success', is_error: false, result: 'All done.', num_turns: reference[0]!.num_turns });
+  });
+});
+
+describe.skipIf(!CLAUDE)('stream-json sessions and denials, beside Claude Code', () => {
+  /** One answer per request, whatever was asked. */
+  function answers(...texts: string[]): void {
+    let n = 0;
+    fake.respond((request) => (request.path === '/v1/messages' ? replyText(texts[Math.min(n++, texts.length - 1)]!) : undefined));
+  }
+  const resultOf = (stdout: string) => lines(stdout).at(-1)!;
+  const initOf = (stdout: string) => lines(stdout)[0]!;
+
+  it('--continue keeps the session id, --resume ID finds it, --fork-session makes a new one; an unknown id is refused', async () => {
+    const home = path.join(ws.dir, '..', `${path.basename(ws.dir)}-cc-home`);
+    const claudeDir = path.join(ws.dir, 'claude');
+    const huddleDir = path.join(ws.dir, 'huddle');
+    for (const dir of [home, claudeDir, huddleDir]) mkdirSync(dir, { recursive: true });
+    try {
+      const claude = async (prompt: string, args: string[]) => {
+        answers('Fine.');
+        const run = await runClaudeCode({ bin: CLAUDE!, cwd: claudeDir, baseUrl: fake.url, prompt, home, args });
+        expect(run.code, run.stderr).toBe(0);
+        return resultOf(run.stdout).session_id as string;
+      };
+      const ours = async (prompt: string, args: string[]) => {
+        answers('Fine.');
+        const run = await runCli(['-p', prompt, '--output-format', 'stream-json', '--verbose', ...args], {
+          cwd: huddleDir,
+          env: { ANTHROPIC_BASE_URL: fake.url },
+        });
+        expect(run.code, run.stderr).toBe(0);
+        const out = lines(run.stdout);
+        expect(new Set(out.map((line) => line.session_id)).size).toBe(1);
+        return out.at(-1)!.session_id as string;
+      };
+      for (const run of [claude, ours]) {
+        const first = await run('one', []);
+        expect(await run('two', ['--continue'])).toBe(first);
+        expect(await run('three', ['--resume', first])).toBe(first);
+        const forked = await run('four', ['--continue', '--fork-session']);
+        expect(forked).not.toBe(first);
+      }
+      const unknown = await runCli(['-p', 'five', '--resume', '00000000-0000-4000-8000-000000000000'], {
+        cwd: huddleDir,
+        env: { ANTHROPIC_BASE_URL: fake.url },
+      });
+      expect(unknown.code).toBe(2);
+      expect(unknown.stderr).toMatch(/^huddle: no session 00000000-0000-4000-8000-000000000000 in this workspace/);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it("mcp_servers in the init line: the workspace's MCP servers and their states, as Claude Code lists them", async () => {
+    const everything = path.join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+    const config = { mcpServers: { everything: { command: process.execPath, args: [everything, 'stdio'] } } };
+    writeFileSync(path.join(ws.dir, 'servers.json'), JSON.stringify(config));
+    answers('Fine.');
+    const reference = await runClaudeCode({
+      bin: CLAUDE!,
+      cwd: ws.dir,
+      baseUrl: fake.url,
+      prompt: 'hi',
+      args: ['--no-session-persistence', '--mcp-config', path.join(ws.dir, 'servers.json'), '--strict-mcp-config'],
+    });
+    expect(reference.code, reference.stderr).toBe(0);
+    writeFileSync(path.join(ws.dir, '.mcp.json'), JSON.stringify(config));
+    answers('Fine.');
+    const run = await runCli(['-p', 'hi', '--output-format', 'stream-json', '--verbose', '--trust'], { cwd: ws.dir, env: { ANTHROPIC_BASE_URL: fake.url } });
+    expect(run.code, run.stderr).toBe(0);
+    const [ours, refInit] = [initOf(run.stdout).mcp_servers, initOf(reference.stdout).mcp_servers];
+    // Claude Code adds where a server came from (`source: "dynamic"` for --mcp-config).
+    expect(refInit).toMatchObject([{ name: 'everything', status: 'connected' }]);
+    expect(ours).toEqual([{ name: 'everything', status: 'connected' }]);
+  });
+
+  it('permission_denials: a command nobody is there to approve is listed, by both', async () => {
+    const scriptDenied = (dialect: 'huddle' | 'claude-code') =>
+      fake.respond((request) => {
+        if (request.path !== '/v1/messages') return undefined;
+        const done = (request.body?.messages ?? []).filter((m: { role: string }) => m.role === 'assistant').length;
+        if (done === 0)
+          return reply(
+            dialect === 'huddle' ? toolUse('bash', { command: 'touch denied.txt' }) : toolUse('Bash', { command: 'touch denied.txt', description: 'make it' }),
+          );
+        return replyText('It was not allowed.');
+      });
+    scriptDenied('claude-code');
+    const reference = await runClaudeCode({
+      bin: CLAUDE!,
+      cwd: ws.dir,
+      baseUrl: fake.url,
+      prompt: 'make denied.txt',
+      args: ['--no-session-persistence', '--permission-mode', 'default'],
+    });
+    expect(reference.code, reference.stderr).toBe(0);
+    scriptDenied('huddle');
+    const run = await runCli(['-p', 'make denied.txt', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'default'], {
+      cwd: ws.dir,
+      env: { ANTHROPIC_BASE_URL: fake.url },
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const [ours, refResult] = [resultOf(run.stdout), resultOf(reference.stdout)];
+    expect(refResult.permission_denials).toHaveLength(1);
+    expect(ours.permission_denials).toHaveLength(1);
+    sameShape(ours.permission_denials[0], refResult.permission_denials[0], ['tool_name', 'tool_use_id', 'tool_input'], 'permission_denials[0]');
+    expect(ours.permission_denials[0]).toMatchObject({ tool_name: 'bash', tool_input: { command: 'touch denied.txt' } });
+    expect(initOf(run.stdout).permissionMode).toBe('default');
+    expect(existsSync(path.join(ws.dir, 'denied.txt'))).toBe(false);
   });
 });
 

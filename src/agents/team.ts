@@ -6,6 +6,7 @@
 import path from 'node:path';
 import type { Bus } from '../runtime/store/bus.js';
 import type { HuddleConfig } from '../runtime/config.js';
+import type { AllowList } from '../runtime/store/allow-list.js';
 import type { EventHub } from '../runtime/events/events.js';
 import type { ModelBackend } from '../runtime/model/model-client.js';
 import type { Approvals } from '../runtime/store/approvals.js';
@@ -31,7 +32,7 @@ import type { ProjectMemory } from './memory.js';
 import { TeamHooks } from './team-hooks.js';
 import { Lead } from './lead.js';
 import { askPersonAboutPlan } from './plan-by-person.js';
-import { leadSystemPrompt, teammateSystemPrompt } from './prompts.js';
+import { identityLine, leadSystemPrompt, teammateSystemPrompt } from './prompts.js';
 import { Protocols } from './protocols.js';
 import { restartAgent, type RestartHost, type RestartResult } from './restart.js';
 import { resumeTeam, type ResumeHost, type ResumeReport } from './resume.js';
@@ -45,7 +46,7 @@ import { needsYouNotices, startTeamWatchdog, type NoticeHost, type StallWatchdog
 import { worktreeInstructions } from './worktree-prompt.js';
 import { ExternalTeammate } from './external/external-teammate.js';
 import { resolveLaunch } from './external/launch.js';
-import { externalSetup } from './external/setup.js';
+import { externalSetup, huddleCliPath } from './external/setup.js';
 import { teamChannel } from './external/huddle-tools.js';
 import { settingsCommandFiles } from '../runtime/settings/command-files.js';
 
@@ -100,7 +101,7 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
     this.spend = store.spend;
     this.permissions = new PermissionGate({
       teamRoot: ctx.workspace.root,
-      allowList: store.allowList,
+      allowList: withRunPrefixes(store.allowList, ctx.config.allowedCommands),
       approvals: this.approvals,
       roster: ctx.roster,
       configuredMode: () => ctx.config.permissionMode,
@@ -122,7 +123,7 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
       name: LEAD_NAME,
       role: 'lead',
       model: leadSettings.model ?? ctx.config.model,
-      system: leadSystemPrompt(identity, ctx.workspace.root),
+      system: withCallerInstructions(leadSystemPrompt(identity, ctx.workspace.root), identityLine(identity), ctx.config.leadInstructions),
       tools: leadToolset(this, this),
       maxTurns: leadSettings.maxTurns,
     });
@@ -277,6 +278,8 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
     const external = kind === 'huddle' ? undefined : kind;
     // An external agent's program must be there before anything is recorded: else one clear error for the lead.
     const launch = external ? resolveLaunch(external, { workspaceRoot: this.ctx.workspace.root, commandLine: request.command }) : undefined;
+    // Its MCP server is huddle itself: a huddle that cannot find its own cli.js says so before recording a member.
+    if (external && external !== 'command') huddleCliPath();
     // gemini, codex and programs choose their own model unless one is named; huddle's default is a Claude model.
     const namedModel = request.model ?? settings.model ?? role?.model ?? (external && external !== 'claude-code' ? undefined : this.ctx.config.model);
     const model = namedModel ?? kind;
@@ -318,21 +321,27 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
       ...(external ? { agent: external } : {}),
     });
 
-    this.startTeammate(
-      {
-        name: request.name,
-        role: request.role,
-        model,
-        roleDef: role,
-        worktree,
-        planModeRequired,
-        agent: external,
-        agentModel: namedModel,
-        launch,
-        spawnedBy: by,
-      },
-      prompt,
-    );
+    try {
+      this.startTeammate(
+        {
+          name: request.name,
+          role: request.role,
+          model,
+          roleDef: role,
+          worktree,
+          planModeRequired,
+          agent: external,
+          agentModel: namedModel,
+          launch,
+          spawnedBy: by,
+        },
+        prompt,
+      );
+    } catch (error) {
+      // It never started: the roster says so, rather than showing it `working` forever.
+      await this.ctx.roster.setStatus(request.name, 'failed', { error: error instanceof Error ? error.message : String(error) }).catch(() => undefined);
+      throw error;
+    }
     const notes = [
       role ? undefined : `note: '${request.role}' is not a known role (known: ${[...roles.keys()].join(', ')}); it runs without role instructions`,
       ...errors.map((e) => `note: ${e}`),
@@ -534,4 +543,25 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
     this.budget.close();
     await this.spend.flush();
   }
+}
+
+/**
+ * The lead's instructions as the caller asked: replaced (--system-prompt; the lead keeps its identity
+ * line, which names it to its team) or added to (--append-system-prompt).
+ */
+function withCallerInstructions(own: string, identity: string, caller: HuddleConfig['leadInstructions']): string {
+  if (caller?.replace) return `${identity}\n${caller.replace}`;
+  return caller?.append ? `${own}\n\n${caller.append}` : own;
+}
+
+/** The stored allow-list, plus the prefixes this run was started with (--allowedTools), which are never stored. */
+function withRunPrefixes(list: AllowList, prefixes: string[] | undefined): AllowList {
+  if (!prefixes?.length) return list;
+  return {
+    read: () => {
+      const stored = list.read();
+      return { ...stored, entries: [...new Set([...stored.entries, ...prefixes])] };
+    },
+    add: (more) => list.add(more),
+  };
 }

@@ -52,6 +52,9 @@ interface ToolSource {
   close(): Promise<void>;
 }
 
+/** The tools that only read the team's state: the board, a task, the inbox (read_inbox marks nothing read twice). */
+const READ_ONLY_TOOLS: ReadonlySet<string> = new Set(['task_list', 'task_get', 'list_teammates']);
+
 export async function runMcpServer(options: McpServeOptions): Promise<number> {
   if (!isAgentName(options.as)) return fail(describeNameRule(options.as));
   let source: ToolSource;
@@ -70,7 +73,13 @@ export async function runMcpServer(options: McpServeOptions): Promise<number> {
   }
   const server = new Server({ name: HUDDLE_MCP_NAME, version: options.version }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: (await source.definitions()).map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.input_schema })),
+    tools: (await source.definitions()).map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      inputSchema: tool.input_schema,
+      // A client may run read-only tools without asking (MCP's tool annotations).
+      annotations: { readOnlyHint: READ_ONLY_TOOLS.has(tool.name) },
+    })),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const result = await source.call(request.params.name, request.params.arguments ?? {}, extra.signal);

@@ -42,6 +42,10 @@ export interface HuddleConfig {
   compactAt?: number;
   /** --permission-mode / HUDDLE_PERMISSION_MODE; undefined: ask in the console, auto headless. */
   permissionMode?: PermissionMode | undefined;
+  /** --system-prompt replaces the lead's instructions; --append-system-prompt adds to them (a caller's, e.g. the Agent SDK's). */
+  leadInstructions?: { replace?: string; append?: string };
+  /** --allowedTools 'Bash(git *)': command prefixes allowed without a question for this run, beside the stored allow-list. */
+  allowedCommands?: string[];
   /** Team budget from --budget-usd/--budget-minutes/--budget-turns (over .team/budget.json's "team"). */
   budget?: BudgetLimits;
 }

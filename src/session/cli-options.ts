@@ -23,11 +23,31 @@ export interface CliOptions {
   /** --output-format: `text` (the lead's final text), `json` (one result object), `stream-json` (Claude Code's line format). */
   outputFormat?: OutputFormat;
   /** Where the prompt came from: `-p TEXT`, stdin (`-p` / `-p -`), or `--prompt-file F`. */
-  promptSource?: 'argument' | 'stdin' | 'file';
+  promptSource?: 'argument' | 'stdin' | 'file' | 'stream';
   /** --prompt-file's path (the prompt itself is in `prompt` once read). */
   promptFile?: string;
   /** --trust: trust the workspace's settings files as they are now, and record it (docs/trust.md). */
   trust?: boolean;
+  // ---- Claude Code's flags (docs/contract.md#claude-code-flags) ----
+  /** --input-format stream-json: user messages and control requests on stdin (the Agent SDK's protocol). */
+  inputFormat?: 'text' | 'stream-json';
+  /** --include-partial-messages: `stream_event` lines as the lead's text arrives. */
+  includePartialMessages?: boolean;
+  /** --session-id: the session's id (a UUID) instead of a new one. */
+  sessionId?: string;
+  /** --resume ID: the session to continue (the team left in the workspace, if it is that session). */
+  resumeId?: string;
+  /** --fork-session: with --resume/--continue, a new session id for the continued team. */
+  forkSession?: boolean;
+  /** --system-prompt / --append-system-prompt: the lead's instructions replaced, or added to. */
+  systemPrompt?: string;
+  appendSystemPrompt?: string;
+  /** --permission-prompt-tool stdio: questions go to the caller as can_use_tool control requests. */
+  permissionPromptTool?: 'stdio';
+  /** --allowedTools 'Bash(git *)': command prefixes allowed without a question for this run. */
+  allowedCommands?: string[];
+  /** The mode as the caller named it (Claude Code's name, shown back in the init line). */
+  permissionModeName?: string;
 }
 
 export const OUTPUT_FORMATS = ['text', 'json', 'stream-json'] as const;

@@ -107,6 +107,9 @@ export async function resolveSettings(options: CliOptions, rules: FaceRules, env
     if (error instanceof ConfigError || error instanceof SettingsError) throw new StartupError(error.message);
     throw error;
   }
+  // Claude Code's flags that shape the run (docs/contract.md#claude-code-flags): the lead's instructions, allowed commands.
+  if (options.systemPrompt || options.appendSystemPrompt) config.leadInstructions = { replace: options.systemPrompt, append: options.appendSystemPrompt };
+  if (options.allowedCommands?.length) config.allowedCommands = options.allowedCommands;
   if (loaded.untrusted.length && (rules.untrusted ?? 'refuse') === 'refuse') throw new StartupError(untrustedMessage(loaded.untrusted, env));
   const keyMissing = !demo && !hasCredentials(config);
   if (keyMissing && rules.missingKey === 'refuse') throw new StartupError(MISSING_KEY_MESSAGE.replace(/^huddle: /, ''));

@@ -21,6 +21,13 @@ export interface InitInfo {
   permissionMode: string;
   apiKeySource: string | undefined;
   version: string;
+  /** The session's MCP servers and their states (Claude Code's `mcp_servers`). */
+  mcpServers?: Array<{ name: string; status: string }>;
+}
+
+/** An MCP server's state in Claude Code's words (`mcp_servers[].status`). */
+export function claudeMcpStatus(state: string): string {
+  return state === 'ready' ? 'connected' : state === 'starting' || state === 'restarting' ? 'pending' : 'failed';
 }
 
 export type ResultSubtype = 'success' | 'error_max_turns' | 'error_max_budget_usd' | 'error_during_execution';
@@ -37,6 +44,9 @@ export interface ResultInfo {
 }
 
 type Line = Record<string, unknown>;
+
+/** A tool result that is a permission refusal (runtime/permissions/guarded-tools.ts words them). */
+const DENIED = /the person denied this \(|needs approval[^]*which a headless run cannot ask for/;
 
 /** Claude Code counts a turn per model response of the main thread. */
 export class StreamJsonView {
@@ -55,16 +65,21 @@ export class StreamJsonView {
   > = {};
   /** Requests the person (or nobody) denied: Claude Code's `permission_denials`. */
   readonly #denials: Array<{ tool_name: string; tool_use_id: string; tool_input: unknown }> = [];
-  readonly #asked = new Map<string, { tool: string; summary: string }>();
+  /** Each tool call's name and input, by id: what a denial reports. */
+  readonly #calls = new Map<string, { name: string; input: unknown }>();
   /** The current response of each agent: its id, model and usage (stream-json's message envelope). */
   readonly #response = new Map<string, { id: string; model: string; usage: Line }>();
   /** Teammate name → the lead's spawn_teammate tool_use id that started it. */
   readonly #spawnedBy = new Map<string, string>();
   readonly #pendingSpawns = new Map<string, string>();
 
-  constructor(options: { write: (line: Line) => void; stream: boolean; sessionId?: string }) {
+  /** --include-partial-messages: each text block also as Anthropic stream events (`stream_event` lines). */
+  readonly #partial: boolean;
+
+  constructor(options: { write: (line: Line) => void; stream: boolean; sessionId?: string; partial?: boolean }) {
     this.#write = options.write;
     this.#stream = options.stream;
+    this.#partial = options.partial ?? false;
     this.sessionId = options.sessionId ?? randomUUID();
   }
 
@@ -76,7 +91,7 @@ export class StreamJsonView {
       cwd: info.cwd,
       session_id: this.sessionId,
       tools: info.tools,
-      mcp_servers: [],
+      mcp_servers: info.mcpServers ?? [],
       model: info.model,
       permissionMode: info.permissionMode,
       apiKeySource: info.apiKeySource ?? 'none',
@@ -92,8 +107,12 @@ export class StreamJsonView {
       case 'prompt':
         this.#lastRequestAt.set(agent, Date.parse(event.ts));
         return;
-      case 'tool_result':
+      case 'tool_result': {
         this.#lastRequestAt.set(agent, Date.parse(event.ts));
+        // Refused for want of a permission: denied by whoever answered, or with nobody to ask (headless).
+        const call = this.#calls.get(event.id);
+        if (call && !event.ok && DENIED.test(String(event.content)))
+          this.#denials.push({ tool_name: call.name, tool_use_id: event.id, tool_input: call.input });
         if (agent === LEAD_NAME && event.name === 'spawn_teammate') {
           const name = this.#pendingSpawns.get(event.id);
           if (name && event.ok) this.#spawnedBy.set(name, event.id);
@@ -102,13 +121,6 @@ export class StreamJsonView {
           role: 'user',
           content: [{ tool_use_id: event.id, type: 'tool_result', content: event.content, is_error: !event.ok }],
         });
-        return;
-      case 'approval_requested':
-        this.#asked.set(event.id, { tool: event.tool, summary: event.summary });
-        return;
-      case 'approval_resolved': {
-        const asked = this.#asked.get(event.id);
-        if (asked && event.decision === 'deny') this.#denials.push({ tool_name: asked.tool, tool_use_id: event.id, tool_input: { summary: asked.summary } });
         return;
       }
       case 'usage': {
@@ -137,10 +149,15 @@ export class StreamJsonView {
         });
         return;
       }
+      case 'text_delta':
+        if (this.#partial) this.#delta(agent, event.text);
+        return;
       case 'text':
+        if (this.#partial) this.#streamEvents(agent, event.text);
         this.#assistant(agent, { type: 'text', text: event.text });
         return;
       case 'tool_call':
+        this.#calls.set(event.id, { name: event.name, input: event.input ?? {} });
         if (agent === LEAD_NAME && event.name === 'spawn_teammate') {
           const name = (event.input as { name?: unknown } | undefined)?.name;
           if (typeof name === 'string') this.#pendingSpawns.set(event.id, name);
@@ -170,10 +187,50 @@ export class StreamJsonView {
       permission_denials: this.#denials,
       exit_code: info.exitCode,
       ...(info.reason ? { reason: info.reason } : {}),
+      // Claude Code's error results list what went wrong (the Agent SDK reads it).
+      ...(info.subtype !== 'success' ? { errors: [info.reason ?? info.subtype] } : {}),
       uuid: randomUUID(),
     };
     this.#write(line);
+    // Claude Code counts num_turns per user turn (a result each with stream-json input); cost and API time add up.
+    this.#numTurns = 0;
     return line;
+  }
+
+  /** Agents whose text block is streaming now (its start sent, its stop not yet). */
+  readonly #streaming = new Set<string>();
+
+  /** A piece of text as it arrives: the Messages API's stream events (`--include-partial-messages`). */
+  #delta(agent: string, text: string): void {
+    if (!this.#streaming.has(agent)) {
+      this.#streaming.add(agent);
+      this.#emit(agent, {
+        type: 'stream_event',
+        event: {
+          type: 'message_start',
+          message: {
+            id: `msg_huddle_${randomUUID()}`,
+            type: 'message',
+            role: 'assistant',
+            model: this.#response.get(agent)?.model ?? '',
+            content: [],
+            stop_reason: null,
+            stop_sequence: null,
+            usage: {},
+          },
+        },
+      });
+      this.#emit(agent, { type: 'stream_event', event: { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } } });
+    }
+    this.#emit(agent, { type: 'stream_event', event: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } } });
+  }
+
+  /** The block is whole: its stream ends (a block that came without deltas streams as one). */
+  #streamEvents(agent: string, text: string): void {
+    if (!this.#streaming.has(agent)) this.#delta(agent, text);
+    this.#streaming.delete(agent);
+    this.#emit(agent, { type: 'stream_event', event: { type: 'content_block_stop', index: 0 } });
+    this.#emit(agent, { type: 'stream_event', event: { type: 'message_stop' } });
   }
 
   #assistant(agent: string, block: Line): void {
@@ -191,12 +248,15 @@ export class StreamJsonView {
   }
 
   #line(agent: string, type: 'assistant' | 'user', message: Line): void {
+    this.#emit(agent, { type, message });
+  }
+
+  #emit(agent: string, body: Line): void {
     if (!this.#stream) return;
     const lead = agent === LEAD_NAME;
     if (!lead && !this.#spawnedBy.has(agent) && !this.#response.has(agent)) return; // not an agent's conversation
     this.#write({
-      type,
-      message,
+      ...body,
       parent_tool_use_id: lead ? null : (this.#spawnedBy.get(agent) ?? null),
       ...(lead ? {} : { agent }),
       session_id: this.sessionId,

@@ -36,6 +36,7 @@ import type { Workspace } from '../runtime/workspace/workspace.js';
 import { hostPlacement, leaveWorker } from '../agents/placement.js';
 import { BudgetIntents } from './budget-intents.js';
 import { untilDone, type RunEnd } from './run-end.js';
+import type { PermissionMode } from '../runtime/permissions/permission-mode.js';
 import { WorktreeIntents } from './worktree-intents.js';
 
 export type { RunEnd } from './run-end.js';
@@ -595,6 +596,11 @@ export class TeamSession {
   /** The lead's model from its next call, and the default of teammates spawned from now on. */
   setModel(model: string): void {
     this.#team.setModel(model);
+  }
+
+  /** The run's permission mode from now on (agents with a mode of their own keep it). */
+  setPermissionMode(mode: PermissionMode): void {
+    this.#config.permissionMode = mode;
   }
 
   /** The person's answer to a request in the needs-you queue; returns what happened, in one line. */

@@ -107,6 +107,12 @@ describe.each<[string, Mode]>([
     );
     const claim = (await mcp.listTools()).tools.find((tool) => tool.name === 'claim_task')!;
     expect(claim.inputSchema).toMatchObject({ type: 'object', properties: { task_id: expect.any(Object) } });
+    // Read-only tools say so (MCP's readOnlyHint): a client may run them without asking.
+    const readOnly = (await mcp.listTools()).tools
+      .filter((tool) => tool.annotations?.readOnlyHint === true)
+      .map((tool) => tool.name)
+      .sort();
+    expect(readOnly).toEqual(['task_get', 'task_list']);
   });
 
   it('acts as the teammate: creates, claims, messages, reads its inbox once', async () => {

@@ -72,8 +72,11 @@ export async function runClaudeCode(options: {
   prompt: string;
   format?: 'stream-json' | 'json' | 'text';
   timeoutMs?: number;
+  args?: string[];
+  home?: string;
 }): Promise<ClaudeCodeRun> {
-  const home = mkdtempSync(path.join(os.tmpdir(), 'huddle-cc-home-'));
+  // `home`: the caller's (kept, so a later run finds the sessions); else a fresh one, removed after.
+  const home = options.home ?? mkdtempSync(path.join(os.tmpdir(), 'huddle-cc-home-'));
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: home,
@@ -93,9 +96,7 @@ export async function runClaudeCode(options: {
     '--output-format',
     format,
     ...(format === 'stream-json' ? ['--verbose'] : []),
-    '--no-session-persistence',
-    '--allowedTools',
-    'Bash Write Read Edit',
+    ...(options.args ?? ['--no-session-persistence', '--allowedTools', 'Bash Write Read Edit']),
   ];
   const started = performance.now();
   try {
@@ -116,6 +117,6 @@ export async function runClaudeCode(options: {
       });
     });
   } finally {
-    rmSync(home, { recursive: true, force: true });
+    if (!options.home) rmSync(home, { recursive: true, force: true });
   }
 }

@@ -17,6 +17,7 @@ import { externalSandbox } from './external-sandbox.js';
 import { ModelGrant } from './model-relay.js';
 import type { ExternalSetup } from './external-teammate.js';
 import { externalInstructions } from './instructions.js';
+import { huddleEntry } from '../../runtime/process/huddle-entry.js';
 import { ExternalAgentError, type AgentKind, type LaunchSpec } from './launch.js';
 
 export interface SetupOptions {
@@ -167,7 +168,7 @@ function configVariables(kind: AgentKind, dir: string | undefined): Record<strin
  * `huddle mcp --as NAME --cwd ROOT --socket PATH` as a command: this very huddle (the Node that
  * runs it and its cli.js), working through the teammate's channel at PATH (the path its sandbox
  * shows it at). HUDDLE_CLI names cli.js where huddle runs embedded (tests driving the team
- * in-process).
+ * in-process); otherwise the bundle's own entry, wherever it is installed (huddle-entry.ts).
  */
 export function huddleMcpCommand(
   name: string,
@@ -175,9 +176,14 @@ export function huddleMcpCommand(
   socket: string,
   env: NodeJS.ProcessEnv = process.env,
 ): { command: string; args: string[] } {
-  const cli = env.HUDDLE_CLI ?? (/cli\.m?js$/.test(process.argv[1] ?? '') ? process.argv[1] : undefined);
+  return { command: process.execPath, args: [huddleCliPath(env), 'mcp', '--as', name, '--cwd', workspaceRoot, '--socket', socket] };
+}
+
+/** huddle's own cli.js, for its MCP server; checked before a teammate is recorded, so a failed spawn leaves no member. */
+export function huddleCliPath(env: NodeJS.ProcessEnv = process.env): string {
+  const cli = env.HUDDLE_CLI ?? huddleEntry();
   if (!cli) throw new ExternalAgentError("cannot tell where huddle's cli.js is for its MCP server; set HUDDLE_CLI to its path");
-  return { command: process.execPath, args: [path.resolve(cli), 'mcp', '--as', name, '--cwd', workspaceRoot, '--socket', socket] };
+  return path.resolve(cli);
 }
 
 /**

@@ -1,0 +1,136 @@
+// Claude Code's headless flags as huddle honours them (docs/contract.md#claude-code-flags): the
+// permission modes mapped onto huddle's three, tool rules checked against what huddle does anyway,
+// and the flags it cannot honour refused by name with the reason. Kept free of heavy imports: the
+// entry point parses with it before loading any mode.
+import type { PermissionMode } from '../runtime/permissions/permission-mode.js';
+
+/** Claude Code's permission modes (and huddle's own names) → huddle's. */
+export const CLAUDE_PERMISSION_MODES: Readonly<Record<string, PermissionMode>> = {
+  // Claude Code asks before edits and commands; huddle's ask mode asks before commands off the
+  // allow-list and writes to protected paths (workspace edits go through, checkpointed).
+  default: 'ask',
+  // Edits without asking, commands asked: huddle's ask mode.
+  acceptEdits: 'ask',
+  // Nothing asked; huddle's deny-list of destructive commands still holds.
+  bypassPermissions: 'auto',
+  // Never ask, deny what is not pre-approved: ask mode with nobody asked (a question is refused).
+  dontAsk: 'ask',
+  plan: 'plan',
+  ask: 'ask',
+  auto: 'auto',
+};
+
+export function mapPermissionMode(mode: string): PermissionMode | undefined {
+  return Object.hasOwn(CLAUDE_PERMISSION_MODES, mode) ? CLAUDE_PERMISSION_MODES[mode] : undefined;
+}
+
+/** Claude Code's tool names → huddle's tools of the same job. */
+const TOOL_NAMES: Readonly<Record<string, string>> = {
+  Bash: 'bash',
+  Read: 'read_file',
+  Write: 'write_file',
+  Edit: 'edit_file',
+  MultiEdit: 'edit_file',
+  Glob: 'glob',
+  Grep: 'grep',
+  LS: 'glob',
+  Task: 'spawn_teammate',
+  TodoWrite: 'task_create',
+};
+const READ_TOOLS = new Set(['Read', 'Glob', 'Grep', 'LS']);
+const EDIT_TOOLS = new Set(['Write', 'Edit', 'MultiEdit']);
+
+/** One rule of --allowedTools/--disallowedTools: `Bash(git *)`, `Edit`, `mcp__server__tool`. */
+export function parseToolRules(text: string): string[] {
+  const rules: string[] = [];
+  let depth = 0;
+  let current = '';
+  for (const ch of text) {
+    if (ch === '(') depth++;
+    if (ch === ')') depth = Math.max(0, depth - 1);
+    if ((ch === ',' || ch === ' ') && depth === 0) {
+      if (current.trim()) rules.push(current.trim());
+      current = '';
+      continue;
+    }
+    current += ch;
+  }
+  if (current.trim()) rules.push(current.trim());
+  return rules;
+}
+
+/**
+ * What huddle does with --allowedTools in `mode`: a rule it already honours (the tool runs without a
+ * question in that mode) passes; any other is the reason it is refused.
+ */
+export function allowedToolsRefusal(rules: string[], mode: PermissionMode): string | undefined {
+  for (const rule of rules) {
+    const match = /^([A-Za-z_][\w-]*)(?:\((.*)\))?$/.exec(rule);
+    const tool = match?.[1];
+    if (!tool) return `--allowedTools: '${rule}' is not a tool rule (Bash(git *), Edit, Read…)`;
+    if (tool.startsWith('mcp__')) {
+      if (mode === 'auto') continue;
+      return `--allowedTools: '${rule}': huddle asks for no MCP tool call; it is allowed already`;
+    }
+    if (!Object.hasOwn(TOOL_NAMES, tool)) return `--allowedTools: huddle has no tool like '${tool}' (it honours ${Object.keys(TOOL_NAMES).join(', ')})`;
+    // Reading is allowed in every mode; edits and commands with no question in auto mode.
+    if (READ_TOOLS.has(tool)) continue;
+    if (mode === 'auto') continue;
+    if (EDIT_TOOLS.has(tool) && mode === 'ask') continue;
+    if (mode === 'plan') return `--allowedTools: '${rule}' cannot widen plan mode (read only)`;
+    if (tool === 'Bash' && commandPrefix(match[2]) !== undefined) continue;
+    return `--allowedTools: '${rule}' in ${mode} mode: name the command (Bash(git *), Bash(npm test)), put its prefix in permissions.allow of .team/settings.local.json, or run with --permission-mode bypassPermissions`;
+  }
+  return undefined;
+}
+
+/** `git *`, `git:*`, `npm test` → the command prefix huddle's allow-list takes; undefined for any other pattern. */
+function commandPrefix(pattern: string | undefined): string | undefined {
+  const text = pattern?.trim().replace(/:\*$/, ' *');
+  if (!text) return undefined;
+  const prefix = text.endsWith(' *') ? text.slice(0, -2).trim() : text;
+  return prefix && !/[*?]/.test(prefix) ? prefix : undefined;
+}
+
+/** The command prefixes of `Bash(…)` rules: allowed without a question for this run (with huddle's allow-list). */
+export function allowedCommandPrefixes(rules: string[]): string[] {
+  return rules.flatMap((rule) => {
+    const match = /^Bash\((.*)\)$/.exec(rule);
+    const prefix = match ? commandPrefix(match[1]) : undefined;
+    return prefix ? [prefix] : [];
+  });
+}
+
+/** --disallowedTools: huddle cannot take a tool away from its agents per run; refused unless empty. */
+export function disallowedToolsRefusal(rules: string[]): string | undefined {
+  if (!rules.length) return undefined;
+  return `--disallowedTools ${rules.join(',')}: huddle cannot take tools away from its agents per run; use --permission-mode plan (read only) or a role's tools list (.team/roles/)`;
+}
+
+/** Flags of Claude Code huddle cannot honour, and why (each refused by name: never silently ignored). */
+export const REFUSED_FLAGS: Readonly<Record<string, string>> = {
+  'fallback-model': 'huddle retries the same model on overload; it has no fallback model',
+  'mcp-config': "huddle's MCP servers come from .mcp.json and the settings' mcpServers (trusted with --trust)",
+  'strict-mcp-config': "huddle's MCP servers come from .mcp.json and the settings' mcpServers",
+  settings: 'huddle reads ~/.config/huddle/settings.json, .team/settings.json and .team/settings.local.json',
+  'add-dir': "an agent's sandbox lets it write only the workspace (--cwd)",
+  tools: "huddle's agents have their own toolset (a role's tools list narrows it)",
+  thinking: 'huddle sets no extended thinking per run',
+  'max-thinking-tokens': 'huddle sets no extended thinking per run',
+  effort: 'huddle sets no effort level per run',
+  'json-schema': "huddle's lead answers in text; it has no structured output",
+  agent: "huddle's agents are its lead and the teammates it spawns (roles in .team/roles/)",
+  betas: 'huddle sends no beta headers',
+  'plugin-dir': 'huddle loads no Claude Code plugins',
+};
+
+/** --setting-sources: huddle always reads its user, project and local settings, so only that set is honoured. */
+export function settingSourcesRefusal(text: string): string | undefined {
+  const sources = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const all = ['user', 'project', 'local'];
+  if (all.every((s) => sources.includes(s)) && sources.every((s) => all.includes(s))) return undefined;
+  return `--setting-sources ${text}: huddle always reads its user, project and local settings (user,project,local)`;
+}
