@@ -56,11 +56,7 @@ it('every file under .team/ is 0600 and every directory 0700 after a run, whatev
   fake.respond((request) => {
     const turns = request.body.messages.length;
     if (request.agent === 'lead') {
-      if (turns === 1)
-        return reply(
-          toolUse('task_create', { subject: 'Write the notes' }),
-          toolUse('spawn_teammate', { name: 'alice', role: 'coder', prompt: 'Write the notes.' }),
-        );
+      if (turns === 1) return reply(toolUse('spawn_teammate', { name: 'alice', role: 'coder', prompt: 'Write the notes.' }));
       return replyText('The notes are done.');
     }
     if (request.agent === 'alice') {

@@ -6,7 +6,8 @@
 // pointer `.team/control.json` (0600) names it and the process that owns it, so a client finds it
 // without guessing, and a pointer left by a dead process is recognised as such.
 import { createHash } from 'node:crypto';
-import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
+import { writeJsonAtomicSync } from '../runtime/fs/atomic-file.js';
 import path from 'node:path';
 import { huddleRuntimeDir } from '../runtime/sandbox/runtime-dir.js';
 import { socketRequest } from '../runtime/process/socket-request.js';
@@ -61,10 +62,9 @@ export function pointerFile(teamDir: string): string {
   return path.join(teamDir, CONTROL_POINTER);
 }
 
+/** Written whole or not at all (temp file and rename): a client never reads half a pointer. */
 export function writePointer(teamDir: string, pointer: ControlPointer): void {
-  const file = pointerFile(teamDir);
-  writeFileSync(file, `${JSON.stringify(pointer)}\n`, { mode: 0o600 });
-  chmodSync(file, 0o600);
+  writeJsonAtomicSync(pointerFile(teamDir), pointer);
 }
 
 export function readPointer(teamDir: string): ControlPointer | undefined {

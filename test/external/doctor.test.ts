@@ -30,13 +30,14 @@ function configure(agents: Record<string, { command: string }>): void {
   trustWorkspace(ws.dir);
 }
 
-const tested = (kind: 'claude-code' | 'gemini' | 'codex') => TESTED_VERSIONS[kind]!.tested;
+const tested = (kind: 'claude-code' | 'gemini' | 'codex' | 'opencode') => TESTED_VERSIONS[kind]!.tested;
 
 describe('huddle doctor', () => {
   it('names each CLI and its version; exit 0 when all are in the tested range', async () => {
     program('claude', `${tested('claude-code')} (Claude Code)`);
     program('gemini', tested('gemini'));
     program('codex', `codex-cli ${tested('codex')}`);
+    program('opencode', tested('opencode'));
     const result = await runCli(['doctor', '--json'], { cwd: ws.dir, env: { PATH: `${bin}:/usr/bin:/bin` } });
     expect(result.code, result.stderr).toBe(0);
     const { agentClis } = JSON.parse(result.stdout);
@@ -44,6 +45,7 @@ describe('huddle doctor', () => {
       ['claude-code', tested('claude-code'), 'tested', path.join(bin, 'claude')],
       ['gemini', tested('gemini'), 'tested', path.join(bin, 'gemini')],
       ['codex', tested('codex'), 'tested', path.join(bin, 'codex')],
+      ['opencode', tested('opencode'), 'tested', path.join(bin, 'opencode')],
     ]);
   });
 
