@@ -29,3 +29,17 @@ export function describeNameRule(name: unknown): string {
     `invalid agent name '${String(name)}': a name starts with a lowercase letter, then up to 31 of ` + `a-z, 0-9, '_' or '-' (e.g. 'alice', 'test-runner')`
   );
 }
+
+/** Claude Code's tool names → huddle's tools of the same job (hook matchers, `--allowedTools` rules). */
+export const CLAUDE_CODE_TOOL_NAMES: Readonly<Record<string, string>> = {
+  Bash: 'bash',
+  Read: 'read_file',
+  Write: 'write_file',
+  Edit: 'edit_file',
+  MultiEdit: 'edit_file',
+  Glob: 'glob',
+  Grep: 'grep',
+  LS: 'glob',
+  Task: 'spawn_teammate',
+  TodoWrite: 'task_create',
+};

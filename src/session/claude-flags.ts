@@ -3,6 +3,7 @@
 // and the flags it cannot honour refused by name with the reason. Kept free of heavy imports: the
 // entry point parses with it before loading any mode.
 import type { PermissionMode } from '../runtime/permissions/permission-mode.js';
+import { CLAUDE_CODE_TOOL_NAMES } from '../runtime/vocabulary.js';
 
 /** Claude Code's permission modes (and huddle's own names) → huddle's. */
 export const CLAUDE_PERMISSION_MODES: Readonly<Record<string, PermissionMode>> = {
@@ -24,19 +25,7 @@ export function mapPermissionMode(mode: string): PermissionMode | undefined {
   return Object.hasOwn(CLAUDE_PERMISSION_MODES, mode) ? CLAUDE_PERMISSION_MODES[mode] : undefined;
 }
 
-/** Claude Code's tool names → huddle's tools of the same job. */
-const TOOL_NAMES: Readonly<Record<string, string>> = {
-  Bash: 'bash',
-  Read: 'read_file',
-  Write: 'write_file',
-  Edit: 'edit_file',
-  MultiEdit: 'edit_file',
-  Glob: 'glob',
-  Grep: 'grep',
-  LS: 'glob',
-  Task: 'spawn_teammate',
-  TodoWrite: 'task_create',
-};
+const TOOL_NAMES = CLAUDE_CODE_TOOL_NAMES;
 const READ_TOOLS = new Set(['Read', 'Glob', 'Grep', 'LS']);
 const EDIT_TOOLS = new Set(['Write', 'Edit', 'MultiEdit']);
 

@@ -1,17 +1,7 @@
 // Hook matchers, as Claude Code reads them: empty or "*" matches everything; plain names (joined by
 // |) match exactly; anything else is a regular expression tested against the name. Claude Code's
 // tool names also match huddle's equivalents, so existing "Write|Edit" hooks keep working.
-
-/** Claude Code's tool name → huddle's. */
-const CLAUDE_CODE_TOOLS: Record<string, string> = {
-  Bash: 'bash',
-  Read: 'read_file',
-  Write: 'write_file',
-  Edit: 'edit_file',
-  MultiEdit: 'edit_file',
-  Glob: 'glob',
-  Grep: 'grep',
-};
+import { CLAUDE_CODE_TOOL_NAMES } from '../vocabulary.js';
 
 export type Matcher = (value: string | undefined) => boolean;
 
@@ -22,7 +12,7 @@ export function compileMatcher(pattern: string | undefined): Matcher {
   const text = pattern?.trim() ?? '';
   if (text === '' || text === '*') return () => true;
   if (/^[\w-]+(\|[\w-]+)*$/.test(text)) {
-    const names = new Set(text.split('|').flatMap((name) => [name, ...(CLAUDE_CODE_TOOLS[name] ? [CLAUDE_CODE_TOOLS[name]] : [])]));
+    const names = new Set(text.split('|').flatMap((name) => [name, ...(CLAUDE_CODE_TOOL_NAMES[name] ? [CLAUDE_CODE_TOOL_NAMES[name]] : [])]));
     return (value) => value !== undefined && names.has(value);
   }
   let regex: RegExp;
