@@ -1,7 +1,5 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/runtime/config.js';
 import { formatSettingsRows, settingsRows } from '../../src/runtime/settings/describe.js';
 import { SettingsError } from '../../src/runtime/settings/errors.js';
@@ -9,27 +7,9 @@ import { jsonSchemaDefaults, settingsDefaults } from '../../src/runtime/settings
 import { loadSettings, sourceOf } from '../../src/runtime/settings/load.js';
 import { roleSettings } from '../../src/runtime/settings/role-settings.js';
 import { budgetSettingsFrom, configFromSettings, resolveSettingsConfig } from '../../src/runtime/settings/to-config.js';
+import { settingsWorkspace } from '../helpers/settings-workspace.js';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-/** A workspace and a home, each a fresh temp dir. */
-function setup() {
-  const base = mkdtempSync(path.join(tmpdir(), 'huddle-settings-'));
-  dirs.push(base);
-  const cwd = path.join(base, 'ws');
-  const home = path.join(base, 'home');
-  mkdirSync(path.join(cwd, '.team'), { recursive: true });
-  mkdirSync(home, { recursive: true });
-  const write = (file: string, value: unknown) => {
-    const target = file.startsWith('~/') ? path.join(home, file.slice(2)) : path.join(cwd, file);
-    mkdirSync(path.dirname(target), { recursive: true });
-    writeFileSync(target, typeof value === 'string' ? value : JSON.stringify(value, null, 2));
-  };
-  return { cwd, home, write };
-}
+const setup = () => settingsWorkspace('huddle-settings-');
 
 function errorOf(run: () => unknown): string {
   try {

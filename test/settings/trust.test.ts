@@ -1,34 +1,16 @@
 // Workspace settings that widen trust wait for the person (docs/trust.md): left out until the file's
 // exact content is trusted, in a record outside the workspace (0600); narrowing entries apply at
 // once; the user's own file is trusted as it is; a changed file asks again.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadSettings } from '../../src/runtime/settings/load.js';
 import { SettingsAllowList } from '../../src/runtime/settings/settings-allow-list.js';
 import { TrustStore, wideningKeys } from '../../src/runtime/settings/trust.js';
 import { loadRoles } from '../../src/agents/roles.js';
+import { settingsWorkspace } from '../helpers/settings-workspace.js';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-function setup() {
-  const base = mkdtempSync(path.join(tmpdir(), 'huddle-trust-'));
-  dirs.push(base);
-  const cwd = path.join(base, 'ws');
-  const home = path.join(base, 'home');
-  mkdirSync(path.join(cwd, '.team'), { recursive: true });
-  mkdirSync(home, { recursive: true });
-  const write = (file: string, value: unknown) => {
-    const target = file.startsWith('~/') ? path.join(home, file.slice(2)) : path.join(cwd, file);
-    mkdirSync(path.dirname(target), { recursive: true });
-    writeFileSync(target, JSON.stringify(value, null, 2));
-  };
-  return { cwd, home, write, env: {} as NodeJS.ProcessEnv };
-}
+const setup = () => settingsWorkspace('huddle-trust-');
 
 const hook = { hooks: [{ type: 'command', command: 'echo hi' }] };
 
