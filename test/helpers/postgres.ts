@@ -1,8 +1,11 @@
 // The PostgreSQL server the tests use: HUDDLE_TEST_PG_URL (CI starts a throwaway one in .ci/run;
 // locally `eval "$(scripts/test-postgres.sh start)"` does the same). Without it the PostgreSQL
 // tests skip locally, saying how to get one, and FAIL under CI=true.
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import { describe, it } from 'vitest';
+import { REPO_ROOT } from './run-cli.js';
 
 export const PG_URL = process.env.HUDDLE_TEST_PG_URL?.trim() || undefined;
 
@@ -36,4 +39,13 @@ export function teamUrl(base: string, prefix = 'test'): { url: string; team: str
   const url = new URL(base);
   url.searchParams.set('team', team);
   return { url: url.href, team };
+}
+
+/** A throwaway server of the test's own (scripts/test-postgres.sh start), for tests that crash, restart or reconfigure it. */
+export function startOwnServer(): { url: string; dir: string } {
+  const exports = execFileSync('bash', [path.join(REPO_ROOT, 'scripts', 'test-postgres.sh'), 'start'], { encoding: 'utf8' });
+  const url = /HUDDLE_TEST_PG_URL=(\S+)/.exec(exports)?.[1];
+  const dir = /HUDDLE_TEST_PG_DIR=(\S+)/.exec(exports)?.[1];
+  if (!url || !dir) throw new Error(`scripts/test-postgres.sh start said: ${exports}`);
+  return { url, dir };
 }

@@ -12,7 +12,7 @@ import { EventHub } from '../../../src/runtime/events/events.js';
 import { postgresBackend } from '../../../src/runtime/store/postgres/pg-store.js';
 import type { TeamStore } from '../../../src/runtime/store/team-store.js';
 import { Workspace } from '../../../src/runtime/workspace/workspace.js';
-import { describePostgres, teamUrl } from '../../helpers/postgres.js';
+import { describePostgres, teamUrl, startOwnServer } from '../../helpers/postgres.js';
 import { REPO_ROOT } from '../../helpers/run-cli.js';
 import { bundlePgFixture, type Exit, runFixture } from './fixtures/bundle.js';
 
@@ -56,11 +56,7 @@ describePostgres('crashes on a team in PostgreSQL', () => {
   let store: TeamStore | undefined;
   beforeAll(() => {
     root = mkdtempSync(path.join(tmpdir(), 'huddle-pg-crash-'));
-    const exports = execFileSync('bash', [SCRIPT, 'start'], { encoding: 'utf8' });
-    const url = /HUDDLE_TEST_PG_URL=(\S+)/.exec(exports)?.[1];
-    const dir = /HUDDLE_TEST_PG_DIR=(\S+)/.exec(exports)?.[1];
-    if (!url || !dir) throw new Error(`scripts/test-postgres.sh start said: ${exports}`);
-    server = { url, dir };
+    server = startOwnServer();
   });
   afterAll(async () => {
     for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');

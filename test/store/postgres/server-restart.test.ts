@@ -16,7 +16,7 @@ import { postgresBackend } from '../../../src/runtime/store/postgres/pg-store.js
 import { Workspace } from '../../../src/runtime/workspace/workspace.js';
 import { mintPersonKey } from '../../../src/session/person-key.js';
 import { type FakeApi, startFakeApi } from '../../helpers/fake-api.js';
-import { describePostgres, teamUrl } from '../../helpers/postgres.js';
+import { describePostgres, teamUrl, startOwnServer } from '../../helpers/postgres.js';
 import { baseEnv, CLI_PATH, REPO_ROOT, runCli } from '../../helpers/run-cli.js';
 import { makeCheckouts, readTeam, scenarioEnv, scriptTeam, startWorker, type WorkerProcess } from './team-scenario.js';
 
@@ -41,11 +41,7 @@ describePostgres('a team on PostgreSQL through a restart of its server', () => {
   beforeAll(async () => {
     fake = await startFakeApi();
     root = mkdtempSync(path.join(tmpdir(), 'huddle-pg-restart-'));
-    const exports = execFileSync('bash', [SCRIPT, 'start'], { encoding: 'utf8' });
-    const url = /HUDDLE_TEST_PG_URL=(\S+)/.exec(exports)?.[1];
-    const dir = /HUDDLE_TEST_PG_DIR=(\S+)/.exec(exports)?.[1];
-    if (!url || !dir) throw new Error(`scripts/test-postgres.sh start said: ${exports}`);
-    server = { url, dir };
+    server = startOwnServer();
   });
   afterAll(async () => {
     if (worker && worker.child.exitCode === null) worker.child.kill('SIGKILL');

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { EventHub } from '../../../src/runtime/events/events.js';
 import { postgresBackend } from '../../../src/runtime/store/postgres/pg-store.js';
 import { Workspace } from '../../../src/runtime/workspace/workspace.js';
-import { describePostgres, teamUrl } from '../../helpers/postgres.js';
+import { describePostgres, teamUrl, startOwnServer } from '../../helpers/postgres.js';
 import { REPO_ROOT } from '../../helpers/run-cli.js';
 
 const SCRIPT = path.join(REPO_ROOT, 'scripts', 'test-postgres.sh');
@@ -51,11 +51,8 @@ describePostgres('a team on PostgreSQL over TLS', () => {
   let certs: string;
   beforeAll(async () => {
     root = mkdtempSync(path.join(tmpdir(), 'huddle-pg-tls-'));
-    const exports = execFileSync('bash', [SCRIPT, 'start'], { encoding: 'utf8' });
-    const url = /HUDDLE_TEST_PG_URL=(\S+)/.exec(exports)?.[1];
-    const dir = /HUDDLE_TEST_PG_DIR=(\S+)/.exec(exports)?.[1];
-    if (!url || !dir) throw new Error(`scripts/test-postgres.sh start said: ${exports}`);
-    server = { url, dir };
+    server = startOwnServer();
+    const { url, dir } = server;
     certs = path.join(root, 'certs');
     execFileSync('mkdir', ['-p', certs]);
     makeCertificates(certs);
