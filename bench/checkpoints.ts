@@ -1,5 +1,5 @@
 // The checkpoint's cost per tool call (runtime/workspace/checkpoints.ts): what the wrapper around a
-// write-capable tool does (agents/checkpointed-tools.ts: the repository's health, a checkpoint, the
+// write-capable tool does (agents/tools/checkpointed-tools.ts: the repository's health, a checkpoint, the
 // health again) in a repository of 2,000 committed files, 100 times with nothing changed and 50
 // times with one file changed before each call. Targets: ≤ 25 ms median unchanged (the common case:
 // one `git add -A` against the shadow's index, i.e. one git process: ~9 ms on a quiet machine, and

@@ -5,9 +5,9 @@
 // rebuilding the context), and the cheaper first step, cutting old tool results to stubs.
 import path from 'node:path';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
-import { AgentLoop } from '../src/agents/agent-loop.js';
-import { Compactor } from '../src/agents/compaction.js';
-import { trimOldToolResults } from '../src/agents/context-trim.js';
+import { AgentLoop } from '../src/agents/loop/agent-loop.js';
+import { Compactor } from '../src/agents/loop/compaction.js';
+import { trimOldToolResults } from '../src/agents/loop/context-trim.js';
 import { estimateTokens } from '../src/runtime/model/context-window.js';
 import { agentEmitter, EventHub } from '../src/runtime/events/events.js';
 import { ModelClient } from '../src/runtime/model/model-client.js';

@@ -4,7 +4,7 @@
 // (in process: node's own start-up is what the `version` benchmark measures).
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Team } from '../src/agents/team.js';
+import { Team } from '../src/agents/lifecycle/team.js';
 import { resolveConfig } from '../src/runtime/config.js';
 import { openFileStore } from '../src/runtime/store/file/file-store.js';
 import { EventHub } from '../src/runtime/events/events.js';

@@ -35,6 +35,19 @@ const RUNTIME_MUST_NOT_IMPORT = [
  */
 const ROOM_MUST_NOT_IMPORT = [['src/runtime/tools/', 'src/runtime/permissions/', 'the tools are below the permission gate that reads their declarations']];
 
+/**
+ * Inner orders (docs/architecture.md): inside a parent folder, rooms listed low to high. A file in a room may
+ * import its own room and the rooms listed before it, never one listed after it. Files of the parent that are in
+ * no listed room (shared vocabulary such as `src/agents/team-context.ts`) are free to be imported by every room.
+ */
+export const INNER_ORDERS = [
+  {
+    parent: 'src/agents/',
+    rooms: ['prompts/', 'loop/', 'tools/', 'lifecycle/'],
+    why: 'the wings of src/agents build upward: prompts < loop < tools < lifecycle',
+  },
+];
+
 // Every static `import … from 'x'` / `export … from 'x'` at the start of a line (type-only or not).
 const STATEMENT = /^[ \t]*(?:import|export)\b[^'";]*?\bfrom\s*['"]([^'"]+)['"]/gm;
 
@@ -142,6 +155,29 @@ function cyclePath(graph, component) {
   return component.join(', ');
 }
 
+/** The room of `file` under one order, and its rank (undefined when the file is in none of its rooms). */
+function roomRank(order, file) {
+  if (!file.startsWith(order.parent)) return undefined;
+  const rest = file.slice(order.parent.length);
+  const rank = order.rooms.findIndex((room) => rest.startsWith(room));
+  return rank === -1 ? undefined : rank;
+}
+
+export function orderViolations(graph, orders = INNER_ORDERS) {
+  const found = [];
+  for (const [file, imports] of graph) {
+    for (const order of orders) {
+      const from = roomRank(order, file);
+      if (from === undefined) continue;
+      for (const { to } of imports) {
+        const into = roomRank(order, to);
+        if (into !== undefined && into > from) found.push(`${file} imports ${to} (${order.why})`);
+      }
+    }
+  }
+  return found;
+}
+
 export function layerViolations(graph) {
   const found = [];
   for (const [file, imports] of graph) {
@@ -159,12 +195,13 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const problems = [
     ...cycles(graph).map((component) => `import cycle: ${cyclePath(graph, component)}`),
     ...layerViolations(graph).map((line) => `layer: ${line}`),
+    ...orderViolations(graph).map((line) => `order: ${line}`),
   ];
   if (problems.length) {
     process.stderr.write(`${problems.join('\n')}\ncheck-imports: ${problems.length} problem(s) in ${graph.size} files of src/\n`);
     process.exit(1);
   }
   process.stdout.write(
-    `check-imports: ${graph.size} files of src/, no import cycles, src/runtime imports no console, agents or session, runtime/tools no runtime/permissions\n`,
+    `check-imports: ${graph.size} files of src/, no import cycles, src/runtime imports no console, agents or session, runtime/tools no runtime/permissions, inner orders kept (${INNER_ORDERS.map((order) => order.parent).join(', ')})\n`,
   );
 }

@@ -16,7 +16,7 @@ import { scrub } from './runtime/store/file/event-log.js';
 import { LEAD_NAME } from './runtime/vocabulary.js';
 import { sandboxStatus } from './runtime/sandbox/status.js';
 import { summaryLines } from './runtime/record/run-record.js';
-import { checkpointsAtRunEnd } from './agents/checkpointed-tools.js';
+import { checkpointsAtRunEnd } from './agents/tools/checkpointed-tools.js';
 import { claudeMcpStatus, StreamJsonView, type ResultSubtype } from './session/stream-json.js';
 import { chooseSessionId, storeSessionId } from './session/session-id.js';
 

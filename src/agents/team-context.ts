@@ -10,9 +10,9 @@ import type { Workspace } from '../runtime/workspace/workspace.js';
 import type { Budget } from '../runtime/budget/budget.js';
 import type { SpawnLike } from '../runtime/process/spawn.js';
 import type { Settings } from '../runtime/settings/schema.js';
-import type { ProjectMemory } from './memory.js';
-import type { McpToolSource } from './mcp-tools.js';
-import type { TeamHooks } from './team-hooks.js';
+import type { ProjectMemory } from './prompts/memory.js';
+import type { McpToolSource } from './tools/mcp-tools.js';
+import type { TeamHooks } from './tools/team-hooks.js';
 
 export interface TeamContext {
   config: HuddleConfig;

@@ -19,7 +19,7 @@ import path from 'node:path';
 import { callResult, channelRequest, type ToolDefinitionParam } from '../agents/external/agent-channel.js';
 import { huddleServerTools, liveTeamTools } from '../agents/external/huddle-tools.js';
 import type { TeamContext } from '../agents/team-context.js';
-import type { TeamControl } from '../agents/team-tools.js';
+import type { TeamControl } from '../agents/tools/team-tools.js';
 import { resolveConfig } from '../runtime/config.js';
 import { agentEmitter, EventHub } from '../runtime/events/events.js';
 import type { ModelBackend } from '../runtime/model/model-client.js';

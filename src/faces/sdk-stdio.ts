@@ -18,7 +18,7 @@ import { mapPermissionMode } from '../session/claude-flags.js';
 import { resolveModelAlias, MODEL_ALIASES } from '../runtime/model/model-aliases.js';
 import { scrub } from '../runtime/store/file/event-log.js';
 import type { HuddleEvent } from '../runtime/events/events.js';
-import { checkpointsAtRunEnd } from '../agents/checkpointed-tools.js';
+import { checkpointsAtRunEnd } from '../agents/tools/checkpointed-tools.js';
 
 declare const __HUDDLE_VERSION__: string;
 const VERSION = typeof __HUDDLE_VERSION__ === 'string' ? __HUDDLE_VERSION__ : '0.0.0-dev';

@@ -2,7 +2,7 @@
 // it, archive it, refuse, or ask), the team's stores (where another live huddle refuses us:
 // TeamBusyError), then the team. Every face opens its session here; none wires stores and agents.
 import path from 'node:path';
-import { Team } from '../agents/team.js';
+import { Team } from '../agents/lifecycle/team.js';
 import { EventHub, type EventListener } from '../runtime/events/events.js';
 import { StoreError, type TeamStore } from '../runtime/store/team-store.js';
 import { budgetSettingsFrom } from '../runtime/settings/to-config.js';

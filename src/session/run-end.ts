@@ -5,12 +5,12 @@
 // A team that settles with work someone took and never finished has not succeeded either: a teammate
 // lost with its host, say, and nobody left to take its task back up. That run ends `unfinished`
 // (exit 1). A task nobody took (the lead planned it for later) is no failure.
-import type { Team } from '../agents/team.js';
+import type { Team } from '../agents/lifecycle/team.js';
 import type { BudgetStop } from '../runtime/budget/budget.js';
 import type { EventHub } from '../runtime/events/events.js';
 import type { Task } from '../runtime/store/board/task.js';
 import type { TeamStore } from '../runtime/store/team-store.js';
-import { formatDuration } from '../agents/protocols.js';
+import { formatDuration } from '../agents/lifecycle/protocols.js';
 
 export type RunEnd =
   | { kind: 'settled' }

@@ -4,7 +4,7 @@
 // person should read: deprecated files, a hook matcher that does not compile, a server that did
 // not start, and which hooks and servers the repository itself brings (they run without asking).
 import { randomUUID } from 'node:crypto';
-import { ProjectMemory } from '../agents/memory.js';
+import { ProjectMemory } from '../agents/prompts/memory.js';
 import type { HookRunner } from '../runtime/hooks/hook-runner.js';
 import type { McpServers } from '../runtime/mcp/mcp-servers.js';
 import type { SpawnLike } from '../runtime/process/spawn.js';

@@ -3,11 +3,11 @@
 // agent, interrupt, spawn, shut down, restart, compact, clear, set the model, budgets, approvals,
 // worktrees). Faces — the console, headless runs, and later a worker, `huddle mcp` and the
 // control socket — never reach into the Team, its agents or their loops: they come here.
-import type { Team } from '../agents/team.js';
-import type { ResumeReport } from '../agents/resume.js';
-import type { RestartResult } from '../agents/restart.js';
-import type { CompactionResult } from '../agents/compaction.js';
-import type { TurnOutcome } from '../agents/agent-loop.js';
+import type { Team } from '../agents/lifecycle/team.js';
+import type { ResumeReport } from '../agents/lifecycle/resume.js';
+import type { RestartResult } from '../agents/lifecycle/restart.js';
+import type { CompactionResult } from '../agents/loop/compaction.js';
+import type { TurnOutcome } from '../agents/loop/agent-loop.js';
 import type { HuddleConfig } from '../runtime/config.js';
 import type { EventFields, EventHub, EventListener } from '../runtime/events/events.js';
 import { addUsage, emptyUsage } from '../runtime/model/pricing.js';
@@ -20,7 +20,7 @@ import type { LoggedEvent } from '../runtime/store/event-store.js';
 import { StoreError, type TeamStore } from '../runtime/store/team-store.js';
 import { agentEmitter } from '../runtime/events/events.js';
 import { ToolRegistry } from '../runtime/tools/registry.js';
-import { planSubmissionTool, teammateTools } from '../agents/team-tools.js';
+import { planSubmissionTool, teammateTools } from '../agents/tools/team-tools.js';
 import { ExternalTeammate } from '../agents/external/external-teammate.js';
 import type { TerminalView } from '../agents/external/pty-driver.js';
 import { scrub } from '../runtime/store/file/event-log.js';
@@ -33,7 +33,7 @@ import { settingsRows, type SettingsRow } from '../runtime/settings/describe.js'
 import type { LoadedSettings } from '../runtime/settings/load.js';
 import type { Settings } from '../runtime/settings/schema.js';
 import type { Workspace } from '../runtime/workspace/workspace.js';
-import { hostPlacement, leaveWorker } from '../agents/placement.js';
+import { hostPlacement, leaveWorker } from '../agents/lifecycle/placement.js';
 import { BudgetIntents } from './budget-intents.js';
 import { untilDone, type RunEnd } from './run-end.js';
 import type { PermissionMode } from '../runtime/permissions/permission-mode.js';
@@ -573,7 +573,7 @@ export class TeamSession {
     return `asked ${name} to shut down (${requestId})`;
   }
 
-  /** A fresh loop for the agent, keeping its workspace, tasks and a summary (agents/restart.ts). */
+  /** A fresh loop for the agent, keeping its workspace, tasks and a summary (agents/lifecycle/restart.ts). */
   restart(name: string): Promise<RestartResult> {
     return this.#team.restart(name);
   }

@@ -11,7 +11,7 @@ import type { TeamSession } from '../session/team-session.js';
 import { Attention } from '../session/attention.js';
 import { askToTrust } from '../session/trust-question.js';
 import { Notifier } from '../runtime/notify/notifier.js';
-import { checkpointsAtRunEnd } from '../agents/checkpointed-tools.js';
+import { checkpointsAtRunEnd } from '../agents/tools/checkpointed-tools.js';
 import { ConsoleController } from './console-controller.js';
 import { EventBridge } from './state/event-bridge.js';
 import { createConsoleStore } from './state/console-store.js';

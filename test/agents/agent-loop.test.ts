@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 
 import path from 'node:path';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AgentLoop } from '../../src/agents/agent-loop.js';
+import { AgentLoop } from '../../src/agents/loop/agent-loop.js';
 import { agentEmitter, EventHub, type EventRecord as HuddleEvent } from '../../src/runtime/events/events.js';
 import { ModelClient } from '../../src/runtime/model/model-client.js';
 import { coreTools } from '../../src/runtime/tools/core-tools.js';

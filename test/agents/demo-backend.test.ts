@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createDemoWorkspace, type DemoWorkspace } from '../../src/agents/demo/demo-workspace.js';
 import { ScriptedDemoBackend } from '../../src/agents/demo/scripted-backend.js';
 import { openFileStore } from '../../src/runtime/store/file/file-store.js';
-import { Team } from '../../src/agents/team.js';
+import { Team } from '../../src/agents/lifecycle/team.js';
 import { resolveConfig } from '../../src/runtime/config.js';
 import { EventHub } from '../../src/runtime/events/events.js';
 import { InterruptedError, type ModelRequest } from '../../src/runtime/model/model-client.js';

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findImports, ProjectMemory, readProjectInstructions } from '../../src/agents/memory.js';
+import { findImports, ProjectMemory, readProjectInstructions } from '../../src/agents/prompts/memory.js';
 
 const dirs: string[] = [];
 afterEach(() => {

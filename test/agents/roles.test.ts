@@ -1,7 +1,7 @@
 // Role files: huddle's own examples in .team/roles parse, and bad front matter is a clear error.
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadRoles, parseRole } from '../../src/agents/roles.js';
+import { loadRoles, parseRole } from '../../src/agents/lifecycle/roles.js';
 
 describe('roles', () => {
   it("loads huddle's own example roles over the built-in ones", () => {

@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/tui/commands/commands.js';
-import { StallWatchdog } from '../../src/agents/watchdog.js';
+import { StallWatchdog } from '../../src/agents/lifecycle/watchdog.js';
 import { EventHub } from '../../src/runtime/events/events.js';
 import { ConsoleController } from '../../src/tui/console-controller.js';
 import { createConsoleStore } from '../../src/tui/state/console-store.js';

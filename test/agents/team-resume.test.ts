@@ -4,7 +4,7 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { INTERRUPTED_RESULT } from '../../src/agents/transcript-replay.js';
+import { INTERRUPTED_RESULT } from '../../src/agents/loop/transcript-replay.js';
 import { FileBoard } from '../../src/runtime/store/file/board/file-board.js';
 import { replyText } from '../helpers/fake-api.js';
 import { allUserTexts, lastToolResults, openTeamHarness, systemText, type TeamHarness } from '../helpers/team-harness.js';

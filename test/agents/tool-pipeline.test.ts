@@ -1,4 +1,4 @@
-// The tool pipeline's steps one at a time (src/agents/tool-pipeline.ts), with the real parts: hook
+// The tool pipeline's steps one at a time (src/agents/tools/tool-pipeline.ts), with the real parts: hook
 // scripts run by the HookRunner, the PermissionGate with its command policy, a file board and a verify
 // command, git checkpoints of a real repository. The tools are made up for each test and declare their
 // effects under names the steps could not recognise: the steps go by the declaration.
@@ -21,8 +21,8 @@ import {
   runCall,
   sessionSandbox,
   type Call,
-} from '../../src/agents/tool-pipeline.js';
-import { TeamHooks } from '../../src/agents/team-hooks.js';
+} from '../../src/agents/tools/tool-pipeline.js';
+import { TeamHooks } from '../../src/agents/tools/team-hooks.js';
 import { EventHub } from '../../src/runtime/events/events.js';
 import { HookRunner } from '../../src/runtime/hooks/hook-runner.js';
 import { PermissionGate } from '../../src/runtime/permissions/permission-gate.js';

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { INTERRUPTED_RESULT, replayEvents, resumeTurn } from '../../src/agents/transcript-replay.js';
+import { INTERRUPTED_RESULT, replayEvents, resumeTurn } from '../../src/agents/loop/transcript-replay.js';
 import type { LoggedEvent } from '../../src/runtime/store/event-store.js';
 import { readAgentEvents } from '../../src/runtime/store/file/event-log.js';
 

@@ -1,4 +1,4 @@
-// One rule from events to a transcript (src/agents/transcript.ts): what an agent sends the model
+// One rule from events to a transcript (src/agents/loop/transcript.ts): what an agent sends the model
 // live and what a resume rebuilds from its log are the same messages, whatever happened — tool
 // calls with text between them, a response cut at max_tokens, calls skipped because the agent
 // stopped, old results trimmed, a compaction, a restart, a /clear, an interrupted stream, a retry.
@@ -6,8 +6,8 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { replayEvents } from '../../src/agents/transcript-replay.js';
-import { Transcript } from '../../src/agents/transcript.js';
+import { replayEvents } from '../../src/agents/loop/transcript-replay.js';
+import { Transcript } from '../../src/agents/loop/transcript.js';
 import type { HuddleEvent } from '../../src/runtime/events/events.js';
 import { readAgentEvents } from '../../src/runtime/store/file/event-log.js';
 import { overloaded, reply, replyText, text, toolUse, type Block, type RecordedRequest, type Scripted } from '../helpers/fake-api.js';

@@ -1,6 +1,6 @@
 // A huddle that cannot find its own cli.js (embedded, no HUDDLE_CLI) refuses to start an external
 // teammate whose MCP server is huddle itself, in one line, and records no member: no ghost `working`
-// teammate is left on the roster (agents/team.ts checks before recording it).
+// teammate is left on the roster (agents/lifecycle/team.ts checks before recording it).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

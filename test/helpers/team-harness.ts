@@ -6,13 +6,13 @@
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Team } from '../../src/agents/team.js';
-import type { McpToolSource } from '../../src/agents/mcp-tools.js';
-import { ProjectMemory } from '../../src/agents/memory.js';
+import { Team } from '../../src/agents/lifecycle/team.js';
+import type { McpToolSource } from '../../src/agents/tools/mcp-tools.js';
+import { ProjectMemory } from '../../src/agents/prompts/memory.js';
 import { HookRunner } from '../../src/runtime/hooks/hook-runner.js';
 import type { Settings } from '../../src/runtime/settings/schema.js';
-import type { Teammate } from '../../src/agents/teammate.js';
-import type { SpawnRequest } from '../../src/agents/team-tools.js';
+import type { Teammate } from '../../src/agents/lifecycle/teammate.js';
+import type { SpawnRequest } from '../../src/agents/tools/team-tools.js';
 import type { Message } from '../../src/runtime/store/bus.js';
 import { resolveConfig, type HuddleConfig } from '../../src/runtime/config.js';
 import { openFileStore } from '../../src/runtime/store/file/file-store.js';

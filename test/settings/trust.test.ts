@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { loadSettings } from '../../src/runtime/settings/load.js';
 import { SettingsAllowList } from '../../src/runtime/settings/settings-allow-list.js';
 import { TrustStore, wideningKeys } from '../../src/runtime/settings/trust.js';
-import { loadRoles } from '../../src/agents/roles.js';
+import { loadRoles } from '../../src/agents/lifecycle/roles.js';
 import { settingsWorkspace } from '../helpers/settings-workspace.js';
 
 const setup = () => settingsWorkspace('huddle-trust-');

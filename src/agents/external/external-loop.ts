@@ -5,10 +5,10 @@
 // turn's usage with its cost as the CLI reports it, and the final text. The budget gate runs
 // before each turn; unread inbox messages join the turn; a stop (an approved shutdown, the idle
 // tool) ends the CLI's turn after the tool call that asked for it.
-import { AgentLoop, type AgentLoopOptions, type TurnOutcome, type TurnSource } from '../agent-loop.js';
+import { AgentLoop, type AgentLoopOptions, type TurnOutcome, type TurnSource } from '../loop/agent-loop.js';
 import { emptyUsage } from '../../runtime/model/pricing.js';
 import type { ExternalDriver, TurnReport, TurnSink } from './driver.js';
-import { checkpointForExternal, repairForExternal } from '../checkpointed-tools.js';
+import { checkpointForExternal, repairForExternal } from '../tools/checkpointed-tools.js';
 
 export interface ExternalLoopHooks {
   /** May the agent run this tool (its CLI asks)? undefined: yes; else the reason it may not. */

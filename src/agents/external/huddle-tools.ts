@@ -8,11 +8,11 @@ import { messageTools } from '../../runtime/tools/message-tools.js';
 import { ToolRegistry } from '../../runtime/tools/registry.js';
 import { taskTools } from '../../runtime/tools/task-tools.js';
 import type { Tool } from '../../runtime/tools/types.js';
-import { reviewTools } from '../review-tools.js';
+import { reviewTools } from '../tools/review-tools.js';
 import type { TeamContext } from '../team-context.js';
-import { planSubmissionTool, teammateTools, type TeamControl } from '../team-tools.js';
+import { planSubmissionTool, teammateTools, type TeamControl } from '../tools/team-tools.js';
 import type { Workspace } from '../../runtime/workspace/workspace.js';
-import { throughPipeline } from '../tool-pipeline.js';
+import { throughPipeline } from '../tools/tool-pipeline.js';
 import { AgentChannel } from './agent-channel.js';
 
 /** The tools that need the live team (its lifecycle), not only its store. */

@@ -4,8 +4,8 @@
 // (CLAUDE.md, AGENTS.md), appended to the CLI's own system prompt or, where a CLI takes none,
 // put before its first turn.
 import { LEAD_NAME } from '../../runtime/vocabulary.js';
-import { readProjectInstructions } from '../memory.js';
-import { identityLine, type Identity } from '../prompts.js';
+import { readProjectInstructions } from '../prompts/memory.js';
+import { identityLine, type Identity } from '../prompts/prompts.js';
 import type { AgentKind } from './launch.js';
 
 const TEAM_TOOLS = ['task_list', 'task_get', 'claim_task', 'task_update', 'task_create', 'send_message', 'read_inbox', 'idle', 'shutdown_response'];

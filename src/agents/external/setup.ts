@@ -11,7 +11,7 @@ import type { PermissionGate } from '../../runtime/permissions/permission-gate.j
 import { childEnvironment } from '../../runtime/process/spawn.js';
 import { agentSocketPath, agentStateDir, sandboxStatus } from '../../runtime/sandbox/index.js';
 import type { Workspace } from '../../runtime/workspace/workspace.js';
-import type { Identity } from '../prompts.js';
+import type { Identity } from '../prompts/prompts.js';
 import type { AgentChannel } from './agent-channel.js';
 import { externalSandbox } from './external-sandbox.js';
 import { ModelGrant } from './model-relay.js';

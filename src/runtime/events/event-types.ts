@@ -42,7 +42,7 @@ export interface EventFields {
    * A tool call's result. A call of the response that was not run (the turn was interrupted or the
    * agent is stopping after an earlier call, or the response was cut at max_tokens) has no
    * `tool_call` event; its result says `skipped: true` and carries the call's `input`, so the
-   * transcript (agents/transcript.ts) holds the call and its result as the model saw them.
+   * transcript (agents/loop/transcript.ts) holds the call and its result as the model saw them.
    */
   tool_result: {
     id: string;
@@ -164,7 +164,7 @@ export interface EventFields {
   };
 }
 
-/** Old tool results cut to stubs (agents/context-trim.ts). */
+/** Old tool results cut to stubs (agents/loop/context-trim.ts). */
 export type TrimFields = {
   kind: 'trim';
   cut: number;
@@ -178,7 +178,7 @@ export type TrimFields = {
   cache_loss_tokens?: number;
 };
 
-/** The transcript replaced by a summary (agents/compaction.ts). */
+/** The transcript replaced by a summary (agents/loop/compaction.ts). */
 export type SummaryFields = {
   kind: 'summary';
   /** `restart` only in logs written before `context_reset` existed. */

@@ -9,7 +9,7 @@
 //   4. the last block of the message before the latest assistant turn: where the previous call's
 //      rolling breakpoint was, so it is found however many blocks the new turn added (a response
 //      with 25 tool calls is 50 blocks later, past the 20-block lookback of breakpoint 3).
-// Marks go on a copy of the request: the transcript (agents/transcript.ts) never sees them, so
+// Marks go on a copy of the request: the transcript (agents/loop/transcript.ts) never sees them, so
 // what resume rebuilds is unchanged; only how the request is marked.
 import type { ContentBlockParam, MessageParam, TextBlockParam, Tool } from '@anthropic-ai/sdk/resources/messages';
 

@@ -1,5 +1,5 @@
 // The permission gate, per agent: before a tool that declares `shell`, `write` or `external` effects
-// runs, the tool pipeline's permission step (agents/tool-pipeline.ts) calls `check`, which applies
+// runs, the tool pipeline's permission step (agents/tools/tool-pipeline.ts) calls `check`, which applies
 // the agent's permission mode (command-policy.ts) and, in ask mode, waits for the person through the
 // approvals queue. Refusals are tool errors that say why and what to do, so the agent's loop goes on.
 import path from 'node:path';

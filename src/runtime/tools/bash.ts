@@ -80,7 +80,7 @@ let warnedUnsandboxed = false;
 
 async function runShell(command: string, context: ToolContext, timeoutMs: number): Promise<ShellOutcome> {
   const { signal, workspace } = context;
-  // The session's status, carried by the context (agents/tool-pipeline.ts); the process's for a context made elsewhere.
+  // The session's status, carried by the context (agents/tools/tool-pipeline.ts); the process's for a context made elsewhere.
   const status = context.sandbox ?? sandboxStatus();
   if (!status.available && !status.onPurpose && !warnedUnsandboxed) {
     warnedUnsandboxed = true;

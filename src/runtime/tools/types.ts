@@ -18,13 +18,13 @@ export interface ToolContext {
   permissionMode?: PermissionMode;
   /**
    * Whether commands run sandboxed, read once when the session opened and handed to every call
-   * (agents/tool-pipeline.ts). Absent (a context made outside a team): the process's status.
+   * (agents/tools/tool-pipeline.ts). Absent (a context made outside a team): the process's status.
    */
   sandbox?: SandboxStatus;
 }
 
 /**
- * What a call of a tool can do, declared with the tool: the pipeline's steps (agents/tool-pipeline.ts)
+ * What a call of a tool can do, declared with the tool: the pipeline's steps (agents/tools/tool-pipeline.ts)
  * read this, never the tool's name.
  */
 export const TOOL_EFFECTS = [

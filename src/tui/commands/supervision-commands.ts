@@ -1,5 +1,5 @@
 // Slash commands for supervising agents: /restart (a fresh loop that keeps workspace, tasks and
-// a summary of the transcript; src/agents/restart.ts).
+// a summary of the transcript; src/agents/lifecycle/restart.ts).
 import type { SlashCommand } from './types.js';
 import { agentNames, attempt, oneName, usage } from './helpers.js';
 

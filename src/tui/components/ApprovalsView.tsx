@@ -23,7 +23,7 @@ export function ApprovalsView({ store, width, height }: { store: ConsoleStore; w
       {shown.map((request, i) => {
         const isSelected = first + i === selected;
         // A budget stop (runtime/budget.ts): y extends the budget, n stops the agent.
-        // A stall or failure notice (agents/watchdog.ts): y restarts the agent, n dismisses.
+        // A stall or failure notice (agents/lifecycle/watchdog.ts): y restarts the agent, n dismisses.
         const notice = request.tool === 'stalled' || request.tool === 'failed';
         const always = notice
           ? 'a also restarts'

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { Team } from '../../../src/agents/team.js';
+import { Team } from '../../../src/agents/lifecycle/team.js';
 import { resolveConfig } from '../../../src/runtime/config.js';
 import { EventHub } from '../../../src/runtime/events/events.js';
 import { ModelClient, modelClientOptions } from '../../../src/runtime/model/model-client.js';

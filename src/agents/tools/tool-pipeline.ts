@@ -9,11 +9,11 @@
 import { checkpointBefore, repairAfter } from './checkpointed-tools.js';
 import { completionVerdict, type CompletionGateOptions } from './completion-gate.js';
 import type { TeamHooks } from './team-hooks.js';
-import type { HookRunContext } from '../runtime/hooks/hook-runner.js';
-import type { PermissionGate } from '../runtime/permissions/permission-gate.js';
-import type { SandboxStatus } from '../runtime/sandbox/status.js';
-import { oneLine } from '../runtime/tools/registry.js';
-import { canWriteWorkspace, effectsOf, ToolError, type Tool, type ToolContext, type ToolResult } from '../runtime/tools/types.js';
+import type { HookRunContext } from '../../runtime/hooks/hook-runner.js';
+import type { PermissionGate } from '../../runtime/permissions/permission-gate.js';
+import type { SandboxStatus } from '../../runtime/sandbox/status.js';
+import { oneLine } from '../../runtime/tools/registry.js';
+import { canWriteWorkspace, effectsOf, ToolError, type Tool, type ToolContext, type ToolResult } from '../../runtime/tools/types.js';
 
 /** What the steps need from the team; a step whose part is absent is skipped. */
 export interface PipelineDeps {

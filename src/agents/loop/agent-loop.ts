@@ -3,11 +3,11 @@
 // The loop never edits its messages itself: it emits events, and its transcript (transcript.ts,
 // the rule resume uses too) builds the messages from them. Every tool_use gets a tool_result.
 import type { ContentBlock, MessageParam, ToolUseBlock } from '@anthropic-ai/sdk/resources/messages';
-import { tappedEmitter, type AgentEmitter, type PromptSource } from '../runtime/events/events.js';
-import { InterruptedError, ModelError, type ModelBackend } from '../runtime/model/model-client.js';
-import { addUsage, emptyUsage, type TokenUsage } from '../runtime/model/pricing.js';
-import type { ToolRegistry } from '../runtime/tools/registry.js';
-import type { Workspace } from '../runtime/workspace/workspace.js';
+import { tappedEmitter, type AgentEmitter, type PromptSource } from '../../runtime/events/events.js';
+import { InterruptedError, ModelError, type ModelBackend } from '../../runtime/model/model-client.js';
+import { addUsage, emptyUsage, type TokenUsage } from '../../runtime/model/pricing.js';
+import type { ToolRegistry } from '../../runtime/tools/registry.js';
+import type { Workspace } from '../../runtime/workspace/workspace.js';
 import { Transcript } from './transcript.js';
 
 export interface AgentLoopOptions {

@@ -4,21 +4,21 @@
 // recorded, so nothing is delivered twice. Teammates that cannot come back (failed, or their role
 // file no longer loads) release their tasks to the board. Run before the team starts; the lead's
 // resume turn waits for its next input (the prompt of the resumed run).
-import type { EventStore, LoggedEvent } from '../runtime/store/event-store.js';
-import type { Member } from '../runtime/store/roster.js';
-import type { PermissionGate } from '../runtime/permissions/permission-gate.js';
-import { teammateMode } from '../runtime/permissions/permission-mode.js';
-import { contextWindowFor } from '../runtime/model/context-window.js';
-import { formatInbox } from '../runtime/inbox.js';
-import { ensureWorktree } from '../runtime/workspace/worktree.js';
-import { LEAD_NAME } from '../runtime/vocabulary.js';
-import type { Agent } from './agent.js';
+import type { EventStore, LoggedEvent } from '../../runtime/store/event-store.js';
+import type { Member } from '../../runtime/store/roster.js';
+import type { PermissionGate } from '../../runtime/permissions/permission-gate.js';
+import { teammateMode } from '../../runtime/permissions/permission-mode.js';
+import { contextWindowFor } from '../../runtime/model/context-window.js';
+import { formatInbox } from '../../runtime/inbox.js';
+import { ensureWorktree } from '../../runtime/workspace/worktree.js';
+import { LEAD_NAME } from '../../runtime/vocabulary.js';
+import type { Agent } from '../loop/agent.js';
 import type { Lead } from './lead.js';
 import { loadRoles, type RoleDefinition } from './roles.js';
-import type { TeamContext } from './team-context.js';
+import type { TeamContext } from '../team-context.js';
 import type { Teammate, TeammateResume, TeammateStart } from './teammate.js';
-import { replayEvents, resumeTurn } from './transcript-replay.js';
-import { isAgentKind } from './external/launch.js';
+import { replayEvents, resumeTurn } from '../loop/transcript-replay.js';
+import { isAgentKind } from '../external/launch.js';
 
 /** A rebuilt transcript above this share of the context window is compacted rather than replayed whole. */
 const RESUME_COMPACT_FRACTION = 0.5;

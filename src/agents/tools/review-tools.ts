@@ -5,11 +5,11 @@
 // `reviewMaxRounds` requests for changes the next one goes to the lead instead, and the task
 // stays in review until the lead decides.
 import { z } from 'zod';
-import type { ReviewDecision, Task } from '../runtime/store/board.js';
-import { boardCall } from '../runtime/tools/task-tools.js';
-import { defineTool, ToolError, type Tool } from '../runtime/tools/types.js';
-import { LEAD_NAME } from '../runtime/vocabulary.js';
-import type { TeamContext } from './team-context.js';
+import type { ReviewDecision, Task } from '../../runtime/store/board.js';
+import { boardCall } from '../../runtime/tools/task-tools.js';
+import { defineTool, ToolError, type Tool } from '../../runtime/tools/types.js';
+import { LEAD_NAME } from '../../runtime/vocabulary.js';
+import type { TeamContext } from '../team-context.js';
 
 /** The role whose teammates review (and only review: they do not auto-claim pending tasks). */
 export const REVIEWER_ROLE = 'reviewer';

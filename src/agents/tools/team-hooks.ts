@@ -4,10 +4,10 @@
 // UserPromptSubmit and Stop in the lead, TeammateIdle in a teammate, TaskCompleted in the
 // completion gate (completion-gate.ts), PreCompact in the compactor, SessionStart/SessionEnd and
 // Notification in the session core.
-import type { AgentEmitter } from '../runtime/events/events.js';
-import { BLOCKING_EFFECT, type HookEventInput } from '../runtime/hooks/hook-events.js';
-import { hookEventFields, type HookOutcome, type HookRunContext, type HookRunner } from '../runtime/hooks/hook-runner.js';
-import type { HookEventName } from '../runtime/settings/schema.js';
+import type { AgentEmitter } from '../../runtime/events/events.js';
+import { BLOCKING_EFFECT, type HookEventInput } from '../../runtime/hooks/hook-events.js';
+import { hookEventFields, type HookOutcome, type HookRunContext, type HookRunner } from '../../runtime/hooks/hook-runner.js';
+import type { HookEventName } from '../../runtime/settings/schema.js';
 
 /** A Stop or TeammateIdle hook may keep an agent working this many times in a row, then it is let go. */
 export const MAX_HOOK_CONTINUATIONS = 8;

@@ -4,14 +4,14 @@
 // workspace: anything but exit 0 refuses the update, and the command's output (head and tail) goes
 // back as the tool error so the agent can fix it and try again. Then TaskCompleted hooks run (also
 // for review_approve): exit 2 keeps the task open with the hook's stderr as the error.
-import type { Settings } from '../runtime/settings/schema.js';
-import type { SpawnLike } from '../runtime/process/spawn.js';
-import { childEnvironment } from '../runtime/process/spawn.js';
-import type { Board, Task } from '../runtime/store/board.js';
-import type { Roster } from '../runtime/store/roster.js';
-import type { ToolContext } from '../runtime/tools/types.js';
-import { runVerify, verifyCommandFor, verifyFailureMessage } from '../runtime/verify/verify.js';
-import { LEAD_NAME } from '../runtime/vocabulary.js';
+import type { Settings } from '../../runtime/settings/schema.js';
+import type { SpawnLike } from '../../runtime/process/spawn.js';
+import { childEnvironment } from '../../runtime/process/spawn.js';
+import type { Board, Task } from '../../runtime/store/board.js';
+import type { Roster } from '../../runtime/store/roster.js';
+import type { ToolContext } from '../../runtime/tools/types.js';
+import { runVerify, verifyCommandFor, verifyFailureMessage } from '../../runtime/verify/verify.js';
+import { LEAD_NAME } from '../../runtime/vocabulary.js';
 import { isReviewerRole } from './review-tools.js';
 import type { TeamHooks } from './team-hooks.js';
 

@@ -3,14 +3,14 @@
 // runs it as its own in-process teammate, in its own checkout. Everything between them goes
 // through the store: the roster (status), the bus (messages, shutdown and plan protocols), the
 // board, and the event record (the lead's console shows the remote panes from it).
-import type { Placement, PlacementSpec } from '../runtime/store/hosts.js';
-import type { Task } from '../runtime/store/board.js';
-import type { PermissionMode } from '../runtime/permissions/permission-mode.js';
-import { LEAD_NAME } from '../runtime/vocabulary.js';
-import type { PermissionGate } from '../runtime/permissions/permission-gate.js';
-import type { TeamStore } from '../runtime/store/team-store.js';
+import type { Placement, PlacementSpec } from '../../runtime/store/hosts.js';
+import type { Task } from '../../runtime/store/board.js';
+import type { PermissionMode } from '../../runtime/permissions/permission-mode.js';
+import { LEAD_NAME } from '../../runtime/vocabulary.js';
+import type { PermissionGate } from '../../runtime/permissions/permission-gate.js';
+import type { TeamStore } from '../../runtime/store/team-store.js';
 import { loadRoles } from './roles.js';
-import type { TeamContext } from './team-context.js';
+import type { TeamContext } from '../team-context.js';
 import type { Teammate, TeammateStart } from './teammate.js';
 
 /** What placing and hosting teammates needs of the team (implemented by Team). */

@@ -2,22 +2,22 @@
 // broadcast, shutdown, plan decisions) and the teammates' (idle, shutdown answers, plan
 // submission) — and the assembly of each agent's tool set from them and the runtime's tools.
 import { z } from 'zod';
-import { defineTool, isReadOnly, ToolError, type Tool } from '../runtime/tools/types.js';
-import { bashTool } from '../runtime/tools/bash.js';
-import { coreTools } from '../runtime/tools/core-tools.js';
-import { messageTools } from '../runtime/tools/message-tools.js';
-import { ToolRegistry } from '../runtime/tools/registry.js';
-import { taskTools } from '../runtime/tools/task-tools.js';
-import { toolAllowed, type ToolAccess } from '../runtime/mcp/tool-names.js';
-import { whyNotReadOnly } from '../runtime/permissions/read-only-shell.js';
-import type { PermissionGate } from '../runtime/permissions/permission-gate.js';
-import { PERMISSION_MODES, type PermissionMode } from '../runtime/permissions/permission-mode.js';
-import { roleSettings } from '../runtime/settings/role-settings.js';
+import { defineTool, isReadOnly, ToolError, type Tool } from '../../runtime/tools/types.js';
+import { bashTool } from '../../runtime/tools/bash.js';
+import { coreTools } from '../../runtime/tools/core-tools.js';
+import { messageTools } from '../../runtime/tools/message-tools.js';
+import { ToolRegistry } from '../../runtime/tools/registry.js';
+import { taskTools } from '../../runtime/tools/task-tools.js';
+import { toolAllowed, type ToolAccess } from '../../runtime/mcp/tool-names.js';
+import { whyNotReadOnly } from '../../runtime/permissions/read-only-shell.js';
+import type { PermissionGate } from '../../runtime/permissions/permission-gate.js';
+import { PERMISSION_MODES, type PermissionMode } from '../../runtime/permissions/permission-mode.js';
+import { roleSettings } from '../../runtime/settings/role-settings.js';
 import { mcpToolsFor } from './mcp-tools.js';
 import { isReviewerRole, REVIEW_TOOL_NAMES, reviewTools } from './review-tools.js';
-import { AGENT_KINDS, type TeammateKind } from './external/launch.js';
-import type { TeamContext } from './team-context.js';
-import type { SandboxStatus } from '../runtime/sandbox/status.js';
+import { AGENT_KINDS, type TeammateKind } from '../external/launch.js';
+import type { TeamContext } from '../team-context.js';
+import type { SandboxStatus } from '../../runtime/sandbox/status.js';
 import { throughPipeline } from './tool-pipeline.js';
 
 /** What the tool sets are made from: the team's stores, each agent's permission mode, the session's sandbox. */

@@ -1,11 +1,11 @@
 // The lead: runs the person's prompts, and is woken by its inbox whenever it is not in a turn
 // (docs/contract.md#protocols), so it can end its turn to wait for its teammates' reports.
-import { Agent, type AgentSpec } from './agent.js';
-import { waitingSince } from './liveness.js';
-import type { PendingInput, TurnOutcome } from './agent-loop.js';
-import type { TeamContext } from './team-context.js';
-import { MAX_HOOK_CONTINUATIONS } from './team-hooks.js';
-import { StoreError } from '../runtime/store/store-errors.js';
+import { Agent, type AgentSpec } from '../loop/agent.js';
+import { waitingSince } from '../loop/liveness.js';
+import type { PendingInput, TurnOutcome } from '../loop/agent-loop.js';
+import type { TeamContext } from '../team-context.js';
+import { MAX_HOOK_CONTINUATIONS } from '../tools/team-hooks.js';
+import { StoreError } from '../../runtime/store/store-errors.js';
 
 export interface LeadTurn {
   input: 'prompt' | 'inbox';

@@ -3,12 +3,12 @@
 // appended synchronously as things happen. The rule is the live loop's own (transcript.ts); this
 // file reads the log into it and writes the one user turn a resumed agent gets.
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
-import { parseLoggedEvent } from '../runtime/events/logged-event.js';
-import type { Message } from '../runtime/store/bus.js';
-import type { LoggedEvent } from '../runtime/store/event-store.js';
-import { estimateTokens } from '../runtime/model/context-window.js';
-import { identityBlock, type OwnedTask } from './identity-block.js';
-import type { Identity } from './prompts.js';
+import { parseLoggedEvent } from '../../runtime/events/logged-event.js';
+import type { Message } from '../../runtime/store/bus.js';
+import type { LoggedEvent } from '../../runtime/store/event-store.js';
+import { estimateTokens } from '../../runtime/model/context-window.js';
+import { identityBlock, type OwnedTask } from '../prompts/identity-block.js';
+import type { Identity } from '../prompts/prompts.js';
 import { Transcript } from './transcript.js';
 
 export { INTERRUPTED_RESULT } from './transcript.js';

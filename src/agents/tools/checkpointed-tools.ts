@@ -7,11 +7,11 @@
 //
 // Only the team's own checkout is checkpointed: a teammate's worktree is its own branch, and the
 // sandbox keeps it away from the main checkout. HUDDLE_CHECKPOINTS=off turns checkpoints off.
-import { Checkpoints, type Checkpoint } from '../runtime/workspace/checkpoints.js';
-import { lostSince, lostWorkLine, repairGitIfBroken } from '../runtime/workspace/rewind.js';
-import { oneLine } from '../runtime/tools/registry.js';
-import type { Tool, ToolContext } from '../runtime/tools/types.js';
-import type { AgentEmitter } from '../runtime/events/events.js';
+import { Checkpoints, type Checkpoint } from '../../runtime/workspace/checkpoints.js';
+import { lostSince, lostWorkLine, repairGitIfBroken } from '../../runtime/workspace/rewind.js';
+import { oneLine } from '../../runtime/tools/registry.js';
+import type { Tool, ToolContext } from '../../runtime/tools/types.js';
+import type { AgentEmitter } from '../../runtime/events/events.js';
 
 /** The first checkpoint this process took of each workspace: the state when the run began. */
 const started = new Map<string, Checkpoint>();

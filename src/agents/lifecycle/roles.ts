@@ -3,10 +3,10 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { isPermissionMode, PERMISSION_MODES, type PermissionMode } from '../runtime/permissions/permission-mode.js';
-import { AGENT_KINDS } from '../runtime/settings/schema.js';
-import { roleFileTrusted } from '../runtime/settings/role-trust.js';
-import { workspaceKey } from '../runtime/settings/load.js';
+import { isPermissionMode, PERMISSION_MODES, type PermissionMode } from '../../runtime/permissions/permission-mode.js';
+import { AGENT_KINDS } from '../../runtime/settings/schema.js';
+import { roleFileTrusted } from '../../runtime/settings/role-trust.js';
+import { workspaceKey } from '../../runtime/settings/load.js';
 
 export interface RoleDefinition {
   name: string;

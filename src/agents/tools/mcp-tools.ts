@@ -3,9 +3,9 @@
 // else `external`; runtime/mcp/mcp-servers.ts), and the tool pipeline's permission step goes by that:
 // in plan mode only read-only tools run; in ask mode any other tool waits for the person (`a` allows
 // it for good: its name goes on the allow-list); in auto mode they all run.
-import type { McpServers } from '../runtime/mcp/mcp-servers.js';
-import type { ToolAccess } from '../runtime/mcp/tool-names.js';
-import type { Tool } from '../runtime/tools/types.js';
+import type { McpServers } from '../../runtime/mcp/mcp-servers.js';
+import type { ToolAccess } from '../../runtime/mcp/tool-names.js';
+import type { Tool } from '../../runtime/tools/types.js';
 
 /** What the agents need of the session's MCP servers. */
 export type McpToolSource = Pick<McpServers, 'tools'>;

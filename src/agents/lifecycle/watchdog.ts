@@ -2,14 +2,14 @@
 // silent, a tool that never returns) is interrupted, and everyone is told: a `warning` event, its
 // status reason, and — for a teammate — the lead, through its inbox. One timer for the whole team,
 // armed only while some agent works: an idle team costs nothing.
-import type { EventHub } from '../runtime/events/events.js';
-import type { Approvals } from '../runtime/store/approvals.js';
-import { clockTime } from './liveness.js';
-import { LEAD_NAME } from '../runtime/vocabulary.js';
+import type { EventHub } from '../../runtime/events/events.js';
+import type { Approvals } from '../../runtime/store/approvals.js';
+import { clockTime } from '../loop/liveness.js';
+import { LEAD_NAME } from '../../runtime/vocabulary.js';
 import { formatDuration } from './protocols.js';
-import type { Agent } from './agent.js';
+import type { Agent } from '../loop/agent.js';
 import type { RestartResult } from './restart.js';
-import type { TeamContext } from './team-context.js';
+import type { TeamContext } from '../team-context.js';
 
 /** What the team watchdog needs of the team. */
 export interface WatchedTeam {

@@ -1,6 +1,6 @@
 // HUDDLE_PLAN_APPROVAL=person: a plan-mode teammate's plan waits in the person's needs-you queue
 // instead of going to the lead; y approves it, n sends it back to be revised.
-import type { Approvals } from '../runtime/store/approvals.js';
+import type { Approvals } from '../../runtime/store/approvals.js';
 import type { Protocols } from './protocols.js';
 
 export async function askPersonAboutPlan(

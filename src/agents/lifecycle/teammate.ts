@@ -1,20 +1,20 @@
 // A teammate's lifecycle (docs/contract.md#protocols): WORK, then IDLE until an inbox message or a claimable
 // task wakes it (events, not polling), until the idle timeout shuts it down. An approved
 // shutdown ends the loop at the end of the current tool call.
-import { Agent, type AgentSpec } from './agent.js';
-import type { TurnOutcome, TurnSource } from './agent-loop.js';
-import { autoClaimTurn } from './prompts.js';
-import { LEAD_NAME } from '../runtime/vocabulary.js';
+import { Agent, type AgentSpec } from '../loop/agent.js';
+import type { TurnOutcome, TurnSource } from '../loop/agent-loop.js';
+import { autoClaimTurn } from '../prompts/prompts.js';
+import { LEAD_NAME } from '../../runtime/vocabulary.js';
 import { formatDuration } from './protocols.js';
-import { onTask, waitingSince } from './liveness.js';
-import { isReviewerRole, reviewMaxRounds, reviewRequestedTurn } from './review-tools.js';
-import type { TeamContext } from './team-context.js';
-import { MAX_HOOK_CONTINUATIONS } from './team-hooks.js';
-import type { Message } from '../runtime/store/bus.js';
-import type { ToolRegistry } from '../runtime/tools/registry.js';
-import type { WorktreeInfo } from '../runtime/workspace/worktree.js';
+import { onTask, waitingSince } from '../loop/liveness.js';
+import { isReviewerRole, reviewMaxRounds, reviewRequestedTurn } from '../tools/review-tools.js';
+import type { TeamContext } from '../team-context.js';
+import { MAX_HOOK_CONTINUATIONS } from '../tools/team-hooks.js';
+import type { Message } from '../../runtime/store/bus.js';
+import type { ToolRegistry } from '../../runtime/tools/registry.js';
+import type { WorktreeInfo } from '../../runtime/workspace/worktree.js';
 import type { RoleDefinition } from './roles.js';
-import type { AgentKind, LaunchSpec } from './external/launch.js';
+import type { AgentKind, LaunchSpec } from '../external/launch.js';
 
 /** What a teammate is started with, on spawn and on resume. */
 export interface TeammateStart {

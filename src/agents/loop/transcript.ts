@@ -18,11 +18,11 @@
 // changes the transcript, or by commit(); a tool call left without a result then gets an error
 // result, so the transcript never holds a dangling tool_use (a crash cut it).
 import type { ContentBlockParam, MessageParam, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
-import type { HuddleEvent, EventOf } from '../runtime/events/events.js';
-import type { Message } from '../runtime/store/bus.js';
+import type { HuddleEvent, EventOf } from '../../runtime/events/events.js';
+import type { Message } from '../../runtime/store/bus.js';
 import { trimOldToolResults, type ToolResultContent } from './context-trim.js';
-import { identityBlock } from './identity-block.js';
-import type { Identity } from './prompts.js';
+import { identityBlock } from '../prompts/identity-block.js';
+import type { Identity } from '../prompts/prompts.js';
 
 export const INTERRUPTED_RESULT = 'interrupted by a crash; not known whether it ran';
 

@@ -1,14 +1,14 @@
 // What the lead and every teammate share: a turn loop, an identity, an inbox that is delivered
 // to the model exactly once, and a status kept true in the roster.
-import type { MemberStatus } from '../runtime/vocabulary.js';
-import { agentEmitter, type AgentEmitter } from '../runtime/events/events.js';
-import type { Message } from '../runtime/store/bus.js';
-import { Inbox } from '../runtime/inbox.js';
+import type { MemberStatus } from '../../runtime/vocabulary.js';
+import { agentEmitter, type AgentEmitter } from '../../runtime/events/events.js';
+import type { Message } from '../../runtime/store/bus.js';
+import { Inbox } from '../../runtime/inbox.js';
 import { AgentLoop, type AgentLoopOptions, type PendingInput, type TurnOutcome } from './agent-loop.js';
 import { Compactor, type CompactionResult } from './compaction.js';
-import type { TeamContext } from './team-context.js';
-import type { ToolRegistry } from '../runtime/tools/registry.js';
-import type { Workspace } from '../runtime/workspace/workspace.js';
+import type { TeamContext } from '../team-context.js';
+import type { ToolRegistry } from '../../runtime/tools/registry.js';
+import type { Workspace } from '../../runtime/workspace/workspace.js';
 
 export interface AgentSpec {
   name: string;

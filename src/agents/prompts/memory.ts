@@ -15,8 +15,8 @@
 import { closeSync, constants, fstatSync, openSync, readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { hiddenFromAgents } from '../runtime/sandbox/hidden-paths.js';
-import { scrub } from '../runtime/secrets.js';
+import { hiddenFromAgents } from '../../runtime/sandbox/hidden-paths.js';
+import { scrub } from '../../runtime/secrets.js';
 
 export const DEFAULT_MEMORY_CHARS = 40_000;
 /** Claude Code follows imports at most this many hops deep. */

@@ -3,14 +3,14 @@
 // turn is the identity block (docs/contract.md#injected-turns) with the tasks it owns, then the summary. The
 // restart is logged as a `context_reset`, so a resume starts from there too.
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
-import type { ModelBackend } from '../runtime/model/model-client.js';
-import type { Agent } from './agent.js';
-import type { AgentLoop } from './agent-loop.js';
-import { renderTranscript, summaryPrompt } from './compaction.js';
-import { identityBlock } from './identity-block.js';
-import { LEAD_NAME } from '../runtime/vocabulary.js';
+import type { ModelBackend } from '../../runtime/model/model-client.js';
+import type { Agent } from '../loop/agent.js';
+import type { AgentLoop } from '../loop/agent-loop.js';
+import { renderTranscript, summaryPrompt } from '../loop/compaction.js';
+import { identityBlock } from '../prompts/identity-block.js';
+import { LEAD_NAME } from '../../runtime/vocabulary.js';
 import type { Lead } from './lead.js';
-import type { TeamContext } from './team-context.js';
+import type { TeamContext } from '../team-context.js';
 import type { Teammate, TeammateSpec } from './teammate.js';
 
 /** What a restart needs of the team. */

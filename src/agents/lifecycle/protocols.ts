@@ -2,8 +2,8 @@
 // shutdown (the teammate may refuse; silence past a grace period stops it anyway) and plan
 // approval (a plan-mode teammate stays read-only until the lead approves; optional auto-approve).
 import { randomUUID } from 'node:crypto';
-import type { Bus } from '../runtime/store/bus.js';
-import { LEAD_NAME } from '../runtime/vocabulary.js';
+import type { Bus } from '../../runtime/store/bus.js';
+import { LEAD_NAME } from '../../runtime/vocabulary.js';
 
 interface PendingShutdown {
   teammate: string;

@@ -7,17 +7,17 @@
 // context only by emitting their `compaction` event: the agent's transcript (transcript.ts) applies
 // it, live and on resume alike.
 import type { ContentBlockParam, MessageParam } from '@anthropic-ai/sdk/resources/messages';
-import type { HuddleConfig } from '../runtime/config.js';
-import { contextWindowFor, estimateTokens } from '../runtime/model/context-window.js';
-import type { EventStore } from '../runtime/store/event-store.js';
-import type { AgentEmitter } from '../runtime/events/events.js';
-import { InterruptedError, type ModelBackend } from '../runtime/model/model-client.js';
-import type { TokenUsage } from '../runtime/model/pricing.js';
-import { capOutput } from '../runtime/tools/output-cap.js';
+import type { HuddleConfig } from '../../runtime/config.js';
+import { contextWindowFor, estimateTokens } from '../../runtime/model/context-window.js';
+import type { EventStore } from '../../runtime/store/event-store.js';
+import type { AgentEmitter } from '../../runtime/events/events.js';
+import { InterruptedError, type ModelBackend } from '../../runtime/model/model-client.js';
+import type { TokenUsage } from '../../runtime/model/pricing.js';
+import { capOutput } from '../../runtime/tools/output-cap.js';
 import type { AgentLoop } from './agent-loop.js';
 import { firstTrimmedMessage, measureTrim, restoreToolResults, toolNames, type ToolResultContent } from './context-trim.js';
-import { identityBlock, type OwnedTask } from './identity-block.js';
-import type { Identity } from './prompts.js';
+import { identityBlock, type OwnedTask } from '../prompts/identity-block.js';
+import type { Identity } from '../prompts/prompts.js';
 import { blocksOf, compactedContext } from './transcript.js';
 
 export type CompactionSettings = Pick<HuddleConfig, 'trimAt' | 'trimKeepTurns' | 'compactAt' | 'maxTokens' | 'apiKey' | 'authToken'>;
