@@ -2,7 +2,8 @@
 // failover) under a team: an idle worker, an idle headless lead whose teammates all run on the
 // worker, and then the team at work. Every process carries on (none ends on an empty event loop),
 // says on stderr while the server is away, and the team finishes: every task done once, every
-// report delivered once, exit 0. The server is this test's own (it is restarted), never the shared one.
+// report delivered once, exit 0. A lead also rides out an outage longer than its lease. The server is
+// this test's own (it is restarted), never the shared one.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { execFileSync } from 'node:child_process';
@@ -95,6 +96,38 @@ describePostgres('a team on PostgreSQL through a restart of its server', () => {
     expect(worker.child.exitCode, worker.stderr()).toBe(null);
     worker.child.kill('SIGTERM');
     expect(await worker.exited, worker.stderr()).toBe(0);
+  });
+
+  it('a lead rides out an outage longer than its lease: its team finishes, each task done once, each report delivered once', { timeout: 180_000 }, async () => {
+    const LEASE_MS = 1_500;
+    const [checkout] = Object.values(makeCheckouts(root, ['long-outage']));
+    const { url, team } = teamUrl(server!.url, 'long-outage');
+    scriptTeam(fake, { tasks: TASKS, teammates: TEAMMATES, delayMs: 300 });
+    const env = { ...scenarioEnv(fake.url), HUDDLE_LEASE_MS: String(LEASE_MS) };
+    const lead = runCli(['-p', 'Split the work and get it done.', '--json', '--team', url, '--cwd', checkout!], { env, timeoutMs: 150_000 });
+    await until(
+      () => fake.requests.some((r) => r.agent === 'lead' && JSON.stringify(r.body?.messages ?? []).includes('report #')),
+      'a first report to reach the lead',
+      120_000,
+    );
+    execFileSync('bash', [SCRIPT, 'down', server!.dir]);
+    // The outage is the thing under test: it must outlast the lead's lease (twice over), whatever the machine's pace.
+    const downAt = Date.now();
+    await until(() => Date.now() - downAt > 2 * LEASE_MS, "the lead's lease to lapse");
+    execFileSync('bash', [SCRIPT, 'up', server!.dir]);
+
+    const done = await lead;
+    expect(done.code, done.stderr).toBe(0);
+    // The outage happened while the lead held the team (--json puts its warnings on stdout).
+    expect(done.stdout).toMatch(/"database":"unreachable"/);
+    expect(done.stdout).toMatch(/"database":"reachable"/);
+    const record = await readTeam(server!.url, team);
+    expect(record.tasks.map((task) => task.status)).toEqual(Array.from({ length: TASKS }, () => 'completed'));
+    for (const [id, count] of record.completions) expect(count, `completions of #${id}`).toBe(1);
+    expect(record.completions.size).toBe(TASKS);
+    const reports = record.leadInbox.filter((m) => m.content.startsWith('report #'));
+    expect(reports).toHaveLength(TASKS);
+    for (const report of reports) expect(record.deliveries.get(report.id), report.content).toBe(1);
   });
 
   it('huddle mcp says the database is away, then serves the team again', { timeout: 120_000 }, async () => {

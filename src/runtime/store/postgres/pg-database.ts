@@ -376,7 +376,9 @@ async function fenceAndLock(client: pg.ClientBase, options: WriteOptions<unknown
   const statements = ['BEGIN', ...transactionSettings(database)];
   if (held) {
     const select = lock ? `${fn}($4, hashtext($5))` : '1';
-    const sql = `SELECT ${select} FROM huddle_hosts WHERE team = $1 AND host = $2 AND epoch = $3 AND state = 'live' AND lease_until > now() FOR KEY SHARE`;
+    // A lead's writes are fenced by its state alone: a lead whose lease lapsed in an outage still holds the
+    // team until another lead takes it (and marks it gone); its first write back may come before its renewal.
+    const sql = `SELECT ${select} FROM huddle_hosts WHERE team = $1 AND host = $2 AND epoch = $3 AND state = 'live' AND (lease_until > now() OR kind = 'lead') FOR KEY SHARE`;
     statements.push(inline(client, sql, [options.team, held.host, held.epoch, ...(lock?.key ?? [])]));
   } else if (lock) {
     statements.push(inline(client, `SELECT ${fn}($1, hashtext($2))`, lock.key));

@@ -165,9 +165,12 @@ export class PgHosts implements TeamHosts {
     let client = this.#leaseClient;
     try {
       client ??= await this.#connectLeaseClient();
+      // A lead renews a lapsed lease too: nobody sweeps a lead, and a lead that took the team over in the
+      // meantime marked this one `gone` (pg-store.ts), which this statement then finds. A worker's lapsed
+      // lease is the sweep's to hand over, so it is lost.
       const { rows } = await client.query(
         `UPDATE huddle_hosts SET lease_until = now() + lease_ms * interval '1 millisecond'
-          WHERE team = $1 AND host = $2 AND epoch = $3 AND state = 'live' AND lease_until > now() RETURNING 1`,
+          WHERE team = $1 AND host = $2 AND epoch = $3 AND state = 'live' AND (lease_until > now() OR kind = 'lead') RETURNING 1`,
         [this.#ctx.team, this.self, this.epoch],
       );
       reachability.up();
@@ -180,10 +183,12 @@ export class PgHosts implements TeamHosts {
       return true;
     } catch (error) {
       if (this.#closed) return true;
-      // Could not reach the database: the next renewal tries again on a new connection, until a whole lease went by.
+      // Could not reach the database: the next renewal tries again on a new connection. A worker gives up
+      // once a whole lease went by (its teammates are handed over); a lead rides out an outage of any
+      // length, since only another lead taking the team can end its hold (docs/postgresql-managed.md#when-the-server-goes-away).
       reachability.down(error);
       if (client) this.#dropLeaseClient(client);
-      if (Date.now() - this.#lastRenewed >= leaseMs) this.#lose();
+      if (this.#registration.kind !== 'lead' && Date.now() - this.#lastRenewed >= leaseMs) this.#lose();
       return false;
     }
   }
