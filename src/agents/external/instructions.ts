@@ -41,7 +41,9 @@ export function externalInstructions(options: InstructionOptions): string {
   const { identity, kind } = options;
   const tool = (name: string) => mcpToolName(kind, name);
   const tools = TEAM_TOOLS.map(tool).join(', ');
-  const named = Object.fromEntries(['task_list', 'task_get', 'claim_task', 'task_update', 'send_message', 'shutdown_response', 'plan_approval'].map((name) => [name, tool(name)]));
+  const named = Object.fromEntries(
+    ['task_list', 'task_get', 'claim_task', 'task_update', 'send_message', 'shutdown_response', 'plan_approval'].map((name) => [name, tool(name)]),
+  );
   const lines = [
     fill('external-teammate', { identity: identityLine(identity), cwd: options.cwd, lead: LEAD_NAME, tools, planMode: Boolean(options.planMode), ...named }),
   ];

@@ -54,5 +54,10 @@ export function replayEvents(events: LoggedEvent[], identity?: Identity, transcr
 
 /** The one user turn a resumed agent gets (docs/contract.md#injected-turns): its identity block and the open tasks it owns. */
 export function resumeTurn(identity: Identity, tasks: OwnedTask[], extra: { interrupted?: number; inbox?: string } = {}): string {
-  return fill('turn-resumed', { identity: identityLine(identity), interrupted: extra.interrupted ?? 0, tasks: ownedTaskLines(tasks), inbox: extra.inbox ?? '' });
+  return fill('turn-resumed', {
+    identity: identityLine(identity),
+    interrupted: extra.interrupted ?? 0,
+    tasks: ownedTaskLines(tasks),
+    inbox: extra.inbox ?? '',
+  });
 }

@@ -78,22 +78,31 @@ export function templateText(name: TemplateName): string {
 
 /** Fills the template `name` with `values`; throws TemplateError on a missing, unknown or malformed name. */
 export function fill(name: TemplateName, values: Record<string, TemplateValue>): string {
-  const text = templateText(name);
+  return render(templateText(name), values, `template ${name}`);
+}
+
+/** `fill` for a text of the same syntax (`label` names it in errors). */
+export function render(text: string, values: Record<string, TemplateValue>, label = 'template'): string {
   const used = new Set([...text.matchAll(TAG)].map((match) => match[1]!));
   const missing = [...used].filter((key) => !Object.hasOwn(values, key));
   const unknown = Object.keys(values).filter((key) => !used.has(key));
   if (missing.length || unknown.length) {
-    throw new TemplateError(
-      `template ${name}: ${[missing.length && `no value for ${missing.join(', ')}`, unknown.length && `no placeholder for ${unknown.join(', ')}`].filter(Boolean).join('; ')}`,
-    );
+    const problems = [missing.length && `no value for ${missing.join(', ')}`, unknown.length && `no placeholder for ${unknown.join(', ')}`];
+    throw new TemplateError(`${label}: ${problems.filter(Boolean).join('; ')}`);
   }
-  const resolved = sections(text, values);
-  if (resolved.replace(PLACEHOLDER, '').includes('{{')) throw new TemplateError(`template ${name}: an unclosed section or a malformed tag`);
+  // Every section closed and every tag well formed, whichever sections the values keep.
+  if (
+    sections(text, () => true)
+      .replace(PLACEHOLDER, '')
+      .includes('{{')
+  )
+    throw new TemplateError(`${label}: an unclosed section or a malformed tag`);
   // One pass: a value is inserted as it is, never read again for tags.
-  return resolved.replace(PLACEHOLDER, (_tag, key: string) => String(values[key]));
+  const kept = sections(text, (kind, key) => Boolean(values[key]) === (kind === '#'));
+  return kept.replace(PLACEHOLDER, (_tag, key: string) => String(values[key]));
 }
 
-/** Keeps or drops each section by its value, inner sections too; placeholders are left for `fill`. */
-function sections(text: string, values: Record<string, TemplateValue>): string {
-  return text.replace(SECTION, (_whole, kind: string, key: string, inner: string) => (Boolean(values[key]) === (kind === '#') ? sections(inner, values) : ''));
+/** Each section's text where `keep` says so (inner sections the same way), else nothing; placeholders stay. */
+function sections(text: string, keep: (kind: string, key: string) => boolean): string {
+  return text.replace(SECTION, (_whole, kind: string, key: string, inner: string) => (keep(kind, key) ? sections(inner, keep) : ''));
 }

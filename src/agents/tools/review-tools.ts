@@ -147,7 +147,13 @@ export function reviewTools(ctx: TeamContext): Tool[] {
           type: 'message',
           from: agent,
           to: LEAD_NAME,
-          content: fill('message-review-owner-gone', { id: task.id, subject: task.subject, owner, status: member.status, feedback: task.review_feedback ?? '' }),
+          content: fill('message-review-owner-gone', {
+            id: task.id,
+            subject: task.subject,
+            owner,
+            status: member.status,
+            feedback: task.review_feedback ?? '',
+          }),
         });
         text += `. Note: ${owner} is ${member.status}, so the lead was told too`;
       }
