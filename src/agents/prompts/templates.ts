@@ -23,6 +23,9 @@ import messageShutdownTimedOut from './message-shutdown-timed-out.md';
 import projectInstructionsFile from './project-instructions-file.md';
 import projectInstructionsLeftOut from './project-instructions-left-out.md';
 import projectInstructions from './project-instructions.md';
+import roleCoder from './role-coder.md';
+import roleReviewer from './role-reviewer.md';
+import roleTester from './role-tester.md';
 import sessionStartContext from './session-start-context.md';
 import teammateSystem from './teammate-system.md';
 import teammateWorktree from './teammate-worktree.md';
@@ -48,6 +51,9 @@ const TEMPLATES = {
   'project-instructions-file': projectInstructionsFile,
   'project-instructions-left-out': projectInstructionsLeftOut,
   'project-instructions': projectInstructions,
+  'role-coder': roleCoder,
+  'role-reviewer': roleReviewer,
+  'role-tester': roleTester,
   'session-start-context': sessionStartContext,
   'teammate-system': teammateSystem,
   'teammate-worktree': teammateWorktree,

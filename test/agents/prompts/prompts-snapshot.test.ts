@@ -35,6 +35,7 @@ const { summaryPrompt } = await import('../../../src/agents/loop/compaction.ts')
 const { resumeTurn } = await import('../../../src/agents/loop/transcript-replay.ts');
 const { reviewRequestedTurn } = await import('../../../src/agents/tools/review-tools.ts');
 const { externalInstructions } = await import('../../../src/agents/external/instructions.ts');
+const { loadRoles } = await import('../../../src/agents/lifecycle/roles.ts');
 const { formatInbox } = await import('../../../src/runtime/inbox.ts');
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -47,6 +48,8 @@ const alice = { name: 'alice', role: 'coder', team: 'acme' };
 const workspaceRoot = '/work/acme';
 const worktree = { workspace: { root: '/work/acme/.team/worktrees/alice' }, branch: 'huddle/alice' } as WorktreeInfo;
 const roleBody = 'As a coder you write and change code. Keep changes small and focused.';
+/** A built-in role's body, as a teammate of that role gets it (no .team/roles here). */
+const builtInRole = (name: string) => loadRoles(path.join(tmpdir(), 'huddle-no-team-dir')).roles.get(name)!.body;
 const ownedTasks = [
   { id: 3, subject: 'Parse the config file' },
   { id: 5, subject: 'Add a --dry-run flag\nwith a second line' },
@@ -110,7 +113,10 @@ function external(kind: 'claude-code' | 'codex', planMode: boolean): string {
 const cases: Record<string, () => string> = {
   'lead-system': () => leadSystemPrompt(lead, workspaceRoot),
   'teammate-system': () => teammateSystemPrompt(alice, workspaceRoot, '', 'lead'),
-  'teammate-system-with-role-and-worktree': () => teammateSystemPrompt(alice, workspaceRoot, [roleBody, worktreeInstructions(worktree)].join('\n\n'), 'lead'),
+  'teammate-system-coder-with-worktree': () =>
+    teammateSystemPrompt(alice, workspaceRoot, [builtInRole('coder'), worktreeInstructions(worktree)].join('\n\n'), 'lead'),
+  'teammate-system-tester': () => teammateSystemPrompt({ ...alice, role: 'tester' }, workspaceRoot, builtInRole('tester'), 'lead'),
+  'teammate-system-reviewer': () => teammateSystemPrompt({ ...alice, role: 'reviewer' }, workspaceRoot, builtInRole('reviewer'), 'lead'),
   'project-instructions': projectInstructions,
   'session-start-context': () => fill('session-start-context', { context: 'Branch main; 2 uncommitted files.' }),
   'external-teammate-claude-code': () => external('claude-code', false),
