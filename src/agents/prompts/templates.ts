@@ -20,6 +20,9 @@ import messageReviewOwnerGone from './message-review-owner-gone.md';
 import messageShutdownRequest from './message-shutdown-request.md';
 import messageShutdownResponse from './message-shutdown-response.md';
 import messageShutdownTimedOut from './message-shutdown-timed-out.md';
+import messageTeammateFailed from './message-teammate-failed.md';
+import messageTeammateStalled from './message-teammate-stalled.md';
+import messageTeammateStopped from './message-teammate-stopped.md';
 import projectInstructionsFile from './project-instructions-file.md';
 import projectInstructionsLeftOut from './project-instructions-left-out.md';
 import projectInstructions from './project-instructions.md';
@@ -48,6 +51,9 @@ const TEMPLATES = {
   'message-shutdown-request': messageShutdownRequest,
   'message-shutdown-response': messageShutdownResponse,
   'message-shutdown-timed-out': messageShutdownTimedOut,
+  'message-teammate-failed': messageTeammateFailed,
+  'message-teammate-stalled': messageTeammateStalled,
+  'message-teammate-stopped': messageTeammateStopped,
   'project-instructions-file': projectInstructionsFile,
   'project-instructions-left-out': projectInstructionsLeftOut,
   'project-instructions': projectInstructions,

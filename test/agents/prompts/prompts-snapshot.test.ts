@@ -140,6 +140,11 @@ const cases: Record<string, () => string> = {
   'message-shutdown-approved': () => fill('message-shutdown-response', { approve: true, teammate: 'alice', reason: '' }),
   'message-shutdown-declined': () => fill('message-shutdown-response', { approve: false, teammate: 'alice', reason: 'tests are still running' }),
   'message-shutdown-declined-no-reason': () => fill('message-shutdown-response', { approve: false, teammate: 'alice', reason: '' }),
+  'message-teammate-failed': () => fill('message-teammate-failed', { teammate: 'alice', error: 'the model API refused the key (401)' }),
+  'message-teammate-stalled': () => fill('message-teammate-stalled', { teammate: 'alice', silent: '300 s' }),
+  'message-teammate-stopped': () => fill('message-teammate-stopped', { teammate: 'alice', reason: 'its worker left', tasks: '', several: false }),
+  'message-teammate-stopped-with-tasks': () =>
+    fill('message-teammate-stopped', { teammate: 'alice', reason: 'its worker left', tasks: '#3, #5', several: true }),
   'message-plan-approval-request': () => fill('message-plan-approval-request', { teammate: 'alice', requestId: 'plan_5e6f7a8b' }),
   'message-plan-approved': () => fill('message-plan-decision', { approve: true, feedback: '' }),
   'message-plan-approved-with-feedback': () => fill('message-plan-decision', { approve: true, feedback: 'start with the parser' }),
