@@ -94,20 +94,10 @@ export async function leaveWorker(team: PlacementTeam, reason: string): Promise<
   await Promise.all(live.map((teammate) => teammate.done));
   for (const teammate of live) {
     const released: Task[] = await team.ctx.board.release(teammate.name, 'huddle').catch(() => []);
+    const tasks = released.map((t) => `#${t.id}`).join(', ');
+    const content = fill('message-teammate-stopped', { teammate: teammate.name, reason, tasks, several: released.length > 1 });
     // Telling the lead is best effort: it may be gone; the stop is in the roster and the log.
-    await team.ctx.bus
-      .send({
-        type: 'message',
-        from: 'huddle',
-        to: LEAD_NAME,
-        content: fill('message-teammate-stopped', {
-          teammate: teammate.name,
-          reason,
-          tasks: released.map((t) => `#${t.id}`).join(', '),
-          several: released.length > 1,
-        }),
-      })
-      .catch(() => undefined);
+    await team.ctx.bus.send({ type: 'message', from: 'huddle', to: LEAD_NAME, content }).catch(() => undefined);
   }
 }
 
