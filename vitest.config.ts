@@ -1,6 +1,18 @@
-import { defineConfig } from 'vitest/config';
+import { readFile } from 'node:fs/promises';
+import { defineConfig, type Plugin } from 'vitest/config';
+
+/** Markdown imported by the code is its text, as esbuild's text loader bundles it (scripts/bundle-options.mjs). */
+const markdownAsText: Plugin = {
+  name: 'markdown-as-text',
+  enforce: 'pre',
+  async load(id) {
+    if (!id.endsWith('.md')) return null;
+    return `export default ${JSON.stringify(await readFile(id, 'utf8'))};`;
+  },
+};
 
 export default defineConfig({
+  plugins: [markdownAsText],
   test: {
     include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
     // Tests spawn real processes and servers; the machine has two cores.

@@ -2,6 +2,7 @@
 // esbuild into a fresh directory under os.tmpdir(), then imports the bundle, which runs every
 // benchmark, prints the table and writes bench/results.json. See bench/README.md.
 import { build } from 'esbuild';
+import { TEXT_LOADERS } from './bundle-options.mjs';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -86,6 +87,7 @@ async function bundle(entry, outfile) {
     sourcemap: 'inline',
     define: { 'process.env.NODE_ENV': '"production"' },
     plugins: [externalsFromRepo, pinImportMeta],
+    loader: TEXT_LOADERS,
     banner: { js: banner },
     logLevel: 'warning',
   });

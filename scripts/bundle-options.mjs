@@ -20,10 +20,14 @@ const yogaWithoutFetch = {
   },
 };
 
+/** Files bundled as their text: the prompts in src/agents/prompts (no file is read at run time). */
+export const TEXT_LOADERS = { '.md': 'text' };
+
 /** Code splitting keeps `--version` and `--help` from loading the SDK or Ink. */
 export function bundleOptions({ outdir, version, minify = true }) {
   return {
     plugins: [yogaWithoutFetch],
+    loader: TEXT_LOADERS,
     entryPoints: { cli: path.join(root, 'src/cli.ts') },
     outdir,
     bundle: true,

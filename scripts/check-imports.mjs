@@ -12,6 +12,7 @@
 //
 //   node scripts/check-imports.mjs          (part of `npm test` and `npm run typecheck`)
 import { build } from 'esbuild';
+import { TEXT_LOADERS } from './bundle-options.mjs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -81,6 +82,7 @@ export async function importGraph() {
     jsx: 'automatic',
     logLevel: 'silent',
     plugins: [typeImportsVisible],
+    loader: TEXT_LOADERS,
   });
   /** file (relative to the repo) → the files and packages it imports, with how. */
   const graph = new Map();

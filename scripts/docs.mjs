@@ -5,6 +5,7 @@
 // test/tui/generated-docs.test.ts fail when a file is stale. `--check` writes nothing and exits 1
 // when something would change.
 import { build } from 'esbuild';
+import { TEXT_LOADERS } from './bundle-options.mjs';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,6 +23,7 @@ const bundled = await build({
   bundle: true,
   platform: 'node',
   format: 'esm',
+  loader: TEXT_LOADERS,
   write: false,
   logLevel: 'warning',
 });

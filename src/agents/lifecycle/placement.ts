@@ -10,6 +10,7 @@ import { LEAD_NAME } from '../../runtime/vocabulary.js';
 import type { PermissionGate } from '../../runtime/permissions/permission-gate.js';
 import type { TeamStore } from '../../runtime/store/team-store.js';
 import { loadRoles } from './roles.js';
+import { fill } from '../prompts/templates.js';
 import type { TeamContext } from '../team-context.js';
 import type { Teammate, TeammateStart } from './teammate.js';
 
@@ -93,11 +94,10 @@ export async function leaveWorker(team: PlacementTeam, reason: string): Promise<
   await Promise.all(live.map((teammate) => teammate.done));
   for (const teammate of live) {
     const released: Task[] = await team.ctx.board.release(teammate.name, 'huddle').catch(() => []);
-    const tasks = released.length ? `; its task${released.length > 1 ? 's' : ''} ${released.map((t) => `#${t.id}`).join(', ')} went back on the board` : '';
+    const tasks = released.map((t) => `#${t.id}`).join(', ');
+    const content = fill('message-teammate-stopped', { teammate: teammate.name, reason, tasks, several: released.length > 1 });
     // Telling the lead is best effort: it may be gone; the stop is in the roster and the log.
-    await team.ctx.bus
-      .send({ type: 'message', from: 'huddle', to: LEAD_NAME, content: `[huddle] ${teammate.name} stopped: ${reason}${tasks}` })
-      .catch(() => undefined);
+    await team.ctx.bus.send({ type: 'message', from: 'huddle', to: LEAD_NAME, content }).catch(() => undefined);
   }
 }
 

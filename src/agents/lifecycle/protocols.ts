@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Bus } from '../../runtime/store/bus.js';
 import { LEAD_NAME } from '../../runtime/vocabulary.js';
+import { fill } from '../prompts/templates.js';
 
 interface PendingShutdown {
   teammate: string;
@@ -58,7 +59,7 @@ export class Protocols {
       from,
       to: teammate,
       request_id: requestId,
-      content: `Please shut down (${reason}). Answer with shutdown_response {request_id: "${requestId}", approve}.`,
+      content: fill('message-shutdown-request', { reason, requestId }),
     });
     this.#trackShutdown(teammate, requestId);
     return requestId;
@@ -86,7 +87,7 @@ export class Protocols {
             type: 'message',
             from: 'huddle',
             to: LEAD_NAME,
-            content: `[huddle] ${teammate} did not answer shutdown request ${requestId} in time and was stopped.`,
+            content: fill('message-shutdown-timed-out', { teammate, requestId }),
           })
           // Telling the lead is best effort: it may be gone; the stop goes on either way.
           .catch(() => undefined)
@@ -117,7 +118,7 @@ export class Protocols {
       request_id: requestId,
       approve,
       ...(reason ? { reason } : {}),
-      content: approve ? `${teammate} is shutting down.` : `${teammate} declined to shut down: ${reason ?? 'no reason given'}`,
+      content: fill('message-shutdown-response', { approve, teammate, reason: reason ?? '' }),
     });
     if (approve) this.effects.stopGracefully(teammate, 'shutdown approved');
   }
@@ -148,7 +149,7 @@ export class Protocols {
       to: LEAD_NAME,
       request_id: requestId,
       plan,
-      content: `${teammate} asks for approval of a plan. Answer with plan_approval {request_id: "${requestId}", approve, feedback?}.`,
+      content: fill('message-plan-approval-request', { teammate, requestId }),
     });
   }
 
@@ -183,9 +184,7 @@ export class Protocols {
       request_id: requestId,
       approve,
       ...(feedback ? { feedback } : {}),
-      content: approve
-        ? `Your plan is approved${feedback ? `: ${feedback}` : ''}. You now have your full tools; carry it out.`
-        : `Your plan was not approved: ${feedback ?? 'no feedback given'}. Revise it and send it again with plan_approval.`,
+      content: fill('message-plan-decision', { approve, feedback: feedback ?? '' }),
     });
     return pending.teammate;
   }

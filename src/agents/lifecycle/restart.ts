@@ -7,7 +7,7 @@ import type { ModelBackend } from '../../runtime/model/model-client.js';
 import type { Agent } from '../loop/agent.js';
 import type { AgentLoop } from '../loop/agent-loop.js';
 import { renderTranscript, summaryPrompt } from '../loop/compaction.js';
-import { identityBlock } from '../prompts/identity-block.js';
+import { restartedTurn } from '../prompts/identity-block.js';
 import { LEAD_NAME } from '../../runtime/vocabulary.js';
 import type { Lead } from './lead.js';
 import type { TeamContext } from '../team-context.js';
@@ -91,10 +91,7 @@ function lastTexts(messages: MessageParam[]): { text: string; kind: RestartResul
 /** The first user turn of the restarted loop. */
 async function restartTurn(team: RestartHost, name: string, role: string, summary: string): Promise<string> {
   const owned = (await team.ctx.board.list().catch(() => [])).filter((task) => task.owner === name && task.status !== 'completed');
-  const note = 'You were restarted with a fresh context by the person; your workspace and tasks are as you left them. The open tasks you own:';
-  const block = identityBlock({ name, role, team: team.ctx.teamName }, note, owned);
-  const body = summary ? `\n\n<summary>\n${summary}\n</summary>` : '\n\n(there was no earlier conversation to summarise)';
-  return `${block}${body}\n\nContinue your work from here.`;
+  return restartedTurn({ name, role, team: team.ctx.teamName }, owned, summary);
 }
 
 /**

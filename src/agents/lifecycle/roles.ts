@@ -7,6 +7,7 @@ import { isPermissionMode, PERMISSION_MODES, type PermissionMode } from '../../r
 import { AGENT_KINDS } from '../../runtime/settings/schema.js';
 import { roleFileTrusted } from '../../runtime/settings/role-trust.js';
 import { workspaceKey } from '../../runtime/settings/load.js';
+import { fill } from '../prompts/templates.js';
 
 export interface RoleDefinition {
   name: string;
@@ -28,17 +29,17 @@ const BUILT_IN: RoleDefinition[] = [
   {
     name: 'coder',
     source: 'built-in',
-    body: 'As a coder you write and change code. Keep changes small and focused, run the code or its tests with bash before you call a task done, and say in your report how you checked it.',
+    body: fill('role-coder', {}),
   },
   {
     name: 'tester',
     source: 'built-in',
-    body: 'As a tester you write and run tests. Exercise the real behaviour, report failures with the exact command and output, and do not change the code under test unless the task says so.',
+    body: fill('role-tester', {}),
   },
   {
     name: 'reviewer',
     source: 'built-in',
-    body: 'As a reviewer you read changes and judge them: correctness first, then clarity. Report concrete findings with file and line, and say plainly whether the work is acceptable.',
+    body: fill('role-reviewer', {}),
   },
 ];
 

@@ -4,6 +4,7 @@
 import { Agent, type AgentSpec } from '../loop/agent.js';
 import type { TurnOutcome, TurnSource } from '../loop/agent-loop.js';
 import { autoClaimTurn } from '../prompts/prompts.js';
+import { fill } from '../prompts/templates.js';
 import { LEAD_NAME } from '../../runtime/vocabulary.js';
 import { formatDuration } from './protocols.js';
 import { onTask, waitingSince } from '../loop/liveness.js';
@@ -189,7 +190,7 @@ export class Teammate extends Agent {
           const error = this.describeOutcome(outcome);
           // The lead hears of it first: the status change may end a headless run, which must not
           // end before the lead has read why.
-          await this.#tellLead(`[huddle] ${this.name} failed: ${error}`).catch(() => undefined);
+          await this.#tellLead(fill('message-teammate-failed', { teammate: this.name, error })).catch(() => undefined);
           await this.setStatus('failed', { error });
           return;
         }
@@ -219,7 +220,7 @@ export class Teammate extends Agent {
       const message = error instanceof Error ? error.message : String(error);
       this.events.emit('error', { message, fatal: true });
       // Telling the lead is best effort: it may be gone; the failure is in the roster and the log.
-      await this.#tellLead(`[huddle] ${this.name} failed: ${message}`).catch(() => undefined);
+      await this.#tellLead(fill('message-teammate-failed', { teammate: this.name, error: message })).catch(() => undefined);
       // A status is best effort: the work goes on whether the roster took it or not.
       await this.setStatus('failed', { error: message }).catch(() => undefined);
     }

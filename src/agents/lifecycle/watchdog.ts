@@ -7,6 +7,7 @@ import type { Approvals } from '../../runtime/store/approvals.js';
 import { clockTime } from '../loop/liveness.js';
 import { LEAD_NAME } from '../../runtime/vocabulary.js';
 import { formatDuration } from './protocols.js';
+import { fill } from '../prompts/templates.js';
 import type { Agent } from '../loop/agent.js';
 import type { RestartResult } from './restart.js';
 import type { TeamContext } from '../team-context.js';
@@ -192,7 +193,7 @@ export function startTeamWatchdog(team: WatchedTeam, notify?: (notice: Supervisi
       const text = `${agent.name} stalled (no event for ${silent}) and was interrupted`;
       notify?.({ agent: agent.name, kind: 'stalled', text });
       if (agent.name !== LEAD_NAME) {
-        const content = `[huddle] ${text}; it now waits for work. Send it a message to carry on, or have the person /restart it.`;
+        const content = fill('message-teammate-stalled', { teammate: agent.name, silent });
         // Telling the lead is best effort: it may be gone; the stall is in the log either way.
         void bus.send({ type: 'message', from: 'huddle', to: LEAD_NAME, content }).catch(() => undefined);
       }

@@ -6,6 +6,7 @@ import type { Message } from '../../runtime/store/bus.js';
 import { Inbox } from '../../runtime/inbox.js';
 import { AgentLoop, type AgentLoopOptions, type PendingInput, type TurnOutcome } from './agent-loop.js';
 import { Compactor, type CompactionResult } from './compaction.js';
+import { fill } from '../prompts/templates.js';
 import type { TeamContext } from '../team-context.js';
 import type { ToolRegistry } from '../../runtime/tools/registry.js';
 import type { Workspace } from '../../runtime/workspace/workspace.js';
@@ -103,7 +104,7 @@ export abstract class Agent {
     const version = this.ctx.memory?.version ?? 0;
     if (this.#composedFrom && this.#composedFrom.memory === version && this.#composedFrom.session === session) return;
     this.#composedFrom = { memory: version, session };
-    const parts = [this.#baseSystem, memory?.instructions.text, session && `<session-start-context>\n${session}\n</session-start-context>`];
+    const parts = [this.#baseSystem, memory?.instructions.text, session && fill('session-start-context', { context: session })];
     this.loop.system = parts.filter(Boolean).join('\n\n');
   }
 

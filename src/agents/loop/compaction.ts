@@ -16,8 +16,9 @@ import type { TokenUsage } from '../../runtime/model/pricing.js';
 import { capOutput } from '../../runtime/tools/output-cap.js';
 import type { AgentLoop } from './agent-loop.js';
 import { firstTrimmedMessage, measureTrim, restoreToolResults, toolNames, type ToolResultContent } from './context-trim.js';
-import { identityBlock, type OwnedTask } from '../prompts/identity-block.js';
+import { compactedTurn, type OwnedTask } from '../prompts/identity-block.js';
 import type { Identity } from '../prompts/prompts.js';
+import { fill } from '../prompts/templates.js';
 import { blocksOf, compactedContext } from './transcript.js';
 
 export type CompactionSettings = Pick<HuddleConfig, 'trimAt' | 'trimKeepTurns' | 'compactAt' | 'maxTokens' | 'apiKey' | 'authToken'>;
@@ -268,12 +269,11 @@ export class Compactor {
     // From here on nothing is awaited, so nothing can change under the rebuild.
     const unchanged = snapshot.every((message, index) => messages[index] === message) && blocksOf(messages[snapshot.length - 1]).length >= lastLength;
     if (!unchanged) throw new CompactionError(`${identity.name}'s conversation changed while it was being summarised`);
-    const note = `Your context was compacted: the summary below replaces your earlier conversation (the full transcript is in ${relative}). The open tasks you own:`;
     const late = endsWithUser ? blocksOf(messages[snapshot.length - 1]).slice(lastLength) : [];
     const tail = messages.slice(snapshot.length);
     // Mid-turn the model answers this message next with no new input in it: say what to do.
-    const resume = loop.running && kept.length + late.length + tail.length === 0 ? '\n\nContinue from where you left off.' : '';
-    const firstTurn = `${identityBlock(identity, note, tasks)}\n\n<summary>\n${summary}\n</summary>${resume}`;
+    const midTurn = loop.running && kept.length + late.length + tail.length === 0;
+    const firstTurn = compactedTurn(identity, relative, tasks, summary, midTurn);
     // What the transcript becomes when it applies the event below (the same function).
     const next = compactedContext(messages, firstTurn, snapshot.length);
 
@@ -407,18 +407,5 @@ function resultText(content: ToolResultContent): string {
 }
 
 export function summaryPrompt(transcript: string, trigger: CompactionTrigger, focus: string | undefined): string {
-  const why = trigger === 'auto' ? 'Your context window is nearly full, so your' : 'Your';
-  return `${why} conversation so far is about to be replaced by a summary that you write now. You will continue your work from this summary alone (plus your list of tasks), so make it complete and specific:
-1. The requests you were given (by the user, the lead or teammates) and the current goal.
-2. What you have done: files read, created or changed (with paths), commands run and what they showed, decisions and why.
-3. Where things stand: what is finished, what is in progress, and the exact next steps.
-4. Messages with teammates: what was asked, promised or agreed; open questions.
-5. Errors met and how they were (or were not) resolved.
-Keep names, paths, task ids, numbers and short code snippets exact; leave out chatter. Do not call tools. Reply with the summary only.${
-    focus ? `\n\nThe user asks you to focus the summary on: ${focus}` : ''
-  }
-
-<transcript>
-${transcript}
-</transcript>`;
+  return fill('compaction-summary-request', { auto: trigger === 'auto', focus: focus ?? '', transcript });
 }

@@ -7,8 +7,9 @@ import { parseLoggedEvent } from '../../runtime/events/logged-event.js';
 import type { Message } from '../../runtime/store/bus.js';
 import type { LoggedEvent } from '../../runtime/store/event-store.js';
 import { estimateTokens } from '../../runtime/model/context-window.js';
-import { identityBlock, type OwnedTask } from '../prompts/identity-block.js';
-import type { Identity } from '../prompts/prompts.js';
+import { ownedTaskLines, type OwnedTask } from '../prompts/identity-block.js';
+import { identityLine, type Identity } from '../prompts/prompts.js';
+import { fill } from '../prompts/templates.js';
 import { Transcript } from './transcript.js';
 
 export { INTERRUPTED_RESULT } from './transcript.js';
@@ -53,8 +54,10 @@ export function replayEvents(events: LoggedEvent[], identity?: Identity, transcr
 
 /** The one user turn a resumed agent gets (docs/contract.md#injected-turns): its identity block and the open tasks it owns. */
 export function resumeTurn(identity: Identity, tasks: OwnedTask[], extra: { interrupted?: number; inbox?: string } = {}): string {
-  const cut = extra.interrupted ? ` ${extra.interrupted} tool call(s) were cut by the crash: their results say so; check before repeating them.` : '';
-  const note = `huddle was restarted and you were resumed with your conversation so far.${cut} The open tasks you own:`;
-  const block = identityBlock(identity, note, tasks);
-  return extra.inbox ? `${block}\n\n${extra.inbox}` : `${block}\n\nContinue from where you left off.`;
+  return fill('turn-resumed', {
+    identity: identityLine(identity),
+    interrupted: extra.interrupted ?? 0,
+    tasks: ownedTaskLines(tasks),
+    inbox: extra.inbox ?? '',
+  });
 }

@@ -17,6 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { hiddenFromAgents } from '../../runtime/sandbox/hidden-paths.js';
 import { scrub } from '../../runtime/secrets.js';
+import { fill } from './templates.js';
 
 export const DEFAULT_MEMORY_CHARS = 40_000;
 /** Claude Code follows imports at most this many hops deep. */
@@ -141,28 +142,29 @@ export function readProjectInstructions(options: MemoryOptions): ProjectInstruct
       files.push({ path: item.file, label: name, chars: body.length, included: 0, ...(item.importedBy ? { importedBy: item.importedBy } : {}) });
       continue;
     }
-    let shown = body;
     const included = Math.min(body.length, room);
-    if (body.length > room) {
-      shown = `${body.slice(0, room)}\n[… ${name} is cut here: ${room.toLocaleString('en-US')} of ${body.length.toLocaleString('en-US')} characters shown. Project instructions are limited to ${maxChars.toLocaleString('en-US')} characters; keep them short or raise memory.maxChars.]`;
-      truncated = true;
-    }
-    room -= Math.min(body.length, room);
-    const refused = item.refused.length ? `\n\n${item.refused.join('\n')}` : '';
-    sections.push(`Contents of ${name} (${item.describe}):\n\n${shown}${refused}`);
+    const cut = body.length > room;
+    if (cut) truncated = true;
+    sections.push(
+      fill('project-instructions-file', {
+        file: name,
+        describe: item.describe,
+        text: body.slice(0, included),
+        cut,
+        shown: room.toLocaleString('en-US'),
+        total: body.length.toLocaleString('en-US'),
+        maxChars: maxChars.toLocaleString('en-US'),
+        refused: item.refused.join('\n'),
+      }),
+    );
+    room -= included;
     files.push({ path: item.file, label: name, chars: body.length, included, ...(item.importedBy ? { importedBy: item.importedBy } : {}) });
   }
   if (left.length) {
     truncated = true;
-    sections.push(`[… left out, over the ${maxChars.toLocaleString('en-US')}-character limit for project instructions: ${left.join(', ')}]`);
+    sections.push(fill('project-instructions-left-out', { maxChars: maxChars.toLocaleString('en-US'), files: left.join(', ') }));
   }
-  const text = [
-    '<project-instructions>',
-    'These are instructions from the project and its user (CLAUDE.md, AGENTS.md). Follow them; they take precedence over your defaults, though not over what the person or your lead asks of you now.',
-    '',
-    sections.join('\n\n'),
-    '</project-instructions>',
-  ].join('\n');
+  const text = fill('project-instructions', { sections: sections.join('\n\n') });
   // A secret written into an instruction file (or reached some way not foreseen) reaches no model.
   return { text: scrub(text), files, notes, truncated, watched: [...watched] };
 }

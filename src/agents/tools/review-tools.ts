@@ -9,6 +9,7 @@ import type { ReviewDecision, Task } from '../../runtime/store/board.js';
 import { boardCall } from '../../runtime/tools/task-tools.js';
 import { defineTool, ToolError, type Tool } from '../../runtime/tools/types.js';
 import { LEAD_NAME } from '../../runtime/vocabulary.js';
+import { fill } from '../prompts/templates.js';
 import type { TeamContext } from '../team-context.js';
 
 /** The role whose teammates review (and only review: they do not auto-claim pending tasks). */
@@ -29,20 +30,18 @@ export function reviewMaxRounds(ctx: Pick<TeamContext, 'config'>): number {
 
 /** The user turn a reviewer gets when it takes a task: the exact first line, then what it needs to judge. */
 export function reviewRequestedTurn(task: Task, maxRounds: number): string {
-  const lines = [`<review-requested>Task #${task.id}: ${task.subject}</review-requested>`];
-  if (task.description) lines.push(task.description);
   const rounds = task.review_rounds ?? 0;
-  lines.push(
-    `Done by ${task.owner ?? 'nobody (no owner)'}. ` +
-      (rounds === 0
-        ? 'First review.'
-        : `Review ${rounds + 1}: changes were requested ${rounds} time${rounds === 1 ? '' : 's'} (at most ${maxRounds} before the lead decides).`),
-  );
-  if (task.review_feedback) lines.push(`Last feedback: ${task.review_feedback}`);
-  lines.push(
-    `Check the work, then decide: review_approve {"task_id": ${task.id}} or review_request_changes {"task_id": ${task.id}, "feedback": "what must change"}.`,
-  );
-  return lines.join('\n');
+  return fill('turn-review-requested', {
+    id: task.id,
+    subject: task.subject,
+    description: task.description ?? '',
+    owner: task.owner ?? 'nobody (no owner)',
+    rounds,
+    once: rounds === 1,
+    review: rounds + 1,
+    maxRounds,
+    feedback: task.review_feedback ?? '',
+  });
 }
 
 const TaskId = z
@@ -121,9 +120,15 @@ export function reviewTools(ctx: TeamContext): Tool[] {
           type: 'message',
           from: agent,
           to: LEAD_NAME,
-          content:
-            `Task #${task.id} (${task.subject}) by ${owner} still needs changes after ${task.review_rounds ?? 0} review round${task.review_rounds === 1 ? '' : 's'} of changes (the limit is ${max}): ${task.review_feedback}\n` +
-            `It stays in review for you to decide: review_approve {"task_id": ${task.id}} to accept it, or review_request_changes {"task_id": ${task.id}, "feedback": "..."} to send it back to ${owner} once more.`,
+          content: fill('message-review-limit', {
+            id: task.id,
+            subject: task.subject,
+            owner,
+            rounds: task.review_rounds ?? 0,
+            once: task.review_rounds === 1,
+            maxRounds: max,
+            feedback: task.review_feedback ?? '',
+          }),
         });
         return `task #${task.id} reached the review limit (${max} rounds of changes): it stays in review and the lead decides; your feedback was sent to the lead. You are done with this task.`;
       }
@@ -132,9 +137,7 @@ export function reviewTools(ctx: TeamContext): Tool[] {
         type: 'message',
         from: agent,
         to: owner,
-        content:
-          `Changes requested on task #${task.id} (${task.subject}), review round ${rounds} of at most ${max}:\n${task.review_feedback}\n` +
-          `The task is in_progress and yours again. Fix it, then call task_update {"task_id": ${task.id}, "status": "completed"}: it goes back to review.`,
+        content: fill('message-changes-requested', { id: task.id, subject: task.subject, rounds, maxRounds: max, feedback: task.review_feedback ?? '' }),
       });
       let text = `sent task #${task.id} back to ${owner} (in_progress; changes requested ${rounds} of at most ${max} times); ${owner} has your feedback in its inbox and the task comes back to review when done`;
       const member = roster.get(owner);
@@ -144,7 +147,13 @@ export function reviewTools(ctx: TeamContext): Tool[] {
           type: 'message',
           from: agent,
           to: LEAD_NAME,
-          content: `Task #${task.id} (${task.subject}) needs changes but its owner ${owner} is ${member.status}: ${task.review_feedback}\nGive it to someone else: task_update {"task_id": ${task.id}, "status": "pending"} lets an idle teammate claim it.`,
+          content: fill('message-review-owner-gone', {
+            id: task.id,
+            subject: task.subject,
+            owner,
+            status: member.status,
+            feedback: task.review_feedback ?? '',
+          }),
         });
         text += `. Note: ${owner} is ${member.status}, so the lead was told too`;
       }
