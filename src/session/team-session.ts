@@ -608,6 +608,10 @@ export class TeamSession {
     const approvals = this.#team.approvals;
     const request = approvals.list().find((r) => r.id === id);
     if (!request || !approvals.resolve(id, decision, PERSON_SENDER, reason || undefined)) return 'that request is no longer waiting';
+    if (request.kind === 'notice') {
+      // A failure or a stall: 1 restarts (restart.ts says how it goes), 3 leaves it as it is.
+      return decision === 'deny' ? `dismissed; /restart ${request.agent} restarts it later` : `restarting ${request.agent}…`;
+    }
     if (decision === 'deny') return `denied: ${request.summary}${reason ? ` (told ${request.agent}: ${reason})` : ''}`;
     if (decision === 'always') {
       return request.prefixes.length

@@ -38,6 +38,8 @@ export interface AgentView {
   queued?: string[] | undefined;
   /** The host that runs it, when another process does (a worker of a team on PostgreSQL). */
   host?: string | undefined;
+  /** Between a restart's start and its end (agents/lifecycle/restart.ts): the header says `↻ restarting…`. */
+  restarting?: boolean | undefined;
 }
 
 /** What an agent in a turn is doing now, from its events; the console's own bookkeeping. */

@@ -260,6 +260,23 @@ function applyEventHere(state: ConsoleState, event: HuddleEvent): Partial<Consol
           flash: { text, tone: 'warn' },
         };
       }
+      // A restart (its start, its end or its failure) and advice in place of one stay in the pane too.
+      if ((event.restart !== undefined || event.advice) && name !== 'huddle' && state.agents[name]) {
+        const text = String(event.message ?? '');
+        const tone = event.restart === 'failed' || event.advice ? 'warn' : 'info';
+        const shown = event.restart === 'start' || event.restart === 'done' ? `↻ ${text}` : text;
+        return {
+          ...touched(
+            patchAgent(state, name, (agent) => ({
+              items: appendItem(closeStreaming(agent.items), { kind: 'notice', id: itemId(), text: shown, tone }),
+              restarting: event.restart === 'start',
+              lastActivity: at,
+            })),
+          ),
+          // Said above the input too when the pane is not in view.
+          ...(name === state.focus && state.view === 'pane' ? {} : { flash: { text: `${name}: ${shown}`, tone } }),
+        };
+      }
       return { flash: { text: String(event.message ?? 'warning'), tone: 'warn' } };
     case 'approval_requested': {
       const request: ApprovalView = {
@@ -300,9 +317,15 @@ function applyEventHere(state: ConsoleState, event: HuddleEvent): Partial<Consol
               : 'withdrawn';
       const text = `${decided}: ${request.tool} ${request.summary}${typeof event.note === 'string' ? ` (${event.note})` : ''}`;
       const tone = event.decision === 'deny' ? 'warn' : 'info';
+      // A failure or stall answered: the restart says `↻ restarting…` itself; a dismissal says so in its own words.
+      const supervision = request.tool === 'failed' || request.tool === 'stalled';
+      const said = supervision ? (event.decision === 'deny' ? `dismissed: ${request.summary}` : undefined) : text;
       return {
         ...patchAgent(state, name, (agent) => ({
-          items: appendItem(waitForPerson(agent.items, at, 'end'), { kind: 'notice', id: itemId(), text, tone }),
+          items:
+            said === undefined
+              ? waitForPerson(agent.items, at, 'end')
+              : appendItem(waitForPerson(agent.items, at, 'end'), { kind: 'notice', id: itemId(), text: said, tone }),
           lastActivity: at,
         })),
         approvals,

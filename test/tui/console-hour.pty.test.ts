@@ -1,0 +1,96 @@
+// An hour at the console without a surprise (docs/console.md#approvals): a restart that visibly
+// restarts, bash output shown by default, one key scheme per question, allow-list offers that name
+// the subcommand, connection errors that say where and why. The built CLI in a real PTY against the
+// fake Messages API, at 80×24 (and 160×45 where the layout matters).
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { replyText, startFakeApi, text, type FakeApi } from '../helpers/fake-api.js';
+import { KEYS, PtyDriver } from '../helpers/pty-driver.js';
+import { rowOf, rowsOf } from '../helpers/console-screen.js';
+
+let fake: FakeApi;
+let dir: string;
+let driver: PtyDriver | undefined;
+
+beforeEach(async () => {
+  fake = await startFakeApi();
+  dir = mkdtempSync(path.join(os.tmpdir(), 'huddle-hour-'));
+});
+
+afterEach(async () => {
+  await driver?.kill();
+  driver = undefined;
+  await fake.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function open(cols: number, rows: number, env: Record<string, string> = {}): PtyDriver {
+  driver = new PtyDriver({
+    cwd: dir,
+    cols,
+    rows,
+    env: { ANTHROPIC_API_KEY: 'sk-test-pty-0123456789', ANTHROPIC_BASE_URL: fake.url, HUDDLE_RETRY_BASE_MS: '5', HUDDLE_MAX_RETRIES: '0', ...env },
+  });
+  return driver;
+}
+
+async function ask(tty: PtyDriver, prompt: string): Promise<void> {
+  await tty.waitFor('ask the lead');
+  await tty.type(prompt);
+  tty.write(KEYS.enter);
+}
+
+/** The lead pane's header row. */
+function header(screen: string): string {
+  return rowsOf(screen).find((row) => row.includes('lead (lead)')) ?? '';
+}
+
+/** The screen's text with its rows joined, so a sentence wrapped at 80 columns reads whole. */
+function joined(screen: string): string {
+  return rowsOf(screen)
+    .map((row) => row.trim())
+    .join(' ');
+}
+
+const SERVER_ERROR = { kind: 'status' as const, status: 500, body: { type: 'error', error: { type: 'api_error', message: 'upstream broke' } } };
+
+describe.each([
+  [80, 24],
+  [160, 45],
+])('a restart that visibly restarts, at %i×%i', (cols, rows) => {
+  it('1 after a failure: the header says restarting, then the new state; one wording', async () => {
+    // The restart's summary call streams slowly, so the header is seen while it restarts.
+    fake.script('lead', SERVER_ERROR, { kind: 'message', content: [text('SUMMARY: the lead had just been asked to go.')], delayMs: 150 });
+    const tty = open(cols, rows);
+    await ask(tty, 'go');
+    let screen = await tty.waitFor(/1 restart lead/);
+    expect(header(screen)).toMatch(/✗ lead \(lead\) failed/);
+    tty.write('1');
+    await tty.waitFor((s) => header(s).includes('↻ lead (lead) restarting…'));
+    screen = await tty.waitFor((s) => /lead \(lead\) idle: restarted/.test(header(s)));
+    expect(header(screen)).not.toContain('failed');
+    expect(screen).toContain('↻ restarting lead…');
+    expect(joined(screen)).toMatch(/restarted lead with a summary of its transcript; .* it waits for your next prompt/);
+    expect(screen).not.toContain('approved: failed');
+    // It runs again: the next prompt is answered.
+    fake.script('lead', replyText('Back on it.'));
+    await tty.type('carry on');
+    tty.write(KEYS.enter);
+    await tty.waitFor('Back on it.');
+  }, 60_000);
+
+  it('offers no restart for a conversation longer than the model context, and says what to do', async () => {
+    fake.script('lead', {
+      kind: 'status',
+      status: 400,
+      body: { type: 'error', error: { type: 'invalid_request_error', message: 'prompt is too long: 210000 tokens > 200000 maximum' } },
+    });
+    const tty = open(cols, rows);
+    await ask(tty, 'go');
+    const screen = await tty.waitFor((s) => joined(s).includes('/compact lead summarises it'));
+    expect(rowOf(screen, /restart lead/)).toBe(-1);
+    expect(screen).not.toContain('needs you');
+  }, 60_000);
+});
