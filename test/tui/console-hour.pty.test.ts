@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { replyText, startFakeApi, text, type FakeApi } from '../helpers/fake-api.js';
+import { reply, replyText, startFakeApi, text, toolUse, type FakeApi } from '../helpers/fake-api.js';
 import { KEYS, PtyDriver } from '../helpers/pty-driver.js';
 import { rowOf, rowsOf } from '../helpers/console-screen.js';
 
@@ -92,5 +92,31 @@ describe.each([
     const screen = await tty.waitFor((s) => joined(s).includes('/compact lead summarises it'));
     expect(rowOf(screen, /restart lead/)).toBe(-1);
     expect(screen).not.toContain('needs you');
+  }, 60_000);
+});
+
+describe.each([
+  [80, 24],
+  [160, 45],
+])('tool results at %i×%i', (cols, rows) => {
+  it("shows a command's first lines without Ctrl+O, and how many lines write_file wrote", async () => {
+    const twelve = Array.from({ length: 12 }, (_, i) => `line ${i + 1}`).join('\n');
+    fake.script(
+      'lead',
+      reply(toolUse('bash', { command: 'seq 1 12' })),
+      reply(toolUse('write_file', { path: 'notes.txt', content: `${twelve}\n` })),
+      replyText('Both done.'),
+    );
+    const tty = open(cols, rows);
+    await ask(tty, 'count and write');
+    const screen = await tty.waitFor('Both done.');
+    const at = rowOf(screen, /⏺ bash seq 1 12 .*✓/);
+    expect(at, screen).toBeGreaterThanOrEqual(0);
+    const rowsAfter = rowsOf(screen)
+      .slice(at + 1, at + 6)
+      .map((row) => row.trim());
+    expect(rowsAfter).toEqual(['1', '2', '3', '4', '… +8 lines (Ctrl+O)']);
+    expect(screen).not.toContain('[exit code 0]');
+    expect(screen).toMatch(/⏺ write_file notes\.txt .*✓ wrote 12 lines/);
   }, 60_000);
 });
