@@ -26,11 +26,12 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function open(cols: number, rows: number, env: Record<string, string> = {}): PtyDriver {
+function open(cols: number, rows: number, env: Record<string, string> = {}, args: string[] = []): PtyDriver {
   driver = new PtyDriver({
     cwd: dir,
     cols,
     rows,
+    args,
     env: { ANTHROPIC_API_KEY: 'sk-test-pty-0123456789', ANTHROPIC_BASE_URL: fake.url, HUDDLE_RETRY_BASE_MS: '5', HUDDLE_MAX_RETRIES: '0', ...env },
   });
   return driver;
@@ -118,5 +119,42 @@ describe.each([
     expect(rowsAfter).toEqual(['1', '2', '3', '4', '… +8 lines (Ctrl+O)']);
     expect(screen).not.toContain('[exit code 0]');
     expect(screen).toMatch(/⏺ write_file notes\.txt .*✓ wrote 12 lines/);
+  }, 60_000);
+});
+
+describe.each([
+  [80, 24],
+  [160, 45],
+])('questions at %i×%i', (cols, rows) => {
+  it('a budget stop asks with numbers only, 1 and 2, and no y/n beside them', async () => {
+    // claude-sonnet-4-6: $3 per million input tokens, so 100k input tokens cost $0.30 a call.
+    const dear = { input_tokens: 100_000, output_tokens: 1 };
+    fake.script(
+      'lead',
+      Object.assign(reply(toolUse('task_list', {})), { usage: dear }),
+      Object.assign(reply(toolUse('task_list', {})), { usage: dear }),
+      replyText('Finished.'),
+    );
+    const tty = open(cols, rows, {}, ['--budget-usd', '0.5']);
+    await ask(tty, 'spend');
+    const screen = await tty.waitFor((s) => /1 extend the budget\s+2 stop lead/.test(joined(s)));
+    expect(joined(screen)).not.toMatch(/\by extends\b|\bn stops\b|Ctrl\+Y, then y/);
+    tty.write('1');
+    await tty.waitFor('Finished.');
+  }, 60_000);
+
+  it('what was asked and answered reads before the call’s own line with its result', async () => {
+    fake.script('lead', reply(toolUse('bash', { command: 'touch made.txt' })), replyText('Touched.'));
+    const tty = open(cols, rows);
+    await ask(tty, 'touch it');
+    await tty.waitFor(/2 yes, and don't ask again for 'touch'\s+3 no/);
+    tty.write('1');
+    const screen = await tty.waitFor('Touched.');
+    const asked = rowOf(screen, 'asked you to approve: bash touch made.txt');
+    const approved = rowOf(screen, 'approved: bash touch made.txt');
+    const done = rowOf(screen, /⏺ bash touch made\.txt .*✓/);
+    expect(asked, screen).toBeGreaterThanOrEqual(0);
+    expect(approved).toBeGreaterThan(asked);
+    expect(done).toBeGreaterThan(approved);
   }, 60_000);
 });

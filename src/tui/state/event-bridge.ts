@@ -6,7 +6,7 @@
 import type { EventHub, EventOf, HuddleEvent } from '../../runtime/events/events.js';
 import type { AgentView, ApprovalView, ConsoleState, ConsoleStore, AgentStatus, TurnProgress } from './console-store.js';
 import { patchAgent } from './console-store.js';
-import { appendItem, itemId, replaceLast, type TranscriptItem } from './transcript.js';
+import { appendItem, insertBeforeRunningTool, itemId, replaceLast, type TranscriptItem } from './transcript.js';
 import { formatTokens } from '../components/glyphs.js';
 import { PERSON_SENDER } from '../../runtime/vocabulary.js';
 import { registeredSecrets, scrub } from '../../runtime/secrets.js';
@@ -295,7 +295,11 @@ function applyEventHere(state: ConsoleState, event: HuddleEvent): Partial<Consol
       return {
         ...touched(
           patchAgent(state, name, (agent) => ({
-            items: waitForPerson(isToolCall ? appendItem(agent.items, { kind: 'notice', id: itemId(), text, tone: 'warn' }) : agent.items, at, 'start'),
+            items: waitForPerson(
+              isToolCall ? insertBeforeRunningTool(agent.items, { kind: 'notice', id: itemId(), text, tone: 'warn' }) : agent.items,
+              at,
+              'start',
+            ),
             lastActivity: at,
           })),
         ),
@@ -325,7 +329,7 @@ function applyEventHere(state: ConsoleState, event: HuddleEvent): Partial<Consol
           items:
             said === undefined
               ? waitForPerson(agent.items, at, 'end')
-              : appendItem(waitForPerson(agent.items, at, 'end'), { kind: 'notice', id: itemId(), text: said, tone }),
+              : insertBeforeRunningTool(waitForPerson(agent.items, at, 'end'), { kind: 'notice', id: itemId(), text: said, tone }),
           lastActivity: at,
         })),
         approvals,
