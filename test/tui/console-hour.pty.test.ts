@@ -2,7 +2,7 @@
 // restarts, bash output shown by default, one key scheme per question, allow-list offers that name
 // the subcommand, connection errors that say where and why. The built CLI in a real PTY against the
 // fake Messages API, at 80×24 (and 160×45 where the layout matters).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -156,5 +156,26 @@ describe.each([
     expect(asked, screen).toBeGreaterThanOrEqual(0);
     expect(approved).toBeGreaterThan(asked);
     expect(done).toBeGreaterThan(approved);
+  }, 60_000);
+});
+
+describe('allow-list offers at 80×24', () => {
+  it('offers an interpreter with its script, never bare, and that entry lets the script run next time', async () => {
+    fake.script(
+      'lead',
+      reply(toolUse('bash', { command: 'node scripts/build.mjs' })),
+      reply(toolUse('bash', { command: 'node scripts/build.mjs --prod' })),
+      replyText('Built twice.'),
+    );
+    const tty = open(80, 24);
+    await ask(tty, 'build');
+    const screen = await tty.waitFor((s) => joined(s).includes("2 yes, and don't ask again for 'node scripts/build.mjs'"));
+    expect(joined(screen)).not.toContain("'node'");
+    tty.write('2');
+    await tty.waitFor('Built twice.');
+    // The second call matched the entry: asked once only.
+    expect(fake.requests.filter((r) => r.agent === 'lead')).toHaveLength(3);
+    const settings = JSON.parse(readFileSync(path.join(dir, '.team', 'settings.local.json'), 'utf8'));
+    expect(settings.permissions.allow).toEqual(['node scripts/build.mjs']);
   }, 60_000);
 });
