@@ -3,6 +3,7 @@
 // the subcommand, connection errors that say where and why. The built CLI in a real PTY against the
 // fake Messages API, at 80×24 (and 160×45 where the layout matters).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -177,5 +178,31 @@ describe('allow-list offers at 80×24', () => {
     expect(fake.requests.filter((r) => r.agent === 'lead')).toHaveLength(3);
     const settings = JSON.parse(readFileSync(path.join(dir, '.team', 'settings.local.json'), 'utf8'));
     expect(settings.permissions.allow).toEqual(['node scripts/build.mjs']);
+  }, 60_000);
+});
+
+/** A port nothing listens on: one the system just gave out and took back. */
+async function closedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe.each([
+  [80, 24],
+  [160, 45],
+])('a connection error at %i×%i', (cols, rows) => {
+  it('names the host, the port and the cause; the header says retrying N of M while it retries', async () => {
+    const port = await closedPort();
+    const tty = open(cols, rows, { ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`, HUDDLE_MAX_RETRIES: '2', HUDDLE_RETRY_BASE_MS: '1500' });
+    await ask(tty, 'hello');
+    let screen = await tty.waitFor((s) => /retrying 1 of 2/.test(header(s)));
+    expect(header(screen)).not.toContain('thinking');
+    screen = await tty.waitFor((s) => /lead \(lead\) failed/.test(header(s)), 30_000);
+    expect(joined(screen)).toContain(`connection to 127.0.0.1:${port} failed: refused (ECONNREFUSED)`);
+    // A connection that failed may work on a restart: it is offered.
+    expect(joined(screen)).toMatch(/1 restart lead\s+2 dismiss/);
   }, 60_000);
 });

@@ -50,6 +50,8 @@ export interface TurnProgress {
   phaseSince: number;
   /** Text streamed since the last usage report: the live token estimate until the real count arrives. */
   streamedChars: number;
+  /** The model call is being retried (`retrying 2 of 6`) until an answer comes. */
+  retry?: { attempt: number; of: number } | undefined;
 }
 
 /**

@@ -118,7 +118,7 @@ function applyEventHere(state: ConsoleState, event: HuddleEvent): Partial<Consol
               ? [...agent.items.slice(0, -1), { ...last, text: scrubTail(last.text, delta) }]
               : appendItem(agent.items, { kind: 'assistant', id: itemId(), text: delta, streaming: true });
           const turn = agent.turn ?? startTurn(at);
-          const writing = turn.phase === 'writing' ? turn : { ...turn, phase: 'writing' as const, phaseSince: at };
+          const writing = turn.phase === 'writing' ? turn : { ...turn, phase: 'writing' as const, phaseSince: at, retry: undefined };
           return { items, lastActivity: at, turn: { ...writing, streamedChars: writing.streamedChars + delta.length } };
         }),
       );
@@ -139,7 +139,14 @@ function applyEventHere(state: ConsoleState, event: HuddleEvent): Partial<Consol
         const kept = last?.kind === 'assistant' && last.streaming ? agent.items.slice(0, -1) : agent.items;
         const seconds = (Number(event.delayMs ?? 0) / 1000).toFixed(1);
         const text = `${String(event.reason ?? 'model call failed')}; retrying in ${seconds} s`;
-        return { items: appendItem(kept, { kind: 'notice', id: itemId(), text, tone: 'warn' }), lastActivity: at };
+        const attempt = Number(event.attempt ?? 1);
+        const turn = agent.turn ?? startTurn(at);
+        return {
+          items: appendItem(kept, { kind: 'notice', id: itemId(), text, tone: 'warn' }),
+          // The header says `retrying N of M` rather than `thinking` until an answer comes.
+          turn: { ...turn, phase: 'model', phaseSince: at, retry: { attempt, of: Number(event.maxRetries ?? attempt) } },
+          lastActivity: at,
+        };
       });
     case 'prompt': {
       const source = String(event.source ?? 'user');
@@ -190,7 +197,7 @@ function applyEventHere(state: ConsoleState, event: HuddleEvent): Partial<Consol
           state: 'running',
         }),
         activeTool: String(event.name ?? ''),
-        turn: { ...(agent.turn ?? startTurn(at)), phase: 'tool', phaseSince: at },
+        turn: { ...(agent.turn ?? startTurn(at)), phase: 'tool', phaseSince: at, retry: undefined },
         lastActivity: at,
       }));
     case 'tool_result':
@@ -222,8 +229,8 @@ function applyEventHere(state: ConsoleState, event: HuddleEvent): Partial<Consol
         costUsd: Number(event.total_cost_usd ?? agent.costUsd),
         contextTokens: Number(event.context_tokens ?? agent.contextTokens),
         model: typeof event.model === 'string' ? event.model : agent.model,
-        // The real count replaces the estimate from the streamed text.
-        turn: agent.turn ? { ...agent.turn, streamedChars: 0 } : undefined,
+        // The real count replaces the estimate from the streamed text; an answer came, so no retry is on.
+        turn: agent.turn ? { ...agent.turn, streamedChars: 0, retry: undefined } : undefined,
         lastActivity: at,
       }));
     case 'status':
