@@ -206,3 +206,85 @@ describe.each([
     expect(joined(screen)).toMatch(/1 restart lead\s+2 dismiss/);
   }, 60_000);
 });
+
+describe('the rest of an hour at 80×24', () => {
+  /** Runs a command line as typed (a space closes the palette first). */
+  async function command(tty: PtyDriver, line: string): Promise<void> {
+    await tty.type(`${line} `);
+    await tty.waitFor(`lead › ${line}`);
+    tty.write(KEYS.enter);
+  }
+
+  it('/config says the endpoint, where the key comes from (never the key), the permission mode and the sandbox', async () => {
+    const tty = open(80, 24);
+    await tty.waitFor('ask the lead');
+    await command(tty, '/config');
+    const screen = await tty.waitFor('model endpoint');
+    const port = new URL(fake.url).port;
+    expect(screen).toContain(`model endpoint   127.0.0.1:${port}`);
+    expect(screen).toMatch(/API key\s+from the environment variable ANTHROPIC_API_KEY/);
+    expect(screen).toMatch(/permission mode\s+ask/);
+    expect(screen).toMatch(/sandbox {10}(on|off)/);
+    expect(screen).not.toContain('sk-test');
+  }, 60_000);
+
+  it('/broadcast counts live agents only', async () => {
+    fake.script('alice', replyText('Hello from alice.'));
+    const tty = open(80, 24);
+    await tty.waitFor('ask the lead');
+    await command(tty, '/spawn alice coder say hello');
+    await tty.waitFor((s) => joined(s).includes('alice'));
+    await command(tty, '/shutdown alice --now');
+    await tty.waitFor('stopping alice');
+    await command(tty, '/team');
+    await tty.waitFor(/alice\s+■ shutdown/);
+    tty.write(KEYS.escape);
+    await command(tty, '/broadcast all hands');
+    await tty.waitFor('sent to 1 live agent');
+  }, 60_000);
+
+  it('/clear asks first; /clear yes clears', async () => {
+    fake.script('lead', replyText('Remember the parser.'));
+    const tty = open(80, 24);
+    await ask(tty, 'hello');
+    await tty.waitFor('Remember the parser.');
+    await command(tty, '/clear');
+    let screen = await tty.waitFor('/clear yes does it');
+    expect(screen).toContain('Remember the parser.');
+    await command(tty, '/clear yes');
+    screen = await tty.waitFor('cleared lead');
+    expect(screen).not.toContain('Remember the parser.');
+  }, 60_000);
+
+  it('/team at 80 columns keeps why an agent waits before the cache counts', async () => {
+    const tty = open(80, 24);
+    await tty.waitFor('ask the lead');
+    await command(tty, '/team');
+    const screen = await tty.waitFor(/^name\s+status/m);
+    expect(screen).not.toContain('cache r/w');
+    await tty.waitFor(/lead\s+○ idle: waiting for a prompt/);
+  }, 60_000);
+
+  it('shows what the agent does next to the input, and after an interrupt what comes next', async () => {
+    fake.script('lead', { kind: 'message', content: [text(`${'words keep coming '.repeat(300)}`)], delayMs: 25, textChunk: 18 });
+    const tty = open(80, 24);
+    await ask(tty, 'talk');
+    await tty.waitFor(/lead › .*lead: (thinking|writing) · .*Esc interrupts/, 20_000);
+    tty.write(KEYS.escape);
+    const screen = await tty.waitFor((s) => joined(s).includes('interrupted · type to go on from here'));
+    expect(rowOf(screen, /lead › .*lead: (thinking|writing)/)).toBe(-1);
+  }, 60_000);
+
+  it('answers the question about an unfinished team with one key', async () => {
+    fake.script('lead', replyText('First.'));
+    let tty = open(80, 24);
+    await ask(tty, 'hello');
+    await tty.waitFor('First.');
+    tty.process.kill('SIGKILL'); // a crash: the team is left unfinished
+    await tty.exited;
+    tty = open(80, 24);
+    await tty.waitFor('[r]esume it, start [f]resh');
+    tty.write('f'); // no Enter
+    await tty.waitFor('ask the lead');
+  }, 60_000);
+});

@@ -244,7 +244,16 @@ function applyEventHere(state: ConsoleState, event: HuddleEvent): Partial<Consol
     case 'error':
       if (event.interrupted) {
         return patchAgent(state, name, (agent) => ({
-          items: appendItem(closeStreaming(agent.items), { kind: 'notice', id: itemId(), text: 'interrupted', tone: 'warn' }),
+          // What comes next, in the same line: the lead goes on from the person's next prompt; a teammate waits for a message.
+          items: appendItem(closeStreaming(agent.items), {
+            kind: 'notice',
+            id: itemId(),
+            text:
+              name === 'lead'
+                ? 'interrupted · type to go on from here (or /restart lead for a fresh start)'
+                : `interrupted · ${name} waits until you message it (type here), or /restart ${name}`,
+            tone: 'warn',
+          }),
           activeTool: undefined,
         }));
       }
@@ -277,11 +286,17 @@ function applyEventHere(state: ConsoleState, event: HuddleEvent): Partial<Consol
             patchAgent(state, name, (agent) => ({
               items: appendItem(closeStreaming(agent.items), { kind: 'notice', id: itemId(), text: shown, tone }),
               restarting: event.restart === 'start',
+              // The failed turn is over; the restarted agent's next one is timed afresh.
+              ...(event.restart === 'start' ? { turn: undefined, lastTurnMs: undefined } : {}),
               lastActivity: at,
             })),
           ),
-          // Said above the input too when the pane is not in view.
-          ...(name === state.focus && state.view === 'pane' ? {} : { flash: { text: `${name}: ${shown}`, tone } }),
+          // Said above the input too when the pane is not in view; in view, the pane says it (the answer's `restarting…` goes).
+          ...(name === state.focus && state.view === 'pane'
+            ? state.flash?.text.startsWith('restarting ')
+              ? { flash: undefined }
+              : {}
+            : { flash: { text: `${name}: ${shown}`, tone } }),
         };
       }
       return { flash: { text: String(event.message ?? 'warning'), tone: 'warn' } };
