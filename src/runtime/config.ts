@@ -13,6 +13,8 @@ export interface HuddleConfig {
   apiKey: string | undefined;
   /** Where the key came from, for messages (never the key itself). */
   apiKeySource: 'ANTHROPIC_API_KEY' | 'ANTHROPIC_AUTH_TOKEN' | '--api-key-file' | undefined;
+  /** With --api-key-file: the file's path (shown by /config; never its content). */
+  apiKeyFile?: string | undefined;
   /** Sent as a bearer token instead of an API key (ANTHROPIC_AUTH_TOKEN, as the SDK does). */
   authToken: string | undefined;
   baseURL: string | undefined;
@@ -91,6 +93,7 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
     apiKey,
     authToken,
     apiKeySource,
+    ...(flags.apiKeyFile ? { apiKeyFile: path.resolve(flags.apiKeyFile) } : {}),
     baseURL: env.ANTHROPIC_BASE_URL || undefined,
     model: flags.model ?? env.HUDDLE_MODEL ?? DEFAULT_MODEL,
     maxTokens: intFrom(env, 'HUDDLE_MAX_TOKENS', 8192),

@@ -436,6 +436,17 @@ export class TeamSession {
     };
   }
 
+  /** Where the model is reached and with which credentials (their source only, never the key), and the permission mode: /config's first lines. */
+  describeConnection(): { baseURL: string | undefined; keySource: HuddleConfig['apiKeySource']; keyFile: string | undefined; permissionMode: string } {
+    return {
+      baseURL: this.#config.baseURL,
+      keySource: this.#config.apiKeySource,
+      keyFile: this.#config.apiKeyFile,
+      // As the permission gate decides it: unset, ask while a person can answer (the console), else auto.
+      permissionMode: this.#config.permissionMode ?? (this.#team.approvals.answerable ? 'ask (the console default)' : 'auto'),
+    };
+  }
+
   /** The lead's last text and how its last turn ended: what a headless run prints. */
   leadResult(): { text: string; outcome: TurnOutcome | undefined } {
     return { text: this.#team.lead.lastText, outcome: this.#team.lead.lastOutcome };
@@ -488,9 +499,13 @@ export class TeamSession {
     return this.#team.bus.send({ type: 'message', from, to, content: text });
   }
 
-  /** One message to every member; returns how many got it. */
+  /** One message to every live member (not those shut down or failed: nobody would read it); returns how many got it. */
   async broadcast(text: string, from: string = PERSON_SENDER): Promise<number> {
-    return (await this.#team.bus.broadcast(from, text)).length;
+    const gone = this.#team.ctx.roster
+      .members()
+      .map((member) => member.name)
+      .filter((name) => !this.isLive(name));
+    return (await this.#team.bus.broadcast(from, text, gone)).length;
   }
 
   /**
@@ -608,6 +623,10 @@ export class TeamSession {
     const approvals = this.#team.approvals;
     const request = approvals.list().find((r) => r.id === id);
     if (!request || !approvals.resolve(id, decision, PERSON_SENDER, reason || undefined)) return 'that request is no longer waiting';
+    if (request.kind === 'notice') {
+      // A failure or a stall: 1 restarts (restart.ts says how it goes), 3 leaves it as it is.
+      return decision === 'deny' ? `dismissed; /restart ${request.agent} restarts it later` : `restarting ${request.agent}…`;
+    }
     if (decision === 'deny') return `denied: ${request.summary}${reason ? ` (told ${request.agent}: ${reason})` : ''}`;
     if (decision === 'always') {
       return request.prefixes.length

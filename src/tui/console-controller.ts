@@ -14,6 +14,7 @@ import type { TerminalView } from '../agents/external/pty-driver.js';
 import { formatSettingsRows, type SettingsRow } from '../runtime/settings/describe.js';
 import type { UntrustedFile } from '../runtime/settings/trust.js';
 import { formatMcpStatus } from '../runtime/mcp/status.js';
+import { endpointOf } from '../runtime/model/connection-error.js';
 import { summaryLines } from '../runtime/record/run-record.js';
 import { Checkpoints } from '../runtime/workspace/checkpoints.js';
 import { describeCheckpoints, rewind, rewoundLine } from '../runtime/workspace/rewind.js';
@@ -137,10 +138,11 @@ export class ConsoleController implements CommandIntents {
     return `compacted ${agent}: ${formatTokens(result.beforeTokens)} → ${formatTokens(result.afterTokens)} tokens (transcript: ${result.file})`;
   }
 
-  /** Forgets an agent's conversation (its log on disk keeps it) and clears its pane. */
-  clear(agent: string): void {
-    this.#session.clear(agent);
+  /** Forgets an agent's conversation (its log on disk keeps it) and clears its pane; false while it is in a turn (nothing cleared). */
+  clear(agent: string): boolean {
+    if (!this.#session.clear(agent)) return false;
     this.store.setState((state) => patchAgent(state, agent, () => ({ items: [] })));
+    return true;
   }
 
   /** `/cost`'s per-task lines (empty when nothing is tallied). */
@@ -223,6 +225,7 @@ export class ConsoleController implements CommandIntents {
     const set = rows.filter((row) => !isDefault(row));
     const defaults = rows.filter(isDefault);
     const lines = [
+      ...(filter ? [] : this.#connectionLines()),
       ...trustLines(this.#session.settingsTrust()),
       ...(set.length ? formatSettingsRows(set).split('\n') : ["(nothing set: every value is huddle's default)"]),
       ...(defaults.length
@@ -238,6 +241,25 @@ export class ConsoleController implements CommandIntents {
     const title = `Settings${filter ? ` ${filter}` : ''} (${set.length} set, ${defaults.length} default${defaults.length === 1 ? '' : 's'}; files: ~/.config/huddle/settings.json, .team/settings.json, .team/settings.local.json, .mcp.json)`;
     this.store.setState({ page: { title, lines: lines.map((line) => this.#session.scrub(line)) } });
     return undefined;
+  }
+
+  /** `/config`'s first lines: the model's endpoint, where the key comes from (never the key), the permission mode, the sandbox. */
+  #connectionLines(): string[] {
+    const { baseURL, keySource, keyFile, permissionMode } = this.#session.describeConnection();
+    const key =
+      keySource === '--api-key-file'
+        ? `from the file ${keyFile ?? '(--api-key-file)'}`
+        : keySource
+          ? `from the environment variable ${keySource}`
+          : 'none (set ANTHROPIC_API_KEY or pass --api-key-file FILE)';
+    const sandboxOff = this.store.getState().sandboxOff;
+    return [
+      `model endpoint   ${endpointOf(baseURL)}${baseURL ? ` (ANTHROPIC_BASE_URL=${baseURL})` : ' (the Anthropic API; ANTHROPIC_BASE_URL changes it)'}`,
+      `API key          ${key}`,
+      `permission mode  ${permissionMode}`,
+      `sandbox          ${sandboxOff ? `off: ${sandboxOff.line}` : 'on: every agent command runs in bubblewrap'}`,
+      '',
+    ];
   }
 
   /** `/mcp`: each MCP server, its state, its tools and its last error. */

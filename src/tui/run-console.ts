@@ -118,16 +118,12 @@ export async function runConsole(options: CliOptions): Promise<number> {
 
 /** An unfinished team in the workspace and no flag to decide: ask the person. */
 async function askAboutOldTeam(unfinished: string[]): Promise<'resume' | 'fresh' | 'quit'> {
+  const question = `This workspace holds an unfinished team (${unfinished.join(', ')}). [r]esume it, start [f]resh (the old one is archived), or [q]uit? `;
+  if (process.stdin.isTTY) return singleKey(question);
   const prompt = createInterface({ input: process.stdin, output: process.stdout });
   try {
     for (;;) {
-      const answer = (
-        await prompt.question(
-          `This workspace holds an unfinished team (${unfinished.join(', ')}). [r]esume it, start [f]resh (the old one is archived), or [q]uit? `,
-        )
-      )
-        .trim()
-        .toLowerCase();
+      const answer = (await prompt.question(question)).trim().toLowerCase();
       if (answer.startsWith('r')) return 'resume';
       if (answer.startsWith('f')) return 'fresh';
       if (answer.startsWith('q')) return 'quit';
@@ -135,6 +131,27 @@ async function askAboutOldTeam(unfinished: string[]): Promise<'resume' | 'fresh'
   } finally {
     prompt.close();
   }
+}
+
+/** The question answered by one key, as it looks (r, f or q; Ctrl+C quits), without Enter. */
+function singleKey(question: string): Promise<'resume' | 'fresh' | 'quit'> {
+  const answers: Record<string, 'resume' | 'fresh' | 'quit'> = { r: 'resume', f: 'fresh', q: 'quit', '\x03': 'quit' };
+  process.stdout.write(question);
+  process.stdin.setRawMode(true);
+  process.stdin.resume();
+  return new Promise((resolve) => {
+    const onData = (data: Buffer) => {
+      const key = data.toString('utf8').toLowerCase();
+      const answer = answers[key];
+      if (!answer) return; // anything else: the question stays until one of its keys
+      process.stdin.off('data', onData);
+      process.stdin.setRawMode(false);
+      process.stdin.pause();
+      process.stdout.write(`${key === '\x03' ? 'q' : key}\n`);
+      resolve(answer);
+    };
+    process.stdin.on('data', onData);
+  });
 }
 
 function fail(message: string): number {

@@ -68,7 +68,7 @@ describe.skipIf(skip)('a claude-code teammate in-process: interrupt and restart'
 
     // /restart: a new Claude Code session whose first turn is the restart turn (identity, tasks, summary).
     const result = await h.session.restart('alice');
-    expect(result.message).toBe('restarted alice with a summary of its transcript; its tasks and workspace are kept');
+    expect(result.message).toBe('restarted alice with a summary of its transcript; its tasks and workspace are kept; it works again from its summary');
     await h.waitForEvent('the restarted turn', (e) => e.agent === 'alice' && e.type === 'text' && e.text === 'Fresh start acknowledged.', 60_000);
     const fresh = conversation(h.fake, 'alice', 3);
     expect(fresh).toContain('SUMMARY: the first thing was interrupted, the second is done.');

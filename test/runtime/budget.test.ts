@@ -138,7 +138,7 @@ describe('Budget', () => {
       ['alice', 'budget', 'team budget: $1.20 of $1.00'],
       ['bob', 'budget', 'team budget: $1.20 of $1.00'],
     ]);
-    expect(asked[0]!.reason).toBe('y extends by $1.00, n stops alice');
+    expect(asked[0]!.reason).toBe('extending adds $1.00');
     t.approvals.resolve(asked[0]!.id, 'approve');
     expect(await first).toBeUndefined();
     expect(await second).toBeUndefined();

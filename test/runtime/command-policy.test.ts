@@ -317,8 +317,17 @@ describe('ask mode', () => {
       prefixes: ['npm install'],
     });
     expect(ask('make build && rm -rf node_modules')).toMatchObject({ kind: 'ask', prefixes: ['make build', 'rm'] });
-    expect(ask('timeout 60 python3 script.py')).toMatchObject({ kind: 'ask', prefixes: ['python3'] });
+    expect(ask('timeout 60 python3 script.py')).toMatchObject({ kind: 'ask', prefixes: ['python3 script.py'] });
     expect(ask('git commit -m "x"')).toMatchObject({ kind: 'ask', prefixes: ['git commit'] });
+  });
+
+  it('matches the prefixes it offers: a script of an interpreter or a shell, word for word', () => {
+    expect(ask('node scripts/build.mjs')).toMatchObject({ kind: 'ask', prefixes: ['node scripts/build.mjs'] });
+    expect(ask('node scripts/build.mjs --prod', ['node scripts/build.mjs'])).toEqual({ kind: 'allow' });
+    expect(ask('node scripts/other.mjs', ['node scripts/build.mjs'])).toMatchObject({ kind: 'ask' });
+    expect(ask('bash scripts/ci.sh')).toMatchObject({ kind: 'ask', prefixes: ['bash scripts/ci.sh'] });
+    expect(ask('bash scripts/ci.sh fast', ['bash scripts/ci.sh'])).toEqual({ kind: 'allow' });
+    expect(ask("node -e 'require(1)'")).toMatchObject({ kind: 'ask', prefixes: [] });
   });
 
   it('uses the allow-list from .team/allow.json by prefix', () => {
@@ -351,7 +360,13 @@ describe('ask mode', () => {
 
   it('computes approval prefixes: the program, plus the subcommand where there is one', () => {
     expect(approvalPrefix(['rm', '-rf', 'node_modules'])).toBe('rm');
-    expect(approvalPrefix(['/usr/bin/python3', 'x.py'])).toBe('python3');
+    expect(approvalPrefix(['/usr/bin/python3', 'x.py'])).toBe('python3 x.py');
+    // An interpreter, a shell or a runner is never offered bare: with its script or module, or not at all.
+    expect(approvalPrefix(['node', 'scripts/build.mjs', '--prod'])).toBe('node scripts/build.mjs');
+    expect(approvalPrefix(['python', '-m', 'pytest', '-q'])).toBe('python -m pytest');
+    expect(approvalPrefix(['node', '-e', 'process.exit(1)'])).toBe('');
+    expect(approvalPrefix(['npx', '--yes'])).toBe('');
+    expect(approvalPrefix(['make', 'check'])).toBe('make check');
     expect(approvalPrefix(['git', 'commit', '-m', 'x'])).toBe('git commit');
     expect(approvalPrefix(['npm', 'run', 'e2e', '--', '-x'])).toBe('npm run e2e');
     expect(approvalPrefix(['npx', '--yes', 'prettier', '.'])).toBe('npx prettier');

@@ -59,7 +59,7 @@ describe('a budget stop in the console', () => {
     tty.write(CTRL_Y);
     screen = await tty.waitFor('Needs you (1 waiting)');
     expect(screen).toMatch(/› lead\s+budget team budget: \$0\.60 of \$0\.50/);
-    expect(screen).toContain('y extends by $0.50, n stops lead');
+    expect(screen).toContain('extending adds $0.50 · a also extends');
     tty.write('y');
     await tty.waitFor('Needs you (0 waiting)');
     tty.write(KEYS.escape);

@@ -136,13 +136,11 @@ describe('a question in the pane', () => {
       "2 yes, and don't ask again for 'npm install'",
       '3 no, and tell alice why',
     ]);
-    expect(askChoices(request({ tool: 'write_file', summary: '.env', prefixes: [] })).map((c) => c.key)).toEqual(['1', '3']);
-    expect(askChoices(request({ tool: 'failed', summary: 'alice failed: boom' })).map((c) => c.label)).toEqual([
-      'restart alice (its workspace, tasks and a summary kept)',
-      'dismiss',
-    ]);
-    expect(askChoices(request({ tool: 'budget' })).find((c) => c.key === '3')).toMatchObject({ label: 'stop alice' });
-    expect(askChoices(request({ tool: 'plan' })).find((c) => c.key === '3')).toMatchObject({ withReason: true });
+    // Numbered without gaps: no is 2 where nothing can be allow-listed.
+    expect(askChoices(request({ tool: 'write_file', summary: '.env', prefixes: [] })).map((c) => `${c.key} ${c.answer}`)).toEqual(['1 approve', '2 deny']);
+    expect(askChoices(request({ tool: 'failed', summary: 'alice failed: boom' })).map((c) => `${c.key} ${c.label}`)).toEqual(['1 restart alice', '2 dismiss']);
+    expect(askChoices(request({ tool: 'budget' })).find((c) => c.key === '2')).toMatchObject({ label: 'stop alice' });
+    expect(askChoices(request({ tool: 'plan' })).find((c) => c.key === '2')).toMatchObject({ withReason: true });
   });
 
   it('shows the command, why it asks, an edit as a diff, and the choices, within the rows it gets', () => {
@@ -152,7 +150,7 @@ describe('a question in the pane', () => {
     expect(lines[0]).toBe('╭ alice wants to use edit_file a.txt');
     expect(lines).toContain('│ -one');
     expect(lines).toContain('│ +uno');
-    expect(lines.at(-1)).toBe('╰ 1 yes   3 no, and tell alice why');
+    expect(lines.at(-1)).toBe('╰ 1 yes   2 no, and tell alice why');
     expect(plain(askLines(request(), 2, 60, 3, false))).toHaveLength(3); // a long diff or reason is cut to fit
     expect(plain(askLines(request(), 1, 60, 6, true)).at(-1)).toMatch(/^╰ why not\?/);
   });

@@ -44,9 +44,9 @@ it('has a host column only when an agent runs elsewhere, and says which', async 
   expect(across).toMatch(/^ada\s+.*working: task #2.*\sbox-2\s*$/m);
   expect(across).toMatch(/^cy\s+.*working: task #3.*\shere\s*$/m);
   expect(across).toMatch(/^lead\s+.*\shere\s*$/m);
-  // At 80 columns the host still shows: the cache's counts give way to it.
+  // At 80 columns the host still shows: the cache's counts and the last activity give way to it.
   const narrow = await drawn(store, 80);
-  expect(narrow).toMatch(/^name\s+status\s+task\s+in\/out\s+cost\s+ctx\s+active\s+host\s*$/m);
+  expect(narrow).toMatch(/^name\s+status\s+task\s+in\/out\s+cost\s+ctx\s+host\s*$/m);
   expect(narrow).toMatch(/^ada\s+.*\sbox-2\s*$/m);
 
   // Two workers on one machine: their whole ids tell them apart.

@@ -79,7 +79,8 @@ describe('transcript lines', () => {
       result: 'all good\n[exit code 0]',
     };
     const collapsed = plain(visibleLines([tool], 60, 10, 0, false).lines);
-    expect(collapsed).toEqual([expect.stringMatching(/⏺ bash npm test\s+✓ 1\.2 s/)]);
+    // A command's output shows by default (its first lines), without the exit code the ✓ says.
+    expect(collapsed).toEqual([expect.stringMatching(/⏺ bash npm test\s+✓ 1\.2 s/), '    all good']);
     const expanded = plain(visibleLines([tool], 60, 10, 0, true).lines);
     expect(expanded.slice(1)).toEqual(['    all good', '    [exit code 0]']);
   });

@@ -39,7 +39,7 @@ describe('the console asks before workspace settings widen trust', () => {
 
     let screen = await tty.waitFor("trust this workspace's .mcp.json");
     expect(screen).toContain('1 trust them (from the next start)');
-    expect(screen).toContain('3 keep ignoring them');
+    expect(screen).toContain('2 keep ignoring them');
     expect(existsSync(path.join(ws, 'mcp-ran.txt'))).toBe(false);
 
     await tty.type('/config');

@@ -112,6 +112,11 @@ export class Lead extends Agent {
     return outcome;
   }
 
+  /** After a restart (restart.ts): no longer failed; it works again on the next prompt or message. */
+  async restarted(): Promise<void> {
+    await this.setStatus('idle', { reason: waitingSince('restarted; waiting for a prompt') });
+  }
+
   onTurnEnd(listener: (turn: LeadTurn) => void): () => void {
     this.#turnListeners.add(listener);
     return () => this.#turnListeners.delete(listener);

@@ -101,6 +101,8 @@ async function restartTurn(team: RestartHost, name: string, role: string, summar
  */
 export async function restartAgent(team: RestartHost, name: string): Promise<RestartResult> {
   const { backend, config } = team.ctx;
+  // The console shows `↻ restarting NAME…` from here until the `done` warning below (docs/console.md#approvals).
+  if (name === LEAD_NAME || team.teammate(name)) team.ctx.hub.emit(name, 'warning', { message: `restarting ${name}…`, restart: 'start' });
   if (name === LEAD_NAME) {
     const lead = team.lead;
     if (lead.loop.running) {
@@ -121,8 +123,11 @@ export async function restartAgent(team: RestartHost, name: string): Promise<Res
     lead.loop.totals.contextTokens = Math.ceil(text.length / 4);
     // The transcript becomes the restart turn alone (it carries on with its next prompt or message).
     logReset(lead.events, summary.text, before, lead.loop.totals.contextTokens, text);
-    lead.events.emit('warning', { message: `restarted with a fresh context (summary: ${summary.kind}${summary.error ? `, ${summary.error}` : ''})` });
-    return { name, summary: summary.kind, message: describe(name, summary) };
+    // It runs again on the person's next prompt (or a message): its status says so, no longer failed.
+    await lead.restarted();
+    const message = describe(name, summary, 'it waits for your next prompt');
+    lead.events.emit('warning', { message, restart: 'done', summary: summary.kind });
+    return { name, summary: summary.kind, message };
   }
 
   const old = team.teammate(name);
@@ -152,9 +157,10 @@ export async function restartAgent(team: RestartHost, name: string): Promise<Res
   // Its transcript starts empty; the restart turn follows as its first prompt.
   logReset(fresh.events, summary.text, old.loop.totals.contextTokens, Math.ceil(prompt.length / 4));
   team.replaceTeammate(name, fresh);
-  fresh.events.emit('warning', { message: `restarted with a fresh context (summary: ${summary.kind}${summary.error ? `, ${summary.error}` : ''})` });
   fresh.start();
-  return { name, summary: summary.kind, message: describe(name, summary) };
+  const message = describe(name, summary, 'it works again from its summary');
+  fresh.events.emit('warning', { message, restart: 'done', summary: summary.kind });
+  return { name, summary: summary.kind, message };
 }
 
 /** The transcript starts over: from `firstTurn`, or empty (a teammate's first turn follows as its prompt). */
@@ -168,12 +174,12 @@ function logReset(events: Agent['events'], summary: string, beforeTokens: number
   });
 }
 
-function describe(name: string, summary: { kind: RestartResult['summary']; error?: string }): string {
+function describe(name: string, summary: { kind: RestartResult['summary']; error?: string }, next: string): string {
   const how =
     summary.kind === 'model'
       ? 'with a summary of its transcript'
       : summary.kind === 'last-texts'
         ? `with its last messages (the summary failed: ${summary.error ?? 'unknown error'})`
         : 'with no earlier conversation';
-  return `restarted ${name} ${how}; its tasks and workspace are kept`;
+  return `restarted ${name} ${how}; its tasks and workspace are kept; ${next}`;
 }

@@ -124,20 +124,39 @@ export interface SupervisionNotice {
 }
 
 /**
+ * A failure no restart can fix, and what to do instead; undefined when a restart may help (a
+ * connection that failed, an overloaded API, a stall). A refused key fails every restart the same
+ * way (the agent's pane and the console's notice already say what to fix: `null` advice); a
+ * conversation longer than the model's context fails again from the restart's own summary call.
+ */
+export function restartCannotFix(agent: string, error: string): { advice: string | null } | undefined {
+  if (/\((401|403)\)/.test(error)) return { advice: null };
+  if (/authentication method|no API key/i.test(error)) {
+    return {
+      advice: `${agent} has no API key to call the model with: quit (Ctrl+C twice), export ANTHROPIC_API_KEY=… (or pass --api-key-file FILE), then huddle -c`,
+    };
+  }
+  if (/prompt is too long/i.test(error)) {
+    return { advice: `${agent}'s conversation is longer than the model's context: /compact ${agent} summarises it (or /clear in its pane starts it afresh)` };
+  }
+  return undefined;
+}
+
+/**
  * Puts a stall or failure in the person's needs-you queue (the console's /approvals) as a
  * 'notice': y restarts the agent, n dismisses it. One open notice per agent; nothing without a
- * console (the queue is unanswerable headless, and the lead already has it in its inbox).
+ * console (the queue is unanswerable headless, and the lead already has it in its inbox). A
+ * failure a restart cannot fix is not offered one: a warning says what to do instead.
  */
-/** A model error that no restart can fix: the API refused the key (401) or its permissions (403). */
-const REFUSED_CREDENTIALS = /\((401|403)\)/;
-
 export function needsYouNotices(team: NoticeHost): (notice: SupervisionNotice) => void {
   const open = new Set<string>();
   return (notice) => {
     if (!team.approvals.answerable || open.has(notice.agent)) return;
-    // A refused key or permission fails every restart the same way: nothing to offer; the agent's
-    // pane (and the console's notice) say what to fix.
-    if (REFUSED_CREDENTIALS.test(notice.text)) return;
+    const unfixable = notice.kind === 'failed' ? restartCannotFix(notice.agent, notice.text) : undefined;
+    if (unfixable) {
+      if (unfixable.advice) team.ctx.hub.emit(notice.agent, 'warning', { message: unfixable.advice, advice: true });
+      return;
+    }
     open.add(notice.agent);
     void team.approvals
       .request({
@@ -145,18 +164,17 @@ export function needsYouNotices(team: NoticeHost): (notice: SupervisionNotice) =
         kind: 'notice',
         tool: notice.kind,
         summary: notice.text,
-        reason: 'y restarts it (workspace, tasks and a summary kept) · n dismisses',
+        reason: 'a restart keeps its workspace, its tasks and a summary of its conversation',
         prefixes: [],
       })
       .then(async (outcome) => {
         open.delete(notice.agent);
-        if (outcome.kind !== 'approved') return;
-        const result = await team.restart(notice.agent);
-        team.ctx.hub.emit(notice.agent, 'warning', { message: result.message });
+        // The restart says what it did itself (restart.ts's warnings: restarting…, then restarted).
+        if (outcome.kind === 'approved') await team.restart(notice.agent);
       })
       .catch((error: unknown) => {
         open.delete(notice.agent);
-        team.ctx.hub.emit(notice.agent, 'warning', { message: `restart failed: ${error instanceof Error ? error.message : String(error)}` });
+        team.ctx.hub.emit(notice.agent, 'warning', { message: `restart failed: ${error instanceof Error ? error.message : String(error)}`, restart: 'failed' });
       });
   };
 }

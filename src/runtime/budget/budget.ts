@@ -338,7 +338,7 @@ export class Budget {
       // A status is best effort: the work goes on whether the roster took it or not.
       await this.#roster?.setStatus(agent, 'waiting', { reason }).catch(() => undefined);
       this.#hub.emit(agent, 'warning', {
-        message: `${agent} paused: ${reason} — Ctrl+Y, then y extends or n stops`,
+        message: `${agent} paused: ${reason}; it waits for you to extend the budget or stop it`,
         budget: { scope: hit.scope, kind: hit.kind, spent: hit.spent, limit: hit.limit },
       });
       const step =
@@ -349,7 +349,8 @@ export class Budget {
           tool: 'budget',
           kind: 'budget',
           summary: hit.scope === TEAM_SCOPE ? reason : `${agent} ${reason}`,
-          reason: `y extends by ${formatAmount(hit.kind, step)}, n stops ${agent}`,
+          // No keys here: the pane's question and the needs-you queue each name their own.
+          reason: `extending adds ${formatAmount(hit.kind, step)}`,
           prefixes: [],
         },
         signal,

@@ -94,7 +94,7 @@ export interface EventFields {
     after_tokens?: number;
   };
   /** A model call is retried; the partial text of the failed attempt is void. */
-  retry: { attempt: number; delayMs: number; status: number | undefined; reason: string; purpose?: 'compaction' };
+  retry: { attempt: number; maxRetries?: number; delayMs: number; status: number | undefined; reason: string; purpose?: 'compaction' };
   /**
    * Something was skipped, repaired or needs attention and the run goes on. `message` says
    * what; the other fields are details for programs (a budget, a stall, the file or inbox line).

@@ -7,6 +7,7 @@ import type { Message, MessageParam } from '@anthropic-ai/sdk/resources/messages
 import type { HuddleConfig } from '../config.js';
 import { markMessages, markPrefix } from './cache-breakpoints.js';
 import { costOf, toTokenUsage, type TokenUsage } from './pricing.js';
+import { describeConnectionError } from './connection-error.js';
 import type { ToolDefinitionParam } from '../tools/registry.js';
 
 export interface ModelRequest {
@@ -25,6 +26,8 @@ export interface ModelRequest {
 
 export interface RetryNotice {
   attempt: number;
+  /** Retries this call may take in all (the console shows `retrying N of M`). */
+  maxRetries: number;
   delayMs: number;
   status: number | undefined;
   reason: string;
@@ -134,7 +137,7 @@ export class ModelClient implements ModelBackend {
             ? { retryable: true, status: undefined, reason: error.cause.message }
             : error instanceof StreamIdleError
               ? { retryable: true, status: undefined, reason: error.message }
-              : classify(error);
+              : classify(error, this.#options.baseURL);
         // A server (or proxy) may echo the credentials back in an error body: never pass them on.
         failure.reason = this.#redact(failure.reason);
         if (!failure.retryable || attempt > this.#options.maxRetries) {
@@ -142,7 +145,7 @@ export class ModelClient implements ModelBackend {
           throw new ModelError(`${failure.reason}${tries}`, failure.status);
         }
         const delayMs = failure.retryAfterMs ?? backoff(attempt, this.#options.retryBaseMs);
-        hooks.onRetry?.({ attempt, delayMs, status: failure.status, reason: failure.reason });
+        hooks.onRetry?.({ attempt, maxRetries: this.#options.maxRetries, delayMs, status: failure.status, reason: failure.reason });
         await sleep(delayMs, hooks.signal);
       }
     }
@@ -210,9 +213,9 @@ interface Failure {
 
 const RETRYABLE_ERROR_TYPES = new Set(['overloaded_error', 'api_error', 'rate_limit_error', 'timeout_error']);
 
-function classify(error: unknown): Failure {
+function classify(error: unknown, baseURL: string | undefined): Failure {
   if (error instanceof APIConnectionError) {
-    return { retryable: true, status: undefined, reason: `connection failed: ${error.message}` };
+    return { retryable: true, status: undefined, reason: describeConnectionError(error, baseURL) };
   }
   if (error instanceof APIError) {
     const status = error.status;

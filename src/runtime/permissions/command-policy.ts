@@ -448,7 +448,9 @@ class Walker {
       const file = args[0];
       const downloaded = file?.subs.map(downloaderIn).find(Boolean) ?? (file?.text === '/dev/stdin' && stdin.kind === 'download' ? stdin.by : undefined);
       if (downloaded) return this.#deny('pipe-to-shell', `'${program}' runs code downloaded by ${downloaded}`, display);
-      return this.#notReadOnly(`'${program}' runs a script file`, display, program);
+      const words = [program, file?.text ?? ''];
+      const listed = file !== undefined && this.#options.allow.some((entry) => matchesPrefix(entry, words));
+      return this.#notReadOnly(`'${program}' runs a script file`, display, file ? approvalPrefix(words) : undefined, listed);
     }
     const wrapper = WRAPPERS[program];
     const around = [...outer, words.map((w) => w.text)];
@@ -660,7 +662,10 @@ class Walker {
       if (downloaded) return this.#deny('pipe-to-shell', `'${program}' runs code downloaded by ${downloaded}`, display);
       if (file.text === '/dev/stdin' && stdin.kind === 'download')
         return this.#deny('pipe-to-shell', `runs code downloaded by ${stdin.by} with ${program}`, display);
-      return this.#notReadOnly(`'${program} ${file.raw}' runs a script`, display, `${program} ${file.text}`);
+      // The offer and the match agree: an entry `bash scripts/x.sh` allows this script, word for word.
+      const words = [program, file.text];
+      const listed = this.#options.allow.some((entry) => matchesPrefix(entry, words));
+      return this.#notReadOnly(`'${program} ${file.raw}' runs a script`, display, approvalPrefix(words), listed);
     }
     // The shell reads its commands from stdin.
     if (stdin.kind === 'static') return this.script(parseShell(stdin.text), depth + 1);

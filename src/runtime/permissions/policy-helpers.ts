@@ -1,7 +1,7 @@
 // Helpers of the command policy: reading a simple command's words (wrappers, options, git's
 // global options), whether a program only reads, and the allow-list's prefixes.
 import type { Script, SimpleCommand, Word } from './shell-syntax.js';
-import { DOWNLOADERS, HARMLESS_DEVICES, READ_ONLY_GIT, READ_ONLY_PROGRAMS, SHELLS, WRAPPERS } from './policy-tables.js';
+import { DOWNLOADERS, HARMLESS_DEVICES, INTERPRETERS, READ_ONLY_GIT, READ_ONLY_PROGRAMS, SHELLS, WRAPPERS } from './policy-tables.js';
 import path from 'node:path';
 
 /** A simple command as the policy sees it: the program's base name and its argument words. */
@@ -236,15 +236,30 @@ export const WITH_SUBCOMMANDS = new Set([
   'gradle',
 ]);
 
-/** What "approve always" allow-lists for a command: its program, plus the subcommand for git, npm and the like. */
+/** Programs that run whatever code they are given: allow-listed only with what they run (never bare). */
+const RUNS_ANY_CODE = new Set([...INTERPRETERS, ...SHELLS, 'npx', 'pnpx', 'bunx', 'uvx', 'source', '.']);
+
+/**
+ * What "approve always" allow-lists for a command: its program, plus the subcommand for git, npm
+ * and the like, or the script an interpreter runs (`node scripts/build.mjs`, `python -m pytest`).
+ * Empty when only the bare interpreter could be named (`node -e …`): allowing `node` would allow
+ * every script. Entries match word for word from the start (matchesPrefix), so the offer is what
+ * the match checks.
+ */
 export function approvalPrefix(words: string[]): string {
   const [program, ...rest] = words;
   if (!program) return '';
   const name = basename(program);
+  if (RUNS_ANY_CODE.has(name) && !WITH_SUBCOMMANDS.has(name)) {
+    const [first, second] = rest;
+    if (first === '-m' && second && !second.startsWith('-')) return `${name} -m ${second}`;
+    return first && !first.startsWith('-') && !first.startsWith('+') ? `${name} ${first}` : '';
+  }
   if (!WITH_SUBCOMMANDS.has(name)) return name;
   let sub = rest.find((w) => !w.startsWith('-'));
   if (name === 'npm' && sub === 'run') sub = `run ${rest[rest.indexOf('run') + 1] ?? ''}`.trim();
-  return sub ? `${name} ${sub}` : name;
+  if (sub) return `${name} ${sub}`;
+  return RUNS_ANY_CODE.has(name) ? '' : name;
 }
 
 /** An allow-list entry matches a command that starts with its words. */

@@ -22,6 +22,8 @@ export const writeFileTool = defineTool({
     const { absolute, existed } = await writeInside(context.workspace, args.path, args.content);
     const shown = context.workspace.relative(absolute);
     const bytes = Buffer.byteLength(args.content, 'utf8');
-    return `${existed ? 'overwrote' : 'created'} ${shown} (${bytes} byte${bytes === 1 ? '' : 's'})`;
+    // Lines as an editor counts them (a last line without its newline counts too): the pane says `wrote N lines`.
+    const lines = args.content === '' ? 0 : args.content.replace(/\n$/, '').split('\n').length;
+    return `${existed ? 'overwrote' : 'created'} ${shown} (${lines} line${lines === 1 ? '' : 's'}, ${bytes} byte${bytes === 1 ? '' : 's'})`;
   },
 });

@@ -70,10 +70,13 @@ export const COMMANDS: SlashCommand[] = [
   {
     name: 'broadcast',
     args: 'TEXT',
-    description: 'send text to every agent',
+    description: 'send text to every live agent',
     run(context, args) {
       if (!args.trim()) return usage(this);
-      return attempt(async () => `sent to ${await context.controller.broadcast(args.trim())} agents`);
+      return attempt(async () => {
+        const count = await context.controller.broadcast(args.trim());
+        return `sent to ${count} live agent${count === 1 ? '' : 's'}`;
+      });
     },
   },
   {
@@ -139,10 +142,14 @@ export const COMMANDS: SlashCommand[] = [
   },
   {
     name: 'clear',
-    description: "clear the pane in view and its agent's conversation",
-    run(context) {
-      context.controller.clear(context.focus);
-      return { kind: 'ok', message: `cleared ${context.focus}` };
+    args: '[yes]',
+    description: "clear the pane in view and its agent's conversation (asks first: /clear yes does it)",
+    run(context, args) {
+      const who = context.focus;
+      // Nothing of the conversation comes back into the agent's context after it: confirmed first.
+      if (args.trim() !== 'yes') return { kind: 'ok', message: `/clear forgets ${who}'s conversation (its log keeps it); /clear yes does it` };
+      if (!context.controller.clear(who)) return { kind: 'error', message: `${who} is in a turn; Esc interrupts it, then /clear yes` };
+      return { kind: 'ok', message: `cleared ${who}: it starts its next turn with no earlier conversation` };
     },
   },
   {

@@ -15,7 +15,7 @@ export interface CommandIntents {
   shutdown(name: string, now: boolean): Promise<string>;
   restart(name: string): Promise<string>;
   compact(agent: string, focus?: string): Promise<string>;
-  clear(agent: string): void;
+  clear(agent: string): boolean;
   setModel(model: string): void;
   /** Per-task spend lines for /cost (empty when nothing is tallied). */
   taskSpendLines(): string[];

@@ -70,13 +70,14 @@ function queuedLines(name: string, queued: string[] | undefined, width: number, 
 
 function header(name: string, agent: AgentView, width: number, now: number, model: string): string {
   const busy = isBusy(agent);
-  const glyph = busy && agent.status === 'working' ? chalk.green(spinnerFrame(now)) : statusMark(agent.status);
+  const glyph = agent.restarting ? chalk.cyan('↻') : busy && agent.status === 'working' ? chalk.green(spinnerFrame(now)) : statusMark(agent.status);
+  const state = agent.restarting ? 'restarting…' : agent.status;
   const doing = activity(agent, now);
   const out = liveOutputTokens(agent);
   const reason = !busy && agent.reason ? `: ${agent.reason}` : '';
   return fitParts(
     [
-      { text: `${glyph} ${chalk.bold(name)} ${chalk.dim(`(${agent.role}) ${agent.status}${reason}`)}`, priority: 10 },
+      { text: `${glyph} ${chalk.bold(name)} ${chalk.dim(`(${agent.role}) ${state}${agent.restarting ? '' : reason}`)}`, priority: 10 },
       { text: doing ? (busy ? chalk.yellow(doing) : chalk.dim(doing)) : '', priority: 9 },
       { text: chalk.dim(`${formatTokens(agent.inputTokens)} in ${out.estimated ? '~' : ''}${formatTokens(out.tokens)} out`), priority: 8 },
       { text: chalk.dim(`$${liveCost(agent, model).toFixed(3)}`), priority: 6 },

@@ -105,7 +105,7 @@ export function App({ store, controller, history, quit }: Props) {
       </Box>
       <Palette lines={palette} />
       <NoticeLine lines={notice} />
-      <InputLine store={store} target={focus} hint={hint} columns={columns} maxRows={maxInputRows} />
+      <InputLine store={store} target={focus} hint={hint} columns={columns} maxRows={maxInputRows} progress={!terminal && !denying} />
       <StatusBar store={store} columns={columns} />
     </Box>
   );

@@ -6,6 +6,8 @@ import { useStore } from 'zustand';
 import type { ConsoleStore } from '../state/console-store.js';
 import type { InputBuffer } from '../state/input-buffer.js';
 import { layoutInput, visibleInputRows } from './input-layout.js';
+import { activity, isBusy } from './progress.js';
+import { useClock } from '../hooks/useClock.js';
 
 /** The prompt mark before the input: "lead › ". */
 export function promptMark(target: string): string {
@@ -29,10 +31,18 @@ interface Props {
   hint: string | undefined;
   columns: number;
   maxRows: number;
+  /** While the agent in view works, the hint says what it does (the header's progress, where the eyes are). */
+  progress?: boolean;
 }
 
-export function InputLine({ store, target, hint, columns, maxRows }: Props) {
+export function InputLine({ store, target, hint, columns, maxRows, progress = false }: Props) {
   const buffer = useStore(store, (state) => state.input);
+  const agent = useStore(store, (state) => state.agents[target]);
+  const busy = progress && agent !== undefined && isBusy(agent);
+  // Ticks only while the agent works, and re-renders this line only.
+  const now = useClock(busy);
+  const doing = busy ? activity(agent, now) : undefined;
+  const shownHint = doing ? `${target}: ${doing} · typing ${target === 'lead' ? 'steers it' : 'messages it'}, Esc interrupts` : hint;
   const mark = promptMark(target);
   const layout = layoutInput(buffer, textWidth(columns, target));
   const { rows, first } = visibleInputRows(layout, maxRows);
@@ -53,7 +63,7 @@ export function InputLine({ store, target, hint, columns, maxRows }: Props) {
                 {row.text.slice(at + ([...row.text.slice(at)][0]?.length ?? 0))}
               </>
             )}
-            {buffer.text === '' && hint ? <Text dimColor>{hint}</Text> : null}
+            {buffer.text === '' && shownHint ? <Text dimColor>{shownHint}</Text> : null}
           </Text>
         );
       })}

@@ -34,9 +34,11 @@ export function RosterView({ store, width, height }: { store: ConsoleStore; widt
   const hosts = order.some((name) => agents[name]?.host !== undefined);
   const where = hostNames(order.map((name) => agents[name]?.host));
   const hostWidth = hosts ? Math.min(26, Math.max(6, ...[...where.values()].map((label) => label.length + 1))) : 0;
-  // Narrow, the host matters more than the cache's counts (which /cost also shows).
-  const cache = !hosts || width >= 110;
-  const fixed = [8, 14, ...(cache ? [12] : []), 9, 6, 9, ...(hosts ? [hostWidth] : [])]; // task, tokens, [cache reads/writes,] cost, ctx, active[, host]
+  // Narrow, why an agent waits (the status) and the host matter more than the cache's counts (which
+  // /cost also shows) and the last activity: those columns go first, so the status keeps its words.
+  const cache = width >= 110 + hostWidth;
+  const active = width >= 100 + hostWidth;
+  const fixed = [8, 14, ...(cache ? [12] : []), 9, 6, ...(active ? [9] : []), ...(hosts ? [hostWidth] : [])]; // task, tokens, [cache reads/writes,] cost, ctx, [active,] [host]
   const statusWidth = Math.max(14, width - nameWidth - fixed.reduce((a, b) => a + b, 0));
   // A cell is cut one column short of its width: there is always a gap before the next column.
   const row = (cells: string[], widths: number[]) => cells.map((cell, i) => (i < cells.length - 1 ? `${padLine(cell, widths[i]! - 1)} ` : cell)).join('');
@@ -58,7 +60,7 @@ export function RosterView({ store, width, height }: { store: ConsoleStore; widt
         ...(cache ? [`${formatTokens(agent.cacheReadTokens)}/${formatTokens(agent.cacheWriteTokens)}`] : []),
         `$${agent.costUsd.toFixed(3)}`,
         `${contextPercent(agent.contextTokens, agent.model)}%`,
-        formatAgo(agent.lastActivity, now),
+        ...(active ? [formatAgo(agent.lastActivity, now)] : []),
         ...(hosts ? [agent.host ? (where.get(agent.host) ?? agent.host) : 'here'] : []),
       ],
       widths,
@@ -72,7 +74,12 @@ export function RosterView({ store, width, height }: { store: ConsoleStore; widt
         {chalk.dim(` (${order.length} agents) · Esc closes`)}
       </Text>
       <Text wrap="truncate">
-        {chalk.dim(row(['name', '  status', 'task', 'in/out', ...(cache ? ['cache r/w'] : []), 'cost', 'ctx', 'active', ...(hosts ? ['host'] : [])], widths))}
+        {chalk.dim(
+          row(
+            ['name', '  status', 'task', 'in/out', ...(cache ? ['cache r/w'] : []), 'cost', 'ctx', ...(active ? ['active'] : []), ...(hosts ? ['host'] : [])],
+            widths,
+          ),
+        )}
       </Text>
       <Text wrap="truncate">{rows.join('\n')}</Text>
       {more > 0 ? <Text dimColor>↓ {more} more (PgDn)</Text> : null}

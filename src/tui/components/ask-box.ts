@@ -1,6 +1,7 @@
 // A question for the person, in the pane of the agent that asks: what it wants to do (the command,
-// or the edit as a diff), why it needs the person, and numbered choices — 1 yes, 2 yes and allow it
-// from now on, 3 no and tell the agent why — answered with those keys while the pane is in view
+// or the edit as a diff), why it needs the person, and numbered choices without gaps — 1 yes, 2 yes
+// and allow it from now on (when it can be allow-listed), then no and tell the agent why — answered
+// with those keys while the pane is in view
 // (src/tui/keys/console-keymap.ts). The needs-you queue (Ctrl+Y) still lists every question.
 import chalk from 'chalk';
 import type { ApprovalView } from '../state/console-store.js';
@@ -10,6 +11,7 @@ import { truncateLine, wrapLines } from '../render/wrap.js';
 export type AskAnswer = 'approve' | 'always' | 'deny';
 
 export interface AskChoice {
+  /** Numbered from 1 without gaps, in the order shown; the last one is always the no. */
   key: '1' | '2' | '3';
   answer: AskAnswer;
   label: string;
@@ -17,39 +19,44 @@ export interface AskChoice {
   withReason?: boolean;
 }
 
-/** The choices a question offers, by what it is about. */
+/** The choices a question offers, by what it is about, numbered 1, 2(, 3) in order. */
 export function askChoices(request: ApprovalView): AskChoice[] {
+  const keys = ['1', '2', '3'] as const;
+  return unnumbered(request).map((choice, i) => ({ ...choice, key: keys[i]! }));
+}
+
+function unnumbered(request: ApprovalView): Array<Omit<AskChoice, 'key'>> {
   const who = request.agent;
   switch (request.tool) {
     case 'budget':
       return [
-        { key: '1', answer: 'approve', label: 'extend the budget' },
-        { key: '3', answer: 'deny', label: `stop ${who}` },
+        { answer: 'approve', label: 'extend the budget' },
+        { answer: 'deny', label: `stop ${who}` },
       ];
     case 'plan':
       return [
-        { key: '1', answer: 'approve', label: 'approve the plan' },
-        { key: '3', answer: 'deny', label: 'send it back, saying why', withReason: true },
+        { answer: 'approve', label: 'approve the plan' },
+        { answer: 'deny', label: 'send it back, saying why', withReason: true },
       ];
     case 'trust':
       // Workspace settings that widen trust (docs/trust.md): no "always", the record is the always.
       return [
-        { key: '1', answer: 'approve', label: 'trust them (from the next start)' },
-        { key: '3', answer: 'deny', label: 'keep ignoring them' },
+        { answer: 'approve', label: 'trust them (from the next start)' },
+        { answer: 'deny', label: 'keep ignoring them' },
       ];
     case 'failed':
     case 'stalled':
       return [
-        { key: '1', answer: 'approve', label: `restart ${who} (its workspace, tasks and a summary kept)` },
-        { key: '3', answer: 'deny', label: 'dismiss' },
+        { answer: 'approve', label: `restart ${who}` },
+        { answer: 'deny', label: 'dismiss' },
       ];
     default:
       return [
-        { key: '1', answer: 'approve', label: 'yes' },
+        { answer: 'approve', label: 'yes' },
         ...(request.prefixes.length
-          ? [{ key: '2' as const, answer: 'always' as const, label: `yes, and don't ask again for ${request.prefixes.map((p) => `'${p}'`).join(', ')}` }]
+          ? [{ answer: 'always' as const, label: `yes, and don't ask again for ${request.prefixes.map((p) => `'${p}'`).join(', ')}` }]
           : []),
-        { key: '3', answer: 'deny', label: `no, and tell ${who} why`, withReason: true },
+        { answer: 'deny', label: `no, and tell ${who} why`, withReason: true },
       ];
   }
 }

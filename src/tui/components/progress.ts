@@ -32,7 +32,9 @@ export function activity(agent: AgentView, now: number): string | undefined {
         ? 'writing'
         : turn.phase === 'waiting'
           ? (agent.reason ?? 'waiting for you')
-          : 'thinking';
+          : turn.retry
+            ? `retrying ${turn.retry.attempt} of ${turn.retry.of}`
+            : 'thinking';
   return `${doing} · ${formatElapsed(now - turn.startedAt)}`;
 }
 

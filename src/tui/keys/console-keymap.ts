@@ -57,7 +57,8 @@ export type IntentName =
 export type ConsoleBinding = Binding<IntentName> & { doc: string };
 
 /** The question in the pane is answered with 1, 2 or 3 (ask-box.ts). */
-const ASK_DOC = 'answer the question at the bottom of the pane: 1 yes, 2 yes and allow it from now on, 3 no (type why, then Enter)';
+const ASK_DOC =
+  'answer the question at the bottom of the pane by its number: 1 yes, then (for a command) 2 yes and allow it from now on; the last number is no (type why, then Enter)';
 
 /** Rows one turn of the mouse wheel scrolls. */
 export const WHEEL_ROWS = 3;

@@ -24,6 +24,8 @@ const cache = new WeakMap<TranscriptItem, Cached[]>();
 const ERROR_PREVIEW_LINES = 3;
 /** An edit shows this many lines of its diff before Ctrl+O. */
 const EDIT_PREVIEW_LINES = 8;
+/** A command shows this many lines of its output before Ctrl+O. */
+const BASH_PREVIEW_LINES = 4;
 
 /** Lines added and removed by a unified diff (its file headers not counted). */
 export function diffStat(diff: string): { added: number; removed: number } {
@@ -132,9 +134,11 @@ function renderTool(item: Extract<TranscriptItem, { kind: 'tool' }>, width: numb
       : '';
   const isEdit = item.name === 'edit_file' && item.state === 'ok' && item.result !== undefined;
   const changes = isEdit ? diffStat(item.result!) : undefined;
+  // write_file's result says how many lines it wrote (runtime/tools/write-file.ts).
+  const wrote = item.name === 'write_file' && item.state === 'ok' ? /\((\d+) lines?, /.exec(item.result ?? '')?.[1] : undefined;
   const described = describeToolCall(item.name, item.summary);
   const head = `${chalk.blue('⏺')} ${chalk.bold(described.name)}${described.detail ? ` ${chalk.dim(described.detail)}` : ''}`;
-  const tail = ` ${mark}${changes ? ` ${chalk.green(`+${changes.added}`)} ${chalk.red(`−${changes.removed}`)}` : ''}${duration}`;
+  const tail = ` ${mark}${changes ? ` ${chalk.green(`+${changes.added}`)} ${chalk.red(`−${changes.removed}`)}` : ''}${wrote !== undefined ? ` wrote ${wrote} line${wrote === '1' ? '' : 's'}` : ''}${duration}`;
   const lines = [truncateLine(head, Math.max(10, width - visibleWidth(tail))) + tail];
   const result = item.result ?? '';
   if (!result) return lines;
@@ -148,6 +152,16 @@ function renderTool(item: Extract<TranscriptItem, { kind: 'tool' }>, width: numb
     const shown = body.slice(0, EDIT_PREVIEW_LINES).map((line) => `    ${line}`);
     return body.length > EDIT_PREVIEW_LINES
       ? [...lines, ...shown, chalk.dim(`    … ${body.length - EDIT_PREVIEW_LINES} more lines (Ctrl+O)`)]
+      : [...lines, ...shown];
+  }
+  if (item.name === 'bash') {
+    // A command's output shows by default, its first lines (all of it with Ctrl+O); `[exit code 0]` says nothing the ✓ does not.
+    const output = item.state === 'ok' ? result.replace(/\n?\[exit code 0\]$/, '') : result;
+    const body = wrapLines(output, width - 4);
+    const paint = item.state === 'error' ? chalk.red : chalk.dim;
+    const shown = body.slice(0, BASH_PREVIEW_LINES).map((line) => `    ${paint(line)}`);
+    return body.length > BASH_PREVIEW_LINES
+      ? [...lines, ...shown, chalk.dim(`    … +${body.length - BASH_PREVIEW_LINES} lines (Ctrl+O)`)]
       : [...lines, ...shown];
   }
   if (item.state === 'error') {

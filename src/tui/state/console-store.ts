@@ -38,6 +38,8 @@ export interface AgentView {
   queued?: string[] | undefined;
   /** The host that runs it, when another process does (a worker of a team on PostgreSQL). */
   host?: string | undefined;
+  /** Between a restart's start and its end (agents/lifecycle/restart.ts): the header says `↻ restarting…`. */
+  restarting?: boolean | undefined;
 }
 
 /** What an agent in a turn is doing now, from its events; the console's own bookkeeping. */
@@ -48,6 +50,8 @@ export interface TurnProgress {
   phaseSince: number;
   /** Text streamed since the last usage report: the live token estimate until the real count arrives. */
   streamedChars: number;
+  /** The model call is being retried (`retrying 2 of 6`) until an answer comes. */
+  retry?: { attempt: number; of: number } | undefined;
 }
 
 /**

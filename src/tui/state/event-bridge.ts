@@ -6,7 +6,7 @@
 import type { EventHub, EventOf, HuddleEvent } from '../../runtime/events/events.js';
 import type { AgentView, ApprovalView, ConsoleState, ConsoleStore, AgentStatus, TurnProgress } from './console-store.js';
 import { patchAgent } from './console-store.js';
-import { appendItem, itemId, replaceLast, type TranscriptItem } from './transcript.js';
+import { appendItem, insertBeforeRunningTool, itemId, replaceLast, type TranscriptItem } from './transcript.js';
 import { formatTokens } from '../components/glyphs.js';
 import { PERSON_SENDER } from '../../runtime/vocabulary.js';
 import { registeredSecrets, scrub } from '../../runtime/secrets.js';
@@ -118,7 +118,7 @@ function applyEventHere(state: ConsoleState, event: HuddleEvent): Partial<Consol
               ? [...agent.items.slice(0, -1), { ...last, text: scrubTail(last.text, delta) }]
               : appendItem(agent.items, { kind: 'assistant', id: itemId(), text: delta, streaming: true });
           const turn = agent.turn ?? startTurn(at);
-          const writing = turn.phase === 'writing' ? turn : { ...turn, phase: 'writing' as const, phaseSince: at };
+          const writing = turn.phase === 'writing' ? turn : { ...turn, phase: 'writing' as const, phaseSince: at, retry: undefined };
           return { items, lastActivity: at, turn: { ...writing, streamedChars: writing.streamedChars + delta.length } };
         }),
       );
@@ -139,7 +139,14 @@ function applyEventHere(state: ConsoleState, event: HuddleEvent): Partial<Consol
         const kept = last?.kind === 'assistant' && last.streaming ? agent.items.slice(0, -1) : agent.items;
         const seconds = (Number(event.delayMs ?? 0) / 1000).toFixed(1);
         const text = `${String(event.reason ?? 'model call failed')}; retrying in ${seconds} s`;
-        return { items: appendItem(kept, { kind: 'notice', id: itemId(), text, tone: 'warn' }), lastActivity: at };
+        const attempt = Number(event.attempt ?? 1);
+        const turn = agent.turn ?? startTurn(at);
+        return {
+          items: appendItem(kept, { kind: 'notice', id: itemId(), text, tone: 'warn' }),
+          // The header says `retrying N of M` rather than `thinking` until an answer comes.
+          turn: { ...turn, phase: 'model', phaseSince: at, retry: { attempt, of: Number(event.maxRetries ?? attempt) } },
+          lastActivity: at,
+        };
       });
     case 'prompt': {
       const source = String(event.source ?? 'user');
@@ -190,7 +197,7 @@ function applyEventHere(state: ConsoleState, event: HuddleEvent): Partial<Consol
           state: 'running',
         }),
         activeTool: String(event.name ?? ''),
-        turn: { ...(agent.turn ?? startTurn(at)), phase: 'tool', phaseSince: at },
+        turn: { ...(agent.turn ?? startTurn(at)), phase: 'tool', phaseSince: at, retry: undefined },
         lastActivity: at,
       }));
     case 'tool_result':
@@ -222,8 +229,8 @@ function applyEventHere(state: ConsoleState, event: HuddleEvent): Partial<Consol
         costUsd: Number(event.total_cost_usd ?? agent.costUsd),
         contextTokens: Number(event.context_tokens ?? agent.contextTokens),
         model: typeof event.model === 'string' ? event.model : agent.model,
-        // The real count replaces the estimate from the streamed text.
-        turn: agent.turn ? { ...agent.turn, streamedChars: 0 } : undefined,
+        // The real count replaces the estimate from the streamed text; an answer came, so no retry is on.
+        turn: agent.turn ? { ...agent.turn, streamedChars: 0, retry: undefined } : undefined,
         lastActivity: at,
       }));
     case 'status':
@@ -237,7 +244,16 @@ function applyEventHere(state: ConsoleState, event: HuddleEvent): Partial<Consol
     case 'error':
       if (event.interrupted) {
         return patchAgent(state, name, (agent) => ({
-          items: appendItem(closeStreaming(agent.items), { kind: 'notice', id: itemId(), text: 'interrupted', tone: 'warn' }),
+          // What comes next, in the same line: the lead goes on from the person's next prompt; a teammate waits for a message.
+          items: appendItem(closeStreaming(agent.items), {
+            kind: 'notice',
+            id: itemId(),
+            text:
+              name === 'lead'
+                ? 'interrupted · type to go on from here (or /restart lead for a fresh start)'
+                : `interrupted · ${name} waits until you message it (type here), or /restart ${name}`,
+            tone: 'warn',
+          }),
           activeTool: undefined,
         }));
       }
@@ -260,6 +276,29 @@ function applyEventHere(state: ConsoleState, event: HuddleEvent): Partial<Consol
           flash: { text, tone: 'warn' },
         };
       }
+      // A restart (its start, its end or its failure) and advice in place of one stay in the pane too.
+      if ((event.restart !== undefined || event.advice) && name !== 'huddle' && state.agents[name]) {
+        const text = String(event.message ?? '');
+        const tone = event.restart === 'failed' || event.advice ? 'warn' : 'info';
+        const shown = event.restart === 'start' || event.restart === 'done' ? `↻ ${text}` : text;
+        return {
+          ...touched(
+            patchAgent(state, name, (agent) => ({
+              items: appendItem(closeStreaming(agent.items), { kind: 'notice', id: itemId(), text: shown, tone }),
+              restarting: event.restart === 'start',
+              // The failed turn is over; the restarted agent's next one is timed afresh.
+              ...(event.restart === 'start' ? { turn: undefined, lastTurnMs: undefined } : {}),
+              lastActivity: at,
+            })),
+          ),
+          // Said above the input too when the pane is not in view; in view, the pane says it (the answer's `restarting…` goes).
+          ...(name === state.focus && state.view === 'pane'
+            ? state.flash?.text.startsWith('restarting ')
+              ? { flash: undefined }
+              : {}
+            : { flash: { text: `${name}: ${shown}`, tone } }),
+        };
+      }
       return { flash: { text: String(event.message ?? 'warning'), tone: 'warn' } };
     case 'approval_requested': {
       const request: ApprovalView = {
@@ -278,7 +317,11 @@ function applyEventHere(state: ConsoleState, event: HuddleEvent): Partial<Consol
       return {
         ...touched(
           patchAgent(state, name, (agent) => ({
-            items: waitForPerson(isToolCall ? appendItem(agent.items, { kind: 'notice', id: itemId(), text, tone: 'warn' }) : agent.items, at, 'start'),
+            items: waitForPerson(
+              isToolCall ? insertBeforeRunningTool(agent.items, { kind: 'notice', id: itemId(), text, tone: 'warn' }) : agent.items,
+              at,
+              'start',
+            ),
             lastActivity: at,
           })),
         ),
@@ -300,9 +343,15 @@ function applyEventHere(state: ConsoleState, event: HuddleEvent): Partial<Consol
               : 'withdrawn';
       const text = `${decided}: ${request.tool} ${request.summary}${typeof event.note === 'string' ? ` (${event.note})` : ''}`;
       const tone = event.decision === 'deny' ? 'warn' : 'info';
+      // A failure or stall answered: the restart says `↻ restarting…` itself; a dismissal says so in its own words.
+      const supervision = request.tool === 'failed' || request.tool === 'stalled';
+      const said = supervision ? (event.decision === 'deny' ? `dismissed: ${request.summary}` : undefined) : text;
       return {
         ...patchAgent(state, name, (agent) => ({
-          items: appendItem(waitForPerson(agent.items, at, 'end'), { kind: 'notice', id: itemId(), text, tone }),
+          items:
+            said === undefined
+              ? waitForPerson(agent.items, at, 'end')
+              : insertBeforeRunningTool(waitForPerson(agent.items, at, 'end'), { kind: 'notice', id: itemId(), text: said, tone }),
           lastActivity: at,
         })),
         approvals,

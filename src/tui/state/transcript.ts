@@ -39,6 +39,21 @@ export function appendItem(items: TranscriptItem[], item: TranscriptItem): Trans
   return next;
 }
 
+/**
+ * `item` just before the tool call that is still running (the last one), else at the end: what was
+ * asked and answered about a call reads before the call's own line, which ends with its result.
+ */
+export function insertBeforeRunningTool(items: TranscriptItem[], item: TranscriptItem): TranscriptItem[] {
+  const index = items.findLastIndex((candidate) => candidate.kind === 'tool' && candidate.state === 'running');
+  if (index < 0) return appendItem(items, item);
+  const next = appendItem(items, item);
+  // appendItem may have cut the oldest items: find the call again in what it returned.
+  const at = next.findLastIndex((candidate) => candidate.kind === 'tool' && candidate.state === 'running');
+  next.splice(next.length - 1, 1);
+  next.splice(at, 0, item);
+  return next;
+}
+
 /** Replaces the last item matching `match` (searching from the end, where the live items are). */
 export function replaceLast(
   items: TranscriptItem[],
