@@ -5,25 +5,7 @@
 import type { PermissionMode } from '../runtime/permissions/permission-mode.js';
 import { CLAUDE_CODE_TOOL_NAMES } from '../runtime/vocabulary.js';
 
-/** Claude Code's permission modes (and huddle's own names) → huddle's. */
-export const CLAUDE_PERMISSION_MODES: Readonly<Record<string, PermissionMode>> = {
-  // Claude Code asks before edits and commands; huddle's ask mode asks before commands off the
-  // allow-list and writes to protected paths (workspace edits go through, checkpointed).
-  default: 'ask',
-  // Edits without asking, commands asked: huddle's ask mode.
-  acceptEdits: 'ask',
-  // Nothing asked; huddle's deny-list of destructive commands still holds.
-  bypassPermissions: 'auto',
-  // Never ask, deny what is not pre-approved: ask mode with nobody asked (a question is refused).
-  dontAsk: 'ask',
-  plan: 'plan',
-  ask: 'ask',
-  auto: 'auto',
-};
-
-export function mapPermissionMode(mode: string): PermissionMode | undefined {
-  return Object.hasOwn(CLAUDE_PERMISSION_MODES, mode) ? CLAUDE_PERMISSION_MODES[mode] : undefined;
-}
+export { CLAUDE_PERMISSION_MODES, mapPermissionMode } from '../runtime/permissions/permission-mode.js';
 
 const TOOL_NAMES = CLAUDE_CODE_TOOL_NAMES;
 const READ_TOOLS = new Set(['Read', 'Glob', 'Grep', 'LS']);
