@@ -3,6 +3,7 @@
 // and the flags it cannot honour refused by name with the reason. Kept free of heavy imports: the
 // entry point parses with it before loading any mode.
 import type { PermissionMode } from '../runtime/permissions/permission-mode.js';
+import { isToolRule } from '../runtime/permissions/tool-rules.js';
 import { CLAUDE_CODE_TOOL_NAMES } from '../runtime/vocabulary.js';
 
 export { CLAUDE_PERMISSION_MODES, mapPermissionMode } from '../runtime/permissions/permission-mode.js';
@@ -72,19 +73,16 @@ export function allowedCommandPrefixes(rules: string[]): string[] {
   });
 }
 
-/** --disallowedTools: huddle cannot take a tool away from its agents per run; refused unless empty. */
+/** --disallowedTools: each rule must be one (`Bash(rm:*)`, `Edit`, `mcp__server__tool`); the reason when one is not. */
 export function disallowedToolsRefusal(rules: string[]): string | undefined {
-  if (!rules.length) return undefined;
-  return `--disallowedTools ${rules.join(',')}: huddle cannot take tools away from its agents per run; use --permission-mode plan (read only) or a role's tools list (.team/roles/)`;
+  const bad = rules.find((rule) => !isToolRule(rule));
+  return bad === undefined ? undefined : `--disallowedTools: '${bad}' is not a tool rule (Bash(rm:*), Edit(src/**), Read(./.env), mcp__server__tool)`;
 }
 
 /** Flags of Claude Code huddle cannot honour, and why (each refused by name: never silently ignored). */
 export const REFUSED_FLAGS: Readonly<Record<string, string>> = {
-  'fallback-model': 'huddle retries the same model on overload; it has no fallback model',
-  'mcp-config': "huddle's MCP servers come from .mcp.json and the settings' mcpServers (trusted with --trust)",
-  'strict-mcp-config': "huddle's MCP servers come from .mcp.json and the settings' mcpServers",
-  settings: 'huddle reads ~/.config/huddle/settings.json, .team/settings.json and .team/settings.local.json',
-  'add-dir': "an agent's sandbox lets it write only the workspace (--cwd)",
+  'add-dir':
+    "huddle's file tools are confined to the workspace (--cwd) and its agents share it; for commands alone, sandbox.writablePaths in settings lets them write another directory",
   tools: "huddle's agents have their own toolset (a role's tools list narrows it)",
   thinking: 'huddle sets no extended thinking per run',
   'max-thinking-tokens': 'huddle sets no extended thinking per run',
@@ -95,13 +93,13 @@ export const REFUSED_FLAGS: Readonly<Record<string, string>> = {
   'plugin-dir': 'huddle loads no Claude Code plugins',
 };
 
-/** --setting-sources: huddle always reads its user, project and local settings, so only that set is honoured. */
-export function settingSourcesRefusal(text: string): string | undefined {
+/** --setting-sources user,project,local (any subset, "" for none): the scopes read; a string naming the mistake otherwise. */
+export function parseSettingSources(text: string): Array<'user' | 'project' | 'local'> | string {
   const sources = text
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-  const all = ['user', 'project', 'local'];
-  if (all.every((s) => sources.includes(s)) && sources.every((s) => all.includes(s))) return undefined;
-  return `--setting-sources ${text}: huddle always reads its user, project and local settings (user,project,local)`;
+  const bad = sources.find((s) => !['user', 'project', 'local'].includes(s));
+  if (bad !== undefined) return `--setting-sources takes user, project and local (comma-separated), not '${bad}'`;
+  return sources as Array<'user' | 'project' | 'local'>;
 }

@@ -46,7 +46,7 @@ export interface ResultInfo {
 type Line = Record<string, unknown>;
 
 /** A tool result that is a permission refusal (runtime/permissions/guarded-tools.ts words them). */
-const DENIED = /the person denied this \(|needs approval[^]*which a headless run cannot ask for/;
+const DENIED = /the person denied this \(|needs approval[^]*which a headless run cannot ask for|\(permissions\.deny\) forbids/;
 
 /** Claude Code counts a turn per model response of the main thread. */
 export class StreamJsonView {

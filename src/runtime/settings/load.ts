@@ -20,7 +20,9 @@ export interface LoadSettingsOptions extends SettingsLocations {
   /** --trust: the person trusts the workspace's files as they are now; recorded (trust.ts). */
   trust?: boolean;
   /** --settings: Claude Code's settings given on the command line (the person's own: no trust asked), over every file. */
-  claudeSettings?: { label: string; values: unknown };
+  claudeSettings?: { label: string; values: unknown } | undefined;
+  /** --strict-mcp-config: the MCP servers are --mcp-config's alone (no file's, nor their trust asked). */
+  strictMcp?: boolean;
 }
 
 export interface LoadedSettings {
@@ -49,9 +51,11 @@ export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
   const store = TrustStore.at(env, options.home);
   const workspace = workspaceKey(options.cwd);
   for (const file of settingsFiles({ ...options, env })) {
+    if (options.strictMcp && file.kind === 'mcp') continue;
     const read = readSettingsFile(file, options.cwd);
     warnings.push(...read.warnings);
     if (!read.layer) continue;
+    if (options.strictMcp) read.layer = { ...read.layer, values: withoutKeys(read.layer.values, [['mcpServers']]) };
     files.push(file);
     const widening = isUserFile(file) ? [] : wideningKeys(read.layer.values);
     if (widening.length) {
