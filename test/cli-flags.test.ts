@@ -140,7 +140,7 @@ describe("Claude Code's flags", () => {
     const result = await run(['-p', 'make it', '--dangerously-skip-permissions', '--output-format', 'json', ...flags]);
     expect(result.code, result.stderr).toBe(0);
     expect(existsSync(path.join(ws.dir, 'denied.txt'))).toBe(false);
-    expect(JSON.parse(result.stdout).permission_denials).toMatchObject([{ tool_name: 'bash', tool_input: { command: 'touch denied.txt' } }]);
+    expect(JSON.parse(result.stdout).permission_denials).toMatchObject([{ tool_name: 'Bash', tool_input: { command: 'touch denied.txt' } }]);
   });
 
   it('--settings with a broken rule is one line naming it, nothing run', async () => {
