@@ -123,7 +123,11 @@ describe.skipIf(!CLAUDE)(`.claude/settings.json beside Claude Code${CLAUDE ? '' 
         .map((line) => JSON.parse(line) as Record<string, any>);
     const [refInput, ourInput] = [inputs(claudeDir)[0]!, inputs(huddleDir)[0]!];
     expect(refInput).toMatchObject({ hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: path.join(claudeDir, 'secret.txt') } });
-    expect(ourInput).toMatchObject({ hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: path.join(huddleDir, 'secret.txt'), content: 'leaked\n' } });
+    expect(ourInput).toMatchObject({
+      hook_event_name: 'PreToolUse',
+      tool_name: 'Write',
+      tool_input: { file_path: path.join(huddleDir, 'secret.txt'), content: 'leaked\n' },
+    });
     for (const field of ['session_id', 'cwd', 'hook_event_name', 'tool_name', 'tool_input', 'tool_use_id', 'permission_mode'])
       expect(Object.keys(ourInput), `huddle's hook input has ${field} (Claude Code's has: ${Object.keys(refInput).join(', ')})`).toContain(field);
     expect(Object.keys(refInput)).toEqual(expect.arrayContaining(['session_id', 'cwd', 'hook_event_name', 'tool_name', 'tool_input', 'tool_use_id']));

@@ -169,8 +169,11 @@ describe("Claude Code's flags", () => {
   it('--fallback-model: a model still overloaded (529) after every retry gives way to the fallback, for that call and the next', async () => {
     fake.respond((request) => {
       if (request.path !== '/v1/messages') return undefined;
-      if (request.body.model === 'claude-opus-4-8') return { kind: 'status', status: 529, body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } };
-      return (request.body.messages ?? []).some((m: { role: string }) => m.role === 'assistant') ? replyText('Done.') : reply(toolUse('bash', { command: 'true' }));
+      if (request.body.model === 'claude-opus-4-8')
+        return { kind: 'status', status: 529, body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } };
+      return (request.body.messages ?? []).some((m: { role: string }) => m.role === 'assistant')
+        ? replyText('Done.')
+        : reply(toolUse('bash', { command: 'true' }));
     });
     const result = await runCli(['-p', 'hi', '--model', 'opus', '--fallback-model', 'haiku', '--output-format', 'json'], {
       cwd: ws.dir,

@@ -114,11 +114,16 @@ describe('the tool pipeline', () => {
     });
     expect(denied).toMatchObject({ isError: true, content: expect.stringContaining("the permission rule 'Read(./secrets/**)' (permissions.deny)") });
     expect(reader.seen).toHaveLength(0);
-    expect(await runCall(reader.tool, { path: 'src/a.ts' }, makeToolContext(teamRoot), { teamRoot, permissions: rules({ deny: ['Read(./secrets/**)'] }) })).toEqual({
+    expect(
+      await runCall(reader.tool, { path: 'src/a.ts' }, makeToolContext(teamRoot), { teamRoot, permissions: rules({ deny: ['Read(./secrets/**)'] }) }),
+    ).toEqual({
       content: 'ran',
     });
     const shell = tool('bash', ['shell']);
-    const asked = await runCall(shell.tool, { command: 'git push' }, makeToolContext(teamRoot), { teamRoot, permissions: rules({ ask: ['Bash(git push:*)'] }) });
+    const asked = await runCall(shell.tool, { command: 'git push' }, makeToolContext(teamRoot), {
+      teamRoot,
+      permissions: rules({ ask: ['Bash(git push:*)'] }),
+    });
     expect(asked).toMatchObject({ isError: true, content: expect.stringContaining('which a headless run cannot ask for') });
     const allowing = hooks('PreToolUse', `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}'`);
     const stillDenied = await runCall(shell.tool, { command: 'rm -rf x' }, makeToolContext(teamRoot), {

@@ -61,7 +61,13 @@ describe('hooks: Claude Code schema and semantics', () => {
     );
     const hooks = runner({
       PreToolUse: [
-        { matcher: 'Write', hooks: [{ ...command(record('claude')), vocabulary: 'claude-code' }, { ...command(rewrite), vocabulary: 'claude-code' }] },
+        {
+          matcher: 'Write',
+          hooks: [
+            { ...command(record('claude')), vocabulary: 'claude-code' },
+            { ...command(rewrite), vocabulary: 'claude-code' },
+          ],
+        },
         { matcher: 'Write', hooks: [command(record('huddle'))] },
       ],
     });

@@ -12,7 +12,7 @@ import { settingsWorkspace } from '../helpers/settings-workspace.js';
 const command = (text: string) => ({ type: 'command', command: text });
 
 describe("Claude Code's settings files", () => {
-  it('sit under huddle\'s file of the same scope: user < project < local, each source named for /config', () => {
+  it("sit under huddle's file of the same scope: user < project < local, each source named for /config", () => {
     const { cwd, home, write, env } = settingsWorkspace();
     write('~/.claude/settings.json', { model: 'haiku', permissions: { deny: ['Bash(curl:*)'] } });
     write('.claude/settings.json', { model: 'opus', permissions: { deny: ['Read(./.env)'] } });
@@ -31,7 +31,7 @@ describe("Claude Code's settings files", () => {
     expect(table).toMatch(/permissions\.deny\s+.*~\/\.claude\/settings\.json \+ \.claude\/settings\.json/);
   });
 
-  it('$CLAUDE_CONFIG_DIR moves the user file, as in Claude Code; --setting-sources leaves scopes out (both tools\' files)', () => {
+  it("$CLAUDE_CONFIG_DIR moves the user file, as in Claude Code; --setting-sources leaves scopes out (both tools' files)", () => {
     const { cwd, home, write, env } = settingsWorkspace();
     write('~/elsewhere/settings.json', { model: 'haiku' });
     write('~/.claude/settings.json', { model: 'opus' });
@@ -44,7 +44,7 @@ describe("Claude Code's settings files", () => {
     expect(loadSettings({ cwd, home, env, sources: ['project', 'local'] }).settings.model).toBe('claude-sonnet-4-6');
   });
 
-  it('hooks keep Claude Code\'s format and get its vocabulary; other hook types and events are named once as ignored', () => {
+  it("hooks keep Claude Code's format and get its vocabulary; other hook types and events are named once as ignored", () => {
     const { cwd, home, write, env } = settingsWorkspace();
     write('~/.claude/settings.json', {
       hooks: {
@@ -53,7 +53,10 @@ describe("Claude Code's settings files", () => {
       },
       statusLine: { type: 'command', command: 'x' },
       apiKeyHelper: 'x',
-      permissions: { allow: ['Bash(npm run test:*)', 'Bash(git *)', 'Edit(src/**)', 'mcp__github__create_issue', 'WebFetch(domain:x.com)'], additionalDirectories: ['../x'] },
+      permissions: {
+        allow: ['Bash(npm run test:*)', 'Bash(git *)', 'Edit(src/**)', 'mcp__github__create_issue', 'WebFetch(domain:x.com)'],
+        additionalDirectories: ['../x'],
+      },
       enableAllProjectMcpServers: true,
       env: { FOO: 'bar' },
     });
@@ -93,10 +96,15 @@ describe("Claude Code's settings files", () => {
     expect(trusted.settings.hooks?.PreToolUse).toHaveLength(1);
   });
 
-  it('--settings takes Claude Code\'s keys over every file, with no trust asked (the person typed it)', () => {
+  it("--settings takes Claude Code's keys over every file, with no trust asked (the person typed it)", () => {
     const { cwd, home, write, env } = settingsWorkspace();
     write('.claude/settings.local.json', { model: 'haiku' });
-    const loaded = loadSettings({ cwd, home, env, claudeSettings: { label: '--settings', values: { model: 'opus', hooks: { Stop: [{ hooks: [command('x')] }] } } } });
+    const loaded = loadSettings({
+      cwd,
+      home,
+      env,
+      claudeSettings: { label: '--settings', values: { model: 'opus', hooks: { Stop: [{ hooks: [command('x')] }] } } },
+    });
     expect(loaded.settings.model).toBe('claude-opus-4-8');
     expect(sourceOf(loaded, ['model'])).toEqual(['--settings']);
     expect(loaded.untrusted).toEqual([]);
@@ -153,13 +161,20 @@ describe("permission rules in Claude Code's syntax", () => {
   });
 
   it("a call in Claude Code's words and back: write_file {path} is Write {file_path} (absolute)", () => {
-    expect(toClaudeCodeCall('write_file', { path: 'a.txt', content: 'x' }, cwd)).toEqual({ name: 'Write', input: { file_path: '/work/ws/a.txt', content: 'x' } });
+    expect(toClaudeCodeCall('write_file', { path: 'a.txt', content: 'x' }, cwd)).toEqual({
+      name: 'Write',
+      input: { file_path: '/work/ws/a.txt', content: 'x' },
+    });
     expect(toClaudeCodeCall('edit_file', { path: 'a', old_text: 'o', new_text: 'n' }, cwd)).toEqual({
       name: 'Edit',
       input: { file_path: '/work/ws/a', old_string: 'o', new_string: 'n' },
     });
     expect(toClaudeCodeCall('bash', { command: 'ls' }, cwd)).toEqual({ name: 'Bash', input: { command: 'ls' } });
     expect(toClaudeCodeCall('task_list', {}, cwd)).toEqual({ name: 'task_list', input: {} });
-    expect(fromClaudeCodeInput('Edit', { file_path: '/work/ws/a', old_string: 'o', new_string: 'n' })).toEqual({ path: '/work/ws/a', old_text: 'o', new_text: 'n' });
+    expect(fromClaudeCodeInput('Edit', { file_path: '/work/ws/a', old_string: 'o', new_string: 'n' })).toEqual({
+      path: '/work/ws/a',
+      old_text: 'o',
+      new_text: 'n',
+    });
   });
 });

@@ -79,7 +79,9 @@ export class PermissionGate {
     const verdict = ruleVerdict({ deny: lists.deny, ask: lists.ask }, tool, input, context.workspace.root);
     if (!verdict) return;
     if (verdict.kind === 'deny')
-      throw new ToolError(`refused: the permission rule '${verdict.rule}' (permissions.deny) forbids this ${tool} call. Do not retry it in another form; carry on without it.`);
+      throw new ToolError(
+        `refused: the permission rule '${verdict.rule}' (permissions.deny) forbids this ${tool} call. Do not retry it in another form; carry on without it.`,
+      );
     await this.askPerson(context, {
       tool,
       summary: describeInput(input),

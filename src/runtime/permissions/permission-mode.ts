@@ -54,4 +54,3 @@ export const CLAUDE_PERMISSION_MODES: Readonly<Record<string, PermissionMode>> =
 export function mapPermissionMode(mode: string): PermissionMode | undefined {
   return Object.hasOwn(CLAUDE_PERMISSION_MODES, mode) ? CLAUDE_PERMISSION_MODES[mode] : undefined;
 }
-

@@ -289,12 +289,14 @@ export const settingsSchema = z
     permissions: z
       .strictObject({
         allow: strings('Command prefixes that run without asking in ask mode ("npm install", "make").').optional(),
-        deny: toolRules('Calls never run, in any mode, in Claude Code\'s rule syntax: "Bash(rm:*)", "Read(./secrets/**)", "Edit(src/**)", "mcp__server__tool".').optional(),
+        deny: toolRules(
+          'Calls never run, in any mode, in Claude Code\'s rule syntax: "Bash(rm:*)", "Read(./secrets/**)", "Edit(src/**)", "mcp__server__tool".',
+        ).optional(),
         ask: toolRules('Calls put to the person in every mode (refused when nobody can answer), same syntax; deny wins over ask, ask over allow.').optional(),
       })
       .optional()
       .describe('Permissions; lists from every settings file are joined.'),
-    env: stringMap('Environment variables set for the session: its commands, hooks and MCP servers (as Claude Code\'s settings `env`).').optional(),
+    env: stringMap("Environment variables set for the session: its commands, hooks and MCP servers (as Claude Code's settings `env`).").optional(),
     mcpServers: mcpServers.optional(),
     mcp: mcp.optional(),
     hooks: hooks.optional(),
