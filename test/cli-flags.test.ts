@@ -166,6 +166,21 @@ describe("Claude Code's flags", () => {
     expect(loose.stderr).toContain('.mcp.json');
   });
 
+  it('--allowedTools mcp__server__tool lets that MCP tool run unasked in default mode, for this run only', async () => {
+    const everything = path.join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+    const config = JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [everything, 'stdio'] } } });
+    // Not marked read-only by its server: default mode asks, and nobody answers headless.
+    const tool = 'mcp__everything__toggle-simulated-logging';
+    const once = async (extra: string[]) => {
+      fake.script('lead', reply(toolUse(tool, {})), replyText('Done.'));
+      const result = await run(['-p', 'toggle it', '--permission-mode', 'default', '--mcp-config', config, '--output-format', 'json', ...extra]);
+      expect(result.code, result.stderr).toBe(0);
+      return JSON.parse(result.stdout).permission_denials as unknown[];
+    };
+    expect(await once([])).toMatchObject([{ tool_name: tool }]);
+    expect(await once(['--continue', '--allowedTools', tool])).toEqual([]);
+  });
+
   it('--fallback-model: a model still overloaded (529) after every retry gives way to the fallback, for that call and the next', async () => {
     fake.respond((request) => {
       if (request.path !== '/v1/messages') return undefined;

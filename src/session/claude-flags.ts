@@ -42,7 +42,10 @@ export function allowedToolsRefusal(rules: string[], mode: PermissionMode): stri
     if (!tool) return `--allowedTools: '${rule}' is not a tool rule (Bash(git *), Edit, Read…)`;
     if (tool.startsWith('mcp__')) {
       if (mode === 'auto') continue;
-      return `--allowedTools: '${rule}': huddle asks for no MCP tool call; it is allowed already`;
+      if (mode === 'plan') return `--allowedTools: '${rule}' cannot widen plan mode (read only)`;
+      // One tool by its full name joins the allow-list for this run, as the person's "always" answer would.
+      if (isMcpToolName(tool) && match[2] === undefined) continue;
+      return `--allowedTools: '${rule}' in ${mode} mode: name each MCP tool (mcp__server__tool), or run with --permission-mode bypassPermissions`;
     }
     if (!Object.hasOwn(TOOL_NAMES, tool)) return `--allowedTools: huddle has no tool like '${tool}' (it honours ${Object.keys(TOOL_NAMES).join(', ')})`;
     // Reading is allowed in every mode; edits and commands with no question in auto mode.
@@ -56,6 +59,11 @@ export function allowedToolsRefusal(rules: string[], mode: PermissionMode): stri
   return undefined;
 }
 
+/** `mcp__server__tool`: one MCP tool by its full name (not a whole server, not a wildcard). */
+function isMcpToolName(text: string): boolean {
+  return /^mcp__[^_](?:[^_]|_(?!_))*__[\w-]+$/.test(text) && !text.endsWith('__*');
+}
+
 /** `git *`, `git:*`, `npm test` → the command prefix huddle's allow-list takes; undefined for any other pattern. */
 function commandPrefix(pattern: string | undefined): string | undefined {
   const text = pattern?.trim().replace(/:\*$/, ' *');
@@ -67,6 +75,7 @@ function commandPrefix(pattern: string | undefined): string | undefined {
 /** The command prefixes of `Bash(…)` rules: allowed without a question for this run (with huddle's allow-list). */
 export function allowedCommandPrefixes(rules: string[]): string[] {
   return rules.flatMap((rule) => {
+    if (isMcpToolName(rule)) return [rule];
     const match = /^Bash\((.*)\)$/.exec(rule);
     const prefix = match ? commandPrefix(match[1]) : undefined;
     return prefix ? [prefix] : [];
