@@ -24,6 +24,14 @@ describe("Claude Code's settings files", () => {
     expect(loaded.settings.permissions?.deny).toEqual(['Bash(curl:*)', 'Read(./.env)']);
     expect(sourceOf(loaded, ['permissions', 'deny'])).toEqual(['~/.claude/settings.json', '.claude/settings.json']);
     expect(sourceOf(loaded, ['permissions', 'ask'])).toEqual(['.claude/settings.local.json']);
+    // Claude Code's own model choices that name no model are ignored, with the warning; a 1M-context alias resolves.
+    write('.claude/settings.json', { model: 'opusplan' });
+    const plan = loadSettings({ cwd, home, env });
+    expect(plan.settings.model).toBe('claude-haiku-4-5');
+    expect(plan.warnings.join('\n')).toContain('.claude/settings.json: huddle ignores model "opusplan"');
+    write('.claude/settings.json', { model: 'sonnet[1m]' });
+    expect(loadSettings({ cwd, home, env }).settings.model).toBe('claude-sonnet-4-6[1m]');
+    write('.claude/settings.json', { model: 'opus', permissions: { deny: ['Read(./.env)'] } });
     // huddle's own file wins over Claude Code's of the same scope.
     write('.team/settings.json', { model: 'claude-sonnet-4-6' });
     expect(loadSettings({ cwd, home, env }).settings.model).toBe('claude-sonnet-4-6');

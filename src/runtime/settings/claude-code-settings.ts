@@ -36,9 +36,13 @@ export function translateClaudeCodeSettings(raw: Record<string, unknown>, cwd: s
       case 'enableAllProjectMcpServers':
         // huddle starts every server of a trusted .mcp.json: the switch that turns them all on is what it does already.
         break;
-      case 'model':
-        values.model = typeof value === 'string' ? resolveModelAlias(value) : value;
+      case 'model': {
+        const model = typeof value === 'string' ? claudeModel(value) : undefined;
+        // Claude Code's own choices (`opusplan`, `default`) name no model huddle could send.
+        if (model) values.model = model;
+        else ignored.push(`model ${JSON.stringify(value)}`);
         break;
+      }
       case 'env':
         values.env = value;
         break;
@@ -64,6 +68,13 @@ export function translateClaudeCodeSettings(raw: Record<string, unknown>, cwd: s
     }
   }
   return { values, ignored };
+}
+
+/** `opus`, `sonnet[1m]`, `claude-…` → a model id; undefined for a name that is neither an alias nor an id. */
+function claudeModel(name: string): string | undefined {
+  const [, base = '', window = ''] = /^(.*?)(\[1m\])?$/i.exec(name.trim()) ?? [];
+  const id = resolveModelAlias(base);
+  return id.startsWith('claude-') ? `${id}${window.toLowerCase()}` : undefined;
 }
 
 /** The one warning for a file's keys huddle does not honour. */
