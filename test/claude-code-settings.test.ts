@@ -171,4 +171,23 @@ describe(".claude/settings.json waits for the person's trust", () => {
     expect(existsSync(path.join(dir, 'pwned-SessionStart'))).toBe(true);
     expect(existsSync(path.join(dir, 'made.txt'))).toBe(false);
   });
+
+  it('huddle trust shows what .claude/settings.json widens, env by its names only, and records it', async () => {
+    const dir = path.join(ws.dir, 'repo');
+    mkdirSync(path.join(dir, '.claude'), { recursive: true });
+    writeFileSync(
+      path.join(dir, '.claude', 'settings.json'),
+      JSON.stringify({
+        env: { DEPLOY_TOKEN: 'tok-do-not-show-1234' },
+        permissions: { allow: ['Bash(make:*)'] },
+        statusLine: { type: 'command', command: 'x' },
+      }),
+    );
+    const env = { ANTHROPIC_BASE_URL: fake.url };
+    const trust = await runCli(['trust'], { cwd: dir, env });
+    expect(trust.code, trust.stderr).toBe(0);
+    expect(trust.stdout).toContain('.claude/settings.json:\n  permissions.allow = ["make"]\n  env = {"DEPLOY_TOKEN":"‹set›"}\n');
+    expect(trust.stdout + trust.stderr).not.toContain('tok-do-not-show-1234');
+    expect((await runCli(['trust', '--list'], { cwd: dir, env })).stdout).toContain('  trusted   .claude/settings.json: permissions.allow, env');
+  });
 });
