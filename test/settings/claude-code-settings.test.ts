@@ -5,6 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { formatSettingsRows, settingsRows } from '../../src/runtime/settings/describe.js';
 import { loadSettings, sourceOf } from '../../src/runtime/settings/load.js';
+import { SettingsAllowList } from '../../src/runtime/settings/settings-allow-list.js';
 import { commandMatches, pathMatches, ruleVerdict } from '../../src/runtime/permissions/tool-rules.js';
 import { fromClaudeCodeInput, toClaudeCodeCall } from '../../src/runtime/vocabulary.js';
 import { settingsWorkspace } from '../helpers/settings-workspace.js';
@@ -102,6 +103,16 @@ describe("Claude Code's settings files", () => {
     const trusted = loadSettings({ cwd, home, env, trust: true });
     expect(trusted.settings.permissionMode).toBe('auto');
     expect(trusted.settings.hooks?.PreToolUse).toHaveLength(1);
+  });
+
+  it("allow rules count in the allow-list: the user's file as it is, the workspace's once trusted", () => {
+    const { cwd, home, write, env } = settingsWorkspace();
+    write('~/.claude/settings.json', { permissions: { allow: ['Bash(npm run lint:*)'] } });
+    write('.claude/settings.json', { permissions: { allow: ['Bash(make *)'] } });
+    const allowList = new SettingsAllowList({ cwd, home, env });
+    expect(allowList.read().entries).toEqual(['npm run lint']);
+    loadSettings({ cwd, home, env, trust: true });
+    expect(allowList.read().entries).toEqual(['npm run lint', 'make']);
   });
 
   it("--settings takes Claude Code's keys over every file, with no trust asked (the person typed it)", () => {
