@@ -15,7 +15,7 @@ import {
   mapPermissionMode,
   parseToolRules,
   REFUSED_FLAGS,
-  settingSourcesRefusal,
+  parseSettingSources,
 } from './session/claude-flags.js';
 
 // First, before any other code runs: huddle needs Node 22.12+ (Ink 8, execa 10 and their
@@ -105,16 +105,20 @@ Claude Code's flags (docs/contract.md, "Claude Code flags"):
                          the session id; --continue and --resume ID keep it
       --system-prompt T, --append-system-prompt T   the lead's instructions
       --allowedTools R   rules huddle honours in the mode (Read, Edit, Bash(git *)…)
+      --disallowedTools R   deny rules for this run (Bash(rm:*), Read(./.env), mcp__s__t)
       --dangerously-skip-permissions   bypassPermissions; --max-budget-usd N: --budget-usd
-      --setting-sources user,project,local   (huddle reads all three)
-  --model takes opus, sonnet and haiku too. Refused with the reason: --disallowedTools,
-  --mcp-config, --settings, --add-dir, --fallback-model, --tools
+      --settings FILE|JSON   Claude Code's settings for this run, over every file
+      --setting-sources user,project,local   the settings files read (any subset)
+      --mcp-config FILE|JSON…   MCP servers for this run; --strict-mcp-config: only those
+      --fallback-model M   used once the model stays overloaded (529) after every retry
+  --model takes opus, sonnet and haiku too. Refused with the reason: --add-dir, --tools
   -h, --help             this help
   -v, --version          the version
 
-Settings files (lowest first; flags and variables win): ~/.config/huddle/settings.json,
-  .team/settings.json (the team's), .team/settings.local.json (yours), .mcp.json (MCP
-  servers); hooks, verify gates, roles, notifications: see docs/ in huddle's repository
+Settings files (lowest first; flags and variables win): ~/.claude/settings.json,
+  ~/.config/huddle/settings.json, .mcp.json (MCP servers), .claude/settings.json,
+  .team/settings.json (the team's), .claude/settings.local.json, .team/settings.local.json
+  (yours); hooks, verify gates, roles, notifications: see docs/ in huddle's repository
   (docs/configuration.md), /config in the console
 
 Environment:
@@ -271,6 +275,10 @@ function buildProgram(): Command {
     .option('--allowedTools, --allowed-tools <rules...>')
     .option('--disallowedTools, --disallowed-tools <rules...>')
     .option('--setting-sources <sources>')
+    .option('--settings <file-or-json>')
+    .option('--mcp-config <configs...>')
+    .option('--strict-mcp-config')
+    .option('--fallback-model <model>')
     .option('--no-session-persistence')
     .option('--trust')
     .option('-h, --help')
@@ -414,11 +422,23 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
   const allowed = (list('allowedTools') ?? []).flatMap(parseToolRules);
   const allowedRefusal = allowedToolsRefusal(allowed, permissionMode ?? 'auto');
   if (allowedRefusal) usageError(allowedRefusal);
-  const disallowedRefusal = disallowedToolsRefusal((list('disallowedTools') ?? []).flatMap(parseToolRules));
+  const disallowed = (list('disallowedTools') ?? []).flatMap(parseToolRules);
+  const disallowedRefusal = disallowedToolsRefusal(disallowed);
   if (disallowedRefusal) usageError(disallowedRefusal);
-  const sources = str('settingSources');
-  const sourcesRefusal = sources === undefined ? undefined : settingSourcesRefusal(sources);
-  if (sourcesRefusal) usageError(sourcesRefusal);
+  const sourcesText = str('settingSources');
+  const settingSources = sourcesText === undefined ? undefined : parseSettingSources(sourcesText);
+  if (typeof settingSources === 'string') usageError(settingSources);
+  const settingsText = str('settings');
+  const settings = settingsText === undefined ? undefined : { label: '--settings', values: fileOrJson('--settings', settingsText) };
+  const mcpConfig = list('mcpConfig')?.map((text) => {
+    const value = fileOrJson('--mcp-config', text);
+    const servers = (value as { mcpServers?: unknown } | undefined)?.mcpServers;
+    if (typeof servers !== 'object' || servers === null || Array.isArray(servers))
+      usageError(`--mcp-config ${oneArg(text)}: expected {"mcpServers": {…}} (the .mcp.json format)`);
+    return { label: '--mcp-config', servers: servers as Record<string, unknown> };
+  });
+  if (flag('strictMcpConfig') && !mcpConfig) usageError('--strict-mcp-config goes with --mcp-config (only its servers run)');
+  const fallbackModel = str('fallbackModel');
   if (str('systemPrompt') !== undefined && str('appendSystemPrompt') !== undefined)
     usageError("--system-prompt and --append-system-prompt exclude each other: the first replaces the lead's instructions");
   const promptSource = streamInput
@@ -458,7 +478,35 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
     ...(promptTool === 'stdio' ? { permissionPromptTool: 'stdio' as const } : {}),
     ...(modeName !== undefined ? { permissionModeName: modeName } : {}),
     ...(allowedCommandPrefixes(allowed).length ? { allowedCommands: allowedCommandPrefixes(allowed) } : {}),
+    ...(disallowed.length ? { disallowedTools: disallowed } : {}),
+    ...(settings ? { settings } : {}),
+    ...(settingSources ? { settingSources } : {}),
+    ...(mcpConfig ? { mcpConfig } : {}),
+    ...(flag('strictMcpConfig') ? { strictMcpConfig: true } : {}),
+    ...(fallbackModel ? { fallbackModel: resolveModelAlias(fallbackModel) } : {}),
   };
+}
+
+/** A flag's value that is JSON (`{…}`) or the name of a JSON file, as Claude Code takes --settings and --mcp-config. */
+function fileOrJson(flagName: string, text: string): unknown {
+  const inline = text.trim().startsWith('{');
+  let source = text;
+  if (!inline) {
+    try {
+      source = readFileSync(text, 'utf8');
+    } catch (error) {
+      usageError(`${flagName} ${oneArg(text)}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    }
+  }
+  try {
+    return JSON.parse(source);
+  } catch (error) {
+    usageError(`${flagName} ${inline ? '{…}' : oneArg(text)}: not valid JSON (${(error as Error).message})`);
+  }
+}
+
+function oneArg(text: string): string {
+  return text.length > 60 ? `${text.slice(0, 59)}…` : text;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -3,10 +3,10 @@
 // permission modes are mapped; what huddle cannot honour is refused by name with the reason.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import './helpers/isolated-config.js';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { type FakeApi, reply, replyText, startFakeApi, toolUse } from './helpers/fake-api.js';
-import { makeWorkspace, runCli, type Workspace } from './helpers/run-cli.js';
+import { makeWorkspace, REPO_ROOT, runCli, type Workspace } from './helpers/run-cli.js';
 
 let fake: FakeApi;
 let ws: Workspace;
@@ -79,18 +79,19 @@ describe("Claude Code's flags", () => {
   });
 
   it.each([
-    [['--add-dir', '/tmp'], /^huddle: --add-dir is not supported: an agent's sandbox lets it write only the workspace/],
-    [['--mcp-config', 'x.json'], /^huddle: --mcp-config is not supported: huddle's MCP servers come from \.mcp\.json/],
-    [['--fallback-model', 'sonnet'], /^huddle: --fallback-model is not supported/],
-    [['--settings', '{}'], /^huddle: --settings is not supported/],
-    [['--disallowedTools', 'Bash'], /^huddle: --disallowedTools Bash: huddle cannot take tools away/],
+    [['--add-dir', '/tmp'], /^huddle: --add-dir is not supported: huddle's file tools are confined to the workspace/],
+    [['--mcp-config', 'missing.json'], /^huddle: --mcp-config missing\.json: cannot be read \(ENOENT\)/],
+    [['--mcp-config', '{"servers":{}}'], /^huddle: --mcp-config \{"servers":\{\}\}: expected \{"mcpServers": \{…\}\}/],
+    [['--strict-mcp-config'], /^huddle: --strict-mcp-config goes with --mcp-config/],
+    [['--settings', '{nope'], /^huddle: --settings \{…\}: not valid JSON/],
+    [['--disallowedTools', 'Bash(rm'], /^huddle: --disallowedTools: 'Bash\(rm' is not a tool rule/],
     [
       ['--permission-mode', 'ask', '--allowedTools', 'Bash'],
       /^huddle: --allowedTools: 'Bash' in ask mode: name the command \(Bash\(git \*\), Bash\(npm test\)\)/,
     ],
     [['--permission-mode', 'ask', '--allowedTools', 'Bash(git * --force)'], /^huddle: --allowedTools: 'Bash\(git \* --force\)' in ask mode/],
     [['--allowedTools', 'NotebookEdit'], /^huddle: --allowedTools: huddle has no tool like 'NotebookEdit'/],
-    [['--setting-sources', 'user'], /^huddle: --setting-sources user: huddle always reads its user, project and local settings/],
+    [['--setting-sources', 'user,team'], /^huddle: --setting-sources takes user, project and local \(comma-separated\), not 'team'/],
     [
       ['--permission-mode', 'yolo'],
       /^huddle: --permission-mode takes plan, ask or auto, not 'yolo' \(Claude Code's default, acceptEdits, bypassPermissions and dontAsk are mapped onto them\)/,
@@ -129,5 +130,74 @@ describe("Claude Code's flags", () => {
     fake.script('lead', replyText('One.'), replyText('Two.'));
     expect((await run(['-p', 'hi', '--permission-mode', 'acceptEdits', '--allowedTools', 'Read,Edit', 'Grep'])).code).toBe(0);
     expect((await run(['-p', 'hi', '--continue', '--dangerously-skip-permissions', '--allowedTools', 'Bash(git *)'])).code).toBe(0);
+  });
+
+  it.each([
+    ['--disallowedTools', ['--disallowedTools', 'Bash(touch:*)']],
+    ['--settings JSON', ['--settings', '{"permissions":{"deny":["Bash(touch:*)"]}}']],
+  ])('%s: a deny rule refuses the command even in bypassPermissions, listed in permission_denials', async (_, flags) => {
+    fake.script('lead', reply(toolUse('bash', { command: 'touch denied.txt' })), replyText('Refused.'));
+    const result = await run(['-p', 'make it', '--dangerously-skip-permissions', '--output-format', 'json', ...flags]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(existsSync(path.join(ws.dir, 'denied.txt'))).toBe(false);
+    expect(JSON.parse(result.stdout).permission_denials).toMatchObject([{ tool_name: 'Bash', tool_input: { command: 'touch denied.txt' } }]);
+  });
+
+  it('--settings with a broken rule is one line naming it, nothing run', async () => {
+    const result = await run(['-p', 'hi', '--settings', '{"permissions":{"deny":["Bash(rm"]}}']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^huddle: --settings: permissions\.deny\[0\].*not a tool rule/);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it('--mcp-config with --strict-mcp-config: only its servers start; the untrusted .mcp.json is not read, so not refused', async () => {
+    const everything = path.join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+    writeFileSync(path.join(ws.dir, '.mcp.json'), JSON.stringify({ mcpServers: { evil: { command: 'sh', args: ['-c', 'touch pwned'] } } }));
+    const config = JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [everything, 'stdio'] } } });
+    fake.script('lead', replyText('Fine.'));
+    const strict = await run(['-p', 'hi', '--output-format', 'stream-json', '--verbose', '--mcp-config', config, '--strict-mcp-config']);
+    expect(strict.code, strict.stderr).toBe(0);
+    expect(JSON.parse(strict.stdout.split('\n')[0]!).mcp_servers).toEqual([{ name: 'everything', status: 'connected' }]);
+    expect(existsSync(path.join(ws.dir, 'pwned'))).toBe(false);
+    // Without --strict-mcp-config, .mcp.json is read too, and waits for trust as ever.
+    const loose = await run(['-p', 'hi', '--mcp-config', config]);
+    expect(loose.code).toBe(2);
+    expect(loose.stderr).toContain('.mcp.json');
+  });
+
+  it('--allowedTools mcp__server__tool lets that MCP tool run unasked in default mode, for this run only', async () => {
+    const everything = path.join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+    const config = JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [everything, 'stdio'] } } });
+    // Not marked read-only by its server: default mode asks, and nobody answers headless.
+    const tool = 'mcp__everything__toggle-simulated-logging';
+    const once = async (extra: string[]) => {
+      fake.script('lead', reply(toolUse(tool, {})), replyText('Done.'));
+      const result = await run(['-p', 'toggle it', '--permission-mode', 'default', '--mcp-config', config, '--output-format', 'json', ...extra]);
+      expect(result.code, result.stderr).toBe(0);
+      return JSON.parse(result.stdout).permission_denials as unknown[];
+    };
+    expect(await once([])).toMatchObject([{ tool_name: tool }]);
+    expect(await once(['--continue', '--allowedTools', tool])).toEqual([]);
+  });
+
+  it('--fallback-model: a model still overloaded (529) after every retry gives way to the fallback, for that call and the next', async () => {
+    fake.respond((request) => {
+      if (request.path !== '/v1/messages') return undefined;
+      if (request.body.model === 'claude-opus-4-8')
+        return { kind: 'status', status: 529, body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } };
+      return (request.body.messages ?? []).some((m: { role: string }) => m.role === 'assistant')
+        ? replyText('Done.')
+        : reply(toolUse('bash', { command: 'true' }));
+    });
+    const result = await runCli(['-p', 'hi', '--model', 'opus', '--fallback-model', 'haiku', '--output-format', 'json'], {
+      cwd: ws.dir,
+      env: { ANTHROPIC_BASE_URL: fake.url, HUDDLE_MAX_RETRIES: '1' },
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout).result).toBe('Done.');
+    const models = fake.requests.filter((r) => r.path === '/v1/messages').map((r) => r.body.model);
+    // Two tries of opus (one retry), then haiku for that call and the one after the tool result.
+    expect(models).toEqual(['claude-opus-4-8', 'claude-opus-4-8', 'claude-haiku-4-5', 'claude-haiku-4-5']);
   });
 });

@@ -125,7 +125,9 @@ describe.skipIf(!CLAUDE)(`stream-json and json have Claude Code's shape${CLAUDE 
     const [init, refInit] = [ours[0]!, reference[0]!];
     sameShape(init, refInit, ['type', 'subtype', 'cwd', 'session_id', 'tools', 'mcp_servers', 'model', 'permissionMode', 'apiKeySource', 'uuid'], 'init');
     expect(init.cwd).toBe(ws.dir);
-    expect(init.tools).toEqual(expect.arrayContaining(['bash', 'write_file', 'spawn_teammate']));
+    // Tools as Claude Code names them (huddle's own, such as spawn_teammate, keep their names).
+    expect(init.tools).toEqual(expect.arrayContaining(['Bash', 'Write', 'Edit', 'Read', 'spawn_teammate']));
+    expect(refInit.tools).toEqual(expect.arrayContaining(['Bash', 'Write', 'Edit', 'Read']));
 
     // Message lines.
     for (let i = 1; i < ours.length - 1; i++) {
@@ -144,11 +146,24 @@ describe.skipIf(!CLAUDE)(`stream-json and json have Claude Code's shape${CLAUDE 
         );
         const [block, refBlock] = [message.content[0], refMessage.content[0]];
         sameShape(block, refBlock, block.type === 'text' ? ['type', 'text'] : ['type', 'id', 'name', 'input'], `${where} block`);
+        if (block.type === 'tool_use') {
+          // Claude Code's tool names and input fields: Write {file_path (absolute), content}, Bash {command}.
+          expect(block.name, `${where}: the tool's name`).toBe(refBlock.name);
+          expect(Object.keys(block.input).length).toBeGreaterThan(0);
+          expect(refBlock.input, `${where}: the tool's input`).toMatchObject(block.input);
+        }
         // Blocks of one response carry that response's id, as Claude Code's do.
         expect(message.id).toMatch(/^msg_fake_\d+$/);
       } else {
         sameShape(message, refMessage, ['role', 'content'], `${where}.message`);
         sameShape(message.content[0], refMessage.content[0], ['type', 'tool_use_id', 'content'], `${where} tool_result`);
+        // tool_use_result: the tool's result in its own shape; every field huddle gives, Claude Code gives too, of the same type.
+        const [toolResult, refToolResult] = [ours[i]!.tool_use_result, reference[i]!.tool_use_result];
+        expect(kind(toolResult), `${where}.tool_use_result`).toBe(kind(refToolResult));
+        if (kind(refToolResult) === 'object') {
+          expect(Object.keys(toolResult).length).toBeGreaterThan(1);
+          sameShape(toolResult, refToolResult, Object.keys(toolResult), `${where}.tool_use_result`);
+        }
       }
     }
     // The two blocks of the first response share its id.
@@ -224,7 +239,8 @@ describe.skipIf(!CLAUDE)('stream-json sessions and denials, beside Claude Code',
     } finally {
       rmSync(home, { recursive: true, force: true });
     }
-  });
+    // Nine CLI runs one after another: on a loaded machine they take most of the default 30 s.
+  }, 120_000);
 
   it("mcp_servers in the init line: the workspace's MCP servers and their states, as Claude Code lists them", async () => {
     const everything = path.join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
@@ -279,7 +295,8 @@ describe.skipIf(!CLAUDE)('stream-json sessions and denials, beside Claude Code',
     expect(refResult.permission_denials).toHaveLength(1);
     expect(ours.permission_denials).toHaveLength(1);
     sameShape(ours.permission_denials[0], refResult.permission_denials[0], ['tool_name', 'tool_use_id', 'tool_input'], 'permission_denials[0]');
-    expect(ours.permission_denials[0]).toMatchObject({ tool_name: 'bash', tool_input: { command: 'touch denied.txt' } });
+    expect(ours.permission_denials[0]).toMatchObject({ tool_name: 'Bash', tool_input: { command: 'touch denied.txt' } });
+    expect(refResult.permission_denials[0]).toMatchObject({ tool_name: 'Bash', tool_input: { command: 'touch denied.txt' } });
     expect(initOf(run.stdout).permissionMode).toBe('default');
     expect(existsSync(path.join(ws.dir, 'denied.txt'))).toBe(false);
   });

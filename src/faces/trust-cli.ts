@@ -63,11 +63,13 @@ export function runTrustCommand(command: TrustCommand, cwd: string | undefined, 
 function entryLines(root: string, label: string, env: NodeJS.ProcessEnv): string[] {
   if (label.startsWith('.team/roles/')) return roleLines(path.join(root, label));
   const file = settingsFiles({ cwd: root, env }).find((f) => f.label === label);
-  const values = file ? (readSettingsFile(file).layer?.values ?? {}) : {};
+  const values = file ? (readSettingsFile(file, root).layer?.values ?? {}) : {};
   return wideningKeys(values).map((keyPath) => {
     let value: unknown = values;
     for (const key of keyPath) value = isPlainObject(value) ? value[key] : undefined;
-    const text = JSON.stringify(hideSecrets(value)) ?? '';
+    // The settings' own `env` (Claude Code's key) is shown like a server's: its names only.
+    const shown = keyPath.at(-1) === 'env' && isPlainObject(value) ? Object.fromEntries(Object.keys(value).map((k) => [k, '‹set›'])) : hideSecrets(value);
+    const text = JSON.stringify(shown) ?? '';
     return `${keyPath.join('.')} = ${text.length > 160 ? `${text.slice(0, 159)}…` : text}`;
   });
 }

@@ -48,6 +48,8 @@ export interface HuddleConfig {
   leadInstructions?: { replace?: string; append?: string };
   /** --allowedTools 'Bash(git *)': command prefixes allowed without a question for this run, beside the stored allow-list. */
   allowedCommands?: string[];
+  /** --fallback-model: the model calls switch to once the configured one stays overloaded (529) after every retry. */
+  fallbackModel?: string;
   /** Team budget from --budget-usd/--budget-minutes/--budget-turns (over .team/budget.json's "team"). */
   budget?: BudgetLimits;
 }

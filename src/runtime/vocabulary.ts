@@ -1,5 +1,6 @@
 // The words every part of huddle shares (docs/contract.md#vocabulary): the lead's name, what an agent name may
 // look like, and the statuses a member can have. Defined once, here; everything else imports them.
+import path from 'node:path';
 
 /** The lead is always named `lead`. */
 export const LEAD_NAME = 'lead';
@@ -43,3 +44,59 @@ export const CLAUDE_CODE_TOOL_NAMES: Readonly<Record<string, string>> = {
   Task: 'spawn_teammate',
   TodoWrite: 'task_create',
 };
+
+/**
+ * Claude Code's input fields → huddle's, for the tools whose inputs differ only in names: what a hook
+ * written for Claude Code reads (`tool_input.file_path`) and what a permission rule's path names.
+ */
+export const CLAUDE_CODE_INPUT_FIELDS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  Bash: { command: 'command' },
+  Read: { file_path: 'path', offset: 'offset', limit: 'limit' },
+  Write: { file_path: 'path', content: 'content' },
+  Edit: { file_path: 'path', old_string: 'old_text', new_string: 'new_text' },
+  Glob: { pattern: 'pattern' },
+  Grep: { pattern: 'pattern', path: 'path' },
+};
+
+/** huddle's tool name → Claude Code's, for the tools whose inputs map field by field. */
+const HUDDLE_TO_CLAUDE_CODE: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.keys(CLAUDE_CODE_INPUT_FIELDS).map((claude) => [CLAUDE_CODE_TOOL_NAMES[claude]!, claude]),
+);
+
+/** The Claude Code name of a huddle tool (`write_file` → `Write`); any other name as it is (`mcp__s__t`). */
+export function claudeCodeToolName(huddleName: string): string {
+  return HUDDLE_TO_CLAUDE_CODE[huddleName] ?? huddleName;
+}
+
+/**
+ * A huddle tool call in Claude Code's words: `write_file {path, content}` → `Write {file_path, content}`,
+ * a relative path made absolute against `cwd` (Claude Code's file tools take absolute paths).
+ * A tool with no counterpart keeps its name and input.
+ */
+export function toClaudeCodeCall(huddleName: string, input: unknown, cwd: string): { name: string; input: unknown } {
+  const name = claudeCodeToolName(huddleName);
+  const fields = CLAUDE_CODE_INPUT_FIELDS[name];
+  if (!fields || typeof input !== 'object' || input === null) return { name, input };
+  const source = input as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  const mapped = new Set<string>();
+  for (const [claude, huddle] of Object.entries(fields)) {
+    if (source[huddle] === undefined) continue;
+    mapped.add(huddle);
+    const value = source[huddle];
+    out[claude] = claude === 'file_path' && typeof value === 'string' ? absoluteFrom(cwd, value) : value;
+  }
+  for (const [key, value] of Object.entries(source)) if (!mapped.has(key)) out[key] = value;
+  return { name, input: out };
+}
+
+/** A Claude Code tool input (a hook's `updatedInput`) back in huddle's fields; unknown fields kept as they are. */
+export function fromClaudeCodeInput(claudeName: string, input: Record<string, unknown>): Record<string, unknown> {
+  const fields = CLAUDE_CODE_INPUT_FIELDS[claudeName];
+  if (!fields) return input;
+  return Object.fromEntries(Object.entries(input).map(([key, value]) => [fields[key] ?? key, value]));
+}
+
+function absoluteFrom(cwd: string, file: string): string {
+  return path.resolve(cwd, file);
+}

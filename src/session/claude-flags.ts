@@ -3,27 +3,10 @@
 // and the flags it cannot honour refused by name with the reason. Kept free of heavy imports: the
 // entry point parses with it before loading any mode.
 import type { PermissionMode } from '../runtime/permissions/permission-mode.js';
+import { isToolRule } from '../runtime/permissions/tool-rules.js';
 import { CLAUDE_CODE_TOOL_NAMES } from '../runtime/vocabulary.js';
 
-/** Claude Code's permission modes (and huddle's own names) → huddle's. */
-export const CLAUDE_PERMISSION_MODES: Readonly<Record<string, PermissionMode>> = {
-  // Claude Code asks before edits and commands; huddle's ask mode asks before commands off the
-  // allow-list and writes to protected paths (workspace edits go through, checkpointed).
-  default: 'ask',
-  // Edits without asking, commands asked: huddle's ask mode.
-  acceptEdits: 'ask',
-  // Nothing asked; huddle's deny-list of destructive commands still holds.
-  bypassPermissions: 'auto',
-  // Never ask, deny what is not pre-approved: ask mode with nobody asked (a question is refused).
-  dontAsk: 'ask',
-  plan: 'plan',
-  ask: 'ask',
-  auto: 'auto',
-};
-
-export function mapPermissionMode(mode: string): PermissionMode | undefined {
-  return Object.hasOwn(CLAUDE_PERMISSION_MODES, mode) ? CLAUDE_PERMISSION_MODES[mode] : undefined;
-}
+export { CLAUDE_PERMISSION_MODES, mapPermissionMode } from '../runtime/permissions/permission-mode.js';
 
 const TOOL_NAMES = CLAUDE_CODE_TOOL_NAMES;
 const READ_TOOLS = new Set(['Read', 'Glob', 'Grep', 'LS']);
@@ -59,7 +42,10 @@ export function allowedToolsRefusal(rules: string[], mode: PermissionMode): stri
     if (!tool) return `--allowedTools: '${rule}' is not a tool rule (Bash(git *), Edit, Read…)`;
     if (tool.startsWith('mcp__')) {
       if (mode === 'auto') continue;
-      return `--allowedTools: '${rule}': huddle asks for no MCP tool call; it is allowed already`;
+      if (mode === 'plan') return `--allowedTools: '${rule}' cannot widen plan mode (read only)`;
+      // One tool by its full name joins the allow-list for this run, as the person's "always" answer would.
+      if (isMcpToolName(tool) && match[2] === undefined) continue;
+      return `--allowedTools: '${rule}' in ${mode} mode: name each MCP tool (mcp__server__tool), or run with --permission-mode bypassPermissions`;
     }
     if (!Object.hasOwn(TOOL_NAMES, tool)) return `--allowedTools: huddle has no tool like '${tool}' (it honours ${Object.keys(TOOL_NAMES).join(', ')})`;
     // Reading is allowed in every mode; edits and commands with no question in auto mode.
@@ -73,6 +59,11 @@ export function allowedToolsRefusal(rules: string[], mode: PermissionMode): stri
   return undefined;
 }
 
+/** `mcp__server__tool`: one MCP tool by its full name (not a whole server, not a wildcard). */
+function isMcpToolName(text: string): boolean {
+  return /^mcp__[^_](?:[^_]|_(?!_))*__[\w-]+$/.test(text) && !text.endsWith('__*');
+}
+
 /** `git *`, `git:*`, `npm test` → the command prefix huddle's allow-list takes; undefined for any other pattern. */
 function commandPrefix(pattern: string | undefined): string | undefined {
   const text = pattern?.trim().replace(/:\*$/, ' *');
@@ -84,25 +75,23 @@ function commandPrefix(pattern: string | undefined): string | undefined {
 /** The command prefixes of `Bash(…)` rules: allowed without a question for this run (with huddle's allow-list). */
 export function allowedCommandPrefixes(rules: string[]): string[] {
   return rules.flatMap((rule) => {
+    if (isMcpToolName(rule)) return [rule];
     const match = /^Bash\((.*)\)$/.exec(rule);
     const prefix = match ? commandPrefix(match[1]) : undefined;
     return prefix ? [prefix] : [];
   });
 }
 
-/** --disallowedTools: huddle cannot take a tool away from its agents per run; refused unless empty. */
+/** --disallowedTools: each rule must be one (`Bash(rm:*)`, `Edit`, `mcp__server__tool`); the reason when one is not. */
 export function disallowedToolsRefusal(rules: string[]): string | undefined {
-  if (!rules.length) return undefined;
-  return `--disallowedTools ${rules.join(',')}: huddle cannot take tools away from its agents per run; use --permission-mode plan (read only) or a role's tools list (.team/roles/)`;
+  const bad = rules.find((rule) => !isToolRule(rule));
+  return bad === undefined ? undefined : `--disallowedTools: '${bad}' is not a tool rule (Bash(rm:*), Edit(src/**), Read(./.env), mcp__server__tool)`;
 }
 
 /** Flags of Claude Code huddle cannot honour, and why (each refused by name: never silently ignored). */
 export const REFUSED_FLAGS: Readonly<Record<string, string>> = {
-  'fallback-model': 'huddle retries the same model on overload; it has no fallback model',
-  'mcp-config': "huddle's MCP servers come from .mcp.json and the settings' mcpServers (trusted with --trust)",
-  'strict-mcp-config': "huddle's MCP servers come from .mcp.json and the settings' mcpServers",
-  settings: 'huddle reads ~/.config/huddle/settings.json, .team/settings.json and .team/settings.local.json',
-  'add-dir': "an agent's sandbox lets it write only the workspace (--cwd)",
+  'add-dir':
+    "huddle's file tools are confined to the workspace (--cwd) and its agents share it; for commands alone, sandbox.writablePaths in settings lets them write another directory",
   tools: "huddle's agents have their own toolset (a role's tools list narrows it)",
   thinking: 'huddle sets no extended thinking per run',
   'max-thinking-tokens': 'huddle sets no extended thinking per run',
@@ -113,13 +102,13 @@ export const REFUSED_FLAGS: Readonly<Record<string, string>> = {
   'plugin-dir': 'huddle loads no Claude Code plugins',
 };
 
-/** --setting-sources: huddle always reads its user, project and local settings, so only that set is honoured. */
-export function settingSourcesRefusal(text: string): string | undefined {
+/** --setting-sources user,project,local (any subset, "" for none): the scopes read; a string naming the mistake otherwise. */
+export function parseSettingSources(text: string): Array<'user' | 'project' | 'local'> | string {
   const sources = text
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-  const all = ['user', 'project', 'local'];
-  if (all.every((s) => sources.includes(s)) && sources.every((s) => all.includes(s))) return undefined;
-  return `--setting-sources ${text}: huddle always reads its user, project and local settings (user,project,local)`;
+  const bad = sources.find((s) => !['user', 'project', 'local'].includes(s));
+  if (bad !== undefined) return `--setting-sources takes user, project and local (comma-separated), not '${bad}'`;
+  return sources as Array<'user' | 'project' | 'local'>;
 }

@@ -48,6 +48,18 @@ export interface CliOptions {
   allowedCommands?: string[];
   /** The mode as the caller named it (Claude Code's name, shown back in the init line). */
   permissionModeName?: string;
+  /** --disallowedTools: deny rules for this run (Claude Code's syntax), over every settings file. */
+  disallowedTools?: string[];
+  /** --settings FILE|JSON: Claude Code's settings for this run, over every settings file. */
+  settings?: { label: string; values: unknown };
+  /** --setting-sources: the scopes of settings files read (huddle's and Claude Code's). */
+  settingSources?: Array<'user' | 'project' | 'local'>;
+  /** --mcp-config: MCP servers for this run (Claude Code's .mcp.json format), by the file or JSON they came from. */
+  mcpConfig?: Array<{ label: string; servers: Record<string, unknown> }>;
+  /** --strict-mcp-config: only --mcp-config's servers (not .mcp.json's, not the settings'). */
+  strictMcpConfig?: boolean;
+  /** --fallback-model: used once the model stays overloaded (529) after every retry. */
+  fallbackModel?: string;
 }
 
 export const OUTPUT_FORMATS = ['text', 'json', 'stream-json'] as const;

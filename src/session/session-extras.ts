@@ -12,7 +12,7 @@ import type { LoadedSettings } from '../runtime/settings/load.js';
 import type { Settings } from '../runtime/settings/schema.js';
 
 /** Sources a repository brings along (committed): what runs from them is said at start-up. */
-const PROJECT_SOURCES = new Set(['.team/settings.json', '.mcp.json']);
+const PROJECT_SOURCES = new Set(['.team/settings.json', '.claude/settings.json', '.mcp.json']);
 
 export interface SessionExtras {
   memory: ProjectMemory;

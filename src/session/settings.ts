@@ -95,13 +95,24 @@ export async function resolveSettings(options: CliOptions, rules: FaceRules, env
   let config: HuddleConfig;
   let loaded: LoadedSettings;
   try {
-    const flags = { model: options.model, maxTurns: options.maxTurns, permissionMode: options.permissionMode, budget: options.budget, team: options.team };
+    const flags = {
+      model: options.model,
+      maxTurns: options.maxTurns,
+      permissionMode: options.permissionMode,
+      budget: options.budget,
+      team: options.team,
+      disallowedTools: options.disallowedTools,
+      mcpConfig: options.mcpConfig,
+    };
     ({ config, loaded } = resolveSettingsConfig({
       cwd: cwd ?? process.cwd(),
       env,
       flags,
       apiKeyFile: options.apiKeyFile,
       ...(options.trust ? { trust: true } : {}),
+      ...(options.settings ? { claudeSettings: options.settings } : {}),
+      ...(options.settingSources ? { sources: options.settingSources } : {}),
+      ...(options.strictMcpConfig ? { strictMcp: true } : {}),
     }));
   } catch (error) {
     if (error instanceof ConfigError || error instanceof SettingsError) throw new StartupError(error.message);
@@ -110,6 +121,7 @@ export async function resolveSettings(options: CliOptions, rules: FaceRules, env
   // Claude Code's flags that shape the run (docs/contract.md#claude-code-flags): the lead's instructions, allowed commands.
   if (options.systemPrompt || options.appendSystemPrompt) config.leadInstructions = { replace: options.systemPrompt, append: options.appendSystemPrompt };
   if (options.allowedCommands?.length) config.allowedCommands = options.allowedCommands;
+  if (options.fallbackModel) config.fallbackModel = options.fallbackModel;
   if (loaded.untrusted.length && (rules.untrusted ?? 'refuse') === 'refuse') throw new StartupError(untrustedMessage(loaded.untrusted, env));
   const keyMissing = !demo && !hasCredentials(config);
   if (keyMissing && rules.missingKey === 'refuse') throw new StartupError(MISSING_KEY_MESSAGE.replace(/^huddle: /, ''));

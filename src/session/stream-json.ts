@@ -6,12 +6,14 @@
 //                                                  (as Claude Code writes them: same message id)
 //   {"type":"user","message":{"role":"user","content":[tool_result]}}   each tool result
 //   {"type":"result","subtype":"success"|"error_…",…}                   last
+// Tools are named as Claude Code names them, with its input fields (`Bash {command}`, `Write {file_path,
+// content}`; vocabulary.ts), and each tool result's user line carries `tool_use_result` in its shape.
 // Teammates' lines follow the same shape with `agent` naming them and `parent_tool_use_id` set
 // to the lead's spawn_teammate call that started them (Claude Code's convention for subagents):
 // a script that reads only the main thread keeps the lines whose parent_tool_use_id is null.
 import { randomUUID } from 'node:crypto';
 import type { HuddleEvent } from '../runtime/events/events.js';
-import { LEAD_NAME } from '../runtime/vocabulary.js';
+import { claudeCodeToolName, LEAD_NAME, toClaudeCodeCall } from '../runtime/vocabulary.js';
 
 export interface InitInfo {
   sessionId: string;
@@ -46,7 +48,7 @@ export interface ResultInfo {
 type Line = Record<string, unknown>;
 
 /** A tool result that is a permission refusal (runtime/permissions/guarded-tools.ts words them). */
-const DENIED = /the person denied this \(|needs approval[^]*which a headless run cannot ask for/;
+const DENIED = /the person denied this \(|needs approval[^]*which a headless run cannot ask for|\(permissions\.deny\) forbids/;
 
 /** Claude Code counts a turn per model response of the main thread. */
 export class StreamJsonView {
@@ -65,8 +67,10 @@ export class StreamJsonView {
   > = {};
   /** Requests the person (or nobody) denied: Claude Code's `permission_denials`. */
   readonly #denials: Array<{ tool_name: string; tool_use_id: string; tool_input: unknown }> = [];
-  /** Each tool call's name and input, by id: what a denial reports. */
+  /** Each tool call's name and input in Claude Code's words, by id: what a denial and a result report. */
   readonly #calls = new Map<string, { name: string; input: unknown }>();
+  /** The workspace: relative paths become absolute `file_path`s against it. */
+  #cwd = process.cwd();
   /** The current response of each agent: its id, model and usage (stream-json's message envelope). */
   readonly #response = new Map<string, { id: string; model: string; usage: Line }>();
   /** Teammate name → the lead's spawn_teammate tool_use id that started it. */
@@ -84,13 +88,14 @@ export class StreamJsonView {
   }
 
   init(info: Omit<InitInfo, 'sessionId'>): void {
+    this.#cwd = info.cwd;
     if (!this.#stream) return;
     this.#write({
       type: 'system',
       subtype: 'init',
       cwd: info.cwd,
       session_id: this.sessionId,
-      tools: info.tools,
+      tools: info.tools.map(claudeCodeToolName),
       mcp_servers: info.mcpServers ?? [],
       model: info.model,
       permissionMode: info.permissionMode,
@@ -117,9 +122,10 @@ export class StreamJsonView {
           const name = this.#pendingSpawns.get(event.id);
           if (name && event.ok) this.#spawnedBy.set(name, event.id);
         }
-        this.#line(agent, 'user', {
-          role: 'user',
-          content: [{ tool_use_id: event.id, type: 'tool_result', content: event.content, is_error: !event.ok }],
+        this.#emit(agent, {
+          type: 'user',
+          message: { role: 'user', content: [{ tool_use_id: event.id, type: 'tool_result', content: event.content, is_error: !event.ok }] },
+          tool_use_result: toolUseResult(call, event.content, event.ok),
         });
         return;
       }
@@ -156,14 +162,16 @@ export class StreamJsonView {
         if (this.#partial) this.#streamEvents(agent, event.text);
         this.#assistant(agent, { type: 'text', text: event.text });
         return;
-      case 'tool_call':
-        this.#calls.set(event.id, { name: event.name, input: event.input ?? {} });
+      case 'tool_call': {
+        const call = toClaudeCodeCall(event.name, event.input ?? {}, this.#cwd);
+        this.#calls.set(event.id, call);
         if (agent === LEAD_NAME && event.name === 'spawn_teammate') {
           const name = (event.input as { name?: unknown } | undefined)?.name;
           if (typeof name === 'string') this.#pendingSpawns.set(event.id, name);
         }
-        this.#assistant(agent, { type: 'tool_use', id: event.id, name: event.name, input: event.input ?? {} });
+        this.#assistant(agent, { type: 'tool_use', id: event.id, name: call.name, input: call.input });
         return;
+      }
       default:
         return;
     }
@@ -262,5 +270,27 @@ export class StreamJsonView {
       session_id: this.sessionId,
       uuid: randomUUID(),
     });
+  }
+}
+
+/**
+ * A user line's `tool_use_result`, in the shape Claude Code gives each tool's: the command's output,
+ * the file written or edited, the file read; an error as its text; any other tool's result as its text.
+ */
+function toolUseResult(call: { name: string; input: unknown } | undefined, content: unknown, ok: boolean): unknown {
+  const text = typeof content === 'string' ? content : JSON.stringify(content);
+  if (!ok) return `Error: ${text}`;
+  const input = (call?.input ?? {}) as Record<string, unknown>;
+  switch (call?.name) {
+    case 'Bash':
+      return { stdout: text, stderr: '', interrupted: false, isImage: false };
+    case 'Write':
+      return { type: 'create', filePath: input.file_path, content: input.content };
+    case 'Edit':
+      return { filePath: input.file_path, oldString: input.old_string, newString: input.new_string, replaceAll: false };
+    case 'Read':
+      return { type: 'text', file: { filePath: input.file_path, content: text } };
+    default:
+      return text;
   }
 }

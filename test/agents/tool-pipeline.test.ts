@@ -15,6 +15,7 @@ import {
   completionGate,
   completionNote,
   permissionGate,
+  permissionRules,
   postToolUseHooks,
   preToolUseHooks,
   repairGit,
@@ -93,8 +94,45 @@ const OFF: SandboxStatus = { available: false, onPurpose: false, reason: 'made u
 
 describe('the tool pipeline', () => {
   it('runs its steps in the order the file lists them', () => {
-    expect(BEFORE_RUN).toEqual([sessionSandbox, preToolUseHooks, completionGate, permissionGate, checkpoint]);
+    expect(BEFORE_RUN).toEqual([sessionSandbox, preToolUseHooks, permissionRules, completionGate, permissionGate, checkpoint]);
     expect(AFTER_RUN).toEqual([repairGit, completionNote, postToolUseHooks]);
+  });
+
+  it("2b. permission rules: a deny refuses in auto mode, whatever the tool's effects; an ask with nobody to answer is refused; a hook's allow does not carve around a deny", async () => {
+    const rules = (lists: { deny?: string[]; ask?: string[] }) =>
+      new PermissionGate({
+        teamRoot,
+        allowList: { read: () => ({ entries: [] }), add: async () => [] },
+        approvals: new ApprovalQueue(new EventHub()),
+        configuredMode: () => 'auto',
+        toolRules: () => lists,
+      });
+    const reader = tool('read_file', ['read']);
+    const denied = await runCall(reader.tool, { path: 'secrets/key' }, makeToolContext(teamRoot), {
+      teamRoot,
+      permissions: rules({ deny: ['Read(./secrets/**)'] }),
+    });
+    expect(denied).toMatchObject({ isError: true, content: expect.stringContaining("the permission rule 'Read(./secrets/**)' (permissions.deny)") });
+    expect(reader.seen).toHaveLength(0);
+    expect(
+      await runCall(reader.tool, { path: 'src/a.ts' }, makeToolContext(teamRoot), { teamRoot, permissions: rules({ deny: ['Read(./secrets/**)'] }) }),
+    ).toEqual({
+      content: 'ran',
+    });
+    const shell = tool('bash', ['shell']);
+    const asked = await runCall(shell.tool, { command: 'git push' }, makeToolContext(teamRoot), {
+      teamRoot,
+      permissions: rules({ ask: ['Bash(git push:*)'] }),
+    });
+    expect(asked).toMatchObject({ isError: true, content: expect.stringContaining('which a headless run cannot ask for') });
+    const allowing = hooks('PreToolUse', `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}'`);
+    const stillDenied = await runCall(shell.tool, { command: 'rm -rf x' }, makeToolContext(teamRoot), {
+      teamRoot,
+      hooks: allowing,
+      permissions: rules({ deny: ['Bash(rm:*)'] }),
+    });
+    expect(stillDenied.isError).toBe(true);
+    expect(shell.seen).toHaveLength(0);
   });
 
   it('1. the session sandbox: the status read when the session opened reaches the tool, and the permission gate reads it there', async () => {

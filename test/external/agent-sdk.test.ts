@@ -224,7 +224,7 @@ describe('the Claude Agent SDK drives huddle', () => {
     );
     expect(existsSync(path.join(ws.dir, 'never.txt'))).toBe(false);
     const result = messages.at(-1) as { permission_denials: Array<{ tool_name: string }> };
-    expect(result.permission_denials.map((d) => d.tool_name)).toEqual(['bash']);
+    expect(result.permission_denials.map((d) => d.tool_name)).toEqual(['Bash']);
     expect(JSON.stringify(fake.requests.filter((r) => r.agent === 'lead')[1]!.body.messages)).toContain('not today');
   });
 

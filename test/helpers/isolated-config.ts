@@ -8,4 +8,6 @@ import { afterAll } from 'vitest';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'huddle-test-config-'));
 process.env.XDG_CONFIG_HOME = dir;
+// Claude Code's user settings (~/.claude/settings.json) are read too: the machine's stay out of tests.
+process.env.CLAUDE_CONFIG_DIR = path.join(dir, 'claude');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

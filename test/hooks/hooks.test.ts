@@ -52,6 +52,43 @@ describe('hooks: Claude Code schema and semantics', () => {
     expect(hookEventFields(blocked)).toMatchObject({ hook_event_name: 'PreToolUse', blocked: true, runs: [{ status: 'blocked', exit_code: 2 }] });
   });
 
+  it('"vocabulary": "claude-code" hooks read Write {file_path}, Bash {command}; huddle\'s own keep write_file {path}; an updatedInput comes back in huddle\'s fields', async () => {
+    const { root, workspace, script, runner } = project();
+    const record = (name: string) => script(`${name}.sh`, `cat >> "$HUDDLE_PROJECT_DIR/${name}.jsonl"`);
+    const rewrite = script(
+      'rewrite.sh',
+      `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"file_path":"${workspace}/b.txt","content":"y"}}}'`,
+    );
+    const hooks = runner({
+      PreToolUse: [
+        {
+          matcher: 'Write',
+          hooks: [
+            { ...command(record('claude')), vocabulary: 'claude-code' },
+            { ...command(rewrite), vocabulary: 'claude-code' },
+          ],
+        },
+        { matcher: 'Write', hooks: [command(record('huddle'))] },
+      ],
+    });
+    const outcome = await hooks.run(
+      { hook_event_name: 'PreToolUse', tool_name: 'write_file', tool_input: { path: 'a.txt', content: 'x' }, tool_use_id: 'toolu_1' },
+      { agent: 'alice', cwd: workspace, permissionMode: 'auto' },
+    );
+    const read = (name: string) => JSON.parse(readFileSync(path.join(root, `${name}.jsonl`), 'utf8')) as Record<string, unknown>;
+    expect(read('claude')).toMatchObject({
+      tool_name: 'Write',
+      tool_input: { file_path: path.join(workspace, 'a.txt'), content: 'x' },
+      tool_use_id: 'toolu_1',
+      permission_mode: 'bypassPermissions',
+      hook_event_name: 'PreToolUse',
+      session_id: 'session-1',
+      cwd: workspace,
+    });
+    expect(read('huddle')).toMatchObject({ tool_name: 'write_file', tool_input: { path: 'a.txt', content: 'x' }, permission_mode: 'auto' });
+    expect(outcome.updatedInput).toEqual({ path: path.join(workspace, 'b.txt'), content: 'y' });
+  });
+
   it("gets the event as JSON on stdin, runs in the agent workspace, and never sees huddle's secrets", async () => {
     const { root, workspace, script, runner } = project();
     const record = script('record.sh', 'cat > "$HUDDLE_PROJECT_DIR/stdin.json"; pwd > "$CLAUDE_PROJECT_DIR/cwd.txt"; env > "$HUDDLE_PROJECT_DIR/env.txt"');

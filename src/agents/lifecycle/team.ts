@@ -106,6 +106,7 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
       roster: ctx.roster,
       configuredMode: () => ctx.config.permissionMode,
       configFiles: (root) => settingsCommandFiles(root, ctx.settings),
+      toolRules: () => ctx.settings?.permissions ?? {},
     });
     if (hookRunner) ctx.hooks = new TeamHooks(hookRunner, (agent) => this.permissions.modeOf(agent));
     this.protocols = new Protocols(

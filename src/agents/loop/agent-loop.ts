@@ -202,7 +202,7 @@ export class AgentLoop {
       }
       events.emit('tool_call', { id: use.id, name: use.name, input: use.input, summary: tools.summarize(use.name, use.input) });
       const started = performance.now();
-      const result = await tools.run(use.name, use.input, { workspace, agent: this.name, signal, events });
+      const result = await tools.run(use.name, use.input, { workspace, agent: this.name, toolUseId: use.id, signal, events });
       const durationMs = Math.round(performance.now() - started);
       events.emit('tool_result', {
         id: use.id,

@@ -70,9 +70,12 @@ export const sessionSandbox: BeforeStep = async (call, deps) => {
 export const preToolUseHooks: BeforeStep = async (call, deps) => {
   const { tool, context } = call;
   if (!deps.hooks?.has('PreToolUse')) return undefined;
-  const outcome = await deps.hooks.run(context.events, { hook_event_name: 'PreToolUse', tool_name: tool.name, tool_input: call.input }, where(context), {
-    tool: tool.name,
-  });
+  const outcome = await deps.hooks.run(
+    context.events,
+    { hook_event_name: 'PreToolUse', tool_name: tool.name, tool_input: call.input, ...(context.toolUseId ? { tool_use_id: context.toolUseId } : {}) },
+    where(context),
+    { tool: tool.name },
+  );
   if (outcome.blocked || outcome.stop) return refused(`${tool.name} was not run: a PreToolUse hook blocked it: ${outcome.reason ?? outcome.stop}`);
   if (outcome.updatedInput) {
     const parsed = tool.input.safeParse(outcome.updatedInput);
@@ -90,6 +93,19 @@ export const preToolUseHooks: BeforeStep = async (call, deps) => {
     await deps.permissions.askPerson(context, { tool: tool.name, summary: oneLine(JSON.stringify(call.input), 200), reason, prefixes: [], headless });
   } catch (error) {
     return refused((error as Error).message);
+  }
+  return undefined;
+};
+
+// ── 2b. the permission rules' deny and ask lists (Claude Code's syntax), for every tool in every mode:
+//        after the hooks, as in Claude Code, so a hook's "allow" cannot carve around a deny.
+export const permissionRules: BeforeStep = async (call, deps) => {
+  if (!deps.permissions) return undefined;
+  try {
+    await deps.permissions.checkRules(call.tool.name, call.input, call.context);
+  } catch (error) {
+    if (error instanceof ToolError) return refused(error.message);
+    throw error;
   }
   return undefined;
 };
@@ -153,6 +169,7 @@ export const postToolUseHooks: AfterStep = async (call, result, deps) => {
       tool_name: tool.name,
       tool_input: call.input,
       tool_response: { content: result.content, is_error: result.isError === true },
+      ...(context.toolUseId ? { tool_use_id: context.toolUseId } : {}),
     },
     where(context),
     { tool: tool.name },
@@ -166,7 +183,7 @@ export const postToolUseHooks: AfterStep = async (call, result, deps) => {
 
 // ── 10. ToolRegistry.run scrubs every credential from the result (runtime/secrets.ts).
 
-export const BEFORE_RUN: readonly BeforeStep[] = [sessionSandbox, preToolUseHooks, completionGate, permissionGate, checkpoint];
+export const BEFORE_RUN: readonly BeforeStep[] = [sessionSandbox, preToolUseHooks, permissionRules, completionGate, permissionGate, checkpoint];
 export const AFTER_RUN: readonly AfterStep[] = [repairGit, completionNote, postToolUseHooks];
 
 /** Checkpoints and the look at `.git` are for calls that can write the team's own checkout, outside plan mode. */

@@ -12,6 +12,7 @@ import { matchTarget, type HookEventInput, type HookEventName, type HookInput } 
 import { readHookOutcome, type PermissionDecision } from './hook-output.js';
 import { compileMatcher, MatcherError, type Matcher } from './matcher.js';
 import { scrubStrings } from '../secrets.js';
+import { claudeCodeToolName, fromClaudeCodeInput, toClaudeCodeCall } from '../vocabulary.js';
 
 export const DEFAULT_HOOK_TIMEOUT_SECONDS = 60;
 /** Kept of each stream per run: hooks talk in lines, not pages. */
@@ -68,9 +69,18 @@ export interface HookOutcome {
   runs: HookRunRecord[];
 }
 
+/** Whose words a hook's stdin uses: huddle's tool names and fields, or Claude Code's (docs/hooks.md#vocabulary). */
+type Vocabulary = 'huddle' | 'claude-code';
+
+interface CompiledHook {
+  command: string;
+  timeoutSeconds: number;
+  vocabulary: Vocabulary;
+}
+
 interface CompiledMatcher {
   matches: Matcher;
-  hooks: Array<{ command: string; timeoutSeconds: number }>;
+  hooks: CompiledHook[];
 }
 
 export class HookRunner {
@@ -85,7 +95,11 @@ export class HookRunner {
       const compiled: CompiledMatcher[] = [];
       matchers.forEach((matcher, index) => {
         try {
-          const hooks = matcher.hooks.map((hook) => ({ command: hook.command, timeoutSeconds: hook.timeout ?? DEFAULT_HOOK_TIMEOUT_SECONDS }));
+          const hooks = matcher.hooks.map((hook) => ({
+            command: hook.command,
+            timeoutSeconds: hook.timeout ?? DEFAULT_HOOK_TIMEOUT_SECONDS,
+            vocabulary: hook.vocabulary ?? 'huddle',
+          }));
           compiled.push({ matches: compileMatcher(matcher.matcher), hooks });
         } catch (error) {
           if (!(error instanceof MatcherError)) throw error;
@@ -110,7 +124,7 @@ export class HookRunner {
     const event = input.hook_event_name;
     const target = matchTarget(input);
     const seen = new Set<string>();
-    const hooks: Array<{ command: string; timeoutSeconds: number }> = [];
+    const hooks: CompiledHook[] = [];
     for (const matcher of this.#compiled.get(event) ?? []) {
       if (!matcher.matches(target) && target !== undefined) continue;
       for (const hook of matcher.hooks) {
@@ -131,7 +145,10 @@ export class HookRunner {
       ...(context.permissionMode ? { permission_mode: context.permissionMode } : {}),
       ...input,
     };
-    const stdin = `${JSON.stringify(payload)}\n`;
+    const stdin: Record<Vocabulary, string> = {
+      huddle: `${JSON.stringify(payload)}\n`,
+      'claude-code': `${JSON.stringify(inClaudeCodeWords(payload))}\n`,
+    };
     const env = {
       ...(this.#options.env ?? childEnvironment()),
       CLAUDE_PROJECT_DIR: this.#options.projectDir,
@@ -145,13 +162,17 @@ export class HookRunner {
           command: hook.command,
           cwd: context.cwd,
           env,
-          input: stdin,
+          input: stdin[hook.vocabulary],
           timeoutMs: hook.timeoutSeconds * 1000,
           maxChars: HOOK_OUTPUT_CHARS,
           ...(context.signal ? { signal: context.signal } : {}),
           ...(this.#options.spawn ? { spawn: this.#options.spawn } : {}),
         });
-        return { hook, result, verdict: readHookOutcome(event, result, hook.timeoutSeconds) };
+        const verdict = readHookOutcome(event, result, hook.timeoutSeconds);
+        // An input changed in Claude Code's words goes back into huddle's fields.
+        if (verdict.updatedInput && hook.vocabulary === 'claude-code' && 'tool_name' in input)
+          verdict.updatedInput = fromClaudeCodeInput(claudeCodeToolName(input.tool_name), verdict.updatedInput);
+        return { hook, result, verdict };
       }),
     );
 
@@ -181,6 +202,21 @@ export class HookRunner {
     // A hook's words reach the model and the screen: no registered secret in them (docs/trust.md).
     return scrubStrings(outcome);
   }
+}
+
+/** Claude Code's permission modes for huddle's (what a Claude Code hook compares `permission_mode` with). */
+const CLAUDE_CODE_MODES: Record<string, string> = { ask: 'default', auto: 'bypassPermissions', plan: 'plan' };
+
+/** The payload as Claude Code would send it: `Write {file_path}` for `write_file {path}`, its mode names. */
+function inClaudeCodeWords(payload: HookInput): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...payload };
+  if (payload.permission_mode) out.permission_mode = CLAUDE_CODE_MODES[payload.permission_mode] ?? payload.permission_mode;
+  if (payload.hook_event_name === 'PreToolUse' || payload.hook_event_name === 'PostToolUse') {
+    const call = toClaudeCodeCall(payload.tool_name, payload.tool_input, payload.cwd);
+    out.tool_name = call.name;
+    out.tool_input = call.input;
+  }
+  return out;
 }
 
 function rank(decision: PermissionDecision | undefined): number {

@@ -75,6 +75,8 @@ export interface ModelClientOptions {
   timeoutMs: number;
   /** No stream event for this long: the stream counts as cut and is retried (HUDDLE_STREAM_IDLE_MS, default 60 s; 0: never). */
   streamIdleMs?: number;
+  /** --fallback-model: once a call stays overloaded (529) after every retry, it and every later call use this model. */
+  fallbackModel?: string | undefined;
 }
 
 export const DEFAULT_STREAM_IDLE_MS = 60_000;
@@ -98,6 +100,7 @@ export function modelClientOptions(config: HuddleConfig): ModelClientOptions {
     retryBaseMs: config.retryBaseMs,
     timeoutMs: config.requestTimeoutMs,
     streamIdleMs: config.streamIdleMs ?? DEFAULT_STREAM_IDLE_MS,
+    ...(config.fallbackModel ? { fallbackModel: config.fallbackModel } : {}),
   };
 }
 
@@ -109,6 +112,8 @@ export interface ModelBackend {
 export class ModelClient implements ModelBackend {
   readonly #sdk: Anthropic;
   readonly #options: ModelClientOptions;
+  /** Set once the configured model stayed overloaded: every call from then on goes to the fallback model. */
+  #fellBack = false;
 
   constructor(options: ModelClientOptions) {
     this.#options = options;
@@ -123,7 +128,9 @@ export class ModelClient implements ModelBackend {
     });
   }
 
-  async call(request: ModelRequest, hooks: ModelCallHooks = {}): Promise<ModelCallResult> {
+  async call(original: ModelRequest, hooks: ModelCallHooks = {}): Promise<ModelCallResult> {
+    const fallback = this.#options.fallbackModel;
+    let request = this.#fellBack && fallback ? { ...original, model: fallback } : original;
     for (let attempt = 1; ; attempt++) {
       throwIfAborted(hooks.signal);
       try {
@@ -140,6 +147,15 @@ export class ModelClient implements ModelBackend {
               : classify(error, this.#options.baseURL);
         // A server (or proxy) may echo the credentials back in an error body: never pass them on.
         failure.reason = this.#redact(failure.reason);
+        const overloaded = failure.status === 529 || /overloaded/.test(failure.reason);
+        if (overloaded && attempt > this.#options.maxRetries && fallback && request.model !== fallback) {
+          // Claude Code's --fallback-model: this call and every later one go to the fallback.
+          this.#fellBack = true;
+          hooks.onRetry?.({ attempt, delayMs: 0, status: failure.status, reason: `${failure.reason}; switching to the fallback model ${fallback}` });
+          request = { ...request, model: fallback };
+          attempt = 0;
+          continue;
+        }
         if (!failure.retryable || attempt > this.#options.maxRetries) {
           const tries = attempt > 1 ? ` (after ${attempt} attempts)` : '';
           throw new ModelError(`${failure.reason}${tries}`, failure.status);

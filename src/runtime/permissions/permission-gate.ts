@@ -15,6 +15,7 @@ import { PathEscapeError } from '../workspace/workspace.js';
 import { oneLine } from '../tools/registry.js';
 import { editDiff } from '../tools/edit-file.js';
 import { ToolError, type ToolContext, type ToolEffect } from '../tools/types.js';
+import { ruleVerdict, type ToolRuleLists } from './tool-rules.js';
 
 export interface GateOptions {
   /** The team's workspace root; an agent whose root differs works in its own worktree. */
@@ -31,6 +32,8 @@ export interface GateOptions {
   configuredMode: () => PermissionMode | undefined;
   /** Files the settings run (hook scripts, MCP server programs), absolute: never written by file tools. */
   configFiles?: (root: string) => readonly string[];
+  /** Rules in Claude Code's syntax (settings' permissions.deny/ask, --disallowedTools): held against every call. */
+  toolRules?: () => ToolRuleLists;
 }
 
 export class PermissionGate {
@@ -63,6 +66,29 @@ export class PermissionGate {
     if (effects.includes('shell')) await this.checkBash(String(input.command ?? ''), context);
     if (effects.includes('write')) await this.checkWrite(tool, String(input.path ?? ''), context, proposedChange(input));
     if (effects.includes('external')) await this.checkExternal(tool, input, context);
+  }
+
+  /**
+   * The deny and ask rules (docs/configuration.md#permission-rules), for every tool in every mode: a
+   * deny refuses the call, an ask puts it to the person even where the mode would not (refused when
+   * nobody can answer). Allow rules are the allow-list's (checkBash, checkExternal).
+   */
+  async checkRules(tool: string, input: unknown, context: ToolContext): Promise<void> {
+    const lists = this.#options.toolRules?.();
+    if (!lists?.deny?.length && !lists?.ask?.length) return;
+    const verdict = ruleVerdict({ deny: lists.deny, ask: lists.ask }, tool, input, context.workspace.root);
+    if (!verdict) return;
+    if (verdict.kind === 'deny')
+      throw new ToolError(
+        `refused: the permission rule '${verdict.rule}' (permissions.deny) forbids this ${tool} call. Do not retry it in another form; carry on without it.`,
+      );
+    await this.askPerson(context, {
+      tool,
+      summary: describeInput(input),
+      reason: `the permission rule '${verdict.rule}' (permissions.ask) asks you to confirm this`,
+      prefixes: [],
+      headless: `${tool} needs approval (the permission rule '${verdict.rule}' in permissions.ask), which a headless run cannot ask for`,
+    });
   }
 
   /** Resolves when the command may run; throws a ToolError saying why when it may not. */

@@ -34,3 +34,23 @@ export function teammateMode(options: { requested: PermissionMode | undefined; r
   if (!mode) return { mode: undefined };
   return mode === run ? { mode } : { mode, note: `it runs in permission mode ${mode} (the run's is ${run})` };
 }
+
+/** Claude Code's permission modes (and huddle's own names) → huddle's. */
+export const CLAUDE_PERMISSION_MODES: Readonly<Record<string, PermissionMode>> = {
+  // Claude Code asks before edits and commands; huddle's ask mode asks before commands off the
+  // allow-list and writes to protected paths (workspace edits go through, checkpointed).
+  default: 'ask',
+  // Edits without asking, commands asked: huddle's ask mode.
+  acceptEdits: 'ask',
+  // Nothing asked; huddle's deny-list of destructive commands still holds.
+  bypassPermissions: 'auto',
+  // Never ask, deny what is not pre-approved: ask mode with nobody asked (a question is refused).
+  dontAsk: 'ask',
+  plan: 'plan',
+  ask: 'ask',
+  auto: 'auto',
+};
+
+export function mapPermissionMode(mode: string): PermissionMode | undefined {
+  return Object.hasOwn(CLAUDE_PERMISSION_MODES, mode) ? CLAUDE_PERMISSION_MODES[mode] : undefined;
+}

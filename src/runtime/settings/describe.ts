@@ -39,6 +39,8 @@ export function formatSettingsRows(rows: SettingsRow[]): string {
 }
 
 function redact(value: unknown, path: string[]): unknown {
+  // One variable of an `env` (or header) map shown as its own row: its name only.
+  if (!isPlainObject(value) && path.slice(0, -1).some((key) => SECRET_MAPS.has(key))) return '‹set›';
   // The team URL may carry the database password.
   if (path.length === 1 && path[0] === 'team' && typeof value === 'string') return redactUrl(value);
   if (Array.isArray(value)) return value.map((item, i) => redact(item, [...path, String(i)]));

@@ -1,9 +1,14 @@
 // The settings files and where they live (docs/contract.md#settings-files), lowest first:
+//   ~/.claude/settings.json          Claude Code's user file ($CLAUDE_CONFIG_DIR respected)
 //   ~/.config/huddle/settings.json   the user's, for every workspace ($XDG_CONFIG_HOME respected)
 //   .team/allow.json, .team/budget.json   deprecated; still read, under every settings file
 //   .mcp.json                        MCP servers in Claude Code's format
+//   .claude/settings.json            Claude Code's project file
 //   .team/settings.json              the team's, meant to be committed
+//   .claude/settings.local.json      Claude Code's local file
 //   .team/settings.local.json        personal, not committed
+// Each of huddle's files wins over Claude Code's of the same scope; Claude Code's are translated
+// (claude-code-settings.ts).
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,6 +18,7 @@ import { describeIssues, SettingsError } from './errors.js';
 import { isPlainObject, type SettingsLayer } from './layers.js';
 import { mcpFileSchema, settingsSchema } from './schema.js';
 import { contentHash } from './trust.js';
+import { ignoredWarning, translateClaudeCodeSettings } from './claude-code-settings.js';
 
 export interface SettingsLocations {
   /** The workspace root. */
@@ -20,13 +26,43 @@ export interface SettingsLocations {
   env?: NodeJS.ProcessEnv;
   /** The user's home (default: os.homedir()); tests point it at a temp dir. */
   home?: string;
+  /** --setting-sources: the scopes read (default all three); `.mcp.json` and the legacy files are the project's. */
+  sources?: readonly SettingSource[];
 }
+
+export const SETTING_SOURCES = ['user', 'project', 'local'] as const;
+export type SettingSource = (typeof SETTING_SOURCES)[number];
 
 export interface SettingsFile {
   /** How messages name it: `.team/settings.json`, `~/.config/huddle/settings.json`. */
   label: string;
   path: string;
-  kind: 'user' | 'legacy-allow' | 'legacy-budget' | 'mcp' | 'project' | 'local';
+  kind: 'user' | 'legacy-allow' | 'legacy-budget' | 'mcp' | 'project' | 'local' | ClaudeCodeKind;
+}
+
+type ClaudeCodeKind = 'claude-user' | 'claude-project' | 'claude-local';
+
+const SCOPES: Record<SettingsFile['kind'], SettingSource> = {
+  user: 'user',
+  'claude-user': 'user',
+  'legacy-allow': 'project',
+  'legacy-budget': 'project',
+  mcp: 'project',
+  project: 'project',
+  'claude-project': 'project',
+  local: 'local',
+  'claude-local': 'local',
+};
+
+/** Files whose widening entries are the person's own (not the workspace's): no trust asked. */
+export function isUserFile(file: SettingsFile): boolean {
+  return SCOPES[file.kind] === 'user';
+}
+
+/** Claude Code's user settings: `$CLAUDE_CONFIG_DIR/settings.json`, else `~/.claude/settings.json`. */
+export function claudeUserSettingsPath(env: NodeJS.ProcessEnv = process.env, home = os.homedir()): string {
+  const dir = env.CLAUDE_CONFIG_DIR?.trim() ? env.CLAUDE_CONFIG_DIR : path.join(home, '.claude');
+  return path.join(dir, 'settings.json');
 }
 
 export function userSettingsPath(env: NodeJS.ProcessEnv = process.env, home = os.homedir()): string {
@@ -34,16 +70,21 @@ export function userSettingsPath(env: NodeJS.ProcessEnv = process.env, home = os
   return path.join(configHome, 'huddle', 'settings.json');
 }
 
-export function settingsFiles({ cwd, env = process.env, home = os.homedir() }: SettingsLocations): SettingsFile[] {
+export function settingsFiles({ cwd, env = process.env, home = os.homedir(), sources = SETTING_SOURCES }: SettingsLocations): SettingsFile[] {
   const user = userSettingsPath(env, home);
-  return [
+  const claudeUser = claudeUserSettingsPath(env, home);
+  const all: SettingsFile[] = [
+    { label: tildePath(claudeUser, home), path: claudeUser, kind: 'claude-user' },
     { label: tildePath(user, home), path: user, kind: 'user' },
     { label: '.team/allow.json', path: path.join(cwd, '.team', 'allow.json'), kind: 'legacy-allow' },
     { label: '.team/budget.json', path: path.join(cwd, '.team', 'budget.json'), kind: 'legacy-budget' },
     { label: '.mcp.json', path: path.join(cwd, '.mcp.json'), kind: 'mcp' },
+    { label: '.claude/settings.json', path: path.join(cwd, '.claude', 'settings.json'), kind: 'claude-project' },
     { label: '.team/settings.json', path: path.join(cwd, '.team', 'settings.json'), kind: 'project' },
+    { label: '.claude/settings.local.json', path: path.join(cwd, '.claude', 'settings.local.json'), kind: 'claude-local' },
     { label: '.team/settings.local.json', path: path.join(cwd, '.team', 'settings.local.json'), kind: 'local' },
   ];
+  return all.filter((file) => sources.includes(SCOPES[file.kind]));
 }
 
 function tildePath(file: string, home: string): string {
@@ -60,14 +101,26 @@ export interface ReadLayer {
 }
 
 /** Reads one file into a layer; nothing when it does not exist. Throws SettingsError (one line) when it is wrong. */
-export function readSettingsFile(file: SettingsFile): ReadLayer {
+export function readSettingsFile(file: SettingsFile, cwd = process.cwd()): ReadLayer {
   const text = readText(file);
   if (text === undefined) return { warnings: [] };
-  return { ...parseSettingsText(file, text), sha256: contentHash(text) };
+  return { ...parseSettingsText(file, text, cwd), sha256: contentHash(text) };
 }
 
-function parseSettingsText(file: SettingsFile, text: string): ReadLayer {
+/** Claude Code's settings (a file, or --settings' file or JSON) as a huddle layer, with the warning naming what huddle ignores. */
+export function claudeCodeLayer(label: string, raw: unknown, cwd: string): ReadLayer {
+  if (!isPlainObject(raw)) throw new SettingsError(`${label}: expected a JSON object ({…}) at the top`);
+  const { values, ignored } = translateClaudeCodeSettings(raw, cwd);
+  const warning = ignoredWarning(label, ignored);
+  return { layer: { label, values: validate({ label, path: label, kind: 'claude-project' }, values, settingsSchema) }, warnings: warning ? [warning] : [] };
+}
+
+function parseSettingsText(file: SettingsFile, text: string, cwd: string): ReadLayer {
   switch (file.kind) {
+    case 'claude-user':
+    case 'claude-project':
+    case 'claude-local':
+      return claudeCodeLayer(file.label, parseJson(file, text), cwd);
     case 'legacy-allow':
       return readLegacyAllow(file, text);
     case 'legacy-budget':

@@ -11,6 +11,10 @@ export interface SettingsFlags {
   budget?: { usd?: number | undefined; minutes?: number | undefined; turns?: number | undefined } | undefined;
   /** --team URL: the team's state in PostgreSQL. */
   team?: string | undefined;
+  /** --disallowedTools: deny rules in Claude Code's syntax. */
+  disallowedTools?: string[] | undefined;
+  /** --mcp-config: MCP servers in .mcp.json's format, one layer per file or JSON given. */
+  mcpConfig?: Array<{ label: string; servers: Record<string, unknown> }> | undefined;
 }
 
 export function flagLayers(flags: SettingsFlags): SettingsLayer[] {
@@ -19,6 +23,8 @@ export function flagLayers(flags: SettingsFlags): SettingsLayer[] {
   if (flags.maxTurns !== undefined) layers.push(layerAt('--max-turns', ['maxTurns'], flags.maxTurns));
   if (flags.team !== undefined) layers.push(layerAt('--team', ['team'], flags.team));
   if (flags.permissionMode !== undefined) layers.push(layerAt('--permission-mode', ['permissionMode'], flags.permissionMode));
+  if (flags.disallowedTools?.length) layers.push(layerAt('--disallowedTools', ['permissions', 'deny'], flags.disallowedTools));
+  for (const config of flags.mcpConfig ?? []) layers.push({ label: config.label, values: { mcpServers: config.servers } });
   for (const kind of ['usd', 'minutes', 'turns'] as const) {
     const value = flags.budget?.[kind];
     if (value !== undefined) layers.push(layerAt(`--budget-${kind}`, ['budget', 'team', kind], value));

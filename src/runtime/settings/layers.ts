@@ -20,6 +20,8 @@ export type Provenance = Map<string, string[]>;
 const JOINED_LISTS = [
   ['hooks', '*'],
   ['permissions', 'allow'],
+  ['permissions', 'deny'],
+  ['permissions', 'ask'],
   ['mcp', 'disabled'],
   ['sandbox', 'network', 'allow'],
   ['sandbox', 'network', 'deny'],

@@ -5,7 +5,7 @@ import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { describeIssues, formatPath, SettingsError } from './errors.js';
 import { environmentLayers } from './env.js';
-import { readSettingsFile, settingsFiles, type SettingsFile, type SettingsLocations } from './files.js';
+import { claudeCodeLayer, isUserFile, readSettingsFile, settingsFiles, type SettingsFile, type SettingsLocations } from './files.js';
 import { flagLayers, type SettingsFlags } from './flags.js';
 import { settingsDefaults } from './json-schema.js';
 import { mergeLayers, type Provenance, type SettingsLayer } from './layers.js';
@@ -19,6 +19,10 @@ export interface LoadSettingsOptions extends SettingsLocations {
   flags?: SettingsFlags;
   /** --trust: the person trusts the workspace's files as they are now; recorded (trust.ts). */
   trust?: boolean;
+  /** --settings: Claude Code's settings given on the command line (the person's own: no trust asked), over every file. */
+  claudeSettings?: { label: string; values: unknown } | undefined;
+  /** --strict-mcp-config: the MCP servers are --mcp-config's alone (no file's, nor their trust asked). */
+  strictMcp?: boolean;
 }
 
 export interface LoadedSettings {
@@ -47,11 +51,13 @@ export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
   const store = TrustStore.at(env, options.home);
   const workspace = workspaceKey(options.cwd);
   for (const file of settingsFiles({ ...options, env })) {
-    const read = readSettingsFile(file);
+    if (options.strictMcp && file.kind === 'mcp') continue;
+    const read = readSettingsFile(file, options.cwd);
     warnings.push(...read.warnings);
     if (!read.layer) continue;
+    if (options.strictMcp) read.layer = { ...read.layer, values: withoutKeys(read.layer.values, [['mcpServers']]) };
     files.push(file);
-    const widening = file.kind === 'user' ? [] : wideningKeys(read.layer.values);
+    const widening = isUserFile(file) ? [] : wideningKeys(read.layer.values);
     if (widening.length) {
       const entry: UntrustedFile = { file: file.label, path: file.path, sha256: read.sha256 ?? '', settings: describeKeys(widening) };
       if (store.isTrusted(workspace, entry.file, entry.sha256)) trusted.push(entry);
@@ -73,6 +79,11 @@ export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
       store.record(workspace, [entry]);
       trusted.push(entry);
     } else untrusted.push(entry);
+  }
+  if (options.claudeSettings) {
+    const read = claudeCodeLayer(options.claudeSettings.label, options.claudeSettings.values, options.cwd);
+    warnings.push(...read.warnings);
+    if (read.layer) layers.push(read.layer);
   }
   for (const layer of [...environmentLayers(env), ...flagLayers(options.flags ?? {})]) {
     check(layer);

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { PERMISSION_MODES } from '../permissions/permission-mode.js';
 import { isNetworkEntry } from '../sandbox/network-rules.js';
+import { isToolRule } from '../permissions/tool-rules.js';
 
 const count = (text: string) => z.number().int().min(0).describe(text);
 const positive = (text: string) => z.number().int().min(1).describe(text);
@@ -12,6 +13,8 @@ const positive = (text: string) => z.number().int().min(1).describe(text);
 const share = (text: string) => z.number().min(0).max(1).describe(text);
 const strings = (text: string) => z.array(z.string().min(1)).describe(text);
 const stringMap = (text: string) => z.record(z.string(), z.string()).describe(text);
+const toolRules = (text: string) =>
+  z.array(z.string().min(1).refine(isToolRule, 'not a tool rule: Tool or Tool(specifier), e.g. "Bash(git push:*)", "Read(./.env)"')).describe(text);
 
 // ---- budgets (the old .team/budget.json) ----------------------------------------------------------
 const budgetLimits = z
@@ -83,6 +86,12 @@ const hookCommand = z.strictObject({
   type: z.literal('command').describe('Only "command" hooks are run.'),
   command: z.string().min(1).describe("A shell command (bash -c), run in the agent's workspace with the event as JSON on stdin."),
   timeout: z.number().positive().optional().describe('Seconds before the hook and everything it started are killed.').meta({ default: 60 }),
+  vocabulary: z
+    .enum(['huddle', 'claude-code'])
+    .optional()
+    .describe(
+      'The tool names and input fields on its stdin: "huddle" (bash, write_file {path}) or "claude-code" (Bash, Write {file_path}). Default: huddle in huddle\'s files, claude-code in .claude/ files.',
+    ),
 });
 
 const hookMatcher = z.strictObject({
@@ -280,9 +289,14 @@ export const settingsSchema = z
     permissions: z
       .strictObject({
         allow: strings('Command prefixes that run without asking in ask mode ("npm install", "make").').optional(),
+        deny: toolRules(
+          'Calls never run, in any mode, in Claude Code\'s rule syntax: "Bash(rm:*)", "Read(./secrets/**)", "Edit(src/**)", "mcp__server__tool".',
+        ).optional(),
+        ask: toolRules('Calls put to the person in every mode (refused when nobody can answer), same syntax; deny wins over ask, ask over allow.').optional(),
       })
       .optional()
       .describe('Permissions; lists from every settings file are joined.'),
+    env: stringMap("Environment variables set for the session: its commands, hooks and MCP servers (as Claude Code's settings `env`).").optional(),
     mcpServers: mcpServers.optional(),
     mcp: mcp.optional(),
     hooks: hooks.optional(),

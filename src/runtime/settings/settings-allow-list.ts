@@ -8,7 +8,7 @@ import { writeJsonAtomic } from '../fs/atomic-file.js';
 import type { AllowList, AllowListEntries } from '../store/allow-list.js';
 import { withFileLock } from '../store/file/file-lock.js';
 import { SettingsError } from './errors.js';
-import { readSettingsFile, settingsFiles, type ReadLayer, type SettingsFile, type SettingsLocations } from './files.js';
+import { isUserFile, readSettingsFile, settingsFiles, type ReadLayer, type SettingsFile, type SettingsLocations } from './files.js';
 import { workspaceKey } from './load.js';
 import { describeKeys, TrustStore, wideningKeys } from './trust.js';
 import { isPlainObject } from './layers.js';
@@ -21,8 +21,8 @@ export class SettingsAllowList implements AllowList {
   }
 
   /** The user's file, a file that widens nothing, or one whose content the person trusted. */
-  #trusted(kind: SettingsFile['kind'], read: ReadLayer): boolean {
-    if (kind === 'user' || !read.layer || !wideningKeys(read.layer.values).length) return true;
+  #trusted(file: SettingsFile, read: ReadLayer): boolean {
+    if (isUserFile(file) || !read.layer || !wideningKeys(read.layer.values).length) return true;
     return this.#store().isTrusted(workspaceKey(this.locations.cwd), read.layer.label, read.sha256 ?? '');
   }
 
@@ -31,10 +31,10 @@ export class SettingsAllowList implements AllowList {
     const problems: string[] = [];
     for (const file of settingsFiles(this.locations)) {
       try {
-        const read = readSettingsFile(file);
+        const read = readSettingsFile(file, this.locations.cwd);
         if (file.kind === 'legacy-allow') problems.push(...read.warnings.filter((warning) => warning.includes('is ignored')));
         // A workspace file's allow-list counts once the person trusted the file (docs/trust.md).
-        if (!this.#trusted(file.kind, read)) continue;
+        if (!this.#trusted(file, read)) continue;
         const allow = (read.layer?.values.permissions as { allow?: string[] } | undefined)?.allow ?? [];
         for (const prefix of allow) if (!entries.includes(prefix)) entries.push(prefix);
       } catch (error) {
@@ -52,7 +52,7 @@ export class SettingsAllowList implements AllowList {
       const current = readLocal(file);
       const local = { label: LOCAL, path: file, kind: 'local' as const };
       // The person's own answers keep the file trusted, when it was (nothing else is laundered in).
-      const wasTrusted = this.#trusted('local', readSettingsFile(local));
+      const wasTrusted = this.#trusted(local, readSettingsFile(local));
       const known = new Set(this.read().entries);
       const added = prefixes.filter((prefix) => prefix.trim() && !known.has(prefix) && (known.add(prefix), true));
       if (!added.length) return [];

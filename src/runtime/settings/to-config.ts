@@ -74,6 +74,9 @@ function limits(value: Partial<Record<string, number | undefined>> | undefined):
 /** The drop-in for resolveConfig: same flags, settings files in between. Throws SettingsError or ConfigError. */
 export function resolveSettingsConfig(options: LoadSettingsOptions & { apiKeyFile?: string | undefined }): { config: SettingsConfig; loaded: LoadedSettings } {
   const loaded = loadSettings(options);
-  const config = configFromSettings(loaded.settings, { cwd: options.cwd, env: options.env ?? process.env, apiKeyFile: options.apiKeyFile });
+  // The settings' `env` (Claude Code's key) is the session's environment: its commands, hooks and servers inherit it.
+  const env = options.env ?? process.env;
+  for (const [name, value] of Object.entries(loaded.settings.env ?? {})) env[name] = value;
+  const config = configFromSettings(loaded.settings, { cwd: options.cwd, env, apiKeyFile: options.apiKeyFile });
   return { config, loaded };
 }

@@ -24,6 +24,8 @@ export function wideningKeys(values: Record<string, unknown>): string[][] {
   if (nonEmpty(sandbox.caches)) out.push(['sandbox', 'caches']);
   if (nonEmpty(object(values.permissions).allow)) out.push(['permissions', 'allow']);
   if (values.permissionMode === 'auto') out.push(['permissionMode']);
+  // Variables set for every command (PATH, LD_PRELOAD, a model endpoint) change what runs.
+  if (nonEmpty(values.env)) out.push(['env']);
   for (const [event, matchers] of Object.entries(object(values.hooks))) if (nonEmpty(matchers)) out.push(['hooks', event]);
   for (const name of Object.keys(object(values.mcpServers))) out.push(['mcpServers', name]);
   for (const kind of Object.keys(object(values.agents))) out.push(['agents', kind]);

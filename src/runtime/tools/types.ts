@@ -11,6 +11,8 @@ export interface ToolContext {
   workspace: Workspace;
   /** The agent calling the tool. */
   agent: string;
+  /** The model's id of this call (`tool_use_id` for hooks); absent for a call not made by a model. */
+  toolUseId?: string;
   /** Aborted when the agent is interrupted or shut down; long tools must honour it. */
   signal: AbortSignal;
   events: AgentEmitter;

@@ -39,7 +39,8 @@ export class Workspace {
   sandboxRoots(): SandboxRoots {
     if (!this.#sandbox) {
       const git = gitDataFor(this.root);
-      const state = [this.teamDir, this.tasksDir].filter((p) => existsSync(p));
+      // .claude/ holds Claude Code's settings, whose deny rules apply without trust: no command may rewrite them.
+      const state = [this.teamDir, this.tasksDir, path.join(this.root, '.claude')].filter((p) => existsSync(p));
       // Run in a directory that holds huddle's config (~), commands must not write its settings or trust records.
       const config = ownConfigDir();
       if (isInside(this.root, config)) {
