@@ -151,7 +151,13 @@ export class ModelClient implements ModelBackend {
         if (overloaded && attempt > this.#options.maxRetries && fallback && request.model !== fallback) {
           // Claude Code's --fallback-model: this call and every later one go to the fallback.
           this.#fellBack = true;
-          hooks.onRetry?.({ attempt, maxRetries: this.#options.maxRetries, delayMs: 0, status: failure.status, reason: `${failure.reason}; switching to the fallback model ${fallback}` });
+          hooks.onRetry?.({
+            attempt,
+            maxRetries: this.#options.maxRetries,
+            delayMs: 0,
+            status: failure.status,
+            reason: `${failure.reason}; switching to the fallback model ${fallback}`,
+          });
           request = { ...request, model: fallback };
           attempt = 0;
           continue;
