@@ -233,7 +233,8 @@ describe('the rest of an hour at 80×24', () => {
     const tty = open(80, 24);
     await tty.waitFor('ask the lead');
     await command(tty, '/spawn alice coder say hello');
-    await tty.waitFor((s) => joined(s).includes('alice'));
+    // The spawn has finished when the lead's pane says so (the tab bar and the echoed command name alice sooner).
+    await tty.waitFor('spawned alice');
     await command(tty, '/shutdown alice --now');
     await tty.waitFor('stopping alice');
     await command(tty, '/team');
