@@ -1,0 +1,155 @@
+// The "needs you" queue in the console: approval events into the store (unit), and in a real
+// terminal against the fake API: the status-bar badge, Ctrl+Y, ↑/↓, y / n / a, and the result
+// reaching the agent (the built CLI under node-pty, as in console.pty.test.ts).
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { HuddleEvent } from '../../../src/runtime/events/events.js';
+import { createConsoleStore, type ConsoleState } from '../../../src/tui/state/console-store.js';
+import { applyEvent } from '../../../src/tui/state/event-bridge.js';
+import { reply, replyText, startFakeApi, toolUse, type FakeApi } from '../../helpers/fake-api.js';
+import { KEYS, PtyDriver } from '../../helpers/pty-driver.js';
+
+const CTRL_Y = '\x19';
+
+function ev(agent: string, type: string, fields: object): HuddleEvent {
+  return { ts: new Date().toISOString(), agent, type, ...fields } as HuddleEvent;
+}
+
+describe('approval events in the store', () => {
+  it('queue a request with a line in its pane (the question itself is drawn under the pane), and drop it with the decision when resolved', () => {
+    let state: ConsoleState = createConsoleStore({ model: 'm', endpoint: '' }).getState();
+    const apply = (event: HuddleEvent) => (state = { ...state, ...applyEvent(state, event) });
+    apply(
+      ev('alice', 'approval_requested', {
+        id: 'approval_1',
+        tool: 'bash',
+        summary: 'npm install',
+        reason: "'npm install' is not on the allow-list",
+        prefixes: ['npm install'],
+      }),
+    );
+    apply(ev('lead', 'approval_requested', { id: 'approval_2', tool: 'write_file', summary: '.env', reason: 'secrets', prefixes: [] }));
+    expect(state.approvals.map((a) => [a.id, a.agent, a.tool, a.summary, a.prefixes])).toEqual([
+      ['approval_1', 'alice', 'bash', 'npm install', ['npm install']],
+      ['approval_2', 'lead', 'write_file', '.env', []],
+    ]);
+    expect(state.agents.alice!.items.at(-1)).toMatchObject({ kind: 'notice', tone: 'warn', text: 'asked you to approve: bash npm install' });
+    expect(state.agents.alice!.unread).toBe(true);
+
+    state = { ...state, approvalIndex: 1 };
+    apply(ev('lead', 'approval_resolved', { id: 'approval_2', decision: 'deny', by: 'user' }));
+    expect(state.approvals.map((a) => a.id)).toEqual(['approval_1']);
+    expect(state.approvalIndex).toBe(0); // the selection stays on a request that exists
+    expect(state.agents.lead!.items.at(-1)).toMatchObject({ kind: 'notice', text: 'denied: write_file .env' });
+    apply(ev('alice', 'approval_resolved', { id: 'approval_1', decision: 'cancelled', note: 'the agent was interrupted' }));
+    expect(state.approvals).toEqual([]);
+    expect(state.agents.alice!.items.at(-1)).toMatchObject({ text: 'withdrawn: bash npm install (the agent was interrupted)' });
+  });
+});
+
+describe('the "needs you" view in a terminal', () => {
+  let fake: FakeApi | undefined;
+  let dir: string | undefined;
+  let driver: PtyDriver | undefined;
+  afterEach(async () => {
+    await driver?.kill();
+    await fake?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    driver = fake = dir = undefined;
+  });
+
+  it('shows the badge, opens with Ctrl+Y, and y / n / a answer the selected request', async () => {
+    fake = await startFakeApi();
+    dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'huddle-approvals-')));
+    fake.script(
+      'lead',
+      reply(toolUse('bash', { command: 'touch first.txt' }), toolUse('bash', { command: 'touch second.txt' })),
+      reply(toolUse('bash', { command: 'mkdir made' })),
+      reply(toolUse('bash', { command: 'mkdir -p made/again' })),
+      replyText('All answered.'),
+    );
+    // Wide enough for the status bar's flash message after the model, tokens and counts.
+    driver = new PtyDriver({
+      cwd: dir,
+      cols: 220,
+      env: { ANTHROPIC_API_KEY: 'sk-test-pty-0123456789', ANTHROPIC_BASE_URL: fake.url, HUDDLE_RETRY_BASE_MS: '5' },
+    });
+    const tty = driver;
+    await tty.waitFor('ask the lead');
+    await tty.type('make some files');
+    tty.write(KEYS.enter);
+
+    // The console defaults to ask mode: the lead waits, the status bar says so.
+    let screen = await tty.waitFor('needs you: 1');
+    expect(screen).toContain('asked you to approve: bash touch first.txt');
+    expect(screen).toMatch(/lead.*permission: touch first\.txt/);
+    tty.write(CTRL_Y);
+    screen = await tty.waitFor('Needs you (1 waiting)');
+    expect(screen).toMatch(/› lead\s+bash touch first\.txt/);
+    expect(screen).toContain("'touch first.txt' is not on the allow-list · a adds 'touch' to the allow-list");
+    tty.write('y');
+    await tty.waitFor('approved: touch first.txt');
+
+    // The second call of the same response comes next (the first has run by then); n denies it.
+    await tty.waitFor(/› lead\s+bash touch second\.txt/);
+    expect(existsSync(path.join(dir, 'first.txt'))).toBe(true);
+    tty.write('n');
+    await tty.waitFor('denied: touch second.txt');
+    // a: approve and allow-list; the next mkdir then runs without a question.
+    await tty.waitFor(/› lead\s+bash mkdir made/);
+    tty.write('a');
+    await tty.waitFor("'mkdir' added to .team/settings.local.json");
+    tty.write(KEYS.escape);
+    screen = await tty.waitFor('All answered.');
+    expect(screen).not.toContain('needs you:');
+    expect(existsSync(path.join(dir, 'second.txt'))).toBe(false);
+    expect(existsSync(path.join(dir, 'made', 'again'))).toBe(true);
+    expect(JSON.parse(readFileSync(path.join(dir, '.team', 'settings.local.json'), 'utf8'))).toEqual({ permissions: { allow: ['mkdir'] } });
+    // The model was told of the denial.
+    const denied = JSON.stringify(fake.requests.filter((r) => r.agent === 'lead')[1]!.body.messages.at(-1));
+    expect(denied).toContain('the person denied this (bash: touch second.txt)');
+  });
+
+  it('lists requests of several agents; ↑/↓ pick which one y or n answers', async () => {
+    fake = await startFakeApi();
+    dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'huddle-approvals-')));
+    fake.script(
+      'lead',
+      reply(toolUse('spawn_teammate', { name: 'alice', role: 'coder', prompt: 'Make your file.' }), toolUse('bash', { command: 'touch by-lead.txt' })),
+      replyText('Lead done.'),
+    );
+    fake.script('alice', reply(toolUse('bash', { command: 'touch by-alice.txt' })), replyText('Alice done.'));
+    driver = new PtyDriver({
+      cwd: dir,
+      cols: 220,
+      env: { ANTHROPIC_API_KEY: 'sk-test-pty-0123456789', ANTHROPIC_BASE_URL: fake.url, HUDDLE_RETRY_BASE_MS: '5' },
+    });
+    const tty = driver;
+    await tty.waitFor('ask the lead');
+    await tty.type('go');
+    tty.write(KEYS.enter);
+    await tty.waitFor('needs you: 2');
+    tty.write(CTRL_Y);
+    // Oldest first; which agent asked first is a race, so read it off the screen (once fully drawn).
+    const requestRows = (text: string) => text.split('\n').filter((line) => /^[› ] (lead|alice)\s+bash touch by-/.test(line));
+    const screen = await tty.waitFor((text) => text.includes('Needs you (2 waiting)') && requestRows(text).length === 2);
+    const rows = requestRows(screen);
+    expect(rows[0]).toMatch(/^› /);
+    const [first, second] = rows.map((line) => /touch (by-\w+\.txt)/.exec(line)![1]!);
+    tty.write(KEYS.down);
+    await tty.waitFor(new RegExp(`› \\w+\\s+bash touch ${second!.replace('.', '\\.')}`));
+    tty.write('n');
+    await tty.waitFor('Needs you (1 waiting)');
+    tty.write(KEYS.up); // already at the top: stays
+    tty.write('y');
+    expect(await tty.waitFor('Needs you (0 waiting)')).toContain('Nothing is waiting for you.');
+    tty.write(KEYS.escape);
+    await tty.waitFor('Lead done.');
+    // The approved command ran (its agent may still be on it: wait on the file, 5 s at most).
+    for (let i = 0; i < 200 && !existsSync(path.join(dir, first!)); i++) await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(existsSync(path.join(dir, first!))).toBe(true);
+    expect(existsSync(path.join(dir, second!))).toBe(false);
+  });
+});
