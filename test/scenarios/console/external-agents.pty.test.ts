@@ -7,13 +7,12 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { reply, replyText, startFakeApi, text, toolUse, type FakeApi } from '../../helpers/fake-api.js';
 import { CLAUDE_CODE_BIN, claudeCodeEnv, skipWithoutClaudeCode } from '../../helpers/claude-code-teammate.js';
-import { KEYS, PtyDriver } from '../../helpers/pty-driver.js';
+import { useConsoles, type ConsolePty } from '../../helpers/console-pty.js';
 import { runCli } from '../../helpers/run-cli.js';
 import { trustWorkspace } from '../../helpers/trust.js';
 
 let fake: FakeApi;
 let dir: string;
-let driver: PtyDriver | undefined;
 
 beforeEach(async () => {
   fake = await startFakeApi();
@@ -21,34 +20,34 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  await driver?.kill();
-  driver = undefined;
   await fake.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
-function open(env: Record<string, string | undefined> = {}): PtyDriver {
-  driver = new PtyDriver({
-    cwd: dir,
+const start = useConsoles();
+
+function open(env: Record<string, string | undefined> = {}): Promise<ConsolePty> {
+  return start({
+    fake,
+    workspace: dir,
     cols: 120,
     rows: 32,
-    env: { ANTHROPIC_API_KEY: 'sk-test-pty-0123456789', ANTHROPIC_BASE_URL: fake.url, HUDDLE_RETRY_BASE_MS: '5', SHELL: '/bin/sh', PS1: 'sh$ ', ...env },
+    env: { SHELL: '/bin/sh', PS1: 'sh$ ', ...env },
   });
-  return driver;
 }
 
 describe('external agents in the console', () => {
   it('!cmd runs the command in a shell pane whose keys go to the shell; /shell comes back to it', async () => {
-    const tty = open();
-    await tty.waitFor('ask the lead');
+    const tty = await open();
+    await tty.waitForText('ask the lead');
     await tty.type('!echo shell-says-$((40+2))');
-    tty.write(KEYS.enter);
+    tty.press('enter');
     // The shell pane comes into view, with the command's output on its screen.
-    await tty.waitFor((s) => s.includes('keys go to the program') && s.includes('shell-says-42'), 20_000);
+    await tty.waitForScreen((s) => s.includes('keys go to the program') && s.includes('shell-says-42'));
     // Keys typed in the pane go to the shell itself (no input line in between).
     await tty.type('echo typed-$((1+1))');
-    tty.write(KEYS.enter);
-    await tty.waitFor('typed-2', 20_000);
+    tty.press('enter');
+    await tty.waitForText('typed-2');
     // `huddle status` from another shell sees the shell pane as a command teammate of the live console.
     const status = await runCli(['status', '--json', '--cwd', dir], { cwd: dir });
     expect(status.code, status.stderr).toBe(0);
@@ -56,11 +55,11 @@ describe('external agents in the console', () => {
     expect(report.face).toBe('console');
     expect(report.agents).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'shell', agent: 'command', role: 'shell' })]));
     // Shift+Tab leaves the pane; /shell brings the same shell back.
-    tty.write(KEYS.shiftTab);
-    await tty.waitFor('ask the lead', 10_000);
+    tty.press('shiftTab');
+    await tty.waitForText('ask the lead');
     await tty.type('/shell');
-    tty.write(KEYS.enter);
-    await tty.waitFor((s) => s.includes('keys go to the program') && s.includes('typed-2'), 10_000);
+    tty.press('enter');
+    await tty.waitForScreen((s) => s.includes('keys go to the program') && s.includes('typed-2'));
   }, 60_000);
 
   describe.skipIf(skipWithoutClaudeCode())('a claude-code teammate', () => {
@@ -84,15 +83,15 @@ describe('external agents in the console', () => {
       mkdirSync(path.join(dir, '.team'), { recursive: true });
       writeFileSync(path.join(dir, '.team', 'settings.json'), JSON.stringify({ agents: { 'claude-code': { command: CLAUDE_CODE_BIN } } }));
       trustWorkspace(dir);
-      const tty = open({ ...claudeCodeEnv(`${dir}-home`), PATH: process.env.PATH });
-      await tty.waitFor('ask the lead');
+      const tty = await open({ ...claudeCodeEnv(`${dir}-home`), PATH: process.env.PATH });
+      await tty.waitForText('ask the lead');
       await tty.type('Have alice write notes.txt with Claude Code.');
-      tty.write(KEYS.enter);
-      await tty.waitFor('alice is done.', 60_000);
+      tty.press('enter');
+      await tty.waitForText('alice is done.');
       expect(readFileSync(target, 'utf8')).toBe('notes\n');
       // Alice's pane: her text and her tool calls (Claude Code's own and huddle's MCP tools).
-      tty.write(KEYS.tab);
-      const pane = await tty.waitFor((s) => s.includes('Reported.') && s.includes('mcp__huddle__send_message'), 20_000);
+      tty.press('tab');
+      const pane = await tty.waitForScreen((s) => s.includes('Reported.') && s.includes('mcp__huddle__send_message'));
       expect(pane).toContain('Writing the notes.');
       expect(pane).toMatch(/Write/);
       rmSync(`${dir}-home`, { recursive: true, force: true });

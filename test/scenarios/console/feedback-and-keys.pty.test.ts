@@ -7,12 +7,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { reply, replyText, startFakeApi, text, toolUse, type FakeApi } from '../../helpers/fake-api.js';
-import { KEYS, PtyDriver } from '../../helpers/pty-driver.js';
+import { useConsoles, type ConsolePty } from '../../helpers/console-pty.js';
 import { rowOf, rowsOf, STATUS_BAR } from '../../helpers/console-screen.js';
 
 let fake: FakeApi;
 let dir: string;
-let driver: PtyDriver | undefined;
 
 beforeEach(async () => {
   fake = await startFakeApi();
@@ -20,20 +19,19 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  await driver?.kill();
-  driver = undefined;
   await fake.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
-function open(cols: number, rows: number): PtyDriver {
-  driver = new PtyDriver({
-    cwd: dir,
+const start = useConsoles();
+
+function open(cols: number, rows: number): Promise<ConsolePty> {
+  return start({
+    fake,
+    workspace: dir,
     cols,
     rows,
-    env: { ANTHROPIC_API_KEY: 'sk-test-pty-0123456789', ANTHROPIC_BASE_URL: fake.url, HUDDLE_RETRY_BASE_MS: '5' },
   });
-  return driver;
 }
 
 /** The notice: the rows between the pane and the input line, marks taken off, joined into one text. */
@@ -56,8 +54,8 @@ describe.each([
   [160, 45],
 ])('feedback and keys at %i×%i', (cols, rows) => {
   it('shows command results, errors and hints whole above the input, until the next action', async () => {
-    const tty = open(cols, rows);
-    await tty.waitFor('ask the lead');
+    const tty = await open(cols, rows);
+    await tty.waitForText('ask the lead');
     const cases: Array<[string, string]> = [
       ['/foo', 'unknown command /foo; /help lists them'],
       ['/send nobody hi there', "no agent named 'nobody'; agents: lead"],
@@ -69,67 +67,67 @@ describe.each([
     for (const [line, said] of cases) {
       // A space after the command shuts the palette, so Enter runs the line as typed.
       await tty.type(`${line} `);
-      await tty.waitFor(`lead › ${line}`);
-      tty.write(KEYS.enter);
-      const screen = await tty.waitFor((s) => notice(s).includes(said));
+      await tty.waitForText(`lead › ${line}`);
+      tty.press('enter');
+      const screen = await tty.waitForScreen((s) => notice(s).includes(said));
       expect(rowOf(screen, STATUS_BAR), screen).toBe(rows - 1);
       // Typing does not take it away; the next action does.
       await tty.type('abc');
-      expect(notice(await tty.waitFor('lead › abc'))).toContain(said);
-      tty.write(KEYS.escape);
-      await tty.waitFor((s) => notice(s) === '' && s.includes('ask the lead'));
+      expect(notice(await tty.waitForText('lead › abc'))).toContain(said);
+      tty.press('escape');
+      await tty.waitForScreen((s) => notice(s) === '' && s.includes('ask the lead'));
     }
     // The quit hint is a notice too, and any other key takes it back.
-    tty.write(KEYS.ctrlC);
-    await tty.waitFor((s) => notice(s).includes('Press Ctrl+C again to quit'));
+    tty.press('ctrlC');
+    await tty.waitForScreen((s) => notice(s).includes('Press Ctrl+C again to quit'));
     tty.write('x');
-    await tty.waitFor((s) => notice(s) === '' && s.includes('lead › x'));
+    await tty.waitForScreen((s) => notice(s) === '' && s.includes('lead › x'));
   }, 60_000);
 
   it('Esc clears what is typed before it interrupts; Ctrl+C interrupts, then clears, then quits twice', async () => {
     fake.script('lead', LONG_STREAM, replyText('Back again.'), LONG_STREAM);
-    const tty = open(cols, rows);
-    await tty.waitFor('ask the lead');
+    const tty = await open(cols, rows);
+    await tty.waitForText('ask the lead');
     await tty.type('talk for a while');
-    tty.write(KEYS.enter);
-    await tty.waitFor('words keep coming');
+    tty.press('enter');
+    await tty.waitForText('words keep coming');
     // Half a sentence typed while the lead works: Esc clears it, the lead goes on.
     await tty.type('half a sente');
-    await tty.waitFor('lead › half a sente');
-    tty.write(KEYS.escape);
-    let screen = await tty.waitFor((s) => s.includes('ask the lead'));
+    await tty.waitForText('lead › half a sente');
+    tty.press('escape');
+    let screen = await tty.waitForScreen((s) => s.includes('ask the lead'));
     expect(screen).not.toContain('interrupted');
     expect(screen).toMatch(/lead \(lead\) working/);
     // Nothing typed: Esc interrupts.
-    tty.write(KEYS.escape);
-    await tty.waitFor('• interrupted');
+    tty.press('escape');
+    await tty.waitForText('• interrupted');
     await tty.type('once more');
-    tty.write(KEYS.enter);
-    await tty.waitFor('Back again.');
+    tty.press('enter');
+    await tty.waitForText('Back again.');
     await tty.type('and talk again');
-    tty.write(KEYS.enter);
-    await tty.waitFor(/lead \(lead\) working/);
-    await tty.waitFor((s) => (s.match(/words keep coming/g) ?? []).length > 3);
+    tty.press('enter');
+    await tty.waitForText(/lead \(lead\) working/);
+    await tty.waitForScreen((s) => (s.match(/words keep coming/g) ?? []).length > 3);
     // Ctrl+C with text typed interrupts the agent first; what is typed stays.
     await tty.type('draft');
-    await tty.waitFor('lead › draft');
-    tty.write(KEYS.ctrlC);
-    screen = await tty.waitFor(/lead \(lead\) idle/);
+    await tty.waitForText('lead › draft');
+    tty.press('ctrlC');
+    screen = await tty.waitForText(/lead \(lead\) idle/);
     expect(screen).toContain('lead › draft');
-    tty.write(KEYS.ctrlC);
-    await tty.waitFor('ask the lead');
-    tty.write(KEYS.ctrlC);
-    await tty.waitFor('Press Ctrl+C again to quit');
-    tty.write(KEYS.ctrlC);
+    tty.press('ctrlC');
+    await tty.waitForText('ask the lead');
+    tty.press('ctrlC');
+    await tty.waitForText('Press Ctrl+C again to quit');
+    tty.press('ctrlC');
     expect((await tty.exited).exitCode).toBe(0);
   }, 60_000);
 
   it('wraps long input under its prompt and grows with it, never scrolling the prompt away', async () => {
-    const tty = open(cols, rows);
-    await tty.waitFor('ask the lead');
+    const tty = await open(cols, rows);
+    await tty.waitForText('ask the lead');
     const words = Array.from({ length: 40 }, (_, i) => `word${String(i).padStart(2, '0')}`).join(' ');
     await tty.type(words);
-    const screen = await tty.waitFor('word39');
+    const screen = await tty.waitForText('word39');
     const start = rowOf(screen, 'lead › ');
     const end = rowOf(screen, STATUS_BAR);
     expect(start).toBeGreaterThan(0);
@@ -144,42 +142,42 @@ describe.each([
   }, 60_000);
 
   it("'/' lists the commands with what they do, filtered as you type; ↓ and Tab pick one", async () => {
-    const tty = open(cols, rows);
-    await tty.waitFor('ask the lead');
+    const tty = await open(cols, rows);
+    await tty.waitForText('ask the lead');
     tty.write('/');
-    let screen = await tty.waitFor('list commands and keys');
+    let screen = await tty.waitForText('list commands and keys');
     expect(screen).toMatch(/\/help\s+list commands and keys/);
     expect(screen).toMatch(/\/tasks\s+the task board/);
     await tty.type('t');
-    screen = await tty.waitFor((s) => !s.includes('/help '));
+    screen = await tty.waitForScreen((s) => !s.includes('/help '));
     expect(screen).toMatch(/\/tasks\s+the task board/);
     expect(screen).toMatch(/\/team\s+the roster/);
-    tty.write(KEYS.down);
-    tty.write(KEYS.tab);
+    tty.press('down');
+    tty.press('tab');
     // Completed with a space after it: the palette goes, the line waits for Enter.
-    screen = await tty.waitFor((s) => s.includes('lead › /team') && !/\/tasks\s+the task board/.test(s));
-    tty.write(KEYS.enter);
-    await tty.waitFor(/Team \(1 agents\)/);
+    screen = await tty.waitForScreen((s) => s.includes('lead › /team') && !/\/tasks\s+the task board/.test(s));
+    tty.press('enter');
+    await tty.waitForText(/Team \(1 agents\)/);
   }, 60_000);
 
   it('Tab on an ambiguous argument cycles through the choices', async () => {
     fake.script('alice', reply(toolUse('idle', {})));
     fake.script('anna', reply(toolUse('idle', {})));
-    const tty = open(cols, rows);
-    await tty.waitFor('ask the lead');
+    const tty = await open(cols, rows);
+    await tty.waitForText('ask the lead');
     for (const name of ['alice', 'anna']) {
       await tty.type(`/spawn ${name} coder wait`);
-      await tty.waitFor(`lead › /spawn ${name} coder wait`);
-      tty.write(KEYS.enter);
-      await tty.waitFor(new RegExp(`\\d:\\S ${name}`));
+      await tty.waitForText(`lead › /spawn ${name} coder wait`);
+      tty.press('enter');
+      await tty.waitForText(new RegExp(`\\d:\\S ${name}`));
     }
     await tty.type('/send a');
-    await tty.waitFor('lead › /send a');
-    tty.write(KEYS.tab);
-    await tty.waitFor('lead › /send alice');
-    tty.write(KEYS.tab);
-    await tty.waitFor('lead › /send anna');
-    tty.write(KEYS.tab);
-    await tty.waitFor('lead › /send alice');
+    await tty.waitForText('lead › /send a');
+    tty.press('tab');
+    await tty.waitForText('lead › /send alice');
+    tty.press('tab');
+    await tty.waitForText('lead › /send anna');
+    tty.press('tab');
+    await tty.waitForText('lead › /send alice');
   }, 60_000);
 });

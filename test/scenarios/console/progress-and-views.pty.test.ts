@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { reply, replyText, startFakeApi, text, toolUse, type FakeApi } from '../../helpers/fake-api.js';
-import { KEYS, PtyDriver } from '../../helpers/pty-driver.js';
+import { KEYS, useConsoles, type ConsolePty } from '../../helpers/console-pty.js';
 import { rowOf, rowsOf } from '../../helpers/console-screen.js';
 import { CONSOLE_BINDINGS } from '../../../src/tui/keys/console-keymap.js';
 import { keySections } from '../../../src/tui/keys/key-docs.js';
@@ -20,7 +20,6 @@ const CTRL_G = '\x07';
 
 let fake: FakeApi;
 let dir: string;
-let driver: PtyDriver | undefined;
 
 beforeEach(async () => {
   fake = await startFakeApi();
@@ -28,21 +27,20 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  await driver?.kill();
-  driver = undefined;
   await fake.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
-function open(cols: number, rows: number, args: string[] = []): PtyDriver {
-  driver = new PtyDriver({
-    cwd: dir,
+const start = useConsoles();
+
+function open(cols: number, rows: number, args: string[] = []): Promise<ConsolePty> {
+  return start({
+    fake,
+    workspace: dir,
     cols,
     rows,
     args,
-    env: { ANTHROPIC_API_KEY: 'sk-test-pty-0123456789', ANTHROPIC_BASE_URL: fake.url, HUDDLE_RETRY_BASE_MS: '5' },
   });
-  return driver;
 }
 
 describe.each([
@@ -56,20 +54,20 @@ describe.each([
       reply(toolUse('bash', { command: 'sleep 1.5' })),
       { kind: 'message', content: [text('A considered answer, written slowly. '.repeat(12))], delayMs: 60, textChunk: 9 },
     );
-    const tty = open(cols, rows, ['--permission-mode', 'auto']);
-    await tty.waitFor('ask the lead');
+    const tty = await open(cols, rows, ['--permission-mode', 'auto']);
+    await tty.waitForText('ask the lead');
     await tty.type('take your time');
-    tty.write(KEYS.enter);
+    tty.press('enter');
 
-    let screen = await tty.waitFor(/running bash · \d+ s/);
+    let screen = await tty.waitForText(/running bash · \d+ s/);
     const header = rowsOf(screen)[1]!;
     expect(header).toMatch(SPINNER);
     expect(rowsOf(screen)[0]).toMatch(new RegExp(`${SPINNER.source} lead`)); // the tab shows who is busy
     // Estimated output tokens grow while the text streams, before the model reports them.
-    screen = await tty.waitFor(/writing · \d+ s/);
-    screen = await tty.waitFor((s) => /~(\d+) out/.test(rowsOf(s)[1]!) && Number(/~(\d+) out/.exec(rowsOf(s)[1]!)![1]) > 20);
+    screen = await tty.waitForText(/writing · \d+ s/);
+    screen = await tty.waitForScreen((s) => /~(\d+) out/.test(rowsOf(s)[1]!) && Number(/~(\d+) out/.exec(rowsOf(s)[1]!)![1]) > 20);
     expect(rowsOf(screen).at(-1)).toMatch(/~\d+(\.\d+k)? out/);
-    screen = await tty.waitFor(/lead \(lead\) idle/, 20_000);
+    screen = await tty.waitForText(/lead \(lead\) idle/);
     expect(rowsOf(screen)[1]).toMatch(/done in \d+ s/);
     expect(rowsOf(screen)[1]).not.toMatch(/~\d/);
     expect(rowsOf(screen)[0]).not.toMatch(SPINNER);
@@ -82,11 +80,11 @@ describe.each([
   [160, 45],
 ])('/help at %i×%i', (cols, rows) => {
   it('lays out every command and key in two columns, wrapped under its own column, paged whole', async () => {
-    const tty = open(cols, rows);
-    await tty.waitFor('ask the lead');
+    const tty = await open(cols, rows);
+    await tty.waitForText('ask the lead');
     await tty.type('/help ');
-    tty.write(KEYS.enter);
-    let screen = await tty.waitFor('Help · Esc closes');
+    tty.press('enter');
+    let screen = await tty.waitForText('Help · Esc closes');
     const seen: string[] = [];
     for (let page = 0; page < 20; page++) {
       const rowsShown = rowsOf(screen);
@@ -94,8 +92,8 @@ describe.each([
       seen.push(...body);
       const more = /↓ (\d+) more rows/.exec(screen);
       if (!more) break;
-      tty.write(KEYS.pageDown);
-      screen = await tty.waitFor((s) => !s.includes(`↓ ${more[1]} more rows`));
+      tty.press('pageDown');
+      screen = await tty.waitForScreen((s) => !s.includes(`↓ ${more[1]} more rows`));
     }
     for (const command of COMMANDS) {
       const row = seen.find((line) => line.startsWith(`/${command.name}`));
@@ -138,15 +136,15 @@ describe.each([
       { kind: 'message', content: [text('Parsing carefully. '.repeat(60))], delayMs: 50, textChunk: 10 },
       reply(toolUse('idle', {})),
     );
-    const tty = open(cols, rows);
-    await tty.waitFor('ask the lead');
+    const tty = await open(cols, rows);
+    await tty.waitForText('ask the lead');
     await tty.type('make a parser');
-    tty.write(KEYS.enter);
-    await tty.waitFor(/\d:\S alice/);
+    tty.press('enter');
+    await tty.waitForText(/\d:\S alice/);
     await tty.type('/team ');
-    tty.write(KEYS.enter);
+    tty.press('enter');
     // Once she has claimed it, alice is working on task #1.
-    const screen = await tty.waitFor(/alice\s+● working.*#1/, 20_000);
+    const screen = await tty.waitForText(/alice\s+● working.*#1/);
     const headers = rowsOf(screen)[rowOf(screen, /^name\s+status/)]!;
     const alice = rowsOf(screen)[rowOf(screen, /^alice\s/)]!;
     expect(alice.indexOf('working')).toBe(headers.indexOf('status'));
@@ -157,11 +155,11 @@ describe.each([
 
   it('renders headings without their hashes and quotes unlike code; protocol messages in words; /grid tiles every agent', async () => {
     installScenario(fake);
-    const tty = open(cols, rows);
-    await tty.waitFor('ask the lead');
+    const tty = await open(cols, rows);
+    await tty.waitForText('ask the lead');
     await tty.type(SCENARIO_PROMPT);
-    tty.write(KEYS.enter);
-    await tty.waitFor(SCENARIO_FINAL.slice(0, 30), 30_000);
+    tty.press('enter');
+    await tty.waitForText(SCENARIO_FINAL.slice(0, 30));
     let screen = await tty.screen();
     // The shutdown handshake, as people say it.
     expect(screen).toContain('asked alice to shut down');
@@ -169,28 +167,28 @@ describe.each([
     expect(screen).not.toContain('Answer with');
     expect(screen).not.toContain('[shutdown_');
     tty.write(KEYS.alt(2));
-    screen = await tty.waitFor((s) => /alice \(coder\)/.test(rowsOf(s)[1]!));
+    screen = await tty.waitForScreen((s) => /alice \(coder\)/.test(rowsOf(s)[1]!));
     expect(screen).toContain('lead asked alice to shut down');
     expect(screen).not.toContain('shutdown_response {request_id');
 
     // /grid: a tile per agent with its name and status; Enter on the second opens alice's pane.
     tty.write(KEYS.alt(1));
-    await tty.waitFor((s) => /lead \(lead\)/.test(rowsOf(s)[1]!));
+    await tty.waitForScreen((s) => /lead \(lead\)/.test(rowsOf(s)[1]!));
     tty.write(CTRL_G);
-    screen = await tty.waitFor('Grid (3 agents)');
+    screen = await tty.waitForText('Grid (3 agents)');
     for (const name of ['lead', 'alice', 'bob']) expect(screen).toMatch(new RegExp(`[○●■✗◐${SPINNER.source.slice(1, -1)}] ${name}`));
-    tty.write(KEYS.down);
-    tty.write(KEYS.enter);
-    await tty.waitFor((s) => /alice \(coder\)/.test(rowsOf(s)[1]!));
+    tty.press('down');
+    tty.press('enter');
+    await tty.waitForScreen((s) => /alice \(coder\)/.test(rowsOf(s)[1]!));
   }, 60_000);
 
   it('shows markdown headings as text and block quotes with a bar of their own', async () => {
     fake.script('lead', replyText('## The plan\n\nFirst a paragraph.\n\n> A quoted remark.\n\n```\ncode line\n```'));
-    const tty = open(cols, rows);
-    await tty.waitFor('ask the lead');
+    const tty = await open(cols, rows);
+    await tty.waitForText('ask the lead');
     await tty.type('plan it');
-    tty.write(KEYS.enter);
-    const screen = await tty.waitFor('code line');
+    tty.press('enter');
+    const screen = await tty.waitForText('code line');
     expect(rowsOf(screen).some((row) => row === 'The plan')).toBe(true);
     expect(screen).not.toContain('## The plan');
     expect(screen).toContain('▎ A quoted remark.');

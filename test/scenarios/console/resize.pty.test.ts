@@ -4,29 +4,12 @@
 // goes on. A real terminal reflows or cuts rows when it shrinks; the emulator does not, so the test
 // leaves such debris on its screen at the moment of the resize, and the console must paint it over.
 // The built CLI in a real PTY.
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeApi, text, type FakeApi } from '../../helpers/fake-api.js';
-import { KEYS, PtyDriver } from '../../helpers/pty-driver.js';
+import { describe, expect, it } from 'vitest';
+import { useConsoles } from '../../helpers/console-pty.js';
+import { text } from '../../helpers/fake-api.js';
 import { countRows, rowOf, rowsOf, STATUS_BAR } from '../../helpers/console-screen.js';
 
-let fake: FakeApi;
-let dir: string;
-let driver: PtyDriver | undefined;
-
-beforeEach(async () => {
-  fake = await startFakeApi();
-  dir = mkdtempSync(path.join(os.tmpdir(), 'huddle-resize-'));
-});
-
-afterEach(async () => {
-  await driver?.kill();
-  driver = undefined;
-  await fake.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const start = useConsoles();
 
 /** Numbered words, twelve to a line: a cut word shows as a number with fewer than four digits. */
 const WORDS = Array.from({ length: 900 }, (_, i) => `w${String(i + 1).padStart(4, '0')}${i % 12 === 11 ? '\n' : ' '}`).join('');
@@ -52,13 +35,12 @@ function problems(screen: string, cols: number, rows: number): string[] {
 
 describe('a live resize while the lead streams', () => {
   it('redraws a whole screen at 160×45, then 100×30, then 80×24 (and 120×32), and keeps it whole as the stream goes on', async () => {
-    fake.script('lead', { kind: 'message', content: [text(WORDS)], delayMs: 15, textChunk: 12 });
-    driver = new PtyDriver({ cwd: dir, cols: 160, rows: 45, env: { ANTHROPIC_API_KEY: 'sk-test-pty-0123456789', ANTHROPIC_BASE_URL: fake.url } });
-    const tty = driver;
-    await tty.waitFor('ask the lead');
+    const tty = await start({ cols: 160, rows: 45 });
+    tty.fake.script('lead', { kind: 'message', content: [text(WORDS)], delayMs: 15, textChunk: 12 });
+    await tty.waitForText('ask the lead');
     await tty.type('count slowly');
-    tty.write(KEYS.enter);
-    let screen = await tty.waitFor('w0120');
+    tty.press('enter');
+    let screen = await tty.waitForText('w0120');
     expect(problems(screen, 160, 45)).toEqual([]);
 
     for (const [cols, rows, later] of [
@@ -69,14 +51,14 @@ describe('a live resize while the lead streams', () => {
     ] as const) {
       tty.resize(cols, rows);
       // On the tab bar, in the pane, on the status bar: rows that do not change with the next frame.
-      tty.scribble(`\x1b[1;1H${DEBRIS}\x1b[${Math.floor(rows / 2)};3H${DEBRIS}\x1b[${rows};1H${DEBRIS}`);
+      tty.driver.scribble(`\x1b[1;1H${DEBRIS}\x1b[${Math.floor(rows / 2)};3H${DEBRIS}\x1b[${rows};1H${DEBRIS}`);
       screen = await tty
-        .waitFor((s) => problems(s, cols, rows).length === 0)
+        .waitForScreen((s) => problems(s, cols, rows).length === 0)
         .catch(async (error: Error) => {
           throw new Error(`at ${cols}×${rows}: ${problems(await tty.screen(), cols, rows).join('; ')}\n${error.message}`);
         });
       // And it stays whole while new words arrive at the new size.
-      screen = await tty.waitFor(later, 20_000);
+      screen = await tty.waitForText(later);
       expect(problems(screen, cols, rows), screen).toEqual([]);
     }
   }, 60_000);

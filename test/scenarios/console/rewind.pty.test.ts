@@ -10,13 +10,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { reply, replyText, startFakeApi, toolUse, type FakeApi } from '../../helpers/fake-api.js';
-import { KEYS, PtyDriver } from '../../helpers/pty-driver.js';
+import { useConsoles } from '../../helpers/console-pty.js';
 import { rowsOf } from '../../helpers/console-screen.js';
 import { TEST_GIT_IDENTITY } from '../../helpers/git-identity.js';
 
 let fake: FakeApi;
 let base: string;
-let driver: PtyDriver | undefined;
 
 beforeEach(async () => {
   fake = await startFakeApi();
@@ -24,11 +23,11 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  await driver?.kill();
-  driver = undefined;
   await fake.close();
   rmSync(base, { recursive: true, force: true });
 });
+
+const start = useConsoles();
 
 it("/rewind at 80×24: the list, the question, the rewind; the person's edit is back", async () => {
   const ws = path.join(base, 'ws');
@@ -47,45 +46,39 @@ it("/rewind at 80×24: the list, the question, the rewind; the person's edit is 
     reply(toolUse('bash', { command: 'git checkout -- . && echo cm0gLXJmIC5naXQK | base64 -d | sh' })),
     replyText('cleaned up again'),
   );
-  driver = new PtyDriver({
-    cwd: ws,
+  const tty = await start({
+    fake,
+    workspace: ws,
     cols: 80,
     rows: 24,
     args: ['--permission-mode', 'auto'],
-    env: {
-      ANTHROPIC_API_KEY: 'sk-test-pty-0123456789',
-      ANTHROPIC_BASE_URL: fake.url,
-      HUDDLE_RETRY_BASE_MS: '5',
-      XDG_STATE_HOME: path.join(base, 'state'),
-      ...TEST_GIT_IDENTITY,
-    },
+    env: { XDG_STATE_HOME: path.join(base, 'state'), ...TEST_GIT_IDENTITY },
   });
-  const tty = driver;
-  await tty.waitFor('ask the lead');
+  await tty.waitForText('ask the lead');
   await tty.type('tidy up');
-  tty.write(KEYS.enter);
-  await tty.waitFor('cleaned up', 20_000);
+  tty.press('enter');
+  await tty.waitForText('cleaned up');
   expect(readFileSync(path.join(ws, 'a.txt'), 'utf8')).toBe('committed\n');
 
   await tty.type('/rewind');
-  tty.write(KEYS.enter);
-  let screen = await tty.waitFor('Checkpoints (1)');
+  tty.press('enter');
+  let screen = await tty.waitForText('Checkpoints (1)');
   const row = rowsOf(screen).find((line) => /[0-9a-f]{12} .*before bash: git checkout -- \./.test(line));
   expect(row, screen).toBeDefined();
   const id = /([0-9a-f]{12})/.exec(row!)![1]!;
   expect(row).toContain('lead');
-  tty.write(KEYS.escape);
-  await tty.waitFor((s) => !s.includes('Checkpoints (1)'));
+  tty.press('escape');
+  await tty.waitForScreen((s) => !s.includes('Checkpoints (1)'));
 
   await tty.type(`/rewind ${id}`);
-  tty.write(KEYS.enter);
-  screen = await tty.waitFor('To go ahead');
+  tty.press('enter');
+  screen = await tty.waitForText('To go ahead');
   expect(screen).toContain(`/rewind ${id} yes`);
   expect(readFileSync(path.join(ws, 'a.txt'), 'utf8')).toBe('committed\n'); // asking changes nothing
 
   await tty.type(`/rewind ${id} yes`);
-  tty.write(KEYS.enter);
-  screen = await tty.waitFor(`rewound to ${id}`);
+  tty.press('enter');
+  screen = await tty.waitForText(`rewound to ${id}`);
   expect(screen).toMatch(/to undo: \/rewind [0-9a-f]{12}/);
   expect(readFileSync(path.join(ws, 'a.txt'), 'utf8')).toBe('the person is editing this\n');
 
@@ -93,15 +86,17 @@ it("/rewind at 80×24: the list, the question, the rewind; the person's edit is 
   // says what of the person's is gone, with the command that brings it back.
   const head = git('rev-parse', 'HEAD').toString();
   await tty.type('tidy up again');
-  tty.write(KEYS.enter);
-  await tty.waitFor(/huddle rebuilt it from/, 20_000);
-  await tty.waitFor('cleaned up again', 20_000);
+  tty.press('enter');
+  await tty.waitForText(/huddle rebuilt it from/);
+  await tty.waitForText('cleaned up again');
   expect(git('rev-parse', 'HEAD').toString()).toBe(head);
   await tty.type('/quit');
-  tty.write(KEYS.enter);
+  tty.press('enter');
   expect((await tty.exited).exitCode).toBe(0);
-  screen = await tty.screen();
-  const said = screen.replace(/\n/g, ''); // the line is wrapped at 80 columns
+  // The last words may still be on their way through the PTY when the process has exited.
+  const oneLine = (s: string) => s.replace(/\n/g, ''); // the line is wrapped at 80 columns
+  screen = await tty.waitForScreen((s) => oneLine(s).includes(`huddle rewind ${id}`));
+  const said = oneLine(screen);
   expect(said).toMatch(/reverted or deleted 1 file you had changed before it \(a\.txt\)/);
   expect(said).toContain(`huddle rewind ${id}`);
 }, 60_000);

@@ -10,13 +10,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { reply, replyText, startFakeApi, text, toolUse, type FakeApi } from '../../helpers/fake-api.js';
-import { KEYS, PtyDriver } from '../../helpers/pty-driver.js';
-import { rowsOf } from '../../helpers/console-screen.js';
+import { KEYS, useConsoles, type ConsolePty } from '../../helpers/console-pty.js';
+import { paneOf } from '../../helpers/console-screen.js';
 import { allUserTexts, lastToolResults, lastUserTexts } from '../../helpers/team-harness.js';
 
 let fake: FakeApi;
 let dir: string;
-let driver: PtyDriver | undefined;
 
 beforeEach(async () => {
   fake = await startFakeApi();
@@ -24,34 +23,30 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  await driver?.kill();
-  driver = undefined;
   await fake.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
-function open(cols: number, rows: number, args: string[] = [], env: Record<string, string | undefined> = {}): PtyDriver {
-  driver = new PtyDriver({
-    cwd: dir,
+const start = useConsoles();
+
+function open(cols: number, rows: number, args: string[] = [], env: Record<string, string | undefined> = {}): Promise<ConsolePty> {
+  return start({
+    fake,
+    workspace: dir,
     cols,
     rows,
     args,
-    env: { ANTHROPIC_API_KEY: 'sk-test-pty-0123456789', ANTHROPIC_BASE_URL: fake.url, HUDDLE_RETRY_BASE_MS: '5', ...env },
+    env,
   });
-  return driver;
 }
 
-async function quit(tty: PtyDriver): Promise<void> {
-  await tty.waitFor(/lead \(lead\) idle/);
-  tty.write(KEYS.ctrlC);
-  await tty.waitFor('Press Ctrl+C again to quit');
-  tty.write(KEYS.ctrlC);
+async function quit(tty: ConsolePty): Promise<void> {
+  await tty.waitForText(/lead \(lead\) idle/);
+  tty.press('ctrlC');
+  await tty.waitForText('Press Ctrl+C again to quit');
+  tty.press('ctrlC');
   expect((await tty.exited).exitCode).toBe(0);
-  driver = undefined;
 }
-
-/** The header row says which pane is in view. */
-const paneOf = (name: string) => (screen: string) => new RegExp(`^\\S ${name} \\(`).test(rowsOf(screen)[1] ?? '');
 
 describe.each([
   [80, 24],
@@ -63,16 +58,16 @@ describe.each([
       { kind: 'message', content: [text('Working through it slowly. '.repeat(40))], delayMs: 40, textChunk: 12 },
       replyText('Got the README note.'),
     );
-    const tty = open(cols, rows);
-    await tty.waitFor('ask the lead');
+    const tty = await open(cols, rows);
+    await tty.waitForText('ask the lead');
     await tty.type('start the work');
-    tty.write(KEYS.enter);
-    await tty.waitFor('Working through it slowly.');
+    tty.press('enter');
+    await tty.waitForText('Working through it slowly.');
     await tty.type('also add a README');
-    tty.write(KEYS.enter);
-    let screen = await tty.waitFor('⧗ queued for lead: also add a README');
+    tty.press('enter');
+    let screen = await tty.waitForText('⧗ queued for lead: also add a README');
     expect(screen).toMatch(/lead \(lead\) working/);
-    screen = await tty.waitFor('Got the README note.', 20_000);
+    screen = await tty.waitForText('Got the README note.');
     expect(screen).not.toContain('⧗ queued');
     expect(screen).toContain('› also add a README');
     expect(
@@ -94,28 +89,28 @@ describe.each([
       reply(text('Editing.'), toolUse('edit_file', { path: 'a.txt', old_text: 'one', new_text: 'uno' })),
       replyText('All set.'),
     );
-    const tty = open(cols, rows);
-    await tty.waitFor('ask the lead');
+    const tty = await open(cols, rows);
+    await tty.waitForText('ask the lead');
     await tty.type('set it up');
-    tty.write(KEYS.enter);
-    let screen = await tty.waitFor(/3 no, and tell lead why/);
+    tty.press('enter');
+    let screen = await tty.waitForText(/3 no, and tell lead why/);
     expect(screen).toContain('lead wants to run npm install left-pad');
     expect(screen).toContain("2 yes, and don't ask again for 'npm install'");
     expect(screen).toContain('1 yes');
     // Wait a while before answering: the tool's time must not count it.
-    await tty.waitFor(/waiting · permission: npm install left-pad · [2-9] s/);
+    await tty.waitForText(/waiting · permission: npm install left-pad · [2-9] s/);
     tty.write('3');
-    await tty.waitFor('why not?');
+    await tty.waitForText('why not?');
     await tty.type('we use pnpm here');
-    tty.write(KEYS.enter);
-    screen = await tty.waitFor('lead wants to run touch made.txt');
+    tty.press('enter');
+    screen = await tty.waitForText('lead wants to run touch made.txt');
     expect(screen).toMatch(/3 no, and tell lead why/);
     // The denied call's own time is not the seconds it waited for the person.
     expect(screen).toMatch(/⏺ bash npm install left-pad ✗ \d+ ms \(after \d+\.\d s waiting for you\)/);
     const toLead = fake.requests.filter((r) => r.agent === 'lead');
     expect(lastToolResults(toLead.at(-1)!)[0]!.content).toMatch(/the person denied this .*They said: we use pnpm here\./);
     tty.write('2');
-    screen = await tty.waitFor('All set.', 20_000);
+    screen = await tty.waitForText('All set.');
     expect(JSON.parse(readFileSync(path.join(dir, '.team', 'settings.local.json'), 'utf8')).permissions.allow).toContain('touch');
     // An edit says what it changed, without Ctrl+O.
     expect(screen).toMatch(/edit_file a\.txt ✓ \+1 −1/);
@@ -131,44 +126,46 @@ describe.each([
       if (asked) return reply(toolUse('shutdown_response', { request_id: asked, approve: true }));
       return said.includes('write the docs') ? reply(toolUse('idle', {})) : undefined;
     });
-    const tty = open(cols, rows);
-    await tty.waitFor('ask the lead');
+    const tty = await open(cols, rows);
+    await tty.waitForText('ask the lead');
     await tty.type('/spawn carol writer write the docs');
-    tty.write(KEYS.enter);
-    await tty.waitFor(/2:\S carol/);
+    tty.press('enter');
+    await tty.waitForText(/2:\S carol/);
     tty.write(KEYS.alt(2));
-    let screen = await tty.waitFor(paneOf('carol'));
-    screen = await tty.waitFor('spawned by you');
+    let screen = await tty.waitForScreen(paneOf('carol'));
+    screen = await tty.waitForText('spawned by you');
     expect(screen).not.toContain('prompt from the lead');
-    await tty.waitFor(/carol \(writer\) idle/);
+    await tty.waitForText(/carol \(writer\) idle/);
     await tty.type('/shutdown carol ');
-    tty.write(KEYS.enter);
-    screen = await tty.waitFor('you asked carol to shut down');
+    tty.press('enter');
+    screen = await tty.waitForText('you asked carol to shut down');
     expect(screen).not.toMatch(/✉ lead \[shutdown_request\]/);
-    await tty.waitFor(/carol \(writer\) shutdown/);
+    await tty.waitForText(/carol \(writer\) shutdown/);
     await tty.type('/send carol are you there?');
-    tty.write(KEYS.enter);
-    screen = await tty.waitFor('carol has shut down, so nothing would read it');
+    tty.press('enter');
+    screen = await tty.waitForText('carol has shut down, so nothing would read it');
     expect(screen).not.toContain('sent to carol');
-    tty.write(KEYS.escape);
+    // Esc and the next key can reach the console in one read (Alt+/): wait for Esc to clear the notice.
+    tty.press('escape');
+    await tty.waitForScreen((s) => !s.includes('carol has shut down, so nothing would read it'));
     await tty.type('/cost ');
-    tty.write(KEYS.enter);
-    screen = await tty.waitFor('Cost: spend per agent and per task');
+    tty.press('enter');
+    screen = await tty.waitForText('Cost: spend per agent and per task');
     expect(screen).toMatch(/total: \$\d/);
-    tty.write(KEYS.escape);
-    screen = await tty.waitFor(paneOf('carol'));
+    tty.press('escape');
+    screen = await tty.waitForScreen(paneOf('carol'));
     expect(screen).not.toMatch(/total: \$\d/); // never inside a transcript
   }, 60_000);
 
   it('says what to fix when the API refuses the key, and offers no restart for it', async () => {
     fake.script('lead', { kind: 'status', status: 401, body: { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } } });
-    const tty = open(cols, rows);
-    await tty.waitFor('ask the lead');
+    const tty = await open(cols, rows);
+    await tty.waitForText('ask the lead');
     await tty.type('hello');
-    tty.write(KEYS.enter);
-    await tty.waitFor(/the API key was refused \(401\): check ANTHROPIC_API_KEY/);
+    tty.press('enter');
+    await tty.waitForText(/the API key was refused \(401\): check ANTHROPIC_API_KEY/);
     // A failure's needs-you notice is queued with the failed status, in the same update.
-    const screen = await tty.waitFor(/lead \(lead\) failed/);
+    const screen = await tty.waitForText(/lead \(lead\) failed/);
     expect(screen).toMatch(/the API key was refused \(401\)/);
     expect(screen).not.toContain('needs you');
     expect(screen).not.toMatch(/restart/i);
@@ -178,36 +175,36 @@ describe.each([
   it('shows the earlier conversation in the panes on reopening; --continue takes it up; .team/ stays out of git', async () => {
     execFileSync('git', ['init', '-q'], { cwd: dir });
     fake.script('lead', replyText('First answer, about parsers.'), replyText('Second answer, after the reopen.'), replyText('Third answer, continuing.'));
-    let tty = open(cols, rows);
-    await tty.waitFor('ask the lead');
+    let tty = await open(cols, rows);
+    await tty.waitForText('ask the lead');
     await tty.type('tell me about parsers');
-    tty.write(KEYS.enter);
-    await tty.waitFor('First answer, about parsers.');
+    tty.press('enter');
+    await tty.waitForText('First answer, about parsers.');
     await quit(tty);
     // Nothing of the team's runtime state is up for committing.
     const untracked = execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: dir, encoding: 'utf8' });
     expect(untracked.split('\n').filter((line) => line.includes('.team/'))).toEqual(['?? .team/.gitignore']);
 
     // Reopened: the lead's pane shows what was said, marked as an earlier session.
-    tty = open(cols, rows);
-    let screen = await tty.waitFor('First answer, about parsers.');
+    tty = await open(cols, rows);
+    let screen = await tty.waitForText('First answer, about parsers.');
     expect(screen).toContain('› tell me about parsers');
     expect(screen).toContain('an earlier session');
     await tty.type('a new question');
-    tty.write(KEYS.enter);
-    await tty.waitFor('Second answer, after the reopen.');
+    tty.press('enter');
+    await tty.waitForText('Second answer, after the reopen.');
     await quit(tty);
 
     // --continue: the conversation goes on, for the model too.
-    tty = open(cols, rows, ['--continue']);
-    screen = await tty.waitFor('Second answer, after the reopen.');
+    tty = await open(cols, rows, ['--continue']);
+    screen = await tty.waitForText('Second answer, after the reopen.');
     expect(screen).toContain('the conversation so far');
     // The turn huddle gives a resumed agent is said in words, never shown as a prompt.
-    screen = await tty.waitFor('resumed after huddle restarted');
+    screen = await tty.waitForText('resumed after huddle restarted');
     expect(screen).not.toContain('<identity>');
     await tty.type('and then?');
-    tty.write(KEYS.enter);
-    await tty.waitFor('Third answer, continuing.');
+    tty.press('enter');
+    await tty.waitForText('Third answer, continuing.');
     const last = fake.requests.filter((r) => r.agent === 'lead').at(-1)!;
     expect(JSON.stringify(last.body.messages)).toContain('a new question');
   }, 90_000);

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeApi, reply, replyText, startFakeApi, text, toolUse } from '../../helpers/fake-api.js';
 import { describePostgres, teamUrl } from '../../helpers/postgres.js';
-import { KEYS, PtyDriver } from '../../helpers/pty-driver.js';
+import { useConsoles } from '../../helpers/console-pty.js';
 import { lastUserTexts } from '../../helpers/team-harness.js';
 import { makeCheckouts, scenarioEnv, startWorker, type WorkerProcess } from './team-scenario.js';
 
@@ -20,13 +20,12 @@ describePostgres('the console of a team across hosts', (base) => {
     let fake: FakeApi;
     let root: string;
     let worker: WorkerProcess | undefined;
-    let tty: PtyDriver | undefined;
     beforeAll(async () => {
       fake = await startFakeApi();
       root = mkdtempSync(path.join(tmpdir(), 'huddle-pg-console-'));
     });
+    const start = useConsoles();
     afterAll(async () => {
-      await tty?.kill();
       if (worker && worker.child.exitCode === null) worker.child.kill('SIGKILL');
       await fake.close();
       rmSync(root, { recursive: true, force: true });
@@ -50,37 +49,34 @@ describePostgres('the console of a team across hosts', (base) => {
       worker = startWorker({ cwd: checkouts.w1!, team: url, slots: 1, env });
       await worker.ready;
 
-      tty = new PtyDriver({
-        cwd: checkouts.lead!,
-        cols,
-        rows,
-        env: { ANTHROPIC_API_KEY: 'sk-test-pty-0123456789', HUDDLE_RETRY_BASE_MS: '5', HUDDLE_TEAM_URL: url, ...env },
-      });
-      await tty.waitFor('ask the lead');
+      const tty = await start({ fake, workspace: checkouts.lead!, cols, rows, env: { HUDDLE_TEAM_URL: url, ...env } });
+      await tty.waitForText('ask the lead');
       await tty.type('Get the parser written.');
-      tty.write(KEYS.enter);
-      await tty.waitFor(/2:\S+ ada/);
+      tty.press('enter');
+      await tty.waitForText(/2:\S+ ada/);
       await fake.waitForRequests(3, 60_000);
 
       await tty.type('/team');
-      tty.write(KEYS.enter);
+      tty.press('enter');
       // The host column comes with ada's first event from the worker (the view is live).
-      const team = await tty.waitFor((screen) => /^name\s.*\shost\s*$/m.test(screen) && /^ada\s.*working/m.test(screen));
+      const team = await tty.waitForScreen((screen) => /^name\s.*\shost\s*$/m.test(screen) && /^ada\s.*working/m.test(screen));
       expect(team).toMatch(/^lead\s.*\shere\s*$/m);
       expect(team).not.toMatch(/^ada\s.*\shere\s*$/m);
-      tty.write(KEYS.escape);
+      // Esc and Tab in quick writes can reach the console in one read (Alt+Tab): wait for /team to close.
+      tty.press('escape');
+      await tty.waitForScreen((screen) => !/^name\s.*\shost\s*$/m.test(screen));
 
       // Her pane: what she streams on the worker, and where she runs.
-      tty.write(KEYS.tab);
-      await tty.waitFor(/ada \(coder\) working.*· on \S+/);
-      await tty.waitFor('Reading'); // the first delta of her answer, streamed on the worker
-      tty.write(KEYS.escape);
+      tty.press('tab');
+      await tty.waitForText(/ada \(coder\) working.*· on \S+/);
+      await tty.waitForText('Reading'); // the first delta of her answer, streamed on the worker
+      tty.press('escape');
       await worker.waitFor(/ada interrupted \(asked from another process of the team\)/);
-      await tty.waitFor(/ada \(coder\) idle: waiting for a message/);
+      await tty.waitForText(/ada \(coder\) idle: waiting for a message/);
 
       await tty.type('Only the parser, please.');
-      tty.write(KEYS.enter);
-      await tty.waitFor('On it: the parser only, as you say.', 60_000);
+      tty.press('enter');
+      await tty.waitForText('On it: the parser only, as you say.');
       const second = fake.requests.filter((r) => r.agent === 'ada')[1]!;
       expect(lastUserTexts(second).join('\n')).toContain('Only the parser, please.');
     });

@@ -6,13 +6,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { replyText, startFakeApi, type FakeApi } from '../../helpers/fake-api.js';
-import { PtyDriver } from '../../helpers/pty-driver.js';
+import { useConsoles } from '../../helpers/console-pty.js';
 import { makeWorkspace, runCli, type Workspace } from '../../helpers/run-cli.js';
 
 let bin: string;
 let fake: FakeApi;
 let ws: Workspace;
-let driver: PtyDriver | undefined;
 
 beforeEach(async () => {
   // A PATH with what huddle needs to run but no bwrap.
@@ -24,12 +23,12 @@ beforeEach(async () => {
   ws = makeWorkspace('huddle-no-bwrap-ws-');
 });
 afterEach(async () => {
-  await driver?.kill();
-  driver = undefined;
   await fake.close();
   ws.cleanup();
   rmSync(bin, { recursive: true, force: true });
 });
+
+const start = useConsoles();
 
 describe('without bubblewrap', () => {
   it('--version says the sandbox is off and what to install', async () => {
@@ -49,17 +48,12 @@ describe('without bubblewrap', () => {
     [80, 24],
     [160, 45],
   ])('the console keeps it in the status bar at %i×%i; HUDDLE_SANDBOX=off makes it a quiet note', async (cols, rows) => {
-    driver = new PtyDriver({ cwd: ws.dir, cols, rows, env: { PATH: bin, ANTHROPIC_API_KEY: 'sk-test-pty-0123456789', ANTHROPIC_BASE_URL: fake.url } });
-    const screen = await driver.waitFor('sandbox: off — install bubblewrap');
+    const loud = await start({ fake, workspace: ws.dir, cols, rows, env: { PATH: bin } });
+    const screen = await loud.waitForText('sandbox: off — install bubblewrap');
     expect(screen.split('\n').at(-1)).toContain('sandbox: off — install bubblewrap');
-    await driver.kill();
-    driver = new PtyDriver({
-      cwd: ws.dir,
-      cols,
-      rows,
-      env: { PATH: bin, HUDDLE_SANDBOX: 'off', ANTHROPIC_API_KEY: 'sk-test-pty-0123456789', ANTHROPIC_BASE_URL: fake.url },
-    });
-    const quiet = await driver.waitFor(/sandbox: off/);
+    await loud.close();
+    const off = await start({ fake, workspace: ws.dir, cols, rows, env: { PATH: bin, HUDDLE_SANDBOX: 'off' } });
+    const quiet = await off.waitForText(/sandbox: off/);
     expect(quiet).not.toContain('install bubblewrap');
   });
 });
