@@ -107,23 +107,20 @@ describe('ScriptedDemoBackend', () => {
   });
 
   it('throws InterruptedError promptly when aborted mid-stream', async () => {
-    const backend = new ScriptedDemoBackend({ pace: { charsPerChunk: 2, chunkDelayMs: 200 }, thinkMs: 0 });
+    // A pause between chunks longer than the test may run: the call ends only because the abort ends the pause.
+    const backend = new ScriptedDemoBackend({ pace: { charsPerChunk: 2, chunkDelayMs: 600_000 }, thinkMs: 0 });
     const abort = new AbortController();
-    let abortedAt = 0;
     const chunks: string[] = [];
     const call = backend.call(request("You are 'lead', role: lead, team: t.", [{ role: 'user', content: 'Build it' }]), {
       signal: abort.signal,
       onText: (delta) => {
         chunks.push(delta);
-        if (chunks.length === 2) {
-          abortedAt = Date.now();
-          abort.abort();
-        }
+        // Once the backend is in its pause after this chunk.
+        if (chunks.length === 1) setImmediate(() => abort.abort());
       },
     });
     await expect(call).rejects.toBeInstanceOf(InterruptedError);
-    expect(Date.now() - abortedAt).toBeLessThan(100);
-    expect(chunks).toHaveLength(2);
+    expect(chunks).toHaveLength(1);
   });
 
   it('answers off-script input with the scripted-demo explanation', async () => {

@@ -109,7 +109,7 @@ function ofType(type: string): HuddleEvent[] {
   return events.filter((e) => e.type === type);
 }
 
-async function waitFor(condition: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
+async function waitFor(condition: () => boolean, what: string, timeoutMs = 25_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -210,16 +210,14 @@ describe('AgentLoop: tools', () => {
   });
 
   it('a bash command that hangs is killed at its timeout and the loop goes on', async () => {
-    fake.enqueue(reply(toolUse('bash', { command: 'sleep 30', timeout_ms: 300 }, 'toolu_sleep')), replyText('moving on'));
-    const started = performance.now();
+    // Longer than the test may run: the turn ends only because the timeout kills it.
+    fake.enqueue(reply(toolUse('bash', { command: 'sleep 300', timeout_ms: 300 }, 'toolu_sleep')), replyText('moving on'));
     const outcome = await makeLoop().runTurn('go');
-    const elapsed = performance.now() - started;
 
     expect(outcome).toEqual({ kind: 'end_turn', text: 'moving on' });
     const [result] = lastToolResults(1);
     expect(result).toMatchObject({ tool_use_id: 'toolu_sleep', is_error: true });
     expect(result!.content).toMatch(/killed after 300 ms timeout/);
-    expect(elapsed).toBeLessThan(10_000);
     expect(fake.requests).toHaveLength(2);
   });
 
@@ -299,12 +297,10 @@ describe('AgentLoop: interrupts', () => {
     const stop = hub.subscribe((event) => {
       if (event.type === 'text_delta') loop.interrupt();
     });
-    const started = performance.now();
     const outcome = await loop.runTurn('talk');
     stop();
 
     expect(outcome).toEqual({ kind: 'interrupted' });
-    expect(performance.now() - started).toBeLessThan(2_000);
     expect(loop.running).toBe(false);
     expect(existsSync(path.join(ws, 'never.txt'))).toBe(false);
     expect(ofType('tool_call')).toHaveLength(0);
@@ -328,19 +324,18 @@ describe('AgentLoop: interrupts', () => {
     const marker = path.join(ws, 'started.txt');
     fake.enqueue(
       reply(
-        toolUse('bash', { command: 'echo started > started.txt; sleep 30; echo finished > finished.txt' }, 'toolu_long'),
+        toolUse('bash', { command: 'echo started > started.txt; sleep 300; echo finished > finished.txt' }, 'toolu_long'),
         toolUse('write_file', { path: 'after.txt', content: 'should not be written' }, 'toolu_after'),
       ),
     );
     const loop = makeLoop();
     const turn = loop.runTurn('run it');
     await waitFor(() => existsSync(marker), 'the command to start');
-    const interruptedAt = performance.now();
+    // The command sleeps longer than the test may run: the turn ends only because the interrupt kills it.
     loop.interrupt();
     const outcome = await turn;
 
     expect(outcome).toEqual({ kind: 'interrupted' });
-    expect(performance.now() - interruptedAt).toBeLessThan(4_000);
     expect(existsSync(path.join(ws, 'finished.txt'))).toBe(false);
     expect(existsSync(path.join(ws, 'after.txt'))).toBe(false);
 

@@ -180,10 +180,10 @@ describe('ModelClient: retries', () => {
   });
 
   it('parses retry-after in seconds, and an abort during the wait ends the call at once', async () => {
-    fake.enqueue(rateLimited(2), replyText('never reached'));
+    // A wait longer than the test may run: only an abort that ends the wait lets the call return.
+    fake.enqueue(rateLimited(60), replyText('never reached'));
     const abort = new AbortController();
     const notices: RetryNotice[] = [];
-    const started = performance.now();
     const error = await failure(
       client().call(request(), {
         signal: abort.signal,
@@ -194,12 +194,10 @@ describe('ModelClient: retries', () => {
         },
       }),
     );
-    const elapsed = performance.now() - started;
 
     expect(notices).toHaveLength(1);
-    expect(notices[0]).toMatchObject({ attempt: 1, delayMs: 2000, status: 429 });
+    expect(notices[0]).toMatchObject({ attempt: 1, delayMs: 60_000, status: 429 });
     expect(error).toBeInstanceOf(InterruptedError);
-    expect(elapsed).toBeLessThan(1500);
     expect(fake.requests).toHaveLength(1);
   });
 
@@ -332,7 +330,8 @@ describe('ModelClient: interrupts', () => {
     );
     expect(error).toBeInstanceOf(InterruptedError);
     expect(deltas.length).toBeGreaterThan(0);
-    expect(performance.now() - abortedAt).toBeLessThan(2000);
+    // The server never ends its stream: the call returned because the abort ended it.
+    expect(abortedAt).toBeGreaterThan(0);
     expect(fake.requests).toHaveLength(1);
   });
 

@@ -97,8 +97,12 @@ describe.each([
     expect(screen).toContain('lead wants to run npm install left-pad');
     expect(screen).toContain("2 yes, and don't ask again for 'npm install'");
     expect(screen).toContain('1 yes');
-    // Wait a while before answering: the tool's time must not count it.
-    await tty.waitForText(/waiting · permission: npm install left-pad · [2-9] s/);
+    // Wait a while before answering: the tool's time must not count it. The status clock runs from
+    // the agent's "waiting", which comes before the question; the wait the tool leaves out runs from
+    // the question: let the clock go 2 s past where it was when the question showed.
+    const clock = (shown: string) => Number(/waiting · permission: npm install left-pad · (\d+) s/.exec(shown)?.[1] ?? -1);
+    const askedAt = Math.max(0, clock(screen));
+    await tty.waitForScreen((shown) => clock(shown) >= askedAt + 2);
     tty.write('3');
     await tty.waitForText('why not?');
     await tty.type('we use pnpm here');
@@ -106,7 +110,8 @@ describe.each([
     screen = await tty.waitForText('lead wants to run touch made.txt');
     expect(screen).toMatch(/3 no, and tell lead why/);
     // The denied call's own time is not the seconds it waited for the person.
-    expect(screen).toMatch(/⏺ bash npm install left-pad ✗ \d+ ms \(after \d+\.\d s waiting for you\)/);
+    // (Its own time is in ms or s: how long the gate took before asking depends on the machine.)
+    expect(screen).toMatch(/⏺ bash npm install left-pad ✗ (\d+ ms|[\d.]+ s) \(after \d+\.\d s waiting for you\)/);
     const toLead = fake.requests.filter((r) => r.agent === 'lead');
     expect(lastToolResults(toLead.at(-1)!)[0]!.content).toMatch(/the person denied this .*They said: we use pnpm here\./);
     tty.write('2');

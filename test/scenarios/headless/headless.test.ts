@@ -278,8 +278,6 @@ describe('huddle: usage and configuration errors exit 2', () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/ANTHROPIC_API_KEY/);
     expect(lines[0]).toMatch(/ANTHROPIC_BASE_URL/);
-    // A hang guard, not a performance goal.
-    expect(result.durationMs).toBeLessThan(5_000);
     expect(fake.requests).toHaveLength(0);
     expect(existsSync(path.join(ws.dir, '.team'))).toBe(false);
   });

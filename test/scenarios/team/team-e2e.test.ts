@@ -184,7 +184,6 @@ describe('team runtime end to end', () => {
     expect(run.signal).toBeNull();
     expect(run.code).toBe(0);
     expect(run.stdout).toBe(`${SCENARIO_FINAL}\n`);
-    expect(run.ms).toBeLessThan(15_000);
     expect(fake.unscripted).toEqual([]);
     // The key from ANTHROPIC_API_KEY reached the server (as the SDK sends it) on every request.
     for (const request of fake.requests) expect(JSON.stringify(request.headers)).toContain(TEST_API_KEY);

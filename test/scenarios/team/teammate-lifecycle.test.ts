@@ -32,24 +32,22 @@ describe('teammate lifecycle', () => {
   });
 
   it('an idle teammate wakes at once on an inbox message, delivered as one <inbox> turn', async () => {
-    const h = await open({ env: { HUDDLE_IDLE_TIMEOUT_MS: '10000' } });
+    // An idle timeout longer than the test may run: only the message can wake her.
+    const h = await open({ env: { HUDDLE_IDLE_TIMEOUT_MS: '600000' } });
     h.fake.script('alice', replyText('Ready.'), replyText('Hello, lead.'));
     await h.spawn('alice', 'Wait for instructions.');
     await h.waitForStatus('alice', 'idle');
 
-    const sentAt = Date.now();
     const message = await h.team.bus.send({ from: 'lead', to: 'alice', content: 'Say hello.' });
-    const request = await h.waitFor('alice to call the model again', () => h.requestsOf('alice')[1], 5_000);
-
-    // Event-driven: well before the 10 s idle timeout (2 s is only a hang guard).
-    expect(request.at - sentAt).toBeLessThan(2_000);
+    const request = await h.waitFor('alice to call the model again', () => h.requestsOf('alice')[1], 25_000);
     expect(lastUserTexts(request)).toEqual([`<inbox>\n${JSON.stringify({ sender: 'agent', ...message })}\n</inbox>`]);
     await h.waitForStatus('alice', 'idle');
     expect(h.statuses('alice')).toEqual(['working', 'idle', 'working', 'idle']);
   });
 
   it('an idle teammate wakes on a newly claimable task and auto-claims it with the exact turn', async () => {
-    const h = await open({ env: { HUDDLE_IDLE_TIMEOUT_MS: '10000' } });
+    // An idle timeout longer than the test may run: only the board's change can wake her.
+    const h = await open({ env: { HUDDLE_IDLE_TIMEOUT_MS: '600000' } });
     const board = h.team.ctx.board;
     // Task #1 is the lead's, in progress; #2 waits for it.
     await board.create({ subject: 'Design the schema' }, 'lead');
@@ -63,11 +61,8 @@ describe('teammate lifecycle', () => {
     expect((await board.get(2)).owner).toBeNull();
     expect(h.requestsOf('alice')).toHaveLength(1);
 
-    const completedAt = Date.now();
     await board.update(1, { status: 'completed' }, 'lead');
-    const request = await h.waitFor('alice to work on task #2', () => h.requestsOf('alice')[1], 5_000);
-
-    expect(request.at - completedAt).toBeLessThan(2_000);
+    const request = await h.waitFor('alice to work on task #2', () => h.requestsOf('alice')[1], 25_000);
     expect(lastUserTexts(request)).toEqual(['<auto-claimed>Task #2: Write the migration</auto-claimed>']);
     const task = await board.get(2);
     expect(task).toMatchObject({ status: 'in_progress', owner: 'alice', blockedBy: [] });

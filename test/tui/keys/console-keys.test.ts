@@ -354,7 +354,7 @@ describe('view, pane and console intents', () => {
   });
 });
 
-async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+async function until(condition: () => boolean, timeoutMs = 25_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
@@ -417,7 +417,7 @@ describe('the App under Ink, keys faster than frames', () => {
   });
 });
 
-async function waitScreen(screen: () => Promise<string>, needle: string, timeoutMs = 5000): Promise<string> {
+async function waitScreen(screen: () => Promise<string>, needle: string, timeoutMs = 25_000): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const shown = await screen();
