@@ -26,7 +26,7 @@ import {
   type TeamHarness,
 } from '../../helpers/team-harness.ts';
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const cli = path.join(repo, 'dist', 'cli.js');
 
 const cleanups: Array<() => Promise<void> | void> = [];
