@@ -12,7 +12,15 @@ import { TaskBoardView } from '../../../src/tui/components/TaskBoardView.js';
 import { createConsoleStore } from '../../../src/tui/state/console-store.js';
 import type { Settings } from '../../../src/runtime/settings/schema.js';
 import { reply, replyText, toolUse } from '../../helpers/fake-api.js';
-import { lastToolResults, lastUserTexts, openTeamHarness, systemText, toolNames, type TeamHarness, type TeamHarnessOptions } from '../../helpers/team-harness.js';
+import {
+  lastToolResults,
+  lastUserTexts,
+  openTeamHarness,
+  systemText,
+  toolNames,
+  type TeamHarness,
+  type TeamHarnessOptions,
+} from '../../helpers/team-harness.js';
 import { REPO_ROOT } from '../../helpers/run-cli.js';
 
 const EVERYTHING_BIN = path.join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
