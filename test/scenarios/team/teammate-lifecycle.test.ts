@@ -18,7 +18,7 @@ describe('teammate lifecycle', () => {
     const alice = await h.spawn('alice', 'Look for work.');
 
     const idle = await h.waitForEvent('alice idle', (e) => e.agent === 'alice' && e.type === 'status' && e.status === 'idle');
-    const member = await h.waitForStatus('alice', 'shutdown', 5_000);
+    const member = await h.waitForStatus('alice', 'shutdown');
     await alice.done;
 
     expect(member.status_reason).toBe('idle for 300 ms');
