@@ -103,11 +103,16 @@ describe.each([
     await tty.waitForText('• interrupted');
     await tty.type('once more');
     tty.press('enter');
-    await tty.waitForText('Back again.');
+    // The reply on screen is not yet the end of the turn: wait for the lead to be idle, so the next
+    // line starts a turn rather than queueing into the one that is ending.
+    await tty.waitForScreen((s) => s.includes('Back again.') && /lead \(lead\) idle/.test(s));
     await tty.type('and talk again');
     tty.press('enter');
-    await tty.waitForText(/lead \(lead\) working/);
-    await tty.waitForScreen((s) => (s.match(/words keep coming/g) ?? []).length > 3);
+    // The new turn's stream, below its prompt (the first stream's words are still on screen above it).
+    await tty.waitForScreen((s) => {
+      const prompt = s.search(/^› and talk again/m);
+      return prompt >= 0 && /lead \(lead\) working/.test(s) && s.slice(prompt).includes('words keep coming');
+    });
     // Ctrl+C with text typed interrupts the agent first; what is typed stays.
     await tty.type('draft');
     await tty.waitForText('lead › draft');
