@@ -1,7 +1,7 @@
 // Writes what the docs generate from the code: the settings' JSON Schema (settings.schema.json) and
 // the settings reference in docs/configuration.md, from src/runtime/settings/schema.ts; the console's
 // keys and slash commands in docs/console.md and the README's key cheat-sheet, from the keymap and
-// the commands (src/tui/generated-docs.ts). test/settings/reference.test.ts and
+// the commands (src/tui/generated-docs.ts). test/runtime/settings/reference.test.ts and
 // test/tui/generated-docs.test.ts fail when a file is stale. `--check` writes nothing and exits 1
 // when something would change.
 import { build } from 'esbuild';

@@ -1,6 +1,6 @@
 // Bundles this tree's src/cli.ts into a temp directory with the options of `npm run build`
 // (dist/ belongs to the build), for tests that run the CLI as built from the current source.
-// Point HUDDLE_TEST_CLI at the result before importing run-cli.ts or pty-driver.ts.
+// Point HUDDLE_TEST_CLI at the result before importing run-cli.ts, or pass it to startConsole (`cli`).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

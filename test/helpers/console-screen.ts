@@ -26,3 +26,6 @@ export function scrollFooter(screen: string): { above: number; below: number; ro
 
 /** The status bar is the last row and appears once. */
 export const STATUS_BAR = /tasks \d+ pending \d+ active \d+ done/;
+
+/** Whether the pane in view is `name`'s: its header (the second row) names it. */
+export const paneOf = (name: string) => (screen: string) => new RegExp(`^\\S ${name} \\(`).test(rowsOf(screen)[1] ?? '');

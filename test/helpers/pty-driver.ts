@@ -12,6 +12,8 @@ const FRAME_BEGIN = '\x1b[?2026h';
 const FRAME_END = '\x1b[?2026l';
 
 export interface PtyOptions {
+  /** The built CLI to run (default: CLI above). */
+  cli?: string;
   args?: string[];
   cwd: string;
   env?: Record<string, string | undefined>;
@@ -60,7 +62,7 @@ export class PtyDriver {
     }
     // Ink draws only the final frame when it thinks it runs in CI.
     env.CI = 'false';
-    this.process = pty.spawn(process.execPath, [CLI, ...(options.args ?? [])], { name: 'xterm-256color', cols, rows, cwd: options.cwd, env });
+    this.process = pty.spawn(process.execPath, [options.cli ?? CLI, ...(options.args ?? [])], { name: 'xterm-256color', cols, rows, cwd: options.cwd, env });
     this.process.onData((data) => {
       this.bytesWritten += Buffer.byteLength(data);
       const begin = data.lastIndexOf(FRAME_BEGIN);

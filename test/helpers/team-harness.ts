@@ -116,7 +116,8 @@ export async function openTeamHarness(options: TeamHarnessOptions = {}): Promise
     ...(options.memory ? { memory: new ProjectMemory({ workspaceRoot: workspace.root, home: options.memory.home }) } : {}),
   });
 
-  const waitFor = <T>(what: string, probe: () => T | Promise<T>, timeoutMs = 10_000): Promise<NonNullable<T>> =>
+  // The bound only catches a hang (a busy machine is slow, not wrong); it stays under the test's own timeout.
+  const waitFor = <T>(what: string, probe: () => T | Promise<T>, timeoutMs = 25_000): Promise<NonNullable<T>> =>
     new Promise((resolve, reject) => {
       let done = false;
       let running = false;

@@ -1,0 +1,82 @@
+// Checkpoints on their own (runtime/workspace/checkpoints.ts, rewind.ts), real git, no agents: a
+// workspace that is no repository (files only), and a SHA-256 repository (huddle writes the
+// checkpoint's tree and commit objects itself, in the shadow's hash). The attacks through a real run
+// are in test/scenarios/sandbox/checkpoints.test.ts.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { Checkpoints } from '../../../src/runtime/workspace/checkpoints.js';
+import { repairGitIfBroken, rewind } from '../../../src/runtime/workspace/rewind.js';
+import { TEST_GIT_IDENTITY } from '../../helpers/git-identity.js';
+
+let base: string;
+let saved: string | undefined;
+beforeEach(() => {
+  base = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'huddle-checkpoints-')));
+  saved = process.env.XDG_STATE_HOME;
+  process.env.XDG_STATE_HOME = path.join(base, 'state');
+});
+afterEach(() => {
+  if (saved === undefined) delete process.env.XDG_STATE_HOME;
+  else process.env.XDG_STATE_HOME = saved;
+  rmSync(base, { recursive: true, force: true });
+});
+
+const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, ...TEST_GIT_IDENTITY } });
+
+it('a workspace that is no repository: its files are checkpointed and rewound, and nothing is taken when nothing changed', async () => {
+  const ws = path.join(base, 'plain');
+  mkdirSync(path.join(ws, 'sub'), { recursive: true });
+  writeFileSync(path.join(ws, 'notes.txt'), 'mine\n');
+  writeFileSync(path.join(ws, 'sub', 'data.bin'), Buffer.from([0, 1, 2, 255]));
+  const store = new Checkpoints(ws);
+  const first = await store.take({ agent: 'lead', tool: 'bash', summary: 'rm -rf sub' });
+  expect((await store.take({ agent: 'lead', tool: 'bash', summary: 'ls' })).id).toBe(first.id);
+  rmSync(path.join(ws, 'sub'), { recursive: true });
+  writeFileSync(path.join(ws, 'notes.txt'), '');
+  writeFileSync(path.join(ws, 'new.txt'), "the agent's\n");
+  const second = await store.take({ agent: 'lead', tool: 'write_file', summary: 'new.txt' });
+  expect(second.id).not.toBe(first.id);
+  const listed = await store.list();
+  expect(listed.map((c) => c.id)).toEqual([second.id, first.id]);
+  expect(listed[0]!.changed.sort()).toEqual(['A new.txt', 'D sub/data.bin', 'M notes.txt']);
+
+  const outcome = await rewind(store, first.id.slice(0, 8));
+  expect(readFileSync(path.join(ws, 'notes.txt'), 'utf8')).toBe('mine\n');
+  expect([...readFileSync(path.join(ws, 'sub', 'data.bin'))]).toEqual([0, 1, 2, 255]);
+  expect(existsSync(path.join(ws, 'new.txt'))).toBe(false);
+  expect(outcome.git).toEqual([]);
+  expect(outcome.removed).toEqual(['new.txt']);
+  await rewind(store, outcome.before);
+  expect(readFileSync(path.join(ws, 'new.txt'), 'utf8')).toBe("the agent's\n");
+});
+
+it('a SHA-256 repository: the shadow uses its hash, and a deleted .git is rebuilt whole', async () => {
+  const ws = path.join(base, 'sha256');
+  mkdirSync(ws);
+  git(ws, 'init', '-q', '-b', 'main', '--object-format=sha256');
+  writeFileSync(path.join(ws, 'a.txt'), 'one\n');
+  git(ws, 'add', 'a.txt');
+  git(ws, 'commit', '-q', '-m', 'one');
+  const head = git(ws, 'rev-parse', 'HEAD');
+  const store = new Checkpoints(ws);
+  const checkpoint = await store.take({ agent: 'lead', tool: 'bash', summary: 'x' });
+  expect(checkpoint.id).toMatch(/^[0-9a-f]{64}$/);
+  expect(git(base, '--git-dir', store.shadow, 'fsck', '--no-dangling')).toBe('');
+  rmSync(path.join(ws, '.git'), { recursive: true });
+  expect(await repairGitIfBroken(store)).toMatch(/^the repository \(.git\) is gone; huddle rebuilt it from checkpoint [0-9a-f]{8}/);
+  expect(git(ws, 'rev-parse', 'HEAD')).toBe(head);
+  expect(git(ws, 'status', '--porcelain')).toBe('');
+  expect(await repairGitIfBroken(store)).toBeUndefined();
+});
+
+it('takes no checkpoint of the home directory (too large, and it holds the credentials): one line saying why', async () => {
+  const store = new Checkpoints(realpathSync(os.homedir()));
+  await expect(store.take({ agent: 'lead', tool: 'bash', summary: 'x' })).rejects.toThrow(
+    /^huddle keeps no checkpoints of \/ or your home directory .*: run huddle in a project directory$/,
+  );
+  expect(await repairGitIfBroken(store)).toBeUndefined();
+  expect(existsSync(store.dir)).toBe(false);
+});

@@ -1,0 +1,56 @@
+// Fast typing in a real terminal: a whole line and Enter in one write, several writes sent without
+// waiting, keys and Enter in one read. The built CLI under node-pty, the screen through
+// @xterm/headless, and the fake Messages API telling what reached the lead.
+import { describe, expect, it } from 'vitest';
+import { KEYS, useConsoles } from '../../helpers/console-pty.js';
+import { replyText, type FakeApi } from '../../helpers/fake-api.js';
+import { lastUserTexts } from '../../helpers/team-harness.js';
+
+const [BACKSPACE, LEFT, HOME, END] = ['\x7f', '\x1b[D', '\x1b[H', '\x1b[F'];
+
+const start = useConsoles();
+let fake: FakeApi;
+
+/** What the person's prompts to the lead were, one per model request, in order. */
+function promptsToLead(): string[] {
+  return fake.requests.filter((r) => r.agent === 'lead').map((r) => lastUserTexts(r).join('\n'));
+}
+
+describe.each([
+  [80, 24],
+  [160, 45],
+])('typing fast at %i×%i', (cols, rows) => {
+  it('applies every key in order, whether a line comes in one write or in many', async () => {
+    const tty = await start({ cols, rows });
+    fake = tty.fake;
+    fake.script('lead', replyText('Reply one.'), replyText('Reply two.'), replyText('Reply three.'));
+    await tty.waitForText('ask the lead');
+
+    // A whole line and Enter in one write (one read for the console).
+    tty.write('a whole line in one write\r');
+    let screen = await tty.waitForText('Reply one.');
+    expect(screen).toContain('› a whole line in one write');
+    expect(screen).toContain('ask the lead'); // the input is empty again
+    expect(promptsToLead()).toEqual(['a whole line in one write']);
+
+    // Several writes without waiting between them, editing as they go: "second" → "secon" →
+    // "seconD" → cursor one left → "secon-D", then Home, "2 ", End, "!".
+    for (const chunk of ['sec', 'ond', BACKSPACE, 'D', LEFT, '-', HOME, '2 ', END, '!', KEYS.enter]) tty.write(chunk);
+    screen = await tty.waitForText('Reply two.');
+    expect(screen).toContain('› 2 secon-D!');
+    expect(promptsToLead()).toEqual(['a whole line in one write', '2 secon-D!']);
+
+    // ↑ and Enter in one write: history recalls the last line, Enter sends it again.
+    tty.write(`${KEYS.up}\r`);
+    await tty.waitForText('Reply three.');
+    expect(promptsToLead()).toEqual(['a whole line in one write', '2 secon-D!', '2 secon-D!']);
+
+    // A slash command completed with Tab and run with Enter, all in one write.
+    tty.write('/tas\t\r');
+    screen = await tty.waitForText(/Tasks \(0: 0 pending/);
+    tty.press('escape');
+    screen = await tty.waitForScreen((s) => !/Tasks \(0:/.test(s) && /lead \(lead\)/.test(s));
+    expect(screen).toContain('ask the lead');
+    expect(fake.unscripted).toEqual([]);
+  });
+});

@@ -1,0 +1,105 @@
+// Slash commands: parsing, completion, and one-line hints for bad input (never a throw).
+import { describe, expect, it } from 'vitest';
+import { completeLine, runCommandLine } from '../../../src/tui/commands/dispatch.js';
+import { COMMANDS } from '../../../src/tui/commands/commands.js';
+import { createConsoleStore, emptyAgent } from '../../../src/tui/state/console-store.js';
+import type { CommandContext } from '../../../src/tui/commands/types.js';
+import type { ConsoleController } from '../../../src/tui/console-controller.js';
+
+function context(calls: string[] = []): CommandContext {
+  const store = createConsoleStore({ model: 'claude-x', endpoint: '' });
+  store.setState((s) => ({ agents: { ...s.agents, alice: emptyAgent('alice', 'coder'), bob: emptyAgent('bob', 'tester') }, order: ['lead', 'alice', 'bob'] }));
+  const controller = {
+    spawn: async (name: string, role: string, prompt: string) => (calls.push(`spawn ${name} ${role} ${prompt}`), `spawned ${name}`),
+    sendTo: async (name: string, text: string) => void calls.push(`send ${name} ${text}`),
+    shutdown: async (name: string, now: boolean) => (calls.push(`shutdown ${name} ${now}`), 'ok'),
+    interrupt: (name: string) => (calls.push(`interrupt ${name}`), true),
+    setModel: (model: string) => void calls.push(`model ${model}`),
+    note: (agent: string, text: string) => void calls.push(`note ${agent} ${text.split('\n')[0]}`),
+    summary: async () => (calls.push('summary'), ['run record: .team/logs/run-x.json']),
+  } as unknown as ConsoleController;
+  return { controller, state: store.getState(), focus: 'lead' };
+}
+
+describe('slash commands', () => {
+  it('has every command docs/console.md#commands lists', () => {
+    const names = COMMANDS.map((c) => c.name).sort();
+    expect(names).toEqual(
+      [
+        'broadcast',
+        'clear',
+        'compact',
+        'cost',
+        'help',
+        'interrupt',
+        'model',
+        'quit',
+        'restart',
+        'send',
+        'shutdown',
+        'spawn',
+        'tasks',
+        'team',
+        'merge',
+        'diff',
+        'worktree',
+        'approvals',
+        'budget',
+        'config',
+        'mcp',
+        'summary',
+        'shell',
+        'grid',
+        'rewind',
+      ].sort(),
+    );
+  });
+
+  it('runs commands with their arguments', async () => {
+    const calls: string[] = [];
+    const ctx = context(calls);
+    expect(await runCommandLine('/spawn carol coder write the docs', ctx)).toEqual({ kind: 'ok', message: 'spawned carol' });
+    await runCommandLine('/send alice  please hurry', ctx);
+    await runCommandLine('/shutdown bob --now', ctx);
+    await runCommandLine('/interrupt', ctx);
+    expect(calls).toEqual(['spawn carol coder write the docs', 'send alice please hurry', 'shutdown bob true', 'interrupt lead']);
+    expect(await runCommandLine('/tasks', ctx)).toEqual({ kind: 'view', view: 'tasks' });
+    expect(await runCommandLine('/quit', ctx)).toEqual({ kind: 'quit' });
+  });
+
+  it('/summary makes the run record and opens its view', async () => {
+    const calls: string[] = [];
+    expect(await runCommandLine('/summary', context(calls))).toEqual({ kind: 'view', view: 'summary' });
+    expect(calls).toEqual(['summary']);
+  });
+
+  it('/cost shows cache reads and writes per agent, as a page (never in a pane)', async () => {
+    const calls: string[] = [];
+    const ctx = context(calls);
+    ctx.state.agents.lead = { ...ctx.state.agents.lead!, inputTokens: 1000, cacheReadTokens: 800, cacheWriteTokens: 150, outputTokens: 20, costUsd: 0.001 };
+    (ctx.controller as unknown as { taskSpendLines: () => string[] }).taskSpendLines = () => [];
+    const result = await runCommandLine('/cost', ctx);
+    expect(result).toMatchObject({ kind: 'page', title: 'Cost: spend per agent and per task' });
+    expect((result as { lines: string[] }).lines[0]).toBe('lead: $0.0010 (1000 in: 800 cache reads at 0.1×, 150 cache writes at 1.25×; 20 out)');
+    expect(calls).toEqual([]);
+  });
+
+  it('answers bad input with a one-line hint', async () => {
+    const ctx = context();
+    expect(await runCommandLine('/spwan x', ctx)).toMatchObject({
+      kind: 'error',
+      message: expect.stringMatching(/unknown command \/spwan \(did you mean \/spawn\?\)/),
+    });
+    expect(await runCommandLine('/spawn onlyname', ctx)).toEqual({ kind: 'error', message: 'usage: /spawn NAME ROLE PROMPT' });
+    expect(await runCommandLine('/send nobody hi', ctx)).toMatchObject({ kind: 'error', message: expect.stringContaining("no agent named 'nobody'") });
+    expect(await runCommandLine('/shutdown alice later', ctx)).toEqual({ kind: 'error', message: 'usage: /shutdown NAME [--now]' });
+  });
+
+  it('completes command names and agent names with Tab', () => {
+    const ctx = context();
+    expect(completeLine('/he', ctx).line).toBe('/help ');
+    expect(completeLine('/s', ctx).candidates).toEqual(['/shell', '/spawn', '/send', '/shutdown', '/summary']);
+    expect(completeLine('/send al', ctx).line).toBe('/send alice ');
+    expect(completeLine('/shutdown ', ctx).candidates).toEqual(['alice', 'bob']);
+  });
+});
