@@ -38,8 +38,8 @@ import { restartAgent, type RestartHost, type RestartResult } from './restart.js
 import { resumeTeam, type ResumeHost, type ResumeReport } from './resume.js';
 import { isReviewerRole } from '../tools/review-tools.js';
 import { loadRoles } from './roles.js';
-import type { TeamContext } from '../team-context.js';
-import { leadToolset, teammateToolsets, type SpawnRequest, type TeamControl } from '../tools/team-tools.js';
+import type { Shipper, TeamContext } from '../team-context.js';
+import { leadShipTools, leadToolset, teammateToolsets, type SpawnRequest, type TeamControl } from '../tools/team-tools.js';
 import { Teammate, type TeammateResume, type TeammateStart } from './teammate.js';
 import { placeOnWorker } from './placement.js';
 import { needsYouNotices, startTeamWatchdog, type NoticeHost, type StallWatchdog, type WatchedTeam } from './watchdog.js';
@@ -127,6 +127,12 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
       tools: leadToolset(this, this),
       maxTurns: leadSettings.maxTurns,
     });
+  }
+
+  /** A backlog run: the lead gets open_pull_request, which `ship` carries out in huddle's process. */
+  enableShipping(ship: Shipper): void {
+    this.ctx.ship = ship;
+    for (const tool of leadShipTools(ship, this)) this.lead.loop.tools.add(tool);
   }
 
   /** What the settings say about a role (`roles.<role>`, its verify command); nothing without settings. */
