@@ -51,6 +51,10 @@ interface IssueState {
 
 const REVIEWER = 'reviewer';
 
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
 /** `Issue #12: Add a login page`: how a backlog task is named, and found again on --resume. */
 function taskSubject(issue: Issue): string {
   return `Issue #${issue.number}: ${issue.title}`;
@@ -108,7 +112,13 @@ export class BacklogRun implements Shipper {
         this.#byTask.get(event.task_id)?.verify.push({ ok: event.ok, summary: event.summary });
       }),
       board.onChange((change) => {
-        if (change.source !== 'local' || (change.action !== 'review_approved' && change.action !== 'completed')) return;
+        if (change.source !== 'local') return;
+        // An idle teammate leaves after timeouts.idleMs: a task coming to review brings the reviewer back.
+        if (change.action === 'review_requested' && this.#byTask.has(change.task.id)) {
+          this.#starting = this.#starting.then(() => this.#ensureReviewer());
+          return;
+        }
+        if (change.action !== 'review_approved' && change.action !== 'completed') return;
         const state = this.#byTask.get(change.task.id);
         if (!state || state.reviewedAt !== undefined || change.task.status !== 'completed') return;
         state.reviewedAt = Date.now();
@@ -123,17 +133,26 @@ export class BacklogRun implements Shipper {
         this.#starting = this.#starting.then(() => this.#startReady());
       }),
     );
-    await this.#session.backlogParts().spawn({
-      name: REVIEWER,
-      role: 'reviewer',
-      prompt:
-        "Review the backlog's tasks as they come to review. Each is one issue, built on its own branch (huddle/issue-…): read the task, " +
-        'look at `git diff BASE...BRANCH` and `git log BASE..BRANCH` in the workspace (the branch and its base are in the task), check the acceptance criteria, ' +
-        'then review_approve or review_request_changes with what must change.',
-    });
+    await this.#ensureReviewer();
     this.#starting = this.#startReady();
     await this.#starting;
     return this.#leadPrompt();
+  }
+
+  /** The one reviewer of the backlog's tasks, started (again) unless it runs. */
+  async #ensureReviewer(): Promise<void> {
+    if (this.#session.isLive(REVIEWER)) return;
+    await this.#session
+      .backlogParts()
+      .spawn({
+        name: REVIEWER,
+        role: 'reviewer',
+        prompt:
+          "Review the backlog's tasks as they come to review. Each is one issue, built on its own branch (huddle/issue-…): read the task, " +
+          'look at `git diff BASE...BRANCH` and `git log BASE..BRANCH` in the workspace (the branch and its base are in the task), check the acceptance criteria, ' +
+          'then review_approve or review_request_changes with what must change.',
+      })
+      .catch((error: Error) => this.#warn(`could not start the reviewer: ${error.message}`));
   }
 
   /** Each issue whose dependencies are reviewed gets its branch (on the base or the dependency's branch) and its teammate. */
@@ -282,7 +301,7 @@ export class BacklogRun implements Shipper {
     const last = record.verify.at(-1);
     lines.push('', '## Figures', '');
     lines.push(
-      `${record.files.changed} files · +${record.files.added} −${record.files.removed} · ${record.commits.length} commits · ` +
+      `${plural(record.files.changed, 'file')} · +${record.files.added} −${record.files.removed} · ${plural(record.commits.length, 'commit')} · ` +
         `${last ? (last.ok ? 'verify passing' : 'verify failing') : 'no verify run'} · $${record.cost_usd.toFixed(2)} · ${record.model_calls} model calls`,
     );
     lines.push('', '_Opened by huddle for its teammate; the teammate never held a credential._');
