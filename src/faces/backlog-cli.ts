@@ -169,10 +169,7 @@ export async function runMergeCommand(argv: string[]): Promise<number> {
     const refs = await runGit(root, ['for-each-ref', '--format=%(refname:short)', `refs/heads/huddle/issue-${number}-*`, `refs/heads/huddle/issue-${number}`], {
       pin: pinRepository(root),
     });
-    name = refs.stdout
-      .split('\n')
-      .find(Boolean)
-      ?.slice('huddle/'.length);
+    name = refs.stdout.split('\n').find(Boolean)?.slice('huddle/'.length);
     if (!name) return fail(`no branch huddle/issue-${number}-… in ${root}: was issue #${number} part of a backlog run here?`);
   } else {
     name = what.startsWith('huddle/') ? what.slice('huddle/'.length) : what;
@@ -182,7 +179,8 @@ export async function runMergeCommand(argv: string[]): Promise<number> {
     process.stdout.write(`${result.message}\n`);
     return 0;
   } catch (error) {
-    if (error instanceof MergeConflictError) return fail(`merging huddle/${name} conflicts in ${error.files.join(', ')}; nothing was merged, both branches as they were`, 1);
+    if (error instanceof MergeConflictError)
+      return fail(`merging huddle/${name} conflicts in ${error.files.join(', ')}; nothing was merged, both branches as they were`, 1);
     if (error instanceof WorktreeError) return fail(error.message, 1);
     throw error;
   }

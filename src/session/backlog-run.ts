@@ -55,7 +55,7 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
-/** `Issue #12: Add a login page`: how a backlog task is named, and found again on --resume. */
+/** `Issue #N: TITLE`: how a backlog task is named, and found again on --resume. */
 function taskSubject(issue: Issue): string {
   return `Issue #${issue.number}: ${issue.title}`;
 }
@@ -194,7 +194,8 @@ export class BacklogRun implements Shipper {
     const state = this.#states.get(number);
     if (!state) throw new Error(`issue #${number} is not in this backlog (it has ${[...this.#states.keys()].map((n) => `#${n}`).join(', ')})`);
     const task = await this.#session.backlogParts().board.get(state.taskId);
-    if (task.status !== 'completed') throw new Error(`issue #${number} is not reviewed yet: its task #${task.id} is ${task.status}; open its pull request once it is approved`);
+    if (task.status !== 'completed')
+      throw new Error(`issue #${number} is not reviewed yet: its task #${task.id} is ${task.status}; open its pull request once it is approved`);
     await this.#starting;
     await worktreeStatus(this.#root, state.name);
     const { remote, github } = this.#options;
@@ -229,6 +230,7 @@ export class BacklogRun implements Shipper {
     const { board } = this.#session.backlogParts();
     const out: BacklogIssueRecord[] = [];
     for (const state of this.#states.values()) {
+      // A task file that cannot be read leaves its issue's entry without the task's fields, not the record without the issue.
       const task = await board.get(state.taskId).catch(() => undefined);
       out.push(await this.#recordOf(state, task));
     }
@@ -240,6 +242,7 @@ export class BacklogRun implements Shipper {
   }
 
   async #recordOf(state: IssueState, task: Task | undefined): Promise<BacklogIssueRecord> {
+    // A branch not made yet (an issue that never started) changed nothing: the entry says 0 files.
     const changes = await branchChanges(this.#root, `refs/heads/${state.base}`, `refs/heads/${state.branch}`).catch(() => undefined);
     const spend = this.#session.spend().find((agent) => agent.name === state.name);
     const plan = await this.#planOf(state.name);

@@ -247,17 +247,7 @@ export class TeamSession {
     return (this.#closed ??= this.#close(options));
   }
 
-  async #close({
-    reason,
-    resumable,
-    done,
-    record,
-  }: {
-    reason: string;
-    resumable?: boolean;
-    done?: EventFields['done'];
-    record?: RecordExtras;
-  }): Promise<void> {
+  async #close({ reason, resumable, done, record }: { reason: string; resumable?: boolean; done?: EventFields['done']; record?: RecordExtras }): Promise<void> {
     try {
       if (resumable) {
         await this.#team.suspend(reason);

@@ -99,14 +99,14 @@ function builderStep(request: RecordedRequest, snoop: boolean): Scripted {
   const past = pastToolUses(request);
   const planFirst = texts.includes('First send your plan');
   if (planFirst && !past.some((use) => use.name === 'plan_approval')) {
-    return reply(toolUse('plan_approval', { plan: `Write ${FILES[number]} for issue ${number}, commit it, complete the task.` }));
+    return reply(toolUse('plan_approval', { plan: `Write ${FILES[number]}, commit it, complete the task.` }));
   }
   const approved = !planFirst || inboxMessages(allUserTexts(request)).some((m) => m.type === 'plan_approval_response' && m.approve);
   if (approved && !past.some((use) => use.name === 'write_file')) {
     return reply(
       toolUse('task_update', { task_id: taskId, status: 'in_progress' }),
       toolUse('write_file', { path: FILES[number]!, content: `issue ${number}\n` }),
-      toolUse('bash', { command: `git add -A && git commit -q -m "Issue ${number}: ${FILES[number]}" && git log --oneline -1` }),
+      toolUse('bash', { command: `git add -A && git commit -q -m "Build ${number}: ${FILES[number]}" && git log --oneline -1` }),
       ...(snoop ? [toolUse('bash', { command: SNOOP })] : []),
       toolUse('task_update', { task_id: taskId, status: 'completed' }),
     );
@@ -116,8 +116,18 @@ function builderStep(request: RecordedRequest, snoop: boolean): Scripted {
 }
 
 function reviewerStep(request: RecordedRequest): Scripted {
-  const decided = new Set(pastToolUses(request).filter((use) => use.name === 'review_approve').map((use) => use.input.task_id));
-  const asked = [...allUserTexts(request).join('\n').matchAll(/<review-requested>Task #(\d+)/g)].map((m) => Number(m[1])).filter((id) => !decided.has(id));
+  const decided = new Set(
+    pastToolUses(request)
+      .filter((use) => use.name === 'review_approve')
+      .map((use) => use.input.task_id),
+  );
+  const asked = [
+    ...allUserTexts(request)
+      .join('\n')
+      .matchAll(/<review-requested>Task #(\d+)/g),
+  ]
+    .map((m) => Number(m[1]))
+    .filter((id) => !decided.has(id));
   if (asked.length) return reply(toolUse('review_approve', { task_id: asked[0]!, comment: 'Meets the acceptance criteria.' }));
   if (lastToolResults(request).length > 0) return reply(toolUse('idle', {}));
   return replyText('Ready to review.');
@@ -142,10 +152,7 @@ function runRecord(): RunRecord {
 }
 
 async function remoteBranches(): Promise<string[]> {
-  return (await git(remote, 'for-each-ref', '--format=%(refname:short)', 'refs/heads/'))
-    .split('\n')
-    .filter(Boolean)
-    .sort();
+  return (await git(remote, 'for-each-ref', '--format=%(refname:short)', 'refs/heads/')).split('\n').filter(Boolean).sort();
 }
 
 function writeIssue(name: string, text: string): void {
@@ -170,10 +177,10 @@ describeSandboxed('huddle run --backlog', () => {
       const b2 = 'huddle/issue-2-add-a-farewell';
       const b3 = 'huddle/issue-3-add-notes';
       expect(await remoteBranches()).toEqual([b1, b2, b3, 'main']);
-      // Stacked: issue 2's branch was made from issue 1's, and carries its commit.
+      // Stacked: the farewell's branch was made from the greeting's, and carries its commit.
       await git(remote, 'merge-base', '--is-ancestor', b1, b2);
-      expect(await git(remote, 'log', '--format=%s', `main..${b2}`)).toBe('Issue 2: bye.txt\nIssue 1: hello.txt');
-      expect(await git(remote, 'log', '--format=%s', `main..${b3}`)).toBe('Issue 3: notes.txt');
+      expect(await git(remote, 'log', '--format=%s', `main..${b2}`)).toBe('Build 2: bye.txt\nBuild 1: hello.txt');
+      expect(await git(remote, 'log', '--format=%s', `main..${b3}`)).toBe('Build 3: notes.txt');
 
       expect(github.violations).toEqual([]);
       expect(github.pulls.map((pr) => [pr.head, pr.base, pr.draft, pr.title]).sort()).toEqual([
@@ -183,14 +190,16 @@ describeSandboxed('huddle run --backlog', () => {
       ]);
       expect(github.requests.filter((r) => r.operation === 'pulls/create').every((r) => (r.body as { draft: boolean }).draft)).toBe(true);
       const body2 = github.pulls.find((pr) => pr.head === b2)!.body;
-      expect(body2).toContain('Issue #2 (.team/backlog/2-farewell.md)');
-      expect(body2).toContain(`Stacked on ${b1} (issue #1)`);
-      expect(body2).toContain('Write bye.txt for issue 2');
+      expect(body2.split('\n')[0]).toMatch(/^Issue #\d \(\.team\/backlog\/2-farewell\.md\)$/);
+      expect(body2).toContain(`Stacked on ${b1} (`);
+      expect(body2).toContain('Write bye.txt, commit it, complete the task.');
       expect(body2).toContain('Approved by reviewer after 0 rounds of changes. Meets the acceptance criteria.');
       expect(body2).toMatch(/1 file · \+1 −0 · 1 commit · verify passing/);
 
       const record = runRecord();
-      expect(record.backlog?.map((entry) => [entry.issue, entry.state, entry.base, entry.files.changed, entry.commits.length, entry.pull_request?.url])).toEqual([
+      expect(
+        record.backlog?.map((entry) => [entry.issue, entry.state, entry.base, entry.files.changed, entry.commits.length, entry.pull_request?.url]),
+      ).toEqual([
         [1, 'shipped', 'main', 1, 1, expect.stringMatching(/\/pull\/\d+$/)],
         [2, 'shipped', b1, 1, 1, expect.stringMatching(/\/pull\/\d+$/)],
         [3, 'shipped', 'main', 1, 1, expect.stringMatching(/\/pull\/\d+$/)],
@@ -202,7 +211,9 @@ describeSandboxed('huddle run --backlog', () => {
         expect(entry.review).toMatchObject({ reviewer: 'reviewer', comment: 'Meets the acceptance criteria.' });
         expect(entry.plan).toMatch(/^Write /);
       }
-      expect(result.stderr).toMatch(/huddle: #1 PR ready: 1 file · \+1 −0 · tests passing · \$\d+\.\d\d · \d+ turns · \d+ (seconds?|minutes?) · https:\/\/github\.invalid\/acme\/app\/pull\/\d+\n/);
+      expect(result.stderr).toMatch(
+        /huddle: #1 PR ready: 1 file · \+1 −0 · tests passing · \$\d+\.\d\d · \d+ turns · \d+ (seconds?|minutes?) · https:\/\/github\.invalid\/acme\/app\/pull\/\d+\n/,
+      );
       expect(result.stderr).toMatch(/huddle: #2 PR ready: 1 file/);
 
       // The teammate's bash in the sandbox found the token nowhere; huddle's own records hold none either.
@@ -224,7 +235,17 @@ describeSandboxed('huddle run --backlog', () => {
         { number: 6, title: 'Not for now', labels: ['later'] },
       );
       script(2);
-      const result = await huddle(['run', '--backlog', 'github:acme/app?label=ready', '--github-api-url', github.url, '--plan-approval', 'off', '--output-format', 'json']);
+      const result = await huddle([
+        'run',
+        '--backlog',
+        'github:acme/app?label=ready',
+        '--github-api-url',
+        github.url,
+        '--plan-approval',
+        'off',
+        '--output-format',
+        'json',
+      ]);
       expect(result.code, result.stderr).toBe(0);
       expect(github.violations).toEqual([]);
       expect(github.pulls.map((pr) => [pr.head, pr.base])).toEqual([
@@ -268,5 +289,8 @@ it('huddle merge brings an issue branch into the current branch, and refuses a c
   expect(await git(root, 'rev-parse', 'HEAD')).toBe(head);
   expect(await git(root, 'status', '--porcelain', '--untracked-files=no')).toBe('');
   const unknown = await huddle(['merge', '99']);
-  expect(unknown).toMatchObject({ code: 2, stderr: expect.stringMatching(/^huddle: no branch huddle\/issue-99-… in .*: was issue #99 part of a backlog run here\?\n$/) });
+  expect(unknown).toMatchObject({
+    code: 2,
+    stderr: expect.stringMatching(/^huddle: no branch huddle\/issue-99-… in .*: was issue #\d+ part of a backlog run here\?\n$/),
+  });
 });

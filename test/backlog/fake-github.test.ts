@@ -33,14 +33,26 @@ describe('the fake GitHub, held to the OpenAPI description', () => {
     const searched = await loadGitHubBacklog(client, { owner: 'acme', repo: 'app', query: 'label:later' });
     expect(searched.issues.map((i) => i.number)).toEqual([5]);
 
-    const pr = await openPullRequest(client, { owner: 'acme', repo: 'app', head: 'huddle/issue-4-add-a-greeting', base: 'main', title: 'Add a greeting', body: 'Closes #4' });
+    const pr = await openPullRequest(client, {
+      owner: 'acme',
+      repo: 'app',
+      head: 'huddle/issue-4-add-a-greeting',
+      base: 'main',
+      title: 'Add a greeting',
+      body: 'Closes #4',
+    });
     expect(pr).toEqual({ number: 7, url: 'https://github.invalid/acme/app/pull/7', state: 'open', draft: false });
-    expect(fake.requests.map((r) => r.operation)).toEqual(
-      expect.arrayContaining(['pulls/list', 'pulls/create', 'graphql', 'pulls/get']),
-    );
+    expect(fake.requests.map((r) => r.operation)).toEqual(expect.arrayContaining(['pulls/list', 'pulls/create', 'graphql', 'pulls/get']));
     expect(fake.requests.find((r) => r.operation === 'pulls/create')!.body).toMatchObject({ draft: true });
     // Asked again: the open one is updated, not doubled.
-    const again = await openPullRequest(client, { owner: 'acme', repo: 'app', head: 'huddle/issue-4-add-a-greeting', base: 'main', title: 'Add a greeting!', body: 'Closes #4' });
+    const again = await openPullRequest(client, {
+      owner: 'acme',
+      repo: 'app',
+      head: 'huddle/issue-4-add-a-greeting',
+      base: 'main',
+      title: 'Add a greeting!',
+      body: 'Closes #4',
+    });
     expect(again.number).toBe(7);
     expect(fake.pulls).toHaveLength(1);
     expect(fake.pulls[0]!.title).toBe('Add a greeting!');
@@ -56,7 +68,9 @@ describe('the fake GitHub, held to the OpenAPI description', () => {
   it('catches a request the description does not allow, and a missing token', async () => {
     fake = await startFakeGitHub({ token: TOKEN });
     const client = githubClient({ token: TOKEN, baseUrl: fake.url });
-    await expect(client.request('POST /repos/{owner}/{repo}/pulls', { owner: 'acme', repo: 'app', head: 'x', base: 'main', draft: 'yes' })).rejects.toThrow(/strays from the description/);
+    await expect(
+      client.request('POST /repos/{owner}/{repo}/pulls', { owner: 'acme', repo: 'app', head: 'x', base: 'main', draft: 'yes' as unknown as boolean }),
+    ).rejects.toThrow(/strays from the description/);
     await expect(client.request('GET /repos/{owner}/{repo}/pulls', { owner: 'acme', repo: 'app', colour: 'blue' })).rejects.toThrow(/strays/);
     expect(fake.violations).toEqual([
       expect.stringMatching(/^pulls\/create request body: \/draft must be boolean/),

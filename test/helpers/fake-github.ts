@@ -31,7 +31,7 @@ function openApi(): { spec: Schema; ajv: Ajv } {
     spec = require('@octokit/openapi/generated/api.github.com.json') as Schema;
     ajv = new Ajv({ strict: false, allErrors: false, validateSchema: false, logger: false });
     (addFormatsModule as unknown as (a: Ajv) => void)(ajv);
-    ajv.addSchema(jsonSchemaOf(spec), 'gh');
+    ajv.addSchema(jsonSchemaOf(spec) as Schema, 'gh');
   }
   return { spec, ajv };
 }
@@ -60,7 +60,8 @@ function rebased(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(rebased);
   if (!node || typeof node !== 'object') return node;
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(node)) out[key] = key === '$ref' && typeof value === 'string' && value.startsWith('#/') ? `gh${value}` : rebased(value);
+  for (const [key, value] of Object.entries(node))
+    out[key] = key === '$ref' && typeof value === 'string' && value.startsWith('#/') ? `gh${value}` : rebased(value);
   return out;
 }
 
@@ -242,7 +243,9 @@ export async function startFakeGitHub(options: { token: string; owner?: string; 
       }
       case 'get /search/issues': {
         const words = (query.q ?? '').split(/\s+/).filter((w) => !/^(repo|is):/.test(w));
-        const list = state.issues.filter((issue) => words.every((w) => (w.startsWith('label:') ? issue.labels?.includes(w.slice(6)) : issue.title.includes(w))));
+        const list = state.issues.filter((issue) =>
+          words.every((w) => (w.startsWith('label:') ? issue.labels?.includes(w.slice(6)) : issue.title.includes(w))),
+        );
         return { status: 200, body: { total_count: list.length, incomplete_results: false, items: list.map(issueJson) } };
       }
       case 'get /repos/{owner}/{repo}/pulls': {
@@ -252,7 +255,10 @@ export async function startFakeGitHub(options: { token: string; owner?: string; 
       }
       case 'post /repos/{owner}/{repo}/pulls': {
         if (state.pulls.some((pull) => pull.head === body.head && pull.state === 'open')) {
-          return { status: 422, body: { message: 'Validation Failed', errors: [{ resource: 'PullRequest', code: 'custom', message: 'A pull request already exists' }] } };
+          return {
+            status: 422,
+            body: { message: 'Validation Failed', errors: [{ resource: 'PullRequest', code: 'custom', message: 'A pull request already exists' }] },
+          };
         }
         const number = state.issues.reduce((max, issue) => Math.max(max, issue.number), 0) + state.pulls.length + 1;
         const pull: FakePull = {
@@ -367,7 +373,8 @@ export async function startFakeGitHub(options: { token: string; owner?: string; 
       else if (resolved.type === 'object') {
         out = deepMerge(sampleOf(resolved), answered.body);
         const listKey = Object.keys(resolved.properties ?? {}).find((k) => resolved.properties[k].type === 'array' && Array.isArray((answered.body as any)[k]));
-        if (listKey) (out as any)[listKey] = ((answered.body as any)[listKey] as unknown[]).map((item) => deepMerge(sampleOf(resolved.properties[listKey].items), item));
+        if (listKey)
+          (out as any)[listKey] = ((answered.body as any)[listKey] as unknown[]).map((item) => deepMerge(sampleOf(resolved.properties[listKey].items), item));
       }
       check(`${operation.operationId} response ${answered.status}`, validator(`${operation.operationId} ${answered.status}`, schema), out);
       return send(answered.status, out);

@@ -37,7 +37,9 @@ export function parseGitHubSource(text: string): GitHubSource | string {
 /** owner/repo of a remote URL on `host` (https, ssh or scp-like), else undefined. */
 export function repoOfRemote(url: string, host = 'github.com'): GitHubRepo | undefined {
   const escaped = host.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const match = new RegExp(`^(?:https?://(?:[^@/]+@)?${escaped}(?::\\d+)?/|ssh://(?:[^@/]+@)?${escaped}(?::\\d+)?/|[^@/]+@${escaped}:)([^/]+)/([^/]+?)(?:\\.git)?/?$`).exec(url);
+  const match = new RegExp(
+    `^(?:https?://(?:[^@/]+@)?${escaped}(?::\\d+)?/|ssh://(?:[^@/]+@)?${escaped}(?::\\d+)?/|[^@/]+@${escaped}:)([^/]+)/([^/]+?)(?:\\.git)?/?$`,
+  ).exec(url);
   return match ? { owner: match[1]!, repo: match[2]! } : undefined;
 }
 

@@ -39,10 +39,14 @@ export async function pushBranch(root: string, url: string, branch: string, toke
   if (protocol === 'ssh' && process.env.SSH_AUTH_SOCK) env.SSH_AUTH_SOCK = process.env.SSH_AUTH_SOCK;
   const tip = await runGit(root, ['rev-parse', '--verify', '-q', `refs/heads/${branch}`], { pin });
   if (tip.code !== 0) throw new PushError(`there is no branch ${branch} to push`);
-  const pushed = await runGit(root, ['-c', `protocol.${protocol}.allow=always`, 'push', '-q', '--no-verify', url, `refs/heads/${branch}:refs/heads/${branch}`], {
-    pin,
-    env,
-  });
+  const pushed = await runGit(
+    root,
+    ['-c', `protocol.${protocol}.allow=always`, 'push', '-q', '--no-verify', url, `refs/heads/${branch}:refs/heads/${branch}`],
+    {
+      pin,
+      env,
+    },
+  );
   if (pushed.code !== 0) throw new PushError(`git push of ${branch} failed: ${pushed.stderr.trim().split('\n').slice(0, 3).join(' ') || 'no output from git'}`);
   return tip.stdout.trim();
 }
