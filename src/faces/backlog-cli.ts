@@ -58,7 +58,11 @@ export async function runBacklogCommand(argv: string[]): Promise<number> {
   const root = path.resolve(values.cwd ?? process.cwd());
   const source = values.backlog ?? 'local';
   const planApproval = values['plan-approval'] ?? 'lead';
-  if (!['lead', 'person', 'off'].includes(planApproval)) return usage(`--plan-approval takes lead, person or off, not '${planApproval}'`);
+  // auto-after:N: the lead may decide a plan, and after N minutes undecided huddle approves it.
+  const autoAfter = /^auto-after:(\d+(?:\.\d+)?)$/.exec(planApproval);
+  if (!['lead', 'off'].includes(planApproval) && !autoAfter) {
+    return usage(`--plan-approval takes lead, off or auto-after:MINUTES, not '${planApproval}'`);
+  }
   const format = values['output-format'] ?? 'text';
   if (format !== 'text' && format !== 'json') return usage(`huddle run's --output-format takes text or json, not '${format}'`);
   const budget = values['budget-usd'] === undefined ? undefined : Number(values['budget-usd']);
@@ -122,9 +126,9 @@ export async function runBacklogCommand(argv: string[]): Promise<number> {
     outputFormat: format,
     ...(values.trust ? { trust: true } : {}),
   };
-  if (planApproval === 'person') process.env.HUDDLE_PLAN_APPROVAL = 'person';
   let run: BacklogRun | undefined;
   const driver: HeadlessDriver = {
+    ...(autoAfter ? { planAutoApproveMs: Math.max(1, Math.round(Number(autoAfter[1]) * 60_000)) } : {}),
     opened: async (session) => {
       run = new BacklogRun(session, {
         issues: ordered.issues,

@@ -71,13 +71,13 @@ const SNOOP =
   'grep -rlsF -f /tmp/.m ../../.. "$HOME/.config" 2>/dev/null; } | grep -v "^/tmp/.m$"); ' +
   'if [ -n "$hits" ]; then echo "FOUND: $hits"; else echo CLEAN; fi';
 
-/** The lead approves every plan and ships every issue huddle says is reviewed; then says it is done. */
-function leadStep(request: RecordedRequest, total: number): Scripted {
+/** The lead approves every plan (unless huddle does) and ships every issue huddle says is reviewed; then says it is done. */
+function leadStep(request: RecordedRequest, total: number, approvePlans: boolean): Scripted {
   const inbox = inboxMessages(allUserTexts(request));
   const past = pastToolUses(request);
   const decided = new Set(past.filter((use) => use.name === 'plan_approval').map((use) => use.input.request_id));
   const shipped = new Set(past.filter((use) => use.name === 'open_pull_request').map((use) => use.input.issue));
-  const plans = inbox.filter((m) => m.type === 'plan_approval_request' && !decided.has(m.request_id));
+  const plans = approvePlans ? inbox.filter((m) => m.type === 'plan_approval_request' && !decided.has(m.request_id)) : [];
   const ready = inbox
     .map((m) => /ship it with open_pull_request \{"issue": (\d+)\}/.exec(m.content)?.[1])
     .filter((n): n is string => n !== undefined)
@@ -133,11 +133,11 @@ function reviewerStep(request: RecordedRequest): Scripted {
   return replyText('Ready to review.');
 }
 
-function script(total: number, snoopIn?: string): void {
+function script(total: number, options: { snoopIn?: string; leadApprovesPlans?: boolean } = {}): void {
   api.respond((request) => {
-    if (request.agent === 'lead') return leadStep(request, total);
+    if (request.agent === 'lead') return leadStep(request, total, options.leadApprovesPlans ?? true);
     if (request.agent === 'reviewer') return reviewerStep(request);
-    if (request.agent?.startsWith('issue-')) return builderStep(request, request.agent === snoopIn);
+    if (request.agent?.startsWith('issue-')) return builderStep(request, request.agent === options.snoopIn);
     return undefined;
   });
 }
@@ -168,7 +168,7 @@ describeSandboxed('huddle run --backlog', () => {
       writeIssue('2-farewell.md', '---\ntitle: Add a farewell\ndepends-on: 1\n---\nWrite bye.txt after the greeting.\n');
       writeIssue('3-notes.md', '---\ntitle: Add notes\n---\nWrite notes.txt.\n');
       writeIssue('4-broken.md', 'no front matter here\n');
-      script(3, 'issue-3-add-notes');
+      script(3, { snoopIn: 'issue-3-add-notes' });
       const result = await huddle(['run', '--backlog', 'local', '--github-api-url', github.url, '--pr-repo', 'acme/app', '--verify', 'git diff --quiet HEAD']);
       expect(result.stderr).toContain('huddle: skipped .team/backlog/4-broken.md: no front matter');
       expect(result.code, result.stderr).toBe(0);
@@ -234,7 +234,8 @@ describeSandboxed('huddle run --backlog', () => {
         { number: 5, title: 'Add a farewell', body: 'Depends on #4\nWrite bye.txt', labels: ['ready'] },
         { number: 6, title: 'Not for now', labels: ['later'] },
       );
-      script(2);
+      // The lead leaves the plans alone: huddle approves them after 0.6 s (--plan-approval auto-after:0.01).
+      script(2, { leadApprovesPlans: false });
       const result = await huddle([
         'run',
         '--backlog',
@@ -242,7 +243,7 @@ describeSandboxed('huddle run --backlog', () => {
         '--github-api-url',
         github.url,
         '--plan-approval',
-        'off',
+        'auto-after:0.01',
         '--output-format',
         'json',
       ]);
@@ -253,6 +254,13 @@ describeSandboxed('huddle run --backlog', () => {
         ['huddle/issue-5-add-a-farewell', 'huddle/issue-4-add-a-greeting'],
       ]);
       expect(github.pulls[0]!.body).toContain('Closes https://github.invalid/acme/app/issues/4');
+      expect(github.pulls[0]!.body).toContain('## Plan\n\nWrite hello.txt, commit it, complete the task.');
+      expect(
+        api.requests
+          .filter((r) => r.agent === 'lead')
+          .flatMap((r) => pastToolUses(r))
+          .some((use) => use.name === 'plan_approval'),
+      ).toBe(false);
       expect(await remoteBranches()).toEqual(['huddle/issue-4-add-a-greeting', 'huddle/issue-5-add-a-farewell', 'main']);
       const out = JSON.parse(result.stdout.trim().split('\n').at(-1)!) as { backlog: Array<{ issue: number; pull_request: { url: string } }> };
       expect(out.backlog.map((entry) => [entry.issue, entry.pull_request.url])).toEqual([
@@ -263,6 +271,25 @@ describeSandboxed('huddle run --backlog', () => {
     },
     RUN_TIMEOUT_MS + 20_000,
   );
+});
+
+it('refuses a bad source, flag or empty backlog in one line, before any agent runs', async () => {
+  const bad = await huddle(['run', '--backlog', 'jira:PROJ']);
+  expect(bad).toMatchObject({
+    code: 2,
+    stderr: "huddle: --backlog takes local or github:OWNER/REPO[?label=NAME], not 'jira:PROJ'\nRun 'huddle --help' for usage.\n",
+  });
+  const flag = await huddle(['run', '--plan-approval', 'sometimes']);
+  expect(flag.stderr.split('\n')[0]).toBe("huddle: --plan-approval takes lead, off or auto-after:MINUTES, not 'sometimes'");
+  const base = await huddle(['run', '--base', 'nowhere']);
+  expect(base).toMatchObject({ code: 2, stderr: `huddle: --base nowhere: there is no such branch in ${root}\n` });
+  writeIssue('1-bad.md', '---\ntitle: [\n---\n');
+  const empty = await huddle(['run']);
+  expect(empty.code).toBe(2);
+  expect(empty.stderr).toMatch(
+    /^huddle: skipped \.team\/backlog\/1-bad\.md: front matter is not YAML: [^\n]*\nhuddle: the backlog \(local\) has no issue to work on\n$/,
+  );
+  expect(api.requests).toEqual([]);
 });
 
 it('huddle merge brings an issue branch into the current branch, and refuses a conflict in one line', async () => {

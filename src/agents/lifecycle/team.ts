@@ -496,6 +496,7 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
     if ((await this.bus.unreadCount(LEAD_NAME)) > 0) return false;
     const members = this.ctx.roster.members().filter((m) => m.name !== LEAD_NAME);
     if (members.some((m) => m.status === 'working')) return false;
+    if (this.protocols.planAutoApprovalPending) return false;
     const resting = members.filter(
       (m) => (m.status === 'idle' || m.status === 'waiting') && (this.teammates.get(m.name)?.finished === false || this.runsElsewhere(m.name)),
     );
