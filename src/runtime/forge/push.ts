@@ -19,6 +19,8 @@ export async function remoteUrl(root: string, remote = 'origin'): Promise<string
 
 /** The protocol git must be allowed for a URL (host-git allows local files only). */
 function protocolOf(url: string): string {
+  // `ext::COMMAND` and other remote helpers run programs: never.
+  if (/^[a-z][a-z0-9+.-]*::/i.test(url)) return 'never';
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1]?.toLowerCase();
   if (scheme) return scheme === 'http' || scheme === 'https' || scheme === 'git' || scheme === 'ssh' || scheme === 'file' ? scheme : 'never';
   return /^[^/]+@[^/:]+:/.test(url) ? 'ssh' : 'file';
