@@ -138,6 +138,8 @@ export async function runBacklogCommand(argv: string[]): Promise<number> {
         token,
         verify: values.verify,
         planFirst: planApproval !== 'off',
+        // HUDDLE_CHECKS_POLL_MS=0 leaves a pull request's checks unwatched.
+        checksPollMs: Number(process.env.HUDDLE_CHECKS_POLL_MS ?? 30_000) || 0,
       });
       return run.start();
     },

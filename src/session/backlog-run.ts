@@ -9,7 +9,7 @@ import type { Shipper } from '../agents/team-context.js';
 import { issueBranch, issueSlugName, type Issue } from '../runtime/backlog/issue.js';
 import type { BacklogIssueRecord } from '../runtime/record/backlog-record.js';
 import { branchChanges } from '../runtime/record/git-changes.js';
-import { openPullRequest, type PullRequest } from '../runtime/forge/github.js';
+import { checksOf, openPullRequest, type PullRequest } from '../runtime/forge/github.js';
 import type { GitHubRepo } from '../runtime/forge/github-repo.js';
 import { pushBranch } from '../runtime/forge/push.js';
 import { pinRepository, runGit } from '../runtime/git/host-git.js';
@@ -33,6 +33,8 @@ export interface BacklogRunOptions {
   verify?: string | undefined;
   /** Teammates send a plan for approval before they build (the lead, or the person, approves). */
   planFirst: boolean;
+  /** How often an open pull request's check runs are read until they finish (0: not watched). */
+  checksPollMs?: number;
 }
 
 interface IssueState {
@@ -47,6 +49,9 @@ interface IssueState {
   pushed?: { remote: string; commit: string };
   pr?: PullRequest;
   verify: Array<{ ok: boolean; summary: string }>;
+  /** The last word of the pull request's check runs. */
+  checks?: { state: 'pending' | 'passed' | 'failed'; failed: string[] };
+  watching?: boolean;
 }
 
 const REVIEWER = 'reviewer';
@@ -222,7 +227,57 @@ export class BacklogRun implements Shipper {
       body: this.#pullRequestBody(state, task, record),
     });
     said.push(`opened ${state.pr.url} (into ${state.base})`);
+    this.#watchChecks(state, github);
     return said.join('; ');
+  }
+
+  /**
+   * The pull request's check runs, read every checksPollMs until none is running: a failure goes to
+   * the issue's teammate (to fix on its branch) and the lead (to ship again), a pass to the lead.
+   * The run does not end while they run. A branch with no check runs has nothing to wait for.
+   */
+  #watchChecks(state: IssueState, github: NonNullable<BacklogRunOptions['github']>): void {
+    const every = this.#options.checksPollMs ?? 0;
+    if (every <= 0 || state.watching) return;
+    state.watching = true;
+    const release = this.#session.backlogParts().hold();
+    const { bus } = this.#session.backlogParts();
+    const say = (to: string, content: string) =>
+      bus
+        .send({ type: 'message', from: HUDDLE_SENDER, to, content })
+        .catch((error: Error) => this.#warn(`could not tell ${to} about the checks: ${error.message}`));
+    const poll = async (): Promise<void> => {
+      let checks;
+      try {
+        checks = await checksOf(github.client, github.repo, state.branch);
+      } catch (error) {
+        this.#warn(`could not read the checks of ${state.pr?.url}: ${(error as Error).message.split('\n')[0]}`);
+        checks = { total: 0, failed: [], pending: 0 };
+      }
+      if (checks.pending > 0) {
+        state.checks = { state: 'pending', failed: [] };
+        setTimeout(() => void poll(), every).unref();
+        return;
+      }
+      state.watching = false;
+      if (checks.failed.length > 0) {
+        state.checks = { state: 'failed', failed: checks.failed };
+        const names = checks.failed.join(', ');
+        await say(
+          state.name,
+          `The checks of ${state.pr?.url} failed: ${names}. Fix it on your branch ${state.branch} and commit, then tell the lead (send_message) that issue #${state.issue.number} is fixed.`,
+        );
+        await say(
+          LEAD_NAME,
+          `The checks of issue #${state.issue.number}'s pull request failed (${names}); ${state.name} is told. When it says it is fixed, open_pull_request {"issue": ${state.issue.number}} again.`,
+        );
+      } else if (checks.total > 0) {
+        state.checks = { state: 'passed', failed: [] };
+        await say(LEAD_NAME, `The checks of issue #${state.issue.number}'s pull request ${state.pr?.url} passed.`);
+      }
+      release();
+    };
+    void poll();
   }
 
   /** One entry per issue, for the run record. */
@@ -267,6 +322,7 @@ export class BacklogRun implements Shipper {
         ...(comment ? { comment } : {}),
       },
       verify: [...state.verify],
+      ...(state.checks ? { checks: state.checks } : {}),
       files: changes
         ? { changed: changes.files.length, added: changes.added, removed: changes.removed, list: changes.files }
         : { changed: 0, added: 0, removed: 0, list: [] },

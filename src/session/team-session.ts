@@ -97,6 +97,8 @@ export interface BacklogParts {
   bus: Bus;
   spawn(request: SpawnRequest): Promise<string>;
   enableShipping(ship: Shipper): void;
+  /** Keeps the run from ending while huddle waits on something outside the team; call the result to let go. */
+  hold(): () => void;
 }
 
 export interface AgentSpend {
@@ -572,6 +574,7 @@ export class TeamSession {
       bus: team.bus,
       spawn: (request) => team.spawn(request, LEAD_NAME),
       enableShipping: (ship) => team.enableShipping(ship),
+      hold: () => team.hold(),
     };
   }
 

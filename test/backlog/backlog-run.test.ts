@@ -83,9 +83,14 @@ function leadStep(request: RecordedRequest, total: number, approvePlans: boolean
     .filter((n): n is string => n !== undefined)
     .map(Number)
     .filter((n) => !shipped.has(n));
+  // A teammate that fixed failing checks: ship that issue again (once per fix).
+  const fixes = inbox.map((m) => /issue (\d+) is fixed/.exec(m.content)?.[1]).filter((n): n is string => n !== undefined);
+  const reshipped = past.filter((use) => use.name === 'open_pull_request').length - shipped.size;
+  const again = fixes.slice(reshipped).map(Number);
   const calls = [
     ...plans.map((m) => toolUse('plan_approval', { request_id: m.request_id, approve: true })),
     ...[...new Set(ready)].map((issue) => toolUse('open_pull_request', { issue })),
+    ...again.map((issue) => toolUse('open_pull_request', { issue })),
   ];
   if (calls.length) return reply(...calls);
   return replyText(shipped.size >= total ? `All ${total} issues shipped.` : 'Waiting for the team.');
@@ -109,6 +114,15 @@ function builderStep(request: RecordedRequest, snoop: boolean): Scripted {
       toolUse('bash', { command: `git add -A && git commit -q -m "Build ${number}: ${FILES[number]}" && git log --oneline -1` }),
       ...(snoop ? [toolUse('bash', { command: SNOOP })] : []),
       toolUse('task_update', { task_id: taskId, status: 'completed' }),
+    );
+  }
+  const failed = inboxMessages(allUserTexts(request)).filter((m) => /^The checks of .* failed/.test(m.content)).length;
+  const writes = past.filter((use) => use.name === 'write_file').length;
+  if (failed > 0 && writes < failed + 1) {
+    return reply(
+      toolUse('write_file', { path: FILES[number]!, content: `issue ${number}, fixed\n` }),
+      toolUse('bash', { command: `git commit -qam "Fix the checks of ${number}"` }),
+      toolUse('send_message', { to: 'lead', content: `issue ${number} is fixed` }),
     );
   }
   if (lastToolResults(request).length > 0) return reply(toolUse('idle', {}));
@@ -268,6 +282,38 @@ describeSandboxed('huddle run --backlog', () => {
         [5, github.pulls[1]!.html_url],
       ]);
       expect(existsSync(path.join(root, '.team', 'worktrees', 'issue-6-not-for-now'))).toBe(false);
+    },
+    RUN_TIMEOUT_MS + 20_000,
+  );
+});
+
+describeSandboxed('a pull request whose checks fail', () => {
+  it(
+    'goes back to its teammate, is fixed on the branch, shipped again, and passes',
+    async () => {
+      writeIssue('1-greeting.md', '---\ntitle: Add a greeting\n---\nWrite hello.txt.\n');
+      const branch = 'huddle/issue-1-add-a-greeting';
+      github.checks.set(branch, [{ name: 'test', status: 'completed', conclusion: 'failure' }]);
+      script(1);
+      const running = huddle(['run', '--github-api-url', github.url, '--pr-repo', 'acme/app', '--plan-approval', 'off'], { HUDDLE_CHECKS_POLL_MS: '200' });
+      // Once the fix is committed (huddle copies the branch into the workspace after each command), CI passes.
+      for (let i = 0; i < 2400; i++) {
+        const log = await execa('git', ['log', '--format=%s', branch], { cwd: root, reject: false });
+        if (log.stdout.includes('Fix the checks')) break;
+        await new Promise((done) => setTimeout(done, 50));
+      }
+      github.checks.set(branch, [{ name: 'test', status: 'completed', conclusion: 'success' }]);
+      const result = await running;
+      expect(result.code, result.stderr).toBe(0);
+      expect(github.violations).toEqual([]);
+      const told = api.requests.filter((r) => r.agent === 'issue-1-add-a-greeting').flatMap((r) => inboxMessages(allUserTexts(r)));
+      expect(told.some((m) => m.content.startsWith(`The checks of ${github.pulls[0]!.html_url} failed: test.`))).toBe(true);
+      expect(github.pulls).toHaveLength(1);
+      expect(github.requests.filter((r) => r.operation === 'pulls/update')).toHaveLength(1);
+      expect(await git(remote, 'log', '--format=%s', `main..${branch}`)).toBe('Fix the checks of 1\nBuild 1: hello.txt');
+      const [entry] = runRecord().backlog!;
+      expect(entry).toMatchObject({ checks: { state: 'passed', failed: [] }, state: 'shipped' });
+      expect(result.stderr).toMatch(/huddle: #1 PR ready: 1 file · \+1 −0 · tests passing/);
     },
     RUN_TIMEOUT_MS + 20_000,
   );

@@ -129,6 +129,19 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
     });
   }
 
+  readonly #holds = new Set<symbol>();
+
+  /**
+   * Work outside the agents the team waits for (a pull request's checks): the team has not settled
+   * until the returned release is called. Whoever holds it wakes an agent when it ends, so the run's
+   * end is looked at again.
+   */
+  hold(): () => void {
+    const token = Symbol('hold');
+    this.#holds.add(token);
+    return () => void this.#holds.delete(token);
+  }
+
   /** A backlog run: the lead gets open_pull_request, which `ship` carries out in huddle's process. */
   enableShipping(ship: Shipper): void {
     this.ctx.ship = ship;
@@ -497,6 +510,7 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
     const members = this.ctx.roster.members().filter((m) => m.name !== LEAD_NAME);
     if (members.some((m) => m.status === 'working')) return false;
     if (this.protocols.planAutoApprovalPending) return false;
+    if (this.#holds.size > 0) return false;
     const resting = members.filter(
       (m) => (m.status === 'idle' || m.status === 'waiting') && (this.teammates.get(m.name)?.finished === false || this.runsElsewhere(m.name)),
     );

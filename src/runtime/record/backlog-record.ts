@@ -18,6 +18,8 @@ export interface BacklogIssueRecord {
   plan?: string;
   review: { reviewer?: string; rounds: number; findings: string[]; comment?: string };
   verify: Array<{ ok: boolean; summary: string }>;
+  /** The pull request's check runs when huddle last read them. */
+  checks?: { state: 'pending' | 'passed' | 'failed'; failed: string[] };
   files: { changed: number; added: number; removed: number; list: FileChange[] };
   commits: CommitRecord[];
   cost_usd: number;
@@ -39,7 +41,16 @@ export function issueLine(record: BacklogIssueRecord): string {
         ? 'pushed'
         : record.state;
   const last = record.verify.at(-1);
-  const tests = last === undefined ? 'no verify run' : last.ok ? 'tests passing' : 'tests failing';
+  const tests =
+    record.checks?.state === 'failed'
+      ? `checks failing (${record.checks.failed.join(', ')})`
+      : record.checks?.state === 'passed' && (last === undefined || last.ok)
+        ? 'tests passing'
+        : last === undefined
+          ? 'no verify run'
+          : last.ok
+            ? 'tests passing'
+            : 'tests failing';
   const files = `${record.files.changed} file${record.files.changed === 1 ? '' : 's'}`;
   const parts = [
     files,
