@@ -17,6 +17,8 @@ import { issueLine } from '../runtime/record/backlog-record.js';
 import { MergeConflictError, mergeWorktree, WorktreeError } from '../runtime/workspace/worktree.js';
 import { resolveModelAlias } from '../runtime/model/model-aliases.js';
 import { scrub } from '../runtime/secrets.js';
+import { FileBoard } from '../runtime/store/file/board/file-board.js';
+import { Workspace } from '../runtime/workspace/workspace.js';
 
 const RUN_OPTIONS = {
   backlog: { type: 'string' },
@@ -152,6 +154,25 @@ export async function runBacklogCommand(argv: string[]): Promise<number> {
   return runHeadless(options, driver);
 }
 
+/**
+ * Why an issue's branch is not ready to merge: its task on this workspace's board is not completed
+ * (not approved yet). A branch with no such task (not from a backlog run here) is the person's call.
+ */
+async function notReviewed(root: string, name: string): Promise<string | undefined> {
+  const number = /^issue-(\d+)(?:-|$)/.exec(name)?.[1];
+  if (!number) return undefined;
+  const board = new FileBoard(new Workspace(root).tasksDir);
+  try {
+    // A board that cannot be read holds no task to go by: the branch is the person's call.
+    const tasks = await board.list().catch(() => []);
+    const task = tasks.find((t) => t.subject.startsWith(`Issue #${number}: `));
+    if (!task || task.status === 'completed') return undefined;
+    return `issue #${number} is not reviewed yet: its task #${task.id} is ${task.status}; merge huddle/${name} once it is approved (or with git merge, by hand)`;
+  } finally {
+    board.close();
+  }
+}
+
 async function currentBranch(root: string): Promise<string | undefined> {
   const result = await runGit(root, ['symbolic-ref', '-q', '--short', 'HEAD'], { pin: pinRepository(root) });
   return result.code === 0 ? result.stdout.trim() : undefined;
@@ -180,6 +201,8 @@ export async function runMergeCommand(argv: string[]): Promise<number> {
   } else {
     name = what.startsWith('huddle/') ? what.slice('huddle/'.length) : what;
   }
+  const unreviewed = await notReviewed(root, name);
+  if (unreviewed) return fail(unreviewed, 1);
   try {
     const result = await mergeWorktree(root, name);
     process.stdout.write(`${result.message}\n`);

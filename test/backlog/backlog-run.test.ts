@@ -16,6 +16,8 @@ import { startFakeGitHub, type FakeGitHub } from '../helpers/fake-github.js';
 import { makeWorkspace, runCli, type Workspace } from '../helpers/run-cli.js';
 import { TEST_GIT_IDENTITY } from '../helpers/git-identity.js';
 import type { RunRecord } from '../../src/runtime/record/run-record.js';
+import { FileBoard } from '../../src/runtime/store/file/board/file-board.js';
+import { Workspace as HuddleWorkspace } from '../../src/runtime/workspace/workspace.js';
 
 const TOKEN = 'ghp_huddlemarker0123456789abcdefghijkl';
 const RUN_TIMEOUT_MS = 150_000;
@@ -351,6 +353,17 @@ it('huddle merge brings an issue branch into the current branch, and refuses a c
   await commitOn('huddle/issue-7-add-a-file', 'added.txt', 'new\n');
   await commitOn('huddle/issue-8-edit-readme', 'README.md', '# theirs\n');
   await commitOn('main', 'README.md', '# ours\n');
+  // A backlog run's task for the issue that is not approved yet holds the merge back.
+  const board = new FileBoard(new HuddleWorkspace(root).tasksDir);
+  const task = await board.create({ subject: `Issue #${7}: Add a file` }, 'lead');
+  await board.claim(task.id, 'issue-7-add-a-file');
+  const early = await huddle(['merge', '7']);
+  expect(early).toMatchObject({
+    code: 1,
+    stderr: `huddle: issue #${7} is not reviewed yet: its task #${task.id} is in_progress; merge huddle/issue-7-add-a-file once it is approved (or with git merge, by hand)\n`,
+  });
+  await board.update(task.id, { status: 'completed' }, 'issue-7-add-a-file');
+  board.close();
   const merged = await huddle(['merge', '7']);
   expect(merged.code, merged.stderr).toBe(0);
   expect(merged.stdout).toBe('merged huddle/issue-7-add-a-file into main (1 commit)\n');
