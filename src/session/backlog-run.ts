@@ -9,7 +9,7 @@ import type { Shipper } from '../agents/team-context.js';
 import { issueBranch, issueSlugName, type Issue } from '../runtime/backlog/issue.js';
 import type { BacklogIssueRecord } from '../runtime/record/backlog-record.js';
 import { branchChanges } from '../runtime/record/git-changes.js';
-import { checksOf, openPullRequest, type PullRequest } from '../runtime/forge/github.js';
+import { checksOf, findPullRequest, openPullRequest, type PullRequest } from '../runtime/forge/github.js';
 import type { GitHubRepo } from '../runtime/forge/github-repo.js';
 import { pushBranch } from '../runtime/forge/push.js';
 import { pinRepository, runGit } from '../runtime/git/host-git.js';
@@ -85,7 +85,7 @@ export class BacklogRun implements Shipper {
 
   /** Tasks, the reviewer and the first teammates; returns the lead's prompt. */
   async start(): Promise<string> {
-    const { board, bus, enableShipping } = this.#session.backlogParts();
+    const { board, enableShipping } = this.#session.backlogParts();
     enableShipping(this);
     const existing = new Map((await board.list()).map((task) => [task.subject, task]));
     for (const issue of this.#options.issues) {
@@ -127,21 +127,37 @@ export class BacklogRun implements Shipper {
         const state = this.#byTask.get(change.task.id);
         if (!state || state.reviewedAt !== undefined || change.task.status !== 'completed') return;
         state.reviewedAt = Date.now();
-        void bus
-          .send({
-            type: 'message',
-            from: HUDDLE_SENDER,
-            to: LEAD_NAME,
-            content: `Issue #${state.issue.number} (task #${state.taskId}, ${state.branch}) is reviewed and approved: ship it with open_pull_request {"issue": ${state.issue.number}}.`,
-          })
-          .catch((error: Error) => this.#warn(`could not tell the lead that issue #${state.issue.number} is reviewed: ${error.message}`));
+        void this.#tellReviewed(state);
         this.#starting = this.#starting.then(() => this.#startReady());
       }),
     );
     await this.#ensureReviewer();
     this.#starting = this.#startReady();
     await this.#starting;
+    // A resumed run: an issue approved before it stopped has its pull request found again, or is shipped now.
+    for (const state of this.#states.values()) {
+      if (state.reviewedAt === undefined) continue;
+      const { github } = this.#options;
+      // GitHub not answering: the lead is told to ship it, which finds the pull request or opens it.
+      const pr = github ? await findPullRequest(github.client, github.repo, state.branch).catch(() => undefined) : undefined;
+      if (pr) {
+        state.pr = pr;
+        state.shippedAt = Date.now();
+      } else await this.#tellReviewed(state);
+    }
     return this.#leadPrompt();
+  }
+
+  #tellReviewed(state: IssueState): Promise<unknown> {
+    return this.#session
+      .backlogParts()
+      .bus.send({
+        type: 'message',
+        from: HUDDLE_SENDER,
+        to: LEAD_NAME,
+        content: `Issue #${state.issue.number} (task #${state.taskId}, ${state.branch}) is reviewed and approved: ship it with open_pull_request {"issue": ${state.issue.number}}.`,
+      })
+      .catch((error: Error) => this.#warn(`could not tell the lead that issue #${state.issue.number} is reviewed: ${error.message}`));
   }
 
   /** The one reviewer of the backlog's tasks, started (again) unless it runs. */
@@ -167,6 +183,8 @@ export class BacklogRun implements Shipper {
       const deps = state.issue.dependsOn.map((n) => this.#states.get(n)!);
       if (deps.some((dep) => dep.reviewedAt === undefined)) continue;
       state.startedAt = Date.now();
+      // A resumed run brought the issue's teammate back already, in its worktree.
+      if (this.#session.isLive(state.name)) continue;
       try {
         await this.#makeBranch(state, deps[0]);
         await this.#session.backlogParts().spawn({

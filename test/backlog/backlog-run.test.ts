@@ -7,6 +7,7 @@
 // brings a branch in without GitHub, refusing a conflict in one line.
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { execa } from 'execa';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { describeSandboxed } from '../sandbox/arena.js';
@@ -53,10 +54,11 @@ afterEach(async () => {
   ws.cleanup();
 });
 
-function huddle(args: string[], env: Record<string, string> = {}) {
+function huddle(args: string[], env: Record<string, string> = {}, onSpawn?: (child: ChildProcess) => void) {
   return runCli(args, {
     cwd: root,
     timeoutMs: RUN_TIMEOUT_MS,
+    ...(onSpawn ? { onSpawn } : {}),
     env: { ANTHROPIC_BASE_URL: api.url, GH_TOKEN: TOKEN, HUDDLE_IDLE_TIMEOUT_MS: '60000', ...TEST_GIT_IDENTITY, ...env },
   });
 }
@@ -149,8 +151,9 @@ function reviewerStep(request: RecordedRequest): Scripted {
   return replyText('Ready to review.');
 }
 
-function script(total: number, options: { snoopIn?: string; leadApprovesPlans?: boolean } = {}): void {
+function script(total: number, options: { snoopIn?: string; leadApprovesPlans?: boolean; hang?: string } = {}): void {
   api.respond((request) => {
+    if (request.agent === options.hang) return { kind: 'hang' };
     if (request.agent === 'lead') return leadStep(request, total, options.leadApprovesPlans ?? true);
     if (request.agent === 'reviewer') return reviewerStep(request);
     if (request.agent?.startsWith('issue-')) return builderStep(request, request.agent === options.snoopIn);
@@ -286,6 +289,50 @@ describeSandboxed('huddle run --backlog', () => {
       expect(existsSync(path.join(root, '.team', 'worktrees', 'issue-6-not-for-now'))).toBe(false);
     },
     RUN_TIMEOUT_MS + 20_000,
+  );
+});
+
+describeSandboxed('a backlog run stopped midway', () => {
+  it(
+    'goes on with --resume: the unfinished issue is built, nothing is done twice',
+    async () => {
+      writeIssue('1-greeting.md', '---\ntitle: Add a greeting\n---\nWrite hello.txt.\n');
+      writeIssue('2-farewell.md', '---\ntitle: Add a farewell\ndepends-on: 1\n---\nWrite bye.txt.\n');
+      writeIssue('3-notes.md', '---\ntitle: Add notes\n---\nWrite notes.txt.\n');
+      const args = ['run', '--github-api-url', github.url, '--pr-repo', 'acme/app', '--plan-approval', 'off'];
+      // The farewell's teammate hangs in its first model call; once the other two are shipped, huddle is stopped.
+      script(3, { hang: 'issue-2-add-a-farewell' });
+      let child: ChildProcess | undefined;
+      const first = huddle(args, {}, (started) => (child = started));
+      for (let i = 0; i < 2400 && !(github.pulls.length >= 2 && api.requests.some((r) => r.agent === 'issue-2-add-a-farewell')); i++) {
+        await new Promise((done) => setTimeout(done, 50));
+      }
+      child!.kill('SIGTERM');
+      const stopped = await first;
+      expect(stopped.code, stopped.stderr).toBe(130);
+      expect(github.pulls.map((pr) => pr.head).sort()).toEqual(['huddle/issue-1-add-a-greeting', 'huddle/issue-3-add-notes']);
+
+      script(3);
+      const resumed = await huddle([...args, '--resume']);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(github.violations).toEqual([]);
+      expect(github.pulls.map((pr) => [pr.head, pr.base]).sort()).toEqual([
+        ['huddle/issue-1-add-a-greeting', 'main'],
+        ['huddle/issue-2-add-a-farewell', 'huddle/issue-1-add-a-greeting'],
+        ['huddle/issue-3-add-notes', 'main'],
+      ]);
+      expect(github.requests.filter((r) => r.operation === 'pulls/create')).toHaveLength(3);
+      for (const branch of ['huddle/issue-1-add-a-greeting', 'huddle/issue-3-add-notes']) {
+        expect(await git(remote, 'log', '--format=%s', `main..${branch}`)).toMatch(/^Build \d: \w+\.txt$/);
+      }
+      const record = runRecord();
+      expect(record.backlog?.map((entry) => [entry.issue, entry.state])).toEqual([
+        [1, 'shipped'],
+        [2, 'shipped'],
+        [3, 'shipped'],
+      ]);
+    },
+    2 * RUN_TIMEOUT_MS,
   );
 });
 

@@ -100,6 +100,12 @@ export async function openPullRequest(client: Octokit, input: PullRequestInput):
   return { number: now.number, url: now.html_url, state: now.state, draft: now.draft ?? false };
 }
 
+/** The open pull request whose head is `head`, if there is one. */
+export async function findPullRequest(client: Octokit, repo: GitHubRepo, head: string): Promise<PullRequest | undefined> {
+  const pr = (await client.rest.pulls.list({ ...repo, head: `${repo.owner}:${head}`, state: 'open', per_page: 1 })).data[0];
+  return pr ? { number: pr.number, url: pr.html_url, state: pr.state, draft: pr.draft ?? false } : undefined;
+}
+
 /** The check runs on a ref: how many, how many failed, how many are still running. */
 export async function checksOf(client: Octokit, repo: GitHubRepo, ref: string): Promise<{ total: number; failed: string[]; pending: number }> {
   const runs = (await client.rest.checks.listForRef({ ...repo, ref, per_page: 100 })).data.check_runs;
