@@ -56,6 +56,11 @@ Usage:
                                         remove teams from a PostgreSQL database: those archived by
                                         --fresh DAYS ago or more (default: retentionDays, 30), or the
                                         TEAMs named; a team whose lead runs is kept
+  huddle run --backlog SOURCE [--base BRANCH]
+                                        work through a backlog headless: SOURCE is local (.team/backlog/*.md,
+                                        the default) or github:OWNER/REPO?label=NAME; one branch, teammate
+                                        and reviewed pull request per issue (docs/backlog.md)
+  huddle merge ISSUE|BRANCH             merge a reviewed issue's branch into the current branch (no GitHub)
   huddle trust [--list | --revoke]      show and trust the workspace settings that widen what runs unasked
                                         (hooks, MCP servers, sandbox off…); --list: what is trusted and
                                         what waits; --revoke: forget this workspace's trust
@@ -544,6 +549,10 @@ async function readPrompt(options: CliOptions): Promise<string> {
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
+  if (argv[0] === 'run' || argv[0] === 'merge') {
+    const { runBacklogCommand, runMergeCommand } = await import('./faces/backlog-cli.js');
+    process.exit(await (argv[0] === 'run' ? runBacklogCommand : runMergeCommand)(argv.slice(1)));
+  }
   if ((SUBCOMMANDS as readonly string[]).includes(argv[0] ?? '')) process.exit(await runSubcommand(argv[0] as Subcommand, argv.slice(1)));
   const options = parse(argv);
   if (options === 'help') {

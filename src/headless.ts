@@ -19,13 +19,24 @@ import { summaryLines } from './runtime/record/run-record.js';
 import { checkpointsAtRunEnd } from './agents/tools/checkpointed-tools.js';
 import { claudeMcpStatus, StreamJsonView, type ResultSubtype } from './session/stream-json.js';
 import { chooseSessionId, storeSessionId } from './session/session-id.js';
+import type { BacklogIssueRecord } from './runtime/record/backlog-record.js';
 
 declare const __HUDDLE_VERSION__: string;
 const VERSION = typeof __HUDDLE_VERSION__ === 'string' ? __HUDDLE_VERSION__ : '0.0.0-dev';
 
 const INTERRUPTED = 130;
 
-export async function runHeadless(options: CliOptions): Promise<number> {
+/** What a face that drives the run itself adds (a backlog run, faces/backlog-cli.ts). */
+export interface HeadlessDriver {
+  /** After the team starts: sets the team up and returns the lead's prompt. */
+  opened(session: TeamSession): Promise<string>;
+  /** Once the run is over, before the session closes: entries for the record, one line each for stderr. */
+  ended(session: TeamSession): Promise<{ backlog: BacklogIssueRecord[]; lines: string[] }>;
+  /** Plans not decided within this time are approved (0 or absent: never). */
+  planAutoApproveMs?: number;
+}
+
+export async function runHeadless(options: CliOptions, driver?: HeadlessDriver): Promise<number> {
   let session: TeamSession;
   let secrets: string[] = [];
   const format = options.json ? 'events' : (options.outputFormat ?? 'text');
@@ -52,6 +63,7 @@ export async function runHeadless(options: CliOptions): Promise<number> {
       fresh: options.fresh,
       resume: options.resume,
       unfinished: 'refuse',
+      ...(driver?.planAutoApproveMs ? { team: { planAutoApproveMs: driver.planAutoApproveMs } } : {}),
       observe: view
         ? (event) => {
             report(event);
@@ -102,8 +114,18 @@ export async function runHeadless(options: CliOptions): Promise<number> {
     }
   }
   session.start();
-  session.prompt(options.prompt ?? '');
+  let prompt = options.prompt ?? '';
+  if (driver) {
+    try {
+      prompt = await driver.opened(session);
+    } catch (error) {
+      await session.close({ reason: 'the run could not start' });
+      return fail(session.scrub((error as Error).message));
+    }
+  }
+  session.prompt(prompt);
   const end = await Promise.race([session.untilDone(), interrupted]);
+  const driven = driver ? await driver.ended(session) : undefined;
 
   // The repository rebuilt if the run broke it; the person's own changes it took away, said once.
   for (const line of await checkpointsAtRunEnd(session.workspace.root)) process.stderr.write(session.scrub(`huddle: ${line}\n`));
@@ -113,7 +135,7 @@ export async function runHeadless(options: CliOptions): Promise<number> {
   await session.close({
     reason,
     resumable: end === 'interrupted',
-    record: claudeFormat ? { sessionId: claudeFormat.sessionId } : {},
+    record: { ...(claudeFormat ? { sessionId: claudeFormat.sessionId } : {}), ...(driven ? { backlog: driven.backlog } : {}) },
     done: {
       ok: exitCode === 0,
       exit_code: exitCode,
@@ -138,6 +160,7 @@ export async function runHeadless(options: CliOptions): Promise<number> {
       usage: tokens,
       exitCode,
       ...(failure ? { reason: failure } : {}),
+      ...(driven ? { backlog: driven.backlog } : {}),
     });
   } else if (format === 'text' && end !== 'interrupted' && end.kind === 'settled') {
     process.stdout.write(`${session.scrub(session.leadResult().text)}\n`);
@@ -147,6 +170,7 @@ export async function runHeadless(options: CliOptions): Promise<number> {
     const lines = [`run record: ${session.recorded.file}`, ...summaryLines(session.recorded.record)];
     process.stderr.write(session.scrub(lines.map((line) => `huddle: ${line}\n`).join('')));
   }
+  if (driven?.lines.length) process.stderr.write(session.scrub(driven.lines.map((line) => `huddle: ${line}\n`).join('')));
   return exitCode;
 }
 

@@ -43,4 +43,12 @@ export interface TeamContext {
   spawn?: SpawnLike | undefined;
   /** What SessionStart hooks said for the lead's context (added to its system prompt). */
   sessionContext?: string | undefined;
+  /** A backlog run's shipping (docs/backlog.md#shipping): gives the lead open_pull_request. */
+  ship?: Shipper | undefined;
+}
+
+/** Pushes an issue's branch and opens its pull request, in huddle's own process (the agent never holds a credential). */
+export interface Shipper {
+  /** One line for the agent: the pull request's URL, or why it was not opened. */
+  openPullRequest(issue: number, by: string): Promise<string>;
 }

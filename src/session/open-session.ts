@@ -35,7 +35,7 @@ export interface OpenOptions {
    * without asking about an unfinished team (it is the lead's).
    */
   join?: boolean;
-  /** For tests: a shorter grace period, auto-approval of plans. */
+  /** A shorter grace period (tests); plans approved by huddle after this long (a backlog run's auto-after). */
   team?: { shutdownGraceMs?: number; planAutoApproveMs?: number };
 }
 

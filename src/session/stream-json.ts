@@ -43,6 +43,8 @@ export interface ResultInfo {
   /** huddle's own: exit code and why. */
   exitCode: number;
   reason?: string;
+  /** A backlog run's issues, as in the run record (docs/backlog.md#the-record). */
+  backlog?: unknown[];
 }
 
 type Line = Record<string, unknown>;
@@ -195,6 +197,7 @@ export class StreamJsonView {
       permission_denials: this.#denials,
       exit_code: info.exitCode,
       ...(info.reason ? { reason: info.reason } : {}),
+      ...(info.backlog ? { backlog: info.backlog } : {}),
       // Claude Code's error results list what went wrong (the Agent SDK reads it).
       ...(info.subtype !== 'success' ? { errors: [info.reason ?? info.subtype] } : {}),
       uuid: randomUUID(),

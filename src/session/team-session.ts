@@ -13,14 +13,16 @@ import type { EventFields, EventHub, EventListener } from '../runtime/events/eve
 import { addUsage, emptyUsage } from '../runtime/model/pricing.js';
 import type { ApprovalDecision, ApprovalOutcome, ApprovalRequest } from '../runtime/store/approvals.js';
 import type { UntrustedFile } from '../runtime/settings/trust.js';
-import type { Task } from '../runtime/store/board.js';
-import type { Message } from '../runtime/store/bus.js';
+import type { Board, Task } from '../runtime/store/board.js';
+import type { Bus, Message } from '../runtime/store/bus.js';
+import type { BacklogIssueRecord } from '../runtime/record/backlog-record.js';
+import type { Shipper } from '../agents/team-context.js';
 import type { Member } from '../runtime/store/roster.js';
 import type { LoggedEvent } from '../runtime/store/event-store.js';
 import { StoreError, type TeamStore } from '../runtime/store/team-store.js';
 import { agentEmitter } from '../runtime/events/events.js';
 import { ToolRegistry } from '../runtime/tools/registry.js';
-import { planSubmissionTool, teammateTools } from '../agents/tools/team-tools.js';
+import { planSubmissionTool, teammateTools, type SpawnRequest } from '../agents/tools/team-tools.js';
 import { ExternalTeammate } from '../agents/external/external-teammate.js';
 import type { TerminalView } from '../agents/external/pty-driver.js';
 import { scrub } from '../runtime/store/file/event-log.js';
@@ -76,6 +78,12 @@ export interface RecordedRun {
 }
 
 /** The last verify run of a task in this session, as `/tasks` shows it. */
+/** What a face adds to the run record: its session id, a backlog run's issues. */
+export interface RecordExtras {
+  sessionId?: string;
+  backlog?: BacklogIssueRecord[];
+}
+
 export interface VerifyMark {
   ok: boolean;
   summary: string;
@@ -83,6 +91,15 @@ export interface VerifyMark {
 
 /** What a face gets back from /compact: done now, or deferred to before the agent's next model call. */
 export type CompactOutcome = { deferred: true } | { deferred: false; result: CompactionResult };
+
+export interface BacklogParts {
+  board: Board;
+  bus: Bus;
+  spawn(request: SpawnRequest): Promise<string>;
+  enableShipping(ship: Shipper): void;
+  /** Keeps the run from ending while huddle waits on something outside the team; call the result to let go. */
+  hold(): () => void;
+}
 
 export interface AgentSpend {
   name: string;
@@ -228,21 +245,11 @@ export class TeamSession {
    * statuses as they are (nobody `shutdown`) so `--resume` continues the team; otherwise the
    * team is finished. `done` is logged as the run's last event before the stores close.
    */
-  close(options: { reason: string; resumable?: boolean; done?: EventFields['done']; record?: { sessionId?: string } }): Promise<void> {
+  close(options: { reason: string; resumable?: boolean; done?: EventFields['done']; record?: RecordExtras }): Promise<void> {
     return (this.#closed ??= this.#close(options));
   }
 
-  async #close({
-    reason,
-    resumable,
-    done,
-    record,
-  }: {
-    reason: string;
-    resumable?: boolean;
-    done?: EventFields['done'];
-    record?: { sessionId?: string };
-  }): Promise<void> {
+  async #close({ reason, resumable, done, record }: { reason: string; resumable?: boolean; done?: EventFields['done']; record?: RecordExtras }): Promise<void> {
     try {
       if (resumable) {
         await this.#team.suspend(reason);
@@ -287,7 +294,7 @@ export class TeamSession {
    * task and git, and written to .team/logs/run-<stamp>.json. Headless runs write one as they end;
    * the console on /summary.
    */
-  async runRecord(options: { sessionId?: string; outcome?: RunRecord['outcome'] } = {}): Promise<RecordedRun> {
+  async runRecord(options: RecordExtras & { outcome?: RunRecord['outcome'] } = {}): Promise<RecordedRun> {
     await this.#store.spend.flush();
     const planted = this.checkPlantedGit();
     const base = await this.#gitBase;
@@ -299,6 +306,7 @@ export class TeamSession {
       ...(planted.length ? { plantedGit: planted } : {}),
       ...(options.outcome ? { outcome: options.outcome } : {}),
       ...(options.sessionId ? { sessionId: options.sessionId } : {}),
+      ...(options.backlog ? { backlog: options.backlog } : {}),
     });
     const file = await this.#store.events.saveRunRecord(record as unknown as Record<string, unknown>);
     return { record, file: this.workspace.relative(file) };
@@ -569,6 +577,20 @@ export class TeamSession {
       PERSON_SENDER,
     );
     return { name, message: message.split('\n')[0]! };
+  }
+
+  // ---- a backlog run (session/backlog-run.ts) ----------------------------------------------------
+
+  /** What a backlog run drives: the board, the bus, spawning teammates in worktrees, the lead's shipping tool. */
+  backlogParts(): BacklogParts {
+    const team = this.#team;
+    return {
+      board: this.#store.board,
+      bus: team.bus,
+      spawn: (request) => team.spawn(request, LEAD_NAME),
+      enableShipping: (ship) => team.enableShipping(ship),
+      hold: () => team.hold(),
+    };
   }
 
   /** Starts a teammate as the person (`by` the lead: as its spawn_teammate tool). */

@@ -1,6 +1,6 @@
 // Runs the built CLI (dist/cli.js) as a subprocess, with a clean environment, for end-to-end tests.
 // `npm test` builds first; run `npm run build` before running these tests on their own.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -30,6 +30,8 @@ export interface RunCliOptions {
   env?: Record<string, string | undefined>;
   /** The process is killed (SIGKILL) after this long; default 20 s. */
   timeoutMs?: number;
+  /** Handed the started process (a test that stops it midway). */
+  onSpawn?: (child: ChildProcess) => void;
 }
 
 /** The environment a CLI run starts from: no inherited secrets or settings, fast retries. */
@@ -65,6 +67,7 @@ export function runCli(args: string[], options: RunCliOptions = {}): Promise<Cli
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    options.onSpawn?.(child);
     let stdout = '';
     let stderr = '';
     let timedOut = false;

@@ -123,6 +123,11 @@ export class Protocols {
     if (approve) this.effects.stopGracefully(teammate, 'shutdown approved');
   }
 
+  /** A plan waits for its auto-approval timer: work still within reach, so the team has not settled. */
+  get planAutoApprovalPending(): boolean {
+    return [...this.#plans.values()].some((plan) => plan.timer !== undefined);
+  }
+
   /** Registers a plan and, unless `toLead` is false (the person decides), asks the lead. */
   async submitPlan(teammate: string, plan: string, toLead = true): Promise<string> {
     const requestId = `plan_${randomUUID().slice(0, 8)}`;

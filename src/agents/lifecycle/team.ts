@@ -38,8 +38,8 @@ import { restartAgent, type RestartHost, type RestartResult } from './restart.js
 import { resumeTeam, type ResumeHost, type ResumeReport } from './resume.js';
 import { isReviewerRole } from '../tools/review-tools.js';
 import { loadRoles } from './roles.js';
-import type { TeamContext } from '../team-context.js';
-import { leadToolset, teammateToolsets, type SpawnRequest, type TeamControl } from '../tools/team-tools.js';
+import type { Shipper, TeamContext } from '../team-context.js';
+import { leadShipTools, leadToolset, teammateToolsets, type SpawnRequest, type TeamControl } from '../tools/team-tools.js';
 import { Teammate, type TeammateResume, type TeammateStart } from './teammate.js';
 import { placeOnWorker } from './placement.js';
 import { needsYouNotices, startTeamWatchdog, type NoticeHost, type StallWatchdog, type WatchedTeam } from './watchdog.js';
@@ -128,6 +128,25 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
       tools: leadToolset(this, this),
       maxTurns: leadSettings.maxTurns,
     });
+  }
+
+  readonly #holds = new Set<symbol>();
+
+  /**
+   * Work outside the agents the team waits for (a pull request's checks): the team has not settled
+   * until the returned release is called. Whoever holds it wakes an agent when it ends, so the run's
+   * end is looked at again.
+   */
+  hold(): () => void {
+    const token = Symbol('hold');
+    this.#holds.add(token);
+    return () => void this.#holds.delete(token);
+  }
+
+  /** A backlog run: the lead gets open_pull_request, which `ship` carries out in huddle's process. */
+  enableShipping(ship: Shipper): void {
+    this.ctx.ship = ship;
+    for (const tool of leadShipTools(ship, this)) this.lead.loop.tools.add(tool);
   }
 
   /** What the settings say about a role (`roles.<role>`, its verify command); nothing without settings. */
@@ -491,6 +510,8 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
     if ((await this.bus.unreadCount(LEAD_NAME)) > 0) return false;
     const members = this.ctx.roster.members().filter((m) => m.name !== LEAD_NAME);
     if (members.some((m) => m.status === 'working')) return false;
+    if (this.protocols.planAutoApprovalPending) return false;
+    if (this.#holds.size > 0) return false;
     const resting = members.filter(
       (m) => (m.status === 'idle' || m.status === 'waiting') && (this.teammates.get(m.name)?.finished === false || this.runsElsewhere(m.name)),
     );

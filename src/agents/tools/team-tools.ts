@@ -16,9 +16,10 @@ import { roleSettings } from '../../runtime/settings/role-settings.js';
 import { mcpToolsFor } from './mcp-tools.js';
 import { isReviewerRole, REVIEW_TOOL_NAMES, reviewTools } from './review-tools.js';
 import { AGENT_KINDS, type TeammateKind } from '../external/launch.js';
-import type { TeamContext } from '../team-context.js';
+import type { Shipper, TeamContext } from '../team-context.js';
 import type { SandboxStatus } from '../../runtime/sandbox/status.js';
 import { throughPipeline } from './tool-pipeline.js';
+import { shipTools } from './ship-tools.js';
 
 /** What the tool sets are made from: the team's stores, each agent's permission mode, the session's sandbox. */
 export interface ToolDeps {
@@ -56,6 +57,16 @@ export function roleToolFilter(ctx: TeamContext, role: string, roleFileTools: st
   const access: ToolAccess = { tools: override.tools ?? roleFileTools, denyTools: override.denyTools };
   const kept = new Set(essentials);
   return (name) => kept.has(name) || toolAllowed(name, access);
+}
+
+/** The lead's shipping tools (a backlog run), through the same pipeline as its other tools. */
+export function leadShipTools(ship: Shipper, deps: ToolDeps): Tool[] {
+  const allowed = roleToolFilter(deps.ctx, 'lead', undefined, LEAD_ESSENTIALS);
+  const registry = registryOf(
+    shipTools(ship).filter((tool) => allowed(tool.name)),
+    deps,
+  );
+  return registry.names.map((name) => registry.get(name)!);
 }
 
 export function leadToolset(team: TeamControl, deps: ToolDeps): ToolRegistry {

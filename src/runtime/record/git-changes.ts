@@ -96,3 +96,27 @@ async function lineCount(root: string, file: string): Promise<number> {
     return 0;
   }
 }
+
+/** What a branch changed since it left `base` (`git diff base...branch`) and its commits (`base..branch`). */
+export async function branchChanges(root: string, base: string, branch: string): Promise<Omit<GitChanges, 'base'> | undefined> {
+  const [numstat, log] = await Promise.all([
+    git(root, ['diff', '--numstat', '--no-renames', '--no-ext-diff', '--no-textconv', '--ignore-submodules=all', `${base}...${branch}`, '--']),
+    git(root, ['log', '--format=%H%x09%an%x09%s', `${base}..${branch}`, '--']),
+  ]);
+  if (numstat === undefined) return undefined;
+  const files: FileChange[] = [];
+  for (const line of numstat.split('\n')) {
+    const [added, removed, file] = line.split('\t');
+    if (!file || OWN_STATE.test(file)) continue;
+    if (added === '-') files.push({ path: file, added: 0, removed: 0, binary: true });
+    else files.push({ path: file, added: Number(added), removed: Number(removed) });
+  }
+  const commits = (log ?? '')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [sha = '', author = '', ...subject] = line.split('\t');
+      return { sha, author, subject: subject.join('\t') };
+    });
+  return { files, added: files.reduce((sum, f) => sum + f.added, 0), removed: files.reduce((sum, f) => sum + f.removed, 0), commits };
+}

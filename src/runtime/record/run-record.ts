@@ -7,6 +7,7 @@ import type { HuddleEvent } from '../events/events.js';
 import type { Task } from '../store/board.js';
 import type { SpendFile } from '../store/spend-ledger.js';
 import type { GitChanges } from './git-changes.js';
+import type { BacklogIssueRecord } from './backlog-record.js';
 import type { PlantedFile } from '../git/planted-git.js';
 
 /** Commands kept in the record; past this only the count grows. */
@@ -69,6 +70,8 @@ export interface RunRecord {
   cost: { total_usd: number; agents: Record<string, AgentTally>; tasks: SpendFile['tasks']; unattributed_usd: number };
   tokens: { input: number; output: number; cache_read: number; cache_write: number; cache_hit_ratio: number };
   model_calls: number;
+  /** A backlog run (`huddle run --backlog`): one entry per issue (docs/backlog.md#the-record). */
+  backlog?: BacklogIssueRecord[];
 }
 
 export interface RecordEnd {
@@ -78,6 +81,7 @@ export interface RecordEnd {
   plantedGit?: PlantedFile[];
   outcome?: RunRecord['outcome'];
   sessionId?: string;
+  backlog?: BacklogIssueRecord[];
 }
 
 function emptyTally(): AgentTally {
@@ -217,6 +221,7 @@ export class RunRecorder {
         cache_hit_ratio: allInput > 0 ? tally.read / allInput : 0,
       },
       model_calls: tally.calls,
+      ...(end.backlog ? { backlog: end.backlog } : {}),
     };
   }
 }

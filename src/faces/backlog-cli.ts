@@ -1,0 +1,216 @@
+// `huddle run --backlog SOURCE` and `huddle merge ISSUE|BRANCH` (docs/backlog.md): a backlog taken in
+// (the local `.team/backlog/*.md`, or GitHub issues), worked through headless by the team, each
+// issue shipped as a branch and a pull request; and a reviewed branch merged without a GitHub.
+import { parseArgs } from 'node:util';
+import path from 'node:path';
+import type { CliOptions } from '../session/cli-options.js';
+import { runHeadless, type HeadlessDriver } from '../headless.js';
+import { BacklogRun } from '../session/backlog-run.js';
+import { loadLocalBacklog } from '../runtime/backlog/local-backlog.js';
+import { orderIssues, type Backlog } from '../runtime/backlog/issue.js';
+import { githubClient, loadGitHubBacklog } from '../runtime/forge/github.js';
+import { parseGitHubSource, parseRepoName, repoOfRemote, type GitHubRepo } from '../runtime/forge/github-repo.js';
+import { githubToken } from '../runtime/forge/github-token.js';
+import { remoteUrl } from '../runtime/forge/push.js';
+import { pinRepository, runGit } from '../runtime/git/host-git.js';
+import { issueLine } from '../runtime/record/backlog-record.js';
+import { MergeConflictError, mergeWorktree, WorktreeError } from '../runtime/workspace/worktree.js';
+import { resolveModelAlias } from '../runtime/model/model-aliases.js';
+import { scrub } from '../runtime/secrets.js';
+import { FileBoard } from '../runtime/store/file/board/file-board.js';
+import { Workspace } from '../runtime/workspace/workspace.js';
+
+const RUN_OPTIONS = {
+  backlog: { type: 'string' },
+  base: { type: 'string' },
+  'github-api-url': { type: 'string' },
+  'pr-repo': { type: 'string' },
+  remote: { type: 'string' },
+  verify: { type: 'string' },
+  'plan-approval': { type: 'string' },
+  'output-format': { type: 'string' },
+  cwd: { type: 'string' },
+  model: { type: 'string' },
+  'api-key-file': { type: 'string' },
+  'budget-usd': { type: 'string' },
+  'permission-mode': { type: 'string' },
+  trust: { type: 'boolean' },
+  fresh: { type: 'boolean' },
+  resume: { type: 'boolean' },
+} as const;
+
+function usage(message: string): number {
+  process.stderr.write(`huddle: ${message}\nRun 'huddle --help' for usage.\n`);
+  return 2;
+}
+
+function fail(message: string, code = 2): number {
+  process.stderr.write(`huddle: ${scrub(message)}\n`);
+  return code;
+}
+
+export async function runBacklogCommand(argv: string[]): Promise<number> {
+  let values: { [K in keyof typeof RUN_OPTIONS]?: (typeof RUN_OPTIONS)[K]['type'] extends 'boolean' ? boolean : string };
+  try {
+    const parsed = parseArgs({ args: argv, options: RUN_OPTIONS, allowPositionals: false });
+    values = parsed.values;
+  } catch (error) {
+    return usage(`huddle run: ${(error as Error).message.split('. ')[0]}`);
+  }
+  const root = path.resolve(values.cwd ?? process.cwd());
+  const source = values.backlog ?? 'local';
+  const planApproval = values['plan-approval'] ?? 'lead';
+  // auto-after:N: the lead may decide a plan, and after N minutes undecided huddle approves it.
+  const autoAfter = /^auto-after:(\d+(?:\.\d+)?)$/.exec(planApproval);
+  if (!['lead', 'off'].includes(planApproval) && !autoAfter) {
+    return usage(`--plan-approval takes lead, off or auto-after:MINUTES, not '${planApproval}'`);
+  }
+  const format = values['output-format'] ?? 'text';
+  if (format !== 'text' && format !== 'json') return usage(`huddle run's --output-format takes text or json, not '${format}'`);
+  const budget = values['budget-usd'] === undefined ? undefined : Number(values['budget-usd']);
+  if (budget !== undefined && !(budget > 0)) return usage(`--budget-usd takes a number above 0, not '${values['budget-usd']}'`);
+  const mode = values['permission-mode'];
+  if (mode !== undefined && !['plan', 'ask', 'auto'].includes(mode)) return usage(`--permission-mode takes plan, ask or auto, not '${mode}'`);
+
+  if (!pinRepository(root)) return fail(`${root} is not a git repository with a commit: a backlog run makes a branch per issue (git init && git commit first)`);
+  const base = values.base ?? (await currentBranch(root));
+  if (!base) return fail('the workspace is not on a branch (detached HEAD): name the base with --base BRANCH');
+  if ((await runGit(root, ['rev-parse', '--verify', '-q', `refs/heads/${base}`], { pin: pinRepository(root) })).code !== 0) {
+    return fail(`--base ${base}: there is no such branch in ${root}`);
+  }
+
+  const apiUrl = values['github-api-url'];
+  const host = apiUrl ? new URL(apiUrl).hostname : 'github.com';
+  let token: string | undefined;
+  const client = () => githubClient({ token: (token ??= githubToken(process.env, apiUrl ? host : undefined)), baseUrl: apiUrl });
+  let backlog: Backlog;
+  let prRepo: GitHubRepo | undefined;
+  if (source === 'local') {
+    backlog = loadLocalBacklog(root);
+  } else if (source.startsWith('github:')) {
+    const github = parseGitHubSource(source);
+    if (typeof github === 'string') return usage(github);
+    prRepo = { owner: github.owner, repo: github.repo };
+    try {
+      backlog = await loadGitHubBacklog(client(), github);
+    } catch (error) {
+      return fail(`cannot read the issues of ${github.owner}/${github.repo}: ${(error as Error).message.split('\n')[0]}`, 1);
+    }
+  } else {
+    return usage(`--backlog takes local or github:OWNER/REPO[?label=NAME], not '${source}'`);
+  }
+  const ordered = orderIssues(backlog);
+  for (const skipped of ordered.skipped) process.stderr.write(scrub(`huddle: skipped ${skipped.source}: ${skipped.reason}\n`));
+  if (ordered.issues.length === 0) return fail(`the backlog (${source}) has no issue to work on`);
+
+  const remoteName = values.remote ?? 'origin';
+  const url = await remoteUrl(root, remoteName);
+  if (values['pr-repo']) {
+    prRepo = parseRepoName(values['pr-repo']);
+    if (!prRepo) return usage(`--pr-repo takes OWNER/REPO, not '${values['pr-repo']}'`);
+  }
+  prRepo ??= url ? repoOfRemote(url, host) : undefined;
+  if (!url) process.stderr.write(`huddle: the workspace has no remote '${remoteName}': branches stay here, merged with huddle merge ISSUE\n`);
+
+  const options: CliOptions = {
+    prompt: '',
+    promptSource: 'argument',
+    json: false,
+    resume: values.resume ?? false,
+    fresh: values.fresh ?? false,
+    cwd: root,
+    model: values.model === undefined ? undefined : resolveModelAlias(values.model),
+    apiKeyFile: values['api-key-file'],
+    maxTurns: undefined,
+    ...(mode ? { permissionMode: mode as 'plan' | 'ask' | 'auto' } : {}),
+    budget: budget === undefined ? {} : { usd: budget },
+    command: undefined,
+    outputFormat: format,
+    ...(values.trust ? { trust: true } : {}),
+  };
+  let run: BacklogRun | undefined;
+  const driver: HeadlessDriver = {
+    ...(autoAfter ? { planAutoApproveMs: Math.max(1, Math.round(Number(autoAfter[1]) * 60_000)) } : {}),
+    opened: async (session) => {
+      run = new BacklogRun(session, {
+        issues: ordered.issues,
+        base,
+        remote: url ? { name: remoteName, url } : undefined,
+        github: prRepo && url ? { client: client(), repo: prRepo } : undefined,
+        token,
+        verify: values.verify,
+        planFirst: planApproval !== 'off',
+        // HUDDLE_CHECKS_POLL_MS=0 leaves a pull request's checks unwatched.
+        checksPollMs: Number(process.env.HUDDLE_CHECKS_POLL_MS ?? 30_000) || 0,
+      });
+      return run.start();
+    },
+    ended: async () => {
+      const backlogRecord = run ? await run.records() : [];
+      run?.close();
+      return { backlog: backlogRecord, lines: backlogRecord.map(issueLine) };
+    },
+  };
+  return runHeadless(options, driver);
+}
+
+/**
+ * Why an issue's branch is not ready to merge: its task on this workspace's board is not completed
+ * (not approved yet). A branch with no such task (not from a backlog run here) is the person's call.
+ */
+async function notReviewed(root: string, name: string): Promise<string | undefined> {
+  const number = /^issue-(\d+)(?:-|$)/.exec(name)?.[1];
+  if (!number) return undefined;
+  const board = new FileBoard(new Workspace(root).tasksDir);
+  try {
+    // A board that cannot be read holds no task to go by: the branch is the person's call.
+    const tasks = await board.list().catch(() => []);
+    const task = tasks.find((t) => t.subject.startsWith(`Issue #${number}: `));
+    if (!task || task.status === 'completed') return undefined;
+    return `issue #${number} is not reviewed yet: its task #${task.id} is ${task.status}; merge huddle/${name} once it is approved (or with git merge, by hand)`;
+  } finally {
+    board.close();
+  }
+}
+
+async function currentBranch(root: string): Promise<string | undefined> {
+  const result = await runGit(root, ['symbolic-ref', '-q', '--short', 'HEAD'], { pin: pinRepository(root) });
+  return result.code === 0 ? result.stdout.trim() : undefined;
+}
+
+/** `huddle merge ISSUE|BRANCH`: a reviewed issue's branch into the workspace's current branch, or one line saying why not. */
+export async function runMergeCommand(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: { cwd: { type: 'string' } }, allowPositionals: true });
+  } catch (error) {
+    return usage(`huddle merge: ${(error as Error).message.split('. ')[0]}`);
+  }
+  const [what, ...extra] = parsed.positionals;
+  if (!what || extra.length) return usage('usage: huddle merge ISSUE|BRANCH');
+  const root = path.resolve(parsed.values.cwd ?? process.cwd());
+  if (!pinRepository(root)) return fail(`${root} is not a git repository`);
+  let name: string | undefined;
+  if (/^#?\d+$/.test(what)) {
+    const number = what.replace('#', '');
+    const refs = await runGit(root, ['for-each-ref', '--format=%(refname:short)', `refs/heads/huddle/issue-${number}-*`, `refs/heads/huddle/issue-${number}`], {
+      pin: pinRepository(root),
+    });
+    name = refs.stdout.split('\n').find(Boolean)?.slice('huddle/'.length);
+    if (!name) return fail(`no branch huddle/issue-${number}-… in ${root}: was issue #${number} part of a backlog run here?`);
+  } else {
+    name = what.startsWith('huddle/') ? what.slice('huddle/'.length) : what;
+  }
+  const unreviewed = await notReviewed(root, name);
+  if (unreviewed) return fail(unreviewed, 1);
+  try {
+    const result = await mergeWorktree(root, name);
+    process.stdout.write(`${result.message}\n`);
+    return 0;
+  } catch (error) {
+    if (error instanceof MergeConflictError)
+      return fail(`merging huddle/${name} conflicts in ${error.files.join(', ')}; nothing was merged, both branches as they were`, 1);
+    if (error instanceof WorktreeError) return fail(error.message, 1);
+    throw error;
+  }
+}

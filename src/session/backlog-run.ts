@@ -1,0 +1,434 @@
+// A backlog run (docs/backlog.md): one task per issue on the board, one teammate in its own worktree
+// and branch per issue (`huddle/issue-<n>-<slug>`, from the base, or stacked on the branch of the
+// issue it depends on, made only once that one is done), one reviewer for them all, and the lead's
+// open_pull_request carried out here, in huddle's process: push with huddle's git, the pull
+// request through Octokit. What the run did per issue becomes the record's `backlog`.
+import path from 'node:path';
+import type { Octokit } from '@octokit/rest';
+import type { Shipper } from '../agents/team-context.js';
+import { issueBranch, issueSlugName, type Issue } from '../runtime/backlog/issue.js';
+import type { BacklogIssueRecord } from '../runtime/record/backlog-record.js';
+import { branchChanges } from '../runtime/record/git-changes.js';
+import { checksOf, findPullRequest, openPullRequest, type PullRequest } from '../runtime/forge/github.js';
+import type { GitHubRepo } from '../runtime/forge/github-repo.js';
+import { pushBranch } from '../runtime/forge/push.js';
+import { pinRepository, runGit } from '../runtime/git/host-git.js';
+import type { Task } from '../runtime/store/board.js';
+import { HUDDLE_SENDER, LEAD_NAME } from '../runtime/vocabulary.js';
+import { worktreePath, worktreeStatus } from '../runtime/workspace/worktree.js';
+import type { TeamSession } from './team-session.js';
+
+export interface BacklogRunOptions {
+  /** In dependency order (runtime/backlog/issue.ts, orderIssues). */
+  issues: Issue[];
+  /** The branch the issues' branches start from and their pull requests go into. */
+  base: string;
+  /** Where the branches are pushed: the person's `origin` URL; undefined: nothing is pushed. */
+  remote?: { name: string; url: string } | undefined;
+  /** Where pull requests are opened; undefined: `huddle merge` merges the reviewed branches. */
+  github?: { client: Octokit; repo: GitHubRepo } | undefined;
+  /** For an https remote (registered as a secret; never given to an agent). */
+  token?: string | undefined;
+  /** A command every issue's task must pass before it is completed. */
+  verify?: string | undefined;
+  /** Teammates send a plan for approval before they build (the lead, or the person, approves). */
+  planFirst: boolean;
+  /** How often an open pull request's check runs are read until they finish (0: not watched). */
+  checksPollMs?: number;
+}
+
+interface IssueState {
+  issue: Issue;
+  name: string;
+  branch: string;
+  base: string;
+  taskId: number;
+  startedAt?: number;
+  reviewedAt?: number;
+  shippedAt?: number;
+  pushed?: { remote: string; commit: string };
+  pr?: PullRequest;
+  verify: Array<{ ok: boolean; summary: string }>;
+  /** The last word of the pull request's check runs. */
+  checks?: { state: 'pending' | 'passed' | 'failed'; failed: string[] };
+  watching?: boolean;
+}
+
+const REVIEWER = 'reviewer';
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/** `Issue #N: TITLE`: how a backlog task is named, and found again on --resume. */
+function taskSubject(issue: Issue): string {
+  return `Issue #${issue.number}: ${issue.title}`;
+}
+
+export class BacklogRun implements Shipper {
+  readonly #session: TeamSession;
+  readonly #options: BacklogRunOptions;
+  readonly #states = new Map<number, IssueState>();
+  readonly #byTask = new Map<number, IssueState>();
+  #stops: Array<() => void> = [];
+  /** Teammates being started: shipping waits for them, so the lead's turn outlasts the gap before they work. */
+  #starting: Promise<void> = Promise.resolve();
+
+  constructor(session: TeamSession, options: BacklogRunOptions) {
+    this.#session = session;
+    this.#options = options;
+  }
+
+  get #root(): string {
+    return this.#session.workspace.root;
+  }
+
+  /** Tasks, the reviewer and the first teammates; returns the lead's prompt. */
+  async start(): Promise<string> {
+    const { board, enableShipping } = this.#session.backlogParts();
+    enableShipping(this);
+    const existing = new Map((await board.list()).map((task) => [task.subject, task]));
+    for (const issue of this.#options.issues) {
+      const name = issueSlugName(issue);
+      const deps = issue.dependsOn.map((n) => this.#states.get(n)!);
+      // A resumed run finds its tasks again by subject: nothing is made twice.
+      let task = existing.get(taskSubject(issue));
+      if (!task) {
+        task = await board.create(
+          {
+            subject: taskSubject(issue),
+            description: this.#description(issue, name, deps),
+            blockedBy: deps.map((dep) => dep.taskId),
+            requires_review: true,
+            ...(this.#options.verify ? { verify: this.#options.verify } : {}),
+          },
+          HUDDLE_SENDER,
+        );
+        task = await board.update(task.id, { owner: name }, HUDDLE_SENDER);
+      }
+      const state: IssueState = { issue, name, branch: issueBranch(issue), base: deps[0]?.branch ?? this.#options.base, taskId: task.id, verify: [] };
+      if (task.status === 'completed') state.reviewedAt = Date.now();
+      this.#states.set(issue.number, state);
+      this.#byTask.set(task.id, state);
+    }
+    this.#stops.push(
+      this.#session.subscribe((event) => {
+        if (event.type !== 'verify') return;
+        this.#byTask.get(event.task_id)?.verify.push({ ok: event.ok, summary: event.summary });
+      }),
+      board.onChange((change) => {
+        if (change.source !== 'local') return;
+        // An idle teammate leaves after timeouts.idleMs: a task coming to review brings the reviewer back.
+        if (change.action === 'review_requested' && this.#byTask.has(change.task.id)) {
+          this.#starting = this.#starting.then(() => this.#ensureReviewer());
+          return;
+        }
+        if (change.action !== 'review_approved' && change.action !== 'completed') return;
+        const state = this.#byTask.get(change.task.id);
+        if (!state || state.reviewedAt !== undefined || change.task.status !== 'completed') return;
+        state.reviewedAt = Date.now();
+        void this.#tellReviewed(state);
+        this.#starting = this.#starting.then(() => this.#startReady());
+      }),
+    );
+    await this.#ensureReviewer();
+    this.#starting = this.#startReady();
+    await this.#starting;
+    // A resumed run: an issue approved before it stopped has its pull request found again, or is shipped now.
+    for (const state of this.#states.values()) {
+      if (state.reviewedAt === undefined) continue;
+      const { github } = this.#options;
+      // GitHub not answering: the lead is told to ship it, which finds the pull request or opens it.
+      const pr = github ? await findPullRequest(github.client, github.repo, state.branch).catch(() => undefined) : undefined;
+      if (pr) {
+        state.pr = pr;
+        state.shippedAt = Date.now();
+      } else await this.#tellReviewed(state);
+    }
+    return this.#leadPrompt();
+  }
+
+  #tellReviewed(state: IssueState): Promise<unknown> {
+    return this.#session
+      .backlogParts()
+      .bus.send({
+        type: 'message',
+        from: HUDDLE_SENDER,
+        to: LEAD_NAME,
+        content: `Issue #${state.issue.number} (task #${state.taskId}, ${state.branch}) is reviewed and approved: ship it with open_pull_request {"issue": ${state.issue.number}}.`,
+      })
+      .catch((error: Error) => this.#warn(`could not tell the lead that issue #${state.issue.number} is reviewed: ${error.message}`));
+  }
+
+  /** The one reviewer of the backlog's tasks, started (again) unless it runs. */
+  async #ensureReviewer(): Promise<void> {
+    if (this.#session.isLive(REVIEWER)) return;
+    await this.#session
+      .backlogParts()
+      .spawn({
+        name: REVIEWER,
+        role: 'reviewer',
+        prompt:
+          "Review the backlog's tasks as they come to review. Each is one issue, built on its own branch (huddle/issue-…): read the task, " +
+          'look at `git diff BASE...BRANCH` and `git log BASE..BRANCH` in the workspace (the branch and its base are in the task), check the acceptance criteria, ' +
+          'then review_approve or review_request_changes with what must change.',
+      })
+      .catch((error: Error) => this.#warn(`could not start the reviewer: ${error.message}`));
+  }
+
+  /** Each issue whose dependencies are reviewed gets its branch (on the base or the dependency's branch) and its teammate. */
+  async #startReady(): Promise<void> {
+    for (const state of this.#states.values()) {
+      if (state.startedAt !== undefined || state.reviewedAt !== undefined) continue;
+      const deps = state.issue.dependsOn.map((n) => this.#states.get(n)!);
+      if (deps.some((dep) => dep.reviewedAt === undefined)) continue;
+      state.startedAt = Date.now();
+      // A resumed run brought the issue's teammate back already, in its worktree.
+      if (this.#session.isLive(state.name)) continue;
+      try {
+        await this.#makeBranch(state, deps[0]);
+        await this.#session.backlogParts().spawn({
+          name: state.name,
+          role: 'coder',
+          worktree: true,
+          planModeRequired: this.#options.planFirst,
+          prompt: this.#teammatePrompt(state),
+        });
+      } catch (error) {
+        this.#warn(`issue #${state.issue.number} could not start: ${(error as Error).message}`);
+      }
+    }
+  }
+
+  /** The issue's branch, made once: from the base, or from its dependency's branch as that one is now. */
+  async #makeBranch(state: IssueState, dep: IssueState | undefined): Promise<void> {
+    const pin = pinRepository(this.#root);
+    const exists = await runGit(this.#root, ['rev-parse', '--verify', '-q', `refs/heads/${state.branch}`], { pin });
+    if (exists.code === 0) return;
+    // The dependency's branch as its teammate left it (copied in from its checkout).
+    if (dep) await worktreeStatus(this.#root, dep.name);
+    const from = dep ? dep.branch : this.#options.base;
+    const made = await runGit(this.#root, ['branch', state.branch, `refs/heads/${from}`], { pin });
+    if (made.code !== 0) throw new Error(`git branch ${state.branch} ${from} failed: ${made.stderr.trim().split('\n')[0]}`);
+  }
+
+  /** open_pull_request: push the reviewed branch (and the one it is stacked on), then the pull request. */
+  async openPullRequest(number: number, _by: string): Promise<string> {
+    const state = this.#states.get(number);
+    if (!state) throw new Error(`issue #${number} is not in this backlog (it has ${[...this.#states.keys()].map((n) => `#${n}`).join(', ')})`);
+    const task = await this.#session.backlogParts().board.get(state.taskId);
+    if (task.status !== 'completed')
+      throw new Error(`issue #${number} is not reviewed yet: its task #${task.id} is ${task.status}; open its pull request once it is approved`);
+    await this.#starting;
+    await worktreeStatus(this.#root, state.name);
+    const { remote, github } = this.#options;
+    const said: string[] = [];
+    if (remote) {
+      for (const dep of state.issue.dependsOn.map((n) => this.#states.get(n)!)) {
+        if (!dep.pushed) dep.pushed = { remote: remote.name, commit: await pushBranch(this.#root, remote.url, dep.branch, this.#options.token) };
+      }
+      state.pushed = { remote: remote.name, commit: await pushBranch(this.#root, remote.url, state.branch, this.#options.token) };
+      said.push(`pushed ${state.branch} to ${remote.name}`);
+    }
+    state.shippedAt ??= Date.now();
+    if (!github) {
+      said.push(`no GitHub repository for pull requests: merge it with huddle merge ${number}`);
+      return said.join('; ');
+    }
+    if (!remote) throw new Error('there is no remote to push the branch to (git remote add origin URL), so no pull request can be opened');
+    const record = await this.#recordOf(state, task);
+    state.pr = await openPullRequest(github.client, {
+      ...github.repo,
+      head: state.branch,
+      base: state.base,
+      title: state.issue.title,
+      body: this.#pullRequestBody(state, task, record),
+    });
+    said.push(`opened ${state.pr.url} (into ${state.base})`);
+    this.#watchChecks(state, github);
+    return said.join('; ');
+  }
+
+  /**
+   * The pull request's check runs, read every checksPollMs until none is running: a failure goes to
+   * the issue's teammate (to fix on its branch) and the lead (to ship again), a pass to the lead.
+   * The run does not end while they run. A branch with no check runs has nothing to wait for.
+   */
+  #watchChecks(state: IssueState, github: NonNullable<BacklogRunOptions['github']>): void {
+    const every = this.#options.checksPollMs ?? 0;
+    if (every <= 0 || state.watching) return;
+    state.watching = true;
+    const release = this.#session.backlogParts().hold();
+    const { bus } = this.#session.backlogParts();
+    const say = (to: string, content: string) =>
+      bus
+        .send({ type: 'message', from: HUDDLE_SENDER, to, content })
+        .catch((error: Error) => this.#warn(`could not tell ${to} about the checks: ${error.message}`));
+    const poll = async (): Promise<void> => {
+      let checks;
+      try {
+        checks = await checksOf(github.client, github.repo, state.branch);
+      } catch (error) {
+        this.#warn(`could not read the checks of ${state.pr?.url}: ${(error as Error).message.split('\n')[0]}`);
+        checks = { total: 0, failed: [], pending: 0 };
+      }
+      if (checks.pending > 0) {
+        state.checks = { state: 'pending', failed: [] };
+        setTimeout(() => void poll(), every).unref();
+        return;
+      }
+      state.watching = false;
+      if (checks.failed.length > 0) {
+        state.checks = { state: 'failed', failed: checks.failed };
+        const names = checks.failed.join(', ');
+        await say(
+          state.name,
+          `The checks of ${state.pr?.url} failed: ${names}. Fix it on your branch ${state.branch} and commit, then tell the lead (send_message) that issue #${state.issue.number} is fixed.`,
+        );
+        await say(
+          LEAD_NAME,
+          `The checks of issue #${state.issue.number}'s pull request failed (${names}); ${state.name} is told. When it says it is fixed, open_pull_request {"issue": ${state.issue.number}} again.`,
+        );
+      } else if (checks.total > 0) {
+        state.checks = { state: 'passed', failed: [] };
+        await say(LEAD_NAME, `The checks of issue #${state.issue.number}'s pull request ${state.pr?.url} passed.`);
+      }
+      release();
+    };
+    void poll();
+  }
+
+  /** One entry per issue, for the run record. */
+  async records(): Promise<BacklogIssueRecord[]> {
+    const { board } = this.#session.backlogParts();
+    const out: BacklogIssueRecord[] = [];
+    for (const state of this.#states.values()) {
+      // A task file that cannot be read leaves its issue's entry without the task's fields, not the record without the issue.
+      const task = await board.get(state.taskId).catch(() => undefined);
+      out.push(await this.#recordOf(state, task));
+    }
+    return out;
+  }
+
+  close(): void {
+    for (const stop of this.#stops.splice(0)) stop();
+  }
+
+  async #recordOf(state: IssueState, task: Task | undefined): Promise<BacklogIssueRecord> {
+    // A branch not made yet (an issue that never started) changed nothing: the entry says 0 files.
+    const changes = await branchChanges(this.#root, `refs/heads/${state.base}`, `refs/heads/${state.branch}`).catch(() => undefined);
+    const spend = this.#session.spend().find((agent) => agent.name === state.name);
+    const plan = await this.#planOf(state.name);
+    const findings = [task?.review_feedback].filter((text): text is string => typeof text === 'string' && text.length > 0);
+    const comment = typeof task?.review_comment === 'string' ? task.review_comment : undefined;
+    return {
+      issue: state.issue.number,
+      title: state.issue.title,
+      ...(state.issue.url ? { url: state.issue.url } : {}),
+      task_id: state.taskId,
+      branch: state.branch,
+      base: state.base,
+      worktree: path.relative(this.#root, worktreePath(this.#root, state.name)),
+      state: state.shippedAt !== undefined ? 'shipped' : task?.status === 'completed' ? 'reviewed' : state.startedAt !== undefined ? 'open' : 'not started',
+      ...(state.pushed ? { pushed: state.pushed } : {}),
+      ...(state.pr ? { pull_request: { number: state.pr.number, url: state.pr.url, state: state.pr.state, draft: state.pr.draft } } : {}),
+      ...(plan ? { plan } : {}),
+      review: {
+        ...(task?.reviewer ? { reviewer: task.reviewer } : {}),
+        rounds: task?.review_rounds ?? 0,
+        findings,
+        ...(comment ? { comment } : {}),
+      },
+      verify: [...state.verify],
+      ...(state.checks ? { checks: state.checks } : {}),
+      files: changes
+        ? { changed: changes.files.length, added: changes.added, removed: changes.removed, list: changes.files }
+        : { changed: 0, added: 0, removed: 0, list: [] },
+      commits: changes?.commits ?? [],
+      cost_usd: spend?.costUsd ?? 0,
+      model_calls: spend?.modelCalls ?? 0,
+      wall_ms: state.startedAt === undefined ? 0 : (state.shippedAt ?? state.reviewedAt ?? Date.now()) - state.startedAt,
+    };
+  }
+
+  /** The plan the issue's teammate last sent for approval (the lead's inbox keeps it). */
+  async #planOf(name: string): Promise<string | undefined> {
+    const history = await this.#session
+      .backlogParts()
+      .bus.history(LEAD_NAME)
+      .catch(() => []);
+    const plan = history.filter((m) => m.type === 'plan_approval_request' && m.from === name).at(-1)?.plan;
+    return typeof plan === 'string' && plan.trim() ? plan.trim() : undefined;
+  }
+
+  #pullRequestBody(state: IssueState, task: Task, record: BacklogIssueRecord): string {
+    const issue = state.issue;
+    const lines = [issue.url ? `Closes ${issue.url}` : `Issue #${issue.number} (${issue.source})`, ''];
+    if (state.base !== this.#options.base) {
+      const dep = issue.dependsOn.map((n) => this.#states.get(n)!)[0]!;
+      lines.push(`Stacked on ${dep.branch} (issue #${dep.issue.number}): merge that one first.`, '');
+    }
+    lines.push('## Plan', '', record.plan ?? '(no plan was asked for)', '');
+    lines.push('## Review', '');
+    lines.push(
+      `Approved by ${task.reviewer ?? 'the lead'} after ${record.review.rounds} round${record.review.rounds === 1 ? '' : 's'} of changes.` +
+        (record.review.comment ? ` ${record.review.comment}` : ''),
+    );
+    for (const finding of record.review.findings) lines.push(`- ${finding}`);
+    const last = record.verify.at(-1);
+    lines.push('', '## Figures', '');
+    lines.push(
+      `${plural(record.files.changed, 'file')} · +${record.files.added} −${record.files.removed} · ${plural(record.commits.length, 'commit')} · ` +
+        `${last ? (last.ok ? 'verify passing' : 'verify failing') : 'no verify run'} · $${record.cost_usd.toFixed(2)} · ${record.model_calls} model calls`,
+    );
+    lines.push('', '_Opened by huddle for its teammate; the teammate never held a credential._');
+    return this.#session.scrub(lines.join('\n'));
+  }
+
+  #description(issue: Issue, name: string, deps: IssueState[]): string {
+    const base = deps[0]?.branch ?? this.#options.base;
+    return [
+      `Backlog issue #${issue.number}${issue.url ? ` (${issue.url})` : ''}: ${issue.title}`,
+      '',
+      issue.body || '(no description)',
+      '',
+      `Built by ${name} in its own worktree on branch ${issueBranch(issue)}, made from ${base}. Commit the work there; the reviewer compares ${base}...${issueBranch(issue)}.`,
+    ].join('\n');
+  }
+
+  #teammatePrompt(state: IssueState): string {
+    const plan = this.#options.planFirst
+      ? 'First send your plan (plan_approval {"plan": "..."}: steps, files, how you will check it) and wait for the answer; then build it. '
+      : '';
+    return (
+      `You build backlog issue #${state.issue.number}, "${state.issue.title}", task #${state.taskId} (assigned to you). ` +
+      `You are in your own git worktree on branch ${state.branch}, made from ${state.base}. ${plan}` +
+      `Make the change, commit it (git add -A && git commit -m "..."), then task_update {"task_id": ${state.taskId}, "status": "completed"}: ` +
+      'its verify command runs, and a reviewer checks your branch. If the reviewer asks for changes, fix, commit and complete the task again.\n\n' +
+      state.issue.body
+    );
+  }
+
+  #leadPrompt(): string {
+    const lines = [
+      `This run works through a backlog of ${this.#states.size} issue${this.#states.size === 1 ? '' : 's'}, on base ${this.#options.base}.`,
+      'huddle made one task per issue, assigned to a teammate of its own in its own worktree and branch, and a reviewer that reviews each task.',
+      this.#options.planFirst
+        ? 'Each teammate first sends you its plan: approve it (plan_approval) when it meets the issue and its acceptance criteria, or send it back with what to change.'
+        : '',
+      'When huddle tells you an issue is reviewed and approved, ship it: open_pull_request {"issue": N}. An issue that depends on another starts once that one is approved, on its branch.',
+      'When every issue is shipped, end with one line per issue.',
+      '',
+      'Issues:',
+    ];
+    for (const state of this.#states.values()) {
+      const on = state.base === this.#options.base ? '' : `, stacked on ${state.base}`;
+      lines.push(`- #${state.issue.number} ${state.issue.title} (task #${state.taskId}, ${state.name}, ${state.branch}${on})`);
+    }
+    return lines.filter((line, i) => line !== '' || i > 0).join('\n');
+  }
+
+  #warn(message: string): void {
+    this.#session.hub.emit(HUDDLE_SENDER, 'warning', { message });
+  }
+}
