@@ -13,7 +13,8 @@ import type { EventFields, EventHub, EventListener } from '../runtime/events/eve
 import { addUsage, emptyUsage } from '../runtime/model/pricing.js';
 import type { ApprovalDecision, ApprovalOutcome, ApprovalRequest } from '../runtime/store/approvals.js';
 import type { UntrustedFile } from '../runtime/settings/trust.js';
-import type { Task } from '../runtime/store/board.js';
+import type { CreateTaskInput, Task } from '../runtime/store/board.js';
+import type { SpawnRequest } from '../agents/tools/team-tools.js';
 import type { Message } from '../runtime/store/bus.js';
 import type { Member } from '../runtime/store/roster.js';
 import type { LoggedEvent } from '../runtime/store/event-store.js';
@@ -556,9 +557,14 @@ export class TeamSession {
     return { name, message: message.split('\n')[0]! };
   }
 
-  /** Starts a teammate as the person (`by` the lead: as its spawn_teammate tool). */
-  spawn(name: string, role: string, prompt: string, by: string = PERSON_SENDER): Promise<string> {
-    return this.#team.spawn({ name, role, prompt }, by);
+  /** Starts a teammate as the person (`by` the lead: as its spawn_teammate tool); `more`: its agent, model, worktree… */
+  spawn(name: string, role: string, prompt: string, by: string = PERSON_SENDER, more: Omit<SpawnRequest, 'name' | 'role' | 'prompt'> = {}): Promise<string> {
+    return this.#team.spawn({ ...more, name, role, prompt }, by);
+  }
+
+  /** A task on the board, created by the person (anyone on the team may create one: docs/trust.md). */
+  createTask(input: CreateTaskInput, by: string = PERSON_SENDER): Promise<Task> {
+    return this.#team.ctx.board.create(input, by);
   }
 
   /** Asks a teammate to shut down (the protocol), or with `now` stops it at once. */
