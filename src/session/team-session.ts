@@ -13,7 +13,7 @@ import type { EventFields, EventHub, EventListener } from '../runtime/events/eve
 import { addUsage, emptyUsage } from '../runtime/model/pricing.js';
 import type { ApprovalDecision, ApprovalOutcome, ApprovalRequest } from '../runtime/store/approvals.js';
 import type { UntrustedFile } from '../runtime/settings/trust.js';
-import type { CreateTaskInput, Task } from '../runtime/store/board.js';
+import type { CreateTaskInput, Task, UpdateTaskInput } from '../runtime/store/board.js';
 import type { SpawnRequest } from '../agents/tools/team-tools.js';
 import type { Message } from '../runtime/store/bus.js';
 import type { Member } from '../runtime/store/roster.js';
@@ -565,6 +565,22 @@ export class TeamSession {
   /** A task on the board, created by the person (anyone on the team may create one: docs/trust.md). */
   createTask(input: CreateTaskInput, by: string = PERSON_SENDER): Promise<Task> {
     return this.#team.ctx.board.create(input, by);
+  }
+
+  /**
+   * A member an earlier process left on the roster unfinished (working, idle) that runs nowhere now: marked
+   * shut down, so its name can be spawned again (a workflow's step run again). False when there is no such member.
+   */
+  async retireStale(name: string, reason: string): Promise<boolean> {
+    const member = this.#team.ctx.roster.get(name);
+    if (name === LEAD_NAME || !member || member.status === 'shutdown' || member.status === 'failed' || this.isLive(name)) return false;
+    await this.#team.ctx.roster.setStatus(name, 'shutdown', { reason });
+    return true;
+  }
+
+  /** Changes a task as `by`, under the board's authority rules (a workflow runs its steps as the lead). */
+  updateTask(id: number, patch: UpdateTaskInput, by: string = PERSON_SENDER): Promise<Task> {
+    return this.#team.ctx.board.update(id, patch, by);
   }
 
   /** Asks a teammate to shut down (the protocol), or with `now` stops it at once. */
