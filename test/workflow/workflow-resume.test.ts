@@ -8,7 +8,9 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import '../helpers/isolated-config.js';
+import pg from 'pg';
 import { reply, replyText, startFakeApi, toolUse, type FakeApi, type RecordedRequest } from '../helpers/fake-api.js';
+import { describePostgres, teamUrl } from '../helpers/postgres.js';
 import { baseEnv, CLI_PATH, makeWorkspace, type Workspace } from '../helpers/run-cli.js';
 
 const STEPS = 20;
@@ -61,10 +63,13 @@ function scriptAgents(): void {
   });
 }
 
-function start(): { child: ChildProcess; done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> } {
-  const child = spawn(process.execPath, [CLI_PATH, 'workflow', 'run', 'survey.workflow.ts'], {
+function start(
+  args: string[],
+  extraEnv: Record<string, string> = {},
+): { child: ChildProcess; done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> } {
+  const child = spawn(process.execPath, [CLI_PATH, 'workflow', 'run', 'survey.workflow.ts', ...args], {
     cwd: ws.dir,
-    env: { ...baseEnv(), ANTHROPIC_BASE_URL: fake.url },
+    env: { ...baseEnv(), ANTHROPIC_BASE_URL: fake.url, ...extraEnv },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
@@ -87,7 +92,7 @@ interface BoardTask {
 }
 
 /** The board as the files say (a task being written is read on the next look). */
-function board(): BoardTask[] {
+async function fileBoard(): Promise<BoardTask[]> {
   const dir = path.join(ws.dir, '.tasks');
   let files: string[];
   try {
@@ -108,17 +113,21 @@ function requestsOf(agent: string, requests: RecordedRequest[]): number {
   return requests.filter((r) => r.agent === agent).length;
 }
 
-describe('huddle workflow run', () => {
-  it('killed in the middle of a fan-out and run again, finishes without doing any finished step twice', async () => {
+/**
+ * Runs the survey workflow, kills it (SIGKILL) once 7 of its 20 fan-out steps are done, runs it again, approves its
+ * gate, and checks that no step completed before the kill was worked on again. `board` reads the team's board.
+ */
+async function killAndResume(args: string[], board: () => Promise<BoardTask[]>, env: Record<string, string> = {}): Promise<void> {
+  {
     writeFileSync(path.join(ws.dir, 'survey.workflow.ts'), WORKFLOW);
     scriptAgents();
 
     // Run 1: killed once 7 of the 20 are done. Meanwhile never more than 5 steps under way.
-    const first = start();
+    const first = start(args, env);
     let mostAtOnce = 0;
     let completedAtKill: BoardTask[] = [];
     for (;;) {
-      const read = board().filter((task) => task.workflow?.phase === 'read');
+      const read = (await board()).filter((task) => task.workflow?.phase === 'read');
       mostAtOnce = Math.max(mostAtOnce, read.filter((task) => task.status === 'in_progress').length);
       const completed = read.filter((task) => task.status === 'completed');
       if (completed.length >= 7) {
@@ -131,14 +140,14 @@ describe('huddle workflow run', () => {
     const killed = await first.done;
     expect(killed.signal).toBe('SIGKILL');
     // What was done when it died (read after the death: a completion written in the last instant counts too).
-    completedAtKill = board().filter((task) => task.workflow?.phase === 'read' && task.status === 'completed');
+    completedAtKill = (await board()).filter((task) => task.workflow?.phase === 'read' && task.status === 'completed');
     expect(completedAtKill.length).toBeGreaterThanOrEqual(7);
     expect(completedAtKill.length).toBeLessThan(STEPS);
     expect(mostAtOnce).toBeLessThanOrEqual(CAP);
     const requestsBefore = fake.requests.length;
 
     // Run 2: goes on, stops at the gate until the person approves from a shell.
-    const second = start();
+    const second = start(args, env);
     for (;;) {
       const approve = spawnSync(process.execPath, [CLI_PATH, 'approve'], { cwd: ws.dir, env: baseEnv(), encoding: 'utf8' });
       if (approve.status === 0) {
@@ -156,7 +165,7 @@ describe('huddle workflow run', () => {
     // No finished step's agent worked again.
     for (const task of completedAtKill) expect(requestsOf(`read-${task.workflow!.step}`, after), task.workflow!.step).toBe(0);
     // Every step completed exactly once, by its own agent, with its result; the reduce step got all twenty.
-    const read = board().filter((task) => task.workflow?.phase === 'read');
+    const read = (await board()).filter((task) => task.workflow?.phase === 'read');
     expect(read).toHaveLength(STEPS);
     for (const task of read) {
       expect(task.status).toBe('completed');
@@ -172,7 +181,44 @@ describe('huddle workflow run', () => {
     expect(output.workflow).toBe('survey');
     expect(output.phases.read).toHaveLength(STEPS);
     expect(output.phases.reduce).toEqual([expect.objectContaining({ step: 'summary', result: 'reduce-summary read' })]);
-    expect(board().find((task) => task.workflow?.phase === 'ship')).toMatchObject({ status: 'completed', result: 'approved' });
+    expect((await board()).find((task) => task.workflow?.phase === 'ship')).toMatchObject({ status: 'completed', result: 'approved' });
     expect(fake.unscripted).toEqual([]);
+  }
+}
+
+describe('huddle workflow run', () => {
+  it('killed in the middle of a fan-out and run again, finishes without doing any finished step twice', async () => {
+    await killAndResume([], fileBoard);
+  }, 240_000);
+
+  it('says in one line what is wrong with a module that is no workflow, and exits 2', async () => {
+    writeFileSync(path.join(ws.dir, 'broken.mjs'), "export default { name: 'Survey', phases: [] };\n");
+    const run = spawnSync(process.execPath, [CLI_PATH, 'workflow', 'run', 'broken.mjs'], {
+      cwd: ws.dir,
+      env: { ...baseEnv(), ANTHROPIC_BASE_URL: fake.url },
+      encoding: 'utf8',
+    });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toBe("huddle: broken.mjs: not a workflow: name: workflow names use lowercase letters, digits, '-' or '_', starting with a letter\n");
+    const missing = spawnSync(process.execPath, [CLI_PATH, 'workflow', 'run', 'nowhere.ts'], { cwd: ws.dir, env: baseEnv(), encoding: 'utf8' });
+    expect(missing.status).toBe(2);
+    expect(missing.stderr.split('\n').filter(Boolean)).toHaveLength(1);
+    expect(missing.stderr).toMatch(/^huddle: nowhere\.ts: Cannot find module/);
+    expect(fake.requests).toEqual([]);
+  });
+});
+
+describePostgres('huddle workflow run on PostgreSQL', (base) => {
+  it('killed in the middle of a fan-out and run again, finishes from the database without doing any finished step twice', async () => {
+    const { url, team } = teamUrl(base, 'workflow');
+    const client = new pg.Client({ connectionString: base });
+    await client.connect();
+    try {
+      const board = async () => (await client.query<{ data: BoardTask }>('SELECT data FROM huddle_tasks WHERE team = $1', [team])).rows.map((row) => row.data);
+      // A killed lead's hold on the team lapses after the lease: short, so the second run need not wait long.
+      await killAndResume(['--team', url], board, { HUDDLE_LEASE_MS: '2000' });
+    } finally {
+      await client.end();
+    }
   }, 240_000);
 });
