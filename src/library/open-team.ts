@@ -38,6 +38,12 @@ export async function openTeam(options: OpenTeamOptions): Promise<Team> {
     if (session === 'quit') throw new HuddleError('the team was not opened');
     // `huddle status/send/interrupt` from a shell reach a program's team as they reach `huddle -p`.
     await openControl(session, 'library');
+    // In ask mode the program is the person who answers (waitingForYou, approve); otherwise, as for `huddle -p`,
+    // nobody is asked: a budget stop ends the run instead of waiting.
+    if (options.permissionMode === 'ask') {
+      const detach = session.attachPerson();
+      session.closeWith(async () => detach());
+    }
     return Team.fromSession(session);
   } catch (error) {
     if (error instanceof StartupError) throw new HuddleError(error.message.replace(/--(resume|fresh|trust)\b/g, '$1: true'));

@@ -21,7 +21,7 @@ export interface OpenTeamOptions {
   model?: string;
   /** A file holding the API key; otherwise ANTHROPIC_API_KEY (or the settings) as for the CLI. */
   apiKeyFile?: string;
-  /** `auto` (the default of a run without a screen), `ask` (questions wait in `waitingForYou()`), or `plan`. */
+  /** `auto` (the default of a run without a screen), `ask` (commands off the allow-list wait in `waitingForYou()` for `approve()`), or `plan`. */
   permissionMode?: PermissionMode;
   /** The team's hard limits: a run that reaches one ends (`untilDone()` says `budget`). */
   budget?: { usd?: number; minutes?: number; turns?: number };
