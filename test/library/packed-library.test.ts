@@ -53,7 +53,7 @@ beforeAll(() => {
   const install = spawnSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball], { cwd: project, encoding: 'utf8' });
   expect(install.status, install.stderr).toBe(0);
   copyFileSync(path.join(REPO_ROOT, 'examples', 'team.ts'), path.join(project, 'team.ts'));
-}, 300_000);
+}, 480_000);
 
 afterAll(() => {
   // The project's node_modules: many files, slow to remove on a busy machine.

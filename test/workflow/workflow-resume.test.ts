@@ -63,11 +63,16 @@ function scriptAgents(): void {
   });
 }
 
+function startFile(file: string): ReturnType<typeof start> {
+  return start([], {}, file);
+}
+
 function start(
   args: string[],
   extraEnv: Record<string, string> = {},
+  file = 'survey.workflow.ts',
 ): { child: ChildProcess; done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> } {
-  const child = spawn(process.execPath, [CLI_PATH, 'workflow', 'run', 'survey.workflow.ts', ...args], {
+  const child = spawn(process.execPath, [CLI_PATH, 'workflow', 'run', file, ...args], {
     cwd: ws.dir,
     env: { ...baseEnv(), ANTHROPIC_BASE_URL: fake.url, ...extraEnv },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -190,6 +195,50 @@ describe('huddle workflow run', () => {
   it('killed in the middle of a fan-out and run again, finishes without doing any finished step twice', async () => {
     await killAndResume([], fileBoard);
   }, 240_000);
+
+  it('a denied gate stops the run (exit 1) and is asked again on the next run; a budget gate over its limit exits 3', async () => {
+    writeFileSync(
+      path.join(ws.dir, 'gated.mjs'),
+      "export default { name: 'gated', phases: [{ name: 'read', steps: [{ name: 'one', prompt: 'Read.' }] }, { name: 'ship', gate: { person: 'Ship it?' } }] };\n",
+    );
+    scriptAgents();
+    const answer = async (run: ReturnType<typeof start>, deny: boolean) => {
+      for (;;) {
+        const list = spawnSync(process.execPath, [CLI_PATH, 'approve', '--list', '--json'], { cwd: ws.dir, env: baseEnv(), encoding: 'utf8' });
+        const waiting = list.status === 0 ? (JSON.parse(list.stdout) as Array<{ id: string; summary: string }>) : [];
+        if (waiting.length === 1) {
+          expect(waiting[0]!.summary).toBe('Ship it?');
+          const args = deny ? ['approve', waiting[0]!.id, '--deny'] : ['approve', waiting[0]!.id];
+          const answered = spawnSync(process.execPath, [CLI_PATH, ...args], { cwd: ws.dir, env: baseEnv(), encoding: 'utf8' });
+          expect(answered.status, answered.stderr).toBe(0);
+          return;
+        }
+        if (run.child.exitCode !== null) throw new Error(`the run ended before its gate: ${(await run.done).stderr}`);
+        await sleep(100);
+      }
+    };
+    const first = startFile('gated.mjs');
+    await answer(first, true);
+    const denied = await first.done;
+    expect(denied.code).toBe(1);
+    expect(denied.stderr).toContain('gate ship: not approved; run it again to go on where it stopped');
+    const stepRequests = requestsOf('read-one', fake.requests);
+
+    const second = startFile('gated.mjs');
+    await answer(second, false);
+    const approved = await second.done;
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(approved.stderr).toContain('1 done in an earlier run (reused)');
+    expect(requestsOf('read-one', fake.requests)).toBe(stepRequests);
+
+    writeFileSync(
+      path.join(ws.dir, 'costly.mjs'),
+      "export default { name: 'costly', phases: [{ name: 'read', steps: [{ name: 'two', prompt: 'Read.' }] }, { name: 'cap', gate: { budgetUsd: 0.0000001 } }] };\n",
+    );
+    const costly = await startFile('costly.mjs').done;
+    expect(costly.code, costly.stderr).toBe(3);
+    expect(costly.stderr).toMatch(/gate cap: this run spent \$\d+\.\d{4}, over the gate's \$1e-7/);
+  }, 120_000);
 
   it('says in one line what is wrong with a module that is no workflow, and exits 2', async () => {
     writeFileSync(path.join(ws.dir, 'broken.mjs'), "export default { name: 'Survey', phases: [] };\n");
