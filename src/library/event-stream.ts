@@ -17,14 +17,19 @@ export class EventStream {
     hub.subscribe((event) => this.#emitter.emit(EVENT, event));
   }
 
-  /** Every event from now until the team closes. */
-  async *events(): AsyncGenerator<HuddleEvent, void, undefined> {
-    if (this.#closed) return;
-    for await (const [event] of on(this.#emitter, EVENT, { close: [CLOSE] })) yield event as HuddleEvent;
+  /** Every event from this call on (subscribed now, not at the first next()) until the team closes. */
+  events(): AsyncGenerator<HuddleEvent, void, undefined> {
+    if (this.#closed) return unwrap(undefined);
+    return unwrap(on(this.#emitter, EVENT, { close: [CLOSE] }));
   }
 
   close(): void {
     this.#closed = true;
     this.#emitter.emit(CLOSE);
   }
+}
+
+async function* unwrap(source: AsyncIterableIterator<unknown[]> | undefined): AsyncGenerator<HuddleEvent, void, undefined> {
+  if (!source) return;
+  for await (const [event] of source) yield event as HuddleEvent;
 }

@@ -125,12 +125,9 @@ export class Team {
     return this.#session.tasks();
   }
 
-  /** The board after each change, starting with the board as it is now; ends when the team closes. */
-  async *watchTasks(): AsyncGenerator<Task[], void, undefined> {
-    // The iterator is made before the first read, so no change between the two is missed.
-    const changes = this.#stream.events();
-    yield await this.tasks();
-    for await (const event of changes) if (event.type === 'task') yield await this.tasks();
+  /** The board after each change, starting with the board as it is now; ends when the team closes. Follows changes from this call on. */
+  watchTasks(): AsyncGenerator<Task[], void, undefined> {
+    return boardAfterChanges(this.#stream.events(), () => this.tasks());
   }
 
   /** Resolves with the task once `done(task)` holds (default: completed). */
@@ -154,21 +151,18 @@ export class Team {
     return this.#session.broadcast(text, PERSON_SENDER);
   }
 
-  /** Every message sent on the team's bus from now on; `{ to: 'user' }`: those to the person. Ends when the team closes. */
-  async *messages(filter: { to?: string; from?: string } = {}): AsyncGenerator<EventOf<'message_sent'>, void, undefined> {
-    for await (const event of this.#stream.events()) {
-      if (event.type !== 'message_sent') continue;
-      if ((filter.to === undefined || event.to === filter.to) && (filter.from === undefined || event.from === filter.from)) yield event;
-    }
+  /** Every message sent on the team's bus from this call on (`{ to: 'lead' }`: what teammates report to the lead). Ends when the team closes. */
+  messages(filter: { to?: string; from?: string } = {}): AsyncGenerator<EventOf<'message_sent'>, void, undefined> {
+    return messagesOf(this.#stream.events(), filter);
   }
 
   // ---- events ----------------------------------------------------------------------------------
 
-  /** Every event from now until the team closes (docs/contract.md#events); with `types`, only those. */
+  /** Every event from this call on until the team closes (docs/contract.md#events); with `types`, only those. */
   events(): AsyncGenerator<HuddleEvent, void, undefined>;
   events<T extends EventType>(...types: T[]): AsyncGenerator<EventOf<T>, void, undefined>;
-  async *events(...types: EventType[]): AsyncGenerator<HuddleEvent, void, undefined> {
-    for await (const event of this.#stream.events()) if (types.length === 0 || types.includes(event.type)) yield event;
+  events(...types: EventType[]): AsyncGenerator<HuddleEvent, void, undefined> {
+    return ofTypes(this.#stream.events(), types);
   }
 
   /** Calls `listener` with each event (synchronously, as it happens); returns how to stop. */
@@ -208,5 +202,31 @@ export class Team {
   /** `await using team = await openTeam(…)` closes it (finished) at the end of the block. */
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
+  }
+}
+
+// Generators over a stream subscribed when the method was called (a generator's body waits for its first next()).
+
+async function* ofTypes(source: AsyncGenerator<HuddleEvent, void, undefined>, types: EventType[]): AsyncGenerator<HuddleEvent, void, undefined> {
+  for await (const event of source) if (types.length === 0 || types.includes(event.type)) yield event;
+}
+
+async function* messagesOf(
+  source: AsyncGenerator<HuddleEvent, void, undefined>,
+  filter: { to?: string; from?: string },
+): AsyncGenerator<EventOf<'message_sent'>, void, undefined> {
+  for await (const event of source) {
+    if (event.type !== 'message_sent') continue;
+    if ((filter.to === undefined || event.to === filter.to) && (filter.from === undefined || event.from === filter.from)) yield event;
+  }
+}
+
+async function* boardAfterChanges(source: AsyncGenerator<HuddleEvent, void, undefined>, read: () => Promise<Task[]>): AsyncGenerator<Task[], void, undefined> {
+  try {
+    yield await read();
+    for await (const event of source) if (event.type === 'task') yield await read();
+  } finally {
+    // Stopped before reaching the loop (a break after the first board): the subscription ends too.
+    await source.return(undefined);
   }
 }

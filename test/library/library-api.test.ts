@@ -73,4 +73,22 @@ describe('the library', () => {
     await again.close();
     expect(fake.unscripted).toEqual([]);
   }, 60_000);
+
+  it('yields the messages teammates send, and a board that changes as they work', async () => {
+    fake.script('bob', reply(toolUse('send_message', { to: 'lead', content: 'bob reporting' })), replyText('Reported.'));
+    const team = await openTeam({ workspace: ws.dir });
+    const reports = team.messages({ to: 'lead' });
+    const board = team.watchTasks();
+    expect((await board.next()).value).toEqual([]);
+    const task = await team.createTask({ subject: 'Report', description: 'Say you are there.' });
+    expect((await board.next()).value).toEqual([expect.objectContaining({ id: task.id, subject: 'Report', status: 'pending' })]);
+    await team.spawn({ name: 'bob', role: 'coder', prompt: 'Report to the lead.' });
+    const first = await reports.next();
+    expect(first.value).toMatchObject({ type: 'message_sent', from: 'bob', to: 'lead', content: 'bob reporting' });
+    // Breaking out of an iterator stops it; the team goes on.
+    await reports.return(undefined);
+    await board.return(undefined);
+    expect(team.members().map((member) => member.name)).toEqual(expect.arrayContaining(['lead', 'bob']));
+    await team.close();
+  }, 60_000);
 });
