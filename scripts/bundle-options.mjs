@@ -28,7 +28,8 @@ export function bundleOptions({ outdir, version, minify = true }) {
   return {
     plugins: [yogaWithoutFetch],
     loader: TEXT_LOADERS,
-    entryPoints: { cli: path.join(root, 'src/cli.ts') },
+    // The library (docs/library.md) shares the CLI's chunks: one copy of the session core.
+    entryPoints: { cli: path.join(root, 'src/cli.ts'), library: path.join(root, 'src/library/index.ts') },
     outdir,
     bundle: true,
     splitting: true,

@@ -1,11 +1,13 @@
 // Writes what the docs generate from the code: the settings' JSON Schema (settings.schema.json) and
 // the settings reference in docs/configuration.md, from src/runtime/settings/schema.ts; the console's
 // keys and slash commands in docs/console.md and the README's key cheat-sheet, from the keymap and
-// the commands (src/tui/generated-docs.ts). test/runtime/settings/reference.test.ts and
+// the commands (src/tui/generated-docs.ts); the library's API reference in docs/library.md, from its
+// declarations (library-docs.mjs). test/runtime/settings/reference.test.ts and
 // test/tui/generated-docs.test.ts fail when a file is stale. `--check` writes nothing and exits 1
 // when something would change.
 import { build } from 'esbuild';
 import { TEXT_LOADERS } from './bundle-options.mjs';
+import { LIBRARY_DOC, updateLibraryDoc } from './library-docs.mjs';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,7 +33,7 @@ const { settingsFiles, consoleFiles } = await import(`data:text/javascript;base6
 
 const check = process.argv.includes('--check');
 let stale = false;
-for (const { file, update } of [...settingsFiles(), ...consoleFiles()]) {
+for (const { file, update } of [...settingsFiles(), ...consoleFiles(), { file: LIBRARY_DOC, update: updateLibraryDoc }]) {
   const target = path.join(root, file);
   const current = await readFile(target, 'utf8').catch(() => '');
   const next = update(current);

@@ -45,6 +45,9 @@ Usage:
   huddle status [--json]                the agents of the huddle running in the workspace, with statuses
   huddle send NAME TEXT                 a message to agent NAME of that huddle (delivered once, from "user")
   huddle interrupt NAME                 interrupt agent NAME's turn in that huddle
+  huddle approve [ID] [--deny | --list] answer what waits for you in that huddle (a workflow's gate, a question)
+  huddle workflow run FILE              run the phases of agents a workflow module exports; run again, it goes on
+                                        where it stopped (docs/workflows.md)
   huddle rewind [ID [--files PATH…]]    the workspace's checkpoints (taken before agents' commands and writes);
                                         with ID: the workspace put back as it was then (itself undoable)
   huddle mcp --as NAME                  huddle's MCP server (stdio) for an external agent that is teammate NAME
@@ -137,7 +140,7 @@ Exit codes (headless): 0 done, 1 the run failed, 2 usage or configuration error,
 status/send/interrupt exit 2 when no huddle runs in the workspace.`;
 
 /** Subcommands that talk to a live huddle or serve one: each has its own few options. */
-const SUBCOMMANDS = ['status', 'send', 'interrupt', 'mcp', 'trust', 'rewind', 'doctor', 'prune'] as const;
+const SUBCOMMANDS = ['status', 'send', 'interrupt', 'approve', 'workflow', 'mcp', 'trust', 'rewind', 'doctor', 'prune'] as const;
 type Subcommand = (typeof SUBCOMMANDS)[number];
 
 async function runSubcommand(command: Subcommand, argv: string[]): Promise<number> {
@@ -154,6 +157,8 @@ async function runSubcommand(command: Subcommand, argv: string[]): Promise<numbe
         team: { type: 'string' },
         list: { type: 'boolean' },
         revoke: { type: 'boolean' },
+        deny: { type: 'boolean' },
+        trust: { type: 'boolean' },
         files: { type: 'boolean' },
         all: { type: 'boolean' },
         'dry-run': { type: 'boolean' },
@@ -177,6 +182,8 @@ async function runSubcommand(command: Subcommand, argv: string[]): Promise<numbe
     status: ['cwd', 'json'],
     send: ['cwd'],
     interrupt: ['cwd'],
+    approve: ['cwd', 'deny', 'list', 'json'],
+    workflow: ['cwd', 'team', 'trust'],
     mcp: ['cwd', 'as', 'socket', 'team'],
     trust: ['cwd', 'list', 'revoke'],
     rewind: ['cwd', 'files', 'all'],
@@ -220,7 +227,21 @@ async function runSubcommand(command: Subcommand, argv: string[]): Promise<numbe
     const { runRewind } = await import('./faces/rewind-cli.js');
     return runRewind({ cwd: values.cwd, id, files, all: values.all ?? false });
   }
+  if (command === 'workflow') {
+    const [verb, file, ...extra] = positionals;
+    if (verb !== 'run' || !file) usageError('usage: huddle workflow run FILE');
+    if (extra.length) usageError(`unexpected argument '${extra[0]}'`);
+    const { runWorkflowCommand } = await import('./faces/workflow-cli.js');
+    return runWorkflowCommand({ file, cwd: values.cwd, team: values.team, trust: values.trust ?? false });
+  }
   const { runControlCommand } = await import('./faces/control-cli.js');
+  if (command === 'approve') {
+    const [id, ...extra] = positionals;
+    if (extra.length) usageError(`unexpected argument '${extra[0]}'`);
+    if (values.list && (id || values.deny)) usageError('--list takes no ID and no --deny');
+    if (values.list) return runControlCommand({ kind: 'waiting', json: values.json ?? false }, values.cwd);
+    return runControlCommand({ kind: 'approve', id, deny: values.deny ?? false }, values.cwd);
+  }
   if (command === 'status') {
     if (positionals.length) usageError(`unexpected argument '${positionals[0]}'`);
     return runControlCommand({ kind: 'status', json: values.json ?? false }, values.cwd);

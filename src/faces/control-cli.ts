@@ -1,11 +1,17 @@
-// `huddle status [--json]`, `huddle send NAME TEXT`, `huddle interrupt NAME` (docs/contract.md#command-line): a
+// `huddle status [--json]`, `huddle send NAME TEXT`, `huddle interrupt NAME`, `huddle approve [ID] [--deny | --list]`
+// (docs/contract.md#command-line): a
 // thin client of the control socket of the huddle process live in the workspace. Exit codes: 0
 // done, 1 the request could not be carried out (nothing to interrupt, the run failed it), 2 no
 // huddle is live there or the request was wrong (an unknown agent).
 import path from 'node:path';
 import { controlRequest, NoLiveHuddleError, type ControlRequest, type StatusReport } from '../session/control-endpoint.js';
 
-export type ControlCommand = { kind: 'status'; json: boolean } | { kind: 'send'; to: string; text: string } | { kind: 'interrupt'; agent: string };
+export type ControlCommand =
+  | { kind: 'status'; json: boolean }
+  | { kind: 'send'; to: string; text: string }
+  | { kind: 'interrupt'; agent: string }
+  | { kind: 'approve'; id: string | undefined; deny: boolean }
+  | { kind: 'waiting'; json: boolean };
 
 export async function runControlCommand(command: ControlCommand, cwd: string | undefined): Promise<number> {
   const root = path.resolve(cwd ?? process.cwd());
@@ -14,7 +20,11 @@ export async function runControlCommand(command: ControlCommand, cwd: string | u
       ? { op: 'status' }
       : command.kind === 'send'
         ? { op: 'send', to: command.to, text: command.text }
-        : { op: 'interrupt', agent: command.agent };
+        : command.kind === 'approve'
+          ? { op: 'approve', ...(command.id ? { id: command.id } : {}), deny: command.deny }
+          : command.kind === 'waiting'
+            ? { op: 'waiting' }
+            : { op: 'interrupt', agent: command.agent };
   let response;
   try {
     response = await controlRequest(root, request, { timeoutMs: 30_000 });
@@ -32,6 +42,15 @@ export async function runControlCommand(command: ControlCommand, cwd: string | u
     case 'send': {
       const { id } = response.result as { id: string };
       process.stdout.write(`sent to ${command.to} (${id})\n`);
+      return 0;
+    }
+    case 'approve': {
+      process.stdout.write(`${(response.result as { line: string }).line}\n`);
+      return 0;
+    }
+    case 'waiting': {
+      const waiting = response.result as Array<{ id: string; agent: string; summary: string }>;
+      process.stdout.write(command.json ? `${JSON.stringify(waiting)}\n` : waiting.map((r) => `${r.id}  ${r.agent}: ${r.summary}\n`).join(''));
       return 0;
     }
     case 'interrupt': {

@@ -18,6 +18,10 @@ export type ControlRequest =
   | { op: 'status' }
   | { op: 'send'; to: string; text: string }
   | { op: 'interrupt'; agent: string }
+  /** `huddle approve [ID] [--deny]`: answers a request of the needs-you queue (the only one, without an id). */
+  | { op: 'approve'; id?: string; deny?: boolean; reason?: string }
+  /** `huddle approve --list`: what waits for the person. */
+  | { op: 'waiting' }
   /** A teammate tool that needs the live team (idle, shutdown_response, plan_approval), run as `as`: huddle's MCP server asks. */
   | { op: 'tool'; as: string; tool: string; input: unknown };
 

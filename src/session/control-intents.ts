@@ -10,7 +10,7 @@ import { mintPersonKey } from './person-key.js';
 import type { TeamSession } from './team-session.js';
 
 /** Starts the session's control socket; a failure is a warning, never the end of the run. */
-export async function openControl(session: TeamSession, face: 'console' | 'headless'): Promise<void> {
+export async function openControl(session: TeamSession, face: 'console' | 'headless' | 'library' | 'workflow'): Promise<void> {
   try {
     // What `huddle mcp --as NAME` over the store must show: the person's, never an agent's (person-key.ts).
     mintPersonKey(session.workspace.teamDir);
@@ -58,11 +58,28 @@ export async function handleControl(session: TeamSession, face: string, request:
         );
       return { interrupted: session.interrupt(name) };
     }
+    case 'approve': {
+      // `huddle approve`: the needs-you queue from a shell (a workflow's gate, a question in ask mode).
+      const waiting = session.waitingForPerson();
+      if (request.id === undefined) {
+        if (waiting.length !== 1)
+          throw new ControlUsageError(
+            waiting.length === 0
+              ? 'nothing waits for you'
+              : `${waiting.length} requests wait; name one: ${waiting.map((r) => `${r.id} (${r.agent}: ${r.summary})`).join(', ')}`,
+          );
+        return { line: session.answer(waiting[0]!.id, request.deny ? 'deny' : 'approve', request.reason) };
+      }
+      if (!waiting.some((r) => r.id === request.id)) throw new ControlUsageError(`no request '${request.id}' waits; huddle approve --list shows them`);
+      return { line: session.answer(request.id, request.deny ? 'deny' : 'approve', request.reason) };
+    }
+    case 'waiting':
+      return session.waitingForPerson().map(({ id, agent, tool, summary, reason, created_at }) => ({ id, agent, tool, summary, reason, created_at }));
     case 'tool':
       if (typeof request.as !== 'string' || typeof request.tool !== 'string') throw new ControlUsageError('tool needs `as` and `tool`');
       return session.runTeammateTool(request.as, request.tool, request.input ?? {});
     default:
-      throw new ControlUsageError(`unknown request '${String((request as { op?: unknown })?.op)}' (status, send, interrupt, tool)`);
+      throw new ControlUsageError(`unknown request '${String((request as { op?: unknown })?.op)}' (status, send, interrupt, approve, waiting, tool)`);
   }
 }
 

@@ -13,7 +13,7 @@ import type { EventFields, EventHub, EventListener } from '../runtime/events/eve
 import { addUsage, emptyUsage } from '../runtime/model/pricing.js';
 import type { ApprovalDecision, ApprovalOutcome, ApprovalRequest } from '../runtime/store/approvals.js';
 import type { UntrustedFile } from '../runtime/settings/trust.js';
-import type { Board, Task } from '../runtime/store/board.js';
+import type { Board, CreateTaskInput, Task, UpdateTaskInput } from '../runtime/store/board.js';
 import type { Bus, Message } from '../runtime/store/bus.js';
 import type { BacklogIssueRecord } from '../runtime/record/backlog-record.js';
 import type { Shipper } from '../agents/team-context.js';
@@ -593,9 +593,30 @@ export class TeamSession {
     };
   }
 
-  /** Starts a teammate as the person (`by` the lead: as its spawn_teammate tool). */
-  spawn(name: string, role: string, prompt: string, by: string = PERSON_SENDER): Promise<string> {
-    return this.#team.spawn({ name, role, prompt }, by);
+  /** Starts a teammate as the person (`by` the lead: as its spawn_teammate tool); `more`: its agent, model, worktree… */
+  spawn(name: string, role: string, prompt: string, by: string = PERSON_SENDER, more: Omit<SpawnRequest, 'name' | 'role' | 'prompt'> = {}): Promise<string> {
+    return this.#team.spawn({ ...more, name, role, prompt }, by);
+  }
+
+  /** A task on the board, created by the person (anyone on the team may create one: docs/trust.md). */
+  createTask(input: CreateTaskInput, by: string = PERSON_SENDER): Promise<Task> {
+    return this.#team.ctx.board.create(input, by);
+  }
+
+  /**
+   * A member an earlier process left on the roster unfinished (working, idle) that runs nowhere now: marked
+   * shut down, so its name can be spawned again (a workflow's step run again). False when there is no such member.
+   */
+  async retireStale(name: string, reason: string): Promise<boolean> {
+    const member = this.#team.ctx.roster.get(name);
+    if (name === LEAD_NAME || !member || member.status === 'shutdown' || member.status === 'failed' || this.isLive(name)) return false;
+    await this.#team.ctx.roster.setStatus(name, 'shutdown', { reason });
+    return true;
+  }
+
+  /** Changes a task as `by`, under the board's authority rules (a workflow runs its steps as the lead). */
+  updateTask(id: number, patch: UpdateTaskInput, by: string = PERSON_SENDER): Promise<Task> {
+    return this.#team.ctx.board.update(id, patch, by);
   }
 
   /** Asks a teammate to shut down (the protocol), or with `now` stops it at once. */

@@ -68,12 +68,13 @@ export function taskTools(board: Board, options: TaskToolOptions = {}): Tool[] {
       owner: z.string().nullable().optional().describe('Agent to assign a pending task to, or null to unassign it'),
       addBlockedBy: taskIds('Ids of tasks this task must wait for').optional(),
       addBlocks: taskIds('Ids of tasks that must wait for this task').optional(),
+      result: z.string().optional().describe('What the task produced, kept on the task for whoever waits on it (give it when completing)'),
     }),
     summarize: (input) => `#${input.task_id}${input.status ? ` → ${input.status}` : ''}`,
     async run(input, ctx) {
       const { task_id, ...patch } = input;
       if (Object.values(patch).every((value) => value === undefined)) {
-        throw new ToolError('nothing to change: give status, owner, addBlockedBy or addBlocks');
+        throw new ToolError('nothing to change: give status, owner, addBlockedBy, addBlocks or result');
       }
       checkOwner(patch.owner);
       const before = await boardCall(() => board.get(task_id));
@@ -88,6 +89,7 @@ export function taskTools(board: Board, options: TaskToolOptions = {}): Tool[] {
       const changes: string[] = [];
       if (task.status !== before.status) changes.push(`status ${before.status} → ${task.status}`);
       if (task.owner !== before.owner) changes.push(`owner ${before.owner ?? '-'} → ${task.owner ?? '-'}`);
+      if (patch.result !== undefined) changes.push('result kept');
       const addedBlockers = task.blockedBy.filter((id) => !before.blockedBy.includes(id));
       const addedBlocks = task.blocks.filter((id) => !before.blocks.includes(id));
       if (addedBlockers.length) changes.push(`now blocked by ${refs(addedBlockers)}`);

@@ -55,10 +55,13 @@ export function mayReview(task: Task, reviewer: string | undefined): boolean {
 // ---- operations ---------------------------------------------------------------------------------
 
 /** A new task with id `id` and what it writes to its blockers' `blocks`. */
-export function planCreate(created: CreateTaskInput, id: number, now: string, view: BoardView): { task: Task; changes: TaskChange[] } {
+export function planCreate(created: CreateTaskInput, id: number, now: string, view: BoardView, by?: string): { task: Task; changes: TaskChange[] } {
   const input = scrubStrings(created); // what an agent writes on the board, every agent reads: no secret in it
   const subject = input.subject.trim();
   if (!subject) throw new TaskBoardError('a task needs a subject: one line saying what is to be done');
+  // Assigning is the lead's (authority.ts); a task created already assigned is no exception.
+  if (input.owner !== undefined && !(by !== undefined && isOverseer(by)))
+    throw new TaskBoardError('only the lead creates a task already assigned; create it, then claim it');
   const blockers: Task[] = [];
   for (const blocker of unique(input.blockedBy ?? [])) {
     const task = view.require(blocker);
@@ -69,13 +72,14 @@ export function planCreate(created: CreateTaskInput, id: number, now: string, vi
     subject,
     description: input.description ?? '',
     status: 'pending',
-    owner: null,
+    owner: input.owner ?? null,
     blockedBy: blockers.map((b) => b.id),
     blocks: [],
     created_at: now,
     updated_at: now,
     ...(input.requires_review ? { requires_review: true } : {}),
     ...(input.verify?.trim() ? { verify: input.verify.trim() } : {}),
+    ...(input.workflow ? { workflow: { name: input.workflow.name, phase: input.workflow.phase, step: input.workflow.step } } : {}),
   };
   const changes: TaskChange[] = [{ action: 'created', task }];
   for (const blocker of blockers) changes.push({ action: 'updated', task: { ...blocker, blocks: unique([...blocker.blocks, id]) } });

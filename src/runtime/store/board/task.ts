@@ -27,7 +27,18 @@ export interface Task {
   review_escalated?: boolean;
   /** A command that must exit 0 in the completing agent's workspace before the task is completed (docs/contract.md#tasks). */
   verify?: string;
+  /** What the task produced, as its owner said when completing it (a workflow's next phase reads it). */
+  result?: string;
+  /** The workflow step this task is (docs/workflows.md): how a resumed run finds its progress. */
+  workflow?: WorkflowTag;
   [extra: string]: unknown;
+}
+
+/** Which workflow, phase and step (or gate) a task stands for. */
+export interface WorkflowTag {
+  name: string;
+  phase: string;
+  step: string;
 }
 
 export type TaskAction =
@@ -55,6 +66,9 @@ export interface CreateTaskInput {
   blockedBy?: number[];
   requires_review?: boolean;
   verify?: string;
+  /** Assigned from the start: only the lead (or huddle) may (docs/trust.md#authority). */
+  owner?: string;
+  workflow?: WorkflowTag;
 }
 
 export interface UpdateTaskInput {
@@ -63,6 +77,8 @@ export interface UpdateTaskInput {
   owner?: string | null;
   addBlockedBy?: number[];
   addBlocks?: number[];
+  /** What the task produced: set by its owner (or the lead), kept on the task. */
+  result?: string;
 }
 
 export interface ReviewDecision {

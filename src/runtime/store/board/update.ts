@@ -15,6 +15,7 @@ export function planUpdate(current: Task, update: UpdateTaskInput, by: string, v
   const next: Task = { ...current, blockedBy: [...current.blockedBy], blocks: [...current.blocks] };
   const action = applyStatus(next, current, patch, by);
   applyAssignment(next, current, patch, by);
+  applyResult(next, current, patch, by);
   const partners = applyDependencies(next, patch, view, by);
   checkStart(next, current, overlay(view, partners));
 
@@ -83,6 +84,13 @@ function applyAssignment(next: Task, current: Task, patch: UpdateTaskInput, by: 
   requireAssign(current, patch.owner, by);
   if (patch.owner !== null && current.owner !== null) throw claimedBy(current.id, current.owner, 'pending');
   next.owner = patch.owner;
+}
+
+/** What the task produced: its owner's (or the lead's) word, kept on the task. */
+function applyResult(next: Task, current: Task, patch: UpdateTaskInput, by: string): void {
+  if (patch.result === undefined) return;
+  requireOwner(current, by, 'set the result of');
+  next.result = patch.result;
 }
 
 /** New dependencies, written on both sides; a dependency that would close a loop is refused with the loop. Returns the other tasks changed. */

@@ -146,7 +146,7 @@ export class PgBoard implements Board {
         [this.#ctx.team],
       );
       const id = Number(rows[0]!.id);
-      const { task, changes } = planCreate(input, id, new Date().toISOString(), view);
+      const { task, changes } = planCreate(input, id, new Date().toISOString(), view, by);
       return { value: task, changes };
     });
   }

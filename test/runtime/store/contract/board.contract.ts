@@ -246,6 +246,22 @@ export function boardContract(factory: StoreFactory): void {
       expect((await board().release('alice', 'alice')).map((t) => t.id)).toEqual([4]);
     });
 
+    it('keeps a workflow tag and a result: the result its owner (or the lead) gives, an assignment at creation the lead alone', async () => {
+      const workflow = { name: 'survey', phase: 'read', step: 'part-1' };
+      await expect(board().create({ subject: 'read part 1', owner: 'alice', workflow }, 'bob')).rejects.toThrow(
+        /^only the lead creates a task already assigned/,
+      );
+      const task = await board().create({ subject: 'read part 1', owner: 'alice', workflow }, 'lead');
+      expect(task).toMatchObject({ owner: 'alice', status: 'pending', workflow });
+      await board().update(task.id, { status: 'in_progress' }, 'lead');
+      await expect(board().update(task.id, { result: 'mine' }, 'bob')).rejects.toThrow(/only alice or the lead may set the result of it/);
+      const done = await board().update(task.id, { status: 'completed', result: 'three claims' }, 'alice');
+      expect(done).toMatchObject({ status: 'completed', result: 'three claims', workflow });
+      // Kept as stored, for another instance (a resumed run) too.
+      const other = await team.join();
+      expect(await other.store.board.get(task.id)).toMatchObject({ result: 'three claims', workflow });
+    });
+
     it("a review is taken over (another reviewer's, or escalated) by the lead alone, and a task in review is decided only through a review", async () => {
       await board().create({ subject: 'r', requires_review: true }, 'lead');
       await board().claim(1, 'alice');

@@ -108,7 +108,7 @@ export class FileBoard implements Board {
       // Above every id on the board and every id ever given out; a name taken meanwhile (by hand) is skipped.
       let id = Math.max(readHighestId(this.dir), listTaskFiles(this.dir).ids.at(-1) ?? 0) + 1;
       for (;;) {
-        const { task, changes } = planCreate(input, id, new Date().toISOString(), tx.view);
+        const { task, changes } = planCreate(input, id, new Date().toISOString(), tx.view, by);
         if (tx.create(task)) {
           writeHighestId(this.dir, id);
           for (const change of changes.slice(1)) tx.write(change);

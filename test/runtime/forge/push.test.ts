@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
-import { pushBranch, PushError, remoteUrl } from '../../src/runtime/forge/push.js';
-import { forgetPinnedRepositories } from '../../src/runtime/git/host-git.js';
-import { TEST_GIT_IDENTITY } from '../helpers/git-identity.js';
+import { pushBranch, PushError, remoteUrl } from '../../../src/runtime/forge/push.js';
+import { forgetPinnedRepositories } from '../../../src/runtime/git/host-git.js';
+import { TEST_GIT_IDENTITY } from '../../helpers/git-identity.js';
 
 const cleanups: Array<() => void | Promise<void>> = [];
 afterEach(async () => {

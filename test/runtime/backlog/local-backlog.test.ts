@@ -5,10 +5,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadLocalBacklog } from '../../src/runtime/backlog/local-backlog.js';
-import { issueBranch, issueSlugName, orderIssues } from '../../src/runtime/backlog/issue.js';
-import { dependenciesInBody } from '../../src/runtime/forge/github.js';
-import { parseGitHubSource, repoOfRemote } from '../../src/runtime/forge/github-repo.js';
+import { loadLocalBacklog } from '../../../src/runtime/backlog/local-backlog.js';
+import { issueBranch, issueSlugName, orderIssues } from '../../../src/runtime/backlog/issue.js';
+import { dependenciesInBody } from '../../../src/runtime/forge/github.js';
+import { parseGitHubSource, repoOfRemote } from '../../../src/runtime/forge/github-repo.js';
 
 const dirs: string[] = [];
 afterEach(() => {

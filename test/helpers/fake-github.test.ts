@@ -4,7 +4,7 @@
 // a request that strays from it caught.
 import { afterEach, describe, expect, it } from 'vitest';
 import { checksOf, githubClient, loadGitHubBacklog, openPullRequest } from '../../src/runtime/forge/github.js';
-import { startFakeGitHub, type FakeGitHub } from '../helpers/fake-github.js';
+import { startFakeGitHub, type FakeGitHub } from './fake-github.js';
 
 const TOKEN = 'ghp_fake_token_for_tests_0123456789';
 let fake: FakeGitHub | undefined;

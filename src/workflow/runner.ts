@@ -1,0 +1,232 @@
+// Runs a workflow (docs/workflows.md) on a team session. Its progress lives on the board: every step
+// is a task tagged with the workflow, phase and step, assigned to the step's agent; the agent
+// completes it with its result. Run again after a crash, the runner finds those tasks: a completed
+// step's result is reused (its agent is not run again), a step that was under way is given to a
+// new agent of the same name, which finds the task in progress and finishes it.
+import { LEAD_NAME, PERSON_SENDER } from '../runtime/vocabulary.js';
+import type { Task } from '../runtime/store/board.js';
+import type { TeamSession } from '../session/team-session.js';
+import { checkSteps, isGate, type GatePhase, type StepResult, type Workflow, type WorkflowStep } from './definition.js';
+
+const DEFAULT_CONCURRENCY = 4;
+const GATE_STEP = 'gate';
+
+/** The workflow stopped before its end: `budget` (exit 3) or `failed` (exit 1); continued by running it again. */
+export class WorkflowStop extends Error {
+  constructor(
+    message: string,
+    readonly kind: 'budget' | 'failed',
+  ) {
+    super(message);
+    this.name = 'WorkflowStop';
+  }
+}
+
+export interface WorkflowProgress {
+  /** One line for the person (stderr). */
+  say(line: string): void;
+}
+
+export class WorkflowRunner {
+  readonly #session: TeamSession;
+  readonly #workflow: Workflow;
+  readonly #progress: WorkflowProgress;
+
+  constructor(session: TeamSession, workflow: Workflow, progress: WorkflowProgress) {
+    this.#session = session;
+    this.#workflow = workflow;
+    this.#progress = progress;
+  }
+
+  /** Runs every phase in order; resolves with each phase's results. */
+  async run(): Promise<Record<string, StepResult[]>> {
+    const all: Record<string, StepResult[]> = {};
+    let previous: StepResult[] = [];
+    for (const phase of this.#workflow.phases) {
+      if (isGate(phase)) {
+        await this.#gate(phase);
+        continue;
+      }
+      const steps = checkSteps(phase.name, typeof phase.steps === 'function' ? await phase.steps(previous, all) : phase.steps);
+      previous = await this.#phase(phase.name, steps, phase.concurrency ?? DEFAULT_CONCURRENCY);
+      all[phase.name] = previous;
+    }
+    return all;
+  }
+
+  /** This workflow's task for a phase's step, if the board has one. */
+  async #find(phase: string, step: string): Promise<Task | undefined> {
+    const tasks = await this.#session.tasks();
+    return tasks.find((task) => task.workflow?.name === this.#workflow.name && task.workflow.phase === phase && task.workflow.step === step);
+  }
+
+  async #phase(phase: string, steps: WorkflowStep[], concurrency: number): Promise<StepResult[]> {
+    const results: StepResult[] = Array.from({ length: steps.length });
+    const todo: Array<{ index: number; step: WorkflowStep; task: Task }> = [];
+    for (const [index, step] of steps.entries()) {
+      const agent = agentName(phase, step.name);
+      const found = await this.#find(phase, step.name);
+      if (found?.status === 'completed') {
+        results[index] = { phase, step: step.name, task: found.id, result: found.result ?? '' };
+        continue;
+      }
+      // Assigned from the start: no other agent of the team claims a step's task.
+      const task =
+        found ??
+        (await this.#session.createTask(
+          {
+            subject: `${this.#workflow.name}: ${phase}/${step.name}`,
+            description: step.prompt,
+            owner: agent,
+            workflow: { name: this.#workflow.name, phase, step: step.name },
+          },
+          LEAD_NAME,
+        ));
+      todo.push({ index, step, task });
+    }
+    const reused = steps.length - todo.length;
+    this.#progress.say(
+      `phase ${phase}: ${steps.length} step${steps.length === 1 ? '' : 's'}${reused ? `, ${reused} done in an earlier run (reused)` : ''}, ${Math.min(concurrency, todo.length)} at once`,
+    );
+    // A pool of `concurrency` runners taking steps in order; the first failure stops new ones starting.
+    let failure: Error | undefined;
+    const queue = [...todo];
+    const slot = async () => {
+      for (let next = queue.shift(); next && !failure; next = queue.shift()) {
+        try {
+          results[next.index] = await this.#step(phase, next.step, next.task);
+        } catch (error) {
+          failure ??= error as Error;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(concurrency, todo.length) }, slot));
+    if (failure) throw failure;
+    return results;
+  }
+
+  /** One step: its agent spawned on its task, until the task is completed; then the agent is stopped. */
+  async #step(phase: string, step: WorkflowStep, task: Task): Promise<StepResult> {
+    const agent = agentName(phase, step.name);
+    const resumed = task.status === 'in_progress';
+    // Started for the agent (the lead's right), so it only has to complete it.
+    if (task.status === 'pending') await this.#session.updateTask(task.id, { status: 'in_progress', owner: agent }, LEAD_NAME);
+    // The agent of a step cut short by a killed run is on the roster still, running nowhere: its name is reused.
+    await this.#session.retireStale(agent, 'its workflow run ended before its step was done');
+    const completed = this.#completion(task.id, agent);
+    const prompt = [
+      `You are step '${step.name}' of phase '${phase}' of the workflow '${this.#workflow.name}'. Task #${task.id} is yours and in progress${
+        resumed ? '; an earlier attempt was cut short, so check what is already done before you start' : ''
+      }.`,
+      '',
+      step.prompt,
+      '',
+      `When you are done, call task_update with task_id ${task.id}, status "completed" and result: what you found or made, for the next phase. Then end your turn.`,
+    ].join('\n');
+    await this.#session.spawn(agent, step.role ?? 'worker', prompt, PERSON_SENDER, {
+      ...(step.agent ? { agent: step.agent } : {}),
+      ...(step.model ? { model: step.model } : {}),
+    });
+    const done = await completed;
+    // Its work is done: the slot goes to the next step. One that already stopped on its own has nothing to stop.
+    await this.#session.shutdown(agent, { now: true }).catch(() => undefined);
+    this.#progress.say(`${phase}/${step.name} done (task #${task.id})`);
+    return { phase, step: step.name, task: task.id, result: done.result ?? '' };
+  }
+
+  /** Resolves with the task once completed; rejects when its agent stops (fails or shuts down) first. */
+  #completion(id: number, agent: string): Promise<Task> {
+    return new Promise((resolve, reject) => {
+      let over = false;
+      const finish = (outcome: () => void) => {
+        if (over) return;
+        over = true;
+        offTasks();
+        offEvents();
+        outcome();
+      };
+      const check = () => {
+        void this.#session
+          .tasks()
+          .then((tasks) => {
+            const task = tasks.find((t) => t.id === id);
+            if (task?.status === 'completed') finish(() => resolve(task));
+          })
+          // The next board change looks again.
+          .catch(() => undefined);
+      };
+      const offTasks = this.#session.onTasksChanged(check);
+      const offEvents = this.#session.subscribe((event) => {
+        if (event.type !== 'status' || event.agent !== agent || (event.status !== 'failed' && event.status !== 'shutdown')) return;
+        // The board may hold the completion already (the agent stopped right after it).
+        void this.#session.tasks().then(
+          (tasks) => {
+            const task = tasks.find((t) => t.id === id);
+            if (task?.status === 'completed') finish(() => resolve(task));
+            else
+              finish(() =>
+                reject(new WorkflowStop(`${agent} stopped (${event.status}${event.error ? `: ${event.error}` : ''}) before completing task #${id}`, 'failed')),
+              );
+          },
+          (error: Error) => finish(() => reject(error)),
+        );
+      });
+      check();
+    });
+  }
+
+  async #gate(phase: GatePhase): Promise<void> {
+    const found = await this.#find(phase.name, GATE_STEP);
+    if (found?.status === 'completed') {
+      this.#progress.say(`gate ${phase.name}: passed in an earlier run`);
+      return;
+    }
+    const task =
+      found ??
+      (await this.#session.createTask(
+        {
+          subject: `${this.#workflow.name}: ${phase.name} (gate)`,
+          description: 'person' in phase.gate ? phase.gate.person : `budget: $${phase.gate.budgetUsd}`,
+          owner: LEAD_NAME,
+          workflow: { name: this.#workflow.name, phase: phase.name, step: GATE_STEP },
+        },
+        LEAD_NAME,
+      ));
+    if (task.status === 'pending') await this.#session.updateTask(task.id, { status: 'in_progress' }, LEAD_NAME);
+    if ('budgetUsd' in phase.gate) {
+      const spent = this.#session.spend().reduce((sum, agent) => sum + agent.costUsd, 0);
+      if (spent > phase.gate.budgetUsd) {
+        throw new WorkflowStop(`gate ${phase.name}: this run spent $${spent.toFixed(4)}, over the gate's $${phase.gate.budgetUsd}`, 'budget');
+      }
+      await this.#session.updateTask(task.id, { status: 'completed', result: `spent $${spent.toFixed(4)}` }, LEAD_NAME);
+      return;
+    }
+    this.#progress.say(`gate ${phase.name}: waiting for you: ${phase.gate.person} (huddle approve, or huddle approve --deny)`);
+    // The queue answers only while someone may answer: the person, through `huddle approve`.
+    const detach = this.#session.attachPerson();
+    // Nothing else may be running while the person thinks (the control socket does not hold the process open).
+    const keepAlive = setInterval(() => undefined, 60_000);
+    try {
+      const outcome = await this.#session.askPerson({
+        agent: 'workflow',
+        tool: 'workflow_gate',
+        summary: phase.gate.person,
+        reason: `the workflow '${this.#workflow.name}' waits at gate '${phase.name}'`,
+        prefixes: [],
+      });
+      if (outcome.kind !== 'approved') {
+        throw new WorkflowStop(`gate ${phase.name}: not approved${outcome.kind === 'denied' && outcome.reason ? ` (${outcome.reason})` : ''}`, 'failed');
+      }
+    } finally {
+      clearInterval(keepAlive);
+      detach();
+    }
+    await this.#session.updateTask(task.id, { status: 'completed', result: 'approved' }, LEAD_NAME);
+    this.#progress.say(`gate ${phase.name}: approved`);
+  }
+}
+
+/** The step's agent: one name per phase and step, the same in every run (so a resumed step's task is still its own). */
+export function agentName(phase: string, step: string): string {
+  return `${phase}-${step}`;
+}
