@@ -18,7 +18,7 @@ import { resolveSettingsConfig } from '../runtime/settings/to-config.js';
 import { fileBackend } from '../runtime/store/file/file-store.js';
 import { postgresBackend } from '../runtime/store/postgres/pg-store.js';
 import { teamPasswords } from '../runtime/store/postgres/pg-passwords.js';
-import { parseTeamUrl } from '../runtime/store/postgres/pg-url.js';
+import { parseTeamUrl } from '../runtime/store/team-url.js';
 import { registerSecret } from '../runtime/secrets.js';
 import { StoreError, type StoreBackend } from '../runtime/store/team-store.js';
 import { Workspace } from '../runtime/workspace/workspace.js';

@@ -23,6 +23,7 @@ import { ToolRegistry } from '../runtime/tools/registry.js';
 import { planSubmissionTool, teammateTools } from '../agents/tools/team-tools.js';
 import { ExternalTeammate } from '../agents/external/external-teammate.js';
 import type { TerminalView } from '../agents/external/pty-driver.js';
+import { checkpointsAtRunEnd } from '../agents/tools/checkpointed-tools.js';
 import { scrub } from '../runtime/store/file/event-log.js';
 import { gitChanges } from '../runtime/record/git-changes.js';
 import { plantedLine, quarantinePlanted, type GitMetadataSnapshot, type PlantedFile } from '../runtime/git/planted-git.js';
@@ -40,6 +41,8 @@ import type { PermissionMode } from '../runtime/permissions/permission-mode.js';
 import { WorktreeIntents } from './worktree-intents.js';
 
 export type { RunEnd } from './run-end.js';
+/** A program's terminal in a pane (command teammates, shell panes): what the console draws. */
+export type { TerminalView } from '../agents/external/pty-driver.js';
 
 /** The role of the person's shell panes (/shell, !cmd). */
 export const SHELL_ROLE = 'shell';
@@ -129,6 +132,14 @@ export class TeamSession {
       this.hub.emit('huddle', 'warning', { message: plantedLine(planted) });
     }
     return [...this.#planted.values()];
+  }
+
+  /**
+   * At a run's end: the repository rebuilt if the run broke it, and the person's own changes the run took
+   * away (from the checkpoints); one line each, for the face to say once.
+   */
+  workspaceAtRunEnd(): Promise<string[]> {
+    return checkpointsAtRunEnd(this.workspace.root);
   }
 
   /** Closed with the session: the control socket (control-server.ts), once a face opened it. */

@@ -5,7 +5,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { z } from 'zod';
 import { childEnv, sandboxedSpawn, sandboxStatus, SANDBOX_OFF_WARNING } from '../sandbox/index.js';
-import { OutputCollector } from './output-cap.js';
+import { OutputCollector } from '../process/output-cap.js';
 import { oneLine } from './registry.js';
 import { defineTool, type ToolContext, type ToolResult } from './types.js';
 

@@ -3,7 +3,7 @@
 import { readInside, writeInside } from '../workspace/safe-files.js';
 import { createTwoFilesPatch, FILE_HEADERS_ONLY } from 'diff';
 import { z } from 'zod';
-import { capOutput } from './output-cap.js';
+import { capOutput } from '../process/output-cap.js';
 import { looksBinary } from './read-file.js';
 import { defineTool, ToolError } from './types.js';
 

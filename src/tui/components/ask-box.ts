@@ -4,55 +4,9 @@
 // (src/tui/keys/console-keymap.ts). The needs-you queue (Ctrl+Y) still lists every question.
 import chalk from 'chalk';
 import type { ApprovalView } from '../state/console-store.js';
+import { askChoices } from '../state/ask-choices.js';
 import { renderDiff } from '../render/diff.js';
 import { truncateLine, wrapLines } from '../render/wrap.js';
-
-export type AskAnswer = 'approve' | 'always' | 'deny';
-
-export interface AskChoice {
-  key: '1' | '2' | '3';
-  answer: AskAnswer;
-  label: string;
-  /** 3 on a tool call or a plan: the person says why, in the input line, before it is sent. */
-  withReason?: boolean;
-}
-
-/** The choices a question offers, by what it is about. */
-export function askChoices(request: ApprovalView): AskChoice[] {
-  const who = request.agent;
-  switch (request.tool) {
-    case 'budget':
-      return [
-        { key: '1', answer: 'approve', label: 'extend the budget' },
-        { key: '3', answer: 'deny', label: `stop ${who}` },
-      ];
-    case 'plan':
-      return [
-        { key: '1', answer: 'approve', label: 'approve the plan' },
-        { key: '3', answer: 'deny', label: 'send it back, saying why', withReason: true },
-      ];
-    case 'trust':
-      // Workspace settings that widen trust (docs/trust.md): no "always", the record is the always.
-      return [
-        { key: '1', answer: 'approve', label: 'trust them (from the next start)' },
-        { key: '3', answer: 'deny', label: 'keep ignoring them' },
-      ];
-    case 'failed':
-    case 'stalled':
-      return [
-        { key: '1', answer: 'approve', label: `restart ${who} (its workspace, tasks and a summary kept)` },
-        { key: '3', answer: 'deny', label: 'dismiss' },
-      ];
-    default:
-      return [
-        { key: '1', answer: 'approve', label: 'yes' },
-        ...(request.prefixes.length
-          ? [{ key: '2' as const, answer: 'always' as const, label: `yes, and don't ask again for ${request.prefixes.map((p) => `'${p}'`).join(', ')}` }]
-          : []),
-        { key: '3', answer: 'deny', label: `no, and tell ${who} why`, withReason: true },
-      ];
-  }
-}
 
 /** The question's rows for a pane `width` wide, at most `maxRows` (the diff is cut first). */
 export function askLines(request: ApprovalView, waiting: number, width: number, maxRows: number, denying: boolean): string[] {

@@ -18,7 +18,7 @@ import { MalformedFileError, readJson, writeJsonAtomic } from '../../fs/atomic-f
 import { DirectoryWatcher } from '../../fs/directory-watcher.js';
 import type { EventHub } from '../../events/events.js';
 import { makeDirectory, StoreWriteError } from '../store-errors.js';
-import { withFileLock } from './file-lock.js';
+import { withFileLock } from '../file-lock.js';
 import { AGENT_NAME_PATTERN, LEAD_NAME, MEMBER_STATUSES, type MemberStatus } from '../../vocabulary.js';
 import {
   type Member,
