@@ -13,7 +13,7 @@ import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Low, type Adapter } from 'lowdb';
 import { JSONFile } from 'lowdb/node';
-import { z } from 'zod';
+import * as z from 'zod';
 import { MalformedFileError, readJson, writeJsonAtomic } from '../../fs/atomic-file.js';
 import { DirectoryWatcher } from '../../fs/directory-watcher.js';
 import type { EventHub } from '../../events/events.js';
