@@ -21,7 +21,8 @@ import { StoreError, type TeamStore } from '../runtime/store/team-store.js';
 import { agentEmitter } from '../runtime/events/events.js';
 import { ToolRegistry } from '../runtime/tools/registry.js';
 import { planSubmissionTool, teammateTools } from '../agents/tools/team-tools.js';
-import { ExternalTeammate } from '../agents/external/external-teammate.js';
+import type { ExternalTeammate } from '../agents/external/external-teammate.js';
+import type { Teammate } from '../agents/lifecycle/teammate.js';
 import type { TerminalView } from '../agents/external/pty-driver.js';
 import { checkpointsAtRunEnd } from '../agents/tools/checkpointed-tools.js';
 import { scrub } from '../runtime/store/file/event-log.js';
@@ -544,7 +545,7 @@ export class TeamSession {
   /** The screen of a teammate that is a program in a terminal (a `command` agent, a shell pane). */
   terminal(name: string): TerminalView | undefined {
     const teammate = this.#team.teammate(name);
-    return teammate instanceof ExternalTeammate && !teammate.finished ? teammate.terminal : undefined;
+    return teammate && isExternal(teammate) && !teammate.finished ? teammate.terminal : undefined;
   }
 
   /**
@@ -553,7 +554,7 @@ export class TeamSession {
    * arrives once the shell waits for input), or into a new one.
    */
   async shell(command?: string): Promise<{ name: string; message: string }> {
-    const open = [...this.#team.teammates.values()].find((t) => t instanceof ExternalTeammate && t.kind === 'command' && t.role === SHELL_ROLE && !t.finished);
+    const open = [...this.#team.teammates.values()].find((t) => isExternal(t) && t.kind === 'command' && t.role === SHELL_ROLE && !t.finished);
     if (open) {
       if (command) await this.send(open.name, command);
       return { name: open.name, message: command ? `sent to ${open.name}` : `${open.name} is open` };
@@ -632,4 +633,9 @@ export class TeamSession {
   #agentsEver() {
     return [this.#team.lead, ...this.#team.teammates.values()];
   }
+}
+
+/** An external agent's teammate (its code is loaded only once one is spawned, so no instanceof here). */
+function isExternal(teammate: Teammate): teammate is ExternalTeammate {
+  return 'terminal' in teammate;
 }

@@ -1,7 +1,7 @@
 // Each face loads only what it needs (docs/architecture.md#import-rules): the bundle is split into chunks
 // (scripts/bundle-options.mjs), and what a face loads at start is the closure of static imports from its
 // entry chunk. A headless run loads no Ink or React; the console loads no node-postgres, no MCP SDK, no Agent
-// SDK face, no external agents' terminals (node-pty, @xterm/headless), and neither face the Messages SDK
+// SDK face, no external agents (their drivers, terminals: node-pty, @xterm/headless), and neither face the Messages SDK
 // before its first model call. A static import across one of these seams fails here.
 import { build, type Metafile } from 'esbuild';
 import path from 'node:path';
@@ -67,6 +67,8 @@ describe('what a face loads at start', () => {
       'src/session/stream-json.ts',
       'node-pty',
       '@xterm/headless',
+      'src/agents/external/external-teammate.ts',
+      'src/agents/external/model-relay.ts',
     ]) {
       expect(loads(inputs, what), what).toEqual([]);
     }
