@@ -129,7 +129,7 @@ export async function benchConsoleLaunch(runs = 10): Promise<BenchResult[]> {
       name: 'console launch: spawn → input line',
       value: median(times),
       unit: 's',
-      target: 0.3,
+      target: 0.2,
       samples: runs,
       stat: "median, PTY spawn → 'ask the lead' on the emulated screen",
       note: 'for scale, to their prompt on this machine: Claude Code 2.1 ~0.9 s, Gemini CLI ~3 s',

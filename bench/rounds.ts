@@ -58,7 +58,7 @@ export async function benchToolRounds(runs = 10): Promise<BenchResult[]> {
       name: `headless, ${TOOL_ROUNDS} tool rounds (write_file + bash each)`,
       value: median(times),
       unit: 's',
-      target: 0.5,
+      target: 0.3,
       samples: runs,
       stat: 'median wall time, spawn → exit, fresh workspace each',
       note: 'each round: one response calling write_file and bash, then the next request; 11 model calls in all',

@@ -1,6 +1,7 @@
-// Fails (exit 1) when src/ has an import cycle, or when src/runtime imports what it must not know:
-// the console (src/tui, ink, react), the agents (src/agents), the session core or the faces; or when
-// src/runtime/tools imports src/runtime/permissions (the gate reads the tools, never the reverse).
+// Fails (exit 1) when src/ breaks one of huddle's import rules (docs/architecture.md#import-rules): an import
+// cycle; a floor importing one above it (runtime < agents < session < faces) or a face reaching into the agents
+// instead of through the session; runtime/tools importing runtime/permissions; or a room of src/agents,
+// src/runtime or src/tui importing a room above it in that folder's inner order (INNER_ORDERS).
 //
 // The import graph comes from esbuild's metafile: esbuild is already how huddle is bundled, so it
 // resolves every specifier exactly as the build does (`.js` → `.ts`, index files, packages).
@@ -20,32 +21,64 @@ import { glob } from 'node:fs/promises';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-/** Layers src/runtime must not import: [what, how to recognise an import path]. */
-const RUNTIME_MUST_NOT_IMPORT = [
-  ['src/tui (the console)', (to) => to.startsWith('src/tui/')],
-  ['src/agents', (to) => to.startsWith('src/agents/')],
-  ['src/session', (to) => to.startsWith('src/session/')],
-  ['a face (cli.ts, headless.ts)', (to) => to === 'src/cli.ts' || to === 'src/headless.ts'],
-  ['ink', (to) => to === 'ink' || to.startsWith('ink/')],
-  ['react', (to) => to === 'react' || to.startsWith('react/') || to === 'react-dom'],
+const isFace = (file) => file === 'src/cli.ts' || file === 'src/headless.ts' || file.startsWith('src/faces/') || file.startsWith('src/tui/');
+
+/**
+ * The floors (docs/architecture.md#import-rules): [who, what it must not import, why]. Each floor imports only the
+ * floors below it, and a face reaches the team through the session core, never into the agents.
+ */
+export const FLOOR_RULES = [
+  [(from) => from.startsWith('src/runtime/'), (to) => to.startsWith('src/tui/'), 'src/runtime imports no console (src/tui)'],
+  [(from) => from.startsWith('src/runtime/'), (to) => to.startsWith('src/agents/'), 'src/runtime imports no agents'],
+  [(from) => from.startsWith('src/runtime/'), (to) => to.startsWith('src/session/'), 'src/runtime imports no session core'],
+  [(from) => from.startsWith('src/runtime/'), isFace, 'src/runtime imports no face'],
+  [(from) => from.startsWith('src/runtime/'), (to) => to === 'ink' || to.startsWith('ink/'), 'src/runtime imports no ink'],
+  [(from) => from.startsWith('src/runtime/'), (to) => to === 'react' || to.startsWith('react/') || to === 'react-dom', 'src/runtime imports no react'],
+  [(from) => from.startsWith('src/agents/'), (to) => to.startsWith('src/session/') || isFace(to), 'src/agents imports no session core and no face'],
+  [(from) => from.startsWith('src/session/'), isFace, 'src/session imports no face'],
+  [isFace, (to) => to.startsWith('src/agents/'), 'a face reaches the team through src/session, not into the agents'],
+  [
+    (from) => from.startsWith('src/runtime/tools/'),
+    (to) => to.startsWith('src/runtime/permissions/'),
+    'the tools are below the permission gate that reads their declarations',
+  ],
 ];
 
 /**
- * Rooms of src/runtime that must not import another room: [from, to, why]. The permission gate reads
- * what tools declare (runtime/permissions → runtime/tools); tools know nothing of the gate.
- */
-const ROOM_MUST_NOT_IMPORT = [['src/runtime/tools/', 'src/runtime/permissions/', 'the tools are below the permission gate that reads their declarations']];
-
-/**
- * Inner orders (docs/architecture.md): inside a parent folder, rooms listed low to high. A file in a room may
- * import its own room and the rooms listed before it, never one listed after it. Files of the parent that are in
- * no listed room (shared vocabulary such as `src/agents/team-context.ts`) are free to be imported by every room.
+ * Inner orders (docs/architecture.md#import-rules): inside a parent folder, rooms in tiers listed low to high.
+ * A tier is one room or several peers. A file in a room may import its own room and the rooms of lower tiers;
+ * never a peer of its tier, never a room of a higher one. A room is a folder (`fs/`) or a file (`config.ts`),
+ * matched by the longest prefix, so `store/file/` is a room of its own above `store/`. Files of the parent in no
+ * listed room (shared vocabulary such as `src/agents/team-context.ts`) are free to be imported by every room.
  */
 export const INNER_ORDERS = [
   {
     parent: 'src/agents/',
     rooms: ['prompts/', 'loop/', 'tools/', 'lifecycle/'],
     why: 'the wings of src/agents build upward: prompts < loop < tools < lifecycle',
+  },
+  {
+    parent: 'src/runtime/',
+    rooms: [
+      ['vocabulary.ts', 'secrets.ts', 'generated-section.ts', 'model/model-aliases.ts'],
+      ['fs/', 'git/', 'process/'],
+      'store/',
+      'events/',
+      ['store/team-store.ts', 'store/memory-approvals.ts', 'store/bus-rules.ts', 'inbox.ts', 'budget/', 'record/', 'sandbox/', 'verify/'],
+      'workspace/',
+      'tools/',
+      'permissions/',
+      'config.ts',
+      'settings/',
+      ['model/', 'hooks/', 'mcp/', 'notify/'],
+      ['store/file/', 'store/postgres/'],
+    ],
+    why: 'src/runtime builds upward: words and the OS < store records < events < the team store, sandbox, workspace < tools < permissions < config < settings < model, hooks, MCP < store backends',
+  },
+  {
+    parent: 'src/tui/',
+    rooms: ['render/', 'state/', 'commands/', 'console-controller.ts', 'keys/', 'hooks/', 'components/', ['run-console.ts', 'generated-docs.ts']],
+    why: 'src/tui builds upward: render < state < commands < console-controller < keys < hooks < components < run-console',
   },
 ];
 
@@ -157,37 +190,38 @@ function cyclePath(graph, component) {
   return component.join(', ');
 }
 
-/** The room of `file` under one order, and its rank (undefined when the file is in none of its rooms). */
-function roomRank(order, file) {
+/** The room of `file` under one order and its tier (undefined when the file is in none of its rooms). */
+function roomOf(order, file) {
   if (!file.startsWith(order.parent)) return undefined;
   const rest = file.slice(order.parent.length);
-  const rank = order.rooms.findIndex((room) => rest.startsWith(room));
-  return rank === -1 ? undefined : rank;
+  let found;
+  order.rooms.forEach((tier, rank) => {
+    for (const room of [tier].flat()) if (rest.startsWith(room) && (!found || room.length > found.room.length)) found = { room, rank };
+  });
+  return found;
 }
 
 export function orderViolations(graph, orders = INNER_ORDERS) {
   const found = [];
   for (const [file, imports] of graph) {
     for (const order of orders) {
-      const from = roomRank(order, file);
-      if (from === undefined) continue;
+      const from = roomOf(order, file);
+      if (!from) continue;
       for (const { to } of imports) {
-        const into = roomRank(order, to);
-        if (into !== undefined && into > from) found.push(`${file} imports ${to} (${order.why})`);
+        const into = roomOf(order, to);
+        if (!into || into.room === from.room) continue;
+        if (into.rank > from.rank) found.push(`${file} imports ${to} (${order.why})`);
+        else if (into.rank === from.rank) found.push(`${file} imports ${to} (${from.room} and ${into.room} are peers: neither imports the other)`);
       }
     }
   }
   return found;
 }
 
-export function layerViolations(graph) {
+export function layerViolations(graph, rules = FLOOR_RULES) {
   const found = [];
   for (const [file, imports] of graph) {
-    if (!file.startsWith('src/runtime/')) continue;
-    for (const { to } of imports) {
-      for (const [what, matches] of RUNTIME_MUST_NOT_IMPORT) if (matches(to)) found.push(`${file} imports ${to} (${what})`);
-      for (const [from, room, why] of ROOM_MUST_NOT_IMPORT) if (file.startsWith(from) && to.startsWith(room)) found.push(`${file} imports ${to} (${why})`);
-    }
+    for (const { to } of imports) for (const [from, into, why] of rules) if (from(file) && into(to)) found.push(`${file} imports ${to} (${why})`);
   }
   return found;
 }
@@ -204,6 +238,6 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     process.exit(1);
   }
   process.stdout.write(
-    `check-imports: ${graph.size} files of src/, no import cycles, src/runtime imports no console, agents or session, runtime/tools no runtime/permissions, inner orders kept (${INNER_ORDERS.map((order) => order.parent).join(', ')})\n`,
+    `check-imports: ${graph.size} files of src/: no import cycles; floors kept (runtime < agents < session < faces, faces only through the session, runtime/tools no runtime/permissions); inner orders kept (${INNER_ORDERS.map((order) => `${order.parent} ${order.rooms.length} tiers`).join(', ')})\n`,
   );
 }

@@ -6,7 +6,7 @@ import module from 'node:module';
 import { parseArgs } from 'node:util';
 import { Command, CommanderError } from 'commander';
 import type { CliOptions, OutputFormat } from './session/cli-options.js';
-import { redactUrl } from './runtime/store/postgres/pg-url.js';
+import { redactUrl } from './runtime/store/team-url.js';
 import { resolveModelAlias } from './runtime/model/model-aliases.js';
 import {
   allowedCommandPrefixes,

@@ -16,7 +16,6 @@ import { scrub } from './runtime/store/file/event-log.js';
 import { LEAD_NAME } from './runtime/vocabulary.js';
 import { sandboxStatus } from './runtime/sandbox/status.js';
 import { summaryLines } from './runtime/record/run-record.js';
-import { checkpointsAtRunEnd } from './agents/tools/checkpointed-tools.js';
 import { claudeMcpStatus, StreamJsonView, type ResultSubtype } from './session/stream-json.js';
 import { chooseSessionId, storeSessionId } from './session/session-id.js';
 import type { BacklogIssueRecord } from './runtime/record/backlog-record.js';
@@ -128,7 +127,7 @@ export async function runHeadless(options: CliOptions, driver?: HeadlessDriver):
   const driven = driver ? await driver.ended(session) : undefined;
 
   // The repository rebuilt if the run broke it; the person's own changes it took away, said once.
-  for (const line of await checkpointsAtRunEnd(session.workspace.root)) process.stderr.write(session.scrub(`huddle: ${line}\n`));
+  for (const line of await session.workspaceAtRunEnd()) process.stderr.write(session.scrub(`huddle: ${line}\n`));
   const exitCode = exitCodeOf(end);
   const reason = describeEnd(end);
   if (end !== 'interrupted') await announceRunEnd(session, end, `huddle -p: ${reason} (exit ${exitCode})`);

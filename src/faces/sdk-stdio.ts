@@ -18,7 +18,6 @@ import { mapPermissionMode } from '../session/claude-flags.js';
 import { resolveModelAlias, MODEL_ALIASES } from '../runtime/model/model-aliases.js';
 import { scrub } from '../runtime/store/file/event-log.js';
 import type { HuddleEvent } from '../runtime/events/events.js';
-import { checkpointsAtRunEnd } from '../agents/tools/checkpointed-tools.js';
 
 declare const __HUDDLE_VERSION__: string;
 const VERSION = typeof __HUDDLE_VERSION__ === 'string' ? __HUDDLE_VERSION__ : '0.0.0-dev';
@@ -263,7 +262,7 @@ export async function runStreamInput(options: CliOptions): Promise<number> {
   process.off('SIGTERM', stop);
   if (session) {
     // The repository rebuilt if the run broke it; the person's own changes it took away, said once.
-    for (const line of await checkpointsAtRunEnd(session.workspace.root)) process.stderr.write(session.scrub(`huddle: ${line}\n`));
+    for (const line of await session.workspaceAtRunEnd()) process.stderr.write(session.scrub(`huddle: ${line}\n`));
     await session.close({ reason: 'the input ended', record: { sessionId } });
   }
   return lastExit;

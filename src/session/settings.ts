@@ -16,9 +16,7 @@ import type { UntrustedFile } from '../runtime/settings/trust.js';
 import path from 'node:path';
 import { resolveSettingsConfig } from '../runtime/settings/to-config.js';
 import { fileBackend } from '../runtime/store/file/file-store.js';
-import { postgresBackend } from '../runtime/store/postgres/pg-store.js';
-import { teamPasswords } from '../runtime/store/postgres/pg-passwords.js';
-import { parseTeamUrl } from '../runtime/store/postgres/pg-url.js';
+import { parseTeamUrl } from '../runtime/store/team-url.js';
 import { registerSecret } from '../runtime/secrets.js';
 import { StoreError, type StoreBackend } from '../runtime/store/team-store.js';
 import { Workspace } from '../runtime/workspace/workspace.js';
@@ -128,9 +126,9 @@ export async function resolveSettings(options: CliOptions, rules: FaceRules, env
   if (!existsSync(config.cwd) || !statSync(config.cwd).isDirectory()) throw new StartupError(`workspace ${config.cwd} is not a directory`);
   const workspace = new Workspace(config.cwd);
   const team = loaded.settings.team;
-  const backend = team ? postgresTeam(team, workspace, loaded.settings) : fileBackend(workspace);
+  const backend = team ? await postgresTeam(team, workspace, loaded.settings) : fileBackend(workspace);
   // The team URL's credentials are secrets too: redacted from tool results, logs and the screen.
-  const teamSecrets = team ? teamUrlSecrets(team, env) : [];
+  const teamSecrets = team ? await teamUrlSecrets(team, env) : [];
   for (const secret of teamSecrets) registerSecret(secret);
   const spawn = sandboxFromSettings(loaded, env);
   const sandbox = sandboxStatus(env);
@@ -184,8 +182,12 @@ export function untrustedMessage(untrusted: UntrustedFile[], env: NodeJS.Process
   );
 }
 
-/** The team's backend on PostgreSQL; a URL that is no team URL is one line (exit 2). */
-function postgresTeam(url: string, workspace: Workspace, settings: LoadedSettings['settings']): StoreBackend {
+/**
+ * The team's backend on PostgreSQL; a URL that is no team URL is one line (exit 2). Loaded only for a team on
+ * PostgreSQL: a run on the workspace's files never loads node-postgres.
+ */
+async function postgresTeam(url: string, workspace: Workspace, settings: LoadedSettings['settings']): Promise<StoreBackend> {
+  const { postgresBackend } = await import('../runtime/store/postgres/pg-store.js');
   const leaseMs = settings.timeouts?.leaseMs;
   const { pollSeconds, poolSize, pooler } = settings.postgres ?? {};
   const { retentionDays } = settings;
@@ -204,7 +206,8 @@ function postgresTeam(url: string, workspace: Workspace, settings: LoadedSetting
 }
 
 /** The URL's own credentials, and the passwords PGPASSWORD and the password file hold for its database. */
-function teamUrlSecrets(url: string, env: NodeJS.ProcessEnv): string[] {
+async function teamUrlSecrets(url: string, env: NodeJS.ProcessEnv): Promise<string[]> {
+  const { teamPasswords } = await import('../runtime/store/postgres/pg-passwords.js');
   try {
     const parsed = parseTeamUrl(url, 'team');
     return [...new Set([...parsed.secrets, ...teamPasswords(parsed.connectionString, env)])];

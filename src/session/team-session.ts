@@ -23,8 +23,10 @@ import { StoreError, type TeamStore } from '../runtime/store/team-store.js';
 import { agentEmitter } from '../runtime/events/events.js';
 import { ToolRegistry } from '../runtime/tools/registry.js';
 import { planSubmissionTool, teammateTools, type SpawnRequest } from '../agents/tools/team-tools.js';
-import { ExternalTeammate } from '../agents/external/external-teammate.js';
+import type { ExternalTeammate } from '../agents/external/external-teammate.js';
+import type { Teammate } from '../agents/lifecycle/teammate.js';
 import type { TerminalView } from '../agents/external/pty-driver.js';
+import { checkpointsAtRunEnd } from '../agents/tools/checkpointed-tools.js';
 import { scrub } from '../runtime/store/file/event-log.js';
 import { gitChanges } from '../runtime/record/git-changes.js';
 import { plantedLine, quarantinePlanted, type GitMetadataSnapshot, type PlantedFile } from '../runtime/git/planted-git.js';
@@ -42,6 +44,8 @@ import type { PermissionMode } from '../runtime/permissions/permission-mode.js';
 import { WorktreeIntents } from './worktree-intents.js';
 
 export type { RunEnd } from './run-end.js';
+/** A program's terminal in a pane (command teammates, shell panes): what the console draws. */
+export type { TerminalView } from '../agents/external/pty-driver.js';
 
 /** The role of the person's shell panes (/shell, !cmd). */
 export const SHELL_ROLE = 'shell';
@@ -146,6 +150,14 @@ export class TeamSession {
       this.hub.emit('huddle', 'warning', { message: plantedLine(planted) });
     }
     return [...this.#planted.values()];
+  }
+
+  /**
+   * At a run's end: the repository rebuilt if the run broke it, and the person's own changes the run took
+   * away (from the checkpoints); one line each, for the face to say once.
+   */
+  workspaceAtRunEnd(): Promise<string[]> {
+    return checkpointsAtRunEnd(this.workspace.root);
   }
 
   /** Closed with the session: the control socket (control-server.ts), once a face opened it. */
@@ -556,7 +568,7 @@ export class TeamSession {
   /** The screen of a teammate that is a program in a terminal (a `command` agent, a shell pane). */
   terminal(name: string): TerminalView | undefined {
     const teammate = this.#team.teammate(name);
-    return teammate instanceof ExternalTeammate && !teammate.finished ? teammate.terminal : undefined;
+    return teammate && isExternal(teammate) && !teammate.finished ? teammate.terminal : undefined;
   }
 
   /**
@@ -565,7 +577,7 @@ export class TeamSession {
    * arrives once the shell waits for input), or into a new one.
    */
   async shell(command?: string): Promise<{ name: string; message: string }> {
-    const open = [...this.#team.teammates.values()].find((t) => t instanceof ExternalTeammate && t.kind === 'command' && t.role === SHELL_ROLE && !t.finished);
+    const open = [...this.#team.teammates.values()].find((t) => isExternal(t) && t.kind === 'command' && t.role === SHELL_ROLE && !t.finished);
     if (open) {
       if (command) await this.send(open.name, command);
       return { name: open.name, message: command ? `sent to ${open.name}` : `${open.name} is open` };
@@ -683,4 +695,9 @@ export class TeamSession {
   #agentsEver() {
     return [this.#team.lead, ...this.#team.teammates.values()];
   }
+}
+
+/** An external agent's teammate (its code is loaded only once one is spawned, so no instanceof here). */
+function isExternal(teammate: Teammate): teammate is ExternalTeammate {
+  return 'terminal' in teammate;
 }

@@ -3,14 +3,13 @@
 // controller talks only to the session (src/session), never to the team or its agents.
 import type { ApprovalDecision } from '../runtime/store/approvals.js';
 import { LEAD_NAME } from '../runtime/vocabulary.js';
-import type { TeamSession } from '../session/team-session.js';
+import type { TeamSession, TerminalView } from '../session/team-session.js';
 import { TEAM_SCOPE } from '../session/budget-intents.js';
 import type { CommandIntents } from './commands/types.js';
 import type { ConsoleStore, Flash } from './state/console-store.js';
 import { patchAgent } from './state/console-store.js';
-import { appendItem, itemId } from './state/transcript.js';
-import { formatTokens } from './components/glyphs.js';
-import type { TerminalView } from '../agents/external/pty-driver.js';
+import { appendItem, itemId } from './render/transcript-items.js';
+import { formatTokens } from './render/tokens.js';
 import { formatSettingsRows, type SettingsRow } from '../runtime/settings/describe.js';
 import type { UntrustedFile } from '../runtime/settings/trust.js';
 import { formatMcpStatus } from '../runtime/mcp/status.js';

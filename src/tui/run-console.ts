@@ -11,7 +11,6 @@ import type { TeamSession } from '../session/team-session.js';
 import { Attention } from '../session/attention.js';
 import { askToTrust } from '../session/trust-question.js';
 import { Notifier } from '../runtime/notify/notifier.js';
-import { checkpointsAtRunEnd } from '../agents/tools/checkpointed-tools.js';
 import { ConsoleController } from './console-controller.js';
 import { EventBridge } from './state/event-bridge.js';
 import { createConsoleStore } from './state/console-store.js';
@@ -111,7 +110,7 @@ export async function runConsole(options: CliOptions): Promise<number> {
   controller.close();
   await session.close({ reason: 'the console was closed' });
   // As after a headless run: the repository rebuilt if it is broken, the person's own changes the session took away.
-  for (const line of await checkpointsAtRunEnd(session.workspace.root)) process.stderr.write(session.scrub(`huddle: ${line}\n`));
+  for (const line of await session.workspaceAtRunEnd()) process.stderr.write(session.scrub(`huddle: ${line}\n`));
   if (demo) process.stdout.write(`huddle demo: the files the team wrote are in ${session.workspace.root}\n`);
   return 0;
 }

@@ -8,8 +8,7 @@
 // socket (in huddle's hidden runtime directory) for sandboxes with a network of their own, which
 // reach it through a bridge on their loopback at the same port.
 import { randomBytes } from 'node:crypto';
-import http from 'node:http';
-import https from 'node:https';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { huddleRuntimeDir, listenPrivately, removeAtExit } from '../../runtime/sandbox/runtime-dir.js';
 
@@ -82,6 +81,9 @@ export class ModelGrant {
 }
 
 async function startRelay(): Promise<Relay> {
+  // Loaded with the first relay, not at start: importing node:http loads Node's fetch (undici) with it.
+  const [http, https] = await Promise.all([import('node:http'), import('node:https')]);
+  const handle = relayHandler(http, https);
   const tcp = http.createServer(handle);
   const unix = http.createServer(handle);
   for (const server of [tcp, unix]) {
@@ -104,38 +106,40 @@ async function startRelay(): Promise<Relay> {
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'host']);
 
-function handle(request: http.IncomingMessage, response: http.ServerResponse): void {
-  const offered = request.headers['x-api-key'] ?? /^Bearer\s+(.+)$/i.exec(request.headers.authorization ?? '')?.[1];
-  const grant = typeof offered === 'string' ? grants.get(offered) : undefined;
-  if (!grant) {
-    request.resume();
-    response.writeHead(401, { 'content-type': 'application/json' });
-    response.end(
-      JSON.stringify({ type: 'error', error: { type: 'authentication_error', message: 'huddle model relay: this key is not (or no longer) granted' } }),
-    );
-    return;
-  }
-  const headers: http.OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (!HOP_BY_HOP.has(name) && name !== 'x-api-key' && name !== 'authorization' && value !== undefined) headers[name] = value;
-  }
-  headers[grant.header[0]] = grant.header[1];
-  const prefix = grant.upstream.pathname.replace(/\/+$/, '');
-  const target = new URL(`${prefix}${request.url ?? '/'}`, grant.upstream);
-  const client = target.protocol === 'https:' ? https : http;
-  const upstream = client.request(target, { method: request.method, headers }, (answer) => {
-    const back: http.OutgoingHttpHeaders = {};
-    for (const [name, value] of Object.entries(answer.headers)) if (!HOP_BY_HOP.has(name) && value !== undefined) back[name] = value;
-    response.writeHead(answer.statusCode ?? 502, back);
-    answer.pipe(response);
-  });
-  upstream.on('error', (error) => {
-    if (!response.headersSent) response.writeHead(502, { 'content-type': 'application/json' });
-    response.end(JSON.stringify({ type: 'error', error: { type: 'api_error', message: `huddle model relay: ${error.message}` } }));
-  });
-  // The CLI went away (an interrupt): so does its request.
-  response.on('close', () => {
-    if (!response.writableFinished) upstream.destroy();
-  });
-  request.pipe(upstream);
-}
+/** The relay's request handler: a granted key's request passed on upstream with the grant's credentials. */
+const relayHandler = (http: typeof import('node:http'), https: typeof import('node:https')) =>
+  function handle(request: IncomingMessage, response: ServerResponse): void {
+    const offered = request.headers['x-api-key'] ?? /^Bearer\s+(.+)$/i.exec(request.headers.authorization ?? '')?.[1];
+    const grant = typeof offered === 'string' ? grants.get(offered) : undefined;
+    if (!grant) {
+      request.resume();
+      response.writeHead(401, { 'content-type': 'application/json' });
+      response.end(
+        JSON.stringify({ type: 'error', error: { type: 'authentication_error', message: 'huddle model relay: this key is not (or no longer) granted' } }),
+      );
+      return;
+    }
+    const headers: OutgoingHttpHeaders = {};
+    for (const [name, value] of Object.entries(request.headers)) {
+      if (!HOP_BY_HOP.has(name) && name !== 'x-api-key' && name !== 'authorization' && value !== undefined) headers[name] = value;
+    }
+    headers[grant.header[0]] = grant.header[1];
+    const prefix = grant.upstream.pathname.replace(/\/+$/, '');
+    const target = new URL(`${prefix}${request.url ?? '/'}`, grant.upstream);
+    const client = target.protocol === 'https:' ? https : http;
+    const upstream = client.request(target, { method: request.method, headers }, (answer) => {
+      const back: OutgoingHttpHeaders = {};
+      for (const [name, value] of Object.entries(answer.headers)) if (!HOP_BY_HOP.has(name) && value !== undefined) back[name] = value;
+      response.writeHead(answer.statusCode ?? 502, back);
+      answer.pipe(response);
+    });
+    upstream.on('error', (error) => {
+      if (!response.headersSent) response.writeHead(502, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ type: 'error', error: { type: 'api_error', message: `huddle model relay: ${error.message}` } }));
+    });
+    // The CLI went away (an interrupt): so does its request.
+    response.on('close', () => {
+      if (!response.writableFinished) upstream.destroy();
+    });
+    request.pipe(upstream);
+  };

@@ -37,6 +37,8 @@ export interface ResumeHost {
   hasTeammate(name: string): boolean;
   /** Starts a teammate as on spawn, but held until its transcript is in place (`teammate.start()`). */
   startTeammate(start: TeammateStart, prompt: string, resume: TeammateResume): Teammate;
+  /** Loads the external agents' code: before startTeammate for an external agent. */
+  loadExternal(): Promise<void>;
   forgetTeammate(name: string): void;
   /** True for a member another live host runs: it is not brought back here. */
   runsElsewhere?(name: string): boolean;
@@ -112,6 +114,7 @@ async function resumeTeammate(
     // An external agent continues its CLI's own session (its conversation is there, not in huddle's transcript).
     ...(agent ? { agent, agentModel: member.model, agentSession: typeof member.agent_session === 'string' ? member.agent_session : undefined } : {}),
   };
+  if (agent) await team.loadExternal();
   const teammate = team.startTeammate(start, '', { idle });
   const restored = await restore(team, teammate, logs, member.role);
   if (idle) appendTurn(teammate, restored.turn);

@@ -44,10 +44,7 @@ import { Teammate, type TeammateResume, type TeammateStart } from './teammate.js
 import { placeOnWorker } from './placement.js';
 import { needsYouNotices, startTeamWatchdog, type NoticeHost, type StallWatchdog, type WatchedTeam } from './watchdog.js';
 import { worktreeInstructions } from '../prompts/worktree-prompt.js';
-import { ExternalTeammate } from '../external/external-teammate.js';
 import { resolveLaunch } from '../external/launch.js';
-import { externalSetup, huddleCliPath } from '../external/setup.js';
-import { teamChannel } from '../external/huddle-tools.js';
 import { settingsCommandFiles } from '../../runtime/settings/command-files.js';
 
 export type { ResumeReport } from './resume.js';
@@ -296,10 +293,11 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
     const settings = this.roleSettings(request.role);
     const kind = request.agent ?? settings.agent ?? role?.agent ?? 'huddle';
     const external = kind === 'huddle' ? undefined : kind;
+    if (external) await this.loadExternal();
     // An external agent's program must be there before anything is recorded: else one clear error for the lead.
     const launch = external ? resolveLaunch(external, { workspaceRoot: this.ctx.workspace.root, commandLine: request.command }) : undefined;
     // Its MCP server is huddle itself: a huddle that cannot find its own cli.js says so before recording a member.
-    if (external && external !== 'command') huddleCliPath();
+    if (external && external !== 'command') this.#externals().huddleCliPath();
     // gemini, codex and programs choose their own model unless one is named; huddle's default is a Claude model.
     const namedModel = request.model ?? settings.model ?? role?.model ?? (external && external !== 'claude-code' ? undefined : this.ctx.config.model);
     const model = namedModel ?? kind;
@@ -401,8 +399,21 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
     return teammate;
   }
 
+  #externalCode: typeof import('../external/external-start.js') | undefined;
+
+  /** Loads the external agents' code (agents/external/external-start.ts) before the first external teammate starts. */
+  async loadExternal(): Promise<void> {
+    this.#externalCode ??= await import('../external/external-start.js');
+  }
+
+  #externals(): typeof import('../external/external-start.js') {
+    if (!this.#externalCode) throw new Error('an external teammate was started before loadExternal()');
+    return this.#externalCode;
+  }
+
   /** An external agent CLI as a teammate (agents/external/): the same lifecycle, its turns run by its CLI. */
   #startExternal(spec: TeammateStart, kind: NonNullable<TeammateStart['agent']>, prompt: string, resume?: TeammateResume): Teammate {
+    const { ExternalTeammate, externalSetup, teamChannel } = this.#externals();
     const root = this.ctx.workspace.root;
     const identity = { name: spec.name, role: spec.role, team: this.ctx.teamName };
     const setup = externalSetup({

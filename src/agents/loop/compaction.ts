@@ -13,7 +13,7 @@ import type { EventStore } from '../../runtime/store/event-store.js';
 import type { AgentEmitter } from '../../runtime/events/events.js';
 import { InterruptedError, type ModelBackend } from '../../runtime/model/model-client.js';
 import type { TokenUsage } from '../../runtime/model/pricing.js';
-import { capOutput } from '../../runtime/tools/output-cap.js';
+import { capOutput } from '../../runtime/process/output-cap.js';
 import type { AgentLoop } from './agent-loop.js';
 import { firstTrimmedMessage, measureTrim, restoreToolResults, toolNames, type ToolResultContent } from './context-trim.js';
 import { compactedTurn, type OwnedTask } from '../prompts/identity-block.js';

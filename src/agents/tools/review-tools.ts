@@ -4,7 +4,7 @@
 // (back to in_progress with the same owner, who gets the feedback as a message). After
 // `reviewMaxRounds` requests for changes the next one goes to the lead instead, and the task
 // stays in review until the lead decides.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ReviewDecision, Task } from '../../runtime/store/board.js';
 import { boardCall } from '../../runtime/tools/task-tools.js';
 import { defineTool, ToolError, type Tool } from '../../runtime/tools/types.js';

@@ -1,7 +1,7 @@
 // Every agent's tools (docs/contract.md#tools): the team tools defined here — the lead's (spawn, roster,
 // broadcast, shutdown, plan decisions) and the teammates' (idle, shutdown answers, plan
 // submission) — and the assembly of each agent's tool set from them and the runtime's tools.
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool, isReadOnly, ToolError, type Tool } from '../../runtime/tools/types.js';
 import { bashTool } from '../../runtime/tools/bash.js';
 import { coreTools } from '../../runtime/tools/core-tools.js';

@@ -4,7 +4,6 @@
 import type { Message, MessageType } from '../store/bus.js';
 import type { Task, TaskAction } from '../store/board.js';
 import type { ApprovalDecision } from '../store/approvals.js';
-import type { TokenUsage } from '../model/pricing.js';
 import type { MemberStatus } from '../vocabulary.js';
 
 /** Where a user turn came from: the person, the spawn prompt, the inbox, an auto-claim, or huddle itself. */
@@ -16,8 +15,13 @@ export type ToolResultPart =
   | { type: 'text'; text: string }
   | { type: 'image'; source: { type: 'base64'; media_type: 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp'; data: string } };
 
-/** Token counts as in runtime/model/pricing.ts's TokenUsage (spelled out: an event is a plain record). */
-export type UsageCounts = { [K in keyof TokenUsage]: TokenUsage[K] };
+/** Token counts as in runtime/model/pricing.ts's TokenUsage (spelled out: events sit below the model client). */
+export type UsageCounts = {
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+};
 
 /** What a budget warning or stop is about (runtime/budget; kept structural so events import no budget code). */
 export type BudgetNote = {

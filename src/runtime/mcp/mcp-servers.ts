@@ -1,7 +1,7 @@
 // The MCP servers of one huddle process (docs/contract.md#tools): all started once, shared by every agent;
 // their tools offered as huddle tools named mcp__<server>__<tool> with the server's own input schema;
 // a server that does not start is one warning and the rest goes on; a status listing for `/mcp`.
-import { z } from 'zod';
+import * as z from 'zod';
 import { plainSpawn, type SpawnLike } from '../process/spawn.js';
 import { oneLine } from '../tools/registry.js';
 import { ToolError, type Tool, type ToolResult } from '../tools/types.js';

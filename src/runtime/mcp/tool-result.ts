@@ -1,7 +1,7 @@
 // An MCP tool's result as huddle's tool result: text stays text; images the API accepts go to the
 // model as images; resource links and embedded resources become text that says what they are;
 // structured content is added as JSON unless a text block already carries it; isError is kept.
-import { capOutput } from '../tools/output-cap.js';
+import { capOutput } from '../process/output-cap.js';
 import type { ToolResult, ToolResultBlock } from '../tools/types.js';
 
 /** What an MCP CallToolResult may hold (kept loose: servers send what they send). */

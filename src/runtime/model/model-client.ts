@@ -2,7 +2,7 @@
 // The SDK's built-in retries are off (maxRetries: 0) because they are invisible and do not cover
 // errors that arrive mid-stream; here every retry is reported, honours retry-after, and also
 // covers a dropped connection or an `event: error` in the middle of a stream.
-import Anthropic, { APIConnectionError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import type { Message, MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import type { HuddleConfig } from '../config.js';
 import { markMessages, markPrefix } from './cache-breakpoints.js';
@@ -109,32 +109,53 @@ export interface ModelBackend {
   call(request: ModelRequest, hooks?: ModelCallHooks): Promise<ModelCallResult>;
 }
 
+type Sdk = typeof import('@anthropic-ai/sdk');
+let sdkModule: Promise<Sdk> | undefined;
+
+/**
+ * The SDK, loaded by the first model call, not at start: it is ~0.35 MB of code and its client reaches for fetch
+ * (undici); the console is on screen, and a headless run has opened its team, before either is needed.
+ */
+function loadSdk(): Promise<Sdk> {
+  return (sdkModule ??= import('@anthropic-ai/sdk'));
+}
+
 export class ModelClient implements ModelBackend {
-  readonly #sdk: Anthropic;
+  #connected: Promise<{ sdk: Sdk; client: Anthropic }> | undefined;
   readonly #options: ModelClientOptions;
   /** Set once the configured model stayed overloaded: every call from then on goes to the fallback model. */
   #fellBack = false;
 
   constructor(options: ModelClientOptions) {
     this.#options = options;
-    this.#sdk = new Anthropic({
-      apiKey: options.apiKey ?? null,
-      authToken: options.authToken ?? null,
-      baseURL: options.baseURL ?? null,
-      maxRetries: 0,
-      timeout: options.timeoutMs,
-      // The SDK would print to the console, which belongs to the screen (or to --json output).
-      logLevel: 'off',
-    });
+  }
+
+  #connect(): Promise<{ sdk: Sdk; client: Anthropic }> {
+    const options = this.#options;
+    this.#connected ??= loadSdk().then((sdk) => ({
+      sdk,
+      client: new sdk.Anthropic({
+        apiKey: options.apiKey ?? null,
+        authToken: options.authToken ?? null,
+        baseURL: options.baseURL ?? null,
+        maxRetries: 0,
+        timeout: options.timeoutMs,
+        // The SDK would print to the console, which belongs to the screen (or to --json output).
+        logLevel: 'off',
+      }),
+    }));
+    return this.#connected;
   }
 
   async call(original: ModelRequest, hooks: ModelCallHooks = {}): Promise<ModelCallResult> {
+    const { sdk, client } = await this.#connect();
+    const { APIUserAbortError } = sdk;
     const fallback = this.#options.fallbackModel;
     let request = this.#fellBack && fallback ? { ...original, model: fallback } : original;
     for (let attempt = 1; ; attempt++) {
       throwIfAborted(hooks.signal);
       try {
-        const message = await this.#streamOnce(request, hooks);
+        const message = await this.#streamOnce(client, request, hooks);
         const usage = toTokenUsage(message.usage);
         return { message, usage, costUsd: costOf(request.model, usage), attempts: attempt };
       } catch (error) {
@@ -144,7 +165,7 @@ export class ModelClient implements ModelBackend {
             ? { retryable: true, status: undefined, reason: error.cause.message }
             : error instanceof StreamIdleError
               ? { retryable: true, status: undefined, reason: error.message }
-              : classify(error, this.#options.baseURL);
+              : classify(sdk, error, this.#options.baseURL);
         // A server (or proxy) may echo the credentials back in an error body: never pass them on.
         failure.reason = this.#redact(failure.reason);
         const overloaded = failure.status === 529 || /overloaded/.test(failure.reason);
@@ -181,7 +202,7 @@ export class ModelClient implements ModelBackend {
     return out;
   }
 
-  async #streamOnce(request: ModelRequest, hooks: ModelCallHooks): Promise<Message> {
+  async #streamOnce(client: Anthropic, request: ModelRequest, hooks: ModelCallHooks): Promise<Message> {
     // Prompt-cache breakpoints on a copy of the request (cache-breakpoints.ts): the stable
     // prefix, and the conversation up to its last message.
     const { system, tools } = markPrefix(request.system, request.tools);
@@ -201,7 +222,7 @@ export class ModelClient implements ModelBackend {
     };
     arm();
     try {
-      const stream = this.#sdk.messages.stream(
+      const stream = client.messages.stream(
         {
           model: request.model,
           max_tokens: request.maxTokens,
@@ -235,7 +256,7 @@ interface Failure {
 
 const RETRYABLE_ERROR_TYPES = new Set(['overloaded_error', 'api_error', 'rate_limit_error', 'timeout_error']);
 
-function classify(error: unknown, baseURL: string | undefined): Failure {
+function classify({ APIConnectionError, APIError }: Sdk, error: unknown, baseURL: string | undefined): Failure {
   if (error instanceof APIConnectionError) {
     return { retryable: true, status: undefined, reason: describeConnectionError(error, baseURL) };
   }

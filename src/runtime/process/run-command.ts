@@ -2,7 +2,7 @@
 // bounded output, a timeout and an abort that end the command's whole process tree. Never throws
 // for the command's own failures; a failure to start is reported in the outcome.
 import type { ChildProcess } from 'node:child_process';
-import { OutputCollector } from '../tools/output-cap.js';
+import { OutputCollector } from './output-cap.js';
 import { childEnvironment, killGroup, plainSpawn, type SpawnLike } from './spawn.js';
 
 /** Between SIGTERM and SIGKILL. */

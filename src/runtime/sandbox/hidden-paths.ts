@@ -11,7 +11,7 @@ import { registeredSecretFiles } from '../secrets.js';
 import { expandPath, sandboxSettings } from './options.js';
 import { agentStateRoot } from './private-dirs.js';
 import { huddleRuntimeDir } from './runtime-dir.js';
-import { checkpointsRoot } from '../workspace/checkpoints.js';
+import { checkpointsRoot } from '../fs/huddle-dirs.js';
 
 /** Relative to the home directory. */
 const HOME_SECRETS = [

@@ -3,7 +3,7 @@
 import { formatPath } from './errors.js';
 import { isPlainObject } from './layers.js';
 import type { LoadedSettings } from './load.js';
-import { redactUrl } from '../store/postgres/pg-url.js';
+import { redactUrl } from '../store/team-url.js';
 
 export interface SettingsRow {
   key: string;

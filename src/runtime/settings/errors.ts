@@ -1,7 +1,7 @@
 // Settings errors are the user's mistakes, so each is one line that names the file (or variable, or
 // flag), the key path and what was expected: `.team/settings.json: hooks.PreToolUse[0].hooks[0].timeout:
 // expected a number, not "ten"`. Never a stack trace, never zod's own wording.
-import type { z } from 'zod';
+import type * as z from 'zod';
 
 export class SettingsError extends Error {
   constructor(message: string) {

@@ -12,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { BudgetConfigError, parseBudgetSettings } from '../budget/budget.js';
 import { describeIssues, SettingsError } from './errors.js';
 import { isPlainObject, type SettingsLayer } from './layers.js';

@@ -1,7 +1,7 @@
 // The settings schema as JSON Schema, for editors (`"$schema": "./settings.schema.json"` or the
 // committed file's path) and for the settings reference in docs/configuration.md; and huddle's defaults, read from the same
 // schema so that a default is written down exactly once.
-import { z } from 'zod';
+import * as z from 'zod';
 import { settingsSchema } from './schema.js';
 
 export interface JsonSchemaNode {

@@ -2,7 +2,7 @@
 // (.team/settings.json), the personal one (.team/settings.local.json), .mcp.json, and what environment
 // variables and flags set. The descriptions here are the user's documentation: the settings
 // reference (docs/configuration.md#settings-reference) and the exported JSON Schema (settings.schema.json) are generated from them.
-import { z } from 'zod';
+import * as z from 'zod';
 import { PERMISSION_MODES } from '../permissions/permission-mode.js';
 import { isNetworkEntry } from '../sandbox/network-rules.js';
 import { isToolRule } from '../permissions/tool-rules.js';

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { writeJsonAtomic } from '../fs/atomic-file.js';
 import type { AllowList, AllowListEntries } from '../store/allow-list.js';
-import { withFileLock } from '../store/file/file-lock.js';
+import { withFileLock } from '../store/file-lock.js';
 import { SettingsError } from './errors.js';
 import { isUserFile, readSettingsFile, settingsFiles, type ReadLayer, type SettingsFile, type SettingsLocations } from './files.js';
 import { workspaceKey } from './load.js';

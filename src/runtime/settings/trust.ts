@@ -9,6 +9,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { huddleConfigDir } from '../fs/huddle-dirs.js';
 import { formatPath } from './errors.js';
 import { isPlainObject } from './layers.js';
 
@@ -77,12 +78,6 @@ export interface UntrustedFile {
   path: string;
   sha256: string;
   settings: string[];
-}
-
-/** huddle's config directory: the user's settings and the trust records. */
-export function huddleConfigDir(env: NodeJS.ProcessEnv = process.env, home = os.homedir()): string {
-  const configHome = env.XDG_CONFIG_HOME?.trim() ? env.XDG_CONFIG_HOME : path.join(home, '.config');
-  return path.resolve(configHome, 'huddle');
 }
 
 /** Where trust is recorded: beside the user's settings (kept out of agents' reach when a workspace holds it). */

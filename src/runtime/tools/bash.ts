@@ -3,9 +3,9 @@
 // process. It runs in its own session and process group so that a timeout or an interrupt can
 // end everything it started, and so that nothing it runs can grab the console's terminal.
 import type { ChildProcess } from 'node:child_process';
-import { z } from 'zod';
+import * as z from 'zod';
 import { childEnv, sandboxedSpawn, sandboxStatus, SANDBOX_OFF_WARNING } from '../sandbox/index.js';
-import { OutputCollector } from './output-cap.js';
+import { OutputCollector } from '../process/output-cap.js';
 import { oneLine } from './registry.js';
 import { defineTool, type ToolContext, type ToolResult } from './types.js';
 

@@ -2,8 +2,8 @@
 // the wrong spot; the errors say why a match failed so that the next attempt can succeed.
 import { readInside, writeInside } from '../workspace/safe-files.js';
 import { createTwoFilesPatch, FILE_HEADERS_ONLY } from 'diff';
-import { z } from 'zod';
-import { capOutput } from './output-cap.js';
+import * as z from 'zod';
+import { capOutput } from '../process/output-cap.js';
 import { looksBinary } from './read-file.js';
 import { defineTool, ToolError } from './types.js';
 

@@ -2,7 +2,7 @@
 // so a link to / or /etc cannot turn a listing into a tour of the machine.
 import path from 'node:path';
 import { glob, isDynamicPattern } from 'tinyglobby';
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool, ToolError } from './types.js';
 import type { Workspace } from '../workspace/workspace.js';
 

@@ -5,7 +5,7 @@ import { stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import path from 'node:path';
 import { glob } from 'tinyglobby';
-import { z } from 'zod';
+import * as z from 'zod';
 import { IGNORED_DIRS } from './glob.js';
 import { looksBinary } from './read-file.js';
 import { defineTool, ToolError, type ToolResult } from './types.js';

@@ -1,7 +1,7 @@
 // Messaging tools on top of the bus: send_message and read_inbox (every agent), broadcast (the lead;
 // whoever assembles an agent's tools decides who gets it). read_inbox gives its messages as the same
 // `<inbox>` turn as a delivery between turns (runtime/inbox.ts).
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Bus } from '../store/bus.js';
 import type { Message } from '../store/bus.js';
 import { formatInbox } from '../inbox.js';

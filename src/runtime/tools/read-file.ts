@@ -3,7 +3,7 @@
 import { open, stat } from 'node:fs/promises';
 import { readInside } from '../workspace/safe-files.js';
 import type { Stats } from 'node:fs';
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool, ToolError } from './types.js';
 
 export const DEFAULT_READ_LIMIT = 2000;

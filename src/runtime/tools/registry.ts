@@ -1,5 +1,5 @@
 // The set of tools one agent may call: their API definitions, input validation and execution.
-import { z } from 'zod';
+import * as z from 'zod';
 import { scrub } from '../secrets.js';
 import type { Tool, ToolContext, ToolResult } from './types.js';
 

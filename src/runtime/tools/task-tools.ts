@@ -1,6 +1,6 @@
 // The task tools every agent has (docs/contract.md#tools), over one Board. The acting agent is
 // ctx.agent; results are short text the model can act on; refusals become ToolErrors.
-import { z } from 'zod';
+import * as z from 'zod';
 import { MalformedFileError } from '../fs/atomic-file.js';
 import { type Board, TASK_STATUSES, TaskBoardError, type Task } from '../store/board.js';
 import { defineTool, ToolError, type Tool } from './types.js';

@@ -1,6 +1,6 @@
 // The shape every tool shares. A tool validates its input with zod, runs, and returns text
 // for the model. Throwing a ToolError (or any error) becomes a tool_result with is_error: true.
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { AgentEmitter } from '../events/events.js';
 import type { SandboxStatus } from '../sandbox/status.js';
 import type { PermissionMode } from '../vocabulary.js';

@@ -1,6 +1,6 @@
 // Whole-file writes, for new files and complete rewrites; small changes go through edit_file so
 // the model does not have to reproduce (and risk garbling) the rest of the file.
-import { z } from 'zod';
+import * as z from 'zod';
 import { writeInside } from '../workspace/safe-files.js';
 import { defineTool } from './types.js';
 

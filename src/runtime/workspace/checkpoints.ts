@@ -16,6 +16,7 @@ import { deflateSync } from 'node:zlib';
 import path from 'node:path';
 import { CheckpointError, gitPipe, gitText, runGit, type GitCall } from './checkpoint-git.js';
 import { registeredSecretFiles } from '../secrets.js';
+import { checkpointsRoot } from '../fs/huddle-dirs.js';
 
 export const CHECKPOINT_REF = 'refs/huddle/checkpoints';
 
@@ -51,13 +52,6 @@ interface Last {
   hadIndex?: boolean;
   /** Its description, once read or written (an unchanged workspace then costs one `git add`). */
   described?: Checkpoint;
-}
-
-/** Where every workspace's checkpoints live: under the person's state directory (hidden in the sandbox). */
-export function checkpointsRoot(): string {
-  const base =
-    process.env.XDG_STATE_HOME && path.isAbsolute(process.env.XDG_STATE_HOME) ? process.env.XDG_STATE_HOME : path.join(os.homedir(), '.local', 'state');
-  return path.join(base, 'huddle', 'checkpoints');
 }
 
 /** Where a workspace's checkpoints live: outside it. */

@@ -4,7 +4,7 @@
 // person. Checked on the path as spelled (`..` folded) and on its real path (symlinks followed).
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
-import { huddleConfigDir } from '../settings/trust.js';
+import { huddleConfigDir } from '../fs/huddle-dirs.js';
 
 /** The one line the model gets: why, and that the person edits such a file themselves. */
 export function configRefusal(shown: string, why: string): string {

@@ -11,7 +11,8 @@ import { fitParts } from '../render/fit.js';
 import { askLines } from './ask-box.js';
 import { wrapLines } from '../render/wrap.js';
 import { spinnerFrame, useClock } from '../hooks/useClock.js';
-import { contextPercent, formatTokens, statusMark } from './glyphs.js';
+import { contextPercent, statusMark } from './glyphs.js';
+import { formatTokens } from '../render/tokens.js';
 import { activity, isBusy, liveCost, liveOutputTokens } from './progress.js';
 import { hostNames } from '../render/host-names.js';
 

@@ -7,7 +7,7 @@ import { useShallow } from 'zustand/shallow';
 import type { ConsoleController } from '../console-controller.js';
 import type { ConsoleState, ConsoleStore } from '../state/console-store.js';
 import type { InputHistory } from '../state/input-history.js';
-import { openPalette, paletteSelection } from '../state/palette.js';
+import { openPalette, paletteSelection } from '../commands/palette.js';
 import { useConsoleKeys, type ScreenSizes } from '../hooks/useConsoleKeys.js';
 import { useCleanRedrawOnResize, useMouseReporting } from '../hooks/useTerminal.js';
 import { AgentPane, PANE_CHROME_ROWS } from './AgentPane.js';
@@ -21,7 +21,7 @@ import { ROSTER_CHROME_ROWS, RosterView } from './RosterView.js';
 import { StatusBar } from './StatusBar.js';
 import { TabBar } from './TabBar.js';
 import { BOARD_CHROME_ROWS, TaskBoardView } from './TaskBoardView.js';
-import { TerminalPane } from '../terminal/TerminalPane.js';
+import { TerminalPane } from './TerminalPane.js';
 
 interface Props {
   store: ConsoleStore;

@@ -7,7 +7,8 @@ import { useEffect, useState } from 'react';
 import { useStore } from 'zustand';
 import type { AgentView, ConsoleStore } from '../state/console-store.js';
 import type { Task } from '../../runtime/store/board.js';
-import { contextPercent, formatAgo, formatTokens, statusMark } from './glyphs.js';
+import { contextPercent, formatAgo, statusMark } from './glyphs.js';
+import { formatTokens } from '../render/tokens.js';
 import { padLine } from '../render/wrap.js';
 import { hostNames } from '../render/host-names.js';
 

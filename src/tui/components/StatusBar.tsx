@@ -6,7 +6,7 @@ import { useStore } from 'zustand';
 import { useShallow } from 'zustand/shallow';
 import type { ConsoleStore } from '../state/console-store.js';
 import { fitParts } from '../render/fit.js';
-import { formatTokens } from './glyphs.js';
+import { formatTokens } from '../render/tokens.js';
 import { liveCost, liveOutputTokens } from './progress.js';
 
 export function StatusBar({ store, columns }: { store: ConsoleStore; columns: number }) {

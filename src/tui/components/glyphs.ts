@@ -33,12 +33,6 @@ export function contextPercent(contextTokens: number, model: string | undefined)
   return Math.round((contextTokens / contextWindowFor(model)) * 100);
 }
 
-export function formatTokens(count: number): string {
-  if (count < 1000) return String(count);
-  if (count < 1_000_000) return `${(count / 1000).toFixed(count < 10_000 ? 1 : 0)}k`;
-  return `${(count / 1_000_000).toFixed(1)}M`;
-}
-
 export function formatAgo(timestamp: number, now: number): string {
   const seconds = Math.max(0, Math.round((now - timestamp) / 1000));
   if (seconds < 60) return `${seconds}s ago`;

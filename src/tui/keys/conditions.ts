@@ -2,7 +2,7 @@
 // key is resolved. Named rather than written as functions so a keymap stays plain data that can
 // be listed, tested and (one day) loaded from settings; "!name" negates.
 import type { ConsoleState } from '../state/console-store.js';
-import { openPalette } from '../state/palette.js';
+import { openPalette } from '../commands/palette.js';
 
 export interface KeyContext {
   state: ConsoleState;

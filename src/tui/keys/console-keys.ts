@@ -9,7 +9,7 @@ import { CONSOLE_KEYMAP, type IntentName } from './console-keymap.js';
 import { createIntents, type IntentDeps, type Intents } from './intents.js';
 import { keyPresses, type KeyPress } from './key-press.js';
 import { resolveKey, type Keymap } from './keymap.js';
-import { keyBytes, leavesTerminal, reservedInTerminal } from '../terminal/terminal-keys.js';
+import { keyBytes, leavesTerminal, reservedInTerminal } from './terminal-keys.js';
 
 /** Ink's flags for "no key": a mouse report is none of them. */
 const NO_KEY = {} as Key;
@@ -63,7 +63,7 @@ export class ConsoleKeys {
 
   /** Resolves one key against the state as it is now and runs its intent; returns the intent, if any. */
   press(key: KeyPress): IntentName | undefined {
-    // A terminal pane in view: the key belongs to its program (terminal/terminal-keys.ts).
+    // A terminal pane in view: the key belongs to its program (keys/terminal-keys.ts).
     const terminal = this.#terminalInView();
     if (terminal && !reservedInTerminal(key)) {
       this.#settle(key, undefined);

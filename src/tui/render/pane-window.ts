@@ -4,10 +4,19 @@
 // what is there, and the rows above and below are counted exactly.
 import { stripVTControlCharacters } from 'node:util';
 import sliceAnsi from 'slice-ansi';
-import type { PaneScroll } from '../state/console-store.js';
-import type { TranscriptItem } from '../state/transcript.js';
+import type { TranscriptItem } from './transcript-items.js';
 import { blockLines } from './transcript-lines.js';
 import { visibleWidth } from './wrap.js';
+
+/**
+ * Where a scrolled pane's view starts: `row` rows into the rows of item `itemId` (its blank
+ * separator first). Anchored to an item, not counted from the bottom, so the view stays put while
+ * the agent keeps writing below it, and survives a width change. No entry: the view follows the end.
+ */
+export interface PaneScroll {
+  itemId: number;
+  row: number;
+}
 
 export interface PaneGeometry {
   width: number;

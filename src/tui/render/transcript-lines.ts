@@ -1,7 +1,7 @@
 // Transcript items to terminal lines for a pane of a given width. Lines of finished items are
 // cached per item (items are immutable), so a flush re-renders only the item that is streaming.
 import chalk from 'chalk';
-import type { TranscriptItem } from '../state/transcript.js';
+import type { TranscriptItem } from './transcript-items.js';
 import { renderDiff } from './diff.js';
 import { describeInboxMessage, describePrompt, describeToolCall } from './human-words.js';
 import { isHighlighterLoaded, renderMarkdown } from './markdown.js';

@@ -4,7 +4,8 @@
 import { createStore } from 'zustand/vanilla';
 import { EMPTY_INPUT, type InputBuffer } from './input-buffer.js';
 import type { Task } from '../../runtime/store/board.js';
-import type { TranscriptItem } from './transcript.js';
+import type { TranscriptItem } from '../render/transcript-items.js';
+import type { PaneScroll } from '../render/pane-window.js';
 import type { MemberStatus } from '../../runtime/vocabulary.js';
 
 /** A member's status, as the console shows it. */
@@ -52,16 +53,6 @@ export interface TurnProgress {
   streamedChars: number;
   /** The model call is being retried (`retrying 2 of 6`) until an answer comes. */
   retry?: { attempt: number; of: number } | undefined;
-}
-
-/**
- * Where a scrolled pane's view starts: `row` rows into the rows of item `itemId` (its blank
- * separator first). Anchored to an item, not counted from the bottom, so the view stays put while
- * the agent keeps writing below it, and survives a width change. No entry: the view follows the end.
- */
-export interface PaneScroll {
-  itemId: number;
-  row: number;
 }
 
 /** A search in the pane in view (Ctrl+F). */

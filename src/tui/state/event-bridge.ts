@@ -6,8 +6,8 @@
 import type { EventHub, EventOf, HuddleEvent } from '../../runtime/events/events.js';
 import type { AgentView, ApprovalView, ConsoleState, ConsoleStore, AgentStatus, TurnProgress } from './console-store.js';
 import { patchAgent } from './console-store.js';
-import { appendItem, insertBeforeRunningTool, itemId, replaceLast, type TranscriptItem } from './transcript.js';
-import { formatTokens } from '../components/glyphs.js';
+import { appendItem, insertBeforeRunningTool, itemId, replaceLast, type TranscriptItem } from '../render/transcript-items.js';
+import { formatTokens } from '../render/tokens.js';
 import { PERSON_SENDER } from '../../runtime/vocabulary.js';
 import { registeredSecrets, scrub } from '../../runtime/secrets.js';
 

@@ -5,7 +5,7 @@ import type { LoggedEvent } from '../../runtime/store/event-store.js';
 import type { HuddleEvent } from '../../runtime/events/events.js';
 import { applyEvent } from './event-bridge.js';
 import { patchAgent, type ConsoleState, type ConsoleStore } from './console-store.js';
-import { appendItem, itemId } from './transcript.js';
+import { appendItem, itemId } from '../render/transcript-items.js';
 
 /** Events of a record that say nothing a pane shows from the record (the whole text follows each stream). */
 const SKIPPED = new Set(['text_delta', 'done']);

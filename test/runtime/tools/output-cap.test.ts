@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { capOutput, OutputCollector } from '../../../src/runtime/tools/output-cap.js';
+import { capOutput, OutputCollector } from '../../../src/runtime/process/output-cap.js';
 
 const numbered = (count: number) => Array.from({ length: count }, (_, i) => `line ${i + 1}`).join('\n') + '\n';
 

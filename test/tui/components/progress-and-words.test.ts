@@ -8,8 +8,9 @@ import { EventBridge, applyEvent } from '../../../src/tui/state/event-bridge.js'
 import { activity, liveOutputTokens } from '../../../src/tui/components/progress.js';
 import { paneWindow, rowAnchor, rowIndex } from '../../../src/tui/render/pane-window.js';
 import { describeInboxMessage, describePrompt, describeToolCall } from '../../../src/tui/render/human-words.js';
-import { itemId, type TranscriptItem } from '../../../src/tui/state/transcript.js';
-import { askChoices, askLines } from '../../../src/tui/components/ask-box.js';
+import { itemId, type TranscriptItem } from '../../../src/tui/render/transcript-items.js';
+import { askLines } from '../../../src/tui/components/ask-box.js';
+import { askChoices } from '../../../src/tui/state/ask-choices.js';
 import type { ApprovalView } from '../../../src/tui/state/console-store.js';
 import { stripVTControlCharacters } from 'node:util';
 

@@ -14,7 +14,7 @@ import type { ConsoleController } from '../../../src/tui/console-controller.js';
 import { ConsoleKeys } from '../../../src/tui/keys/console-keys.js';
 import { createConsoleStore, emptyAgent, type ConsoleStore, type Flash } from '../../../src/tui/state/console-store.js';
 import { InputHistory } from '../../../src/tui/state/input-history.js';
-import { openPalette } from '../../../src/tui/state/palette.js';
+import { openPalette } from '../../../src/tui/commands/palette.js';
 import { anchorRow, rowIndex } from '../../../src/tui/render/pane-window.js';
 
 const { Terminal } = xterm;

@@ -1,6 +1,6 @@
 // The task model (docs/contract.md#tasks) and its schema, shared by every board backend: what a task is,
 // what may be asked of the board, and how a stored task is checked before anyone trusts it.
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const TASK_STATUSES = ['pending', 'in_progress', 'review', 'completed'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];

@@ -30,7 +30,7 @@ import { MalformedFileError } from '../../fs/atomic-file.js';
 import { DirectoryWatcher } from '../../fs/directory-watcher.js';
 import type { EventHub } from '../../events/events.js';
 import { makeDirectory, StoreWriteError } from '../store-errors.js';
-import { withFileLock } from './file-lock.js';
+import { withFileLock } from '../file-lock.js';
 import { appendLine, findById, type InboxCursor, InboxCursorError, NEWLINE, parseMessage, readRegion, writeCursor } from './inbox-files.js';
 
 export { type InboxCursor, InboxCursorError } from './inbox-files.js';

@@ -13,12 +13,12 @@ import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Low, type Adapter } from 'lowdb';
 import { JSONFile } from 'lowdb/node';
-import { z } from 'zod';
+import * as z from 'zod';
 import { MalformedFileError, readJson, writeJsonAtomic } from '../../fs/atomic-file.js';
 import { DirectoryWatcher } from '../../fs/directory-watcher.js';
 import type { EventHub } from '../../events/events.js';
 import { makeDirectory, StoreWriteError } from '../store-errors.js';
-import { withFileLock } from './file-lock.js';
+import { withFileLock } from '../file-lock.js';
 import { AGENT_NAME_PATTERN, LEAD_NAME, MEMBER_STATUSES, type MemberStatus } from '../../vocabulary.js';
 import {
   type Member,

@@ -12,7 +12,7 @@ import type { Board } from '../board.js';
 import type { EventHub, HuddleEvent } from '../../events/events.js';
 import { emptySpend, emptyTally, type SpendFile, type SpendLedger, spendTaskLines, type SpendTally } from '../spend-ledger.js';
 import { StoreError, StoreWriteError } from '../store-errors.js';
-import { withFileLock } from './file-lock.js';
+import { withFileLock } from '../file-lock.js';
 
 interface Usage {
   agent: string;

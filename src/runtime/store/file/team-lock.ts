@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { currentProcess, isCurrentProcess, liveness } from '../../fs/process-identity.js';
 import { StoreUnavailableError } from '../store-errors.js';
 import { TeamBusyError } from '../team-store.js';
-import { type LockRecord, readLock, tryLock } from './file-lock.js';
+import { type LockRecord, readLock, tryLock } from '../file-lock.js';
 
 export const TEAM_LOCK = 'huddle.lock';
 

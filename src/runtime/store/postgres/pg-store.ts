@@ -21,7 +21,7 @@ import { hostToken, insertHost, type LapsedHost, newHostId, PgHosts } from './pg
 import { PgRemoteControl } from './pg-remote-control.js';
 import { PgRoster } from './pg-roster.js';
 import { PgSpendLedger } from './pg-spend-ledger.js';
-import { parseTeamUrl, type TeamUrl } from './pg-url.js';
+import { parseTeamUrl, type TeamUrl } from '../team-url.js';
 import { ARCHIVE_MARK, pruneArchived, TEAM_TABLES } from './pg-prune.js';
 import { TeamChannel } from './team-channel.js';
 import { ensureTeamGitignore } from '../../workspace/team-gitignore.js';

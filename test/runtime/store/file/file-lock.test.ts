@@ -1,11 +1,11 @@
-// The file lock (store/file/file-lock.ts): it names its holder; a live holder is waited for, a
+// The file lock (store/file-lock.ts): it names its holder; a live holder is waited for, a
 // dead one's lock is taken over at once (no staleness timeout), with real processes.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { currentProcess } from '../../../../src/runtime/fs/process-identity.js';
-import { readLock, tryLock, withFileLock } from '../../../../src/runtime/store/file/file-lock.js';
+import { readLock, tryLock, withFileLock } from '../../../../src/runtime/store/file-lock.js';
 import { bundleFixture, runFixture } from './fixtures/bundle.js';
 
 let dir: string;

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { EventHub } from '../../../../src/runtime/events/events.js';
 import { Database } from '../../../../src/runtime/store/postgres/pg-database.js';
 import { postgresBackend } from '../../../../src/runtime/store/postgres/pg-store.js';
-import { parseTeamUrl } from '../../../../src/runtime/store/postgres/pg-url.js';
+import { parseTeamUrl } from '../../../../src/runtime/store/team-url.js';
 import { Workspace } from '../../../../src/runtime/workspace/workspace.js';
 import { describePostgres, teamUrl } from '../../../helpers/postgres.js';
 

@@ -1,7 +1,7 @@
 // Team URLs as people write them: credentials in the user part or in the query are secrets and
 // never shown; a % that starts no escape is one line saying how to write it (no stack trace).
 import { describe, expect, it } from 'vitest';
-import { parseTeamUrl, redactUrl } from '../../../../src/runtime/store/postgres/pg-url.js';
+import { parseTeamUrl, redactUrl } from '../../../../src/runtime/store/team-url.js';
 import { makeWorkspace, runCli } from '../../../helpers/run-cli.js';
 
 describe('team URLs', () => {

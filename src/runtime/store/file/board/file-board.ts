@@ -10,7 +10,7 @@
 //   suggests which task to try, the file decides, so two claimers never both win.
 import path from 'node:path';
 import type { EventHub } from '../../../events/events.js';
-import { withFileLock } from '../file-lock.js';
+import { withFileLock } from '../../file-lock.js';
 import type { Board, BoardChangeListener, BoardProblem, BoardScan } from '../../board.js';
 import { findCycles } from '../../board/dependencies.js';
 import { claimed, isClaimable, isClaimableBy, mayReview, planClaim, planCreate, planReviewDecision, releaseChange } from '../../board/rules.js';

@@ -1,7 +1,7 @@
 // A team URL (docs/contract.md#command-line): `postgres://user:pass@host:port/db?team=NAME`. The `team` query
 // parameter names the team (default: the workspace directory's name); several teams share one
 // database. Everything else is node-postgres's own connection string (sslmode and all).
-import { StoreUnavailableError } from '../store-errors.js';
+import { StoreUnavailableError } from './store-errors.js';
 
 export interface TeamUrl {
   /** The connection string without `team` (what node-postgres gets). */

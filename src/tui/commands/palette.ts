@@ -1,8 +1,8 @@
 // The command palette: typing '/' lists the commands with their one-line descriptions, filtered as
 // you type (names that start with what is typed first, then names that contain it). It is open while the input is a bare "/name" being typed, unless Esc shut it for that line.
-import { COMMANDS } from '../commands/commands.js';
-import type { SlashCommand } from '../commands/types.js';
-import type { ConsoleState } from './console-store.js';
+import { COMMANDS } from './commands.js';
+import type { SlashCommand } from './types.js';
+import type { ConsoleState } from '../state/console-store.js';
 
 const NAME_BEING_TYPED = /^\/(\S*)$/;
 

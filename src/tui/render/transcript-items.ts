@@ -1,6 +1,6 @@
 // What a pane shows: an agent's transcript as display items. Items are immutable; a finished
 // item keeps its identity forever, so its rendered lines can be cached per width.
-import type { InboxMessageView } from '../render/human-words.js';
+import type { InboxMessageView } from './human-words.js';
 
 export type TranscriptItem =
   /** A user turn that entered the agent's context; `by` is who caused it when not the lead (the person: 'user'). */

@@ -4,9 +4,9 @@
 import { Box, Text } from 'ink';
 import { useEffect, useReducer } from 'react';
 import { useStore } from 'zustand';
-import type { TerminalView } from '../../agents/external/pty-driver.js';
+import type { TerminalView } from '../../session/team-session.js';
 import type { ConsoleStore } from '../state/console-store.js';
-import { STATUS_COLOR, STATUS_GLYPH } from '../components/glyphs.js';
+import { STATUS_COLOR, STATUS_GLYPH } from './glyphs.js';
 
 const REDRAW_MS = 50;
 

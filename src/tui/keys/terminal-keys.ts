@@ -2,7 +2,7 @@
 // focus every key goes to the program as the bytes a terminal would send, except the few that
 // move the person between panes and views (Shift+Tab, Alt+1…9, Ctrl+T, Ctrl+Y) and Ctrl+],
 // which leaves the pane for the lead's. Tab and Ctrl+C belong to the program (completion, interrupt).
-import type { KeyPress } from '../keys/key-press.js';
+import type { KeyPress } from './key-press.js';
 
 const NAMED_BYTES: Record<string, string> = {
   enter: '\r',

@@ -17,9 +17,9 @@
 import { linkSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { currentProcess, liveness, newNonce, type ProcessIdentity } from '../../fs/process-identity.js';
-import { makeDirectory, StoreWriteError } from '../store-errors.js';
-import { PRIVATE_FILE_MODE } from '../../fs/private-modes.js';
+import { currentProcess, liveness, newNonce, type ProcessIdentity } from '../fs/process-identity.js';
+import { makeDirectory, StoreWriteError } from './store-errors.js';
+import { PRIVATE_FILE_MODE } from '../fs/private-modes.js';
 
 export interface LockRecord extends ProcessIdentity {
   /** When it was taken (ISO). */

@@ -1,0 +1,80 @@
+// Each face loads only what it needs (docs/architecture.md#import-rules): the bundle is split into chunks
+// (scripts/bundle-options.mjs), and what a face loads at start is the closure of static imports from its
+// entry chunk. A headless run loads no Ink or React; the console loads no node-postgres, no MCP SDK, no Agent
+// SDK face, no external agents (their drivers, terminals: node-pty, @xterm/headless), and neither face the Messages SDK
+// before its first model call. A static import across one of these seams fails here.
+import { build, type Metafile } from 'esbuild';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { bundleOptions } from '../../scripts/bundle-options.mjs';
+
+let outputs: Metafile['outputs'];
+
+beforeAll(async () => {
+  const result = await build({
+    ...bundleOptions({ outdir: path.join(process.cwd(), '.face-loads'), version: '0.0.0-test' }),
+    write: false,
+    metafile: true,
+    sourcemap: false,
+    logLevel: 'silent',
+  });
+  outputs = result.metafile.outputs;
+}, 60_000);
+
+/** The source files and packages a face loads before its first dynamic import: its entry chunk's static closure, with cli.js's. */
+function loadedAtStart(entry: string): string[] {
+  const chunkOf = (source: string) => {
+    const found = Object.keys(outputs).find((output) => outputs[output]!.entryPoint === source);
+    if (!found) throw new Error(`no chunk has ${source} as its entry`);
+    return found;
+  };
+  const seen = new Set<string>();
+  const queue = [chunkOf('src/cli.ts'), chunkOf(entry)];
+  while (queue.length) {
+    const chunk = queue.pop()!;
+    if (seen.has(chunk)) continue;
+    seen.add(chunk);
+    for (const imported of outputs[chunk]!.imports) if (imported.kind === 'import-statement' && !imported.external) queue.push(imported.path);
+  }
+  const inputs = new Set<string>();
+  for (const chunk of seen) for (const input of Object.keys(outputs[chunk]!.inputs)) inputs.add(input);
+  // External packages (node-pty) are imported by path from the chunk itself.
+  for (const chunk of seen)
+    for (const imported of outputs[chunk]!.imports) if (imported.external && imported.kind === 'import-statement') inputs.add(`external:${imported.path}`);
+  return [...inputs];
+}
+
+const packageOf = (input: string) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1] ?? (input.startsWith('external:') ? input.slice(9) : undefined);
+const loads = (inputs: string[], what: string) => inputs.filter((input) => packageOf(input) === what || input === what || input.startsWith(`${what}/`));
+
+describe('what a face loads at start', () => {
+  it('headless (huddle -p) loads no Ink and no React', () => {
+    const inputs = loadedAtStart('src/headless.ts');
+    expect(loads(inputs, 'src/headless.ts')).not.toEqual([]);
+    for (const what of ['ink', 'react', 'react-reconciler', 'yoga-layout', 'src/tui']) expect(loads(inputs, what), what).toEqual([]);
+  });
+
+  it('the console loads no node-postgres, MCP SDK, Agent SDK face, headless face or external terminals', () => {
+    const inputs = loadedAtStart('src/tui/run-console.ts');
+    expect(loads(inputs, 'src/tui/run-console.ts')).not.toEqual([]);
+    for (const what of [
+      'pg',
+      'src/runtime/store/postgres',
+      '@modelcontextprotocol/sdk',
+      'src/runtime/mcp/mcp-servers.ts',
+      'src/faces/sdk-stdio.ts',
+      'src/headless.ts',
+      'src/session/stream-json.ts',
+      'node-pty',
+      '@xterm/headless',
+      'src/agents/external/external-teammate.ts',
+      'src/agents/external/model-relay.ts',
+    ]) {
+      expect(loads(inputs, what), what).toEqual([]);
+    }
+  });
+
+  it('neither face loads the Messages SDK before its first model call', () => {
+    for (const entry of ['src/headless.ts', 'src/tui/run-console.ts']) expect(loads(loadedAtStart(entry), '@anthropic-ai/sdk'), entry).toEqual([]);
+  });
+});
