@@ -45,6 +45,10 @@ Usage:
   huddle status [--json]                the agents of the huddle running in the workspace, with statuses
   huddle send NAME TEXT                 a message to agent NAME of that huddle (delivered once, from "user")
   huddle interrupt NAME                 interrupt agent NAME's turn in that huddle
+  huddle approvals [--json]             what waits for you in that huddle (plans…): id, agent, kind, age
+  huddle approve [ID] [--deny] [--message TEXT] [--edit FILE]
+                                        answer it: approve (a plan: with FILE as your edit of it),
+                                        or --deny, telling the agent TEXT
   huddle rewind [ID [--files PATH…]]    the workspace's checkpoints (taken before agents' commands and writes);
                                         with ID: the workspace put back as it was then (itself undoable)
   huddle mcp --as NAME                  huddle's MCP server (stdio) for an external agent that is teammate NAME
@@ -125,10 +129,10 @@ Environment:
   HUDDLE_TEAM_URL        as --team; HUDDLE_LEASE_MS: a host silent this long loses its teammates
 
 Exit codes (headless): 0 done, 1 the run failed, 2 usage or configuration error, 3 a budget ran out.
-status/send/interrupt exit 2 when no huddle runs in the workspace.`;
+status/send/interrupt/approve/approvals exit 2 when no huddle runs in the workspace.`;
 
 /** Subcommands that talk to a live huddle or serve one: each has its own few options. */
-const SUBCOMMANDS = ['status', 'send', 'interrupt', 'mcp', 'trust', 'rewind', 'doctor', 'prune'] as const;
+const SUBCOMMANDS = ['status', 'send', 'interrupt', 'approve', 'approvals', 'mcp', 'trust', 'rewind', 'doctor', 'prune'] as const;
 type Subcommand = (typeof SUBCOMMANDS)[number];
 
 async function runSubcommand(command: Subcommand, argv: string[]): Promise<number> {
@@ -149,6 +153,9 @@ async function runSubcommand(command: Subcommand, argv: string[]): Promise<numbe
         all: { type: 'boolean' },
         'dry-run': { type: 'boolean' },
         'older-than': { type: 'string' },
+        deny: { type: 'boolean' },
+        message: { type: 'string', short: 'm' },
+        edit: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -168,6 +175,8 @@ async function runSubcommand(command: Subcommand, argv: string[]): Promise<numbe
     status: ['cwd', 'json'],
     send: ['cwd'],
     interrupt: ['cwd'],
+    approve: ['cwd', 'deny', 'message', 'edit'],
+    approvals: ['cwd', 'json'],
     mcp: ['cwd', 'as', 'socket', 'team'],
     trust: ['cwd', 'list', 'revoke'],
     rewind: ['cwd', 'files', 'all'],
@@ -215,6 +224,14 @@ async function runSubcommand(command: Subcommand, argv: string[]): Promise<numbe
   if (command === 'status') {
     if (positionals.length) usageError(`unexpected argument '${positionals[0]}'`);
     return runControlCommand({ kind: 'status', json: values.json ?? false }, values.cwd);
+  }
+  if (command === 'approvals') {
+    if (positionals.length) usageError(`unexpected argument '${positionals[0]}'`);
+    return runControlCommand({ kind: 'approvals', json: values.json ?? false }, values.cwd);
+  }
+  if (command === 'approve') {
+    if (positionals.length > 1) usageError(`unexpected argument '${positionals[1]}' (usage: huddle approve [ID] [--deny] [--message TEXT] [--edit FILE])`);
+    return runControlCommand({ kind: 'approve', id: positionals[0], deny: values.deny ?? false, message: values.message, editFile: values.edit }, values.cwd);
   }
   if (command === 'send') {
     const [to, ...words] = positionals;

@@ -157,7 +157,7 @@ export class Protocols {
    * queue (or huddle's auto-approval, which the person configured). An agent never decides a plan
    * that waits for the person, whatever a message claims the person said.
    */
-  async decidePlan(requestId: string, approve: boolean, feedback?: string, by: 'agent' | 'person' = 'agent'): Promise<string> {
+  async decidePlan(requestId: string, approve: boolean, feedback?: string, by: 'agent' | 'person' = 'agent', edited?: string): Promise<string> {
     let pending = this.#plans.get(requestId);
     if (pending?.forPerson && by === 'agent') {
       throw new ProtocolError(
@@ -183,8 +183,12 @@ export class Protocols {
       request_id: requestId,
       approve,
       ...(feedback ? { feedback } : {}),
+      // The person's edit of the plan is what the teammate carries out.
+      ...(approve && edited !== undefined ? { plan: edited } : {}),
       content: approve
-        ? `Your plan is approved${feedback ? `: ${feedback}` : ''}. You now have your full tools; carry it out.`
+        ? edited !== undefined
+          ? `Your plan was approved with the person's edits${feedback && feedback !== 'approved by the person' ? ` (${feedback})` : ''}: follow this plan, not your own.\n\n${edited}\n\nYou now have your full tools; carry it out.`
+          : `Your plan is approved${feedback ? `: ${feedback}` : ''}. You now have your full tools; carry it out.`
         : `Your plan was not approved: ${feedback ?? 'no feedback given'}. Revise it and send it again with plan_approval.`,
     });
     return pending.teammate;
