@@ -190,3 +190,11 @@ describe('who may choose an unattended approver', () => {
     expect(wideningKeys({ plans: { approver: 'person' }, planApproval: 'lead' })).toEqual([]);
   });
 });
+
+describe('the webhook URL in /config', () => {
+  it('shows where it posts, never its path or query', async () => {
+    const { webhookOrigin } = await import('../../src/runtime/settings/describe.js');
+    expect(webhookOrigin('https://hooks.slack.com/services/T000/B000/XXXXSECRET?x=1')).toBe('https://hooks.slack.com/‹hidden›');
+    expect(webhookOrigin('not a url')).toBe('‹hidden›');
+  });
+});
