@@ -66,6 +66,12 @@ export class ConsoleController implements CommandIntents {
     if (result.kind === 'failed') return { text: result.message, tone: 'warn' };
     if (result.kind === 'unchanged') return { text: 'the plan is unchanged', tone: 'info' };
     if (!this.#session.revisePlan(id, result.text)) return { text: 'that request is no longer waiting', tone: 'warn' };
+    // The queue's row shows the person's text from now on.
+    const revised = this.#session.waitingForPerson().find((r) => r.id === id);
+    if (revised)
+      this.store.setState((state) => ({
+        approvals: state.approvals.map((a) => (a.id === id ? { ...a, summary: revised.summary, detail: revised.detail } : a)),
+      }));
     return { text: `${request.agent}'s plan now holds your edit: y approves it`, tone: 'info' };
   }
 

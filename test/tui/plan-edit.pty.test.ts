@@ -76,6 +76,7 @@ describe('a plan edited from the needs-you queue', () => {
     let screen = await tty.waitFor('now holds your edit');
     expect(await tty.bufferType()).toBe('alternate');
     expect(screen).toContain('Needs you (1 waiting)');
+    expect(screen).toContain('Write HELLO.txt in capitals.');
     tty.write('y');
     screen = await tty.waitFor('Needs you (0 waiting)');
     const told = await waitForTold(fake);
