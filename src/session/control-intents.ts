@@ -67,17 +67,15 @@ export async function handleControl(session: TeamSession, face: string, request:
       if (typeof request.as !== 'string' || typeof request.tool !== 'string') throw new ControlUsageError('tool needs `as` and `tool`');
       return session.runTeammateTool(request.as, request.tool, request.input ?? {});
     case 'approvals':
-      return session
-        .waitingForPerson()
-        .map((r): WaitingLine => ({
-          id: r.id,
-          agent: r.agent,
-          kind: r.kind ?? 'tool',
-          tool: r.tool,
-          summary: r.summary,
-          detail: r.detail,
-          created_at: r.created_at,
-        }));
+      return session.waitingForPerson().map((r): WaitingLine => ({
+        id: r.id,
+        agent: r.agent,
+        kind: r.kind ?? 'tool',
+        tool: r.tool,
+        summary: r.summary,
+        detail: r.detail,
+        created_at: r.created_at,
+      }));
     case 'approve':
       return answerWaiting(session, request);
     default:
