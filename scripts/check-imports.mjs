@@ -77,8 +77,17 @@ export const INNER_ORDERS = [
   },
   {
     parent: 'src/tui/',
-    rooms: ['render/', 'state/', 'commands/', 'console-controller.ts', 'keys/', 'hooks/', 'components/', ['run-console.ts', 'generated-docs.ts']],
-    why: 'src/tui builds upward: render < state < commands < console-controller < keys < hooks < components < run-console',
+    rooms: [
+      ['render/', 'terminal/'],
+      'state/',
+      'commands/',
+      'console-controller.ts',
+      'keys/',
+      'hooks/',
+      'components/',
+      ['run-console.ts', 'generated-docs.ts'],
+    ],
+    why: 'src/tui builds upward: render, terminal < state < commands < console-controller < keys < hooks < components < run-console',
   },
 ];
 

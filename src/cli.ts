@@ -45,7 +45,10 @@ Usage:
   huddle status [--json]                the agents of the huddle running in the workspace, with statuses
   huddle send NAME TEXT                 a message to agent NAME of that huddle (delivered once, from "user")
   huddle interrupt NAME                 interrupt agent NAME's turn in that huddle
-  huddle approve [ID] [--deny | --list] answer what waits for you in that huddle (a workflow's gate, a question)
+  huddle approvals [--json]             what waits for you in that huddle (plans, a workflow's gates, questions)
+  huddle approve [ID] [--deny] [--message TEXT] [--edit FILE]
+                                        answer it: approve (a plan: with FILE as your edit of it),
+                                        or --deny, telling the agent TEXT (--list: as huddle approvals)
   huddle workflow run FILE              run the phases of agents a workflow module exports; run again, it goes on
                                         where it stopped (docs/workflows.md)
   huddle rewind [ID [--files PATH…]]    the workspace's checkpoints (taken before agents' commands and writes);
@@ -137,10 +140,10 @@ Environment:
   HUDDLE_TEAM_URL        as --team; HUDDLE_LEASE_MS: a host silent this long loses its teammates
 
 Exit codes (headless): 0 done, 1 the run failed, 2 usage or configuration error, 3 a budget ran out.
-status/send/interrupt exit 2 when no huddle runs in the workspace.`;
+status/send/interrupt/approve/approvals exit 2 when no huddle runs in the workspace.`;
 
 /** Subcommands that talk to a live huddle or serve one: each has its own few options. */
-const SUBCOMMANDS = ['status', 'send', 'interrupt', 'approve', 'workflow', 'mcp', 'trust', 'rewind', 'doctor', 'prune'] as const;
+const SUBCOMMANDS = ['status', 'send', 'interrupt', 'approve', 'approvals', 'workflow', 'mcp', 'trust', 'rewind', 'doctor', 'prune'] as const;
 type Subcommand = (typeof SUBCOMMANDS)[number];
 
 async function runSubcommand(command: Subcommand, argv: string[]): Promise<number> {
@@ -163,6 +166,8 @@ async function runSubcommand(command: Subcommand, argv: string[]): Promise<numbe
         all: { type: 'boolean' },
         'dry-run': { type: 'boolean' },
         'older-than': { type: 'string' },
+        message: { type: 'string', short: 'm' },
+        edit: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -182,7 +187,8 @@ async function runSubcommand(command: Subcommand, argv: string[]): Promise<numbe
     status: ['cwd', 'json'],
     send: ['cwd'],
     interrupt: ['cwd'],
-    approve: ['cwd', 'deny', 'list', 'json'],
+    approve: ['cwd', 'deny', 'message', 'edit', 'list', 'json'],
+    approvals: ['cwd', 'json'],
     workflow: ['cwd', 'team', 'trust'],
     mcp: ['cwd', 'as', 'socket', 'team'],
     trust: ['cwd', 'list', 'revoke'],
@@ -235,16 +241,24 @@ async function runSubcommand(command: Subcommand, argv: string[]): Promise<numbe
     return runWorkflowCommand({ file, cwd: values.cwd, team: values.team, trust: values.trust ?? false });
   }
   const { runControlCommand } = await import('./faces/control-cli.js');
-  if (command === 'approve') {
-    const [id, ...extra] = positionals;
-    if (extra.length) usageError(`unexpected argument '${extra[0]}'`);
-    if (values.list && (id || values.deny)) usageError('--list takes no ID and no --deny');
-    if (values.list) return runControlCommand({ kind: 'waiting', json: values.json ?? false }, values.cwd);
-    return runControlCommand({ kind: 'approve', id, deny: values.deny ?? false }, values.cwd);
-  }
   if (command === 'status') {
     if (positionals.length) usageError(`unexpected argument '${positionals[0]}'`);
     return runControlCommand({ kind: 'status', json: values.json ?? false }, values.cwd);
+  }
+  if (command === 'approvals') {
+    if (positionals.length) usageError(`unexpected argument '${positionals[0]}'`);
+    return runControlCommand({ kind: 'approvals', json: values.json ?? false }, values.cwd);
+  }
+  if (command === 'approve' && values.list) {
+    // `huddle approve --list` is `huddle approvals`, kept for the workflows' docs and muscle memory.
+    if (positionals.length || values.deny || values.message !== undefined || values.edit !== undefined)
+      usageError('--list takes no ID, --deny, --message or --edit');
+    return runControlCommand({ kind: 'approvals', json: values.json ?? false }, values.cwd);
+  }
+  if (command === 'approve') {
+    if (values.json) usageError('--json goes with huddle approvals (or approve --list)');
+    if (positionals.length > 1) usageError(`unexpected argument '${positionals[1]}' (usage: huddle approve [ID] [--deny] [--message TEXT] [--edit FILE])`);
+    return runControlCommand({ kind: 'approve', id: positionals[0], deny: values.deny ?? false, message: values.message, editFile: values.edit }, values.cwd);
   }
   if (command === 'send') {
     const [to, ...words] = positionals;

@@ -8,7 +8,7 @@ import type { CliOptions } from './session/cli-options.js';
 import { openSession } from './session/open-session.js';
 import { openControl } from './session/control-intents.js';
 import { resolveSettings, StartupError } from './session/settings.js';
-import { announceRunEnd } from './session/attention.js';
+import { announceRunEnd, watchHeadless } from './session/attention.js';
 import type { RunEnd, TeamSession } from './session/team-session.js';
 import type { EventListener, HuddleEvent } from './runtime/events/events.js';
 import { budgetStopSummary } from './runtime/budget/budget.js';
@@ -78,6 +78,9 @@ export async function runHeadless(options: CliOptions, driver?: HeadlessDriver):
   }
   // `huddle status/send/interrupt` from other shells reach this run through its control socket.
   await openControl(session, 'headless');
+  // Plans waiting for the person and failures reach the Notification hooks and the webhook as they happen.
+  const stopWatching = watchHeadless(session);
+  session.closeWith(async () => stopWatching());
   if (session.archived) process.stderr.write(`huddle: archived the previous team to ${session.archived}\n`);
   const sandbox = sandboxStatus();
   if (!sandbox.available) process.stderr.write(`huddle: ${sandbox.line}\n`);

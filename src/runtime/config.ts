@@ -30,8 +30,10 @@ export interface HuddleConfig {
   idleTimeoutMs: number;
   /** A working agent with no event for this long is interrupted by the stall watchdog (HUDDLE_STALL_MS, default 10 min; 0: off). */
   stallMs?: number;
-  /** Who decides plan-mode teammates' plans: the lead (default) or the person, in the console's needs-you queue. */
-  planApproval?: 'lead' | 'person';
+  /** Who decides plan-mode teammates' plans: the lead (default), the person (needs-you queue, huddle approve), or the person with a timer (docs/headless.md#plan-approval). */
+  planApproval?: 'lead' | 'person' | 'auto-after';
+  /** auto-after: minutes a plan waits for the person before huddle approves it (plans.autoApproveMinutes, default 30). */
+  planAutoApproveMinutes?: number;
   /** Teammates get their own git worktree unless a spawn says otherwise (HUDDLE_WORKTREES=1). */
   worktrees?: boolean;
   /** Times a reviewer may send a task back for changes before the lead is asked to decide (default 3). */
@@ -107,6 +109,7 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
     idleTimeoutMs: intFrom(env, 'HUDDLE_IDLE_TIMEOUT_MS', 60_000),
     stallMs: intFrom(env, 'HUDDLE_STALL_MS', 600_000),
     planApproval: planApprovalFrom(env),
+    planAutoApproveMinutes: 30,
     worktrees: boolFrom(env, 'HUDDLE_WORKTREES', false),
     reviewMaxRounds: intFrom(env, 'HUDDLE_REVIEW_MAX_ROUNDS', 3),
     trimAt: fractionFrom(env, 'HUDDLE_TRIM_AT', 0.6),
@@ -174,8 +177,8 @@ function boolFrom(env: NodeJS.ProcessEnv, name: string, fallback: boolean): bool
   throw new ConfigError(`${name} must be 1 or 0 (true or false), not '${env[name]}'`);
 }
 
-function planApprovalFrom(env: NodeJS.ProcessEnv): 'lead' | 'person' {
+function planApprovalFrom(env: NodeJS.ProcessEnv): 'lead' | 'person' | 'auto-after' {
   const raw = (env.HUDDLE_PLAN_APPROVAL ?? 'lead').trim().toLowerCase();
-  if (raw === 'lead' || raw === 'person') return raw;
-  throw new ConfigError(`HUDDLE_PLAN_APPROVAL must be 'lead' or 'person', not '${env.HUDDLE_PLAN_APPROVAL}'`);
+  if (raw === 'lead' || raw === 'person' || raw === 'auto-after') return raw;
+  throw new ConfigError(`HUDDLE_PLAN_APPROVAL must be 'lead', 'person' or 'auto-after', not '${env.HUDDLE_PLAN_APPROVAL}'`);
 }

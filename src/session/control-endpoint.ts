@@ -18,10 +18,10 @@ export type ControlRequest =
   | { op: 'status' }
   | { op: 'send'; to: string; text: string }
   | { op: 'interrupt'; agent: string }
-  /** `huddle approve [ID] [--deny]`: answers a request of the needs-you queue (the only one, without an id). */
-  | { op: 'approve'; id?: string; deny?: boolean; reason?: string }
-  /** `huddle approve --list`: what waits for the person. */
-  | { op: 'waiting' }
+  /** What waits for the person (huddle approvals). */
+  | { op: 'approvals' }
+  /** The person's answer (huddle approve): `id` may be left out when exactly one thing waits; `edited` is their text of a plan. */
+  | { op: 'approve'; id?: string; deny?: boolean; message?: string; edited?: string }
   /** A teammate tool that needs the live team (idle, shutdown_response, plan_approval), run as `as`: huddle's MCP server asks. */
   | { op: 'tool'; as: string; tool: string; input: unknown };
 
@@ -47,6 +47,17 @@ export interface StatusReport {
   workspace: string;
   team: string;
   agents: AgentStatusLine[];
+}
+
+/** One line of `huddle approvals`. */
+export interface WaitingLine {
+  id: string;
+  agent: string;
+  kind: string;
+  tool: string;
+  summary: string;
+  detail?: string | undefined;
+  created_at: string;
 }
 
 export interface ControlPointer {

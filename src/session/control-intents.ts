@@ -4,7 +4,7 @@
 // a team (the console, headless runs) opens it the same way: openControl().
 import { UnknownRecipientError } from '../runtime/store/bus.js';
 import { PERSON_SENDER } from '../runtime/vocabulary.js';
-import type { ControlRequest, StatusReport } from './control-endpoint.js';
+import type { ControlRequest, StatusReport, WaitingLine } from './control-endpoint.js';
 import { ControlServer, ControlUsageError } from './control-server.js';
 import { mintPersonKey } from './person-key.js';
 import type { TeamSession } from './team-session.js';
@@ -22,6 +22,11 @@ export async function openControl(session: TeamSession, face: 'console' | 'headl
   try {
     const server = await ControlServer.start(session.workspace.teamDir, face, (request) => handleControl(session, face, request));
     session.closeWith(() => server.close());
+    // Headless, `huddle approve` through this socket is how the person answers a plan that waits for them.
+    if (face === 'headless') {
+      const detach = session.attachPlanAnswerer();
+      session.closeWith(async () => detach());
+    }
   } catch (error) {
     session.hub.emit('huddle', 'warning', {
       message: `the control socket could not be opened (${error instanceof Error ? error.message : String(error)}); huddle status/send/interrupt cannot reach this run`,
@@ -58,28 +63,24 @@ export async function handleControl(session: TeamSession, face: string, request:
         );
       return { interrupted: session.interrupt(name) };
     }
-    case 'approve': {
-      // `huddle approve`: the needs-you queue from a shell (a workflow's gate, a question in ask mode).
-      const waiting = session.waitingForPerson();
-      if (request.id === undefined) {
-        if (waiting.length !== 1)
-          throw new ControlUsageError(
-            waiting.length === 0
-              ? 'nothing waits for you'
-              : `${waiting.length} requests wait; name one: ${waiting.map((r) => `${r.id} (${r.agent}: ${r.summary})`).join(', ')}`,
-          );
-        return { line: session.answer(waiting[0]!.id, request.deny ? 'deny' : 'approve', request.reason) };
-      }
-      if (!waiting.some((r) => r.id === request.id)) throw new ControlUsageError(`no request '${request.id}' waits; huddle approve --list shows them`);
-      return { line: session.answer(request.id, request.deny ? 'deny' : 'approve', request.reason) };
-    }
-    case 'waiting':
-      return session.waitingForPerson().map(({ id, agent, tool, summary, reason, created_at }) => ({ id, agent, tool, summary, reason, created_at }));
     case 'tool':
       if (typeof request.as !== 'string' || typeof request.tool !== 'string') throw new ControlUsageError('tool needs `as` and `tool`');
       return session.runTeammateTool(request.as, request.tool, request.input ?? {});
+    case 'approvals':
+      return session.waitingForPerson().map((r): WaitingLine => ({
+        id: r.id,
+        agent: r.agent,
+        kind: r.kind ?? 'tool',
+        tool: r.tool,
+        summary: r.summary,
+        detail: r.detail,
+        created_at: r.created_at,
+      }));
+    case 'approve':
+      // The needs-you queue from a shell: a plan, a workflow's gate, a question in ask mode.
+      return answerWaiting(session, request);
     default:
-      throw new ControlUsageError(`unknown request '${String((request as { op?: unknown })?.op)}' (status, send, interrupt, approve, waiting, tool)`);
+      throw new ControlUsageError(`unknown request '${String((request as { op?: unknown })?.op)}' (status, send, interrupt, tool, approvals, approve)`);
   }
 }
 
@@ -105,4 +106,25 @@ function statusReport(session: TeamSession, face: string): StatusReport {
       };
     }),
   };
+}
+
+/** `huddle approve [ID] [--deny] [--message TEXT] [--edit FILE]`: one answer, or one line saying why not. */
+function answerWaiting(session: TeamSession, request: Extract<ControlRequest, { op: 'approve' }>): { answer: string; id: string } {
+  const waiting = session.waitingForPerson();
+  const ids = waiting.map((r) => r.id).join(', ');
+  let id = request.id;
+  if (id === undefined) {
+    if (waiting.length !== 1)
+      throw new ControlUsageError(waiting.length ? `${waiting.length} requests wait (${ids}); name one: huddle approve ID` : 'nothing waits for you');
+    id = waiting[0]!.id;
+  }
+  const target = waiting.find((r) => r.id === id);
+  if (!target) throw new ControlUsageError(`no request '${id}' waits for you; ${waiting.length ? `waiting: ${ids}` : 'nothing waits'}`);
+  if (request.edited !== undefined && (target.kind !== 'plan' || request.deny))
+    throw new ControlUsageError(
+      request.deny ? '--edit approves with your edits; it does not go with --deny' : `--edit is for a plan; ${id} is a ${target.kind ?? 'tool'} request`,
+    );
+  if (request.edited !== undefined && !request.edited.trim()) throw new ControlUsageError('the edited plan is empty');
+  const message = typeof request.message === 'string' && request.message.trim() ? request.message.trim() : undefined;
+  return { id, answer: session.answer(id, request.deny ? 'deny' : 'approve', message, request.edited) };
 }

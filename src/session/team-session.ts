@@ -445,6 +445,16 @@ export class TeamSession {
     return this.#team.approvals.attachAnswerer();
   }
 
+  /** A headless run's control socket answers plans for the person (huddle approve); nothing else waits headless. */
+  attachPlanAnswerer(): () => void {
+    return this.#team.approvals.attachAnswerer(['plan']);
+  }
+
+  /** The person rewrote a waiting plan (the console's editor) without deciding it yet: an auto-approval's wait starts over. */
+  revisePlan(id: string, text: string): boolean {
+    return this.#team.approvals.revise(id, text);
+  }
+
   /** What a headless run's first stream-json line says: where, which model, which tools, which mode. */
   describeLead(): { cwd: string; model: string; tools: string[]; permissionMode: string; apiKeySource: string | undefined } {
     return {
@@ -674,14 +684,16 @@ export class TeamSession {
   }
 
   /** The person's answer to a request in the needs-you queue; returns what happened, in one line. */
-  answer(id: string, decision: ApprovalDecision, reason?: string): string {
+  answer(id: string, decision: ApprovalDecision, reason?: string, edited?: string): string {
     const approvals = this.#team.approvals;
     const request = approvals.list().find((r) => r.id === id);
-    if (!request || !approvals.resolve(id, decision, PERSON_SENDER, reason || undefined)) return 'that request is no longer waiting';
+    if (!request || !approvals.resolve(id, decision, PERSON_SENDER, reason || undefined, decision === 'deny' ? undefined : edited))
+      return 'that request is no longer waiting';
     if (request.kind === 'notice') {
       // A failure or a stall: 1 restarts (restart.ts says how it goes), 3 leaves it as it is.
       return decision === 'deny' ? `dismissed; /restart ${request.agent} restarts it later` : `restarting ${request.agent}…`;
     }
+    if (decision !== 'deny' && edited !== undefined) return `approved with your edits: ${request.agent}'s plan`;
     if (decision === 'deny') return `denied: ${request.summary}${reason ? ` (told ${request.agent}: ${reason})` : ''}`;
     if (decision === 'always') {
       return request.prefixes.length

@@ -17,6 +17,7 @@ import { endpointOf } from '../runtime/model/connection-error.js';
 import { summaryLines } from '../runtime/record/run-record.js';
 import { Checkpoints } from '../runtime/workspace/checkpoints.js';
 import { describeCheckpoints, rewind, rewoundLine } from '../runtime/workspace/rewind.js';
+import { editInTerminal } from './terminal/external-editor.js';
 
 export class ConsoleController implements CommandIntents {
   readonly store: ConsoleStore;
@@ -53,6 +54,25 @@ export class ConsoleController implements CommandIntents {
   /** The person's answer to a request waiting in the "needs you" queue (y, n, a in /approvals). */
   answerApproval(id: string, decision: ApprovalDecision, reason?: string): string {
     return this.#session.answer(id, decision, reason);
+  }
+
+  /** The person rewrites a waiting plan in $EDITOR (e in /approvals); the console hands over the terminal meanwhile. */
+  editPlan(id: string): { text: string; tone: 'info' | 'warn' } {
+    const request = this.#session.waitingForPerson().find((r) => r.id === id);
+    if (!request) return { text: 'that request is no longer waiting', tone: 'warn' };
+    const result = editInTerminal(request.detail ?? request.summary, { mouse: this.store.getState().mouse });
+    // The editor drew over the screen: the console draws itself again whole.
+    this.store.setState((state) => ({ redraws: state.redraws + 1 }));
+    if (result.kind === 'failed') return { text: result.message, tone: 'warn' };
+    if (result.kind === 'unchanged') return { text: 'the plan is unchanged', tone: 'info' };
+    if (!this.#session.revisePlan(id, result.text)) return { text: 'that request is no longer waiting', tone: 'warn' };
+    // The queue's row shows the person's text from now on.
+    const revised = this.#session.waitingForPerson().find((r) => r.id === id);
+    if (revised)
+      this.store.setState((state) => ({
+        approvals: state.approvals.map((a) => (a.id === id ? { ...a, summary: revised.summary, detail: revised.detail } : a)),
+      }));
+    return { text: `${request.agent}'s plan now holds your edit: y approves it`, tone: 'info' };
   }
 
   async refreshTasks(): Promise<void> {

@@ -163,7 +163,7 @@ export class Protocols {
    * queue (or huddle's auto-approval, which the person configured). An agent never decides a plan
    * that waits for the person, whatever a message claims the person said.
    */
-  async decidePlan(requestId: string, approve: boolean, feedback?: string, by: 'agent' | 'person' = 'agent'): Promise<string> {
+  async decidePlan(requestId: string, approve: boolean, feedback?: string, by: 'agent' | 'person' = 'agent', edited?: string): Promise<string> {
     let pending = this.#plans.get(requestId);
     if (pending?.forPerson && by === 'agent') {
       throw new ProtocolError(
@@ -189,7 +189,14 @@ export class Protocols {
       request_id: requestId,
       approve,
       ...(feedback ? { feedback } : {}),
-      content: fill('message-plan-decision', { approve, feedback: feedback ?? '' }),
+      // The person's edit of the plan is what the teammate carries out.
+      ...(approve && edited !== undefined ? { plan: edited } : {}),
+      content: fill('message-plan-decision', {
+        approve,
+        feedback: feedback ?? '',
+        edited: approve && edited !== undefined ? edited : '',
+        note: feedback && feedback !== 'approved by the person' ? feedback : '',
+      }),
     });
     return pending.teammate;
   }

@@ -4,7 +4,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { isPermissionMode, PERMISSION_MODES, type PermissionMode } from '../../runtime/permissions/permission-mode.js';
-import { AGENT_KINDS } from '../../runtime/settings/schema.js';
+import { AGENT_KINDS, PLAN_APPROVERS, type PlanApprover } from '../../runtime/settings/schema.js';
 import { roleFileTrusted } from '../../runtime/settings/role-trust.js';
 import { workspaceKey } from '../../runtime/settings/load.js';
 import { fill } from '../prompts/templates.js';
@@ -20,6 +20,8 @@ export interface RoleDefinition {
   permission_mode?: PermissionMode;
   /** Which agent runs teammates of this role: huddle (in-process, the default) or an external CLI. */
   agent?: 'huddle' | (typeof AGENT_KINDS)[number];
+  /** Who approves this role's plans (over plans.approver): lead, person or auto-after. */
+  plan_approver?: PlanApprover;
   /** Appended to the teammate's system prompt. */
   body: string;
   source: 'built-in' | string;
@@ -70,6 +72,12 @@ export function parseRole(name: string, text: string, source: string): RoleDefin
   }
   if (typeof fields.plan_mode_required === 'boolean') role.plan_mode_required = fields.plan_mode_required;
   if (typeof fields.worktree === 'boolean') role.worktree = fields.worktree;
+  if (fields.plan_approver !== undefined) {
+    if (!(PLAN_APPROVERS as readonly unknown[]).includes(fields.plan_approver)) {
+      throw new RoleError(`${source}: plan_approver must be one of ${PLAN_APPROVERS.join(', ')}, not ${JSON.stringify(fields.plan_approver)}`);
+    }
+    role.plan_approver = fields.plan_approver as PlanApprover;
+  }
   if (fields.permission_mode !== undefined) {
     if (!isPermissionMode(fields.permission_mode)) {
       throw new RoleError(`${source}: permission_mode must be one of ${PERMISSION_MODES.join(', ')}, not ${JSON.stringify(fields.permission_mode)}`);
@@ -106,6 +114,7 @@ export function loadRoles(teamDir: string, env: NodeJS.ProcessEnv = process.env)
       if (!roleFileTrusted(workspaceKey(path.dirname(teamDir)), file, text, env)) {
         if (role.permission_mode === 'auto') delete role.permission_mode;
         if (role.agent !== undefined && role.agent !== 'huddle') delete role.agent;
+        if (role.plan_approver === 'auto-after') delete role.plan_approver;
       }
       roles.set(role.name, role);
     } catch (error) {

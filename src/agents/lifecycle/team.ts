@@ -494,9 +494,12 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
     if (!member?.planPending) throw new Error('your plan needs no approval: you already have your full tools');
     member.awaitingPlanDecision = true;
     member.requestIdle();
-    const byPerson = this.ctx.config.planApproval === 'person' && this.approvals.answerable;
+    // The role file's plan_approver over plans.approver (docs/headless.md#plan-approval).
+    const approver = loadRoles(this.ctx.workspace.teamDir).roles.get(member.role)?.plan_approver ?? this.ctx.config.planApproval ?? 'lead';
+    const byPerson = approver !== 'lead' && this.approvals.answerableFor('plan');
     const requestId = await this.protocols.submitPlan(teammate, plan, !byPerson);
-    if (byPerson) void askPersonAboutPlan(this.approvals, this.protocols, { teammate, requestId, plan });
+    const autoApproveMinutes = approver === 'auto-after' ? (this.ctx.config.planAutoApproveMinutes ?? 30) : undefined;
+    if (byPerson) void askPersonAboutPlan(this.approvals, this.protocols, { teammate, requestId, plan, autoApproveMinutes });
     return requestId;
   }
 
@@ -519,6 +522,8 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
   async isSettled(): Promise<boolean> {
     if (!this.lead.isIdle) return false;
     if ((await this.bus.unreadCount(LEAD_NAME)) > 0) return false;
+    // A plan waiting for the person (huddle approve, or its auto-approval timer): the teammate goes on after it.
+    if (this.approvals.list().some((r) => r.kind === 'plan')) return false;
     const members = this.ctx.roster.members().filter((m) => m.name !== LEAD_NAME);
     if (members.some((m) => m.status === 'working')) return false;
     if (this.protocols.planAutoApprovalPending) return false;

@@ -43,6 +43,8 @@ function redact(value: unknown, path: string[]): unknown {
   if (!isPlainObject(value) && path.slice(0, -1).some((key) => SECRET_MAPS.has(key))) return '‹set›';
   // The team URL may carry the database password.
   if (path.length === 1 && path[0] === 'team' && typeof value === 'string') return redactUrl(value);
+  // A webhook URL is usually its own token: only where it goes is shown.
+  if (path.join('.') === 'notifications.webhook.url' && typeof value === 'string') return webhookOrigin(value);
   if (Array.isArray(value)) return value.map((item, i) => redact(item, [...path, String(i)]));
   if (!isPlainObject(value)) return value;
   const out: Record<string, unknown> = {};
@@ -58,4 +60,13 @@ function oneLine(value: unknown): string {
   const text = typeof value === 'string' ? value : JSON.stringify(value);
   const flat = (text ?? '').replace(/\s+/g, ' ');
   return flat.length > MAX_VALUE ? `${flat.slice(0, MAX_VALUE - 1)}…` : flat;
+}
+
+/** "https://hooks.slack.com/‹hidden›": the host a webhook posts to, without the path and query that carry its token. */
+export function webhookOrigin(url: string): string {
+  try {
+    return `${new URL(url).origin}/‹hidden›`;
+  } catch {
+    return '‹hidden›';
+  }
 }

@@ -2,6 +2,7 @@
 // layer so `/config` names it. Their spellings and error messages are those huddle has always had.
 import { PERMISSION_MODES } from '../permissions/permission-mode.js';
 import { SettingsError } from './errors.js';
+import { PLAN_APPROVERS } from './schema.js';
 import { layerAt, type SettingsLayer } from './layers.js';
 
 type Parse = (raw: string, name: string) => unknown;
@@ -57,8 +58,8 @@ export const ENVIRONMENT_SETTINGS: EnvironmentSetting[] = [
   },
   {
     variable: 'HUDDLE_PLAN_APPROVAL',
-    path: ['planApproval'],
-    parse: (raw, name) => oneOf(['lead', 'person'], () => `${name} must be 'lead' or 'person', not '${raw}'`)(raw.toLowerCase(), name),
+    path: ['plans', 'approver'],
+    parse: (raw, name) => oneOf(PLAN_APPROVERS, () => `${name} must be 'lead', 'person' or 'auto-after', not '${raw}'`)(raw.toLowerCase(), name),
   },
   { variable: 'HUDDLE_WORKTREES', path: ['worktrees'], parse: flag },
   { variable: 'HUDDLE_REVIEW_MAX_ROUNDS', path: ['reviewMaxRounds'], parse: wholeNumber },

@@ -21,6 +21,8 @@ export function roleWidening(text: string): string[] {
   const out: string[] = [];
   if (front.permission_mode === 'auto') out.push('permission_mode');
   if (front.agent !== undefined && front.agent !== 'huddle') out.push('agent');
+  // Plans approved on huddle's clock: the person's choice (trust.ts says why).
+  if (front.plan_approver === 'auto-after') out.push('plan_approver');
   return out;
 }
 

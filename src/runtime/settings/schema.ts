@@ -170,8 +170,40 @@ const notifications = z
       .describe('What notifies: approval, plan, budget, failure, done, question.')
       .meta({ default: [...NOTIFY_KINDS] }),
     title: z.boolean().optional().describe('Show "needs you: N" in the terminal tab title.').meta({ default: true }),
+    webhook: z
+      .strictObject({
+        url: z
+          .string()
+          .regex(/^https?:\/\//i, 'an http:// or https:// URL')
+          .describe(
+            'POST each notification as JSON {text, event, team, agent, …} here (a Slack-style incoming webhook); the URL may hold a token: it is never logged or shown.',
+          ),
+      })
+      .optional()
+      .describe('A webhook that gets the same notifications as the terminal and the Notification hooks, headless too.'),
   })
   .describe("How huddle gets the person's attention when something needs them; a Notification hook can send it anywhere else.");
+
+// ---- plan approval ----------------------------------------------------------------------------------
+export const PLAN_APPROVERS = ['lead', 'person', 'auto-after'] as const;
+export type PlanApprover = (typeof PLAN_APPROVERS)[number];
+
+const plans = z
+  .strictObject({
+    approver: z
+      .enum(PLAN_APPROVERS)
+      .optional()
+      .describe(
+        "Who approves plan-mode teammates' plans: lead (the default); person (the needs-you queue, huddle approve); or auto-after: the person, and if nobody answers within autoApproveMinutes, huddle approves it (from a workspace file, auto-after needs your trust).",
+      ),
+    autoApproveMinutes: z
+      .number()
+      .positive()
+      .optional()
+      .describe('auto-after: minutes a plan waits for the person before huddle approves it (fractions allowed: 0.5 is 30 s).')
+      .meta({ default: 30 }),
+  })
+  .describe('Plan approval (docs/headless.md#plan-approval).');
 
 // ---- roles and external agents ----------------------------------------------------------------------
 export const AGENT_KINDS = ['claude-code', 'gemini', 'codex', 'opencode', 'command'] as const;
@@ -215,7 +247,8 @@ export const settingsSchema = z
       .enum(PERMISSION_MODES)
       .optional()
       .describe('plan (read only), ask (commands off the allow-list wait for the person) or auto. Unset: ask in the console, auto headless.'),
-    planApproval: z.enum(['lead', 'person']).optional().describe("Who approves plan-mode teammates' plans.").meta({ default: 'lead' }),
+    planApproval: z.enum(PLAN_APPROVERS).optional().describe('The older spelling of plans.approver (plans.approver wins).'),
+    plans: plans.optional(),
     worktrees: z.boolean().optional().describe('Every teammate gets its own git worktree unless spawned otherwise.').meta({ default: false }),
     reviewMaxRounds: count('Times a reviewer may send a task back before the lead decides.').optional().meta({ default: 3 }),
     timeouts: z

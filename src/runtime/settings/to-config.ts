@@ -4,7 +4,7 @@
 import path from 'node:path';
 import { BUDGET_KINDS, emptySettings, type BudgetLimits, type BudgetSettings } from '../budget/budget.js';
 import { resolveConfig, type HuddleConfig } from '../config.js';
-import { registerEnvSecrets } from '../secrets.js';
+import { registerEnvSecrets, registerSecret } from '../secrets.js';
 import { loadSettings, type LoadedSettings, type LoadSettingsOptions } from './load.js';
 import type { Settings } from './schema.js';
 
@@ -29,6 +29,7 @@ export function configFromSettings(settings: Settings, options: ConfigFromSettin
   // resolveConfig with nothing but credentials: its key handling (and its errors) stay the one truth.
   const base = resolveConfig({ cwd: options.cwd, apiKeyFile: options.apiKeyFile }, credentials);
   registerEnvSecrets(env); // the tokens of the whole environment, not only the model's credentials
+  registerSecret(settings.notifications?.webhook?.url); // a webhook URL is its own token: scrubbed wherever it would be written
   const team = budgetSettingsFrom(settings).team;
   return {
     ...base,
@@ -42,7 +43,8 @@ export function configFromSettings(settings: Settings, options: ConfigFromSettin
     idleTimeoutMs: settings.timeouts?.idleMs ?? base.idleTimeoutMs,
     stallMs: settings.timeouts?.stallMs ?? base.stallMs,
     streamIdleMs: settings.timeouts?.streamIdleMs ?? 60_000,
-    planApproval: settings.planApproval ?? base.planApproval,
+    planApproval: settings.plans?.approver ?? settings.planApproval ?? base.planApproval,
+    planAutoApproveMinutes: settings.plans?.autoApproveMinutes ?? base.planAutoApproveMinutes,
     worktrees: settings.worktrees ?? base.worktrees,
     reviewMaxRounds: settings.reviewMaxRounds ?? base.reviewMaxRounds,
     trimAt: settings.context?.trimAt ?? base.trimAt,

@@ -37,6 +37,11 @@ export function wideningKeys(values: Record<string, unknown>): string[][] {
   }
   // The team's state (messages, transcripts' work) sent to a database the file names.
   if (values.team !== undefined) out.push(['team']);
+  // Plans approved on huddle's clock, read by nobody: the person's choice, never the repository's.
+  if (object(values.plans).approver === 'auto-after') out.push(['plans', 'approver']);
+  if (values.planApproval === 'auto-after') out.push(['planApproval']);
+  // The team's news (plans, failures) posted to a URL the file names.
+  if (object(values.notifications).webhook !== undefined) out.push(['notifications', 'webhook']);
   return out;
 }
 

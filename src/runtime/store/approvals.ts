@@ -4,6 +4,7 @@
 // rather than left hanging. The contract every backend keeps (memory-approvals.ts today).
 
 export type ApprovalDecision = 'approve' | 'deny' | 'always';
+export type ApprovalKind = NonNullable<ApprovalRequest['kind']>;
 
 export interface ApprovalRequest {
   id: string;
@@ -23,12 +24,12 @@ export interface ApprovalRequest {
 }
 
 export interface PendingApproval extends ApprovalRequest {
-  /** `note`: the person's reason for a denial, told to the agent. */
-  resolve(decision: ApprovalDecision, note?: string): void;
+  /** `note`: the person's reason for a denial, told to the agent; `edited`: the person's own text of what is approved (a plan). */
+  resolve(decision: ApprovalDecision, note?: string, edited?: string): void;
 }
 
 export type ApprovalOutcome =
-  | { kind: 'approved'; always: boolean }
+  | { kind: 'approved'; always: boolean; note?: string; edited?: string }
   | { kind: 'denied'; reason?: string }
   /** Nobody can answer (headless) — the caller refuses. */
   | { kind: 'unanswerable' }
@@ -39,16 +40,20 @@ export type ApprovalOutcome =
 export interface Approvals {
   /** True while someone (the console) can answer requests. */
   readonly answerable: boolean;
-  /** The console calls this when it opens; the returned function detaches it. */
-  attachAnswerer(): () => void;
+  /** The console calls this when it opens (every kind); a headless run's control socket for `kinds` only. The returned function detaches it. */
+  attachAnswerer(kinds?: readonly ApprovalKind[]): () => void;
+  /** True while someone can answer requests of this kind. */
+  answerableFor(kind: ApprovalKind): boolean;
   /** Pending requests, oldest first. */
   list(): PendingApproval[];
   readonly size: number;
   onChange(listener: () => void): () => void;
   /** Queues a request; resolves when answered, when `signal` aborts, or when the queue closes. */
   request(request: Omit<ApprovalRequest, 'id' | 'created_at'>, signal?: AbortSignal): Promise<ApprovalOutcome>;
-  /** The person's answer (with a denial, maybe why). False when there is no such request (already answered, or cancelled). */
-  resolve(id: string, decision: ApprovalDecision, by?: string, note?: string): boolean;
+  /** The person's answer (with a denial, maybe why; with an approval, maybe their edit). False when there is no such request (already answered, or cancelled). */
+  resolve(id: string, decision: ApprovalDecision, by?: string, note?: string, edited?: string): boolean;
+  /** The person rewrote what waits (a plan) without deciding yet; false when there is no such request here. */
+  revise(id: string, detail: string): boolean;
   /** Denies everything pending; later requests are unanswerable. */
   close(reason?: string): void;
 }

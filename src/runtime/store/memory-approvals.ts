@@ -1,7 +1,7 @@
 // The needs-you queue of one huddle process, in memory: the person answers at the console of the
 // process whose agents ask (approvals.ts has the contract).
 import type { EventHub } from '../events/events.js';
-import type { ApprovalDecision, ApprovalOutcome, ApprovalRequest, Approvals, PendingApproval } from './approvals.js';
+import type { ApprovalDecision, ApprovalKind, ApprovalOutcome, ApprovalRequest, Approvals, PendingApproval } from './approvals.js';
 
 export class ApprovalQueue implements Approvals {
   readonly #hub: EventHub;
@@ -9,7 +9,8 @@ export class ApprovalQueue implements Approvals {
   /** How to end each pending request's wait without an answer. */
   readonly #cancels = new Map<string, () => void>();
   readonly #listeners = new Set<() => void>();
-  #answerers = 0;
+  /** Who can answer: the console (every kind: undefined) or a headless run's control socket (some kinds). */
+  readonly #answerers = new Set<{ kinds: readonly ApprovalKind[] | undefined }>();
   #next = 1;
   #closed = false;
   readonly #idPrefix: string;
@@ -20,21 +21,23 @@ export class ApprovalQueue implements Approvals {
     this.#idPrefix = options.idPrefix ?? '';
   }
 
-  /** True while someone (the console) can answer requests. */
+  /** True while someone (the console) can answer requests of every kind. */
   get answerable(): boolean {
-    return this.#answerers > 0 && !this.#closed;
+    return !this.#closed && [...this.#answerers].some((a) => a.kinds === undefined);
   }
 
-  /** The console calls this when it opens; the returned function detaches it. */
-  attachAnswerer(): () => void {
-    this.#answerers++;
-    let attached = true;
+  answerableFor(kind: ApprovalKind): boolean {
+    return !this.#closed && [...this.#answerers].some((a) => a.kinds === undefined || a.kinds.includes(kind));
+  }
+
+  /** The console calls this when it opens (every kind); a headless run's control socket for `kinds` only. */
+  attachAnswerer(kinds?: readonly ApprovalKind[]): () => void {
+    const answerer = { kinds };
+    this.#answerers.add(answerer);
     return () => {
-      if (!attached) return;
-      attached = false;
-      this.#answerers--;
+      if (!this.#answerers.delete(answerer)) return;
       // With nobody left to answer, nothing waiting may hang.
-      if (this.#answerers === 0) for (const request of this.list()) this.#finish(request.id, 'deny', 'no one is left to answer');
+      for (const request of this.list()) if (!this.answerableFor(request.kind ?? 'tool')) this.#finish(request.id, 'deny', 'no one is left to answer');
     };
   }
 
@@ -57,7 +60,7 @@ export class ApprovalQueue implements Approvals {
    * interrupted or stopped), or the queue closes. Emits `approval_requested` as the agent.
    */
   request(request: Omit<ApprovalRequest, 'id' | 'created_at'>, signal?: AbortSignal): Promise<ApprovalOutcome> {
-    if (!this.answerable) return Promise.resolve({ kind: 'unanswerable' });
+    if (!this.answerableFor(request.kind ?? 'tool')) return Promise.resolve({ kind: 'unanswerable' });
     if (signal?.aborted) return Promise.resolve({ kind: 'cancelled' });
     const id = `${this.#idPrefix}approval_${this.#next++}`;
     const created_at = new Date().toISOString();
@@ -67,10 +70,10 @@ export class ApprovalQueue implements Approvals {
         ...request,
         id,
         created_at,
-        resolve: (decision, note) => {
+        resolve: (decision, note, edited) => {
           signal?.removeEventListener('abort', onAbort);
           if (decision === 'deny') resolve(note ? { kind: 'denied', reason: note } : { kind: 'denied' });
-          else resolve({ kind: 'approved', always: decision === 'always' });
+          else resolve({ kind: 'approved', always: decision === 'always', ...(note ? { note } : {}), ...(edited !== undefined ? { edited } : {}) });
         },
       };
       const cancel = (): void => {
@@ -93,8 +96,18 @@ export class ApprovalQueue implements Approvals {
   }
 
   /** The person's answer (with a denial, maybe why). False when there is no such request (already answered, or cancelled). */
-  resolve(id: string, decision: ApprovalDecision, by = 'user', note?: string): boolean {
-    return this.#finish(id, decision, note, by, note !== undefined);
+  resolve(id: string, decision: ApprovalDecision, by = 'user', note?: string, edited?: string): boolean {
+    return this.#finish(id, decision, note, by, note !== undefined, edited);
+  }
+
+  /** The person rewrote what waits (a plan) without deciding yet: the queue shows the new text. */
+  revise(id: string, detail: string): boolean {
+    const entry = this.#pending.get(id);
+    if (!entry) return false;
+    entry.detail = detail;
+    entry.summary = oneLine(detail);
+    this.#changed();
+    return true;
   }
 
   /** Denies everything pending; later requests are unanswerable. */
@@ -103,7 +116,7 @@ export class ApprovalQueue implements Approvals {
     for (const request of this.list()) this.#finish(request.id, 'deny', reason);
   }
 
-  #finish(id: string, decision: ApprovalDecision | 'cancelled', note?: string, by?: string, byPerson = false): boolean {
+  #finish(id: string, decision: ApprovalDecision | 'cancelled', note?: string, by?: string, byPerson = false, edited?: string): boolean {
     const entry = this.#pending.get(id);
     if (!entry) return false;
     this.#pending.delete(id);
@@ -117,7 +130,7 @@ export class ApprovalQueue implements Approvals {
     });
     if (decision === 'cancelled') cancel?.();
     // Only the person's own words go to the agent; huddle's notes (closing, nobody left) are for the log.
-    else entry.resolve(decision, byPerson ? note : undefined);
+    else entry.resolve(decision, byPerson ? note : undefined, edited);
     this.#changed();
     return true;
   }
@@ -131,4 +144,10 @@ export class ApprovalQueue implements Approvals {
       }
     }
   }
+}
+
+/** A request's one-line summary of a longer text (a plan). */
+export function oneLine(text: string, max = 200): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }

@@ -45,7 +45,11 @@ function viewSize(state: ConsoleState, columns: number, height: number): ScreenS
 
 export function App({ store, controller, history, quit }: Props) {
   const { columns, rows } = useWindowSize();
-  useCleanRedrawOnResize(columns, rows);
+  useCleanRedrawOnResize(
+    columns,
+    rows,
+    useStore(store, (state) => state.redraws),
+  );
   useMouseReporting(useStore(store, (state) => state.mouse));
   const view = useStore(store, (state) => state.view);
   const focus = useStore(store, (state) => state.focus);

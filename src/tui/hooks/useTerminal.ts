@@ -13,7 +13,7 @@ const MOUSE_OFF = '\x1b[?1000l\x1b[?1006l';
  * write that frame again from the top. A terminal reflows or cuts what was on screen when it
  * shrinks, so Ink's line-by-line update no longer matches it; a clean slate always does.
  */
-export function useCleanRedrawOnResize(columns: number, rows: number): void {
+export function useCleanRedrawOnResize(columns: number, rows: number, redraws = 0): void {
   const { write } = useStdout();
   const { waitUntilRenderFlush } = useApp();
   const first = useRef(true);
@@ -30,7 +30,7 @@ export function useCleanRedrawOnResize(columns: number, rows: number): void {
     return () => {
       cancelled = true;
     };
-  }, [columns, rows, write, waitUntilRenderFlush]);
+  }, [columns, rows, redraws, write, waitUntilRenderFlush]);
 }
 
 /** Mouse reporting while `on` (and off again when the console closes, or the process exits). */

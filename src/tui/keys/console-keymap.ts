@@ -36,6 +36,7 @@ export type IntentName =
   | 'ask.cancelDenial'
   | 'approvals.select'
   | 'approvals.answer'
+  | 'approvals.edit'
   | 'input.insert'
   | 'input.newline'
   | 'input.submit'
@@ -101,6 +102,15 @@ export const CONSOLE_BINDINGS: readonly ConsoleBinding[] = [
     when: ['inputEmpty'],
     exactKey: true,
     doc: 'approve it and add the command to the allow-list',
+  },
+  {
+    layer: 'view',
+    views: ['approvals'],
+    keys: ['e', 'E'],
+    intent: 'approvals.edit',
+    when: ['inputEmpty'],
+    exactKey: true,
+    doc: 'edit the selected plan in $EDITOR (then y approves your text; an auto-approval waits anew)',
   },
   // A search in the pane takes the typing; Enter and ↑ go to the match before, ↓ to the one after.
   { layer: 'view', views: ['search'], keys: ['escape'], intent: 'search.close', doc: 'end the search' },

@@ -29,6 +29,7 @@ const ACTIONS: ReadonlySet<IntentName> = new Set<IntentName>([
   'pane.jump',
   'grid.focus',
   'approvals.answer',
+  'approvals.edit',
   'search.open',
   'search.close',
 ]);

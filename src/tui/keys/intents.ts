@@ -145,6 +145,14 @@ export function createIntents({ store, controller, history, quit, paneSize, view
       if (!request) return controller.flash('nothing is waiting for you');
       controller.flash(controller.answerApproval(request.id, decision as ApprovalDecision), decision === 'deny' ? 'warn' : 'info');
     },
+    'approvals.edit': () => {
+      const { approvals, approvalIndex } = store.getState();
+      const request = approvals[Math.min(approvalIndex, approvals.length - 1)];
+      if (!request) return controller.flash('nothing is waiting for you');
+      if (request.tool !== 'plan') return controller.flash('only a plan can be edited here; y, n or a answer this one', 'warn');
+      const said = controller.editPlan(request.id);
+      controller.flash(said.text, said.tone);
+    },
     'input.insert': (key) => act.editInput(store, (buffer) => edit.insert(buffer, key.text)),
     'input.newline': editing((buffer) => edit.insert(buffer, '\n')),
     'input.deleteLeft': editing(edit.backspace),

@@ -106,6 +106,8 @@ export interface ConsoleState {
   gridIndex: number;
   /** Mouse reporting on (wheel scrolls; Shift+drag selects in most terminals); Alt+M toggles it. */
   mouse: boolean;
+  /** Bumped when something else drew over the screen (the person's editor): the console redraws whole. */
+  redraws: number;
   /** Tool results shown in full, per pane (toggled with Ctrl+O). */
   expanded: Record<string, boolean>;
   flash: Flash | undefined;
@@ -176,6 +178,7 @@ export function createConsoleStore(initial: {
     gridIndex: 0,
     page: undefined,
     mouse: initial.mouse ?? mouseByDefault(),
+    redraws: 0,
     expanded: {},
     flash: undefined,
     quitArmed: false,

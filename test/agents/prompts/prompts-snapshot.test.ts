@@ -146,10 +146,12 @@ const cases: Record<string, () => string> = {
   'message-teammate-stopped-with-tasks': () =>
     fill('message-teammate-stopped', { teammate: 'alice', reason: 'its worker left', tasks: '#3, #5', several: true }),
   'message-plan-approval-request': () => fill('message-plan-approval-request', { teammate: 'alice', requestId: 'plan_5e6f7a8b' }),
-  'message-plan-approved': () => fill('message-plan-decision', { approve: true, feedback: '' }),
-  'message-plan-approved-with-feedback': () => fill('message-plan-decision', { approve: true, feedback: 'start with the parser' }),
-  'message-plan-not-approved': () => fill('message-plan-decision', { approve: false, feedback: 'split it into two tasks' }),
-  'message-plan-not-approved-no-feedback': () => fill('message-plan-decision', { approve: false, feedback: '' }),
+  'message-plan-approved': () => fill('message-plan-decision', { approve: true, feedback: '', edited: '', note: '' }),
+  'message-plan-approved-with-feedback': () => fill('message-plan-decision', { approve: true, feedback: 'start with the parser', edited: '', note: '' }),
+  'message-plan-not-approved': () => fill('message-plan-decision', { approve: false, feedback: 'split it into two tasks', edited: '', note: '' }),
+  'message-plan-not-approved-no-feedback': () => fill('message-plan-decision', { approve: false, feedback: '', edited: '', note: '' }),
+  'message-plan-approved-with-edits': () =>
+    fill('message-plan-decision', { approve: true, feedback: '', edited: '1. Parse the config.\n2. Test it.', note: '' }),
   'message-changes-requested': () => fill('message-changes-requested', { id: 7, subject: task.subject, rounds: 1, maxRounds: 3, feedback: 'Add a test.' }),
   'message-review-limit': () =>
     fill('message-review-limit', { id: 7, subject: task.subject, owner: 'alice', rounds: 3, once: false, maxRounds: 3, feedback: 'Still no test.' }),

@@ -60,3 +60,41 @@ describe('plans decided by the person', () => {
     expect(h.team.approvals.size).toBe(0);
   });
 });
+
+describe('auto-after: the timer and the person’s edit', () => {
+  it('approves after the minutes set; an edit starts the wait over, and the edit is what is approved', async () => {
+    const { vi } = await import('vitest');
+    const { EventHub } = await import('../../../src/runtime/events/events.js');
+    const { ApprovalQueue } = await import('../../../src/runtime/store/memory-approvals.js');
+    const { askPersonAboutPlan } = await import('../../../src/agents/lifecycle/plan-by-person.js');
+    vi.useFakeTimers();
+    try {
+      const approvals = new ApprovalQueue(new EventHub());
+      approvals.attachAnswerer(['plan']);
+      const decided: unknown[][] = [];
+      const protocols = {
+        decidePlan: async (...args: unknown[]) => {
+          decided.push(args);
+          return 'carol';
+        },
+        askLeadAboutPlan: async () => undefined,
+      };
+      const done = askPersonAboutPlan(approvals, protocols, { teammate: 'carol', requestId: 'plan_1', plan: 'Write hello.txt.', autoApproveMinutes: 1 });
+      const [waiting] = approvals.list();
+      expect(waiting).toMatchObject({ kind: 'plan', detail: 'Write hello.txt.' });
+
+      await vi.advanceTimersByTimeAsync(50_000);
+      expect(approvals.revise(waiting!.id, 'Write HELLO.txt.')).toBe(true);
+      await vi.advanceTimersByTimeAsync(50_000); // 100 s after the plan, 50 s after the edit: still waiting
+      expect(decided).toEqual([]);
+      expect(approvals.size).toBe(1);
+
+      await vi.advanceTimersByTimeAsync(10_001); // a minute after the edit
+      await done;
+      expect(decided).toEqual([['plan_1', true, 'auto-approved after 1 min', 'person', 'Write HELLO.txt.']]);
+      expect(approvals.size).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});

@@ -4,7 +4,7 @@
 // copies them to huddle_approvals; a console lists its own questions and those of other hosts,
 // and its answer to another host's question is written back there and reaches the asker by NOTIFY.
 // A question counts as answerable when a console is attached anywhere in the team.
-import type { ApprovalDecision, ApprovalOutcome, ApprovalRequest, Approvals, PendingApproval } from '../approvals.js';
+import type { ApprovalDecision, ApprovalKind, ApprovalOutcome, ApprovalRequest, Approvals, PendingApproval } from '../approvals.js';
 import { ApprovalQueue } from '../memory-approvals.js';
 import { type PgContext, write } from './pg-context.js';
 import { hostToken } from './pg-hosts.js';
@@ -63,7 +63,13 @@ export class PgApprovals implements Approvals {
     return this.#queue.answerable;
   }
 
-  attachAnswerer(): () => void {
+  answerableFor(kind: ApprovalKind): boolean {
+    return this.#queue.answerableFor(kind);
+  }
+
+  /** A headless run's control socket (`kinds`) answers this process's own requests only: it is not published to the team. */
+  attachAnswerer(kinds?: readonly ApprovalKind[]): () => void {
+    if (kinds) return this.#queue.attachAnswerer(kinds);
     const detach = this.#queue.attachAnswerer();
     this.#localAnswerers += 1;
     this.#publishAnswerers();
@@ -99,8 +105,12 @@ export class PgApprovals implements Approvals {
     return this.#queue.request(request, signal);
   }
 
-  resolve(id: string, decision: ApprovalDecision, by = 'user'): boolean {
-    if (this.#queue.list().some((request) => request.id === id)) return this.#queue.resolve(id, decision, by);
+  revise(id: string, detail: string): boolean {
+    return this.#queue.revise(id, detail);
+  }
+
+  resolve(id: string, decision: ApprovalDecision, by = 'user', note?: string, edited?: string): boolean {
+    if (this.#queue.list().some((request) => request.id === id)) return this.#queue.resolve(id, decision, by, note, edited);
     if (!this.#remote.has(id)) return false;
     this.#remote.delete(id);
     this.#changed();

@@ -4,9 +4,9 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { currentProcess } from '../../../../src/runtime/fs/process-identity.js';
-import { readLock, tryLock, withFileLock } from '../../../../src/runtime/store/file-lock.js';
-import { bundleFixture, runFixture } from './fixtures/bundle.js';
+import { currentProcess } from '../../../src/runtime/fs/process-identity.js';
+import { readLock, tryLock, withFileLock } from '../../../src/runtime/store/file-lock.js';
+import { bundleFixture, runFixture } from './file/fixtures/bundle.js';
 
 let dir: string;
 let holder: string;

@@ -6,7 +6,7 @@
 import { build, type Metafile } from 'esbuild';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { bundleOptions } from '../../scripts/bundle-options.mjs';
+import { bundleOptions } from '../../../scripts/bundle-options.mjs';
 
 let outputs: Metafile['outputs'];
 

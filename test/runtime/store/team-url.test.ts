@@ -1,8 +1,8 @@
 // Team URLs as people write them: credentials in the user part or in the query are secrets and
 // never shown; a % that starts no escape is one line saying how to write it (no stack trace).
 import { describe, expect, it } from 'vitest';
-import { parseTeamUrl, redactUrl } from '../../../../src/runtime/store/team-url.js';
-import { makeWorkspace, runCli } from '../../../helpers/run-cli.js';
+import { parseTeamUrl, redactUrl } from '../../../src/runtime/store/team-url.js';
+import { makeWorkspace, runCli } from '../../helpers/run-cli.js';
 
 describe('team URLs', () => {
   it('collects every credential, and shows the URL without them', () => {

@@ -1,0 +1,94 @@
+// Editing a plan from the needs-you queue in a real terminal (80×24): a plan-mode teammate's plan waits for the
+// person, `e` hands the terminal to $EDITOR (here a script that rewrites the file) and takes it back, and `y`
+// approves the person's text, which is what the teammate is told to follow.
+import { chmodSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Message } from '../../../src/runtime/store/bus.js';
+import { buildCliToTemp } from '../../helpers/build-cli.ts';
+import { reply, replyText, startFakeApi, toolUse, type FakeApi, type RecordedRequest } from '../../helpers/fake-api.ts';
+import type { PtyDriver as PtyDriverType } from '../../helpers/pty-driver.ts';
+import { inboxMessages, lastUserTexts } from '../../helpers/team-harness.ts';
+
+const CTRL_Y = '\x19';
+
+function answer(request: RecordedRequest): Message | undefined {
+  return inboxMessages(lastUserTexts(request)).findLast((m) => m.type === 'plan_approval_response');
+}
+
+describe('a plan edited from the needs-you queue', () => {
+  let fake: FakeApi;
+  let dir: string;
+  let driver: PtyDriverType | undefined;
+  let cleanupCli: (() => void) | undefined;
+  let PtyDriver: typeof PtyDriverType;
+  let KEYS: typeof import('../../helpers/pty-driver.ts').KEYS;
+
+  beforeAll(async () => {
+    const built = await buildCliToTemp();
+    cleanupCli = built.cleanup;
+    process.env.HUDDLE_TEST_CLI = built.cli; // read when pty-driver.ts is first imported
+    ({ PtyDriver, KEYS } = await import('../../helpers/pty-driver.ts'));
+    fake = await startFakeApi();
+    dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'huddle-plan-edit-pty-')));
+  }, 60_000);
+
+  afterAll(async () => {
+    await driver?.kill();
+    await fake?.close();
+    cleanupCli?.();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('e opens the plan in $EDITOR, the console comes back whole, y approves the edited plan', async () => {
+    const editor = path.join(dir, 'edit-plan.sh');
+    writeFileSync(editor, `#!/bin/sh\nprintf 'Write HELLO.txt in capitals.\\n' > "$1"\n`);
+    chmodSync(editor, 0o755);
+    fake.respond((request) => {
+      if (request.agent === 'lead')
+        return request.body.messages.length === 1
+          ? reply(toolUse('spawn_teammate', { name: 'carol', role: 'coder', prompt: 'Plan the greeting.', plan_mode_required: true }))
+          : replyText('carol is on it');
+      if (request.agent !== 'carol') return undefined;
+      return answer(request)?.approve ? reply(toolUse('idle', {})) : reply(toolUse('plan_approval', { plan: 'Write hello.txt.' }));
+    });
+    driver = new PtyDriver({
+      cwd: dir,
+      cols: 80,
+      rows: 24,
+      env: {
+        ANTHROPIC_API_KEY: 'sk-test-pty-0123456789',
+        ANTHROPIC_BASE_URL: fake.url,
+        HUDDLE_RETRY_BASE_MS: '5',
+        HUDDLE_PLAN_APPROVAL: 'person',
+        EDITOR: editor,
+      },
+    });
+    const tty = driver;
+    await tty.waitFor('ask the lead');
+    await tty.type('greet');
+    tty.write(KEYS.enter);
+    await tty.waitFor('needs you: 1', 20_000);
+    tty.write(CTRL_Y);
+    await tty.waitFor('Needs you (1 waiting)');
+    tty.write('e');
+    let screen = await tty.waitFor('now holds your edit');
+    expect(await tty.bufferType()).toBe('alternate');
+    expect(screen).toContain('Needs you (1 waiting)');
+    expect(screen).toContain('Write HELLO.txt in capitals.');
+    tty.write('y');
+    screen = await tty.waitFor('Needs you (0 waiting)');
+    const told = await waitForTold(fake);
+    expect(answer(told)).toMatchObject({ approve: true, plan: 'Write HELLO.txt in capitals.\n' });
+    expect(lastUserTexts(told).join('\n')).toContain("Your plan was approved with the person's edits");
+  }, 60_000);
+});
+
+async function waitForTold(fake: FakeApi): Promise<RecordedRequest> {
+  for (let seen = fake.requests.length; ; seen = fake.requests.length) {
+    const told = fake.requests.find((r) => r.agent === 'carol' && answer(r));
+    if (told) return told;
+    await fake.waitForRequests(seen + 1, 15_000);
+  }
+}
