@@ -40,6 +40,8 @@ export interface AgentTally {
   output_tokens: number;
   cache_read_input_tokens: number;
   cache_creation_input_tokens: number;
+  /** Its read-only helpers (docs/contract.md#subagents): how many ran, and their part of the spend above. */
+  subagents?: { count: number; cost_usd: number; model_calls: number };
 }
 
 export interface RunRecord {
@@ -88,6 +90,7 @@ function emptyTally(): AgentTally {
 export class RunRecorder {
   readonly startedAt: Date;
   readonly #agents = new Map<string, AgentTally>();
+  readonly #subagentsSeen = new Set<string>();
   readonly #commands: CommandRecord[] = [];
   #commandCount = 0;
   readonly #pendingCommands = new Map<string, CommandRecord>();
@@ -110,6 +113,15 @@ export class RunRecorder {
         tally.output_tokens += event.output_tokens;
         tally.cache_read_input_tokens += event.cache_read_input_tokens;
         tally.cache_creation_input_tokens += event.cache_creation_input_tokens;
+        if (event.subagent !== undefined) {
+          const helpers = (tally.subagents ??= { count: 0, cost_usd: 0, model_calls: 0 });
+          if (!this.#subagentsSeen.has(event.subagent)) {
+            this.#subagentsSeen.add(event.subagent);
+            helpers.count += 1;
+          }
+          helpers.cost_usd += event.cost_usd;
+          helpers.model_calls += 1;
+        }
         this.#agents.set(event.agent, tally);
         return;
       }
