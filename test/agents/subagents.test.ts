@@ -1,0 +1,129 @@
+// Subagents (docs/contract.md#subagents): a headless lead calls `explore` with three tasks; the fake
+// Messages API holds each helper's first request until all three have arrived (so they can only
+// finish if they run in parallel), one helper tries write_file and bash, and the lead's next request
+// carries the three summaries. The stream-json lines, the run record and the spend say who did what.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type FakeApi, reply, replyText, startFakeApi, text, toolUse, type RecordedRequest } from '../helpers/fake-api.js';
+import { makeWorkspace, runCli, type Workspace } from '../helpers/run-cli.js';
+
+type Line = Record<string, any>;
+
+let fake: FakeApi;
+let ws: Workspace;
+beforeEach(async () => {
+  fake = await startFakeApi();
+  ws = makeWorkspace('huddle-subagents-');
+});
+afterEach(async () => {
+  await fake.close();
+  ws.cleanup();
+});
+
+const HELPER = /^lead\/explore-(\d)$/;
+const assistantTurns = (request: RecordedRequest) => (request.body?.messages ?? []).filter((m: { role: string }) => m.role === 'assistant').length;
+
+/** The lead explores with three helpers, then answers; helper 2 tries to write and run a command. */
+function script(): { leadRequests: RecordedRequest[] } {
+  const leadRequests: RecordedRequest[] = [];
+  const arrived = new Set<string>();
+  let allArrived: () => void = () => {};
+  const allThree = new Promise<void>((resolve) => (allArrived = resolve));
+  fake.respond(async (request) => {
+    if (request.path !== '/v1/messages') return undefined;
+    if (request.agent === 'lead') {
+      leadRequests.push(request);
+      if (assistantTurns(request) === 0)
+        return reply(
+          text('Looking around.'),
+          toolUse(
+            'explore',
+            {
+              tasks: [
+                { prompt: 'find the readme', description: 'readme' },
+                { prompt: 'write a file and run a command', description: 'tries to write' },
+                { prompt: 'list the sources', description: 'sources' },
+              ],
+            },
+            'toolu_explore',
+          ),
+        );
+      return replyText('All three reported.');
+    }
+    const helper = HELPER.exec(request.agent ?? '')?.[1];
+    if (!helper) return undefined;
+    if (assistantTurns(request) === 0) {
+      arrived.add(request.agent!);
+      if (arrived.size === 3) allArrived();
+      // Held until every helper has asked: sequential helpers would never get here.
+      await allThree;
+      if (helper === '2') return reply(toolUse('write_file', { path: 'evil.txt', content: 'x' }), toolUse('bash', { command: 'touch bashed' }));
+      return reply(toolUse('glob', { pattern: '*.md' }));
+    }
+    return replyText(`summary ${helper}: found what was asked`);
+  });
+  return { leadRequests };
+}
+
+function lines(stdout: string): Line[] {
+  return stdout
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Line);
+}
+
+describe('explore runs read-only helpers in parallel', () => {
+  it('three helpers overlap, cannot write or run commands, and their summaries and spend reach the lead', async () => {
+    const { leadRequests } = script();
+    const run = await runCli(['-p', 'look around', '--output-format', 'stream-json', '--verbose'], { cwd: ws.dir, env: { ANTHROPIC_BASE_URL: fake.url } });
+    expect(run.code, run.stderr).toBe(0);
+    expect(fake.unscripted, 'every request was answered by the script').toHaveLength(0);
+
+    // Three helpers, each asked twice; their first requests all came before any second one.
+    const helperRequests = fake.requests.filter((r) => HELPER.test(r.agent ?? ''));
+    expect(new Set(helperRequests.map((r) => r.agent))).toEqual(new Set(['lead/explore-1', 'lead/explore-2', 'lead/explore-3']));
+    expect(helperRequests).toHaveLength(6);
+    expect(helperRequests.slice(0, 3).every((r) => assistantTurns(r) === 0)).toBe(true);
+
+    // Helpers have only the tools that read; helper 2's write_file and bash were refused, nothing written.
+    for (const request of helperRequests) expect(request.body.tools.map((t: { name: string }) => t.name).sort()).toEqual(['glob', 'grep', 'read_file']);
+    const second = helperRequests.find((r) => r.agent === 'lead/explore-2' && assistantTurns(r) === 1)!;
+    const results = second.body.messages.at(-1).content.filter((b: Line) => b.type === 'tool_result');
+    expect(results).toHaveLength(2);
+    for (const result of results) {
+      expect(result.is_error).toBe(true);
+      expect(JSON.stringify(result.content)).toContain('unknown tool');
+    }
+    expect(existsSync(path.join(ws.dir, 'evil.txt'))).toBe(false);
+    expect(existsSync(path.join(ws.dir, 'bashed'))).toBe(false);
+
+    // The lead's next request carries the three summaries as the explore call's result, and no helper's own turns.
+    expect(leadRequests).toHaveLength(2);
+    const leadMessages = leadRequests[1]!.body.messages as Line[];
+    const exploreResult = leadMessages.at(-1)!.content.find((b: Line) => b.type === 'tool_result' && b.tool_use_id === 'toolu_explore');
+    const resultText = JSON.stringify(exploreResult.content);
+    for (const n of ['1', '2', '3']) expect(resultText).toContain(`summary ${n}: found what was asked`);
+    expect(leadMessages).toHaveLength(3);
+    expect(JSON.stringify(leadMessages)).not.toContain('evil.txt');
+
+    // stream-json: the helpers' lines are nested under the explore call, in the lead's name.
+    const out = lines(run.stdout);
+    const nested = out.filter((line) => line.subagent !== undefined);
+    expect(new Set(nested.map((line) => line.subagent))).toEqual(new Set(['lead/explore-1', 'lead/explore-2', 'lead/explore-3']));
+    for (const line of nested) expect(line).toMatchObject({ parent_tool_use_id: 'toolu_explore', agent: 'lead' });
+    expect(out.filter((line) => line.subagent === undefined && line.type !== 'system' && line.type !== 'result').every((line) => line.parent_tool_use_id === null)).toBe(true);
+
+    // Spend: the helpers' six calls count in the lead's totals, the run's total and the run record.
+    const result = out.at(-1)!;
+    const logs = path.join(ws.dir, '.team', 'logs');
+    const recordFile = readdirSync(logs).find((name) => /^run-.*\.json$/.test(name))!;
+    const record = JSON.parse(readFileSync(path.join(logs, recordFile), 'utf8'));
+    const lead = record.cost.agents.lead;
+    expect(lead.model_calls).toBe(8);
+    expect(lead.subagents).toMatchObject({ count: 3, model_calls: 6 });
+    expect(lead.subagents.cost_usd).toBeGreaterThan(0);
+    expect(result.total_cost_usd).toBeCloseTo(lead.cost_usd, 8);
+    expect(result.total_cost_usd).toBeGreaterThan(lead.cost_usd - lead.subagents.cost_usd);
+  }, 60_000);
+});
