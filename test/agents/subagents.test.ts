@@ -5,6 +5,13 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AgentLoop } from '../../src/agents/loop/agent-loop.js';
+import { subagentTool } from '../../src/agents/tools/subagent-tool.js';
+import { agentEmitter, EventHub, type EventRecord } from '../../src/runtime/events/events.js';
+import { ModelClient } from '../../src/runtime/model/model-client.js';
+import { coreTools } from '../../src/runtime/tools/core-tools.js';
+import { ToolRegistry } from '../../src/runtime/tools/registry.js';
+import { Workspace as Root } from '../../src/runtime/workspace/workspace.js';
 import { type FakeApi, reply, replyText, startFakeApi, text, toolUse, type RecordedRequest } from '../helpers/fake-api.js';
 import { makeWorkspace, runCli, type Workspace } from '../helpers/run-cli.js';
 
@@ -127,3 +134,50 @@ describe('explore runs read-only helpers in parallel', () => {
     expect(result.total_cost_usd).toBeGreaterThan(lead.cost_usd - lead.subagents.cost_usd);
   }, 60_000);
 });
+
+describe('explore and the parent', () => {
+  it("the parent's interrupt stops every helper in flight, and their usage is the parent's", async () => {
+    const backend = new ModelClient({ apiKey: 'sk-test-key-1234567890', baseURL: fake.url, maxRetries: 0, retryBaseMs: 1, timeoutMs: 10_000 });
+    const readTools = coreTools().filter((tool) => tool.effects?.every((effect) => effect === 'read'));
+    const hub = new EventHub();
+    const events: EventRecord[] = [];
+    hub.subscribe((event) => events.push(event as EventRecord));
+    const parent = new AgentLoop({
+      name: 'ada',
+      model: 'claude-sonnet-4-6',
+      system: "You are 'ada', role: coder, team: test.",
+      tools: new ToolRegistry([subagentTool({ backend, model: 'claude-sonnet-4-6', maxTokens: 1024, readTools })]),
+      backend,
+      events: agentEmitter(hub, 'ada'),
+      workspace: new Root(ws.dir),
+      maxTokens: 1024,
+      maxTurns: 5,
+    });
+    fake.respond((request) => {
+      if (request.agent === 'ada') return reply(toolUse('explore', { tasks: [{ prompt: 'one' }, { prompt: 'two' }] }, 'toolu_ex'));
+      // The first helper answers (its usage is charged before the interrupt); the second hangs.
+      if (request.agent === 'ada/explore-1') return replyText('one: done');
+      if (request.agent === 'ada/explore-2') return { kind: 'hang' };
+      return undefined;
+    });
+    const turn = parent.runTurn('look');
+    await fake.waitForRequests(3);
+    // Interrupted once helper 1 has answered and helper 2 is waiting on the model.
+    await until(() => events.some((e) => e.type === 'usage' && e.subagent === 'ada/explore-1'));
+    parent.interrupt();
+    expect(await turn).toEqual({ kind: 'interrupted' });
+
+    const result = events.find((e) => e.type === 'tool_result' && e.id === 'toolu_ex' && e.subagent === undefined)!;
+    expect(result).toMatchObject({ ok: false });
+    expect(String(result.content)).toContain('interrupted');
+    expect(events.some((e) => e.type === 'error' && e.subagent === 'ada/explore-2' && e.interrupted === true)).toBe(true);
+    for (const event of events.filter((e) => e.subagent !== undefined)) expect(event).toMatchObject({ agent: 'ada', parent_tool_use_id: 'toolu_ex' });
+    // Two model calls (the parent's and helper 1's) in the parent's totals; the helper's is not in its conversation.
+    expect(parent.totals.modelCalls).toBe(2);
+    expect(JSON.stringify(parent.messages)).not.toContain('one: done');
+  });
+});
+
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
+}
