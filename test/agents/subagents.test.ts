@@ -119,7 +119,9 @@ describe('explore runs read-only helpers in parallel', () => {
     const nested = out.filter((line) => line.subagent !== undefined);
     expect(new Set(nested.map((line) => line.subagent))).toEqual(new Set(['lead/explore-1', 'lead/explore-2', 'lead/explore-3']));
     for (const line of nested) expect(line).toMatchObject({ parent_tool_use_id: 'toolu_explore', agent: 'lead' });
-    expect(out.filter((line) => line.subagent === undefined && line.type !== 'system' && line.type !== 'result').every((line) => line.parent_tool_use_id === null)).toBe(true);
+    expect(
+      out.filter((line) => line.subagent === undefined && line.type !== 'system' && line.type !== 'result').every((line) => line.parent_tool_use_id === null),
+    ).toBe(true);
 
     // Spend: the helpers' six calls count in the lead's totals, the run's total and the run record.
     const result = out.at(-1)!;

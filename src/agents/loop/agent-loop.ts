@@ -239,7 +239,14 @@ export class AgentLoop {
   recordUsage(
     usage: TokenUsage,
     costUsd: number,
-    fields: { purpose?: 'compaction'; restart?: boolean; message_id?: string; stop_reason?: string | null; subagent?: string; parent_tool_use_id?: string } = {},
+    fields: {
+      purpose?: 'compaction';
+      restart?: boolean;
+      message_id?: string;
+      stop_reason?: string | null;
+      subagent?: string;
+      parent_tool_use_id?: string;
+    } = {},
   ): void {
     const totals = this.totals;
     totals.usage = addUsage(totals.usage, usage);

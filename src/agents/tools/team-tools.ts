@@ -37,7 +37,15 @@ const LEAD_ESSENTIALS = ['send_message', 'read_inbox', 'shutdown_request', 'plan
 function sharedTools(deps: ToolDeps): Tool[] {
   const { ctx } = deps;
   const messages = messageTools(ctx.bus);
-  return [...coreTools(), ...taskTools(ctx.board), messages.sendMessage, messages.readInbox, ...reviewTools(ctx), exploreTool(deps), ...mcpToolsFor(ctx.mcp, {})];
+  return [
+    ...coreTools(),
+    ...taskTools(ctx.board),
+    messages.sendMessage,
+    messages.readInbox,
+    ...reviewTools(ctx),
+    exploreTool(deps),
+    ...mcpToolsFor(ctx.mcp, {}),
+  ];
 }
 
 /** `explore`: its helpers get the file tools that only read, through the same pipeline (hooks, permissions). */

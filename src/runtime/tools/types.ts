@@ -25,7 +25,11 @@ export interface ToolContext {
   /** The id of the tool_use being run (a subagent's events name it as their parent). */
   toolUseId?: string;
   /** Counts a model call a tool made for the agent (a subagent's) in the agent's totals, as its `usage` event. */
-  chargeUsage?(usage: TokenUsage, costUsd: number, fields: { subagent: string; parent_tool_use_id?: string; message_id?: string; stop_reason?: string | null }): void;
+  chargeUsage?(
+    usage: TokenUsage,
+    costUsd: number,
+    fields: { subagent: string; parent_tool_use_id?: string; message_id?: string; stop_reason?: string | null },
+  ): void;
 }
 
 /**
