@@ -6,6 +6,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AgentLoop } from '../../src/agents/loop/agent-loop.js';
+import { Transcript } from '../../src/agents/loop/transcript.js';
 import { subagentTool } from '../../src/agents/tools/subagent-tool.js';
 import { agentEmitter, EventHub, type EventRecord } from '../../src/runtime/events/events.js';
 import { ModelClient } from '../../src/runtime/model/model-client.js';
@@ -134,6 +135,7 @@ describe('explore runs read-only helpers in parallel', () => {
     expect(lead.subagents.cost_usd).toBeGreaterThan(0);
     expect(result.total_cost_usd).toBeCloseTo(lead.cost_usd, 8);
     expect(result.total_cost_usd).toBeGreaterThan(lead.cost_usd - lead.subagents.cost_usd);
+    expect(run.stderr).toMatch(/cost: \$[\d.]+ \(lead \$[\d.]+ incl\. 3 subagents\)/);
   }, 60_000);
 });
 
@@ -177,6 +179,11 @@ describe('explore and the parent', () => {
     // Two model calls (the parent's and helper 1's) in the parent's totals; the helper's is not in its conversation.
     expect(parent.totals.modelCalls).toBe(2);
     expect(JSON.stringify(parent.messages)).not.toContain('one: done');
+    // A resume rebuilds the same conversation from the log, where the helpers' events are the parent's.
+    const replayed = new Transcript();
+    for (const event of events) replayed.apply(event as never);
+    replayed.commit();
+    expect(replayed.messages).toEqual(parent.messages);
   });
 });
 

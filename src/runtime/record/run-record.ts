@@ -256,7 +256,7 @@ export function summaryLines(record: RunRecord): string[] {
   const tests = record.tests.length === 0 ? 'no tests run' : failed === 0 ? `tests passing (${passed})` : `tests: ${passed} passed, ${failed} failed`;
   const p = record.permissions;
   const agents = Object.entries(record.cost.agents)
-    .map(([name, a]) => `${name} $${a.cost_usd.toFixed(4)}`)
+    .map(([name, a]) => `${name} $${a.cost_usd.toFixed(4)}${a.subagents ? ` incl. ${a.subagents.count} subagent${a.subagents.count === 1 ? '' : 's'}` : ''}`)
     .join(', ');
   const t = record.tokens;
   return [
