@@ -139,6 +139,24 @@ describe('explore runs read-only helpers in parallel', () => {
   }, 60_000);
 });
 
+describe('explore and the budget', () => {
+  it('a reached budget of the parent stops its helpers before they call the model', async () => {
+    script();
+    const run = await runCli(['-p', 'look around', '--output-format', 'stream-json', '--verbose', '--max-budget-usd', '0.000001'], {
+      cwd: ws.dir,
+      env: { ANTHROPIC_BASE_URL: fake.url },
+    });
+    expect(
+      fake.requests.filter((r) => HELPER.test(r.agent ?? '')),
+      'no helper called the model',
+    ).toHaveLength(0);
+    const explore = lines(run.stdout).find(
+      (line) => line.type === 'user' && line.subagent === undefined && line.message.content[0].tool_use_id === 'toolu_explore',
+    );
+    expect(explore.message.content[0].content).toMatch(/## lead\/explore-1 \(readme\)\n\(stopped: (team )?budget: /);
+  }, 60_000);
+});
+
 describe('explore and the parent', () => {
   it("the parent's interrupt stops every helper in flight, and their usage is the parent's", async () => {
     const backend = new ModelClient({ apiKey: 'sk-test-key-1234567890', baseURL: fake.url, maxRetries: 0, retryBaseMs: 1, timeoutMs: 10_000 });

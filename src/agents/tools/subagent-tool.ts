@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import type { AgentEmitter, EventFields, EventOf } from '../../runtime/events/events.js';
 import type { ModelBackend } from '../../runtime/model/model-client.js';
-import type { Budget } from '../../runtime/budget/budget.js';
+import { describeHit, type Budget } from '../../runtime/budget/budget.js';
 import { ToolRegistry } from '../../runtime/tools/registry.js';
 import { defineTool, ToolError, type Tool, type ToolContext } from '../../runtime/tools/types.js';
 import { AgentLoop, type TurnOutcome } from '../loop/agent-loop.js';
@@ -81,8 +81,9 @@ async function runOne(
     workspace: ctx.workspace,
     maxTokens: deps.maxTokens,
     maxTurns: SUBAGENT_MAX_TURNS,
-    // The parent's budget: a reached limit holds (or stops) its helpers as it would the parent.
-    hooks: deps.budget ? { budgetGate: (signal) => deps.budget?.gate(ctx.agent, signal) } : {},
+    // The parent's budget (and the team's): a reached limit stops its helpers at once; the parent
+    // meets it at its own next call, where the person is asked once, not once per helper.
+    hooks: { budgetGate: () => budgetReached(deps.budget, ctx.agent) },
   });
   // The parent's interrupt (or shutdown) stops every helper.
   const stop = () => loop.interrupt();
@@ -124,6 +125,11 @@ function nestedEmitter(ctx: ToolContext, id: string): AgentEmitter {
       return own as EventOf<typeof type>;
     },
   };
+}
+
+function budgetReached(budget: Budget | undefined, parent: string): string | undefined {
+  const hit = budget?.check(parent);
+  return hit ? describeHit(hit) : undefined;
 }
 
 function describe(outcome: TurnOutcome): string {
