@@ -153,7 +153,7 @@ describe('explore and the budget', () => {
     const explore = lines(run.stdout).find(
       (line) => line.type === 'user' && line.subagent === undefined && line.message.content[0].tool_use_id === 'toolu_explore',
     );
-    expect(explore.message.content[0].content).toMatch(/## lead\/explore-1 \(readme\)\n\(stopped: (team )?budget: /);
+    expect(explore!.message.content[0].content).toMatch(/## lead\/explore-1 \(readme\)\n\(stopped: (team )?budget: /);
   }, 60_000);
 });
 
