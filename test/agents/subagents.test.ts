@@ -2,7 +2,7 @@
 // Messages API holds each helper's first request until all three have arrived (so they can only
 // finish if they run in parallel), one helper tries write_file and bash, and the lead's next request
 // carries the three summaries. The stream-json lines, the run record and the spend say who did what.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AgentLoop } from '../../src/agents/loop/agent-loop.js';
@@ -84,6 +84,7 @@ function lines(stdout: string): Line[] {
 describe('explore runs read-only helpers in parallel', () => {
   it('three helpers overlap, cannot write or run commands, and their summaries and spend reach the lead', async () => {
     const { leadRequests } = script();
+    writeFileSync(path.join(ws.dir, 'CLAUDE.md'), 'Project rule: answer in one line.\n');
     const run = await runCli(['-p', 'look around', '--output-format', 'stream-json', '--verbose'], { cwd: ws.dir, env: { ANTHROPIC_BASE_URL: fake.url } });
     expect(run.code, run.stderr).toBe(0);
     expect(fake.unscripted, 'every request was answered by the script').toHaveLength(0);
@@ -94,6 +95,8 @@ describe('explore runs read-only helpers in parallel', () => {
     expect(helperRequests).toHaveLength(6);
     expect(helperRequests.slice(0, 3).every((r) => assistantTurns(r) === 0)).toBe(true);
 
+    // Helpers know the project's instructions.
+    for (const request of helperRequests) expect(JSON.stringify(request.body.system)).toContain('Project rule: answer in one line.');
     // Helpers have only the tools that read; helper 2's write_file and bash were refused, nothing written.
     for (const request of helperRequests) expect(request.body.tools.map((t: { name: string }) => t.name).sort()).toEqual(['glob', 'grep', 'read_file']);
     const second = helperRequests.find((r) => r.agent === 'lead/explore-2' && assistantTurns(r) === 1)!;

@@ -22,6 +22,8 @@ export interface SubagentDeps {
   /** The tools a subagent gets: only those whose every effect is `read` (the caller filters, through its pipeline). */
   readTools: Tool[];
   budget?: Budget | undefined;
+  /** The project's instructions (CLAUDE.md, AGENTS.md) as they are now, added to a helper's system prompt. */
+  instructions?: () => string | undefined;
 }
 
 export function subagentSystem(id: string, parent: string): string {
@@ -74,7 +76,7 @@ async function runOne(
   const loop = new AgentLoop({
     name: id,
     model: deps.model,
-    system: subagentSystem(id, ctx.agent),
+    system: [subagentSystem(id, ctx.agent), deps.instructions?.()].filter(Boolean).join('\n\n'),
     tools,
     backend: deps.backend,
     events: nestedEmitter(ctx, id),

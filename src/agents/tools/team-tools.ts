@@ -55,7 +55,8 @@ function exploreTool(deps: ToolDeps): Tool {
     pipelineDeps(deps),
   );
   const { ctx } = deps;
-  return subagentTool({ backend: ctx.backend, model: ctx.config.model, maxTokens: ctx.config.maxTokens, readTools, budget: ctx.budget });
+  const instructions = () => ctx.memory?.current().instructions.text;
+  return subagentTool({ backend: ctx.backend, model: ctx.config.model, maxTokens: ctx.config.maxTokens, readTools, budget: ctx.budget, instructions });
 }
 
 /**
