@@ -11,6 +11,8 @@
 // Teammates' lines follow the same shape with `agent` naming them and `parent_tool_use_id` set
 // to the lead's spawn_teammate call that started them (Claude Code's convention for subagents):
 // a script that reads only the main thread keeps the lines whose parent_tool_use_id is null.
+// A subagent's lines (docs/contract.md#subagents) carry its parent's `agent`, its own `subagent` id and
+// `parent_tool_use_id` = the parent's explore call.
 import { randomUUID } from 'node:crypto';
 import type { HuddleEvent } from '../runtime/events/events.js';
 import { claudeCodeToolName, LEAD_NAME, toClaudeCodeCall } from '../runtime/vocabulary.js';
@@ -78,6 +80,8 @@ export class StreamJsonView {
   /** Teammate name → the lead's spawn_teammate tool_use id that started it. */
   readonly #spawnedBy = new Map<string, string>();
   readonly #pendingSpawns = new Map<string, string>();
+  /** Subagent id → its parent and the parent's explore tool_use id (docs/contract.md#subagents). */
+  readonly #nested = new Map<string, { parent: string; toolUseId: string }>();
 
   /** --include-partial-messages: each text block also as Anthropic stream events (`stream_event` lines). */
   readonly #partial: boolean;
@@ -109,7 +113,10 @@ export class StreamJsonView {
 
   /** Every event of the session (subscribe it to the hub). */
   readonly onEvent = (event: HuddleEvent): void => {
-    const agent = event.agent;
+    // A subagent's lines are its own conversation, nested under the parent's explore call.
+    const agent = event.subagent ?? event.agent;
+    if (event.subagent !== undefined && event.parent_tool_use_id !== undefined && !this.#nested.has(event.subagent))
+      this.#nested.set(event.subagent, { parent: event.agent, toolUseId: event.parent_tool_use_id });
     switch (event.type) {
       case 'prompt':
         this.#lastRequestAt.set(agent, Date.parse(event.ts));
@@ -264,6 +271,11 @@ export class StreamJsonView {
 
   #emit(agent: string, body: Line): void {
     if (!this.#stream) return;
+    const nested = this.#nested.get(agent);
+    if (nested) {
+      this.#write({ ...body, parent_tool_use_id: nested.toolUseId, agent: nested.parent, subagent: agent, session_id: this.sessionId, uuid: randomUUID() });
+      return;
+    }
     const lead = agent === LEAD_NAME;
     if (!lead && !this.#spawnedBy.has(agent) && !this.#response.has(agent)) return; // not an agent's conversation
     this.#write({

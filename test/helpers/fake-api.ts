@@ -72,8 +72,11 @@ export interface FakeApi {
   enqueue(...responses: Scripted[]): void;
   /** Queue responses for the agent whose system prompt begins `You are '<name>'` (docs/contract.md#injected-turns). */
   script(agent: string, ...responses: Scripted[]): void;
-  /** Or a function that decides each response (takes precedence when it returns something). */
-  respond(fn: (req: RecordedRequest) => Scripted | undefined): void;
+  /**
+   * Or a function that decides each response (takes precedence when it returns something). It may
+   * answer later (a promise): a test holds a request until a condition holds, e.g. others arrived.
+   */
+  respond(fn: (req: RecordedRequest) => Scripted | undefined | Promise<Scripted | undefined>): void;
   /** Resolves when the number of requests reaches n (for waiting on real conditions in tests). */
   waitForRequests(n: number, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -225,7 +228,7 @@ export function startFakeApi(opts?: FakeApiOptions): Promise<FakeApi> {
   const unscripted: RecordedRequest[] = [];
   const shared: Scripted[] = [];
   const agents = new Map<string, Scripted[]>();
-  let responder: ((req: RecordedRequest) => Scripted | undefined) | undefined;
+  let responder: ((req: RecordedRequest) => Scripted | undefined | Promise<Scripted | undefined>) | undefined;
   const waiters = new Set<Waiter>();
   const sleepers = new Set<Sleeper>();
   const sockets = new Set<Socket>();
@@ -272,9 +275,9 @@ export function startFakeApi(opts?: FakeApiOptions): Promise<FakeApi> {
     return r;
   }
 
-  function pick(r: RecordedRequest): Scripted | undefined {
+  async function pick(r: RecordedRequest): Promise<Scripted | undefined> {
     if (responder) {
-      const s = responder(r);
+      const s = await responder(r);
       if (s !== undefined) return s;
     }
     if (r.agent !== undefined) {
@@ -601,7 +604,7 @@ export function startFakeApi(opts?: FakeApiOptions): Promise<FakeApi> {
     }
     let s: Scripted | undefined;
     try {
-      s = pick(r);
+      s = await pick(r);
     } catch (e) {
       sendJson(res, 500, errorBody('api_error', `fake-api: respond() threw: ${String(e)}`, requestId), requestId);
       return;
@@ -645,7 +648,7 @@ export function startFakeApi(opts?: FakeApiOptions): Promise<FakeApi> {
       }
       q.push(...responses);
     },
-    respond(fn: (req: RecordedRequest) => Scripted | undefined): void {
+    respond(fn: (req: RecordedRequest) => Scripted | undefined | Promise<Scripted | undefined>): void {
       responder = fn;
     },
     waitForRequests(n: number, timeoutMs = 10_000): Promise<void> {

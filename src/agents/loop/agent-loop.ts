@@ -7,6 +7,7 @@ import { tappedEmitter, type AgentEmitter, type PromptSource } from '../../runti
 import { InterruptedError, ModelError, type ModelBackend } from '../../runtime/model/model-client.js';
 import { addUsage, emptyUsage, type TokenUsage } from '../../runtime/model/pricing.js';
 import type { ToolRegistry } from '../../runtime/tools/registry.js';
+import type { ToolContext } from '../../runtime/tools/types.js';
 import type { Workspace } from '../../runtime/workspace/workspace.js';
 import { Transcript } from './transcript.js';
 
@@ -202,7 +203,9 @@ export class AgentLoop {
       }
       events.emit('tool_call', { id: use.id, name: use.name, input: use.input, summary: tools.summarize(use.name, use.input) });
       const started = performance.now();
-      const result = await tools.run(use.name, use.input, { workspace, agent: this.name, toolUseId: use.id, signal, events });
+      // A subagent's model calls count in this agent's totals (subagent-tool.ts).
+      const chargeUsage: ToolContext['chargeUsage'] = (usage, costUsd, fields) => this.recordUsage(usage, costUsd, fields);
+      const result = await tools.run(use.name, use.input, { workspace, agent: this.name, signal, events, toolUseId: use.id, chargeUsage });
       const durationMs = Math.round(performance.now() - started);
       events.emit('tool_result', {
         id: use.id,
@@ -236,7 +239,14 @@ export class AgentLoop {
   recordUsage(
     usage: TokenUsage,
     costUsd: number,
-    fields: { purpose?: 'compaction'; restart?: boolean; message_id?: string; stop_reason?: string | null } = {},
+    fields: {
+      purpose?: 'compaction';
+      restart?: boolean;
+      message_id?: string;
+      stop_reason?: string | null;
+      subagent?: string;
+      parent_tool_use_id?: string;
+    } = {},
   ): void {
     const totals = this.totals;
     totals.usage = addUsage(totals.usage, usage);

@@ -56,6 +56,8 @@ export class Transcript {
 
   /** Applies one event of this agent (see the file comment); events that do not touch the transcript are ignored. */
   apply(event: HuddleEvent): void {
+    // A subagent's events (and its usage, counted in this agent's totals) are not this conversation.
+    if (event.subagent !== undefined) return;
     switch (event.type) {
       case 'prompt':
         this.commit();

@@ -2,7 +2,7 @@
 // broadcast, shutdown, plan decisions) and the teammates' (idle, shutdown answers, plan
 // submission) — and the assembly of each agent's tool set from them and the runtime's tools.
 import * as z from 'zod';
-import { defineTool, isReadOnly, ToolError, type Tool } from '../../runtime/tools/types.js';
+import { defineTool, effectsOf, isReadOnly, ToolError, type Tool } from '../../runtime/tools/types.js';
 import { bashTool } from '../../runtime/tools/bash.js';
 import { coreTools } from '../../runtime/tools/core-tools.js';
 import { messageTools } from '../../runtime/tools/message-tools.js';
@@ -18,8 +18,9 @@ import { isReviewerRole, REVIEW_TOOL_NAMES, reviewTools } from './review-tools.j
 import { AGENT_KINDS, type TeammateKind } from '../external/launch.js';
 import type { Shipper, TeamContext } from '../team-context.js';
 import type { SandboxStatus } from '../../runtime/sandbox/status.js';
-import { throughPipeline } from './tool-pipeline.js';
+import { throughPipeline, type PipelineDeps } from './tool-pipeline.js';
 import { shipTools } from './ship-tools.js';
+import { subagentTool } from './subagent-tool.js';
 
 /** What the tool sets are made from: the team's stores, each agent's permission mode, the session's sandbox. */
 export interface ToolDeps {
@@ -33,19 +34,43 @@ export interface ToolDeps {
 const TEAMMATE_ESSENTIALS = ['idle', 'shutdown_response', 'send_message', 'read_inbox'];
 const LEAD_ESSENTIALS = ['send_message', 'read_inbox', 'shutdown_request', 'plan_approval'];
 
-/** Every agent's tools: files, shell, the board, messages, reviews; then the MCP servers' tools. */
-function sharedTools({ ctx }: ToolDeps): Tool[] {
+/** Every agent's tools: files, shell, the board, messages, reviews, read-only subagents; then the MCP servers' tools. */
+function sharedTools(deps: ToolDeps): Tool[] {
+  const { ctx } = deps;
   const messages = messageTools(ctx.bus);
-  return [...coreTools(), ...taskTools(ctx.board), messages.sendMessage, messages.readInbox, ...reviewTools(ctx), ...mcpToolsFor(ctx.mcp, {})];
+  return [
+    ...coreTools(),
+    ...taskTools(ctx.board),
+    messages.sendMessage,
+    messages.readInbox,
+    ...reviewTools(ctx),
+    exploreTool(deps),
+    ...mcpToolsFor(ctx.mcp, {}),
+  ];
+}
+
+/** `explore`: its helpers get the file tools that only read, through the same pipeline (hooks, permissions). */
+function exploreTool(deps: ToolDeps): Tool {
+  const readTools = throughPipeline(
+    coreTools().filter((tool) => effectsOf(tool).every((effect) => effect === 'read')),
+    pipelineDeps(deps),
+  );
+  const { ctx } = deps;
+  const instructions = () => ctx.memory?.current().instructions.text;
+  return subagentTool({ backend: ctx.backend, model: ctx.config.model, maxTokens: ctx.config.maxTokens, readTools, budget: ctx.budget, instructions });
 }
 
 /**
  * The registry an agent calls its tools through: each call runs the tool pipeline (tool-pipeline.ts):
  * hooks, task completion behind verify gates, the agent's permission mode, checkpoints.
  */
-function registryOf(tools: Tool[], { ctx, permissions, sandbox }: ToolDeps): ToolRegistry {
+function registryOf(tools: Tool[], deps: ToolDeps): ToolRegistry {
+  return new ToolRegistry(throughPipeline(tools, pipelineDeps(deps)));
+}
+
+function pipelineDeps({ ctx, permissions, sandbox }: ToolDeps): PipelineDeps {
   const completion = { board: ctx.board, roster: ctx.roster, teamName: ctx.teamName, settings: () => ctx.settings, hooks: ctx.hooks, spawn: ctx.spawn };
-  return new ToolRegistry(throughPipeline(tools, { teamRoot: ctx.workspace.root, sandbox, permissions, hooks: ctx.hooks, completion }));
+  return { teamRoot: ctx.workspace.root, sandbox, permissions, hooks: ctx.hooks, completion };
 }
 
 /**

@@ -236,6 +236,10 @@ export type EventEnvelope<T extends EventType = EventType> = {
   type: T;
   /** Set on events another process of the team emitted, mirrored from PostgreSQL: its host id. */
   host?: string;
+  /** Set on a subagent's events (docs/contract.md#subagents): `agent` is its parent, this its id (`lead/explore-1`). */
+  subagent?: string;
+  /** With `subagent`: the parent's tool call that runs it. */
+  parent_tool_use_id?: string;
 };
 
 /** One event of type T. */

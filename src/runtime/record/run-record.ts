@@ -41,6 +41,8 @@ export interface AgentTally {
   output_tokens: number;
   cache_read_input_tokens: number;
   cache_creation_input_tokens: number;
+  /** Its read-only helpers (docs/contract.md#subagents): how many ran, and their part of the spend above. */
+  subagents?: { count: number; cost_usd: number; model_calls: number };
 }
 
 export interface RunRecord {
@@ -92,6 +94,7 @@ function emptyTally(): AgentTally {
 export class RunRecorder {
   readonly startedAt: Date;
   readonly #agents = new Map<string, AgentTally>();
+  readonly #subagentsSeen = new Set<string>();
   readonly #commands: CommandRecord[] = [];
   #commandCount = 0;
   readonly #pendingCommands = new Map<string, CommandRecord>();
@@ -114,6 +117,15 @@ export class RunRecorder {
         tally.output_tokens += event.output_tokens;
         tally.cache_read_input_tokens += event.cache_read_input_tokens;
         tally.cache_creation_input_tokens += event.cache_creation_input_tokens;
+        if (event.subagent !== undefined) {
+          const helpers = (tally.subagents ??= { count: 0, cost_usd: 0, model_calls: 0 });
+          if (!this.#subagentsSeen.has(event.subagent)) {
+            this.#subagentsSeen.add(event.subagent);
+            helpers.count += 1;
+          }
+          helpers.cost_usd += event.cost_usd;
+          helpers.model_calls += 1;
+        }
         this.#agents.set(event.agent, tally);
         return;
       }
@@ -249,7 +261,7 @@ export function summaryLines(record: RunRecord): string[] {
   const tests = record.tests.length === 0 ? 'no tests run' : failed === 0 ? `tests passing (${passed})` : `tests: ${passed} passed, ${failed} failed`;
   const p = record.permissions;
   const agents = Object.entries(record.cost.agents)
-    .map(([name, a]) => `${name} $${a.cost_usd.toFixed(4)}`)
+    .map(([name, a]) => `${name} $${a.cost_usd.toFixed(4)}${a.subagents ? ` incl. ${a.subagents.count} subagent${a.subagents.count === 1 ? '' : 's'}` : ''}`)
     .join(', ');
   const t = record.tokens;
   return [

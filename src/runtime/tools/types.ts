@@ -2,6 +2,7 @@
 // for the model. Throwing a ToolError (or any error) becomes a tool_result with is_error: true.
 import type * as z from 'zod';
 import type { AgentEmitter } from '../events/events.js';
+import type { TokenUsage } from '../model/pricing.js';
 import type { SandboxStatus } from '../sandbox/status.js';
 import type { PermissionMode } from '../vocabulary.js';
 import type { Workspace } from '../workspace/workspace.js';
@@ -23,6 +24,14 @@ export interface ToolContext {
    * (agents/tools/tool-pipeline.ts). Absent (a context made outside a team): the process's status.
    */
   sandbox?: SandboxStatus;
+  /** The id of the tool_use being run (a subagent's events name it as their parent). */
+  toolUseId?: string;
+  /** Counts a model call a tool made for the agent (a subagent's) in the agent's totals, as its `usage` event. */
+  chargeUsage?(
+    usage: TokenUsage,
+    costUsd: number,
+    fields: { subagent: string; parent_tool_use_id?: string; message_id?: string; stop_reason?: string | null },
+  ): void;
 }
 
 /**

@@ -14,6 +14,8 @@ export type TranscriptItem =
       toolUseId: string;
       name: string;
       summary: string;
+      /** An explore call's helpers and what each does last, by subagent id (docs/contract.md#subagents). */
+      helpers?: Record<string, string>;
       state: 'running' | 'ok' | 'error';
       durationMs?: number;
       /** Time the call spent waiting for the person's approval (not the tool's own time), and since when it waits now. */

@@ -140,6 +140,9 @@ function renderTool(item: Extract<TranscriptItem, { kind: 'tool' }>, width: numb
   const head = `${chalk.blue('⏺')} ${chalk.bold(described.name)}${described.detail ? ` ${chalk.dim(described.detail)}` : ''}`;
   const tail = ` ${mark}${changes ? ` ${chalk.green(`+${changes.added}`)} ${chalk.red(`−${changes.removed}`)}` : ''}${wrote !== undefined ? ` wrote ${wrote} line${wrote === '1' ? '' : 's'}` : ''}${duration}`;
   const lines = [truncateLine(head, Math.max(10, width - visibleWidth(tail))) + tail];
+  // An explore call's helpers while they run: one line each, what it does last.
+  if (item.state === 'running' && item.helpers)
+    for (const [id, doing] of Object.entries(item.helpers)) lines.push(truncateLine(chalk.dim(`    ⎿ ${id}: ${doing}`), width));
   const result = item.result ?? '';
   if (!result) return lines;
   if (expanded) {

@@ -107,6 +107,7 @@ function applyEventHere(state: ConsoleState, event: HuddleEvent): Partial<Consol
     return { ...patch, agents: { ...agents, [name]: { ...agent, unread: true } } };
   };
   const at = Date.parse(event.ts) || Date.now();
+  if (event.subagent !== undefined && event.type !== 'usage') return subagentProgress(state, event, at);
   switch (event.type) {
     case 'text_delta':
       return touched(
@@ -426,4 +427,31 @@ function turnAfterStatus(agent: AgentView, status: AgentStatus, at: number): Par
 function closeStreaming(items: TranscriptItem[]): TranscriptItem[] {
   const last = items.at(-1);
   return last?.kind === 'assistant' && last.streaming ? [...items.slice(0, -1), { ...last, streaming: false }] : items;
+}
+
+/**
+ * A subagent's event: not the parent's conversation, only a line of progress under the parent's
+ * explore call (`⏺ explore 3 helpers`, then what each helper does last). Its usage is the parent's.
+ */
+function subagentProgress(state: ConsoleState, event: HuddleEvent, at: number): Partial<ConsoleState> {
+  const doing =
+    event.type === 'prompt'
+      ? 'started'
+      : event.type === 'tool_call'
+        ? `${event.name} ${event.summary}`.trim()
+        : event.type === 'error'
+          ? event.message
+          : event.type === 'text'
+            ? 'answered'
+            : undefined;
+  if (doing === undefined || event.subagent === undefined) return {};
+  const id = event.subagent.slice(event.subagent.lastIndexOf('/') + 1);
+  return patchAgent(state, event.agent, (agent) => ({
+    items: replaceLast(
+      agent.items,
+      (item) => item.kind === 'tool' && item.toolUseId === event.parent_tool_use_id,
+      (item) => (item.kind === 'tool' ? { ...item, helpers: { ...item.helpers, [id]: doing } } : item),
+    ),
+    lastActivity: at,
+  }));
 }
