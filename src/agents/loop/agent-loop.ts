@@ -4,7 +4,7 @@
 // the rule resume uses too) builds the messages from them. Every tool_use gets a tool_result.
 import type { ContentBlock, MessageParam, ToolUseBlock } from '@anthropic-ai/sdk/resources/messages';
 import { tappedEmitter, type AgentEmitter, type PromptSource } from '../../runtime/events/events.js';
-import { InterruptedError, ModelError, type ModelBackend } from '../../runtime/model/model-client.js';
+import { InterruptedError, ModelError, type ModelBackend, type PartialUsage } from '../../runtime/model/model-client.js';
 import { addUsage, emptyUsage, type TokenUsage } from '../../runtime/model/pricing.js';
 import type { ToolRegistry } from '../../runtime/tools/registry.js';
 import type { Workspace } from '../../runtime/workspace/workspace.js';
@@ -171,6 +171,8 @@ export class AgentLoop {
           onText: (delta) => void events.emit('text_delta', { text: delta }),
           // The transcript drops the partial text of the failed attempt.
           onRetry: (notice) => void events.emit('retry', { ...notice }),
+          // Billed though it brought no message: counted like any call, outside the conversation.
+          onPartialUsage: (partial) => this.recordUsage(partial.usage, partial.costUsd, { partial: partial.outcome }),
         },
       );
       this.#account(result.usage, result.costUsd, { message_id: result.message.id, stop_reason: result.message.stop_reason });
@@ -236,7 +238,7 @@ export class AgentLoop {
   recordUsage(
     usage: TokenUsage,
     costUsd: number,
-    fields: { purpose?: 'compaction'; restart?: boolean; message_id?: string; stop_reason?: string | null } = {},
+    fields: { purpose?: 'compaction'; restart?: boolean; partial?: PartialUsage['outcome']; message_id?: string; stop_reason?: string | null } = {},
   ): void {
     const totals = this.totals;
     totals.usage = addUsage(totals.usage, usage);

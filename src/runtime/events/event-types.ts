@@ -76,6 +76,8 @@ export interface EventFields {
     model: string;
     purpose?: 'compaction';
     restart?: boolean;
+    /** An attempt that ended without a message (retried, interrupted, failed) but was billed what the API reported. */
+    partial?: 'retried' | 'interrupted' | 'failed';
     /** The response's id and why it stopped: stream-json's assistant messages carry them. */
     message_id?: string;
     stop_reason?: string | null;

@@ -3,7 +3,7 @@
 // errors that arrive mid-stream; here every retry is reported, honours retry-after, and also
 // covers a dropped connection or an `event: error` in the middle of a stream.
 import Anthropic, { APIConnectionError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
-import type { Message, MessageParam } from '@anthropic-ai/sdk/resources/messages';
+import type { Message, MessageParam, MessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
 import type { HuddleConfig } from '../config.js';
 import { markMessages, markPrefix } from './cache-breakpoints.js';
 import { costOf, toTokenUsage, type TokenUsage } from './pricing.js';
@@ -30,10 +30,23 @@ export interface RetryNotice {
   reason: string;
 }
 
+/** What an attempt that ended without a message had already been billed (message_start and message_delta usage). */
+export interface PartialUsage {
+  usage: TokenUsage;
+  costUsd: number;
+  /** What became of the attempt: retried, interrupted by the person, or failed for good. */
+  outcome: 'retried' | 'interrupted' | 'failed';
+}
+
 export interface ModelCallHooks {
   signal?: AbortSignal;
   onText?(delta: string): void;
   onRetry?(notice: RetryNotice): void;
+  /**
+   * An attempt ended without a message but the API had reported usage for it: it is billed all
+   * the same, so it is counted (called before the retry, or before the error is thrown).
+   */
+  onPartialUsage?(partial: PartialUsage): void;
 }
 
 export interface ModelCallResult {
@@ -123,12 +136,20 @@ export class ModelClient implements ModelBackend {
   async call(request: ModelRequest, hooks: ModelCallHooks = {}): Promise<ModelCallResult> {
     for (let attempt = 1; ; attempt++) {
       throwIfAborted(hooks.signal);
+      const reported: ReportedUsage = {};
+      const billPartial = (outcome: PartialUsage['outcome']) => {
+        if (!reported.usage) return;
+        hooks.onPartialUsage?.({ usage: reported.usage, costUsd: costOf(request.model, reported.usage), outcome });
+      };
       try {
-        const message = await this.#streamOnce(request, hooks);
+        const message = await this.#streamOnce(request, hooks, reported);
         const usage = toTokenUsage(message.usage);
         return { message, usage, costUsd: costOf(request.model, usage), attempts: attempt };
       } catch (error) {
-        if (hooks.signal?.aborted || (error instanceof APIUserAbortError && !(error.cause instanceof StreamIdleError))) throw new InterruptedError();
+        if (hooks.signal?.aborted || (error instanceof APIUserAbortError && !(error.cause instanceof StreamIdleError))) {
+          billPartial('interrupted');
+          throw new InterruptedError();
+        }
         const failure =
           error instanceof APIUserAbortError && error.cause instanceof StreamIdleError
             ? { retryable: true, status: undefined, reason: error.cause.message }
@@ -138,9 +159,11 @@ export class ModelClient implements ModelBackend {
         // A server (or proxy) may echo the credentials back in an error body: never pass them on.
         failure.reason = this.#redact(failure.reason);
         if (!failure.retryable || attempt > this.#options.maxRetries) {
+          billPartial('failed');
           const tries = attempt > 1 ? ` (after ${attempt} attempts)` : '';
           throw new ModelError(`${failure.reason}${tries}`, failure.status);
         }
+        billPartial('retried');
         const delayMs = failure.retryAfterMs ?? backoff(attempt, this.#options.retryBaseMs);
         hooks.onRetry?.({ attempt, delayMs, status: failure.status, reason: failure.reason });
         await sleep(delayMs, hooks.signal);
@@ -156,7 +179,7 @@ export class ModelClient implements ModelBackend {
     return out;
   }
 
-  async #streamOnce(request: ModelRequest, hooks: ModelCallHooks): Promise<Message> {
+  async #streamOnce(request: ModelRequest, hooks: ModelCallHooks, reported: ReportedUsage): Promise<Message> {
     // Prompt-cache breakpoints on a copy of the request (cache-breakpoints.ts): the stable
     // prefix, and the conversation up to its last message.
     const { system, tools } = markPrefix(request.system, request.tools);
@@ -186,7 +209,10 @@ export class ModelClient implements ModelBackend {
         },
         { signal: controller.signal },
       );
-      stream.on('streamEvent', arm);
+      stream.on('streamEvent', (event) => {
+        arm();
+        trackUsage(reported, event);
+      });
       if (hooks.onText) stream.on('text', (delta) => hooks.onText?.(delta));
       try {
         return await stream.finalMessage();
@@ -198,6 +224,25 @@ export class ModelClient implements ModelBackend {
       clearTimeout(timer);
       hooks.signal?.removeEventListener('abort', onAbort);
     }
+  }
+}
+
+/** The usage the API reported so far in one attempt's stream; none before its message_start. */
+interface ReportedUsage {
+  usage?: TokenUsage;
+}
+
+/** message_start carries the input side (and output so far); message_delta the cumulative counts since. */
+function trackUsage(reported: ReportedUsage, event: MessageStreamEvent): void {
+  if (event.type === 'message_start') reported.usage = toTokenUsage(event.message.usage);
+  else if (event.type === 'message_delta' && reported.usage) {
+    const delta = event.usage as Partial<Record<keyof TokenUsage, number | null>>;
+    const next = { ...reported.usage };
+    for (const key of Object.keys(next) as Array<keyof TokenUsage>) {
+      const value = delta[key];
+      if (typeof value === 'number') next[key] = value;
+    }
+    reported.usage = next;
   }
 }
 
