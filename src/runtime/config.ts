@@ -22,6 +22,8 @@ export interface HuddleConfig {
   maxTurns: number;
   maxRetries: number;
   retryBaseMs: number;
+  /** Model calls in flight at once for the whole team (HUDDLE_MAX_CONCURRENT_CALLS, default 6; 0: no cap). */
+  maxConcurrentCalls?: number;
   requestTimeoutMs: number;
   /** A response stream with no event for this long counts as cut and is retried (HUDDLE_STREAM_IDLE_MS, default 60 s). */
   streamIdleMs?: number;
@@ -97,6 +99,7 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
     maxTurns: flags.maxTurns ?? intFrom(env, 'HUDDLE_MAX_TURNS', 50),
     maxRetries: intFrom(env, 'HUDDLE_MAX_RETRIES', 6),
     retryBaseMs: intFrom(env, 'HUDDLE_RETRY_BASE_MS', 500),
+    maxConcurrentCalls: intFrom(env, 'HUDDLE_MAX_CONCURRENT_CALLS', 6),
     requestTimeoutMs: intFrom(env, 'HUDDLE_REQUEST_TIMEOUT_MS', 600_000),
     streamIdleMs: intFrom(env, 'HUDDLE_STREAM_IDLE_MS', 60_000),
     idleTimeoutMs: intFrom(env, 'HUDDLE_IDLE_TIMEOUT_MS', 60_000),

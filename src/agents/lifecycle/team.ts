@@ -8,7 +8,7 @@ import type { Bus } from '../../runtime/store/bus.js';
 import type { HuddleConfig } from '../../runtime/config.js';
 import type { AllowList } from '../../runtime/store/allow-list.js';
 import type { EventHub } from '../../runtime/events/events.js';
-import type { ModelBackend } from '../../runtime/model/model-client.js';
+import { ModelClient, type ModelBackend } from '../../runtime/model/model-client.js';
 import type { Approvals } from '../../runtime/store/approvals.js';
 import type { EventStore } from '../../runtime/store/event-store.js';
 import { Budget, BudgetConfigError, loadBudgetSettings, type BudgetSettings } from '../../runtime/budget/budget.js';
@@ -92,6 +92,8 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
   readonly store: TeamStore;
   /** The stall watchdog (watchdog.ts), from start() to close(). */
   #watchdog: StallWatchdog | undefined;
+  /** Stops telling the person about the team's back-offs (call-governor.ts). */
+  readonly #unwatchBackoff: () => void;
 
   private constructor(ctx: TeamContext, store: TeamStore, budgetSettings?: BudgetSettings, hookRunner?: HookRunner) {
     this.ctx = ctx;
@@ -99,6 +101,16 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
     this.approvals = store.approvals;
     this.budget = ctx.budget ??= new Budget({ hub: ctx.hub, approvals: this.approvals, ledger: store.spend, roster: ctx.roster, settings: budgetSettings });
     this.spend = store.spend;
+    // A 429 or 529 pauses every agent's calls (call-governor.ts): the person hears it once, and
+    // each waiting agent's status reason says so (which is what the lead sees of its teammates).
+    const governor = ctx.backend instanceof ModelClient ? ctx.backend.governor : undefined;
+    this.#unwatchBackoff =
+      governor?.onBackoff(({ delayMs, reason }) =>
+        ctx.hub.emit('huddle', 'warning', {
+          message: `${reason}: every agent's model calls wait ${(delayMs / 1000).toFixed(1)} s (team back-off)`,
+          backoff_ms: delayMs,
+        }),
+      ) ?? (() => undefined);
     this.permissions = new PermissionGate({
       teamRoot: ctx.workspace.root,
       allowList: withRunPrefixes(store.allowList, ctx.config.allowedCommands),
@@ -537,6 +549,7 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
   async close(reason = 'huddle closed'): Promise<void> {
     this.#watchdog?.stop();
     this.protocols.close();
+    this.#unwatchBackoff();
     this.approvals.close(reason); // nothing may wait on a person who is gone
     await this.stopAll(reason);
     await this.lead.close();

@@ -8,6 +8,7 @@ import type { HuddleConfig } from '../config.js';
 import { markMessages, markPrefix } from './cache-breakpoints.js';
 import { costOf, toTokenUsage, type TokenUsage } from './pricing.js';
 import type { ToolDefinitionParam } from '../tools/registry.js';
+import { CallGovernor, WaitAbortedError, type CallWait } from './call-governor.js';
 
 export interface ModelRequest {
   model: string;
@@ -47,6 +48,8 @@ export interface ModelCallHooks {
    * the same, so it is counted (called before the retry, or before the error is thrown).
    */
   onPartialUsage?(partial: PartialUsage): void;
+  /** The call waits for the team's governor (a free slot, or the shared back-off); `undefined` once it is sent. */
+  onWait?(wait: CallWait | undefined): void;
 }
 
 export interface ModelCallResult {
@@ -85,6 +88,8 @@ export interface ModelClientOptions {
   timeoutMs: number;
   /** No stream event for this long: the stream counts as cut and is retried (HUDDLE_STREAM_IDLE_MS, default 60 s; 0: never). */
   streamIdleMs?: number;
+  /** The team's cap on calls in flight and its shared back-off (call-governor.ts); none: every call goes at once. */
+  governor?: CallGovernor | undefined;
 }
 
 export const DEFAULT_STREAM_IDLE_MS = 60_000;
@@ -108,8 +113,13 @@ export function modelClientOptions(config: HuddleConfig): ModelClientOptions {
     retryBaseMs: config.retryBaseMs,
     timeoutMs: config.requestTimeoutMs,
     streamIdleMs: config.streamIdleMs ?? DEFAULT_STREAM_IDLE_MS,
+    // One client serves every agent of the process: its governor is the team's (here).
+    governor: new CallGovernor({ limit: config.maxConcurrentCalls ?? DEFAULT_MAX_CONCURRENT_CALLS }),
   };
 }
+
+/** Model calls in flight at once for the whole team (maxConcurrentCalls); 0: no cap. */
+export const DEFAULT_MAX_CONCURRENT_CALLS = 6;
 
 /** Anything that can answer a model request; the real client, or a scripted one for demos. */
 export interface ModelBackend {
@@ -133,6 +143,11 @@ export class ModelClient implements ModelBackend {
     });
   }
 
+  /** The team's governor of model calls, when this client has one. */
+  get governor(): CallGovernor | undefined {
+    return this.#options.governor;
+  }
+
   async call(request: ModelRequest, hooks: ModelCallHooks = {}): Promise<ModelCallResult> {
     for (let attempt = 1; ; attempt++) {
       throwIfAborted(hooks.signal);
@@ -141,8 +156,11 @@ export class ModelClient implements ModelBackend {
         if (!reported.usage) return;
         hooks.onPartialUsage?.({ usage: reported.usage, costUsd: costOf(request.model, reported.usage), outcome });
       };
+      const release = await this.#options.governor?.acquire(hooks.signal, hooks.onWait).catch((error: unknown) => {
+        throw error instanceof WaitAbortedError ? new InterruptedError() : error;
+      });
       try {
-        const message = await this.#streamOnce(request, hooks, reported);
+        const message = await this.#streamOnce(request, hooks, reported).finally(() => release?.());
         const usage = toTokenUsage(message.usage);
         return { message, usage, costUsd: costOf(request.model, usage), attempts: attempt };
       } catch (error) {
@@ -165,6 +183,8 @@ export class ModelClient implements ModelBackend {
         }
         billPartial('retried');
         const delayMs = failure.retryAfterMs ?? backoff(attempt, this.#options.retryBaseMs);
+        // The API's limits are the team's: every agent's next call waits as long as this one.
+        if (failure.status === 429 || failure.status === 529) this.#options.governor?.backOff(delayMs, failure.reason);
         hooks.onRetry?.({ attempt, delayMs, status: failure.status, reason: failure.reason });
         await sleep(delayMs, hooks.signal);
       }

@@ -230,6 +230,11 @@ export const settingsSchema = z
       })
       .optional()
       .describe('Model call retries.'),
+    maxConcurrentCalls: count(
+      "Model calls in flight at once for the whole team (0: no cap). The rest wait their turn, shown as 'queued' in the agent's status; a 429 or 529 makes every agent's next call wait out its retry-after.",
+    )
+      .optional()
+      .meta({ default: 6 }),
     context: z
       .strictObject({
         trimAt: share('Above this share of the context window, old tool results are cut to stubs (0: never).').optional().meta({ default: 0.6 }),

@@ -38,6 +38,7 @@ export function configFromSettings(settings: Settings, options: ConfigFromSettin
     maxTurns: settings.maxTurns ?? base.maxTurns,
     maxRetries: settings.retries?.max ?? base.maxRetries,
     retryBaseMs: settings.retries?.baseMs ?? base.retryBaseMs,
+    maxConcurrentCalls: settings.maxConcurrentCalls ?? base.maxConcurrentCalls,
     requestTimeoutMs: settings.timeouts?.requestMs ?? base.requestTimeoutMs,
     idleTimeoutMs: settings.timeouts?.idleMs ?? base.idleTimeoutMs,
     stallMs: settings.timeouts?.stallMs ?? base.stallMs,
