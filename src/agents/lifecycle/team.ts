@@ -87,7 +87,7 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
   readonly sandbox: SandboxStatus = sandboxStatus();
   /** Spend vs limits, asked before every model call; a reached limit waits in `approvals`. */
   readonly budget: Budget;
-  /** Spend per agent and per task, kept in .team/spend.json. */
+  /** Spend per agent and per task, kept in .team/spend.jsonl. */
   readonly spend: SpendLedger;
   readonly store: TeamStore;
   /** The stall watchdog (watchdog.ts), from start() to close(). */
@@ -509,7 +509,7 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
     const claimers = resting.filter(
       (m) => m.status === 'idle' && !isReviewerRole(m.role) && this.teammates.get(m.name)?.claimsTasks !== false && this.teammates.get(m.name)?.held !== true,
     );
-    if (claimers.length > 0 && (await this.ctx.board.claimable()).length > 0) return false;
+    if (claimers.length > 0 && (await this.ctx.board.hasClaimable())) return false;
     // Likewise an idle reviewer with a task waiting in review (it takes it next).
     for (const member of resting.filter((m) => m.status === 'idle' && isReviewerRole(m.role))) {
       if ((await this.ctx.board.reviewable(member.name)).length > 0) return false;

@@ -319,7 +319,7 @@ export class Teammate extends Agent {
     if (waitingForPlan || this.#held) return false;
     if (isReviewerRole(this.role)) return (await this.ctx.board.reviewable(this.name)).length > 0;
     if (!this.claimsTasks) return false;
-    if ((await this.ctx.board.claimable()).length > 0) return true;
+    if (await this.ctx.board.hasClaimable()) return true;
     // A pending task assigned to this teammate whose blockers are done (claimNext takes those too).
     const tasks = await this.ctx.board.list();
     const open = new Set(tasks.filter((task) => task.status !== 'completed').map((task) => task.id));
