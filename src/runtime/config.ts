@@ -22,6 +22,8 @@ export interface HuddleConfig {
   maxTurns: number;
   maxRetries: number;
   retryBaseMs: number;
+  /** A teammate starts each task it takes from the board from a fresh context (HUDDLE_FRESH_CONTEXT_PER_TASK, default on). */
+  freshContextPerTask?: boolean;
   /** Model calls in flight at once for the whole team (HUDDLE_MAX_CONCURRENT_CALLS, default 6; 0: no cap). */
   maxConcurrentCalls?: number;
   requestTimeoutMs: number;
@@ -100,6 +102,7 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
     maxRetries: intFrom(env, 'HUDDLE_MAX_RETRIES', 6),
     retryBaseMs: intFrom(env, 'HUDDLE_RETRY_BASE_MS', 500),
     maxConcurrentCalls: intFrom(env, 'HUDDLE_MAX_CONCURRENT_CALLS', 6),
+    freshContextPerTask: boolFrom(env, 'HUDDLE_FRESH_CONTEXT_PER_TASK', true),
     requestTimeoutMs: intFrom(env, 'HUDDLE_REQUEST_TIMEOUT_MS', 600_000),
     streamIdleMs: intFrom(env, 'HUDDLE_STREAM_IDLE_MS', 60_000),
     idleTimeoutMs: intFrom(env, 'HUDDLE_IDLE_TIMEOUT_MS', 60_000),

@@ -89,7 +89,8 @@ export interface EventFields {
    * (a restarted teammate's first turn follows as its `prompt`).
    */
   context_reset: {
-    reason: 'restart' | 'clear';
+    /** `new_task`: a teammate took a task from the board and starts it from a fresh context. */
+    reason: 'restart' | 'clear' | 'new_task';
     first_turn?: string;
     summary?: string;
     before_tokens?: number;

@@ -208,6 +208,13 @@ export const settingsSchema = z
       .describe('plan (read only), ask (commands off the allow-list wait for the person) or auto. Unset: ask in the console, auto headless.'),
     planApproval: z.enum(['lead', 'person']).optional().describe("Who approves plan-mode teammates' plans.").meta({ default: 'lead' }),
     worktrees: z.boolean().optional().describe('Every teammate gets its own git worktree unless spawned otherwise.').meta({ default: false }),
+    freshContextPerTask: z
+      .boolean()
+      .optional()
+      .describe(
+        'A teammate starts each task it takes from the board from a fresh context: its identity, role, spawn assignment, the task and a short memory of its earlier tasks (what it did, files written), not its whole transcript. false keeps one growing conversation.',
+      )
+      .meta({ default: true }),
     reviewMaxRounds: count('Times a reviewer may send a task back before the lead decides.').optional().meta({ default: 3 }),
     timeouts: z
       .strictObject({

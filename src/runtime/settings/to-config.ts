@@ -39,6 +39,7 @@ export function configFromSettings(settings: Settings, options: ConfigFromSettin
     maxRetries: settings.retries?.max ?? base.maxRetries,
     retryBaseMs: settings.retries?.baseMs ?? base.retryBaseMs,
     maxConcurrentCalls: settings.maxConcurrentCalls ?? base.maxConcurrentCalls,
+    freshContextPerTask: settings.freshContextPerTask ?? base.freshContextPerTask,
     requestTimeoutMs: settings.timeouts?.requestMs ?? base.requestTimeoutMs,
     idleTimeoutMs: settings.timeouts?.idleMs ?? base.idleTimeoutMs,
     stallMs: settings.timeouts?.stallMs ?? base.stallMs,
