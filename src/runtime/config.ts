@@ -22,6 +22,8 @@ export interface HuddleConfig {
   maxTurns: number;
   maxRetries: number;
   retryBaseMs: number;
+  /** The lead reads reports once its inbox has been quiet this long (HUDDLE_LEAD_COALESCE_MS, default 1000; 0: at once). */
+  leadCoalesceMs?: number;
   /** A teammate starts each task it takes from the board from a fresh context (HUDDLE_FRESH_CONTEXT_PER_TASK, default on). */
   freshContextPerTask?: boolean;
   /** Model calls in flight at once for the whole team (HUDDLE_MAX_CONCURRENT_CALLS, default 6; 0: no cap). */
@@ -103,6 +105,7 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
     retryBaseMs: intFrom(env, 'HUDDLE_RETRY_BASE_MS', 500),
     maxConcurrentCalls: intFrom(env, 'HUDDLE_MAX_CONCURRENT_CALLS', 6),
     freshContextPerTask: boolFrom(env, 'HUDDLE_FRESH_CONTEXT_PER_TASK', true),
+    leadCoalesceMs: intFrom(env, 'HUDDLE_LEAD_COALESCE_MS', 1_000),
     requestTimeoutMs: intFrom(env, 'HUDDLE_REQUEST_TIMEOUT_MS', 600_000),
     streamIdleMs: intFrom(env, 'HUDDLE_STREAM_IDLE_MS', 60_000),
     idleTimeoutMs: intFrom(env, 'HUDDLE_IDLE_TIMEOUT_MS', 60_000),

@@ -222,6 +222,11 @@ export const settingsSchema = z
         stallMs: count('A working agent with no event for this long is interrupted (0: never).').optional().meta({ default: 600_000 }),
         requestMs: count('One model request may take this long.').optional().meta({ default: 600_000 }),
         streamIdleMs: count('A response stream silent this long counts as cut and is retried.').optional().meta({ default: 60_000 }),
+        leadCoalesceMs: count(
+          "Reports arriving close together wake the lead once: it reads its inbox when no new message came for this long (at most four times it); the person's prompts never wait (0: at once).",
+        )
+          .optional()
+          .meta({ default: 1_000 }),
         leaseMs: positive(
           'A team on PostgreSQL: a worker that has not renewed its lease for this long loses its teammates (failed, their tasks back on the board); a lead, its hold on the team.',
         )

@@ -40,6 +40,7 @@ export function configFromSettings(settings: Settings, options: ConfigFromSettin
     retryBaseMs: settings.retries?.baseMs ?? base.retryBaseMs,
     maxConcurrentCalls: settings.maxConcurrentCalls ?? base.maxConcurrentCalls,
     freshContextPerTask: settings.freshContextPerTask ?? base.freshContextPerTask,
+    leadCoalesceMs: settings.timeouts?.leadCoalesceMs ?? base.leadCoalesceMs,
     requestTimeoutMs: settings.timeouts?.requestMs ?? base.requestTimeoutMs,
     idleTimeoutMs: settings.timeouts?.idleMs ?? base.idleTimeoutMs,
     stallMs: settings.timeouts?.stallMs ?? base.stallMs,
