@@ -62,10 +62,10 @@ export class Lead extends Agent {
   };
 
   /**
-   * Reports arriving close together wake the lead once: after the first, it waits until its inbox
-   * has been quiet for leadCoalesceMs (four times that at most) and then reads them all in one
-   * turn. A prompt from the person ends the wait at once. Busy meanwhile: the reports are not read
-   * yet, so the team is not settled.
+   * Reports arriving close together wake the lead once: after the first, it reads its inbox once
+   * no new message came for leadCoalesceMs and no teammate is still working on a task (its report
+   * is imminent), waiting eight times leadCoalesceMs at most. A prompt from the person ends the wait
+   * at once. Busy meanwhile: the reports are not read yet, so the team is not settled.
    */
   async #gatherReports(): Promise<void> {
     const quietMs = this.ctx.config.leadCoalesceMs ?? DEFAULT_LEAD_COALESCE_MS;
@@ -74,19 +74,24 @@ export class Lead extends Agent {
     if (seen === 0) return;
     this.#busy = true;
     try {
-      const deadline = Date.now() + 4 * quietMs;
+      const deadline = Date.now() + 8 * quietMs;
       for (;;) {
         const left = Math.min(quietMs, deadline - Date.now());
         if (left <= 0) return;
         await this.#pause(left);
         if (this.#prompts.length || this.#closed.signal.aborted) return;
         const now = await this.ctx.bus.unreadCount(this.name);
-        if (now === seen) return;
+        if (now === seen && !this.#reportsImminent()) return;
         seen = now;
       }
     } finally {
       this.#busy = false;
     }
+  }
+
+  /** A teammate is working on a task: its report will come. */
+  #reportsImminent(): boolean {
+    return this.ctx.roster.members().some((member) => member.name !== this.name && member.status === 'working' && member.task != null);
   }
 
   /** Waits `ms`, or less when the person prompts or the lead closes. */
