@@ -2,7 +2,7 @@
 // from the board starts from its system prompt, its spawn assignment, a short memory of its earlier
 // tasks and the task, not its whole transcript; freshContextPerTask false keeps one conversation.
 import { afterEach, describe, expect, it } from 'vitest';
-import { reply, replyText, text, toolUse, type Scripted } from '../helpers/fake-api.ts';
+import { reply, replyText, toolUse, type Scripted } from '../helpers/fake-api.ts';
 import { allUserTexts, openTeamHarness, turnsOf, type TeamHarness } from '../helpers/team-harness.ts';
 
 let harness: TeamHarness | undefined;
