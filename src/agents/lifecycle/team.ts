@@ -9,6 +9,7 @@ import type { HuddleConfig } from '../../runtime/config.js';
 import type { AllowList } from '../../runtime/store/allow-list.js';
 import type { EventHub } from '../../runtime/events/events.js';
 import { ModelClient, type ModelBackend } from '../../runtime/model/model-client.js';
+import { resolveModelAlias } from '../../runtime/model/model-aliases.js';
 import type { Approvals } from '../../runtime/store/approvals.js';
 import type { EventStore } from '../../runtime/store/event-store.js';
 import { Budget, BudgetConfigError, loadBudgetSettings, type BudgetSettings } from '../../runtime/budget/budget.js';
@@ -134,7 +135,7 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
     this.lead = new Lead(ctx, {
       name: LEAD_NAME,
       role: 'lead',
-      model: leadSettings.model ?? ctx.config.model,
+      model: resolveModelAlias(leadSettings.model ?? ctx.config.model),
       system: withCallerInstructions(leadSystemPrompt(identity, ctx.workspace.root), identityLine(identity), ctx.config.leadInstructions),
       tools: leadToolset(this, this),
       maxTurns: leadSettings.maxTurns,
@@ -271,7 +272,8 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
   }
 
   /** /model: the lead's model from its next call, and the default of teammates spawned from now on. */
-  setModel(model: string): void {
+  setModel(name: string): void {
+    const model = resolveModelAlias(name);
     this.lead.loop.model = model;
     this.ctx.config.model = model;
   }
@@ -293,7 +295,9 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
     // Its MCP server is huddle itself: a huddle that cannot find its own cli.js says so before recording a member.
     if (external && external !== 'command') huddleCliPath();
     // gemini, codex and programs choose their own model unless one is named; huddle's default is a Claude model.
-    const namedModel = request.model ?? settings.model ?? role?.model ?? (external && external !== 'claude-code' ? undefined : this.ctx.config.model);
+    const chosenModel = request.model ?? settings.model ?? role?.model ?? (external && external !== 'claude-code' ? undefined : this.ctx.config.model);
+    // An alias (opus, sonnet, haiku) is sent as the id huddle prices; another CLI's names are its own.
+    const namedModel = chosenModel !== undefined && !external ? resolveModelAlias(chosenModel) : chosenModel;
     const model = namedModel ?? kind;
     const planModeRequired = request.planModeRequired ?? settings.planModeRequired ?? role?.plan_mode_required ?? false;
     const permission = teammateMode({
