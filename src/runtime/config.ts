@@ -26,7 +26,7 @@ export interface HuddleConfig {
   leadCoalesceMs?: number;
   /** A teammate starts each task it takes from the board from a fresh context (HUDDLE_FRESH_CONTEXT_PER_TASK, default on). */
   freshContextPerTask?: boolean;
-  /** Model calls in flight at once for the whole team (HUDDLE_MAX_CONCURRENT_CALLS, default 6; 0: no cap). */
+  /** Model calls in flight at once for the whole team (HUDDLE_MAX_CONCURRENT_CALLS, default 8; 0: no cap). */
   maxConcurrentCalls?: number;
   requestTimeoutMs: number;
   /** A response stream with no event for this long counts as cut and is retried (HUDDLE_STREAM_IDLE_MS, default 60 s). */
@@ -103,7 +103,7 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
     maxTurns: flags.maxTurns ?? intFrom(env, 'HUDDLE_MAX_TURNS', 50),
     maxRetries: intFrom(env, 'HUDDLE_MAX_RETRIES', 6),
     retryBaseMs: intFrom(env, 'HUDDLE_RETRY_BASE_MS', 500),
-    maxConcurrentCalls: intFrom(env, 'HUDDLE_MAX_CONCURRENT_CALLS', 6),
+    maxConcurrentCalls: intFrom(env, 'HUDDLE_MAX_CONCURRENT_CALLS', 8),
     freshContextPerTask: boolFrom(env, 'HUDDLE_FRESH_CONTEXT_PER_TASK', true),
     leadCoalesceMs: intFrom(env, 'HUDDLE_LEAD_COALESCE_MS', 1_000),
     requestTimeoutMs: intFrom(env, 'HUDDLE_REQUEST_TIMEOUT_MS', 600_000),

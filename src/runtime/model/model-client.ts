@@ -119,7 +119,7 @@ export function modelClientOptions(config: HuddleConfig): ModelClientOptions {
 }
 
 /** Model calls in flight at once for the whole team (maxConcurrentCalls); 0: no cap. */
-export const DEFAULT_MAX_CONCURRENT_CALLS = 6;
+export const DEFAULT_MAX_CONCURRENT_CALLS = 8;
 
 /** Anything that can answer a model request; the real client, or a scripted one for demos. */
 export interface ModelBackend {

@@ -246,7 +246,7 @@ export const settingsSchema = z
       "Model calls in flight at once for the whole team (0: no cap). The rest wait their turn, shown as 'queued' in the agent's status; a 429 or 529 makes every agent's next call wait out its retry-after.",
     )
       .optional()
-      .meta({ default: 6 }),
+      .meta({ default: 8 }),
     context: z
       .strictObject({
         trimAt: share('Above this share of the context window, old tool results are cut to stubs (0: never).').optional().meta({ default: 0.6 }),
