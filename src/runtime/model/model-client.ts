@@ -160,11 +160,15 @@ export class ModelClient implements ModelBackend {
         throw error instanceof WaitAbortedError ? new InterruptedError() : error;
       });
       try {
-        const message = await this.#streamOnce(request, hooks, reported).finally(() => release?.());
+        const message = await this.#streamOnce(request, hooks, reported);
+        release?.();
         const usage = toTokenUsage(message.usage);
         return { message, usage, costUsd: costOf(request.model, usage), attempts: attempt };
       } catch (error) {
+        // The slot is freed once a 429/529 has set the team's back-off below, so the call queued
+        // behind this one waits it out too rather than meeting the same limit.
         if (hooks.signal?.aborted || (error instanceof APIUserAbortError && !(error.cause instanceof StreamIdleError))) {
+          release?.();
           billPartial('interrupted');
           throw new InterruptedError();
         }
@@ -177,6 +181,7 @@ export class ModelClient implements ModelBackend {
         // A server (or proxy) may echo the credentials back in an error body: never pass them on.
         failure.reason = this.#redact(failure.reason);
         if (!failure.retryable || attempt > this.#options.maxRetries) {
+          release?.();
           billPartial('failed');
           const tries = attempt > 1 ? ` (after ${attempt} attempts)` : '';
           throw new ModelError(`${failure.reason}${tries}`, failure.status);
@@ -185,8 +190,12 @@ export class ModelClient implements ModelBackend {
         const delayMs = failure.retryAfterMs ?? backoff(attempt, this.#options.retryBaseMs);
         // The API's limits are the team's: every agent's next call waits as long as this one.
         if (failure.status === 429 || failure.status === 529) this.#options.governor?.backOff(delayMs, failure.reason);
+        release?.();
         hooks.onRetry?.({ attempt, delayMs, status: failure.status, reason: failure.reason });
         await sleep(delayMs, hooks.signal);
+      } finally {
+        // Whatever ended the attempt (a listener that threw, say), its slot is never kept.
+        release?.();
       }
     }
   }
