@@ -74,20 +74,39 @@ export class CallGovernor {
         await sleepFor(pause, signal);
         continue;
       }
-      if (this.limit === 0 || this.#inFlight < this.limit) break;
+      // First come, first served: a free slot goes to the queue before a newcomer.
+      if (this.limit === 0 || (this.#inFlight < this.limit && this.#queue.length === 0)) {
+        this.#inFlight += 1;
+        break;
+      }
       waited = true;
       onWait?.({ kind: 'queued', inFlight: this.#inFlight, limit: this.limit, ahead: this.#queue.length });
+      // Resolves with the slot handed over by the call that freed it.
       await this.#waitForSlot(signal);
+      const rest = this.#pausedUntil - this.#now();
+      if (rest > 0) {
+        onWait?.({ kind: 'backoff', untilMs: this.#pausedUntil, reason: this.#pauseReason });
+        await sleepFor(rest, signal).catch((error: unknown) => {
+          this.#free();
+          throw error;
+        });
+      }
+      break;
     }
-    this.#inFlight += 1;
     if (waited) onWait?.(undefined);
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      this.#inFlight -= 1;
-      this.#queue.shift()?.resolve();
+      this.#free();
     };
+  }
+
+  /** A slot is freed: handed to the first queued call, else counted free. */
+  #free(): void {
+    const next = this.#queue.shift();
+    if (next) next.resolve();
+    else this.#inFlight -= 1;
   }
 
   /** A 429 or 529: nobody's next call is sent before `delayMs` from now. */
