@@ -19,6 +19,7 @@ import { benchSandbox } from './sandbox.js';
 import { benchCheckpoints } from './checkpoints.js';
 import { benchCaching } from './caching.js';
 import { benchToolRounds } from './rounds.js';
+import { benchTeamCost } from './team-cost.js';
 
 const GROUPS: Array<[string, () => Promise<BenchResult[]>]> = [
   ['startup', () => benchVersion(15)],
@@ -42,6 +43,7 @@ const GROUPS: Array<[string, () => Promise<BenchResult[]>]> = [
   ['sandbox', () => benchSandbox(100)],
   ['checkpoints', () => benchCheckpoints(100, 50)],
   ['caching', () => benchCaching()],
+  ['team-cost', () => benchTeamCost()],
 ];
 
 export async function main(): Promise<number> {

@@ -24,6 +24,12 @@ export interface HuddleConfig {
   maxTurns: number;
   maxRetries: number;
   retryBaseMs: number;
+  /** The lead reads reports once its inbox has been quiet this long (HUDDLE_LEAD_COALESCE_MS, default 1000; 0: at once). */
+  leadCoalesceMs?: number;
+  /** A teammate starts each task it takes from the board from a fresh context (HUDDLE_FRESH_CONTEXT_PER_TASK, default on). */
+  freshContextPerTask?: boolean;
+  /** Model calls in flight at once for the whole team (HUDDLE_MAX_CONCURRENT_CALLS, default 8; 0: no cap). */
+  maxConcurrentCalls?: number;
   requestTimeoutMs: number;
   /** A response stream with no event for this long counts as cut and is retried (HUDDLE_STREAM_IDLE_MS, default 60 s). */
   streamIdleMs?: number;
@@ -104,6 +110,9 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
     maxTurns: flags.maxTurns ?? intFrom(env, 'HUDDLE_MAX_TURNS', 50),
     maxRetries: intFrom(env, 'HUDDLE_MAX_RETRIES', 6),
     retryBaseMs: intFrom(env, 'HUDDLE_RETRY_BASE_MS', 500),
+    maxConcurrentCalls: intFrom(env, 'HUDDLE_MAX_CONCURRENT_CALLS', 8),
+    freshContextPerTask: boolFrom(env, 'HUDDLE_FRESH_CONTEXT_PER_TASK', true),
+    leadCoalesceMs: intFrom(env, 'HUDDLE_LEAD_COALESCE_MS', 1_000),
     requestTimeoutMs: intFrom(env, 'HUDDLE_REQUEST_TIMEOUT_MS', 600_000),
     streamIdleMs: intFrom(env, 'HUDDLE_STREAM_IDLE_MS', 60_000),
     idleTimeoutMs: intFrom(env, 'HUDDLE_IDLE_TIMEOUT_MS', 60_000),

@@ -145,7 +145,7 @@ export class StreamJsonView {
         model.cacheReadInputTokens += event.cache_read_input_tokens;
         model.cacheCreationInputTokens += event.cache_creation_input_tokens;
         model.costUSD += event.cost_usd;
-        if (event.purpose === 'compaction') return;
+        if (event.purpose === 'compaction' || event.partial) return;
         if (agent === LEAD_NAME) {
           this.#numTurns += 1;
           this.#stopReason = event.stop_reason ?? null;

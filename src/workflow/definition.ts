@@ -2,7 +2,7 @@
 // agent with a task of its own, at most `concurrency` at once) or a gate (the person's yes, or a
 // budget). What the steps of one phase produced is handed to the next. Checked here before anything
 // runs: a broken module is one line, not a half-run workflow.
-import { z } from 'zod';
+import * as z from 'zod';
 
 export interface WorkflowStep {
   /** Unique in its phase: how a resumed run knows the step (letters, digits, '-' or '_'). */

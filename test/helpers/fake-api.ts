@@ -68,6 +68,8 @@ export interface FakeApi {
   requests: RecordedRequest[];
   /** Requests that found no scripted response. */
   unscripted: RecordedRequest[];
+  /** Messages requests being answered right now, and the most there ever were at once. */
+  concurrency: { now: number; max: number };
   /** Queue responses for any agent (used when no agent-specific queue matches). */
   enqueue(...responses: Scripted[]): void;
   /** Queue responses for the agent whose system prompt begins `You are '<name>'` (docs/contract.md#injected-turns). */
@@ -232,6 +234,7 @@ export function startFakeApi(opts?: FakeApiOptions): Promise<FakeApi> {
   const waiters = new Set<Waiter>();
   const sleepers = new Set<Sleeper>();
   const sockets = new Set<Socket>();
+  const concurrency = { now: 0, max: 0 };
   let reqCounter = 0;
   let msgCounter = 0;
   let toolCounter = 0;
@@ -577,6 +580,11 @@ export function startFakeApi(opts?: FakeApiOptions): Promise<FakeApi> {
       }
     }
     const r = record(req, path, body);
+    if (path === '/v1/messages') {
+      concurrency.now += 1;
+      concurrency.max = Math.max(concurrency.max, concurrency.now);
+      res.once('close', () => (concurrency.now -= 1));
+    }
 
     if (req.method === 'POST' && path === '/v1/messages/count_tokens' && parsed && body && typeof body === 'object') {
       // Claude Code may count before it sends; the same estimate the caching rules use.
@@ -637,6 +645,7 @@ export function startFakeApi(opts?: FakeApiOptions): Promise<FakeApi> {
     url: '',
     requests,
     unscripted,
+    concurrency,
     enqueue(...responses: Scripted[]): void {
       shared.push(...responses);
     },

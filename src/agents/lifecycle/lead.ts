@@ -12,6 +12,9 @@ export interface LeadTurn {
   outcome: TurnOutcome;
 }
 
+/** How long the lead's inbox must be quiet before it reads the reports that woke it (leadCoalesceMs). */
+export const DEFAULT_LEAD_COALESCE_MS = 1_000;
+
 export class Lead extends Agent {
   readonly #prompts: string[] = [];
   readonly #turnListeners = new Set<(turn: LeadTurn) => void>();
@@ -57,6 +60,55 @@ export class Lead extends Agent {
       if (this.#wake === wake) this.#wake = undefined;
     };
   };
+
+  /**
+   * Reports arriving close together wake the lead once: after the first, it reads its inbox once
+   * no new message came for leadCoalesceMs and no teammate is still working on a task (its report
+   * is imminent), waiting eight times leadCoalesceMs at most. A prompt from the person ends the wait
+   * at once. Busy meanwhile: the reports are not read yet, so the team is not settled.
+   */
+  async #gatherReports(): Promise<void> {
+    const quietMs = this.ctx.config.leadCoalesceMs ?? DEFAULT_LEAD_COALESCE_MS;
+    if (quietMs <= 0 || this.#prompts.length || this.#closed.signal.aborted) return;
+    let seen = await this.ctx.bus.unreadCount(this.name);
+    if (seen === 0) return;
+    this.#busy = true;
+    try {
+      const deadline = Date.now() + 8 * quietMs;
+      for (;;) {
+        const left = Math.min(quietMs, deadline - Date.now());
+        if (left <= 0) return;
+        await this.#pause(left);
+        if (this.#prompts.length || this.#closed.signal.aborted) return;
+        const now = await this.ctx.bus.unreadCount(this.name);
+        if (now === seen && !this.#reportsImminent()) return;
+        seen = now;
+      }
+    } finally {
+      this.#busy = false;
+    }
+  }
+
+  /** A teammate is working on a task: its report will come. */
+  #reportsImminent(): boolean {
+    return this.ctx.roster.members().some((member) => member.name !== this.name && member.status === 'working' && member.task != null);
+  }
+
+  /** Waits `ms`, or less when the person prompts or the lead closes. */
+  #pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const signal = this.#closed.signal;
+      const done = () => {
+        clearTimeout(timer);
+        stop();
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      const stop = this.#promptWake(done);
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
 
   /** Mid-turn: the person's queued prompts first (source 'user'), then unread inbox messages. */
   protected override async pendingInput(): Promise<PendingInput[] | undefined> {
@@ -154,6 +206,11 @@ export class Lead extends Agent {
           for (const listener of this.#turnListeners) listener({ input: 'prompt', outcome });
           continue;
         }
+      }
+      if (prompt === undefined) {
+        await this.#gatherReports();
+        // The person spoke meanwhile: their prompt goes first.
+        if (this.#prompts.length) continue;
       }
       // One look at the inbox sees and takes its messages (beforeTaking marks the lead busy in between).
       const input = prompt ?? (await this.deliverInbox());

@@ -60,7 +60,10 @@ export async function summariseForRestart(
         maxTokens,
         cache: 'prefix',
       },
-      signal ? { signal } : {},
+      {
+        ...(signal ? { signal } : {}),
+        onPartialUsage: (partial) => loop.recordUsage(partial.usage, partial.costUsd, { purpose: 'compaction', restart: true, partial: partial.outcome }),
+      },
     );
     // The summary costs like any call: in the agent's totals and its usage events (as a compaction's).
     loop.recordUsage(result.usage, result.costUsd, { purpose: 'compaction', restart: true });

@@ -8,7 +8,8 @@ import type { Bus } from '../../runtime/store/bus.js';
 import type { HuddleConfig } from '../../runtime/config.js';
 import type { AllowList } from '../../runtime/store/allow-list.js';
 import type { EventHub } from '../../runtime/events/events.js';
-import type { ModelBackend } from '../../runtime/model/model-client.js';
+import { ModelClient, type ModelBackend } from '../../runtime/model/model-client.js';
+import { resolveModelAlias } from '../../runtime/model/model-aliases.js';
 import type { Approvals } from '../../runtime/store/approvals.js';
 import type { EventStore } from '../../runtime/store/event-store.js';
 import { Budget, BudgetConfigError, loadBudgetSettings, type BudgetSettings } from '../../runtime/budget/budget.js';
@@ -84,11 +85,13 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
   readonly sandbox: SandboxStatus = sandboxStatus();
   /** Spend vs limits, asked before every model call; a reached limit waits in `approvals`. */
   readonly budget: Budget;
-  /** Spend per agent and per task, kept in .team/spend.json. */
+  /** Spend per agent and per task, kept in .team/spend.jsonl. */
   readonly spend: SpendLedger;
   readonly store: TeamStore;
   /** The stall watchdog (watchdog.ts), from start() to close(). */
   #watchdog: StallWatchdog | undefined;
+  /** Stops telling the person about the team's back-offs (call-governor.ts). */
+  readonly #unwatchBackoff: () => void;
 
   private constructor(ctx: TeamContext, store: TeamStore, budgetSettings?: BudgetSettings, hookRunner?: HookRunner) {
     this.ctx = ctx;
@@ -96,6 +99,16 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
     this.approvals = store.approvals;
     this.budget = ctx.budget ??= new Budget({ hub: ctx.hub, approvals: this.approvals, ledger: store.spend, roster: ctx.roster, settings: budgetSettings });
     this.spend = store.spend;
+    // A 429 or 529 pauses every agent's calls (call-governor.ts): the person hears it once, and
+    // each waiting agent's status reason says so (which is what the lead sees of its teammates).
+    const governor = ctx.backend instanceof ModelClient ? ctx.backend.governor : undefined;
+    this.#unwatchBackoff =
+      governor?.onBackoff(({ delayMs, reason }) =>
+        ctx.hub.emit('huddle', 'warning', {
+          message: `${reason}: every agent's model calls wait ${(delayMs / 1000).toFixed(1)} s (team back-off)`,
+          backoff_ms: delayMs,
+        }),
+      ) ?? (() => undefined);
     this.permissions = new PermissionGate({
       teamRoot: ctx.workspace.root,
       allowList: withRunPrefixes(store.allowList, ctx.config.allowedCommands),
@@ -120,7 +133,7 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
     this.lead = new Lead(ctx, {
       name: LEAD_NAME,
       role: 'lead',
-      model: leadSettings.model ?? ctx.config.model,
+      model: resolveModelAlias(leadSettings.model ?? ctx.config.model),
       system: withCallerInstructions(leadSystemPrompt(identity, ctx.workspace.root), identityLine(identity), ctx.config.leadInstructions),
       tools: leadToolset(this, this),
       maxTurns: leadSettings.maxTurns,
@@ -276,7 +289,8 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
   }
 
   /** /model: the lead's model from its next call, and the default of teammates spawned from now on. */
-  setModel(model: string): void {
+  setModel(name: string): void {
+    const model = resolveModelAlias(name);
     this.lead.loop.model = model;
     this.ctx.config.model = model;
   }
@@ -299,7 +313,9 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
     // Its MCP server is huddle itself: a huddle that cannot find its own cli.js says so before recording a member.
     if (external && external !== 'command') this.#externals().huddleCliPath();
     // gemini, codex and programs choose their own model unless one is named; huddle's default is a Claude model.
-    const namedModel = request.model ?? settings.model ?? role?.model ?? (external && external !== 'claude-code' ? undefined : this.ctx.config.model);
+    const chosenModel = request.model ?? settings.model ?? role?.model ?? (external && external !== 'claude-code' ? undefined : this.ctx.config.model);
+    // An alias (opus, sonnet, haiku) is sent as the id huddle prices; another CLI's names are its own.
+    const namedModel = chosenModel !== undefined && !external ? resolveModelAlias(chosenModel) : chosenModel;
     const model = namedModel ?? kind;
     const planModeRequired = request.planModeRequired ?? settings.planModeRequired ?? role?.plan_mode_required ?? false;
     const permission = teammateMode({
@@ -535,7 +551,7 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
     const claimers = resting.filter(
       (m) => m.status === 'idle' && !isReviewerRole(m.role) && this.teammates.get(m.name)?.claimsTasks !== false && this.teammates.get(m.name)?.held !== true,
     );
-    if (claimers.length > 0 && (await this.ctx.board.claimable()).length > 0) return false;
+    if (claimers.length > 0 && (await this.ctx.board.hasClaimable())) return false;
     // Likewise an idle reviewer with a task waiting in review (it takes it next).
     for (const member of resting.filter((m) => m.status === 'idle' && isReviewerRole(m.role))) {
       if ((await this.ctx.board.reviewable(member.name)).length > 0) return false;
@@ -575,6 +591,7 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
   async close(reason = 'huddle closed'): Promise<void> {
     this.#watchdog?.stop();
     this.protocols.close();
+    this.#unwatchBackoff();
     this.approvals.close(reason); // nothing may wait on a person who is gone
     await this.stopAll(reason);
     await this.lead.close();

@@ -5,6 +5,7 @@ import { Agent, type AgentSpec } from '../loop/agent.js';
 import type { TurnOutcome, TurnSource } from '../loop/agent-loop.js';
 import { autoClaimTurn } from '../prompts/prompts.js';
 import { fill } from '../prompts/templates.js';
+import { freshTaskTurn, rememberWork, TASK_MEMORY_ENTRIES, type TaskMemoryEntry } from '../prompts/task-memory.js';
 import { LEAD_NAME } from '../../runtime/vocabulary.js';
 import { formatDuration } from './protocols.js';
 import { onTask, waitingSince } from '../loop/liveness.js';
@@ -53,7 +54,7 @@ export interface TeammateResume {
   idle: boolean;
 }
 
-type Wake = { kind: 'input'; text: string; source: TurnSource; reason?: string; task?: number } | { kind: 'timeout' } | { kind: 'stopped' };
+type Wake = { kind: 'input'; text: string; source: TurnSource; reason?: string; task?: number; subject?: string } | { kind: 'timeout' } | { kind: 'stopped' };
 
 export class Teammate extends Agent {
   /** The first turn's input: the spawn prompt, or (set before start) the resume turn. */
@@ -83,6 +84,10 @@ export class Teammate extends Agent {
   /** Resumed idle: the first turn is skipped, the teammate waits for work. */
   #resumeIdle: boolean;
   #resumed: boolean;
+  /** The task it works on ("#3 Write the parser"), for its memory when it takes the next. */
+  #onTask: string | undefined;
+  /** Its memory of earlier tasks, carried into each fresh context (task-memory.ts). */
+  readonly #memory: TaskMemoryEntry[] = [];
 
   constructor(ctx: TeamContext, spec: TeammateSpec) {
     super(ctx, spec);
@@ -211,7 +216,7 @@ export class Teammate extends Agent {
         }
         // Liveness: the roster says which task it took (liveness.ts).
         await this.setStatus('working', wake.reason ? { reason: wake.reason, task: wake.task } : {});
-        input = wake.text;
+        input = wake.subject !== undefined ? this.#startTask(wake.subject, wake.text) : wake.text;
         source = wake.source;
         afterLook = true;
       }
@@ -261,11 +266,20 @@ export class Teammate extends Agent {
                 source: 'auto_claim',
                 reason: onTask(task, 'review'),
                 task: task.id,
+                subject: `review of #${task.id} ${task.subject}`,
               };
           } else {
             // Nothing claimable right now (or the board is busy): the teammate looks again when woken.
             const task = await this.ctx.board.claimNext(this.name).catch(() => undefined);
-            if (task) return { kind: 'input', text: autoClaimTurn(task), source: 'auto_claim', reason: onTask(task), task: task.id };
+            if (task)
+              return {
+                kind: 'input',
+                text: autoClaimTurn(task),
+                source: 'auto_claim',
+                reason: onTask(task),
+                task: task.id,
+                subject: `#${task.id} ${task.subject}`,
+              };
           }
         }
         if (!this.#resting) {
@@ -286,6 +300,27 @@ export class Teammate extends Agent {
     } finally {
       this.#resting = false;
     }
+  }
+
+  /**
+   * A task taken from the board starts from a fresh context (docs/contract.md#injected-turns),
+   * unless freshContextPerTask is off or an external CLI keeps its own: the transcript is reset
+   * (a `context_reset`, so a resume sees the same) and the task's turn carries the spawn
+   * assignment and a short memory of the earlier tasks, so its input does not grow with them.
+   */
+  #startTask(subject: string, taskTurn: string): string {
+    const previous = this.#onTask;
+    this.#onTask = subject;
+    if (this.ctx.config.freshContextPerTask === false || this.spec.makeLoop !== undefined || this.loop.messages.length === 0) return taskTurn;
+    // Resumed, its context holds the resume turn (where the work stood), which no memory here replaces.
+    if (previous === undefined && this.#resumed) return taskTurn;
+    this.#memory.push(rememberWork(previous ?? 'your first assignment', this.loop.messages));
+    if (this.#memory.length > TASK_MEMORY_ENTRIES) this.#memory.shift();
+    this.events.emit('context_reset', { reason: 'new_task' });
+    const turn = freshTaskTurn(this.spec.prompt, this.#memory, taskTurn);
+    // How full the context is now: the trimming and compaction rules must not act on the old one.
+    this.loop.totals.contextTokens = Math.ceil(turn.length / 4);
+    return turn;
   }
 
   /** Resting, it says `working` again before it takes a message or a task (the inbox calls this between its peek and its ack). */
@@ -320,7 +355,7 @@ export class Teammate extends Agent {
     if (waitingForPlan || this.#held) return false;
     if (isReviewerRole(this.role)) return (await this.ctx.board.reviewable(this.name)).length > 0;
     if (!this.claimsTasks) return false;
-    if ((await this.ctx.board.claimable()).length > 0) return true;
+    if (await this.ctx.board.hasClaimable()) return true;
     // A pending task assigned to this teammate whose blockers are done (claimNext takes those too).
     const tasks = await this.ctx.board.list();
     const open = new Set(tasks.filter((task) => task.status !== 'completed').map((task) => task.id));

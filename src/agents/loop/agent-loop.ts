@@ -4,7 +4,8 @@
 // the rule resume uses too) builds the messages from them. Every tool_use gets a tool_result.
 import type { ContentBlock, MessageParam, ToolUseBlock } from '@anthropic-ai/sdk/resources/messages';
 import { tappedEmitter, type AgentEmitter, type PromptSource } from '../../runtime/events/events.js';
-import { InterruptedError, ModelError, type ModelBackend } from '../../runtime/model/model-client.js';
+import { InterruptedError, ModelError, type ModelBackend, type PartialUsage } from '../../runtime/model/model-client.js';
+import type { CallWait } from '../../runtime/model/call-governor.js';
 import { addUsage, emptyUsage, type TokenUsage } from '../../runtime/model/pricing.js';
 import type { ToolRegistry } from '../../runtime/tools/registry.js';
 import type { ToolContext } from '../../runtime/tools/types.js';
@@ -37,6 +38,8 @@ export interface AgentLoopHooks {
    * model too): a reached budget waits here; a reason ends the turn as `stopped`.
    */
   budgetGate?(signal: AbortSignal): Promise<string | undefined> | string | undefined;
+  /** The model call waits for the team's governor (call-governor.ts); `undefined` once it is sent. */
+  onModelWait?(wait: CallWait | undefined): void;
 }
 
 /** Where a user turn came from: the person, the spawn prompt, the inbox, an auto-claim, or huddle itself. */
@@ -172,6 +175,9 @@ export class AgentLoop {
           onText: (delta) => void events.emit('text_delta', { text: delta }),
           // The transcript drops the partial text of the failed attempt.
           onRetry: (notice) => void events.emit('retry', { ...notice }),
+          // Billed though it brought no message: counted like any call, outside the conversation.
+          onWait: (wait) => this.#options.hooks?.onModelWait?.(wait),
+          onPartialUsage: (partial) => this.recordUsage(partial.usage, partial.costUsd, { partial: partial.outcome }),
         },
       );
       this.#account(result.usage, result.costUsd, { message_id: result.message.id, stop_reason: result.message.stop_reason });
@@ -242,6 +248,7 @@ export class AgentLoop {
     fields: {
       purpose?: 'compaction';
       restart?: boolean;
+      partial?: PartialUsage['outcome'];
       message_id?: string;
       stop_reason?: string | null;
       subagent?: string;

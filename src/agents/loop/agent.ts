@@ -1,6 +1,7 @@
 // What the lead and every teammate share: a turn loop, an identity, an inbox that is delivered
 // to the model exactly once, and a status kept true in the roster.
 import type { MemberStatus } from '../../runtime/vocabulary.js';
+import { describeWait, type CallWait } from '../../runtime/model/call-governor.js';
 import { agentEmitter, type AgentEmitter } from '../../runtime/events/events.js';
 import type { Message } from '../../runtime/store/bus.js';
 import { Inbox } from '../../runtime/inbox.js';
@@ -43,6 +44,11 @@ export abstract class Agent {
   /** What the system prompt was composed from last: redone when either changes. */
   #composedFrom: { memory: number; session: string | undefined } | undefined;
 
+  /** The status reason before its model call started waiting for the team's governor, put back once it is sent. */
+  #reasonBeforeWait: { reason: string | undefined } | undefined;
+  /** Status writes of the waits, in order. */
+  #waitStatus: Promise<unknown> = Promise.resolve();
+
   constructor(ctx: TeamContext, spec: AgentSpec) {
     this.ctx = ctx;
     this.name = spec.name;
@@ -66,6 +72,7 @@ export abstract class Agent {
           return this.compactor.beforeModelCall(signal);
         },
         budgetGate: (signal) => this.budgetGate(signal),
+        onModelWait: (wait) => this.#showModelWait(wait),
       },
     });
     this.refreshSystem();
@@ -191,6 +198,26 @@ export abstract class Agent {
 
   /** A hook for protocol bookkeeping when messages reach the model. */
   protected onDelivered(_messages: Message[]): void {}
+
+  /** A call queued for a slot or waiting out the team's back-off says so in the agent's status reason. */
+  #showModelWait(wait: CallWait | undefined): void {
+    const member = this.ctx.roster.get(this.name);
+    if (!member || (!wait && !this.#reasonBeforeWait)) return;
+    let reason: string | undefined;
+    if (wait) {
+      this.#reasonBeforeWait ??= { reason: member.status_reason };
+      reason = describeWait(wait);
+    } else {
+      reason = this.#reasonBeforeWait?.reason;
+      this.#reasonBeforeWait = undefined;
+    }
+    const status = member.status;
+    const task = member.task;
+    this.#waitStatus = this.#waitStatus
+      .then(() => this.ctx.roster.setStatus(this.name, status, { ...(reason !== undefined ? { reason } : {}), ...(task !== undefined ? { task } : {}) }))
+      // A status reason is only shown: a failed write must not fail the model call.
+      .catch(() => undefined);
+  }
 
   protected async setStatus(status: MemberStatus, extra: { reason?: string; error?: string; task?: number | null } = {}): Promise<void> {
     await this.ctx.roster.setStatus(this.name, status, extra);

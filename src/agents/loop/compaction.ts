@@ -251,7 +251,11 @@ export class Compactor {
         // A one-off request: no later call repeats its messages, so only its prefix is marked.
         cache: 'prefix',
       },
-      { signal, onRetry: (notice) => events.emit('retry', { ...notice, purpose: 'compaction' }) },
+      {
+        signal,
+        onRetry: (notice) => events.emit('retry', { ...notice, purpose: 'compaction' }),
+        onPartialUsage: (partial) => loop.recordUsage(partial.usage, partial.costUsd, { purpose: 'compaction', partial: partial.outcome }),
+      },
     );
     this.#account(result.usage, result.costUsd);
     const written = result.message.content

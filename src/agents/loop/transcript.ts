@@ -68,7 +68,8 @@ export class Transcript {
         return;
       case 'usage':
         // The compaction's (or a restart's) own summary call is not part of the conversation.
-        if (event.purpose === 'compaction') return;
+        // Nor is a billed attempt that brought no message (what it streamed stays as the screen showed it).
+        if (event.purpose === 'compaction' || event.partial) return;
         this.commit();
         this.#partial = '';
         this.#call = { text: '', uses: [], results: new Map() };

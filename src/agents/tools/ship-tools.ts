@@ -1,7 +1,7 @@
 // open_pull_request (docs/backlog.md#shipping): the lead asks, huddle's own process pushes the
 // issue's branch and opens the pull request. The tool's input is an issue number, nothing more:
 // which branch, which remote, which base and which credentials are huddle's to decide.
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool, ToolError, type Tool } from '../../runtime/tools/types.js';
 import type { Shipper } from '../team-context.js';
 

@@ -3,7 +3,7 @@
 // gets their final texts back as the tool's result. A subagent is not a member: its events carry
 // the parent's name with `subagent` and `parent_tool_use_id`, its model calls count in the parent's
 // totals (and so in the team's budget), and the parent's transcript leaves them out.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { AgentEmitter, EventFields, EventOf } from '../../runtime/events/events.js';
 import type { ModelBackend } from '../../runtime/model/model-client.js';
 import { describeHit, type Budget } from '../../runtime/budget/budget.js';

@@ -1,7 +1,7 @@
 // One issue of a backlog, whatever it came from (docs/backlog.md#issues): a number, a title, the
 // issues it depends on, its text (with the acceptance criteria), and the branch and teammate name
 // huddle derives from it.
-import { z } from 'zod';
+import * as z from 'zod';
 
 export interface Issue {
   number: number;

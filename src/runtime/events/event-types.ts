@@ -80,6 +80,8 @@ export interface EventFields {
     model: string;
     purpose?: 'compaction';
     restart?: boolean;
+    /** An attempt that ended without a message (retried, interrupted, failed) but was billed what the API reported. */
+    partial?: 'retried' | 'interrupted' | 'failed';
     /** The response's id and why it stopped: stream-json's assistant messages carry them. */
     message_id?: string;
     stop_reason?: string | null;
@@ -91,7 +93,8 @@ export interface EventFields {
    * (a restarted teammate's first turn follows as its `prompt`).
    */
   context_reset: {
-    reason: 'restart' | 'clear';
+    /** `new_task`: a teammate took a task from the board and starts it from a fresh context. */
+    reason: 'restart' | 'clear' | 'new_task';
     first_turn?: string;
     summary?: string;
     before_tokens?: number;

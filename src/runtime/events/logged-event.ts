@@ -135,7 +135,7 @@ function repaired(raw: LoggedEvent): HuddleEvent | undefined {
         ...rest,
         ...envelope,
         type: 'context_reset',
-        reason: raw.reason === 'clear' ? 'clear' : 'restart',
+        reason: raw.reason === 'clear' || raw.reason === 'new_task' ? raw.reason : 'restart',
         ...(isString(first_turn) ? { first_turn } : {}),
       };
     }

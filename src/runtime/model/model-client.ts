@@ -3,12 +3,13 @@
 // errors that arrive mid-stream; here every retry is reported, honours retry-after, and also
 // covers a dropped connection or an `event: error` in the middle of a stream.
 import type Anthropic from '@anthropic-ai/sdk';
-import type { Message, MessageParam } from '@anthropic-ai/sdk/resources/messages';
+import type { Message, MessageParam, MessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
 import type { HuddleConfig } from '../config.js';
 import { markMessages, markPrefix } from './cache-breakpoints.js';
 import { costOf, toTokenUsage, type TokenUsage } from './pricing.js';
 import { describeConnectionError } from './connection-error.js';
 import type { ToolDefinitionParam } from '../tools/registry.js';
+import { CallGovernor, WaitAbortedError, type CallWait } from './call-governor.js';
 
 export interface ModelRequest {
   model: string;
@@ -33,10 +34,25 @@ export interface RetryNotice {
   reason: string;
 }
 
+/** What an attempt that ended without a message had already been billed (message_start and message_delta usage). */
+export interface PartialUsage {
+  usage: TokenUsage;
+  costUsd: number;
+  /** What became of the attempt: retried, interrupted by the person, or failed for good. */
+  outcome: 'retried' | 'interrupted' | 'failed';
+}
+
 export interface ModelCallHooks {
   signal?: AbortSignal;
   onText?(delta: string): void;
   onRetry?(notice: RetryNotice): void;
+  /**
+   * An attempt ended without a message but the API had reported usage for it: it is billed all
+   * the same, so it is counted (called before the retry, or before the error is thrown).
+   */
+  onPartialUsage?(partial: PartialUsage): void;
+  /** The call waits for the team's governor (a free slot, or the shared back-off); `undefined` once it is sent. */
+  onWait?(wait: CallWait | undefined): void;
 }
 
 export interface ModelCallResult {
@@ -77,6 +93,8 @@ export interface ModelClientOptions {
   streamIdleMs?: number;
   /** --fallback-model: once a call stays overloaded (529) after every retry, it and every later call use this model. */
   fallbackModel?: string | undefined;
+  /** The team's cap on calls in flight and its shared back-off (call-governor.ts); none: every call goes at once. */
+  governor?: CallGovernor | undefined;
 }
 
 export const DEFAULT_STREAM_IDLE_MS = 60_000;
@@ -101,8 +119,13 @@ export function modelClientOptions(config: HuddleConfig): ModelClientOptions {
     timeoutMs: config.requestTimeoutMs,
     streamIdleMs: config.streamIdleMs ?? DEFAULT_STREAM_IDLE_MS,
     ...(config.fallbackModel ? { fallbackModel: config.fallbackModel } : {}),
+    // One client serves every agent of the process: its governor is the team's (here).
+    governor: new CallGovernor({ limit: config.maxConcurrentCalls ?? DEFAULT_MAX_CONCURRENT_CALLS }),
   };
 }
+
+/** Model calls in flight at once for the whole team (maxConcurrentCalls); 0: no cap. */
+export const DEFAULT_MAX_CONCURRENT_CALLS = 8;
 
 /** Anything that can answer a model request; the real client, or a scripted one for demos. */
 export interface ModelBackend {
@@ -147,6 +170,11 @@ export class ModelClient implements ModelBackend {
     return this.#connected;
   }
 
+  /** The team's governor of model calls, when this client has one. */
+  get governor(): CallGovernor | undefined {
+    return this.#options.governor;
+  }
+
   async call(original: ModelRequest, hooks: ModelCallHooks = {}): Promise<ModelCallResult> {
     const { sdk, client } = await this.#connect();
     const { APIUserAbortError } = sdk;
@@ -154,12 +182,27 @@ export class ModelClient implements ModelBackend {
     let request = this.#fellBack && fallback ? { ...original, model: fallback } : original;
     for (let attempt = 1; ; attempt++) {
       throwIfAborted(hooks.signal);
+      const reported: ReportedUsage = {};
+      const billPartial = (outcome: PartialUsage['outcome']) => {
+        if (!reported.usage) return;
+        hooks.onPartialUsage?.({ usage: reported.usage, costUsd: costOf(request.model, reported.usage), outcome });
+      };
+      const release = await this.#options.governor?.acquire(hooks.signal, hooks.onWait).catch((error: unknown) => {
+        throw error instanceof WaitAbortedError ? new InterruptedError() : error;
+      });
       try {
-        const message = await this.#streamOnce(client, request, hooks);
+        const message = await this.#streamOnce(client, request, hooks, reported);
+        release?.();
         const usage = toTokenUsage(message.usage);
         return { message, usage, costUsd: costOf(request.model, usage), attempts: attempt };
       } catch (error) {
-        if (hooks.signal?.aborted || (error instanceof APIUserAbortError && !(error.cause instanceof StreamIdleError))) throw new InterruptedError();
+        // The slot is freed once a 429/529 has set the team's back-off below, so the call queued
+        // behind this one waits it out too rather than meeting the same limit.
+        if (hooks.signal?.aborted || (error instanceof APIUserAbortError && !(error.cause instanceof StreamIdleError))) {
+          release?.();
+          billPartial('interrupted');
+          throw new InterruptedError();
+        }
         const failure =
           error instanceof APIUserAbortError && error.cause instanceof StreamIdleError
             ? { retryable: true, status: undefined, reason: error.cause.message }
@@ -184,12 +227,21 @@ export class ModelClient implements ModelBackend {
           continue;
         }
         if (!failure.retryable || attempt > this.#options.maxRetries) {
+          release?.();
+          billPartial('failed');
           const tries = attempt > 1 ? ` (after ${attempt} attempts)` : '';
           throw new ModelError(`${failure.reason}${tries}`, failure.status);
         }
+        billPartial('retried');
         const delayMs = failure.retryAfterMs ?? backoff(attempt, this.#options.retryBaseMs);
+        // The API's limits are the team's: every agent's next call waits as long as this one.
+        if (failure.status === 429 || failure.status === 529) this.#options.governor?.backOff(delayMs, failure.reason);
+        release?.();
         hooks.onRetry?.({ attempt, maxRetries: this.#options.maxRetries, delayMs, status: failure.status, reason: failure.reason });
         await sleep(delayMs, hooks.signal);
+      } finally {
+        // Whatever ended the attempt (a listener that threw, say), its slot is never kept.
+        release?.();
       }
     }
   }
@@ -202,7 +254,7 @@ export class ModelClient implements ModelBackend {
     return out;
   }
 
-  async #streamOnce(client: Anthropic, request: ModelRequest, hooks: ModelCallHooks): Promise<Message> {
+  async #streamOnce(client: Anthropic, request: ModelRequest, hooks: ModelCallHooks, reported: ReportedUsage): Promise<Message> {
     // Prompt-cache breakpoints on a copy of the request (cache-breakpoints.ts): the stable
     // prefix, and the conversation up to its last message.
     const { system, tools } = markPrefix(request.system, request.tools);
@@ -232,7 +284,10 @@ export class ModelClient implements ModelBackend {
         },
         { signal: controller.signal },
       );
-      stream.on('streamEvent', arm);
+      stream.on('streamEvent', (event) => {
+        arm();
+        trackUsage(reported, event);
+      });
       if (hooks.onText) stream.on('text', (delta) => hooks.onText?.(delta));
       try {
         return await stream.finalMessage();
@@ -244,6 +299,25 @@ export class ModelClient implements ModelBackend {
       clearTimeout(timer);
       hooks.signal?.removeEventListener('abort', onAbort);
     }
+  }
+}
+
+/** The usage the API reported so far in one attempt's stream; none before its message_start. */
+interface ReportedUsage {
+  usage?: TokenUsage;
+}
+
+/** message_start carries the input side (and output so far); message_delta the cumulative counts since. */
+function trackUsage(reported: ReportedUsage, event: MessageStreamEvent): void {
+  if (event.type === 'message_start') reported.usage = toTokenUsage(event.message.usage);
+  else if (event.type === 'message_delta' && reported.usage) {
+    const delta = event.usage as Partial<Record<keyof TokenUsage, number | null>>;
+    const next = { ...reported.usage };
+    for (const key of Object.keys(next) as Array<keyof TokenUsage>) {
+      const value = delta[key];
+      if (typeof value === 'number') next[key] = value;
+    }
+    reported.usage = next;
   }
 }
 

@@ -250,6 +250,13 @@ export const settingsSchema = z
     planApproval: z.enum(PLAN_APPROVERS).optional().describe('The older spelling of plans.approver (plans.approver wins).'),
     plans: plans.optional(),
     worktrees: z.boolean().optional().describe('Every teammate gets its own git worktree unless spawned otherwise.').meta({ default: false }),
+    freshContextPerTask: z
+      .boolean()
+      .optional()
+      .describe(
+        'A teammate starts each task it takes from the board from a fresh context: its identity, role, spawn assignment, the task and a short memory of its earlier tasks (what it did, files written), not its whole transcript. false keeps one growing conversation.',
+      )
+      .meta({ default: true }),
     reviewMaxRounds: count('Times a reviewer may send a task back before the lead decides.').optional().meta({ default: 3 }),
     timeouts: z
       .strictObject({
@@ -257,6 +264,11 @@ export const settingsSchema = z
         stallMs: count('A working agent with no event for this long is interrupted (0: never).').optional().meta({ default: 600_000 }),
         requestMs: count('One model request may take this long.').optional().meta({ default: 600_000 }),
         streamIdleMs: count('A response stream silent this long counts as cut and is retried.').optional().meta({ default: 60_000 }),
+        leadCoalesceMs: count(
+          "Reports arriving close together wake the lead once: it reads its inbox once no new message came for this long and no teammate is still working on a task (eight times it at most); the person's prompts never wait (0: at once).",
+        )
+          .optional()
+          .meta({ default: 1_000 }),
         leaseMs: positive(
           'A team on PostgreSQL: a worker that has not renewed its lease for this long loses its teammates (failed, their tasks back on the board); a lead, its hold on the team.',
         )
@@ -272,6 +284,11 @@ export const settingsSchema = z
       })
       .optional()
       .describe('Model call retries.'),
+    maxConcurrentCalls: count(
+      "Model calls in flight at once for the whole team (0: no cap). The rest wait their turn, shown as 'queued' in the agent's status; a 429 or 529 makes every agent's next call wait out its retry-after.",
+    )
+      .optional()
+      .meta({ default: 8 }),
     context: z
       .strictObject({
         trimAt: share('Above this share of the context window, old tool results are cut to stubs (0: never).').optional().meta({ default: 0.6 }),

@@ -56,6 +56,8 @@ export interface Board {
   get(id: number): Promise<Task>;
   /** Tasks anyone may claim now: pending, no owner, nothing open in blockedBy. */
   claimable(): Promise<Task[]>;
+  /** Whether claimable() would list anything, found without listing the board (an idle teammate asks it often). */
+  hasClaimable(): Promise<boolean>;
   create(input: CreateTaskInput, by?: string): Promise<Task>;
   update(id: number, patch: UpdateTaskInput, by?: string): Promise<Task>;
   /** Claims one task for `owner` (atomic). */

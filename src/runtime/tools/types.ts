@@ -2,7 +2,7 @@
 // for the model. Throwing a ToolError (or any error) becomes a tool_result with is_error: true.
 import type * as z from 'zod';
 import type { AgentEmitter } from '../events/events.js';
-import type { TokenUsage } from '../model/pricing.js';
+import type { UsageCounts } from '../events/event-types.js';
 import type { SandboxStatus } from '../sandbox/status.js';
 import type { PermissionMode } from '../vocabulary.js';
 import type { Workspace } from '../workspace/workspace.js';
@@ -12,7 +12,7 @@ export interface ToolContext {
   workspace: Workspace;
   /** The agent calling the tool. */
   agent: string;
-  /** The model's id of this call (`tool_use_id` for hooks); absent for a call not made by a model. */
+  /** The model's id of this call (`tool_use_id` for hooks; a subagent's events name it as their parent); absent for a call not made by a model. */
   toolUseId?: string;
   /** Aborted when the agent is interrupted or shut down; long tools must honour it. */
   signal: AbortSignal;
@@ -24,11 +24,9 @@ export interface ToolContext {
    * (agents/tools/tool-pipeline.ts). Absent (a context made outside a team): the process's status.
    */
   sandbox?: SandboxStatus;
-  /** The id of the tool_use being run (a subagent's events name it as their parent). */
-  toolUseId?: string;
   /** Counts a model call a tool made for the agent (a subagent's) in the agent's totals, as its `usage` event. */
   chargeUsage?(
-    usage: TokenUsage,
+    usage: UsageCounts,
     costUsd: number,
     fields: { subagent: string; parent_tool_use_id?: string; message_id?: string; stop_reason?: string | null },
   ): void;

@@ -72,8 +72,12 @@ describe('a team over its budget', () => {
       const notes = [await pageText('/cost')];
       expect(notes[0]).toMatch(/per task:\n {2}#1 Write the parser: \$0\.60\d* \(4 calls; alice \$0\.60\d*\)/);
       expect(notes[0]).toMatch(/no task: \$0\.0\d+ \(3 calls\)/); // the lead's, and none of alice's
-      const onDisk = JSON.parse(readFileSync(path.join(h.workspace.teamDir, 'spend.json'), 'utf8'));
-      expect(onDisk.tasks['1']).toMatchObject({ subject: 'Write the parser', model_calls: 4 });
+      // On disk, one line per call; alice's four on task #1.
+      const onDisk = readFileSync(path.join(h.workspace.teamDir, 'spend.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { agent: string; task: { id: number; subject: string } | null });
+      expect(onDisk.filter((line) => line.task?.id === 1 && line.task.subject === 'Write the parser')).toHaveLength(4);
 
       // /budget shows spend vs limits.
       notes.push(await pageText('/budget', { ...context, state: { ...context.state, order: ['lead', 'alice'] } }));

@@ -63,7 +63,8 @@ describe('teammate lifecycle', () => {
 
     await board.update(1, { status: 'completed' }, 'lead');
     const request = await h.waitFor('alice to work on task #2', () => h.requestsOf('alice')[1], 25_000);
-    expect(lastUserTexts(request)).toEqual(['<auto-claimed>Task #2: Write the migration</auto-claimed>']);
+    // Its first line is the claim; a fresh context follows it (docs/contract.md#injected-turns).
+    expect(lastUserTexts(request)[0]!.split('\n')[0]).toBe('<auto-claimed>Task #2: Write the migration</auto-claimed>');
     const task = await board.get(2);
     expect(task).toMatchObject({ status: 'in_progress', owner: 'alice', blockedBy: [] });
     // The claim came after the completion of its blocker, in event order.

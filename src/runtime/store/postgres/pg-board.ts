@@ -105,12 +105,30 @@ export class PgBoard implements Board {
   }
 
   async claimable(): Promise<Task[]> {
+    return (await this.#claimableRows(false)).tasks;
+  }
+
+  /**
+   * The first pending, unowned task with no blocker open by its status column, one row at most;
+   * its row and its blockers' rows are then checked by the same rules as claimable(). Every
+   * claimable task passes the SQL filter, so no row means none; a row that fails the rules (an
+   * unreadable blocker) is the rare case that asks the full question.
+   */
+  async hasClaimable(): Promise<boolean> {
+    const first = await this.#claimableRows(true);
+    if (first.rows === 0) return false;
+    if (first.tasks.length > 0) return true;
+    return (await this.claimable()).length > 0;
+  }
+
+  async #claimableRows(firstOnly: boolean): Promise<{ rows: number; tasks: Task[] }> {
+    const noOpenBlocker = `NOT EXISTS (SELECT 1 FROM huddle_tasks o WHERE o.team = t.team AND o.id = ANY(t.blocked_by) AND o.status <> 'completed')`;
     const { rows } = await this.#ctx.db.query<StoredRow & { blockers: StoredRow[] | null }>(
       `SELECT t.id, t.data,
               (SELECT json_agg(json_build_object('id', b.id, 'data', b.data)) FROM huddle_tasks b WHERE b.team = t.team AND b.id = ANY(t.blocked_by)) AS blockers
          FROM huddle_tasks t
-        WHERE t.team = $1 AND t.status = 'pending' AND t.owner IS NULL
-        ORDER BY t.id`,
+        WHERE t.team = $1 AND t.status = 'pending' AND t.owner IS NULL${firstOnly ? ` AND ${noOpenBlocker}` : ''}
+        ORDER BY t.id${firstOnly ? ' LIMIT 1' : ''}`,
       [this.#ctx.team],
     );
     const out: Task[] = [];
@@ -122,7 +140,7 @@ export class PgBoard implements Board {
       for (const id of task.blockedBy) if (!view.tasks.has(id) && !view.broken.has(id)) view.absent.add(id);
       if (isClaimable(task, view)) out.push(task);
     }
-    return out;
+    return { rows: rows.length, tasks: out };
   }
 
   async reviewable(reviewer?: string): Promise<Task[]> {

@@ -42,12 +42,15 @@ export function boardContract(factory: StoreFactory): void {
     it('claims are atomic across instances: 8 claimers on one task, one winner', async () => {
       const other = await team.join();
       await board().create({ subject: 'prize' }, 'lead');
+      // The other instance learns a task is free without listing the board.
+      expect(await other.store.board.hasClaimable()).toBe(true);
       const claimers = Array.from({ length: 8 }, (_, i) => `agent${i}`);
       const results = await Promise.allSettled(claimers.map((name, i) => (i % 2 ? board() : other.store.board).claim(1, name)));
       const winners = results.flatMap((r, i) => (r.status === 'fulfilled' ? [claimers[i]!] : []));
       expect(winners).toHaveLength(1);
       expect(await board().get(1)).toMatchObject({ status: 'in_progress', owner: winners[0] });
       for (const r of results) if (r.status === 'rejected') expect(String(r.reason)).toContain(`task #1 is already claimed by ${winners[0]}`);
+      expect([await board().hasClaimable(), await other.store.board.hasClaimable()]).toEqual([false, false]);
     });
 
     it('claimNext drains a board across two instances, every task exactly once, first by id', async () => {
@@ -116,15 +119,20 @@ export function boardContract(factory: StoreFactory): void {
     });
 
     it('completing a task unblocks its dependents, which become claimable', async () => {
+      expect(await board().hasClaimable()).toBe(false);
       await board().create({ subject: 'base' }, 'lead');
       await board().create({ subject: 'left', blockedBy: [1] }, 'lead');
       await board().create({ subject: 'right', blockedBy: [1] }, 'lead');
       expect((await board().claimable()).map((t) => t.id)).toEqual([1]);
+      expect(await board().hasClaimable()).toBe(true);
       await board().claim(1, 'alice');
+      // The one free task is taken; the rest wait on it: nothing is claimable.
+      expect(await board().hasClaimable()).toBe(false);
       await board().update(1, { status: 'completed' }, 'alice');
       expect((await board().get(2)).blockedBy).toEqual([]);
       expect((await board().get(3)).blockedBy).toEqual([]);
       expect((await board().claimable()).map((t) => t.id)).toEqual([2, 3]);
+      expect(await board().hasClaimable()).toBe(true);
       await expect(board().update(1, { status: 'in_progress' }, 'alice')).rejects.toThrow(/completed tasks are final/);
     });
 

@@ -31,6 +31,11 @@ export class BoardCache {
     this.dir = dir;
   }
 
+  /** Whether the directory watcher keeps this cache current with other processes' writes. */
+  get watching(): boolean {
+    return this.#watcher !== undefined;
+  }
+
   fileOf(id: number): string {
     return path.join(this.dir, taskFileName(id));
   }

@@ -95,6 +95,21 @@ export class FileBoard implements Board {
     return tasks.filter((task) => isClaimable(task, view));
   }
 
+  /**
+   * Whether any task is claimable: only the ids that may be pending are looked at (each file
+   * re-read only when its stat changed), and the whole directory only when no watcher keeps the
+   * cache current.
+   */
+  async hasClaimable(): Promise<boolean> {
+    if (!this.#cache.watching) this.#cache.scanAll(this.#warnSink);
+    const view = this.#rememberedView();
+    for (const id of [...this.#cache.candidates()]) {
+      const task = this.#cache.load(id, this.#warnSink)?.task;
+      if (task && isClaimable(task, view)) return true;
+    }
+    return false;
+  }
+
   /** Tasks waiting in review that `reviewer` may take (claimReview would). */
   async reviewable(reviewer?: string): Promise<Task[]> {
     return (await this.scan()).tasks.filter((task) => mayReview(task, reviewer));

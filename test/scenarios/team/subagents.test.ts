@@ -5,16 +5,16 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AgentLoop } from '../../src/agents/loop/agent-loop.js';
-import { Transcript } from '../../src/agents/loop/transcript.js';
-import { subagentTool } from '../../src/agents/tools/subagent-tool.js';
-import { agentEmitter, EventHub, type EventRecord } from '../../src/runtime/events/events.js';
-import { ModelClient } from '../../src/runtime/model/model-client.js';
-import { coreTools } from '../../src/runtime/tools/core-tools.js';
-import { ToolRegistry } from '../../src/runtime/tools/registry.js';
-import { Workspace as Root } from '../../src/runtime/workspace/workspace.js';
-import { type FakeApi, reply, replyText, startFakeApi, text, toolUse, type RecordedRequest } from '../helpers/fake-api.js';
-import { makeWorkspace, runCli, type Workspace } from '../helpers/run-cli.js';
+import { AgentLoop } from '../../../src/agents/loop/agent-loop.js';
+import { Transcript } from '../../../src/agents/loop/transcript.js';
+import { subagentTool } from '../../../src/agents/tools/subagent-tool.js';
+import { agentEmitter, EventHub, type EventRecord } from '../../../src/runtime/events/events.js';
+import { ModelClient } from '../../../src/runtime/model/model-client.js';
+import { coreTools } from '../../../src/runtime/tools/core-tools.js';
+import { ToolRegistry } from '../../../src/runtime/tools/registry.js';
+import { Workspace as Root } from '../../../src/runtime/workspace/workspace.js';
+import { type FakeApi, reply, replyText, startFakeApi, text, toolUse, type RecordedRequest } from '../../helpers/fake-api.js';
+import { makeWorkspace, runCli, type Workspace } from '../../helpers/run-cli.js';
 
 type Line = Record<string, any>;
 

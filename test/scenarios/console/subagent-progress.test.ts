@@ -2,9 +2,9 @@
 // of progress per helper under the parent's explore call, and their spend in the parent's totals.
 import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { createConsoleStore, type ConsoleState } from '../../src/tui/state/console-store.js';
-import { applyEvent } from '../../src/tui/state/event-bridge.js';
-import { itemLines } from '../../src/tui/render/transcript-lines.js';
+import { createConsoleStore, type ConsoleState } from '../../../src/tui/state/console-store.js';
+import { applyEvent } from '../../../src/tui/state/event-bridge.js';
+import { itemLines } from '../../../src/tui/render/transcript-lines.js';
 
 const at = (seconds: number) => new Date(Date.UTC(2026, 10, 22, 12, 0, seconds)).toISOString();
 const ev = (agent: string, type: string, fields: object, seconds = 0) => ({ ts: at(seconds), agent, type, ...fields }) as never;

@@ -1,0 +1,184 @@
+// What a team's model input costs per task, billed under the Messages API's caching rules
+// (test/helpers/prompt-cache.ts, as bench/caching.ts): an in-process team (Team.open, the real
+// ModelClient) against the fake API, N tasks on the board, teammates that each take a task, write
+// its file, complete it and report to the lead in four calls; the lead answers each wake in one.
+// Measures billed input per task at 24, 96 and 500 tasks (8 teammates), the lead's share at a
+// realistic pace (every teammate call answered after 1.5–4.5 s; fewer tasks, so the run ends in a
+// minute), a team of 4 against one teammate on the same 24 tasks, and CPU per task (the benchmark
+// process: huddle and the fake API together, which shares it).
+import { Team } from '../src/agents/lifecycle/team.js';
+import { resolveConfig } from '../src/runtime/config.js';
+import { EventHub } from '../src/runtime/events/events.js';
+import { ModelClient, modelClientOptions } from '../src/runtime/model/model-client.js';
+import { openFileStore } from '../src/runtime/store/file/file-store.js';
+import { Workspace } from '../src/runtime/workspace/workspace.js';
+import { reply, replyText, startFakeApi, text, toolUse, type RecordedRequest, type Scripted } from '../test/helpers/fake-api.js';
+import { billedInput } from '../test/helpers/prompt-cache.js';
+import { type BenchResult, TEST_API_KEY, log, result, tempDir } from './lib.js';
+
+interface TeamCost {
+  tasks: number;
+  teammates: number;
+  billed: number;
+  leadBilled: number;
+  leadCalls: number;
+  reports: number;
+  calls: number;
+  cpuMs: number;
+  wallMs: number;
+}
+
+type Turn = { role: string; content: string | Array<{ type: string; text?: string; name?: string }> };
+
+/** The scripted teammate: claim → write_file → task_update → send_message → end; anything else: a short answer. */
+function respond(request: RecordedRequest, pace: { min: number; max: number } | undefined): Scripted {
+  const delay = (s: Scripted): Scripted =>
+    pace && s.kind === 'message' ? { ...s, delayMs: Math.round((pace.min + Math.random() * (pace.max - pace.min)) / 12) } : s;
+  if (request.agent === 'lead') return replyText('Noted.');
+  const messages: Turn[] = request.body?.messages ?? [];
+  const last = messages.at(-1);
+  const blocks = typeof last?.content === 'string' ? [{ type: 'text', text: last.content }] : (last?.content ?? []);
+  const claimed = blocks.map((b) => /<auto-claimed>Task #(\d+)/.exec(b.text ?? '')?.[1]).find(Boolean);
+  if (claimed) {
+    const n = Number(claimed);
+    const content = `// task ${n}\n${Array.from({ length: 30 }, (_, k) => `export const v${k} = ${n * 100 + k};`).join('\n')}\n`;
+    return delay(reply(text(`Task ${n}: writing its file.`), toolUse('write_file', { path: `out/task-${n}.ts`, content })));
+  }
+  if (blocks.some((b) => b.type === 'tool_result')) {
+    const previous = messages.at(-2);
+    const used = typeof previous?.content === 'string' ? undefined : previous?.content.findLast((b) => b.type === 'tool_use')?.name;
+    const task = Number(
+      /Task (\d+)/.exec(JSON.stringify(messages.findLast((m) => m.role === 'assistant' && JSON.stringify(m).includes('writing its file'))))?.[1],
+    );
+    if (used === 'write_file') return delay(reply(toolUse('task_update', { task_id: task, status: 'completed' })));
+    if (used === 'task_update') return delay(reply(toolUse('send_message', { to: 'lead', content: `Task #${task} done: out/task-${task}.ts written.` })));
+    return delay(replyText(`Task ${task} is done and reported.`));
+  }
+  return delay(replyText('Ready for the board.'));
+}
+
+async function runTeam(tasks: number, teammates: number, pace?: { min: number; max: number }): Promise<TeamCost> {
+  const fake = await startFakeApi();
+  const temp = tempDir('huddle-bench-team-cost-');
+  fake.respond((request) => (request.path === '/v1/messages' ? respond(request, pace) : undefined));
+  const config = resolveConfig(
+    { cwd: temp.dir },
+    {
+      ANTHROPIC_API_KEY: TEST_API_KEY,
+      ANTHROPIC_BASE_URL: fake.url,
+      HUDDLE_IDLE_TIMEOUT_MS: '600000',
+      HUDDLE_RETRY_BASE_MS: '10',
+      HUDDLE_MAX_CONCURRENT_CALLS: '0',
+      // BENCH_TEAM_COST_BASELINE=1: as before this work (one growing context, a lead woken per report), for the before column.
+      ...(process.env.BENCH_TEAM_COST_BASELINE === '1' ? { HUDDLE_FRESH_CONTEXT_PER_TASK: '0', HUDDLE_LEAD_COALESCE_MS: '0' } : {}),
+    },
+  );
+  const workspace = new Workspace(temp.dir);
+  const hub = new EventHub();
+  const store = await openFileStore(workspace, { hub, secrets: [TEST_API_KEY] });
+  const team = await Team.open({ config, workspace, hub, store, backend: new ModelClient(modelClientOptions(config)) });
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  try {
+    for (let n = 1; n <= tasks; n++) await store.board.create({ subject: `Task ${n}`, description: `Write out/task-${n}.ts.` }, 'lead');
+    team.start();
+    for (let i = 1; i <= teammates; i++)
+      await team.spawn({ name: `t${i}`, role: 'coder', prompt: 'Take tasks from the board; report each to the lead.' }, 'lead');
+    // Done: every task completed, every report read by the lead, and the lead between turns.
+    for (;;) {
+      const board = await store.board.list();
+      const unread = await store.bus.unreadCount('lead');
+      if (
+        board.every((t) => t.status === 'completed') &&
+        unread === 0 &&
+        team.lead.isIdle &&
+        fake.requests.filter((r) => r.agent !== 'lead').length >= tasks * 4
+      )
+        break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const wallMs = performance.now() - started;
+    const used = process.cpuUsage(cpu);
+    const messages = fake.requests.filter((r) => r.path === '/v1/messages' && r.cache);
+    const lead = messages.filter((r) => r.agent === 'lead');
+    const sum = (list: RecordedRequest[]) => list.reduce((total, r) => total + billedInput(r.cache!), 0);
+    return {
+      tasks,
+      teammates,
+      billed: sum(messages),
+      leadBilled: sum(lead),
+      leadCalls: lead.length,
+      reports: tasks,
+      calls: messages.length,
+      cpuMs: (used.user + used.system) / 1000,
+      wallMs,
+    };
+  } finally {
+    await team.close('bench over');
+    await store.close();
+    await fake.close();
+    temp.cleanup();
+  }
+}
+
+export async function benchTeamCost(): Promise<BenchResult[]> {
+  // BENCH_TEAM_COST_SIZES=24,96 for a quicker look (the recorded run uses all three).
+  const sizes = (process.env.BENCH_TEAM_COST_SIZES ?? '24,96,500').split(',').map(Number);
+  const runs = new Map<number, TeamCost>();
+  for (const tasks of sizes) {
+    const run = await runTeam(tasks, 8);
+    runs.set(tasks, run);
+    log(`team cost: ${tasks} tasks, ${run.calls} calls, ${(run.billed / tasks).toFixed(0)} billed input/task, ${(run.wallMs / 1000).toFixed(1)} s`);
+  }
+  const paced = await runTeam(24, 8, { min: 1500, max: 4500 });
+  log(`team cost at pace: lead ${paced.leadCalls} calls for ${paced.reports} reports, ${((100 * paced.leadBilled) / paced.billed).toFixed(1)} % of input`);
+  const four = await runTeam(24, 4);
+  const one = await runTeam(24, 1);
+  const perTask = (tasks: number) => runs.get(tasks)!.billed / tasks;
+  // The 500-task goal is relative to the 24-task figure (absent when BENCH_TEAM_COST_SIZES leaves 24 out).
+  const small = runs.has(24) ? perTask(24) : undefined;
+  return [
+    ...sizes.map((tasks) =>
+      result({
+        name: `team cost: billed input per task, ${tasks} tasks, 8 teammates`,
+        value: perTask(tasks),
+        unit: 'tokens',
+        ...(tasks === 500 && small !== undefined ? { target: Math.round(1.25 * small) } : {}),
+        ...(tasks === 24 ? { note: 'the base of the 500-task goal' } : {}),
+        stat: 'uncached + 1.25 × cache writes + 0.1 × cache reads, all agents, per task',
+        detail: { calls: runs.get(tasks)!.calls, leadCalls: runs.get(tasks)!.leadCalls, wallSeconds: runs.get(tasks)!.wallMs / 1000 },
+        ...(tasks === 500 ? { note: 'goal: ≤ 1.25 × the 24-task figure' } : {}),
+      }),
+    ),
+    result({
+      name: "team cost: the lead's share of billed input at a realistic pace",
+      value: (100 * paced.leadBilled) / paced.billed,
+      unit: '%',
+      target: 15,
+      stat: '24 tasks, 8 teammates, every teammate call answered after 1.5–4.5 s',
+      detail: { leadCalls: paced.leadCalls, reports: paced.reports, wallSeconds: paced.wallMs / 1000 },
+      note: '24 tasks rather than more at this pace, so that the run ends in about a minute',
+    }),
+    result({
+      name: 'team cost: lead calls per report at a realistic pace',
+      value: paced.leadCalls / paced.reports,
+      unit: 'calls/report',
+      target: 0.25,
+      stat: 'lead model calls ÷ teammate reports, same run',
+    }),
+    result({
+      name: 'team cost: team of 4 vs one teammate, billed input on 24 tasks',
+      value: four.billed / one.billed,
+      unit: '×',
+      target: 1.5,
+      stat: 'lead + 4 teammates ÷ lead + 1 teammate',
+      detail: { four: four.billed, one: one.billed },
+    }),
+    result({
+      name: 'team cost: CPU per task (huddle and the fake API)',
+      value: runs.get(sizes[1] ?? sizes[0]!)!.cpuMs / (sizes[1] ?? sizes[0]!),
+      unit: 'ms',
+      stat: `${sizes[1] ?? sizes[0]} tasks, 8 teammates: user + system CPU of the benchmark process ÷ tasks`,
+    }),
+  ];
+}
