@@ -27,8 +27,19 @@ export class Lead extends Agent {
   lastText = '';
   lastOutcome: TurnOutcome | undefined;
 
+  /** Reports (message_sent events addressed to the lead) since it last looked at its inbox, and when the last came. */
+  #arrivals = 0;
+  #lastArrival = 0;
+
   constructor(ctx: TeamContext, spec: AgentSpec) {
     super(ctx, spec);
+    // Counted from the team's events, not from the inbox: waiting for reports to gather costs no look at it.
+    const off = ctx.hub.subscribe((event) => {
+      if (event.type !== 'message_sent' || event.to !== this.name) return;
+      this.#arrivals += 1;
+      this.#lastArrival = Date.now();
+    });
+    this.#closed.signal.addEventListener('abort', off, { once: true });
   }
 
   /** True when the lead is between turns with nothing queued. */
@@ -62,29 +73,31 @@ export class Lead extends Agent {
   };
 
   /**
-   * Reports arriving close together wake the lead once: after the first, it reads its inbox once
-   * no new message came for leadCoalesceMs and no teammate is still working on a task (its report
-   * is imminent), waiting eight times leadCoalesceMs at most. A prompt from the person ends the wait
-   * at once. Busy meanwhile: the reports are not read yet, so the team is not settled.
+   * Reports arriving close together wake the lead once: after a teammate's report, it waits until no
+   * other came for leadCoalesceMs and no teammate is still working on a task (its report is imminent),
+   * eight times leadCoalesceMs at most; then one look at the inbox takes everything that came. The
+   * arrivals are counted from the team's events, so the wait never looks at the inbox (one scan per
+   * delivery). A message that is not a teammate's report (the person's, huddle's) is read at once; a
+   * prompt from the person ends the wait at once. Busy meanwhile: the team is not settled.
    */
   async #gatherReports(): Promise<void> {
     const quietMs = this.ctx.config.leadCoalesceMs ?? DEFAULT_LEAD_COALESCE_MS;
-    if (quietMs <= 0 || this.#prompts.length || this.#closed.signal.aborted) return;
-    let seen = await this.ctx.bus.unreadCount(this.name);
-    if (seen === 0) return;
+    const arrived = this.#arrivals;
+    this.#arrivals = 0;
+    if (quietMs <= 0 || arrived === 0 || this.#prompts.length || this.#closed.signal.aborted) return;
     this.#busy = true;
     try {
       const deadline = Date.now() + 8 * quietMs;
       for (;;) {
-        const left = Math.min(quietMs, deadline - Date.now());
-        if (left <= 0) return;
-        await this.#pause(left);
+        const quietFor = Date.now() - this.#lastArrival;
+        const left = Math.min(quietMs - quietFor, deadline - Date.now());
+        if (deadline - Date.now() <= 0) return;
+        if (left <= 0 && !this.#reportsImminent()) return;
+        await this.#pause(left > 0 ? left : Math.min(quietMs, deadline - Date.now()));
         if (this.#prompts.length || this.#closed.signal.aborted) return;
-        const now = await this.ctx.bus.unreadCount(this.name);
-        if (now === seen && !this.#reportsImminent()) return;
-        seen = now;
       }
     } finally {
+      this.#arrivals = 0; // what came meanwhile is taken by the look that follows
       this.#busy = false;
     }
   }

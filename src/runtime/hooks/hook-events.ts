@@ -10,7 +10,6 @@ export interface HookCommonInput {
   session_id: string;
   cwd: string;
   agent: string;
-  transcript_path?: string;
   permission_mode?: string;
 }
 

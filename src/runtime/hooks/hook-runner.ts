@@ -34,7 +34,6 @@ export interface HookRunContext {
   /** The agent's workspace (its worktree, for a worktree teammate): the hook's cwd. */
   cwd: string;
   signal?: AbortSignal;
-  transcriptPath?: string;
   permissionMode?: string;
 }
 
@@ -141,7 +140,6 @@ export class HookRunner {
       session_id: this.#options.sessionId,
       cwd: context.cwd,
       agent: context.agent,
-      ...(context.transcriptPath ? { transcript_path: context.transcriptPath } : {}),
       ...(context.permissionMode ? { permission_mode: context.permissionMode } : {}),
       ...input,
     };

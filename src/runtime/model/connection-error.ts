@@ -1,7 +1,8 @@
 // A model call that never got an HTTP answer, in words a person can act on: which host and port
 // it tried (the API's, or ANTHROPIC_BASE_URL's) and why it failed, read from the error's `cause`
 // chain (Node's fetch puts the socket's code there: ECONNREFUSED, ENOTFOUND, a TLS code…).
-import { APIConnectionTimeoutError } from '@anthropic-ai/sdk';
+// The SDK's own timeout is told by the caller (model-client.ts has the SDK loaded): importing its class here
+// would load the SDK at every face's start (docs/architecture.md#import-rules, what a face loads at start).
 
 const DEFAULT_BASE_URL = 'https://api.anthropic.com';
 
@@ -29,9 +30,9 @@ function causeCode(error: unknown): string | undefined {
 
 const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH)/;
 
-/** Why the connection failed, in a few words and with the code (`refused (ECONNREFUSED)`). */
-export function connectionCause(error: unknown): string {
-  if (error instanceof APIConnectionTimeoutError) return 'timed out';
+/** Why the connection failed, in a few words and with the code (`refused (ECONNREFUSED)`); `timedOut`: the SDK's own timeout. */
+export function connectionCause(error: unknown, timedOut = false): string {
+  if (timedOut) return 'timed out';
   const code = causeCode(error);
   if (!code) return error instanceof Error && error.message ? error.message : 'unknown cause';
   if (code === 'ECONNREFUSED') return 'refused (ECONNREFUSED): nothing listens there';
@@ -44,6 +45,6 @@ export function connectionCause(error: unknown): string {
 }
 
 /** `connection to api.anthropic.com:443 failed: refused (ECONNREFUSED): nothing listens there`. */
-export function describeConnectionError(error: unknown, baseURL: string | undefined): string {
-  return `connection to ${endpointOf(baseURL)} failed: ${connectionCause(error)}`;
+export function describeConnectionError(error: unknown, baseURL: string | undefined, timedOut = false): string {
+  return `connection to ${endpointOf(baseURL)} failed: ${connectionCause(error, timedOut)}`;
 }

@@ -330,9 +330,9 @@ interface Failure {
 
 const RETRYABLE_ERROR_TYPES = new Set(['overloaded_error', 'api_error', 'rate_limit_error', 'timeout_error']);
 
-function classify({ APIConnectionError, APIError }: Sdk, error: unknown, baseURL: string | undefined): Failure {
+function classify({ APIConnectionError, APIConnectionTimeoutError, APIError }: Sdk, error: unknown, baseURL: string | undefined): Failure {
   if (error instanceof APIConnectionError) {
-    return { retryable: true, status: undefined, reason: describeConnectionError(error, baseURL) };
+    return { retryable: true, status: undefined, reason: describeConnectionError(error, baseURL, error instanceof APIConnectionTimeoutError) };
   }
   if (error instanceof APIError) {
     const status = error.status;

@@ -6,6 +6,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { CLAUDE_CODE_TOOL_NAMES, toClaudeCodeCall } from '../vocabulary.js';
+import { minimatch } from 'minimatch';
 
 export interface ToolRuleLists {
   deny?: readonly string[] | undefined;
@@ -164,7 +165,9 @@ export function pathMatches(pattern: string, file: string, cwd: string, home = o
   else glob = path.join(cwd, pattern.replace(/^\.?\//, ''));
   if (glob.endsWith('/')) glob += '**';
   const target = path.resolve(cwd, file);
-  return path.matchesGlob(target, glob) || path.matchesGlob(target, path.join(glob, '**'));
+  // minimatch, not path.matchesGlob: that one is experimental on the Node versions huddle supports and warns on
+  // stderr. `dot`: a deny rule's `**` reaches dotfiles and dot-directories too (`Read(./secrets/**)`).
+  return minimatch(target, glob, { dot: true }) || minimatch(target, path.join(glob, '**'), { dot: true });
 }
 
 function escapeRegex(text: string): string {

@@ -23,6 +23,6 @@ describe('connection errors', () => {
     expect(connectionCause(fetchFailed('ENOTFOUND'))).toBe('the name did not resolve (DNS, ENOTFOUND)');
     expect(connectionCause(fetchFailed('CERT_HAS_EXPIRED'))).toBe('TLS failed (CERT_HAS_EXPIRED)');
     expect(connectionCause(fetchFailed('UND_ERR_CONNECT_TIMEOUT'))).toBe('timed out (UND_ERR_CONNECT_TIMEOUT)');
-    expect(connectionCause(new APIConnectionTimeoutError())).toBe('timed out');
+    expect(connectionCause(new APIConnectionTimeoutError(), true)).toBe('timed out');
   });
 });

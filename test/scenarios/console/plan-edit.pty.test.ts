@@ -73,10 +73,12 @@ describe('a plan edited from the needs-you queue', () => {
     tty.write(CTRL_Y);
     await tty.waitFor('Needs you (1 waiting)');
     tty.write('e');
-    let screen = await tty.waitFor('now holds your edit');
+    // The console redraws itself after the editor in a few frames: wait for the whole screen, not its first line.
+    let screen = await tty.waitFor(
+      (s) => s.includes('now holds your edit') && s.includes('Needs you (1 waiting)') && s.includes('Write HELLO.txt in capitals.'),
+    );
     expect(await tty.bufferType()).toBe('alternate');
     expect(screen).toContain('Needs you (1 waiting)');
-    expect(screen).toContain('Write HELLO.txt in capitals.');
     tty.write('y');
     screen = await tty.waitFor('Needs you (0 waiting)');
     const told = await waitForTold(fake);

@@ -100,13 +100,15 @@ describePostgres('a team on PostgreSQL through a restart of its server', () => {
 
   it('a lead rides out an outage longer than its lease: its team finishes, each task done once, each report delivered once', { timeout: 180_000 }, async () => {
     const LEASE_MS = 1_500;
-    const [checkout] = Object.values(makeCheckouts(root, ['long-outage']));
+    // Checkouts of their own: the first test's origin is in root.
+    const [checkout] = Object.values(makeCheckouts(mkdtempSync(path.join(root, 'long-outage-')), ['lead']));
     const { url, team } = teamUrl(server!.url, 'long-outage');
     scriptTeam(fake, { tasks: TASKS, teammates: TEAMMATES, delayMs: 300 });
     const env = { ...scenarioEnv(fake.url), HUDDLE_LEASE_MS: String(LEASE_MS) };
+    const earlier = fake.requests.length; // the first test's requests are not this run's
     const lead = runCli(['-p', 'Split the work and get it done.', '--json', '--team', url, '--cwd', checkout!], { env, timeoutMs: 150_000 });
     await until(
-      () => fake.requests.some((r) => r.agent === 'lead' && JSON.stringify(r.body?.messages ?? []).includes('report #')),
+      () => fake.requests.slice(earlier).some((r) => r.agent === 'lead' && JSON.stringify(r.body?.messages ?? []).includes('report #')),
       'a first report to reach the lead',
       120_000,
     );

@@ -122,7 +122,7 @@ export class FileSpendLedger implements SpendLedger {
 
   #write(usage: Usage): void {
     try {
-      appendFileSync(this.file, `${JSON.stringify(usage)}\n`);
+      appendFileSync(this.file, `${JSON.stringify(usage)}\n`, { mode: 0o600 }); // .team/ is the person's alone
     } catch (error) {
       const failure = StoreWriteError.from(error, this.file);
       if (this.#onFailure) this.#onFailure(failure);
