@@ -57,24 +57,12 @@ export async function gitChanges(root: string, base: string): Promise<GitChanges
       : git(root, ['log', '--format=%H%x09%an%x09%s', 'HEAD', '--branches=huddle/*', `^${base}`]),
   ]);
   if (numstat === undefined) return undefined;
-  const files: FileChange[] = [];
-  for (const line of numstat.split('\n')) {
-    const [added, removed, file] = line.split('\t');
-    if (!file || OWN_STATE.test(file)) continue;
-    if (added === '-') files.push({ path: file, added: 0, removed: 0, binary: true });
-    else files.push({ path: file, added: Number(added), removed: Number(removed) });
-  }
+  const files = numstatFiles(numstat);
   for (const file of (untracked ?? '').split('\0')) {
     if (!file || OWN_STATE.test(file)) continue;
     files.push({ path: file, added: await lineCount(root, file), removed: 0 });
   }
-  const commits = (log ?? '')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => {
-      const [sha = '', author = '', ...subject] = line.split('\t');
-      return { sha, author, subject: subject.join('\t') };
-    });
+  const commits = logCommits(log);
   return {
     base,
     files,
@@ -104,6 +92,13 @@ export async function branchChanges(root: string, base: string, branch: string):
     git(root, ['log', '--format=%H%x09%an%x09%s', `${base}..${branch}`, '--']),
   ]);
   if (numstat === undefined) return undefined;
+  const files = numstatFiles(numstat);
+  const commits = logCommits(log);
+  return { files, added: files.reduce((sum, f) => sum + f.added, 0), removed: files.reduce((sum, f) => sum + f.removed, 0), commits };
+}
+
+/** `git diff --numstat` lines as file changes (huddle's own state left out; a binary file counts no lines). */
+function numstatFiles(numstat: string): FileChange[] {
   const files: FileChange[] = [];
   for (const line of numstat.split('\n')) {
     const [added, removed, file] = line.split('\t');
@@ -111,12 +106,16 @@ export async function branchChanges(root: string, base: string, branch: string):
     if (added === '-') files.push({ path: file, added: 0, removed: 0, binary: true });
     else files.push({ path: file, added: Number(added), removed: Number(removed) });
   }
-  const commits = (log ?? '')
+  return files;
+}
+
+/** `git log --format=%H%x09%an%x09%s` lines as commits. */
+function logCommits(log: string | undefined): GitChanges['commits'] {
+  return (log ?? '')
     .split('\n')
     .filter(Boolean)
     .map((line) => {
       const [sha = '', author = '', ...subject] = line.split('\t');
       return { sha, author, subject: subject.join('\t') };
     });
-  return { files, added: files.reduce((sum, f) => sum + f.added, 0), removed: files.reduce((sum, f) => sum + f.removed, 0), commits };
 }
