@@ -4,15 +4,16 @@
 // cli.js, so argv[1] is not cli.js), starts a Claude Code teammate: its MCP server is
 // found from the bundle itself (runtime/process/huddle-entry.ts). The real pinned Claude Code CLI,
 // the fake Messages API.
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import '../../helpers/isolated-config.js';
 import { type FakeApi, reply, replyText, startFakeApi, text, toolUse } from '../../helpers/fake-api.js';
 import { CLAUDE_CODE_BIN, claudeCodeEnv, skipWithoutClaudeCode } from '../../helpers/claude-code-teammate.js';
-import { REPO_ROOT, TEST_API_KEY } from '../../helpers/run-cli.js';
+import { packHuddle, runProgram } from '../../helpers/packed-huddle.js';
+import { TEST_API_KEY } from '../../helpers/run-cli.js';
 import { trustWorkspace } from '../../helpers/trust.js';
 
 const temps: string[] = [];
@@ -31,37 +32,10 @@ function temp(prefix: string): string {
   return dir;
 }
 
-/** Runs a program without blocking this process (the fake API answers from it). */
-function run(
-  command: string,
-  args: string[],
-  options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number },
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs);
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
 describe.skipIf(skipWithoutClaudeCode())('an installed huddle', () => {
   it('packed, installed globally and run from the PATH, starts a Claude Code teammate that reports through huddle mcp', async () => {
     const packDir = temp('huddle-pack-');
-    // dist/ is built before the tests (npm test builds it); packing does not build it again.
-    const pack = spawnSync('npm', ['pack', '--ignore-scripts', '--pack-destination', packDir, '--json'], { cwd: REPO_ROOT, encoding: 'utf8' });
-    expect(pack.status, pack.stderr).toBe(0);
-    const tarball = path.join(
-      packDir,
-      readdirSync(packDir).find((name) => name.endsWith('.tgz'))!,
-    );
+    const tarball = packHuddle(packDir);
     const prefix = temp('huddle-prefix-');
     const install = spawnSync('npm', ['install', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', tarball], {
       cwd: packDir,
@@ -93,7 +67,7 @@ describe.skipIf(skipWithoutClaudeCode())('an installed huddle', () => {
       ...claudeCodeEnv(path.join(ws, '..', `${path.basename(ws)}-home`)),
     };
     temps.push(path.join(ws, '..', `${path.basename(ws)}-home`));
-    const result = await run(bin, ['-p', 'Have alice report.'], { cwd: ws, env, timeoutMs: 180_000 });
+    const result = await runProgram(bin, ['-p', 'Have alice report.'], { cwd: ws, env, timeoutMs: 180_000 });
     expect(result.stderr).not.toMatch(/cannot tell where huddle's cli\.js is|HUDDLE_CLI/);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('alice reported.');

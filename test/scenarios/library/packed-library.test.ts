@@ -3,13 +3,14 @@
 // program (examples/team.ts) type-checked there against the published declarations with a strict
 // tsc, then run by Node (type stripping) against the fake Messages API: the lead and one teammate
 // do a task through the library alone.
-import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../helpers/isolated-config.js';
 import { reply, replyText, startFakeApi, toolUse, type FakeApi } from '../../helpers/fake-api.js';
+import { packHuddle, runProgram } from '../../helpers/packed-huddle.js';
 import { REPO_ROOT, TEST_API_KEY } from '../../helpers/run-cli.js';
 
 const temps: string[] = [];
@@ -21,33 +22,11 @@ function temp(prefix: string): string {
   return dir;
 }
 
-/** Runs a program without blocking this process (the fake API answers from it). */
-function run(
-  command: string,
-  args: string[],
-  options: { cwd: string; env: NodeJS.ProcessEnv },
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
 beforeAll(() => {
   // dist/ (bundle and declarations) is built before the tests (npm test builds it); packing does not build it again.
   expect(existsSync(path.join(REPO_ROOT, 'dist', 'types', 'library', 'index.d.ts')), 'run npm run build first').toBe(true);
   const packDir = temp('huddle-pack-');
-  const pack = spawnSync('npm', ['pack', '--ignore-scripts', '--pack-destination', packDir], { cwd: REPO_ROOT, encoding: 'utf8' });
-  expect(pack.status, pack.stderr).toBe(0);
-  const tarball = path.join(
-    packDir,
-    readdirSync(packDir).find((name) => name.endsWith('.tgz'))!,
-  );
+  const tarball = packHuddle(packDir);
   project = temp('huddle-library-project-');
   writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'a-team-program', private: true, type: 'module' }));
   const install = spawnSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball], { cwd: project, encoding: 'utf8' });
@@ -127,7 +106,7 @@ describe('huddle installed as a library', () => {
         XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME,
         ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}),
       };
-      const result = await run(process.execPath, ['team.ts', workspace], { cwd: project, env });
+      const result = await runProgram(process.execPath, ['team.ts', workspace], { cwd: project, env });
       expect(result.code, result.stderr + result.stdout).toBe(0);
       const summary = JSON.parse(result.stdout.trim().split('\n').at(-1)!);
       expect(summary).toMatchObject({ end: 'settled', task: { id: 1, status: 'completed', owner: 'alice' }, lead: 'alice wrote hello.txt; task #1 is done.' });
