@@ -28,9 +28,9 @@ describe.each([
 
     // A whole line and Enter in one write (one read for the console).
     tty.write('a whole line in one write\r');
-    let screen = await tty.waitForText('Reply one.');
+    // The reply shows while the turn still ends (the input line shows its progress); then the input is empty again.
+    let screen = await tty.waitForScreen((s) => s.includes('Reply one.') && s.includes('ask the lead'));
     expect(screen).toContain('› a whole line in one write');
-    expect(screen).toContain('ask the lead'); // the input is empty again
     expect(promptsToLead()).toEqual(['a whole line in one write']);
 
     // Several writes without waiting between them, editing as they go: "second" → "secon" →
