@@ -4,11 +4,10 @@
 import { chmodSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Message } from '../../../src/runtime/store/bus.js';
-import { buildCliToTemp } from '../../helpers/build-cli.ts';
+import { useConsoles } from '../../helpers/console-pty.ts';
 import { reply, replyText, startFakeApi, toolUse, type FakeApi, type RecordedRequest } from '../../helpers/fake-api.ts';
-import type { PtyDriver as PtyDriverType } from '../../helpers/pty-driver.ts';
 import { inboxMessages, lastUserTexts } from '../../helpers/team-harness.ts';
 
 const CTRL_Y = '\x19';
@@ -20,26 +19,18 @@ function answer(request: RecordedRequest): Message | undefined {
 describe('a plan edited from the needs-you queue', () => {
   let fake: FakeApi;
   let dir: string;
-  let driver: PtyDriverType | undefined;
-  let cleanupCli: (() => void) | undefined;
-  let PtyDriver: typeof PtyDriverType;
-  let KEYS: typeof import('../../helpers/pty-driver.ts').KEYS;
 
-  beforeAll(async () => {
-    const built = await buildCliToTemp();
-    cleanupCli = built.cleanup;
-    process.env.HUDDLE_TEST_CLI = built.cli; // read when pty-driver.ts is first imported
-    ({ PtyDriver, KEYS } = await import('../../helpers/pty-driver.ts'));
+  beforeEach(async () => {
     fake = await startFakeApi();
     dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'huddle-plan-edit-pty-')));
-  }, 60_000);
-
-  afterAll(async () => {
-    await driver?.kill();
-    await fake?.close();
-    cleanupCli?.();
-    if (dir) rmSync(dir, { recursive: true, force: true });
   });
+
+  afterEach(async () => {
+    await fake.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  // After the hooks above: vitest runs after-hooks in reverse, so the console closes before its fake and workspace go.
+  const start = useConsoles();
 
   it('e opens the plan in $EDITOR, the console comes back whole, y approves the edited plan', async () => {
     const editor = path.join(dir, 'edit-plan.sh');
@@ -53,34 +44,22 @@ describe('a plan edited from the needs-you queue', () => {
       if (request.agent !== 'carol') return undefined;
       return answer(request)?.approve ? reply(toolUse('idle', {})) : reply(toolUse('plan_approval', { plan: 'Write hello.txt.' }));
     });
-    driver = new PtyDriver({
-      cwd: dir,
-      cols: 80,
-      rows: 24,
-      env: {
-        ANTHROPIC_API_KEY: 'sk-test-pty-0123456789',
-        ANTHROPIC_BASE_URL: fake.url,
-        HUDDLE_RETRY_BASE_MS: '5',
-        HUDDLE_PLAN_APPROVAL: 'person',
-        EDITOR: editor,
-      },
-    });
-    const tty = driver;
-    await tty.waitFor('ask the lead');
+    const tty = await start({ cols: 80, rows: 24, fake, workspace: dir, env: { HUDDLE_PLAN_APPROVAL: 'person', EDITOR: editor } });
+    await tty.waitForText('ask the lead');
     await tty.type('greet');
-    tty.write(KEYS.enter);
-    await tty.waitFor('needs you: 1', 20_000);
+    tty.press('enter');
+    await tty.waitForText('needs you: 1');
     tty.write(CTRL_Y);
-    await tty.waitFor('Needs you (1 waiting)');
+    await tty.waitForText('Needs you (1 waiting)');
     tty.write('e');
     // The console redraws itself after the editor in a few frames: wait for the whole screen, not its first line.
-    let screen = await tty.waitFor(
+    let screen = await tty.waitForScreen(
       (s) => s.includes('now holds your edit') && s.includes('Needs you (1 waiting)') && s.includes('Write HELLO.txt in capitals.'),
     );
-    expect(await tty.bufferType()).toBe('alternate');
+    expect(await tty.driver.bufferType()).toBe('alternate');
     expect(screen).toContain('Needs you (1 waiting)');
     tty.write('y');
-    screen = await tty.waitFor('Needs you (0 waiting)');
+    screen = await tty.waitForText('Needs you (0 waiting)');
     const told = await waitForTold(fake);
     expect(answer(told)).toMatchObject({ approve: true, plan: 'Write HELLO.txt in capitals.\n' });
     expect(lastUserTexts(told).join('\n')).toContain("Your plan was approved with the person's edits");
