@@ -91,6 +91,7 @@ function builderStep(request: RecordedRequest): Scripted {
   if (!planAnswer(request)?.approve) return replyText('Waiting for the answer.');
   if (!past.some((use) => use.name === 'write_file')) {
     return reply(
+      toolUse('task_update', { task_id: taskId, status: 'in_progress' }),
       toolUse('write_file', { path: FILES[number]!, content: `issue ${number}\n` }),
       toolUse('bash', { command: `git add -A && git commit -q -m "Build ${number}"` }),
       toolUse('task_update', { task_id: taskId, status: 'completed' }),
