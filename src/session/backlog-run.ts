@@ -94,10 +94,10 @@ export class BacklogRun implements Shipper {
     for (const issue of this.#options.issues) await this.#admit(issue, existing);
     this.#stops.push(
       this.#session.subscribe((event) => {
-        if (event.type === 'message_sent') return void this.#notePlan(event);
+        if (event.type === 'message_sent') this.#notePlan(event);
         // A plan for the person goes to the needs-you queue, not the lead's inbox.
-        if (event.type === 'approval_requested' && event.tool === 'plan')
-          return void this.#notePlan({ from: event.agent, to: LEAD_NAME, message_type: 'plan_approval_request', id: event.id });
+        else if (event.type === 'approval_requested' && event.tool === 'plan')
+          this.#notePlan({ from: event.agent, to: LEAD_NAME, message_type: 'plan_approval_request', id: event.id });
         if (event.type !== 'verify') return;
         this.#byTask.get(event.task_id)?.verify.push({ ok: event.ok, summary: event.summary });
       }),

@@ -2,6 +2,7 @@
 // line, in priority order (number, phase, title, checks, approver, cost, pull request, branch); those
 // that do not fit go on a second line under it (labelled where a value alone would not say what it is).
 import type { BacklogRow } from '../../session/backlog-progress.js';
+import { ISSUE_PHASES } from '../../runtime/backlog/issue-phase.js';
 
 export type BacklogColumn = 'number' | 'phase' | 'title' | 'checks' | 'approver' | 'cost' | 'pr' | 'branch';
 
@@ -19,6 +20,7 @@ const HEADERS: Record<BacklogColumn, string> = {
 /** The order the columns are kept in as the width shrinks (the title takes what is left, at least TITLE_MIN). */
 const PRIORITY: BacklogColumn[] = ['number', 'phase', 'title', 'checks', 'approver', 'cost', 'pr', 'branch'];
 const TITLE_MIN = 14;
+const PHASE_WIDTH = Math.max(...ISSUE_PHASES.map((phase) => phase.length)) + 1;
 const TITLE_MAX = 48;
 /** The order they are drawn in, left to right. */
 const ORDER: BacklogColumn[] = ['number', 'title', 'phase', 'approver', 'checks', 'cost', 'pr', 'branch'];
@@ -57,7 +59,8 @@ export function backlogLayout(rows: BacklogRow[], width: number): BacklogLayout 
   let used = 0;
   const second: BacklogColumn[] = [];
   for (const column of PRIORITY) {
-    const w = column === 'title' ? TITLE_MIN + 1 : natural(column);
+    // The phase as wide as its longest word, so columns do not jump as issues move on.
+    const w = column === 'title' ? TITLE_MIN + 1 : column === 'phase' ? PHASE_WIDTH : natural(column);
     // Number, phase and title always stay; a column that does not fit moves to the second line.
     if (column === 'number' || column === 'phase' || column === 'title' || used + w <= width) {
       widths.set(column, w);

@@ -191,7 +191,7 @@ describeSandboxed('the console working through a backlog', () => {
 
     // Enter opens the selected issue's teammate.
     tty.press('enter');
-    await tty.waitForScreen((s) => !s.includes('Backlog (local') && s.includes('message issue-1-add-a-greeting'), { what: "issue 1's pane" });
+    await tty.waitForScreen((s) => !s.includes('Backlog (local') && s.includes('message issue-1-add-a-greeting'), { what: "the first issue's pane" });
   }, 240_000);
 });
 

@@ -35,7 +35,7 @@ beforeEach(async () => {
       { number: 2, title: 'Add a greeting', body: 'Write hello.txt.', labels: ['huddle'] },
     ],
   });
-  // Issue 1 has a pull request open already (someone else's work on it).
+  // The first issue has a pull request open already (someone else's work on it).
   github.pulls.push({
     number: 10,
     node_id: 'PR_10',
