@@ -12,7 +12,6 @@ import { Attention } from '../session/attention.js';
 import { askToTrust } from '../session/trust-question.js';
 import { Notifier } from '../runtime/notify/notifier.js';
 import { ConsoleController } from './console-controller.js';
-import { openBacklogRun } from '../session/backlog-setup.js';
 import type { BacklogRun } from '../session/backlog-run.js';
 import { EventBridge } from './state/event-bridge.js';
 import { createConsoleStore } from './state/console-store.js';
@@ -123,6 +122,8 @@ export async function runConsole(options: CliOptions): Promise<number> {
 
 /** `huddle --backlog SOURCE`: the backlog's run started, /backlog in view, the lead given its prompt; or one line saying why not. */
 async function startBacklog(session: TeamSession, controller: ConsoleController, flags: NonNullable<CliOptions['backlog']>): Promise<BacklogRun | undefined> {
+  // GitHub's client loads only for a console that works through a backlog.
+  const { openBacklogRun } = await import('../session/backlog-setup.js');
   const opened = await openBacklogRun(session, { root: session.workspace.root, ...flags });
   if ('error' in opened) {
     controller.note('lead', `the backlog was not started: ${opened.error}`, 'error');
