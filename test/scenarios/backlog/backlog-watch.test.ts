@@ -14,6 +14,8 @@ import { allUserTexts, inboxMessages, lastToolResults, pastToolUses } from '../.
 import { startFakeGitHub, type FakeGitHub } from '../../helpers/fake-github.js';
 import { makeWorkspace, runCli, type Workspace } from '../../helpers/run-cli.js';
 import { TEST_GIT_IDENTITY } from '../../helpers/git-identity.js';
+import { FileBoard } from '../../../src/runtime/store/file/board/file-board.js';
+import { Workspace as HuddleWorkspace } from '../../../src/runtime/workspace/workspace.js';
 
 const TOKEN = 'ghp_huddlewatch0123456789abcdefghijklm';
 
@@ -194,6 +196,49 @@ describeSandboxed('huddle watch --backlog', () => {
     expect(github.violations).toEqual([]);
   }, 240_000);
 
+  it('leaves an issue in flight at Ctrl+C for huddle run --backlog --resume, which ships it once', async () => {
+    github.issues.splice(0, 1); // only the greeting
+    github.pulls.splice(0);
+    let hang = true;
+    api.respond((request) => {
+      if (request.agent === 'lead') return leadStep(request);
+      if (request.agent === 'reviewer') return reviewerStep(request);
+      if (request.agent?.startsWith('issue-')) return hang ? { kind: 'hang' } : builderStep(request);
+      return undefined;
+    });
+    const env = { ANTHROPIC_BASE_URL: api.url, GH_TOKEN: TOKEN, HUDDLE_IDLE_TIMEOUT_MS: '120000', HUDDLE_CHECKS_POLL_MS: '0', ...TEST_GIT_IDENTITY };
+    const source = ['--backlog', 'github:acme/app?label=huddle', '--github-api-url', github.url, '--plan-approval', 'off'];
+    const stderr = new Stderr();
+    let child: ChildProcess | undefined;
+    const watching = runCli(['watch', ...source, '--interval', '0.2'], {
+      cwd: root,
+      timeoutMs: 200_000,
+      env,
+      onSpawn: (started) => {
+        child = started;
+        stderr.attach(started);
+      },
+    });
+    await stderr.waitFor(/huddle watch: picked #2 Add a greeting/);
+    // The teammate's first model call is under way (and never answered): the issue is in flight.
+    await waitForRequest(api, (r) => r.agent === 'issue-2-add-a-greeting');
+    child!.kill('SIGINT');
+    expect((await watching).code).toBe(130);
+    expect(github.pulls).toEqual([]);
+
+    hang = false;
+    const resumed = await runCli(['run', ...source, '--resume'], { cwd: root, timeoutMs: 200_000, env });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(github.pulls.map((pull) => pull.head)).toEqual(['huddle/issue-2-add-a-greeting']);
+    // Found again by its subject, not made twice.
+    const board = new FileBoard(new HuddleWorkspace(root).tasksDir);
+    try {
+      expect((await board.list()).map((task) => task.subject)).toEqual(['Issue #2: Add a greeting']);
+    } finally {
+      board.close();
+    }
+  }, 300_000);
+
   it('refuses bad flags in one line', async () => {
     const result = await runCli(['watch', '--backlog', 'local', '--interval', 'soon'], { cwd: root });
     expect(result.code).toBe(2);
@@ -202,3 +247,11 @@ describeSandboxed('huddle watch --backlog', () => {
     );
   });
 });
+
+async function waitForRequest(fake: FakeApi, match: (request: RecordedRequest) => boolean): Promise<RecordedRequest> {
+  for (let seen = fake.requests.length; ; seen = fake.requests.length) {
+    const found = fake.requests.find(match);
+    if (found) return found;
+    await fake.waitForRequests(seen + 1, 60_000);
+  }
+}
