@@ -233,7 +233,8 @@ describeSandboxed('huddle watch --backlog', () => {
     // Found again by its subject, not made twice.
     const board = new FileBoard(new HuddleWorkspace(root).tasksDir);
     try {
-      expect((await board.list()).map((task) => task.subject)).toEqual(['Issue #2: Add a greeting']);
+      const tasks = await board.list();
+      expect(tasks.map((task) => [task.owner, task.subject.endsWith(': Add a greeting')])).toEqual([['issue-2-add-a-greeting', true]]);
     } finally {
       board.close();
     }
