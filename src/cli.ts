@@ -66,6 +66,10 @@ Usage:
                                         work through a backlog headless: SOURCE is local (.team/backlog/*.md,
                                         the default) or github:OWNER/REPO?label=NAME; one branch, teammate
                                         and reviewed pull request per issue (docs/backlog.md)
+  huddle watch --backlog SOURCE [--interval S] [--max-concurrent N] [--pause-when-prs N]
+                                        take new issues in as they come, one line per decision on stderr;
+                                        Ctrl+C stops (huddle run --backlog SOURCE --resume goes on)
+  huddle --backlog SOURCE               the console, working through a backlog: /backlog shows each issue
   huddle merge ISSUE|BRANCH             merge a reviewed issue's branch into the current branch (no GitHub)
   huddle trust [--list | --revoke]      show and trust the workspace settings that widen what runs unasked
                                         (hooks, MCP servers, sandbox off…); --list: what is trusted and
@@ -321,6 +325,11 @@ function buildProgram(): Command {
     .option('--fallback-model <model>')
     .option('--no-session-persistence')
     .option('--trust')
+    .option('--backlog <source>')
+    .option('--base <branch>')
+    .option('--github-api-url <url>')
+    .option('--pr-repo <repo>')
+    .option('--verify <command>')
     .option('-h, --help')
     .option('-v, --version');
   for (const flag of Object.keys(REFUSED_FLAGS)) program.option(`--${flag} [value...]`);
@@ -393,6 +402,14 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
     usageError('--input-format stream-json reads the prompts from stdin: it takes no -p "PROMPT" or --prompt-file');
   const headless = values.print !== undefined || values['prompt-file'] !== undefined || streamInput;
   if (values.json && !headless) usageError('--json goes with -p "PROMPT"');
+  // The console works through a backlog (docs/backlog.md#in-the-console); headless, huddle run --backlog does.
+  const backlogSource = str('backlog');
+  if (backlogSource !== undefined && (headless || command !== undefined))
+    usageError('--backlog goes with the console (huddle --backlog SOURCE), or huddle run --backlog SOURCE headless');
+  for (const key of ['base', 'githubApiUrl', 'prRepo', 'verify'] as const) {
+    if (str(key) !== undefined && backlogSource === undefined)
+      usageError(`--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} goes with --backlog SOURCE`);
+  }
   const outputFormat = values['output-format'];
   if (outputFormat !== undefined && outputFormat !== 'text' && outputFormat !== 'json' && outputFormat !== 'stream-json') {
     usageError(`--output-format takes text, json or stream-json, not '${outputFormat}'`);
@@ -508,6 +525,9 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
     team: values.team,
     slots,
     ...(values.trust ? { trust: true } : {}),
+    ...(backlogSource !== undefined
+      ? { backlog: { source: backlogSource, base: str('base'), githubApiUrl: str('githubApiUrl'), prRepo: str('prRepo'), verify: str('verify') } }
+      : {}),
     ...(streamInput ? { inputFormat: 'stream-json' as const } : {}),
     ...(flag('includePartialMessages') ? { includePartialMessages: true } : {}),
     ...(sessionId ? { sessionId } : {}),
@@ -584,6 +604,10 @@ async function readPrompt(options: CliOptions): Promise<string> {
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
+  if (argv[0] === 'watch') {
+    const { runWatchCommand } = await import('./faces/watch-cli.js');
+    process.exit(await runWatchCommand(argv.slice(1)));
+  }
   if (argv[0] === 'run' || argv[0] === 'merge') {
     const { runBacklogCommand, runMergeCommand } = await import('./faces/backlog-cli.js');
     process.exit(await (argv[0] === 'run' ? runBacklogCommand : runMergeCommand)(argv.slice(1)));

@@ -6,12 +6,8 @@ import path from 'node:path';
 import type { CliOptions } from '../session/cli-options.js';
 import { runHeadless, type HeadlessDriver } from '../headless.js';
 import { BacklogRun } from '../session/backlog-run.js';
-import { loadLocalBacklog } from '../runtime/backlog/local-backlog.js';
-import { orderIssues, type Backlog } from '../runtime/backlog/issue.js';
-import { githubClient, loadGitHubBacklog } from '../runtime/forge/github.js';
-import { parseGitHubSource, parseRepoName, repoOfRemote, type GitHubRepo } from '../runtime/forge/github-repo.js';
-import { githubToken } from '../runtime/forge/github-token.js';
-import { remoteUrl } from '../runtime/forge/push.js';
+import { prepareBacklog } from '../session/backlog-setup.js';
+import { orderIssues } from '../runtime/backlog/issue.js';
 import { pinRepository, runGit } from '../runtime/git/host-git.js';
 import { issueLine } from '../runtime/record/backlog-record.js';
 import { MergeConflictError, mergeWorktree, WorktreeError } from '../runtime/workspace/worktree.js';
@@ -72,45 +68,22 @@ export async function runBacklogCommand(argv: string[]): Promise<number> {
   const mode = values['permission-mode'];
   if (mode !== undefined && !['plan', 'ask', 'auto'].includes(mode)) return usage(`--permission-mode takes plan, ask or auto, not '${mode}'`);
 
-  if (!pinRepository(root)) return fail(`${root} is not a git repository with a commit: a backlog run makes a branch per issue (git init && git commit first)`);
-  const base = values.base ?? (await currentBranch(root));
-  if (!base) return fail('the workspace is not on a branch (detached HEAD): name the base with --base BRANCH');
-  if ((await runGit(root, ['rev-parse', '--verify', '-q', `refs/heads/${base}`], { pin: pinRepository(root) })).code !== 0) {
-    return fail(`--base ${base}: there is no such branch in ${root}`);
-  }
-
-  const apiUrl = values['github-api-url'];
-  const host = apiUrl ? new URL(apiUrl).hostname : 'github.com';
-  let token: string | undefined;
-  const client = () => githubClient({ token: (token ??= githubToken(process.env, apiUrl ? host : undefined)), baseUrl: apiUrl });
-  let backlog: Backlog;
-  let prRepo: GitHubRepo | undefined;
-  if (source === 'local') {
-    backlog = loadLocalBacklog(root);
-  } else if (source.startsWith('github:')) {
-    const github = parseGitHubSource(source);
-    if (typeof github === 'string') return usage(github);
-    prRepo = { owner: github.owner, repo: github.repo };
-    try {
-      backlog = await loadGitHubBacklog(client(), github);
-    } catch (error) {
-      return fail(`cannot read the issues of ${github.owner}/${github.repo}: ${(error as Error).message.split('\n')[0]}`, 1);
-    }
-  } else {
-    return usage(`--backlog takes local or github:OWNER/REPO[?label=NAME], not '${source}'`);
-  }
-  const ordered = orderIssues(backlog);
+  const setup = await prepareBacklog({
+    root,
+    source,
+    base: values.base,
+    githubApiUrl: values['github-api-url'],
+    prRepo: values['pr-repo'],
+    remote: values.remote,
+  });
+  if ('error' in setup) return setup.code === 2 && setup.usage ? usage(setup.error) : fail(setup.error, setup.code);
+  const loaded = await setup.load();
+  if ('error' in loaded) return fail(loaded.error, 1);
+  const ordered = orderIssues(loaded);
   for (const skipped of ordered.skipped) process.stderr.write(scrub(`huddle: skipped ${skipped.source}: ${skipped.reason}\n`));
   if (ordered.issues.length === 0) return fail(`the backlog (${source}) has no issue to work on`);
-
-  const remoteName = values.remote ?? 'origin';
-  const url = await remoteUrl(root, remoteName);
-  if (values['pr-repo']) {
-    prRepo = parseRepoName(values['pr-repo']);
-    if (!prRepo) return usage(`--pr-repo takes OWNER/REPO, not '${values['pr-repo']}'`);
-  }
-  prRepo ??= url ? repoOfRemote(url, host) : undefined;
-  if (!url) process.stderr.write(`huddle: the workspace has no remote '${remoteName}': branches stay here, merged with huddle merge ISSUE\n`);
+  if (!setup.remote)
+    process.stderr.write(`huddle: the workspace has no remote '${values.remote ?? 'origin'}': branches stay here, merged with huddle merge ISSUE\n`);
 
   const options: CliOptions = {
     prompt: '',
@@ -132,17 +105,7 @@ export async function runBacklogCommand(argv: string[]): Promise<number> {
   const driver: HeadlessDriver = {
     ...(autoAfter ? { planAutoApproveMs: Math.max(1, Math.round(Number(autoAfter[1]) * 60_000)) } : {}),
     opened: async (session) => {
-      run = new BacklogRun(session, {
-        issues: ordered.issues,
-        base,
-        remote: url ? { name: remoteName, url } : undefined,
-        github: prRepo && url ? { client: client(), repo: prRepo } : undefined,
-        token,
-        verify: values.verify,
-        planFirst: planApproval !== 'off',
-        // HUDDLE_CHECKS_POLL_MS=0 leaves a pull request's checks unwatched.
-        checksPollMs: Number(process.env.HUDDLE_CHECKS_POLL_MS ?? 30_000) || 0,
-      });
+      run = new BacklogRun(session, setup.runOptions(ordered.issues, { verify: values.verify, planFirst: planApproval !== 'off' }));
       return run.start();
     },
     ended: async () => {
@@ -171,11 +134,6 @@ async function notReviewed(root: string, name: string): Promise<string | undefin
   } finally {
     board.close();
   }
-}
-
-async function currentBranch(root: string): Promise<string | undefined> {
-  const result = await runGit(root, ['symbolic-ref', '-q', '--short', 'HEAD'], { pin: pinRepository(root) });
-  return result.code === 0 ? result.stdout.trim() : undefined;
 }
 
 /** `huddle merge ISSUE|BRANCH`: a reviewed issue's branch into the workspace's current branch, or one line saying why not. */

@@ -8,6 +8,7 @@ import type { Octokit } from '@octokit/rest';
 import type { Shipper } from '../agents/team-context.js';
 import { issueBranch, issueSlugName, type Issue } from '../runtime/backlog/issue.js';
 import type { BacklogIssueRecord } from '../runtime/record/backlog-record.js';
+import type { IssueProgress } from '../runtime/backlog/issue-phase.js';
 import { branchChanges } from '../runtime/record/git-changes.js';
 import { checksOf, findPullRequest, openPullRequest, type PullRequest } from '../runtime/forge/github.js';
 import type { GitHubRepo } from '../runtime/forge/github-repo.js';
@@ -52,6 +53,8 @@ interface IssueState {
   /** The last word of the pull request's check runs. */
   checks?: { state: 'pending' | 'passed' | 'failed'; failed: string[] };
   watching?: boolean;
+  /** The teammate's plan: sent and not answered yet, approved, sent back (from the bus's plan messages). */
+  plan?: 'waiting' | 'approved' | 'revising';
 }
 
 const REVIEWER = 'reviewer';
@@ -88,31 +91,13 @@ export class BacklogRun implements Shipper {
     const { board, enableShipping } = this.#session.backlogParts();
     enableShipping(this);
     const existing = new Map((await board.list()).map((task) => [task.subject, task]));
-    for (const issue of this.#options.issues) {
-      const name = issueSlugName(issue);
-      const deps = issue.dependsOn.map((n) => this.#states.get(n)!);
-      // A resumed run finds its tasks again by subject: nothing is made twice.
-      let task = existing.get(taskSubject(issue));
-      if (!task) {
-        task = await board.create(
-          {
-            subject: taskSubject(issue),
-            description: this.#description(issue, name, deps),
-            blockedBy: deps.map((dep) => dep.taskId),
-            requires_review: true,
-            ...(this.#options.verify ? { verify: this.#options.verify } : {}),
-          },
-          HUDDLE_SENDER,
-        );
-        task = await board.update(task.id, { owner: name }, HUDDLE_SENDER);
-      }
-      const state: IssueState = { issue, name, branch: issueBranch(issue), base: deps[0]?.branch ?? this.#options.base, taskId: task.id, verify: [] };
-      if (task.status === 'completed') state.reviewedAt = Date.now();
-      this.#states.set(issue.number, state);
-      this.#byTask.set(task.id, state);
-    }
+    for (const issue of this.#options.issues) await this.#admit(issue, existing);
     this.#stops.push(
       this.#session.subscribe((event) => {
+        if (event.type === 'message_sent') this.#notePlan(event);
+        // A plan for the person goes to the needs-you queue, not the lead's inbox.
+        else if (event.type === 'approval_requested' && event.tool === 'plan')
+          this.#notePlan({ from: event.agent, to: LEAD_NAME, message_type: 'plan_approval_request', id: event.id });
         if (event.type !== 'verify') return;
         this.#byTask.get(event.task_id)?.verify.push({ ok: event.ok, summary: event.summary });
       }),
@@ -148,6 +133,120 @@ export class BacklogRun implements Shipper {
     return this.#leadPrompt();
   }
 
+  /** An issue's task (found again by subject on --resume, else made) and its place in the run. */
+  async #admit(issue: Issue, existing: Map<string, Task>): Promise<IssueState> {
+    const { board } = this.#session.backlogParts();
+    const name = issueSlugName(issue);
+    const deps = this.#depsOf(issue);
+    let task = existing.get(taskSubject(issue));
+    if (!task) {
+      task = await board.create(
+        {
+          subject: taskSubject(issue),
+          description: this.#description(issue, name, deps),
+          blockedBy: deps.map((dep) => dep.taskId),
+          requires_review: true,
+          ...(this.#options.verify ? { verify: this.#options.verify } : {}),
+        },
+        HUDDLE_SENDER,
+      );
+      task = await board.update(task.id, { owner: name }, HUDDLE_SENDER);
+    }
+    const state: IssueState = { issue, name, branch: issueBranch(issue), base: deps[0]?.branch ?? this.#options.base, taskId: task.id, verify: [] };
+    if (task.status === 'completed') state.reviewedAt = Date.now();
+    this.#states.set(issue.number, state);
+    this.#byTask.set(task.id, state);
+    return state;
+  }
+
+  /**
+   * Issues taken in while the run goes on (huddle watch): each gets its task and, once its
+   * dependencies are reviewed, its teammate; the lead is told. An issue already in the run is left as it is.
+   */
+  async add(issues: Issue[]): Promise<Issue[]> {
+    const { board, bus } = this.#session.backlogParts();
+    const existing = new Map((await board.list()).map((task) => [task.subject, task]));
+    const added: IssueState[] = [];
+    for (const issue of issues) if (!this.#states.has(issue.number)) added.push(await this.#admit(issue, existing));
+    if (added.length === 0) return [];
+    this.#starting = this.#starting.then(() => this.#startReady());
+    await this.#starting;
+    const lines = added.map((state) => `- #${state.issue.number} ${state.issue.title} (task #${state.taskId}, ${state.name}, ${state.branch})`);
+    await bus
+      .send({
+        type: 'message',
+        from: HUDDLE_SENDER,
+        to: LEAD_NAME,
+        content: `New backlog issue${added.length === 1 ? '' : 's'} taken in:\n${lines.join('\n')}`,
+      })
+      .catch((error: Error) => this.#warn(`could not tell the lead about new issues: ${error.message}`));
+    return added.map((state) => state.issue);
+  }
+
+  /** The issue's dependencies in this run; one outside it (closed, or not picked yet by huddle watch) holds nothing up. */
+  #depsOf(issue: Issue): IssueState[] {
+    return issue.dependsOn.map((n) => this.#states.get(n)).filter((dep): dep is IssueState => dep !== undefined);
+  }
+
+  /** Numbers of the issues in the run. */
+  get numbers(): number[] {
+    return [...this.#states.keys()];
+  }
+
+  /** Where each issue is now, cheaply (no git): for the console's backlog view and huddle watch. */
+  async snapshot(): Promise<IssueProgress[]> {
+    const { board } = this.#session.backlogParts();
+    // The board closing (the run ending) leaves the tasks' statuses unknown, not the issues unlisted.
+    const tasks = new Map((await board.list().catch(() => [])).map((task) => [task.id, task]));
+    const spend = new Map(this.#session.spend().map((agent) => [agent.name, agent.costUsd]));
+    const failed = new Set(
+      this.#session
+        .members()
+        .filter((member) => member.status === 'failed')
+        .map((member) => member.name),
+    );
+    return [...this.#states.values()].map((state) => ({
+      number: state.issue.number,
+      title: state.issue.title,
+      url: state.issue.url,
+      name: state.name,
+      branch: state.branch,
+      base: state.base,
+      taskId: state.taskId,
+      taskStatus: tasks.get(state.taskId)?.status,
+      started: state.startedAt !== undefined,
+      shipped: state.shippedAt !== undefined,
+      plan: state.plan,
+      failed: failed.has(state.name),
+      ...(state.pr ? { pullRequest: { number: state.pr.number, url: state.pr.url } } : {}),
+      ...(state.checks ? { checks: { ...state.checks } } : {}),
+      watchingChecks: state.watching ?? false,
+      costUsd: spend.get(state.name) ?? 0,
+    }));
+  }
+
+  /** A plan sent by an issue's teammate, or answered: whether it waits, was approved, or goes back to its author. */
+  #notePlan(event: { from: string; to: string; message_type: string; id: string }): void {
+    if (event.message_type === 'plan_approval_request') {
+      const state = [...this.#states.values()].find((s) => s.name === event.from);
+      if (state) state.plan = 'waiting';
+      return;
+    }
+    if (event.message_type !== 'plan_approval_response') return;
+    const state = [...this.#states.values()].find((s) => s.name === event.to);
+    if (!state) return;
+    // The answer's approve flag is in the message, not the event: read it from the teammate's inbox once.
+    void this.#session
+      .backlogParts()
+      .bus.history(state.name)
+      .then((messages) => {
+        const answer = messages.find((m) => m.id === event.id);
+        if (answer && state.plan === 'waiting') state.plan = answer.approve ? 'approved' : 'revising';
+      })
+      // An inbox that cannot be read leaves the plan as waiting until the next answer.
+      .catch(() => undefined);
+  }
+
   #tellReviewed(state: IssueState): Promise<unknown> {
     return this.#session
       .backlogParts()
@@ -180,7 +279,7 @@ export class BacklogRun implements Shipper {
   async #startReady(): Promise<void> {
     for (const state of this.#states.values()) {
       if (state.startedAt !== undefined || state.reviewedAt !== undefined) continue;
-      const deps = state.issue.dependsOn.map((n) => this.#states.get(n)!);
+      const deps = this.#depsOf(state.issue);
       if (deps.some((dep) => dep.reviewedAt === undefined)) continue;
       state.startedAt = Date.now();
       // A resumed run brought the issue's teammate back already, in its worktree.
@@ -224,7 +323,7 @@ export class BacklogRun implements Shipper {
     const { remote, github } = this.#options;
     const said: string[] = [];
     if (remote) {
-      for (const dep of state.issue.dependsOn.map((n) => this.#states.get(n)!)) {
+      for (const dep of this.#depsOf(state.issue)) {
         if (!dep.pushed) dep.pushed = { remote: remote.name, commit: await pushBranch(this.#root, remote.url, dep.branch, this.#options.token) };
       }
       state.pushed = { remote: remote.name, commit: await pushBranch(this.#root, remote.url, state.branch, this.#options.token) };
@@ -365,7 +464,7 @@ export class BacklogRun implements Shipper {
     const issue = state.issue;
     const lines = [issue.url ? `Closes ${issue.url}` : `Issue #${issue.number} (${issue.source})`, ''];
     if (state.base !== this.#options.base) {
-      const dep = issue.dependsOn.map((n) => this.#states.get(n)!)[0]!;
+      const dep = this.#depsOf(issue)[0]!;
       lines.push(`Stacked on ${dep.branch} (issue #${dep.issue.number}): merge that one first.`, '');
     }
     lines.push('## Plan', '', record.plan ?? '(no plan was asked for)', '');

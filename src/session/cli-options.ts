@@ -3,6 +3,8 @@
 import type { PermissionMode } from '../runtime/permissions/permission-mode.js';
 
 export interface CliOptions {
+  /** The console works through this backlog (`huddle --backlog SOURCE`, docs/backlog.md#in-the-console). */
+  backlog?: { source: string; base?: string | undefined; githubApiUrl?: string | undefined; prRepo?: string | undefined; verify?: string | undefined };
   prompt: string | undefined;
   json: boolean;
   resume: boolean;

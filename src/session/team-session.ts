@@ -38,6 +38,7 @@ import type { LoadedSettings } from '../runtime/settings/load.js';
 import type { Settings } from '../runtime/settings/schema.js';
 import type { Workspace } from '../runtime/workspace/workspace.js';
 import { hostPlacement, leaveWorker } from '../agents/lifecycle/placement.js';
+import { loadRoles } from '../agents/lifecycle/roles.js';
 import { BudgetIntents } from './budget-intents.js';
 import { untilDone, type RunEnd } from './run-end.js';
 import type { PermissionMode } from '../runtime/permissions/permission-mode.js';
@@ -367,6 +368,13 @@ export class TeamSession {
   }
 
   /** True for the lead, and for a teammate whose loop runs (spawned, not shut down or failed). */
+  /** Who approves the plans of a teammate in `role` (its role file's plan_approver over plans.approver): `lead`, `person` or `auto-after N min`. */
+  planApprover(role: string): string {
+    const { config } = this.#team.ctx;
+    const approver = loadRoles(this.workspace.teamDir).roles.get(role)?.plan_approver ?? config.planApproval ?? 'lead';
+    return approver === 'auto-after' ? `auto-after ${config.planAutoApproveMinutes ?? 30} min` : approver;
+  }
+
   isLive(name: string): boolean {
     if (name === LEAD_NAME) return true;
     const teammate = this.#team.teammate(name);

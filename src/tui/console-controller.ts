@@ -18,6 +18,10 @@ import { summaryLines } from '../runtime/record/run-record.js';
 import { Checkpoints } from '../runtime/workspace/checkpoints.js';
 import { describeCheckpoints, rewind, rewoundLine } from '../runtime/workspace/rewind.js';
 import { editInTerminal } from './terminal/external-editor.js';
+import type { BacklogProgress } from '../session/backlog-progress.js';
+import { backlogDir, loadLocalBacklog } from '../runtime/backlog/local-backlog.js';
+import { issueBranch, issueSlugName, orderIssues } from '../runtime/backlog/issue.js';
+import { existsSync } from 'node:fs';
 
 export class ConsoleController implements CommandIntents {
   readonly store: ConsoleStore;
@@ -25,6 +29,8 @@ export class ConsoleController implements CommandIntents {
   readonly #onQuit: () => void;
   readonly #unsubscribeBoard: () => void;
   readonly #detachPerson: () => void;
+  #backlog: BacklogProgress | undefined;
+  #stopBacklog: (() => void) | undefined;
 
   constructor(session: TeamSession, store: ConsoleStore, onQuit: () => void) {
     this.#session = session;
@@ -46,7 +52,52 @@ export class ConsoleController implements CommandIntents {
     void this.refreshTasks();
   }
 
+  /** The backlog this console works through (huddle --backlog SOURCE): /backlog shows it, live. */
+  attachBacklog(source: string, progress: BacklogProgress): void {
+    this.#backlog = progress;
+    this.store.setState((state) => ({ backlog: { ...state.backlog, source, note: undefined } }));
+    this.#stopBacklog = progress.watch((rows) => this.store.setState((state) => ({ backlog: { ...state.backlog, rows } })));
+  }
+
+  refreshBacklog(): void {
+    if (this.#backlog) {
+      const progress = this.#backlog;
+      void progress.rows().then((rows) => this.store.setState((state) => ({ backlog: { ...state.backlog, rows } })));
+      return;
+    }
+    // No backlog is worked through here: the local one is listed, not started (a run makes branches and spends).
+    const root = this.#session.workspace.root;
+    if (!existsSync(backlogDir(root))) {
+      this.store.setState({
+        backlog: {
+          source: undefined,
+          rows: [],
+          note: 'No backlog here. Start the console with huddle --backlog local (.team/backlog/*.md) or --backlog github:OWNER/REPO?label=NAME.',
+        },
+      });
+      return;
+    }
+    const { issues, skipped } = orderIssues(loadLocalBacklog(root));
+    const rows = issues.map((issue) => ({
+      number: issue.number,
+      title: issue.title,
+      url: issue.url,
+      name: issueSlugName(issue),
+      branch: issueBranch(issue),
+      base: '',
+      taskId: 0,
+      started: false,
+      shipped: false,
+      costUsd: 0,
+      phase: 'queued' as const,
+      approver: '-',
+    }));
+    const note = `Not being worked through: huddle --backlog local starts it${skipped.length ? ` (${skipped.length} file${skipped.length === 1 ? '' : 's'} skipped: ${skipped.map((s) => `${s.source}: ${s.reason}`).join('; ')})` : ''}.`;
+    this.store.setState({ backlog: { source: undefined, rows, note } });
+  }
+
   close(): void {
+    this.#stopBacklog?.();
     this.#unsubscribeBoard();
     this.#detachPerson();
   }

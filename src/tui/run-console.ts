@@ -12,6 +12,7 @@ import { Attention } from '../session/attention.js';
 import { askToTrust } from '../session/trust-question.js';
 import { Notifier } from '../runtime/notify/notifier.js';
 import { ConsoleController } from './console-controller.js';
+import type { BacklogRun } from '../session/backlog-run.js';
 import { EventBridge } from './state/event-bridge.js';
 import { createConsoleStore } from './state/console-store.js';
 import { InputHistory } from './state/input-history.js';
@@ -100,6 +101,7 @@ export async function runConsole(options: CliOptions): Promise<number> {
 
   session.start();
   if (demo) session.prompt(DEMO_PROMPT);
+  const backlog = options.backlog ? await startBacklog(session, controller, options.backlog) : undefined;
   // Workspace settings that widen trust were left out: ask the person (docs/trust.md).
   void askToTrust(session, (text, tone) => controller.note('lead', text, tone));
 
@@ -108,11 +110,30 @@ export async function runConsole(options: CliOptions): Promise<number> {
   restoreTerminal();
   bridge.close();
   controller.close();
-  await session.close({ reason: 'the console was closed' });
+  // The record lists each issue of the backlog, as a headless run's does.
+  const backlogRecord = backlog ? await backlog.records() : undefined;
+  backlog?.close();
+  await session.close({ reason: 'the console was closed', ...(backlogRecord ? { record: { backlog: backlogRecord } } : {}) });
   // As after a headless run: the repository rebuilt if it is broken, the person's own changes the session took away.
   for (const line of await session.workspaceAtRunEnd()) process.stderr.write(session.scrub(`huddle: ${line}\n`));
   if (demo) process.stdout.write(`huddle demo: the files the team wrote are in ${session.workspace.root}\n`);
   return 0;
+}
+
+/** `huddle --backlog SOURCE`: the backlog's run started, /backlog in view, the lead given its prompt; or one line saying why not. */
+async function startBacklog(session: TeamSession, controller: ConsoleController, flags: NonNullable<CliOptions['backlog']>): Promise<BacklogRun | undefined> {
+  // GitHub's client loads only for a console that works through a backlog.
+  const { openBacklogRun } = await import('../session/backlog-setup.js');
+  const opened = await openBacklogRun(session, { root: session.workspace.root, ...flags });
+  if ('error' in opened) {
+    controller.note('lead', `the backlog was not started: ${opened.error}`, 'error');
+    return undefined;
+  }
+  for (const line of [...opened.skipped, ...opened.notes]) controller.note('lead', line, 'warn');
+  controller.attachBacklog(flags.source, opened.progress);
+  controller.store.setState({ view: 'backlog' });
+  session.prompt(opened.prompt);
+  return opened.run;
 }
 
 /** An unfinished team in the workspace and no flag to decide: ask the person. */

@@ -26,6 +26,14 @@ export const COMMANDS: SlashCommand[] = [
     run: () => ({ kind: 'view', view: 'team' }),
   },
   {
+    name: 'backlog',
+    description: "the backlog's issues: phase, approver, branch, pull request, checks, cost; Enter opens an issue's teammate",
+    run: (context) => {
+      context.controller.refreshBacklog();
+      return { kind: 'view', view: 'backlog' };
+    },
+  },
+  {
     name: 'grid',
     description: "every agent's latest output at once, tiled (also Ctrl+G); Enter on a tile opens its pane",
     run: () => ({ kind: 'view', view: 'grid' }),

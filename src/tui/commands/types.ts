@@ -6,6 +6,8 @@ import type { ConsoleState, ViewName } from '../state/console-store.js';
 
 /** What a command may ask for. */
 export interface CommandIntents {
+  /** /backlog: the rows read again (or, with no backlog worked through, the issues of .team/backlog/ listed as queued). */
+  refreshBacklog(): void;
   spawn(name: string, role: string, prompt: string): Promise<string>;
   /** Text to an agent: a prompt for the lead, a message for a teammate. */
   sendTo(agent: string, text: string): Promise<void>;

@@ -21,6 +21,7 @@ import { ROSTER_CHROME_ROWS, RosterView } from './RosterView.js';
 import { StatusBar } from './StatusBar.js';
 import { TabBar } from './TabBar.js';
 import { BOARD_CHROME_ROWS, TaskBoardView } from './TaskBoardView.js';
+import { BacklogView } from './BacklogView.js';
 import { TerminalPane } from './TerminalPane.js';
 
 interface Props {
@@ -93,6 +94,8 @@ export function App({ store, controller, history, quit }: Props) {
       <Box height={mainHeight} overflow="hidden">
         {view === 'tasks' ? (
           <TaskBoardView store={store} width={columns} height={mainHeight} />
+        ) : view === 'backlog' ? (
+          <BacklogView store={store} width={columns} height={mainHeight} />
         ) : view === 'team' ? (
           <RosterView store={store} width={columns} height={mainHeight} />
         ) : PAGE_VIEWS.includes(view) ? (

@@ -28,6 +28,8 @@ export type IntentName =
   | 'palette.select'
   | 'palette.complete'
   | 'palette.pick'
+  | 'backlog.select'
+  | 'backlog.open'
   | 'grid.move'
   | 'grid.focus'
   | 'mouse.toggle'
@@ -122,6 +124,10 @@ export const CONSOLE_BINDINGS: readonly ConsoleBinding[] = [
   { layer: 'view', views: ['grid'], keys: ['left', 'up'], intent: 'grid.move', arg: -1, when: ['inputEmpty'], doc: 'the tile before' },
   { layer: 'view', views: ['grid'], keys: ['right', 'down'], intent: 'grid.move', arg: 1, when: ['inputEmpty'], doc: 'the tile after' },
   { layer: 'view', views: ['grid'], keys: ['enter'], intent: 'grid.focus', when: ['inputEmpty'], doc: "open the tile's pane" },
+  // /backlog: arrows pick an issue, Enter brings its teammate's pane into view (while nothing is typed).
+  { layer: 'view', views: ['backlog'], keys: ['up'], intent: 'backlog.select', arg: -1, when: ['inputEmpty'], doc: 'the issue above' },
+  { layer: 'view', views: ['backlog'], keys: ['down'], intent: 'backlog.select', arg: 1, when: ['inputEmpty'], doc: 'the issue below' },
+  { layer: 'view', views: ['backlog'], keys: ['enter'], intent: 'backlog.open', when: ['inputEmpty'], doc: "open the issue's teammate pane" },
   // Views that are longer than the screen scroll.
   { layer: 'view', views: SCROLLING_VIEWS, keys: ['pageup'], intent: 'view.scroll', arg: 'page-up', doc: 'scroll a page up' },
   { layer: 'view', views: SCROLLING_VIEWS, keys: ['pagedown'], intent: 'view.scroll', arg: 'page-down', doc: 'scroll a page down' },

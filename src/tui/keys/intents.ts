@@ -109,6 +109,14 @@ export function createIntents({ store, controller, history, quit, paneSize, view
       act.setInputText(store, `/${command.name}`);
       submit();
     },
+    'backlog.select': (_key, step) => act.moveBacklogSelection(store, Number(step)),
+    'backlog.open': () => {
+      const { backlog, backlogIndex, order } = store.getState();
+      const row = backlog.rows[Math.min(backlogIndex, backlog.rows.length - 1)];
+      if (!row) return controller.flash('the backlog has no issue to open', 'warn');
+      if (!order.includes(row.name)) return controller.flash(`#${row.number} has no teammate yet (${row.phase}): its pane opens once it starts`, 'warn');
+      act.focusPaneAt(store, order.indexOf(row.name));
+    },
     'grid.move': (_key, step) => act.moveGridSelection(store, Number(step), gridAgents(store.getState()).length),
     'grid.focus': () => {
       const state = store.getState();

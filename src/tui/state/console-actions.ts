@@ -151,6 +151,11 @@ export function moveGridSelection(store: ConsoleStore, step: number, count: numb
   store.setState((state) => ({ gridIndex: count ? (((state.gridIndex + step) % count) + count) % count : 0 }));
 }
 
+/** /backlog: the issue above or below (stops at the ends: a list, not tiles). */
+export function moveBacklogSelection(store: ConsoleStore, step: number): void {
+  store.setState((state) => ({ backlogIndex: Math.max(0, Math.min(state.backlog.rows.length - 1, state.backlogIndex + step)) }));
+}
+
 // ---- the palette ------------------------------------------------------------------------------
 
 export function selectPaletteRow(store: ConsoleStore, step: number, count: number): void {

@@ -1,6 +1,7 @@
 // The console's state: one zustand vanilla store, written by the event bridge (runtime events),
 // by key intents (the input line, views, focus) and by intents' echoes, read by components
 // through selectors.
+import type { BacklogRow } from '../../session/backlog-progress.js';
 import { createStore } from 'zustand/vanilla';
 import { EMPTY_INPUT, type InputBuffer } from './input-buffer.js';
 import type { Task } from '../../runtime/store/board.js';
@@ -62,7 +63,15 @@ export interface PaneSearch {
   match: number;
 }
 
-export type ViewName = 'pane' | 'tasks' | 'team' | 'help' | 'approvals' | 'grid' | 'page' | 'config' | 'mcp' | 'summary';
+export type ViewName = 'pane' | 'tasks' | 'team' | 'help' | 'approvals' | 'grid' | 'page' | 'config' | 'mcp' | 'summary' | 'backlog';
+
+/** /backlog: where the issues come from, each issue's row, and a line when no backlog is worked through. */
+export interface BacklogView {
+  /** `local`, `github:OWNER/REPO?label=…`; undefined: this console works through no backlog. */
+  source: string | undefined;
+  rows: BacklogRow[];
+  note: string | undefined;
+}
 
 /** A page of text a command shows as a view (/config, /mcp, /cost…): computed when opened, wrapped to the width when shown. */
 export interface TextPage {
@@ -104,6 +113,9 @@ export interface ConsoleState {
   palette: { index: number; closedFor: string | undefined };
   /** The selected tile in /grid. */
   gridIndex: number;
+  /** /backlog: the issues of the backlog this console works through (or would: .team/backlog/), live, and the one selected. */
+  backlog: BacklogView;
+  backlogIndex: number;
   /** Mouse reporting on (wheel scrolls; Shift+drag selects in most terminals); Alt+M toggles it. */
   mouse: boolean;
   /** Bumped when something else drew over the screen (the person's editor): the console redraws whole. */
@@ -176,6 +188,8 @@ export function createConsoleStore(initial: {
     search: undefined,
     palette: { index: 0, closedFor: undefined },
     gridIndex: 0,
+    backlog: { source: undefined, rows: [], note: undefined },
+    backlogIndex: 0,
     page: undefined,
     mouse: initial.mouse ?? mouseByDefault(),
     redraws: 0,

@@ -43,6 +43,15 @@ describe("Claude Code's flags", () => {
     }
   });
 
+  it("the console's --backlog is refused headless, and its companions without it", async () => {
+    const headless = await run(['-p', 'hi', '--backlog', 'local']);
+    expect(headless.code).toBe(2);
+    expect(headless.stderr).toMatch(/^huddle: --backlog goes with the console \(huddle --backlog SOURCE\), or huddle run --backlog SOURCE headless\n/);
+    const alone = await run(['--github-api-url', 'http://127.0.0.1:1']);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toMatch(/^huddle: --github-api-url goes with --backlog SOURCE\n/);
+  });
+
   it('--model opus is sent as the current Opus id and priced', async () => {
     fake.script('lead', replyText('Done.'));
     const result = await run(['-p', 'hi', '--model', 'opus', '--output-format', 'json']);

@@ -26,6 +26,7 @@ describe('slash commands', () => {
     const names = COMMANDS.map((c) => c.name).sort();
     expect(names).toEqual(
       [
+        'backlog',
         'broadcast',
         'clear',
         'compact',
