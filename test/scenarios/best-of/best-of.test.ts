@@ -1,0 +1,138 @@
+// `huddle best-of` and `huddle pick` end to end (docs/best-of.md): the built CLI against the fake Messages
+// API, real git, worktrees and the sandbox. Three candidates write different answers (one fails the
+// verify command, one leaves a file uncommitted); the reviewer's verdict comes through best_of_verdict;
+// the comparison lists all three; `huddle pick auto` merges the reviewer's pick into the base, removes
+// every candidate's worktree and branch, and leaves the person's uncommitted work as it was.
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { execa } from 'execa';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import '../../helpers/isolated-config.js';
+import { describeSandboxed } from '../../helpers/sandbox-arena.js';
+import { reply, replyText, startFakeApi, toolUse, type FakeApi, type RecordedRequest, type Scripted } from '../../helpers/fake-api.js';
+import { makeWorkspace, runCli, type Workspace } from '../../helpers/run-cli.js';
+import { TEST_GIT_IDENTITY } from '../../helpers/git-identity.js';
+
+const RUN_TIMEOUT_MS = 180_000;
+const VERIFY = 'grep -qx 42 answer.txt';
+
+let api: FakeApi;
+let ws: Workspace;
+
+async function git(...args: string[]): Promise<string> {
+  return (await execa('git', args, { cwd: ws.dir, env: TEST_GIT_IDENTITY })).stdout;
+}
+
+beforeEach(async () => {
+  api = await startFakeApi();
+  ws = makeWorkspace('huddle-best-of-');
+  await git('init', '-q', '-b', 'main');
+  writeFileSync(path.join(ws.dir, 'README.md'), '# app\n');
+  await git('add', 'README.md');
+  await git('commit', '-q', '-m', 'initial');
+});
+afterEach(async () => {
+  await api.close();
+  ws.cleanup();
+});
+
+function huddle(args: string[]) {
+  return runCli(args, { cwd: ws.dir, timeoutMs: RUN_TIMEOUT_MS, env: { ANTHROPIC_BASE_URL: api.url, ...TEST_GIT_IDENTITY } });
+}
+
+/** What each candidate writes: best1-2's answer fails the verify; best1-3 leaves its notes uncommitted. */
+function candidateStep(agent: string, request: RecordedRequest): Scripted {
+  const history = JSON.stringify(request.body?.messages ?? []);
+  if (history.includes('tool_result')) return replyText('Done.');
+  const task = Number(/Task #(\d+) is yours/.exec(history)![1]);
+  const answer = agent === 'best1-2' ? '41' : '42';
+  return reply(
+    toolUse('write_file', { path: 'answer.txt', content: `${answer}\n` }),
+    toolUse('bash', { command: `git add answer.txt && git commit -q -m "${agent}: the answer"` }),
+    ...(agent === 'best1-3' ? [toolUse('write_file', { path: 'notes.md', content: 'why 42\n' })] : []),
+    toolUse('task_update', { task_id: task, status: 'completed' }),
+  );
+}
+
+function script(): void {
+  api.respond((request) => {
+    const agent = request.agent ?? '';
+    if (/^best1-\d$/.test(agent)) return candidateStep(agent, request);
+    if (agent !== 'best1-judge') return undefined;
+    const history = JSON.stringify(request.body?.messages ?? []);
+    if (history.includes('tool_result')) return replyText('Verdict given.');
+    return reply(
+      toolUse('best_of_verdict', {
+        pick: 'best1-3',
+        reason: 'correct, and it explains itself',
+        candidates: [
+          { name: 'best1-1', score: 7, notes: 'correct, bare' },
+          { name: 'best1-2', score: 1, notes: 'wrong answer' },
+          { name: 'best1-3', score: 9, notes: 'correct, with notes' },
+        ],
+      }),
+    );
+  });
+}
+
+describeSandboxed('huddle best-of', () => {
+  it(
+    'compares three candidates, merges the pick into the base and removes them all, keeping the uncommitted work',
+    async () => {
+      script();
+      // The person's work in progress: a tracked file edited, a new file.
+      writeFileSync(path.join(ws.dir, 'README.md'), '# app\n\nwork in progress\n');
+      writeFileSync(path.join(ws.dir, 'scratch.txt'), 'mine\n');
+
+      const run = await huddle(['best-of', '3', 'Write the answer to answer.txt', '--verify', VERIFY, '--trust']);
+      expect(run.stderr).not.toMatch(/best-of: failed/);
+      expect(run.stderr).toMatch(/best1-2 stopped/);
+      expect(run.code).toBe(0);
+      for (const name of ['best1-1', 'best1-2', 'best1-3']) expect(run.stdout).toContain(name);
+      expect(run.stdout.match(/verify ✓/g)).toHaveLength(2);
+      expect(run.stdout.match(/verify ✗/g)).toHaveLength(1);
+      expect(run.stdout).toMatch(/best1-3 .*← reviewer/);
+      expect(run.stdout).toContain('2 files +2 −0');
+      expect(run.stdout).toContain('huddle pick');
+
+      // The comparison is kept for the pick, and in the run record.
+      const kept = JSON.parse(readFileSync(path.join(ws.dir, '.team', 'best-of', '1.json'), 'utf8'));
+      expect(kept.outcome.kind).toBe('waiting');
+      expect(kept.verdict).toMatchObject({ by: 'best1-judge', pick: 'best1-3' });
+      expect(kept.candidates.map((c: { verify: { ok: boolean } }) => c.verify.ok)).toEqual([true, false, true]);
+      const logs = path.join(ws.dir, '.team', 'logs');
+      const recordFile = readdirSync(logs).find((file) => /^run-.*\.json$/.test(file))!;
+      const record = JSON.parse(readFileSync(path.join(logs, recordFile), 'utf8'));
+      expect(record.best_of[0].candidates).toHaveLength(3);
+      // Nothing merged yet: the candidates wait in their branches.
+      expect(existsSync(path.join(ws.dir, 'answer.txt'))).toBe(false);
+      expect(await git('branch', '--list', 'huddle/*')).toMatch(/best1-1[\s\S]*best1-2[\s\S]*best1-3/);
+
+      const pick = await huddle(['pick', 'auto']);
+      expect(pick.stderr).toBe('');
+      expect(pick.code).toBe(0);
+      expect(pick.stdout).toMatch(/merged huddle\/best1-3 into main/);
+
+      // The pick is in the base: its committed answer and the notes huddle committed for it.
+      expect(readFileSync(path.join(ws.dir, 'answer.txt'), 'utf8')).toBe('42\n');
+      expect(readFileSync(path.join(ws.dir, 'notes.md'), 'utf8')).toBe('why 42\n');
+      expect(await git('log', '-1', '--format=%s')).toMatch(/^Merge huddle\/best1-3/);
+      expect(await git('show', 'HEAD:answer.txt')).toBe('42');
+      // Every candidate is gone: no branch, no worktree.
+      expect(await git('branch', '--list', 'huddle/*')).toBe('');
+      const worktrees = path.join(ws.dir, '.team', 'worktrees');
+      expect(existsSync(worktrees) ? readdirSync(worktrees).filter((entry) => entry.startsWith('best1-')) : []).toEqual([]);
+      // The person's uncommitted work is as it was.
+      expect(readFileSync(path.join(ws.dir, 'README.md'), 'utf8')).toBe('# app\n\nwork in progress\n');
+      expect(readFileSync(path.join(ws.dir, 'scratch.txt'), 'utf8')).toBe('mine\n');
+      expect(await git('status', '--porcelain', '--', 'README.md', 'scratch.txt')).toBe(' M README.md\n?? scratch.txt');
+
+      // The run is over: a second pick says so in one line.
+      const again = await huddle(['pick', '1']);
+      expect(again.code).toBe(1);
+      expect(again.stderr).toMatch(/^huddle: best-of #1 is over: merged huddle\/best1-3 into main/);
+      expect(JSON.parse(readFileSync(path.join(ws.dir, '.team', 'best-of', '1.json'), 'utf8')).outcome.kind).toBe('merged');
+    },
+    RUN_TIMEOUT_MS * 2,
+  );
+});
