@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { scrub } from '../runtime/secrets.js';
-import { AGENT_KINDS } from '../runtime/settings/schema.js';
+import { AGENT_KINDS, type AgentKind } from '../runtime/settings/schema.js';
 import { comparisonLines, type BestOfRecord } from '../runtime/record/best-of-record.js';
 import { resolveModelAlias } from '../runtime/model/model-aliases.js';
 import type { CliOptions } from '../session/cli-options.js';
@@ -16,7 +16,6 @@ import { resolveSettings, StartupError } from '../session/settings.js';
 import type { TeamSession } from '../session/team-session.js';
 import { BestOfRun } from '../session/best-of-run.js';
 import { pickBestOf } from '../session/best-of-pick.js';
-import type { TeammateKind } from '../agents/external/launch.js';
 
 const OPTIONS = {
   models: { type: 'string' },
@@ -115,7 +114,7 @@ export async function runBestOfCommand(argv: string[]): Promise<number> {
       task,
       n,
       models: list(values.models).map(resolveModelAlias),
-      agents: agents as TeammateKind[],
+      agents: agents as Array<'huddle' | AgentKind>,
       verify: values.verify,
       reviewerModel: values['reviewer-model'] === undefined ? undefined : resolveModelAlias(values['reviewer-model']),
       say,

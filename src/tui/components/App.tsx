@@ -21,6 +21,7 @@ import { ROSTER_CHROME_ROWS, RosterView } from './RosterView.js';
 import { StatusBar } from './StatusBar.js';
 import { TabBar } from './TabBar.js';
 import { BOARD_CHROME_ROWS, TaskBoardView } from './TaskBoardView.js';
+import { BEST_OF_CHROME_ROWS, BestOfView, bestOfContent } from './BestOfView.js';
 import { TerminalPane } from './TerminalPane.js';
 
 interface Props {
@@ -38,6 +39,8 @@ function viewSize(state: ConsoleState, columns: number, height: number): ScreenS
       return { shown: height - BOARD_CHROME_ROWS, total: state.tasks.length };
     case 'team':
       return { shown: height - ROSTER_CHROME_ROWS, total: state.order.length };
+    case 'bestof':
+      return { shown: height - BEST_OF_CHROME_ROWS, total: bestOfContent(state.bestOf, columns).lines.length };
     default:
       return { shown: height, total: 0 };
   }
@@ -99,6 +102,8 @@ export function App({ store, controller, history, quit }: Props) {
           <PageView store={store} width={columns} height={mainHeight} />
         ) : view === 'approvals' ? (
           <ApprovalsView store={store} width={columns} height={mainHeight} />
+        ) : view === 'bestof' ? (
+          <BestOfView store={store} width={columns} height={mainHeight} />
         ) : view === 'grid' ? (
           <GridView store={store} width={columns} height={mainHeight} />
         ) : terminal ? (
