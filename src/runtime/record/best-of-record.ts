@@ -7,20 +7,73 @@ import path from 'node:path';
 import * as z from 'zod';
 import { writeJsonAtomicSync } from '../fs/atomic-file.js';
 
-const candidateSchema = z.object({
+/** One candidate of a best-of-N run, as the comparison shows it. */
+export interface BestOfCandidate {
   /** Its teammate name, `best<id>-<k>`; its branch is huddle/<name>. */
+  name: string;
+  branch: string;
+  /** huddle's own loop or an external CLI (claude-code, codex, …). */
+  agent: string;
+  model?: string | undefined;
+  task_id: number;
+  /** completed: its task was completed (its verify gate passed); stopped: it ended, or failed, without completing it. */
+  state: 'running' | 'completed' | 'stopped';
+  error?: string | undefined;
+  /** What its branch changed since the base: files, lines added and removed. */
+  files: { changed: number; added: number; removed: number; list: string[] };
+  commits: number;
+  /** The verify command run by huddle in its worktree once it ended; absent without one. */
+  verify?: { ok: boolean; summary: string } | undefined;
+  cost_usd: number;
+  model_calls: number;
+  wall_ms: number;
+  /** The reviewer's word on it: 0 (unusable) to 10 (merge as it is). */
+  verdict?: { score: number; notes: string } | undefined;
+}
+
+/** The reviewer's verdict, given through best_of_verdict. */
+export interface BestOfVerdict {
+  /** The reviewer's name. */
+  by: string;
+  /** The candidate it would merge, or null for none of them. */
+  pick: string | null;
+  reason: string;
+  cost_usd: number;
+}
+
+/** What became of a run: under way, waiting for the person's pick, merged, opened as a pull request, or all discarded. */
+export type BestOfOutcome =
+  | { kind: 'running' }
+  | { kind: 'waiting' }
+  | { kind: 'merged'; candidate: string; message: string }
+  | { kind: 'pull_request'; candidate: string; message: string }
+  | { kind: 'discarded'; message: string };
+
+/** A best-of-N run (docs/best-of.md#the-record). */
+export interface BestOfRecord {
+  id: number;
+  task: string;
+  /** The branch the candidates started from and the pick is merged into. */
+  base: string;
+  verify?: string | undefined;
+  started_at: string;
+  candidates: BestOfCandidate[];
+  verdict?: BestOfVerdict | undefined;
+  outcome: BestOfOutcome;
+  /** What was removed of each candidate (worktree, branch), in huddle's words. */
+  discarded: string[];
+}
+
+const candidateSchema = z.object({
   name: z.string(),
   branch: z.string(),
-  /** huddle's own loop or an external CLI (claude-code, codex, …). */
   agent: z.string(),
   model: z.string().optional(),
   task_id: z.number(),
-  /** completed: its task was completed; stopped: it ended (or failed) without completing it. */
   state: z.enum(['running', 'completed', 'stopped']),
   error: z.string().optional(),
   files: z.object({ changed: z.number(), added: z.number(), removed: z.number(), list: z.array(z.string()) }),
   commits: z.number(),
-  /** The verify command run by huddle in its worktree once it ended; absent without --verify. */
   verify: z.object({ ok: z.boolean(), summary: z.string() }).optional(),
   cost_usd: z.number(),
   model_calls: z.number(),
@@ -28,25 +81,15 @@ const candidateSchema = z.object({
   verdict: z.object({ score: z.number(), notes: z.string() }).optional(),
 });
 
-const verdictSchema = z.object({
-  /** The reviewer's name. */
-  by: z.string(),
-  /** The candidate it would merge, or none of them. */
-  pick: z.string().nullable(),
-  reason: z.string(),
-  cost_usd: z.number(),
-});
-
-export const bestOfRecordSchema = z.object({
+/** What .team/best-of/<id>.json must hold to be picked from (a file edited by hand is checked, not trusted). */
+const bestOfRecordSchema: z.ZodType<BestOfRecord> = z.object({
   id: z.number().int().positive(),
   task: z.string(),
-  /** The branch the candidates started from and the pick is merged into. */
   base: z.string(),
   verify: z.string().optional(),
   started_at: z.string(),
   candidates: z.array(candidateSchema),
-  verdict: verdictSchema.optional(),
-  /** What became of it: waiting for the person's pick, merged, opened as a pull request, or all discarded. */
+  verdict: z.object({ by: z.string(), pick: z.string().nullable(), reason: z.string(), cost_usd: z.number() }).optional(),
   outcome: z.discriminatedUnion('kind', [
     z.object({ kind: z.literal('running') }),
     z.object({ kind: z.literal('waiting') }),
@@ -54,13 +97,8 @@ export const bestOfRecordSchema = z.object({
     z.object({ kind: z.literal('pull_request'), candidate: z.string(), message: z.string() }),
     z.object({ kind: z.literal('discarded'), message: z.string() }),
   ]),
-  /** What was removed of each candidate (worktree, branch), in huddle's words. */
-  discarded: z.array(z.string()).default([]),
+  discarded: z.array(z.string()),
 });
-
-export type BestOfRecord = z.infer<typeof bestOfRecordSchema>;
-export type BestOfCandidate = BestOfRecord['candidates'][number];
-export type BestOfVerdict = NonNullable<BestOfRecord['verdict']>;
 
 export function bestOfDir(root: string): string {
   return path.join(root, '.team', 'best-of');
