@@ -142,7 +142,8 @@ export async function runBestOfCommand(argv: string[]): Promise<number> {
   if (record) {
     const out = format === 'json' ? JSON.stringify(record) : [...comparisonLines(record), ...record.discarded].join('\n');
     process.stdout.write(`${session.scrub(out)}\n`);
-    if (record.outcome.kind === 'waiting' && format === 'text') process.stdout.write(`pick one: huddle pick K (1…${n}), huddle pick auto (the reviewer's), or huddle pick none\n`);
+    if (record.outcome.kind === 'waiting' && format === 'text')
+      process.stdout.write(`pick one: huddle pick K (1…${n}), huddle pick auto (the reviewer's), or huddle pick none\n`);
   }
   return code;
 }
@@ -151,7 +152,11 @@ export async function runBestOfCommand(argv: string[]): Promise<number> {
 export async function runPickCommand(argv: string[]): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: { cwd: { type: 'string' }, id: { type: 'string' }, 'output-format': { type: 'string' } }, allowPositionals: true });
+    parsed = parseArgs({
+      args: argv,
+      options: { cwd: { type: 'string' }, id: { type: 'string' }, 'output-format': { type: 'string' } },
+      allowPositionals: true,
+    });
   } catch (error) {
     return usage(`huddle pick: ${(error as Error).message.split('. ')[0]}`);
   }
@@ -162,7 +167,10 @@ export async function runPickCommand(argv: string[]): Promise<number> {
   const root = path.resolve(parsed.values.cwd ?? process.cwd());
   try {
     const record = await pickBestOf(root, choice, id);
-    const out = parsed.values['output-format'] === 'json' ? JSON.stringify(record) : [record.outcome.kind === 'waiting' ? '' : (record.outcome as { message: string }).message, ...record.discarded].filter(Boolean).join('\n');
+    const out =
+      parsed.values['output-format'] === 'json'
+        ? JSON.stringify(record)
+        : [record.outcome.kind === 'waiting' ? '' : (record.outcome as { message: string }).message, ...record.discarded].filter(Boolean).join('\n');
     process.stdout.write(`${out}\n`);
     return 0;
   } catch (error) {

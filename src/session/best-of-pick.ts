@@ -17,7 +17,10 @@ export async function pickBestOf(root: string, choice: PickChoice, id?: number):
   if (record.outcome.kind !== 'waiting') throw new Error(`best-of #${record.id} is over: ${record.outcome.message}`);
   let name: string | undefined;
   if (choice === 'auto') {
-    if (!record.verdict) throw new Error(`best-of #${record.id} has no reviewer's verdict to go by; pick a candidate by name (${record.candidates.map((c) => c.name).join(', ')})`);
+    if (!record.verdict)
+      throw new Error(
+        `best-of #${record.id} has no reviewer's verdict to go by; pick a candidate by name (${record.candidates.map((c) => c.name).join(', ')})`,
+      );
     name = record.verdict.pick ?? undefined;
   } else if (choice !== 'none') {
     const candidate = findCandidate(record, choice);
@@ -28,9 +31,16 @@ export async function pickBestOf(root: string, choice: PickChoice, id?: number):
     const candidate = findCandidate(record, name)!;
     await worktreeStatus(root, name);
     const current = (await runGit(root, ['symbolic-ref', '-q', '--short', 'HEAD'], { pin: pinRepository(root) })).stdout.trim();
-    if (current !== record.base) throw new Error(`the workspace is on ${current || 'a detached HEAD'}, not ${record.base} where best-of #${record.id} started; git switch ${record.base}, then pick again`);
+    if (current !== record.base)
+      throw new Error(
+        `the workspace is on ${current || 'a detached HEAD'}, not ${record.base} where best-of #${record.id} started; git switch ${record.base}, then pick again`,
+      );
     if (candidate.files.changed === 0 && candidate.commits === 0) throw new Error(`${name} changed nothing; there is nothing to merge (pick another, or none)`);
-    const merged = await mergeKeepingWork(root, candidate.branch, `Merge ${candidate.branch}: the pick of best-of-${record.candidates.length} #${record.id}\n\n${record.task}`);
+    const merged = await mergeKeepingWork(
+      root,
+      candidate.branch,
+      `Merge ${candidate.branch}: the pick of best-of-${record.candidates.length} #${record.id}\n\n${record.task}`,
+    );
     record.outcome = { kind: 'merged', candidate: name, message: `merged ${candidate.branch} into ${merged.into} (${merged.commit})` };
   } else {
     record.outcome = { kind: 'discarded', message: `no candidate merged; all ${record.candidates.length} discarded` };

@@ -6,14 +6,7 @@
 // person's pick (session/best-of-pick.ts).
 import path from 'node:path';
 import { childEnvironment } from '../runtime/process/spawn.js';
-import {
-  candidateName,
-  nextBestOfId,
-  reviewerName,
-  saveBestOf,
-  type BestOfCandidate,
-  type BestOfRecord,
-} from '../runtime/record/best-of-record.js';
+import { candidateName, nextBestOfId, reviewerName, saveBestOf, type BestOfCandidate, type BestOfRecord } from '../runtime/record/best-of-record.js';
 import { branchChanges } from '../runtime/record/git-changes.js';
 import { pinRepository, runGit } from '../runtime/git/host-git.js';
 import { runVerify } from '../runtime/verify/verify.js';
@@ -106,7 +99,12 @@ export class BestOfRun {
       const name = candidateName(id, k);
       // The verify command gates the task too: a candidate hears why its work fails while it can still fix it.
       const made = await this.#session.createTask(
-        { subject: `best-of-${n} #${id}, candidate ${k}: ${task.split('\n')[0]!.slice(0, 80)}`, description: task, owner: name, ...(this.#options.verify ? { verify: this.#options.verify } : {}) },
+        {
+          subject: `best-of-${n} #${id}, candidate ${k}: ${task.split('\n')[0]!.slice(0, 80)}`,
+          description: task,
+          owner: name,
+          ...(this.#options.verify ? { verify: this.#options.verify } : {}),
+        },
         LEAD_NAME,
       );
       await this.#session.updateTask(made.id, { status: 'in_progress', owner: name }, LEAD_NAME);
@@ -212,7 +210,10 @@ export class BestOfRun {
       const completed = async () => (await this.#session.tasks()).find((t) => t.id === taskId)?.status === 'completed';
       const offTasks = this.#session.onTasksChanged(() => {
         // The next board change looks again.
-        void completed().then((done) => done && finish({ state: 'completed' }), () => undefined);
+        void completed().then(
+          (done) => done && finish({ state: 'completed' }),
+          () => undefined,
+        );
       });
       const offEvents = this.#session.subscribe((event) => {
         if (event.type !== 'status' || event.agent !== name) return;
@@ -268,7 +269,13 @@ export class BestOfRun {
     const ended = this.#untilEnded(name, -1);
     try {
       this.#say(`${name} reviews the ${record.candidates.length} candidates`);
-      await this.#session.spawn(name, 'reviewer', await this.#reviewPrompt(), PERSON_SENDER, this.#options.reviewerModel ? { model: this.#options.reviewerModel } : {});
+      await this.#session.spawn(
+        name,
+        'reviewer',
+        await this.#reviewPrompt(),
+        PERSON_SENDER,
+        this.#options.reviewerModel ? { model: this.#options.reviewerModel } : {},
+      );
       await Promise.race([verdictIn, ended.promise]);
     } catch (error) {
       this.#say(`the reviewer could not run: ${(error as Error).message.split('\n')[0]}`);
@@ -292,7 +299,8 @@ export class BestOfRun {
     ];
     for (const candidate of record.candidates) {
       const diff = await worktreeDiff(this.#root, candidate.name).then(
-        (d) => (d.text.length > REVIEW_DIFF_CHARS ? `${d.text.slice(0, REVIEW_DIFF_CHARS)}\n[cut: git diff ${record.base}...${candidate.branch} shows all]` : d.text),
+        (d) =>
+          d.text.length > REVIEW_DIFF_CHARS ? `${d.text.slice(0, REVIEW_DIFF_CHARS)}\n[cut: git diff ${record.base}...${candidate.branch} shows all]` : d.text,
         (error: Error) => `(its diff could not be read: ${error.message})`,
       );
       parts.push(

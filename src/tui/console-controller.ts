@@ -229,7 +229,10 @@ export class ConsoleController implements CommandIntents {
     this.#bestOf = run;
     run.onChange((record) => this.#showBestOf(record));
     run.run().then(
-      (record) => this.flash(`best-of-${record.candidates.length} #${record.id}: ${record.verdict?.pick ? `the reviewer would merge ${record.verdict.pick}` : 'no verdict'}; p picks the selected candidate`),
+      (record) =>
+        this.flash(
+          `best-of-${record.candidates.length} #${record.id}: ${record.verdict?.pick ? `the reviewer would merge ${record.verdict.pick}` : 'no verdict'}; p picks the selected candidate`,
+        ),
       (error: Error) => this.flash(`best-of failed: ${error.message.split('\n')[0]}`, 'error'),
     );
     return `best-of-${options.n} started: ${options.n} candidates in their own worktrees`;
@@ -250,7 +253,14 @@ export class ConsoleController implements CommandIntents {
       const pickIndex = copy.verdict?.pick ? copy.candidates.findIndex((c) => c.name === copy.verdict?.pick) : -1;
       const selected = previous && (previous.selected !== 0 || pickIndex < 0) ? previous.selected : Math.max(0, pickIndex);
       return {
-        bestOf: { record: copy, selected, diffs: previous?.diffs ?? {}, detail: previous?.detail ?? false, confirming: previous?.confirming, busy: previous?.busy ?? false },
+        bestOf: {
+          record: copy,
+          selected,
+          diffs: previous?.diffs ?? {},
+          detail: previous?.detail ?? false,
+          confirming: previous?.confirming,
+          busy: previous?.busy ?? false,
+        },
         ...(previous ? {} : { view: 'bestof' as const, viewScroll: 0 }),
       };
     });

@@ -178,7 +178,9 @@ export function outcomeLine(record: BestOfRecord): string {
     case 'running':
       return 'running';
     case 'waiting':
-      return record.verdict?.pick ? `waiting for your pick (the reviewer would merge ${record.verdict.pick})` : 'waiting for your pick (the reviewer picked none)';
+      return record.verdict?.pick
+        ? `waiting for your pick (the reviewer would merge ${record.verdict.pick})`
+        : 'waiting for your pick (the reviewer picked none)';
     default:
       return outcome.message;
   }

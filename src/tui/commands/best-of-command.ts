@@ -20,7 +20,8 @@ export const BEST_OF_COMMAND: SlashCommand = {
   name: 'best-of',
   args: '[N [--models A,B] [--agents huddle,claude-code] [--verify "CMD"] TASK]',
   description: 'run TASK on N candidates, each in its own worktree; compare diffs, verify, cost and a verdict, then pick one',
-  complete: (_context, partial) => ['--models', '--agents', '--verify'].filter((flag) => flag.startsWith(partial.trim().split(/\s+/).at(-1) ?? '') && partial.includes(' ')),
+  complete: (_context, partial) =>
+    ['--models', '--agents', '--verify'].filter((flag) => flag.startsWith(partial.trim().split(/\s+/).at(-1) ?? '') && partial.includes(' ')),
   run(context, args) {
     if (!args.trim()) {
       const reopened = context.controller.reopenBestOf();

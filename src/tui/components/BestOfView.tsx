@@ -27,11 +27,12 @@ function candidateRows(view: BestOfState, candidate: BestOfCandidate, width: num
   const picked = record.verdict?.pick === candidate.name ? chalk.green(" ← reviewer's pick") : '';
   const who = [candidate.agent, candidate.model].filter(Boolean).join(' ');
   const state = candidate.state === 'running' ? chalk.yellow('running…') : candidate.state === 'completed' ? 'completed' : chalk.yellow('stopped');
-  const rows = [truncateLine(`${mark}${picked}`, width), truncateLine(`${clean(who)} · ${state}${candidate.error ? ` (${clean(candidate.error)})` : ''}`, width)];
+  const rows = [
+    truncateLine(`${mark}${picked}`, width),
+    truncateLine(`${clean(who)} · ${state}${candidate.error ? ` (${clean(candidate.error)})` : ''}`, width),
+  ];
   if (candidate.state !== 'running') {
-    const figures = candidateFigures(candidate)
-      .replace('verify ✓', chalk.green('verify ✓'))
-      .replace('verify ✗', chalk.red('verify ✗'));
+    const figures = candidateFigures(candidate).replace('verify ✓', chalk.green('verify ✓')).replace('verify ✗', chalk.red('verify ✗'));
     rows.push(...wrapLines(figures, width));
     if (candidate.verdict?.notes) rows.push(...wrapLines(chalk.dim(clean(candidate.verdict.notes)), width));
     if (candidate.files.list.length) rows.push(...wrapLines(chalk.dim(`files: ${clean(candidate.files.list.join(', '))}`), width));
@@ -83,7 +84,8 @@ function footer(view: BestOfState | undefined, base: string): string {
     const others = view.record.candidates.length - 1;
     return chalk.yellow(`Merge ${confirming.name} into ${base} and remove all ${others + 1} candidates' worktrees and branches? y yes · n no`);
   }
-  if (confirming?.kind === 'discard') return chalk.yellow(`Discard all ${view.record.candidates.length} candidates (worktrees and branches), merging none? y yes · n no`);
+  if (confirming?.kind === 'discard')
+    return chalk.yellow(`Discard all ${view.record.candidates.length} candidates (worktrees and branches), merging none? y yes · n no`);
   if (view.record.outcome.kind !== 'waiting') return '';
   return chalk.dim(view.detail ? 'Esc: back to the comparison · p pick it' : '←/→ candidate · d its diff · p pick it · x discard all · Esc closes');
 }

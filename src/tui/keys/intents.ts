@@ -164,7 +164,10 @@ export function createIntents({ store, controller, history, quit, paneSize, view
       const view = store.getState().bestOf;
       if (!view || view.busy) return;
       if (view.record.outcome.kind !== 'waiting') {
-        return controller.flash(view.record.outcome.kind === 'running' ? 'the candidates are still at work: pick once they are done' : 'this best-of run is over', 'warn');
+        return controller.flash(
+          view.record.outcome.kind === 'running' ? 'the candidates are still at work: pick once they are done' : 'this best-of run is over',
+          'warn',
+        );
       }
       const candidate = view.record.candidates[view.selected]!;
       act.patchBestOf(store, { confirming: kind === 'pick' ? { kind: 'pick', name: candidate.name } : { kind: 'discard' } });

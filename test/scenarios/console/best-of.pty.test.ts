@@ -87,7 +87,7 @@ describeSandboxed('/best-of in the console', () => {
       tty.press('enter');
 
       // The comparison, once the reviewer's verdict is in.
-      let screen = await tty.waitForText("waiting for your pick (the reviewer would merge best1-3)");
+      let screen = await tty.waitForText('waiting for your pick (the reviewer would merge best1-3)');
       if (cols >= 160) {
         // One column per candidate, side by side: the three names on one row, each summary row under its name.
         const names = rowsOf(screen).find((row) => row.includes('│') && row.includes('best1-1') && row.includes('best1-2') && row.includes('best1-3'));
