@@ -51,10 +51,11 @@ Usage:
                                         or --deny, telling the agent TEXT (--list: as huddle approvals)
   huddle workflow run FILE              run the phases of agents a workflow module exports; run again, it goes on
                                         where it stopped (docs/workflows.md)
-  huddle best-of N "TASK" [--models A,B] [--agents huddle,claude-code] [--verify CMD] [--pick auto|K|none]
-                                        the task on N candidates, each in its own worktree; their diffs, verify,
-                                        cost and a reviewer's verdict compared (docs/best-of.md)
-  huddle pick K|auto|none [--id ID]     merge candidate K of the last best-of run, remove the rest
+  huddle best-of N "TASK" [--verify CMD] the task on N candidates, each in its own worktree (--models A,B,
+                                        --agents huddle,claude-code); their diffs, verify, cost and a reviewer's
+                                        verdict compared (--pick auto|K|none picks at once; docs/best-of.md)
+  huddle pick K|auto|none [--pr]        merge candidate K of the last best-of run (--pr: open it as a pull
+                                        request), remove the rest
   huddle rewind [ID [--files PATH…]]    the workspace's checkpoints (taken before agents' commands and writes);
                                         with ID: the workspace put back as it was then (itself undoable)
   huddle mcp --as NAME                  huddle's MCP server (stdio) for an external agent that is teammate NAME

@@ -15,7 +15,11 @@ import { openSession } from '../session/open-session.js';
 import { resolveSettings, StartupError } from '../session/settings.js';
 import type { TeamSession } from '../session/team-session.js';
 import { BestOfRun } from '../session/best-of-run.js';
-import { pickBestOf } from '../session/best-of-pick.js';
+import { pickBestOf, type PickShipping } from '../session/best-of-pick.js';
+import { githubClient } from '../runtime/forge/github.js';
+import { parseRepoName, repoOfRemote } from '../runtime/forge/github-repo.js';
+import { githubToken } from '../runtime/forge/github-token.js';
+import { remoteUrl } from '../runtime/forge/push.js';
 
 const OPTIONS = {
   models: { type: 'string' },
@@ -148,25 +152,47 @@ export async function runBestOfCommand(argv: string[]): Promise<number> {
   return code;
 }
 
-/** `huddle pick [--id ID] K|NAME|auto|none`: the latest best-of run's pick (or run ID's). */
+const PICK_OPTIONS = {
+  cwd: { type: 'string' },
+  id: { type: 'string' },
+  'output-format': { type: 'string' },
+  pr: { type: 'boolean' },
+  remote: { type: 'string' },
+  'pr-repo': { type: 'string' },
+  'github-api-url': { type: 'string' },
+} as const;
+
+/** --pr: where the pick goes (the remote, and GitHub when the remote is there or --pr-repo names it); a string says why not. */
+async function shipping(root: string, values: { remote?: string; 'pr-repo'?: string; 'github-api-url'?: string }): Promise<PickShipping | string> {
+  const name = values.remote ?? 'origin';
+  const url = await remoteUrl(root, name);
+  if (!url) return `the workspace has no remote '${name}' to push the pick to; merge it here instead (huddle pick K), or name one with --remote`;
+  const apiUrl = values['github-api-url'];
+  const host = apiUrl ? new URL(apiUrl).hostname : 'github.com';
+  const repo = values['pr-repo'] ? parseRepoName(values['pr-repo']) : repoOfRemote(url, host);
+  if (values['pr-repo'] && !repo) return `--pr-repo takes OWNER/REPO, not '${values['pr-repo']}'`;
+  const token = githubToken(process.env, apiUrl ? host : undefined);
+  return { remote: { name, url }, token, ...(repo ? { github: { client: githubClient({ token, baseUrl: apiUrl }), repo } } : {}) };
+}
+
+/** `huddle pick [--id ID] K|NAME|auto|none [--pr]`: the latest best-of run's pick (or run ID's). */
 export async function runPickCommand(argv: string[]): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({
-      args: argv,
-      options: { cwd: { type: 'string' }, id: { type: 'string' }, 'output-format': { type: 'string' } },
-      allowPositionals: true,
-    });
+    parsed = parseArgs({ args: argv, options: PICK_OPTIONS, allowPositionals: true });
   } catch (error) {
     return usage(`huddle pick: ${(error as Error).message.split('. ')[0]}`);
   }
   const [choice, ...extra] = parsed.positionals;
-  if (!choice || extra.length) return usage('usage: huddle pick K|NAME|auto|none [--id ID]');
+  if (!choice || extra.length) return usage('usage: huddle pick K|NAME|auto|none [--id ID] [--pr]');
   const id = parsed.values.id === undefined ? undefined : Number(parsed.values.id);
   if (id !== undefined && !(Number.isInteger(id) && id > 0)) return usage(`--id takes a best-of run's number, not '${parsed.values.id}'`);
   const root = path.resolve(parsed.values.cwd ?? process.cwd());
+  if (parsed.values.pr && choice === 'none') return usage('--pr opens the pick as a pull request: pick a candidate (K, NAME or auto), not none');
+  const ship = parsed.values.pr ? await shipping(root, parsed.values) : undefined;
+  if (typeof ship === 'string') return fail(ship);
   try {
-    const record = await pickBestOf(root, choice, id);
+    const record = await pickBestOf(root, choice, id, ship);
     const out =
       parsed.values['output-format'] === 'json'
         ? JSON.stringify(record)

@@ -2,8 +2,9 @@
 // API, real git, worktrees and the sandbox. Three candidates write different answers (one fails the
 // verify command, one leaves a file uncommitted); the reviewer's verdict comes through best_of_verdict;
 // the comparison lists all three; `huddle pick auto` merges the reviewer's pick into the base, removes
-// every candidate's worktree and branch, and leaves the person's uncommitted work as it was.
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+// every candidate's worktree and branch, and leaves the person's uncommitted work as it was. `huddle pick K
+// --pr` pushes the pick to the remote and opens its pull request on the fake GitHub instead.
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterEach, beforeEach, expect, it } from 'vitest';
@@ -12,6 +13,7 @@ import { describeSandboxed } from '../../helpers/sandbox-arena.js';
 import { reply, replyText, startFakeApi, toolUse, type FakeApi, type RecordedRequest, type Scripted } from '../../helpers/fake-api.js';
 import { makeWorkspace, runCli, type Workspace } from '../../helpers/run-cli.js';
 import { TEST_GIT_IDENTITY } from '../../helpers/git-identity.js';
+import { startFakeGitHub } from '../../helpers/fake-github.js';
 
 const RUN_TIMEOUT_MS = 180_000;
 const VERIFY = 'grep -qx 42 answer.txt';
@@ -36,8 +38,8 @@ afterEach(async () => {
   ws.cleanup();
 });
 
-function huddle(args: string[]) {
-  return runCli(args, { cwd: ws.dir, timeoutMs: RUN_TIMEOUT_MS, env: { ANTHROPIC_BASE_URL: api.url, ...TEST_GIT_IDENTITY } });
+function huddle(args: string[], env: Record<string, string> = {}) {
+  return runCli(args, { cwd: ws.dir, timeoutMs: RUN_TIMEOUT_MS, env: { ANTHROPIC_BASE_URL: api.url, ...TEST_GIT_IDENTITY, ...env } });
 }
 
 /** What each candidate writes: best1-2's answer fails the verify; best1-3 leaves its notes uncommitted. */
@@ -132,6 +134,44 @@ describeSandboxed('huddle best-of', () => {
       expect(again.code).toBe(1);
       expect(again.stderr).toMatch(/^huddle: best-of #1 is over: merged huddle\/best1-3 into main/);
       expect(JSON.parse(readFileSync(path.join(ws.dir, '.team', 'best-of', '1.json'), 'utf8')).outcome.kind).toBe('merged');
+    },
+    RUN_TIMEOUT_MS * 2,
+  );
+
+  it(
+    'opens the pick as a pull request with --pr: pushed by huddle, the other candidates removed, the base untouched',
+    async () => {
+      const TOKEN = 'ghp_huddlepicktoken0123456789abcdefghij';
+      const github = await startFakeGitHub({ token: TOKEN });
+      const remote = path.join(ws.dir, '..', `${path.basename(ws.dir)}-remote.git`);
+      try {
+        await execa('git', ['init', '-q', '--bare', '-b', 'main', remote], { env: TEST_GIT_IDENTITY });
+        await git('remote', 'add', 'origin', remote);
+        script();
+        const run = await huddle(['best-of', '3', 'Write the answer to answer.txt', '--verify', VERIFY, '--trust']);
+        expect(run.code).toBe(0);
+        const head = await git('rev-parse', 'HEAD');
+
+        const pick = await huddle(['pick', '1', '--pr', '--github-api-url', github.url, '--pr-repo', 'acme/app'], { GH_TOKEN: TOKEN });
+        expect(pick.stderr).toBe('');
+        expect(pick.code).toBe(0);
+        expect(pick.stdout).toMatch(/pushed huddle\/best1-1 to origin; opened \S+ \(into main\)/);
+        expect(github.violations).toEqual([]);
+        expect(github.pulls.map((pr) => [pr.head, pr.base])).toEqual([['huddle/best1-1', 'main']]);
+        expect(github.pulls[0]!.body).toContain('best1-1');
+        expect((await execa('git', ['branch', '--list'], { cwd: remote })).stdout).toContain('huddle/best1-1');
+        // The pick's branch stays for its pull request; the others are gone; nothing was merged here.
+        expect(await git('branch', '--list', 'huddle/*')).toBe('  huddle/best1-1');
+        expect(await git('rev-parse', 'HEAD')).toBe(head);
+        expect(existsSync(path.join(ws.dir, '.team', 'worktrees', 'best1-2'))).toBe(false);
+        expect(JSON.parse(readFileSync(path.join(ws.dir, '.team', 'best-of', '1.json'), 'utf8')).outcome).toMatchObject({
+          kind: 'pull_request',
+          candidate: 'best1-1',
+        });
+      } finally {
+        rmSync(remote, { recursive: true, force: true });
+        await github.close();
+      }
     },
     RUN_TIMEOUT_MS * 2,
   );
