@@ -9,7 +9,6 @@ import { pinRepository, runGit } from '../runtime/git/host-git.js';
 import { mergeKeepingWork } from '../runtime/workspace/merge-keeping-work.js';
 import { removeWorktree, worktreeStatus } from '../runtime/workspace/worktree.js';
 import type { Octokit } from '@octokit/rest';
-import { openPullRequest } from '../runtime/forge/github.js';
 import type { GitHubRepo } from '../runtime/forge/github-repo.js';
 import { pushBranch } from '../runtime/forge/push.js';
 import { comparisonLines } from '../runtime/record/best-of-record.js';
@@ -90,6 +89,8 @@ async function shipPick(root: string, record: BestOfRecord, branch: string, ship
     '',
     '_Opened by huddle for its candidate; the candidate never held a credential._',
   ].join('\n');
+  // Octokit is loaded for a pull request only (the console and a merge never need it).
+  const { openPullRequest } = await import('../runtime/forge/github.js');
   const pr = await openPullRequest(ship.github.client, {
     ...ship.github.repo,
     head: branch,
