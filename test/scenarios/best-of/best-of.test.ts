@@ -77,6 +77,19 @@ function script(): void {
   });
 }
 
+it('answers bad input and a pick with nothing to pick from in one line each', async () => {
+  const few = await huddle(['best-of', '1', 'Do it']);
+  expect([few.code, few.stderr.split('\n')[0]]).toEqual([2, 'huddle: usage: huddle best-of N "TASK" (N from 2 to 8)']);
+  const agents = await huddle(['best-of', '2', 'Do it', '--agents', 'robot']);
+  expect(agents.code).toBe(2);
+  expect(agents.stderr).toMatch(/^huddle: --agents takes huddle or claude-code, /);
+  const none = await huddle(['pick', '1']);
+  expect([none.code, none.stderr]).toEqual([1, `huddle: no best-of run in ${ws.dir} (huddle best-of N "task" starts one)\n`]);
+  const noRemote = await huddle(['pick', '1', '--pr']);
+  expect(noRemote.code).toBe(1);
+  expect(noRemote.stderr).toMatch(/^huddle: the workspace has no remote 'origin' to push the pick to; /);
+});
+
 describeSandboxed('huddle best-of', () => {
   it(
     'compares three candidates, merges the pick into the base and removes them all, keeping the uncommitted work',
