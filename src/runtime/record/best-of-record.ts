@@ -4,6 +4,7 @@
 // candidates, and added to the run record as `best_of`.
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 import * as z from 'zod';
 import { writeJsonAtomicSync } from '../fs/atomic-file.js';
 
@@ -186,8 +187,17 @@ export function outcomeLine(record: BestOfRecord): string {
   }
 }
 
+/** What an agent wrote (notes, a reason, file names), made safe to print: no escape sequences, no control characters. */
+function plain(text: string): string {
+  return stripVTControlCharacters(text).replace(/[\u0000-\u001f\u007f]/g, ' ');
+}
+
 /** The comparison as text: a head line, one block per candidate, the verdict (headless, the record). */
 export function comparisonLines(record: BestOfRecord): string[] {
+  return comparisonText(record).map(plain);
+}
+
+function comparisonText(record: BestOfRecord): string[] {
   const lines = [`best-of-${record.candidates.length} #${record.id} on ${record.base}: ${record.task.split('\n')[0]}`];
   for (const candidate of record.candidates) {
     const who = [candidate.agent, candidate.model].filter(Boolean).join(' ');
