@@ -112,9 +112,10 @@ export async function runBestOfCommand(argv: string[]): Promise<number> {
   process.once('SIGTERM', onSignal);
 
   let record: BestOfRecord | undefined;
+  let run: BestOfRun | undefined;
   let code = 0;
   try {
-    const run = new BestOfRun(session, {
+    run = new BestOfRun(session, {
       task,
       n,
       models: list(values.models).map(resolveModelAlias),
@@ -125,10 +126,12 @@ export async function runBestOfCommand(argv: string[]): Promise<number> {
     });
     const outcome = await Promise.race([run.run(), interrupted]);
     if (outcome === 'interrupted') {
-      say('interrupted; the candidates keep their worktrees (huddle pick none removes them)');
+      run.abandon('interrupted');
+      say('interrupted; the candidates keep their worktrees as they are (huddle pick K merges one, huddle pick none removes them)');
       code = INTERRUPTED;
     } else record = outcome;
   } catch (error) {
+    run?.abandon('the run failed');
     say(`failed: ${(error as Error).message.split('\n')[0]}`);
     code = 1;
   }

@@ -131,6 +131,22 @@ export class BestOfRun {
     return this.#record;
   }
 
+  /**
+   * The run cut short (interrupted, failed): candidates still at work are marked stopped and the comparison
+   * waits for a pick as it is, so that `huddle pick` can merge one, or remove them all with `none`.
+   */
+  abandon(why: string): void {
+    const record = this.#record;
+    if (!record || record.outcome.kind !== 'running') return;
+    for (const candidate of record.candidates) {
+      if (candidate.state !== 'running') continue;
+      candidate.state = 'stopped';
+      candidate.error = why;
+    }
+    record.outcome = { kind: 'waiting' };
+    this.#changed();
+  }
+
   async #runCandidate(candidate: BestOfCandidate, baseCommit: string): Promise<void> {
     const started = Date.now();
     const ended = this.#untilEnded(candidate.name, candidate.task_id);

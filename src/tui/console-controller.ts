@@ -50,6 +50,8 @@ export class ConsoleController implements CommandIntents {
   }
 
   close(): void {
+    // A best-of run cut short by quitting waits for a pick as it is (huddle pick K, or none to remove them).
+    this.#bestOf?.abandon('the console closed before it ended');
     this.#unsubscribeBoard();
     this.#detachPerson();
   }

@@ -6,6 +6,7 @@
 // --pr` pushes the pick to the remote and opens its pull request on the fake GitHub instead.
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { execa } from 'execa';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import '../../helpers/isolated-config.js';
@@ -185,6 +186,51 @@ describeSandboxed('huddle best-of', () => {
         rmSync(remote, { recursive: true, force: true });
         await github.close();
       }
+    },
+    RUN_TIMEOUT_MS * 2,
+  );
+
+  it(
+    'interrupted, keeps the candidates as they are for a pick; huddle pick none then removes them all',
+    async () => {
+      // Each candidate commits its answer, then its next model call hangs until the run is interrupted.
+      api.respond((request) => {
+        if (!/^best1-\d$/.test(request.agent ?? '')) return undefined;
+        const history = JSON.stringify(request.body?.messages ?? []);
+        if (history.includes('tool_result')) return { kind: 'hang' };
+        return reply(
+          toolUse('write_file', { path: 'answer.txt', content: '42\n' }),
+          toolUse('bash', { command: `git add answer.txt && git commit -q -m "${request.agent}: the answer"` }),
+        );
+      });
+      writeFileSync(path.join(ws.dir, 'README.md'), '# app\n\nwork in progress\n');
+      let child: ChildProcess | undefined;
+      const running = runCli(['best-of', '3', 'Write the answer to answer.txt', '--trust'], {
+        cwd: ws.dir,
+        timeoutMs: RUN_TIMEOUT_MS,
+        env: { ANTHROPIC_BASE_URL: api.url, ...TEST_GIT_IDENTITY },
+        onSpawn: (spawned) => (child = spawned),
+      });
+      // Three first calls, three second calls (each hanging): every candidate has committed.
+      await api.waitForRequests(6, RUN_TIMEOUT_MS);
+      child!.kill('SIGINT');
+      const run = await running;
+      expect(run.code).toBe(130);
+      expect(run.stderr).toContain('interrupted; the candidates keep their worktrees as they are');
+      const kept = JSON.parse(readFileSync(path.join(ws.dir, '.team', 'best-of', '1.json'), 'utf8'));
+      expect(kept.outcome).toEqual({ kind: 'waiting' });
+      expect(kept.candidates.map((c: { state: string; error?: string }) => [c.state, c.error])).toEqual(Array(3).fill(['stopped', 'interrupted']));
+      expect(await git('branch', '--list', 'huddle/*')).toMatch(/best1-1[\s\S]*best1-2[\s\S]*best1-3/);
+
+      const pick = await huddle(['pick', 'none']);
+      expect(pick.stderr).toBe('');
+      expect(pick.code).toBe(0);
+      expect(pick.stdout).toMatch(
+        /^no candidate merged; all 3 discarded\nbest1-1: removed \.team\/worktrees\/best1-1; deleted huddle\/best1-1 with 1 unmerged commit/,
+      );
+      expect(await git('branch', '--list', 'huddle/*')).toBe('');
+      expect(readFileSync(path.join(ws.dir, 'README.md'), 'utf8')).toBe('# app\n\nwork in progress\n');
+      expect(existsSync(path.join(ws.dir, 'answer.txt'))).toBe(false);
     },
     RUN_TIMEOUT_MS * 2,
   );
