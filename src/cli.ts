@@ -51,6 +51,11 @@ Usage:
                                         or --deny, telling the agent TEXT (--list: as huddle approvals)
   huddle workflow run FILE              run the phases of agents a workflow module exports; run again, it goes on
                                         where it stopped (docs/workflows.md)
+  huddle best-of N "TASK" [--verify CMD] the task on N candidates, each in its own worktree (--models A,B,
+                                        --agents huddle,claude-code); their diffs, verify, cost and a reviewer's
+                                        verdict compared (--pick auto|K|none picks at once; docs/best-of.md)
+  huddle pick K|auto|none [--pr]        merge candidate K of the last best-of run (--pr: open it as a pull
+                                        request), remove the rest
   huddle rewind [ID [--files PATH…]]    the workspace's checkpoints (taken before agents' commands and writes);
                                         with ID: the workspace put back as it was then (itself undoable)
   huddle mcp --as NAME                  huddle's MCP server (stdio) for an external agent that is teammate NAME
@@ -611,6 +616,10 @@ async function main(): Promise<void> {
   if (argv[0] === 'run' || argv[0] === 'merge') {
     const { runBacklogCommand, runMergeCommand } = await import('./faces/backlog-cli.js');
     process.exit(await (argv[0] === 'run' ? runBacklogCommand : runMergeCommand)(argv.slice(1)));
+  }
+  if (argv[0] === 'best-of' || argv[0] === 'pick') {
+    const { runBestOfCommand, runPickCommand } = await import('./faces/best-of-cli.js');
+    process.exit(await (argv[0] === 'best-of' ? runBestOfCommand : runPickCommand)(argv.slice(1)));
   }
   if ((SUBCOMMANDS as readonly string[]).includes(argv[0] ?? '')) process.exit(await runSubcommand(argv[0] as Subcommand, argv.slice(1)));
   const options = parse(argv);

@@ -45,6 +45,16 @@ export interface TeamContext {
   sessionContext?: string | undefined;
   /** A backlog run's shipping (docs/backlog.md#shipping): gives the lead open_pull_request. */
   ship?: Shipper | undefined;
+  /** A best-of-N run's reviewer (docs/best-of.md): gives that teammate best_of_verdict. */
+  verdicts?: VerdictReceiver | undefined;
+}
+
+/** Where a best-of-N reviewer's verdict goes (session/best-of-run.ts). */
+export interface VerdictReceiver {
+  /** True for the run's reviewer, the one agent that gets the tool. */
+  accepts(agent: string): boolean;
+  /** Keeps the verdict; returns why it is refused (an unknown candidate), else undefined. */
+  record(verdict: { pick: string; reason: string; candidates: Array<{ name: string; score: number; notes: string }> }, by: string): string | undefined;
 }
 
 /** Pushes an issue's branch and opens its pull request, in huddle's own process (the agent never holds a credential). */

@@ -5,8 +5,12 @@ import { PERSON_SENDER } from '../runtime/vocabulary.js';
 import type { TeamSession } from '../session/team-session.js';
 import type { TeammateKind } from '../agents/external/launch.js';
 import { EventStream } from './event-stream.js';
+import { BestOfRun } from '../session/best-of-run.js';
+import { pickBestOf } from '../session/best-of-pick.js';
 import type {
   ApprovalDecision,
+  BestOfOptions,
+  BestOfRecord,
   ApprovalRequest,
   CloseOptions,
   CreateTaskOptions,
@@ -180,6 +184,28 @@ export class Team {
   /** Answers a request of `waitingForYou()` (`approve`, `deny`, or `always` to allow-list it); one line saying what happened. */
   approve(id: string, decision: ApprovalDecision = 'approve', reason?: string): string {
     return this.#session.answer(id, decision, reason);
+  }
+
+  // ---- best-of-N --------------------------------------------------------------------------------
+
+  /**
+   * Runs `task` on `n` candidates at once, each a teammate in its own worktree and branch; then a reviewer
+   * compares their diffs and gives its verdict. Resolves with the comparison (also kept in
+   * `.team/best-of/<id>.json`), its candidates waiting for `pick()`.
+   */
+  bestOf(options: BestOfOptions): Promise<BestOfRecord> {
+    const { onProgress, ...rest } = options;
+    return new BestOfRun(this.#session, { ...rest, ...(onProgress ? { say: onProgress } : {}) }).run();
+  }
+
+  /**
+   * Merges candidate `choice` (its name or number; `auto`: the reviewer's pick) of best-of run `id` (default:
+   * the latest) into the branch it started from, keeping uncommitted work in the workspace, and removes every
+   * candidate's worktree and branch; `none` removes them all, merging nothing. Rejects with one line saying
+   * why when it cannot (a conflict, an overlap with uncommitted edits), having changed nothing.
+   */
+  pick(choice: string, id?: number): Promise<BestOfRecord> {
+    return pickBestOf(this.#session.workspace.root, choice, id);
   }
 
   // ---- spend and closing -----------------------------------------------------------------------

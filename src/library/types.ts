@@ -7,6 +7,7 @@ export type { Message, MessageType } from '../runtime/store/bus.js';
 export type { Member } from '../runtime/store/roster.js';
 export type { ApprovalRequest, ApprovalDecision } from '../runtime/store/approvals.js';
 export type { MemberStatus, PermissionMode } from '../runtime/vocabulary.js';
+export type { BestOfRecord, BestOfCandidate, BestOfVerdict, BestOfOutcome } from '../runtime/record/best-of-record.js';
 import type { PermissionMode } from '../runtime/vocabulary.js';
 
 /** Which agent runs a teammate: huddle's own loop, or an external CLI in a terminal. */
@@ -89,4 +90,21 @@ export interface Spend {
   /** Per agent, the lead first. */
   agents: Array<{ name: string; costUsd: number; modelCalls: number }>;
   costUsd: number;
+}
+
+/** A best-of-N run (docs/best-of.md): one task on N candidates, each in its own worktree and branch. */
+export interface BestOfOptions {
+  task: string;
+  /** How many candidates: 2 to 8. */
+  n: number;
+  /** Models, one per candidate in turn (cycled); none: the team's model. */
+  models?: string[];
+  /** Agents, one per candidate in turn (cycled); none: huddle's own loop. */
+  agents?: AgentKind[];
+  /** Gates each candidate's task, and is run in each worktree once it ended: a column of the comparison. */
+  verify?: string;
+  /** The reviewer's model (default: the team's). */
+  reviewerModel?: string;
+  /** One line per step (a candidate started, ended; the reviewer). */
+  onProgress?: (line: string) => void;
 }

@@ -10,7 +10,7 @@ import { mintPersonKey } from './person-key.js';
 import type { TeamSession } from './team-session.js';
 
 /** Starts the session's control socket; a failure is a warning, never the end of the run. */
-export async function openControl(session: TeamSession, face: 'console' | 'headless' | 'library' | 'workflow'): Promise<void> {
+export async function openControl(session: TeamSession, face: 'console' | 'headless' | 'library' | 'workflow' | 'best-of'): Promise<void> {
   try {
     // What `huddle mcp --as NAME` over the store must show: the person's, never an agent's (person-key.ts).
     mintPersonKey(session.workspace.teamDir);

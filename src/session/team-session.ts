@@ -16,7 +16,8 @@ import type { UntrustedFile } from '../runtime/settings/trust.js';
 import type { Board, CreateTaskInput, Task, UpdateTaskInput } from '../runtime/store/board.js';
 import type { Bus, Message } from '../runtime/store/bus.js';
 import type { BacklogIssueRecord } from '../runtime/record/backlog-record.js';
-import type { Shipper } from '../agents/team-context.js';
+import type { BestOfRecord } from '../runtime/record/best-of-record.js';
+import type { Shipper, VerdictReceiver } from '../agents/team-context.js';
 import type { Member } from '../runtime/store/roster.js';
 import type { LoggedEvent } from '../runtime/store/event-store.js';
 import { StoreError, type TeamStore } from '../runtime/store/team-store.js';
@@ -87,6 +88,7 @@ export interface RecordedRun {
 export interface RecordExtras {
   sessionId?: string;
   backlog?: BacklogIssueRecord[];
+  bestOf?: BestOfRecord[];
 }
 
 export interface VerifyMark {
@@ -320,6 +322,7 @@ export class TeamSession {
       ...(options.outcome ? { outcome: options.outcome } : {}),
       ...(options.sessionId ? { sessionId: options.sessionId } : {}),
       ...(options.backlog ? { backlog: options.backlog } : {}),
+      ...(options.bestOf ? { bestOf: options.bestOf } : {}),
     });
     const file = await this.#store.events.saveRunRecord(record as unknown as Record<string, unknown>);
     return { record, file: this.workspace.relative(file) };
@@ -621,6 +624,11 @@ export class TeamSession {
       enableShipping: (ship) => team.enableShipping(ship),
       hold: () => team.hold(),
     };
+  }
+
+  /** A best-of-N run (session/best-of-run.ts): the teammate it names gets best_of_verdict when spawned; undefined ends it. */
+  enableVerdicts(receiver: VerdictReceiver | undefined): void {
+    this.#team.enableVerdicts(receiver);
   }
 
   /** Starts a teammate as the person (`by` the lead: as its spawn_teammate tool); `more`: its agent, model, worktree… */

@@ -22,6 +22,9 @@ import type { BacklogProgress } from '../session/backlog-progress.js';
 import { backlogDir, loadLocalBacklog } from '../runtime/backlog/local-backlog.js';
 import { issueBranch, issueSlugName, orderIssues } from '../runtime/backlog/issue.js';
 import { existsSync } from 'node:fs';
+import { BestOfRun, type BestOfOptions } from '../session/best-of-run.js';
+import { pickBestOf } from '../session/best-of-pick.js';
+import type { BestOfRecord } from '../runtime/record/best-of-record.js';
 
 export class ConsoleController implements CommandIntents {
   readonly store: ConsoleStore;
@@ -98,6 +101,8 @@ export class ConsoleController implements CommandIntents {
 
   close(): void {
     this.#stopBacklog?.();
+    // A best-of run cut short by quitting waits for a pick as it is (huddle pick K, or none to remove them).
+    this.#bestOf?.abandon('the console closed before it ended');
     this.#unsubscribeBoard();
     this.#detachPerson();
   }
@@ -263,6 +268,86 @@ export class ConsoleController implements CommandIntents {
       scroll: { ...state.scroll, [name]: undefined },
     }));
     return `diff of ${branch} against ${base}`;
+  }
+
+  #bestOf: BestOfRun | undefined;
+
+  /**
+   * `/best-of N TASK`: the run starts and its compare view opens at once, updated as candidates end;
+   * its diffs are read when each one ends. Resolves when the run has started (it goes on behind).
+   */
+  startBestOf(options: Omit<BestOfOptions, 'say'>): string {
+    if (this.#bestOf && this.#bestOf.record?.outcome.kind === 'running') throw new Error('a best-of run is under way already: /best-of shows it');
+    const run = new BestOfRun(this.#session, { ...options, say: (line) => this.flash(line) });
+    this.#bestOf = run;
+    run.onChange((record) => this.#showBestOf(record));
+    run.run().then(
+      (record) =>
+        this.flash(
+          `best-of-${record.candidates.length} #${record.id}: ${record.verdict?.pick ? `the reviewer would merge ${record.verdict.pick}` : 'no verdict'}; p picks the selected candidate`,
+        ),
+      (error: Error) => this.flash(`best-of failed: ${error.message.split('\n')[0]}`, 'error'),
+    );
+    return `best-of-${options.n} started: ${options.n} candidates in their own worktrees`;
+  }
+
+  /** `/best-of` alone: the last run's compare view again. */
+  reopenBestOf(): string | undefined {
+    if (!this.store.getState().bestOf) return undefined;
+    this.store.setState({ view: 'bestof', viewScroll: 0 });
+    return 'the last best-of run';
+  }
+
+  #showBestOf(record: BestOfRecord): void {
+    const copy = structuredClone(record);
+    this.store.setState((state) => {
+      const previous = state.bestOf?.record.id === copy.id ? state.bestOf : undefined;
+      // The reviewer's pick is selected once it is known, unless the person moved already.
+      const pickIndex = copy.verdict?.pick ? copy.candidates.findIndex((c) => c.name === copy.verdict?.pick) : -1;
+      const selected = previous && (previous.selected !== 0 || pickIndex < 0) ? previous.selected : Math.max(0, pickIndex);
+      return {
+        bestOf: {
+          record: copy,
+          selected,
+          diffs: previous?.diffs ?? {},
+          detail: previous?.detail ?? false,
+          confirming: previous?.confirming,
+          busy: previous?.busy ?? false,
+        },
+        ...(previous ? {} : { view: 'bestof' as const, viewScroll: 0 }),
+      };
+    });
+    for (const candidate of copy.candidates) {
+      if (candidate.state === 'running' || this.store.getState().bestOf?.diffs[candidate.name] !== undefined) continue;
+      this.#session.worktrees.diff(candidate.name).then(
+        (diff) => this.#setDiff(copy.id, candidate.name, diff.diff),
+        (error: Error) => this.#setDiff(copy.id, candidate.name, `(its diff could not be read: ${error.message})`),
+      );
+    }
+  }
+
+  #setDiff(id: number, name: string, diff: string): void {
+    // What a person comparing needs: the changes. git's blob ids, and the empty uncommitted part
+    // (huddle committed a candidate's leftovers), only take rows.
+    const text = diff
+      .replace(/^index [0-9a-f]+\.\.[0-9a-f]+.*\n/gm, '')
+      .replace(/^# uncommitted in \S+\n\(none\)$/m, '')
+      .trimEnd();
+    this.store.setState((state) => (state.bestOf?.record.id === id ? { bestOf: { ...state.bestOf, diffs: { ...state.bestOf.diffs, [name]: text } } } : state));
+  }
+
+  /** p then y (or x then y) in the compare view: the pick merged and every candidate removed; one line says what happened. */
+  async pickBestOf(choice: string): Promise<string> {
+    const view = this.store.getState().bestOf;
+    if (!view) throw new Error('no best-of run to pick from');
+    try {
+      const record = await pickBestOf(this.#session.workspace.root, choice, view.record.id);
+      this.store.setState((state) => (state.bestOf ? { bestOf: { ...state.bestOf, record: structuredClone(record), busy: false, detail: false } } : state));
+      return record.outcome.kind === 'merged' || record.outcome.kind === 'discarded' ? `${record.outcome.message}; candidates removed` : 'done';
+    } catch (error) {
+      this.store.setState((state) => (state.bestOf ? { bestOf: { ...state.bestOf, busy: false } } : state));
+      throw error;
+    }
   }
 
   /** `/worktree`: every teammate worktree and what it holds, one line each. */

@@ -39,7 +39,7 @@ import { restartAgent, type RestartHost, type RestartResult } from './restart.js
 import { resumeTeam, type ResumeHost, type ResumeReport } from './resume.js';
 import { isReviewerRole } from '../tools/review-tools.js';
 import { loadRoles } from './roles.js';
-import type { Shipper, TeamContext } from '../team-context.js';
+import type { Shipper, TeamContext, VerdictReceiver } from '../team-context.js';
 import { leadShipTools, leadToolset, teammateToolsets, type SpawnRequest, type TeamControl } from '../tools/team-tools.js';
 import { Teammate, type TeammateResume, type TeammateStart } from './teammate.js';
 import { placeOnWorker } from './placement.js';
@@ -157,6 +157,11 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
   enableShipping(ship: Shipper): void {
     this.ctx.ship = ship;
     for (const tool of leadShipTools(ship, this)) this.lead.loop.tools.add(tool);
+  }
+
+  /** A best-of-N run: its reviewer (`receiver.accepts`) gets best_of_verdict when it is spawned. */
+  enableVerdicts(receiver: VerdictReceiver | undefined): void {
+    this.ctx.verdicts = receiver;
   }
 
   /** What the settings say about a role (`roles.<role>`, its verify command); nothing without settings. */
@@ -388,7 +393,7 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
 
   /** A teammate's tools, prompt and loop, as on spawn; a resumed one waits for start() until its transcript is in place. */
   startTeammate(spec: TeammateStart, prompt: string, resume?: TeammateResume): Teammate {
-    const tools = teammateToolsets(this, this, { role: spec.role, roleTools: spec.roleDef?.tools, planModeRequired: spec.planModeRequired });
+    const tools = teammateToolsets(this, this, { name: spec.name, role: spec.role, roleTools: spec.roleDef?.tools, planModeRequired: spec.planModeRequired });
     const identity = { name: spec.name, role: spec.role, team: this.ctx.teamName };
     if (spec.agent) return this.#startExternal(spec, spec.agent, prompt, resume);
     const teammate = new Teammate(this.ctx, {

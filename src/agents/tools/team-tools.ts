@@ -21,6 +21,7 @@ import type { SandboxStatus } from '../../runtime/sandbox/status.js';
 import { throughPipeline, type PipelineDeps } from './tool-pipeline.js';
 import { shipTools } from './ship-tools.js';
 import { subagentTool } from './subagent-tool.js';
+import { verdictTools } from './verdict-tool.js';
 
 /** What the tool sets are made from: the team's stores, each agent's permission mode, the session's sandbox. */
 export interface ToolDeps {
@@ -107,12 +108,13 @@ export function leadToolset(team: TeamControl, deps: ToolDeps): ToolRegistry {
 export function teammateToolsets(
   team: TeamControl,
   deps: ToolDeps,
-  teammate: { role: string; roleTools: string[] | undefined; planModeRequired: boolean },
+  teammate: { name?: string; role: string; roleTools: string[] | undefined; planModeRequired: boolean },
 ): { start: ToolRegistry; full: ToolRegistry } {
   // A reviewer is handed reviews whatever its allow-list says; it must be able to decide them.
   const essentials = isReviewerRole(teammate.role) ? [...TEAMMATE_ESSENTIALS, ...REVIEW_TOOL_NAMES] : TEAMMATE_ESSENTIALS;
   const allowed = roleToolFilter(deps.ctx, teammate.role, teammate.roleTools, essentials);
-  const full = [...sharedTools(deps), ...teammateTools(team)].filter((tool) => allowed(tool.name));
+  // A best-of-N reviewer's verdict tool is its task: no allow-list takes it away.
+  const full = [...sharedTools(deps), ...teammateTools(team)].filter((tool) => allowed(tool.name)).concat(verdictTools(deps.ctx.verdicts, teammate.name));
   const start = teammate.planModeRequired ? [...full.filter(isReadOnly), readOnlyBashTool(), ...teammateTools(team), planSubmissionTool(team)] : full;
   return { start: registryOf(start, deps), full: registryOf(full, deps) };
 }

@@ -8,6 +8,7 @@ import type { Task } from '../store/board.js';
 import type { SpendFile } from '../store/spend-ledger.js';
 import type { GitChanges } from './git-changes.js';
 import type { BacklogIssueRecord } from './backlog-record.js';
+import type { BestOfRecord } from './best-of-record.js';
 import type { PlantedFile } from '../git/planted-git.js';
 
 /** Commands kept in the record; past this only the count grows. */
@@ -74,6 +75,8 @@ export interface RunRecord {
   model_calls: number;
   /** A backlog run (`huddle run --backlog`): one entry per issue (docs/backlog.md#the-record). */
   backlog?: BacklogIssueRecord[];
+  /** Best-of-N runs of this session: candidates, verdict, pick (docs/best-of.md#the-record). */
+  best_of?: BestOfRecord[];
 }
 
 export interface RecordEnd {
@@ -84,6 +87,7 @@ export interface RecordEnd {
   outcome?: RunRecord['outcome'];
   sessionId?: string;
   backlog?: BacklogIssueRecord[];
+  bestOf?: BestOfRecord[];
 }
 
 function emptyTally(): AgentTally {
@@ -234,6 +238,7 @@ export class RunRecorder {
       },
       model_calls: tally.calls,
       ...(end.backlog ? { backlog: end.backlog } : {}),
+      ...(end.bestOf?.length ? { best_of: end.bestOf } : {}),
     };
   }
 }

@@ -2,6 +2,7 @@
 import type { SlashCommand } from './types.js';
 import { agentNames, attempt, firstWord, teammateNames, usage } from './helpers.js';
 import { WORKTREE_COMMANDS } from './worktree-commands.js';
+import { BEST_OF_COMMAND } from './best-of-command.js';
 import { BUDGET_COMMANDS, taskSpendLines } from './budget-commands.js';
 import { SUPERVISION_COMMANDS } from './supervision-commands.js';
 import { SETTINGS_COMMANDS } from './settings-commands.js';
@@ -166,6 +167,7 @@ export const COMMANDS: SlashCommand[] = [
     run: () => ({ kind: 'quit' }),
   },
   ...WORKTREE_COMMANDS,
+  BEST_OF_COMMAND,
   ...BUDGET_COMMANDS,
   ...SUPERVISION_COMMANDS,
   ...SETTINGS_COMMANDS,

@@ -3,6 +3,7 @@
 // (lookups: agents, focus) and the intents below (ConsoleController implements them, over the
 // session): never the team.
 import type { ConsoleState, ViewName } from '../state/console-store.js';
+import type { AgentKind } from '../../runtime/settings/schema.js';
 
 /** What a command may ask for. */
 export interface CommandIntents {
@@ -42,6 +43,10 @@ export interface CommandIntents {
   describeCheckpoint(id: string): Promise<string | undefined>;
   /** Puts the workspace back as checkpoint `id` had it (only `files`, if given); says what it did and how to undo it. */
   rewind(id: string, files: string[]): Promise<string>;
+  /** `/best-of N TASK`: starts a best-of-N run and opens its compare view; says what it started. */
+  startBestOf(options: { task: string; n: number; models?: string[]; agents?: Array<'huddle' | AgentKind>; verify?: string }): string;
+  /** `/best-of`: the last run's compare view again (undefined: there is none). */
+  reopenBestOf(): string | undefined;
   /** A notice in an agent's pane. */
   note(agent: string, text: string, tone?: 'info' | 'warn' | 'error'): void;
   /** The person's shell in a pane (opened when none is), with `command` typed into it. */

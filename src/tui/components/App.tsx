@@ -22,6 +22,7 @@ import { StatusBar } from './StatusBar.js';
 import { TabBar } from './TabBar.js';
 import { BOARD_CHROME_ROWS, TaskBoardView } from './TaskBoardView.js';
 import { BacklogView } from './BacklogView.js';
+import { BEST_OF_CHROME_ROWS, BestOfView, bestOfContent } from './BestOfView.js';
 import { TerminalPane } from './TerminalPane.js';
 
 interface Props {
@@ -39,6 +40,8 @@ function viewSize(state: ConsoleState, columns: number, height: number): ScreenS
       return { shown: height - BOARD_CHROME_ROWS, total: state.tasks.length };
     case 'team':
       return { shown: height - ROSTER_CHROME_ROWS, total: state.order.length };
+    case 'bestof':
+      return { shown: height - BEST_OF_CHROME_ROWS, total: bestOfContent(state.bestOf, columns).lines.length };
     default:
       return { shown: height, total: 0 };
   }
@@ -102,6 +105,8 @@ export function App({ store, controller, history, quit }: Props) {
           <PageView store={store} width={columns} height={mainHeight} />
         ) : view === 'approvals' ? (
           <ApprovalsView store={store} width={columns} height={mainHeight} />
+        ) : view === 'bestof' ? (
+          <BestOfView store={store} width={columns} height={mainHeight} />
         ) : view === 'grid' ? (
           <GridView store={store} width={columns} height={mainHeight} />
         ) : terminal ? (

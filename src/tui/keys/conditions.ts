@@ -30,6 +30,10 @@ export const CONDITIONS = {
   denying: ({ state }: KeyContext) => state.denying !== undefined,
   /** The pane in view is scrolled up (not following its end). */
   paneScrolled: ({ state }: KeyContext) => state.view === 'pane' && state.scroll[state.focus] !== undefined,
+  /** /best-of's compare view asks whether to pick or discard (y or n answers). */
+  bestOfConfirming: ({ state }: KeyContext) => state.bestOf?.confirming !== undefined,
+  /** /best-of's compare view shows one candidate's whole diff. */
+  bestOfDetail: ({ state }: KeyContext) => state.bestOf?.detail === true,
   /** The cursor is on the input's first line (↑ goes to the history) or its last (↓ does). */
   cursorOnFirstLine: ({ state }: KeyContext) => !state.input.text.slice(0, state.input.cursor).includes('\n'),
   cursorOnLastLine: ({ state }: KeyContext) => !state.input.text.slice(state.input.cursor).includes('\n'),

@@ -39,6 +39,10 @@ export type IntentName =
   | 'approvals.select'
   | 'approvals.answer'
   | 'approvals.edit'
+  | 'bestof.select'
+  | 'bestof.detail'
+  | 'bestof.confirm'
+  | 'bestof.answer'
   | 'input.insert'
   | 'input.newline'
   | 'input.submit'
@@ -67,7 +71,7 @@ const ASK_DOC =
 export const WHEEL_ROWS = 3;
 
 /** Views over the pane that scroll with PgUp/PgDn, ↑/↓, Home/End and the wheel. */
-const SCROLLING_VIEWS = ['help', 'page', 'tasks', 'team'];
+const SCROLLING_VIEWS = ['help', 'page', 'tasks', 'team', 'bestof'];
 
 export const CONSOLE_BINDINGS: readonly ConsoleBinding[] = [
   // ── views over the pane ──
@@ -113,6 +117,77 @@ export const CONSOLE_BINDINGS: readonly ConsoleBinding[] = [
     when: ['inputEmpty'],
     exactKey: true,
     doc: 'edit the selected plan in $EDITOR (then y approves your text; an auto-approval waits anew)',
+  },
+  // /best-of's compare view: ←/→ pick a candidate, d its whole diff, p merges it and x discards them all (each asks y or n first).
+  {
+    layer: 'view',
+    views: ['bestof'],
+    keys: ['y', 'Y'],
+    intent: 'bestof.answer',
+    arg: 'y',
+    when: ['bestOfConfirming', 'inputEmpty'],
+    exactKey: true,
+    doc: 'best-of: yes, pick (or discard) as asked',
+  },
+  {
+    layer: 'view',
+    views: ['bestof'],
+    keys: ['n', 'N'],
+    intent: 'bestof.answer',
+    arg: 'n',
+    when: ['bestOfConfirming', 'inputEmpty'],
+    exactKey: true,
+    doc: 'best-of: no, leave the candidates as they are',
+  },
+  {
+    layer: 'view',
+    views: ['bestof'],
+    keys: ['escape'],
+    intent: 'bestof.answer',
+    arg: 'n',
+    when: ['bestOfConfirming'],
+    doc: 'best-of: no, leave the candidates as they are',
+  },
+  {
+    layer: 'view',
+    views: ['bestof'],
+    keys: ['escape'],
+    intent: 'bestof.detail',
+    arg: 'off',
+    when: ['bestOfDetail', 'inputEmpty'],
+    doc: 'best-of: back from a diff to the comparison',
+  },
+  { layer: 'view', views: ['bestof'], keys: ['left'], intent: 'bestof.select', arg: -1, when: ['inputEmpty'], doc: 'best-of: the candidate before' },
+  { layer: 'view', views: ['bestof'], keys: ['right'], intent: 'bestof.select', arg: 1, when: ['inputEmpty'], doc: 'best-of: the candidate after' },
+  {
+    layer: 'view',
+    views: ['bestof'],
+    keys: ['d', 'D'],
+    intent: 'bestof.detail',
+    arg: 'toggle',
+    when: ['inputEmpty'],
+    exactKey: true,
+    doc: "best-of: the selected candidate's whole diff",
+  },
+  {
+    layer: 'view',
+    views: ['bestof'],
+    keys: ['p', 'P'],
+    intent: 'bestof.confirm',
+    arg: 'pick',
+    when: ['inputEmpty'],
+    exactKey: true,
+    doc: 'best-of: merge the selected candidate and remove the rest (asks first)',
+  },
+  {
+    layer: 'view',
+    views: ['bestof'],
+    keys: ['x', 'X'],
+    intent: 'bestof.confirm',
+    arg: 'discard',
+    when: ['inputEmpty'],
+    exactKey: true,
+    doc: 'best-of: discard every candidate, merging none (asks first)',
   },
   // A search in the pane takes the typing; Enter and ↑ go to the match before, ↓ to the one after.
   { layer: 'view', views: ['search'], keys: ['escape'], intent: 'search.close', doc: 'end the search' },

@@ -161,6 +161,37 @@ export function createIntents({ store, controller, history, quit, paneSize, view
       const said = controller.editPlan(request.id);
       controller.flash(said.text, said.tone);
     },
+    'bestof.select': (_key, step) => act.selectBestOfCandidate(store, Number(step)),
+    'bestof.detail': (_key, how) => {
+      const view = store.getState().bestOf;
+      if (!view) return;
+      act.patchBestOf(store, { detail: how === 'off' ? false : !view.detail });
+      store.setState({ viewScroll: 0 });
+    },
+    'bestof.confirm': (_key, kind) => {
+      const view = store.getState().bestOf;
+      if (!view || view.busy) return;
+      if (view.record.outcome.kind !== 'waiting') {
+        return controller.flash(
+          view.record.outcome.kind === 'running' ? 'the candidates are still at work: pick once they are done' : 'this best-of run is over',
+          'warn',
+        );
+      }
+      const candidate = view.record.candidates[view.selected]!;
+      act.patchBestOf(store, { confirming: kind === 'pick' ? { kind: 'pick', name: candidate.name } : { kind: 'discard' } });
+    },
+    'bestof.answer': (_key, answer) => {
+      const view = store.getState().bestOf;
+      const confirming = view?.confirming;
+      if (!view || !confirming) return;
+      act.patchBestOf(store, { confirming: undefined });
+      if (answer !== 'y') return controller.flash('nothing picked; the candidates wait');
+      act.patchBestOf(store, { busy: true });
+      controller.pickBestOf(confirming.kind === 'pick' ? confirming.name : 'none').then(
+        (message) => controller.flash(message),
+        (error: unknown) => controller.flash(String((error as Error).message ?? error), 'error'),
+      );
+    },
     'input.insert': (key) => act.editInput(store, (buffer) => edit.insert(buffer, key.text)),
     'input.newline': editing((buffer) => edit.insert(buffer, '\n')),
     'input.deleteLeft': editing(edit.backspace),

@@ -2,7 +2,7 @@
 // one synchronous store update computed from the latest state (never from a rendered copy), so a
 // burst of keys applies in order however far React is behind.
 import { anchorRow, maxTop, rowAnchor, rowIndex, searchRows } from '../render/pane-window.js';
-import type { ConsoleState, ConsoleStore, TextPage, ViewName } from './console-store.js';
+import type { BestOfView, ConsoleState, ConsoleStore, TextPage, ViewName } from './console-store.js';
 import { EMPTY_INPUT, setText, type InputBuffer } from './input-buffer.js';
 
 /** The pane's transcript area while scrolled (the pane in view, laid out now): width and rows. */
@@ -178,4 +178,21 @@ export function toggleToolResults(store: ConsoleStore): void {
 /** Moves the selection in the "needs you" queue, staying on a request that exists. */
 export function selectApproval(store: ConsoleStore, step: number): void {
   store.setState((state) => ({ approvalIndex: Math.max(0, Math.min(state.approvals.length - 1, state.approvalIndex + step)) }));
+}
+
+// ---- /best-of ---------------------------------------------------------------------------------
+
+/** Changes the compare view's state (nothing when no best-of run is shown). */
+export function patchBestOf(store: ConsoleStore, patch: Partial<BestOfView>): void {
+  store.setState((state) => (state.bestOf ? { bestOf: { ...state.bestOf, ...patch } } : state));
+}
+
+/** The candidate before or after the selected one (wrapping); a page at 80 columns. */
+export function selectBestOfCandidate(store: ConsoleStore, step: number): void {
+  store.setState((state) => {
+    const view = state.bestOf;
+    if (!view) return state;
+    const n = view.record.candidates.length;
+    return { bestOf: { ...view, selected: (view.selected + step + n) % n }, viewScroll: 0 };
+  });
 }

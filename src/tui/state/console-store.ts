@@ -8,6 +8,7 @@ import type { Task } from '../../runtime/store/board.js';
 import type { TranscriptItem } from '../render/transcript-items.js';
 import type { PaneScroll } from '../render/pane-window.js';
 import type { MemberStatus } from '../../runtime/vocabulary.js';
+import type { BestOfRecord } from '../../runtime/record/best-of-record.js';
 
 /** A member's status, as the console shows it. */
 export type AgentStatus = MemberStatus;
@@ -63,7 +64,7 @@ export interface PaneSearch {
   match: number;
 }
 
-export type ViewName = 'pane' | 'tasks' | 'team' | 'help' | 'approvals' | 'grid' | 'page' | 'config' | 'mcp' | 'summary' | 'backlog';
+export type ViewName = 'pane' | 'tasks' | 'team' | 'help' | 'approvals' | 'grid' | 'page' | 'config' | 'mcp' | 'summary' | 'backlog' | 'bestof';
 
 /** /backlog: where the issues come from, each issue's row, and a line when no backlog is worked through. */
 export interface BacklogView {
@@ -71,6 +72,21 @@ export interface BacklogView {
   source: string | undefined;
   rows: BacklogRow[];
   note: string | undefined;
+}
+
+/** /best-of's compare view (docs/console.md#best-of): the run's comparison, the candidate selected, its diffs. */
+export interface BestOfView {
+  record: BestOfRecord;
+  /** The candidate selected (←/→): its column is marked; at 80 columns it is the page shown. */
+  selected: number;
+  /** Each candidate's diff, read once the candidate ended. */
+  diffs: Record<string, string>;
+  /** d: the selected candidate's whole diff instead of the comparison. */
+  detail: boolean;
+  /** p or x asked: y carries it out, n (or Esc) not. */
+  confirming?: { kind: 'pick'; name: string } | { kind: 'discard' } | undefined;
+  /** A pick or discard under way. */
+  busy: boolean;
 }
 
 /** A page of text a command shows as a view (/config, /mcp, /cost…): computed when opened, wrapped to the width when shown. */
@@ -148,6 +164,8 @@ export interface ConsoleState {
   page?: TextPage | undefined;
   /** /summary: the run record's lines, as last made. */
   summary: string[];
+  /** The last /best-of run of this console, for its compare view. */
+  bestOf?: BestOfView | undefined;
 }
 
 export type ConsoleStore = ReturnType<typeof createConsoleStore>;

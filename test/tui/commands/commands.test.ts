@@ -17,6 +17,8 @@ function context(calls: string[] = []): CommandContext {
     setModel: (model: string) => void calls.push(`model ${model}`),
     note: (agent: string, text: string) => void calls.push(`note ${agent} ${text.split('\n')[0]}`),
     summary: async () => (calls.push('summary'), ['run record: .team/logs/run-x.json']),
+    startBestOf: (options: unknown) => (calls.push(`best-of ${JSON.stringify(options)}`), 'best-of started'),
+    reopenBestOf: () => undefined,
   } as unknown as ConsoleController;
   return { controller, state: store.getState(), focus: 'lead' };
 }
@@ -44,6 +46,7 @@ describe('slash commands', () => {
         'merge',
         'diff',
         'worktree',
+        'best-of',
         'approvals',
         'budget',
         'config',
@@ -54,6 +57,31 @@ describe('slash commands', () => {
         'rewind',
       ].sort(),
     );
+  });
+
+  it('/best-of takes N, its flags (a quoted --verify command) and the task; bad input is one line', async () => {
+    const calls: string[] = [];
+    const ctx = context(calls);
+    expect(await runCommandLine('/best-of 3 --models opus,haiku --agents huddle,codex --verify "npm test -- -q" Fix the parser', ctx)).toEqual({
+      kind: 'ok',
+      message: 'best-of started',
+    });
+    expect(JSON.parse(calls[0]!.slice('best-of '.length))).toEqual({
+      task: 'Fix the parser',
+      n: 3,
+      // Aliases resolved to model ids, as --model does.
+      models: [expect.stringMatching(/^claude-opus/), expect.stringMatching(/^claude-haiku/)],
+      agents: ['huddle', 'codex'],
+      verify: 'npm test -- -q',
+    });
+    expect(await runCommandLine('/best-of', ctx)).toEqual({ kind: 'error', message: 'no best-of run yet: /best-of N TASK starts one' });
+    expect(await runCommandLine('/best-of 1 Fix it', ctx)).toMatchObject({ kind: 'error', message: expect.stringMatching(/^usage: \/best-of/) });
+    expect(await runCommandLine('/best-of 2 --agents robot Fix it', ctx)).toMatchObject({
+      kind: 'error',
+      message: expect.stringMatching(/^--agents takes huddle or /),
+    });
+    expect(await runCommandLine('/best-of 2 --verify', ctx)).toEqual({ kind: 'error', message: '--verify needs a value' });
+    expect(calls).toHaveLength(1);
   });
 
   it('runs commands with their arguments', async () => {

@@ -1,0 +1,214 @@
+// A best-of-N run (docs/best-of.md): one task given to N candidates, each in its own worktree, their
+// results side by side (files and lines changed, verify, cost, a reviewer's verdict) and what the person
+// picked. Kept in `.team/best-of/<id>.json` so that `huddle pick` (another process, later) finds the
+// candidates, and added to the run record as `best_of`.
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
+import * as z from 'zod';
+import { writeJsonAtomicSync } from '../fs/atomic-file.js';
+
+/** One candidate of a best-of-N run, as the comparison shows it. */
+export interface BestOfCandidate {
+  /** Its teammate name, `best<id>-<k>`; its branch is huddle/<name>. */
+  name: string;
+  branch: string;
+  /** huddle's own loop or an external CLI (claude-code, codex, …). */
+  agent: string;
+  model?: string | undefined;
+  task_id: number;
+  /** completed: its task was completed (its verify gate passed); stopped: it ended, or failed, without completing it. */
+  state: 'running' | 'completed' | 'stopped';
+  error?: string | undefined;
+  /** What its branch changed since the base: files, lines added and removed. */
+  files: { changed: number; added: number; removed: number; list: string[] };
+  commits: number;
+  /** The verify command run by huddle in its worktree once it ended; absent without one. */
+  verify?: { ok: boolean; summary: string } | undefined;
+  cost_usd: number;
+  model_calls: number;
+  wall_ms: number;
+  /** The reviewer's word on it: 0 (unusable) to 10 (merge as it is). */
+  verdict?: { score: number; notes: string } | undefined;
+}
+
+/** The reviewer's verdict, given through best_of_verdict. */
+export interface BestOfVerdict {
+  /** The reviewer's name. */
+  by: string;
+  /** The candidate it would merge, or null for none of them. */
+  pick: string | null;
+  reason: string;
+  cost_usd: number;
+}
+
+/** What became of a run: under way, waiting for the person's pick, merged, opened as a pull request, or all discarded. */
+export type BestOfOutcome =
+  | { kind: 'running' }
+  | { kind: 'waiting' }
+  | { kind: 'merged'; candidate: string; message: string }
+  | { kind: 'pull_request'; candidate: string; message: string }
+  | { kind: 'discarded'; message: string };
+
+/** A best-of-N run (docs/best-of.md#the-record). */
+export interface BestOfRecord {
+  id: number;
+  task: string;
+  /** The branch the candidates started from and the pick is merged into. */
+  base: string;
+  verify?: string | undefined;
+  started_at: string;
+  candidates: BestOfCandidate[];
+  verdict?: BestOfVerdict | undefined;
+  outcome: BestOfOutcome;
+  /** What was removed of each candidate (worktree, branch), in huddle's words. */
+  discarded: string[];
+}
+
+const candidateSchema = z.object({
+  name: z.string(),
+  branch: z.string(),
+  agent: z.string(),
+  model: z.string().optional(),
+  task_id: z.number(),
+  state: z.enum(['running', 'completed', 'stopped']),
+  error: z.string().optional(),
+  files: z.object({ changed: z.number(), added: z.number(), removed: z.number(), list: z.array(z.string()) }),
+  commits: z.number(),
+  verify: z.object({ ok: z.boolean(), summary: z.string() }).optional(),
+  cost_usd: z.number(),
+  model_calls: z.number(),
+  wall_ms: z.number(),
+  verdict: z.object({ score: z.number(), notes: z.string() }).optional(),
+});
+
+/** What .team/best-of/<id>.json must hold to be picked from (a file edited by hand is checked, not trusted). */
+const bestOfRecordSchema: z.ZodType<BestOfRecord> = z.object({
+  id: z.number().int().positive(),
+  task: z.string(),
+  base: z.string(),
+  verify: z.string().optional(),
+  started_at: z.string(),
+  candidates: z.array(candidateSchema),
+  verdict: z.object({ by: z.string(), pick: z.string().nullable(), reason: z.string(), cost_usd: z.number() }).optional(),
+  outcome: z.discriminatedUnion('kind', [
+    z.object({ kind: z.literal('running') }),
+    z.object({ kind: z.literal('waiting') }),
+    z.object({ kind: z.literal('merged'), candidate: z.string(), message: z.string() }),
+    z.object({ kind: z.literal('pull_request'), candidate: z.string(), message: z.string() }),
+    z.object({ kind: z.literal('discarded'), message: z.string() }),
+  ]),
+  discarded: z.array(z.string()),
+});
+
+export function bestOfDir(root: string): string {
+  return path.join(root, '.team', 'best-of');
+}
+
+/** The candidate names of run `id`: `best<id>-<k>` (an agent name, so also a branch huddle/<name>). */
+export function candidateName(id: number, k: number): string {
+  return `best${id}-${k}`;
+}
+
+export function reviewerName(id: number): string {
+  return `best${id}-judge`;
+}
+
+/** The next run's id: one past the highest kept. */
+export function nextBestOfId(root: string): number {
+  return Math.max(0, ...listIds(root)) + 1;
+}
+
+function listIds(root: string): number[] {
+  try {
+    return readdirSync(bestOfDir(root))
+      .map((file) => /^(\d+)\.json$/.exec(file)?.[1])
+      .filter((id): id is string => id !== undefined)
+      .map(Number);
+  } catch {
+    // No best-of run here yet.
+    return [];
+  }
+}
+
+export function saveBestOf(root: string, record: BestOfRecord): void {
+  mkdirSync(bestOfDir(root), { recursive: true });
+  writeJsonAtomicSync(path.join(bestOfDir(root), `${record.id}.json`), record);
+}
+
+/** Run `id`, or the latest run when none is named; a clear Error when there is none or it cannot be read. */
+export function loadBestOf(root: string, id?: number): BestOfRecord {
+  const chosen = id ?? Math.max(0, ...listIds(root));
+  if (!chosen) throw new Error(`no best-of run in ${root} (huddle best-of N "task" starts one)`);
+  const file = path.join(bestOfDir(root), `${chosen}.json`);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    throw new Error(`no best-of run #${chosen} in ${root} (runs kept: ${listIds(root).join(', ') || 'none'})`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  const parsed = bestOfRecordSchema.safeParse(json);
+  if (!parsed.success) throw new Error(`${path.relative(root, file)} is not a best-of record: ${parsed.error.issues[0]?.message ?? 'unreadable'}`);
+  return parsed.data;
+}
+
+/** A candidate by its name, or its number k (`2` is `best<id>-2`). */
+export function findCandidate(record: BestOfRecord, which: string): BestOfCandidate | undefined {
+  const name = /^\d+$/.test(which) ? candidateName(record.id, Number(which)) : which;
+  return record.candidates.find((candidate) => candidate.name === name);
+}
+
+/** One candidate's figures on one line: `2 files +12 −4 · verify ✓ · $0.0123 · 7/10`. */
+export function candidateFigures(candidate: BestOfCandidate): string {
+  const files = `${candidate.files.changed} file${candidate.files.changed === 1 ? '' : 's'} +${candidate.files.added} −${candidate.files.removed}`;
+  const verify = candidate.verify ? `verify ${candidate.verify.ok ? '✓' : '✗'}` : 'no verify';
+  const verdict = candidate.verdict ? `${candidate.verdict.score}/10` : 'no verdict';
+  return [files, verify, `$${candidate.cost_usd.toFixed(4)}`, verdict].join(' · ');
+}
+
+/** Where the run stands, in one line. */
+export function outcomeLine(record: BestOfRecord): string {
+  const outcome = record.outcome;
+  switch (outcome.kind) {
+    case 'running':
+      return 'running';
+    case 'waiting':
+      return record.verdict?.pick
+        ? `waiting for your pick (the reviewer would merge ${record.verdict.pick})`
+        : 'waiting for your pick (the reviewer picked none)';
+    default:
+      return outcome.message;
+  }
+}
+
+/** What an agent wrote (notes, a reason, file names), made safe to print: no escape sequences, no control characters. */
+function plain(text: string): string {
+  return stripVTControlCharacters(text).replace(/[\u0000-\u001f\u007f]/g, ' ');
+}
+
+/** The comparison as text: a head line, one block per candidate, the verdict (headless, the record). */
+export function comparisonLines(record: BestOfRecord): string[] {
+  return comparisonText(record).map(plain);
+}
+
+function comparisonText(record: BestOfRecord): string[] {
+  const lines = [`best-of-${record.candidates.length} #${record.id} on ${record.base}: ${record.task.split('\n')[0]}`];
+  for (const candidate of record.candidates) {
+    const who = [candidate.agent, candidate.model].filter(Boolean).join(' ');
+    const picked = record.verdict?.pick === candidate.name ? '  ← reviewer' : '';
+    lines.push(`  ${candidate.name}  ${who}  ${candidate.state}${candidate.error ? ` (${candidate.error})` : ''}${picked}`);
+    lines.push(`    ${candidateFigures(candidate)}`);
+    if (candidate.files.list.length) lines.push(`    files: ${candidate.files.list.join(', ')}`);
+    if (candidate.verify && !candidate.verify.ok) lines.push(`    ${candidate.verify.summary}`);
+    if (candidate.verdict?.notes) lines.push(`    ${candidate.verdict.notes}`);
+  }
+  if (record.verdict) lines.push(`verdict (${record.verdict.by}): ${record.verdict.pick ?? 'none'}: ${record.verdict.reason}`);
+  lines.push(outcomeLine(record));
+  return lines;
+}
