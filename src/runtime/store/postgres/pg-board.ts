@@ -404,7 +404,7 @@ export class PgBoard implements Board {
     work: (client: pg.PoolClient, read: pg.QueryResult | undefined) => Promise<Outcome<T>>,
   ): Promise<T> {
     const { team, channel, record } = this.#ctx;
-    type Recorder = Parameters<Parameters<NonNullable<typeof record>['around']>[0]>[0];
+    type Recorder = Parameters<Parameters<NonNullable<typeof record>['around']>[1]>[0];
     const run = (recordIn?: Recorder) =>
       write(
         this.#ctx,
@@ -413,8 +413,8 @@ export class PgBoard implements Board {
           const stamped = result.changes.map((change) => stamp(change));
           if (stamped.length) {
             // The change's task events (and this host's events before them) commit with it (pg-events.ts).
-            await recordIn?.(
-              client,
+            recordIn?.(
+              tx.finish,
               stamped.map(({ action, task }) => ({ agent: by, type: 'task', action, task })),
             );
             tx.finish(...storeChanges(team, stamped, { token }));
@@ -432,7 +432,7 @@ export class PgBoard implements Board {
           },
         },
       );
-    const outcome = await this.#guard(() => (record ? record.around((recordIn) => run(recordIn)) : run()));
+    const outcome = await this.#guard(() => (record ? record.around(by, (recordIn) => run(recordIn)) : run()));
     this.#announce(by, outcome.changes);
     if (outcome.changes.length) channel.announce(this.#ctx.db, { k: 'b', ids: outcome.changes.map((change) => change.task.id) });
     return outcome.value as T;
