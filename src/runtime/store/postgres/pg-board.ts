@@ -7,6 +7,10 @@
 // different tasks instead of queueing on the first; every other change (create, update, review
 // decisions, release) takes it exclusively, so a dependency check sees a graph no one else is
 // changing and ids are given out one at a time. A claim and a change never interleave.
+// (Measured: with claims and completions sharing it, no transaction waited on this lock in the
+// claim benchmark; what had serialised them was the event record's per-process chain, now per
+// agent: pg-events.ts.) A change's transaction ends in one round trip with COMMIT, so concurrent
+// claimers' and completers' commits reach the server together and one WAL flush serves several.
 import type pg from 'pg';
 import type { Board, BoardChange, BoardChangeListener, BoardProblem, BoardScan } from '../board.js';
 import { findCycles } from '../board/dependencies.js';

@@ -363,8 +363,8 @@ function inline(client: pg.ClientBase, sql: string, params: unknown[]): string {
 }
 
 /**
- * BEGIN, the fence check and the advisory lock of a write: one round trip (a simple query of
- * several statements, the values inlined); then the work's first statement, prepared. The host row stays locked FOR KEY SHARE until the
+ * BEGIN, the fence check, the advisory lock and the work's first statement (EXECUTE of a prepared
+ * one): one round trip (a simple query of several statements, the values inlined). The host row stays locked FOR KEY SHARE until the
  * transaction ends: the sweep that marks a host lapsed locks it FOR UPDATE, so it waits for this
  * write to finish (and every later write sees the host lapsed), while the host's own renewals (a
  * plain UPDATE of the lease) are never held up by its writes.
