@@ -1,4 +1,4 @@
-// Claims and completions on PostgreSQL commit concurrently (docs/postgresql.md#how-it-works), and
+// Claims and completions on PostgreSQL commit concurrently (docs/postgresql-managed.md#commits-and-the-disk), and
 // nothing the board or the record promises gives way for it (docs/contract.md#tasks,
 // docs/contract.md#events): claimers in several processes on chains of dependent tasks never
 // take a task whose dependency is not done, never take one twice; two agents of one process
