@@ -160,13 +160,13 @@ export class PgEventStore implements EventStore {
         for (const key of keys) this.#storedAlready.add(key);
         if (taken?.length) this.#ctx.channel.announce(this.#ctx.db, { k: 'e', h: this.#ctx.host });
         // A change that wrote nothing (so no rows of its own) still owes the agent's events it took.
-        if (!taken && mine.length) await this.#insert(mine);
+        if (!taken && mine.length && !this.#closed) await this.#insert(mine);
         return value;
       } catch (error) {
         // Not written with the change (it was refused, or failed): the agent's events go on record
         // by themselves, before its next write (the change's own events were never emitted).
         keys = [];
-        if (mine.length) await this.#insert(mine);
+        if (mine.length && !this.#closed) await this.#insert(mine);
         throw error;
       }
     });
@@ -190,7 +190,8 @@ export class PgEventStore implements EventStore {
    * it ends: one agent's events are stored in the order they were emitted.
    */
   #inTurn<T>(agents: string[], write: () => Promise<T>): Promise<T> {
-    const before = [...new Set(agents)].flatMap((agent) => this.#writing.get(agent) ?? []);
+    agents = [...new Set(agents)];
+    const before = agents.flatMap((agent) => this.#writing.get(agent) ?? []);
     const run = Promise.all(before).then(write);
     // Only the order matters to the next write: it starts after this one, however it ended.
     const ended = run.then(
