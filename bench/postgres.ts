@@ -183,7 +183,7 @@ async function claimRound(
     await finished;
     const seconds = (performance.now() - started) / 1000;
     const walAfter = await walCounters(PG_URL);
-    // Commits per WAL flush (group commit): write transactions (xids given out) over flushes, whatever the machine's load.
+    // Commits per WAL flush (group commit): write transactions (xids given out) over flushes. A starved client keeps fewer in flight, so load lowers it too.
     const perFlush =
       walBefore && walAfter && walAfter.syncs > walBefore.syncs ? (walAfter.xids - walBefore.xids) / (walAfter.syncs - walBefore.syncs) : undefined;
     for (const c of children) c.process.send({ stop: true });
