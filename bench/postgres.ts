@@ -5,6 +5,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
+import pg from 'pg';
 import { EventHub } from '../src/runtime/events/events.js';
 import { postgresBackend } from '../src/runtime/store/postgres/pg-store.js';
 import type { TeamStore } from '../src/runtime/store/team-store.js';
@@ -176,10 +177,15 @@ async function claimRound(
       children.push(c);
     }
     await Promise.all(children.map((c) => c.next())); // ready
+    const walBefore = await walCounters(PG_URL);
     const started = performance.now();
     for (const c of children) c.process.send({ go: true });
     await finished;
     const seconds = (performance.now() - started) / 1000;
+    const walAfter = await walCounters(PG_URL);
+    // Commits per WAL flush (group commit): write transactions (xids given out) over flushes. A starved client keeps fewer in flight, so load lowers it too.
+    const perFlush =
+      walBefore && walAfter && walAfter.syncs > walBefore.syncs ? (walAfter.xids - walBefore.xids) / (walAfter.syncs - walBefore.syncs) : undefined;
     for (const c of children) c.process.send({ stop: true });
     const replies = await Promise.all(children.map((c) => c.next()));
     const ids = replies.flatMap((r) => r.ids!.flat());
@@ -191,7 +197,7 @@ async function claimRound(
     const rate = tasks / seconds;
     const perClaimer = replies.flatMap((r) => r.ids!.map((mine) => mine.length));
     log(
-      `postgres claims${server ? ` (${server})` : ''}: ${tasks} (chains of ${chain}) in ${seconds.toFixed(2)} s = ${rate.toFixed(0)}/s; per claimer ${perClaimer.join(' ')}; 0 duplicates; board filled in ${fillSeconds.toFixed(2)} s`,
+      `postgres claims${server ? ` (${server})` : ''}: ${tasks} (chains of ${chain}) in ${seconds.toFixed(2)} s = ${rate.toFixed(0)}/s; per claimer ${perClaimer.join(' ')}; 0 duplicates; board filled in ${fillSeconds.toFixed(2)} s${perFlush === undefined ? '' : `; ${perFlush.toFixed(2)} commits per WAL flush`}`,
     );
     return [
       result({
@@ -202,12 +208,37 @@ async function claimRound(
         samples: tasks,
         stat: `${tasks} tasks claimed and completed / wall time; 0 duplicates (checked)`,
         note: 'claimNext (SKIP LOCKED, dependency check in the transaction) then task_update completed, per task',
-        detail: { seconds: round(seconds, 3), perClaimer, duplicates: 0, fillSeconds: round(fillSeconds, 3), goal: `>= ${minimum} claims/s` },
+        detail: {
+          seconds: round(seconds, 3),
+          perClaimer,
+          duplicates: 0,
+          fillSeconds: round(fillSeconds, 3),
+          ...(perFlush === undefined ? {} : { commitsPerWalFlush: round(perFlush, 2) }),
+          goal: `>= ${minimum} claims/s`,
+        },
       }),
     ];
   } finally {
     for (const c of children) if (c.process.exitCode === null) c.process.kill();
     await store?.close();
     ws.cleanup();
+  }
+}
+
+/** The server's WAL flushes so far and the transaction ids given out (one per write transaction); undefined before PostgreSQL 14 (no pg_stat_wal). */
+async function walCounters(url: string): Promise<{ syncs: number; xids: number } | undefined> {
+  const client = new pg.Client({ connectionString: url });
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ syncs: string; xids: string }>(
+      'SELECT (SELECT wal_sync FROM pg_stat_wal) AS syncs, pg_snapshot_xmax(pg_current_snapshot())::text AS xids',
+    );
+    return { syncs: Number(rows[0]!.syncs), xids: Number(rows[0]!.xids) };
+  } catch {
+    // A server without pg_stat_wal: the figure is left out.
+    return undefined;
+  } finally {
+    // Closing: a connection that failed has nothing more to tell.
+    await client.end().catch(() => undefined);
   }
 }

@@ -165,6 +165,16 @@ CREATE TABLE huddle_ops (
 ALTER TABLE huddle_teams ADD COLUMN archived_at timestamptz;
 `,
   },
+  {
+    version: 3,
+    name: 'the transaction that wrote each event (a follower reads a host whose writes commit concurrently)',
+    // Rows written before have none (NULL): a follower only reads rows written after it started.
+    sql: `
+ALTER TABLE huddle_events ADD COLUMN xid xid8;
+ALTER TABLE huddle_events ALTER COLUMN xid SET DEFAULT pg_current_xact_id();
+CREATE INDEX huddle_events_host_xid ON huddle_events (team, host, xid, seq);
+`,
+  },
 ];
 
 /** Any number: all huddle processes on a database agree on it (it says "huddle migrations"). */

@@ -20,12 +20,13 @@ export interface PgContext {
 /** Writes events inside another write's transaction (pg-events.ts). */
 export interface InTransactionRecord {
   /**
-   * Runs `work` with no batch of the record being written meanwhile (so this host's events keep
-   * their order); `work` calls `write(client, events)` in its transaction to store what is buffered
-   * and `events`, which the record then does not store again when they are emitted.
+   * Runs `work` once no other write of `agent`'s events is in flight (so its events keep their
+   * order); `work` calls `write(tx.finish, events)` in its transaction to store what `agent`
+   * emitted before and `events`, which the record then does not store again when they are emitted.
    */
   around<T>(
-    work: (write: (client: pg.ClientBase, events: Array<{ agent: string; type: string; [field: string]: unknown }>) => Promise<void>) => Promise<T>,
+    agent: string,
+    work: (write: (finish: Transaction['finish'], events: Array<{ agent: string; type: string; [field: string]: unknown }>) => void) => Promise<T>,
   ): Promise<T>;
 }
 

@@ -290,12 +290,14 @@ export class Database {
             return done;
           }
         }
-        let last: { sql: string; params: unknown[] } | undefined;
-        const result = await work(client, token ?? '', { first, finish: (sql, params) => void (last = { sql, params }) });
+        const last: Array<{ sql: string; params: unknown[] }> = [];
+        const result = await work(client, token ?? '', { first, finish: (sql, params) => void last.push({ sql, params }) });
         if (token && !options.recover)
           await client.query('INSERT INTO huddle_ops (team, token, result) VALUES ($1, $2, $3)', [options.team, token, toJsonb(result ?? null)]);
-        if (last) await client.query(prepared(last.sql, last.params));
-        await client.query('COMMIT');
+        // The last statements travel with COMMIT: one round trip (and so one wake-up of each side) fewer per write.
+        const tail: string[] = [];
+        for (const { sql, params } of last) tail.push(await executable(client, sql, params, this.#options.pooler));
+        await client.query([...tail, 'COMMIT'].join('; '));
         client.release();
         return result;
       } catch (error) {
@@ -341,7 +343,7 @@ export class Database {
 export interface Transaction {
   /** The result of `options.first`, run in this transaction before the work. */
   first: pg.QueryResult | undefined;
-  /** The work's last statement (prepared), run just before COMMIT. */
+  /** A last statement of the work, run (prepared) just before COMMIT and sent with it; called again, it adds one. */
   finish(sql: string, params: unknown[]): void;
 }
 
@@ -361,8 +363,8 @@ function inline(client: pg.ClientBase, sql: string, params: unknown[]): string {
 }
 
 /**
- * BEGIN, the fence check and the advisory lock of a write: one round trip (a simple query of
- * several statements, the values inlined); then the work's first statement, prepared. The host row stays locked FOR KEY SHARE until the
+ * BEGIN, the fence check, the advisory lock and the work's first statement (EXECUTE of a prepared
+ * one): one round trip (a simple query of several statements, the values inlined). The host row stays locked FOR KEY SHARE until the
  * transaction ends: the sweep that marks a host lapsed locks it FOR UPDATE, so it waits for this
  * write to finish (and every later write sees the host lapsed), while the host's own renewals (a
  * plain UPDATE of the lease) are never held up by its writes.
@@ -383,11 +385,36 @@ async function fenceAndLock(client: pg.ClientBase, options: WriteOptions<unknown
   } else if (lock) {
     statements.push(inline(client, `SELECT ${fn}($1, hashtext($2))`, lock.key));
   }
+  // The work's first statement comes in the same round trip (prepared beforehand, outside the transaction).
+  if (options.first) statements.push(await executable(client, options.first.sql, options.first.params, database.pooler));
   const answer = await client.query(statements.join('; '));
   const results = (Array.isArray(answer) ? answer : [answer]) as pg.QueryResult[];
-  if (held && (results.at(-1)?.rows.length ?? 0) === 0) throw new StoreFencedError(held.host);
-  return options.first ? await client.query(prepared(options.first.sql, options.first.params)) : undefined;
+  const fenced = results.at(options.first ? -2 : -1);
+  if (held && (fenced?.rows.length ?? 0) === 0) throw new StoreFencedError(held.host);
+  return options.first ? results.at(-1) : undefined;
 }
+
+/**
+ * `sql` as a statement that can travel in a simple query with others: EXECUTE of a statement
+ * prepared once per connection (PREPARE, on first use: its plan is kept), or, behind a
+ * transaction pooler (where the next transaction may find another server connection), the
+ * statement with its values inlined.
+ */
+async function executable(client: pg.ClientBase, sql: string, params: unknown[], pooler: Pooler | undefined): Promise<string> {
+  if (pooler === 'transaction') return inline(client, sql, params);
+  let names = preparedOn.get(client);
+  if (!names) preparedOn.set(client, (names = new Set()));
+  const name = `huddle_x_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`;
+  if (!names.has(name)) {
+    // Prepared statements outlive a transaction that rolls back: made once, kept with the connection.
+    await client.query(`PREPARE ${name} AS ${sql}`);
+    names.add(name);
+  }
+  return params.length ? `EXECUTE ${name}(${params.map((value) => inline(client, '$1', [value])).join(', ')})` : `EXECUTE ${name}`;
+}
+
+/** The statements PREPAREd on each connection (by name). */
+const preparedOn = new WeakMap<pg.ClientBase, Set<string>>();
 
 /**
  * The server's side of a connection keeps TCP keepalives too (tcp_keepalives_* are per session):

@@ -1,9 +1,12 @@
 // Every event of every agent of the team, kept in PostgreSQL (docs/contract.md#events), from every host:
 // resume rebuilds transcripts from it, and the console of the lead shows the agents that run
 // elsewhere from it. Events of this process's hub are written in batches (secrets scrubbed), each
-// with a unique id so that a batch retried after a dropped connection is not stored twice. Each
-// host's batches are written one after another, so its sequence numbers grow in commit order:
-// a follower reads "this host's events after the last one I saw" and misses none.
+// with a unique id so that a batch retried after a dropped connection is not stored twice. One
+// agent's events are written by one transaction at a time, in the order they were emitted (its
+// sequence numbers grow with them); different agents' writes commit concurrently, so a host's rows
+// do not commit in sequence order. Each row says which transaction wrote it (`xid`): a follower
+// reads a host's rows by (xid, seq), only those of transactions older than any still running
+// (below pg_snapshot_xmin), and so misses none.
 //
 // A streamed response is thousands of text_delta events: the deltas an agent streams between two
 // flushes are stored as one (their texts joined, the first one's time), so the record holds one
@@ -11,8 +14,9 @@
 // mirrored console, the run record) joins deltas anyway, so it reads the same text.
 //
 // A board change (a completion, say) writes its task events in its own transaction, with every
-// event of this host buffered before them (`around`): a host cut off right after the change
-// leaves a record that still says so. Those events are not stored again when they are emitted.
+// event its agent emitted before them (`around`): a host cut off right after the change leaves a
+// record that still says so. Those events are not stored again when they are emitted. Changes by
+// different agents of one process commit concurrently (the server can then flush them together).
 //
 // Mirroring (the lead's process): events other hosts wrote are emitted on this process's hub with
 // their `host`, so the console, `--json` and the run record see remote agents as if they ran
@@ -21,12 +25,12 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { writeJsonAtomic } from '../../fs/atomic-file.js';
-import type pg from 'pg';
 import type { EventType, HuddleEvent } from '../../events/events.js';
 import { scrub } from '../../secrets.js';
 import type { EventStore, LoggedEvent } from '../event-store.js';
 import { StoreError, StoreWriteError } from '../store-errors.js';
 import { type PgContext, write } from './pg-context.js';
+import type { Transaction } from './pg-database.js';
 import { fromJsonText } from './pg-json.js';
 import { PRIVATE_DIR_MODE } from '../../fs/private-modes.js';
 
@@ -59,6 +63,10 @@ interface Buffered {
 }
 
 const BATCH = 500;
+
+const INSERT_EVENTS = `INSERT INTO huddle_events (team, host, uid, agent, body)
+  SELECT $1, $2, uid, agent, body::jsonb FROM unnest($3::text[], $4::text[], $5::text[]) AS e(uid, agent, body)
+  ON CONFLICT (uid) DO NOTHING`;
 /** Events are written in batches at most this far apart (a streamed response is a few writes, not thousands). */
 const FLUSH_MS = 50;
 
@@ -70,18 +78,25 @@ export class PgEventStore implements EventStore {
   /** Per agent, its text_delta still in the buffer that its next deltas join (until it is flushed or another event of the agent comes). */
   readonly #openDelta = new Map<string, Buffered>();
   readonly #unsubscribe: () => void;
+  /** The flushes, one after another. */
   #flushing: Promise<void> = Promise.resolve();
+  /** Per agent, the write of its events in flight: its next write starts when that one has ended. */
+  readonly #writing = new Map<string, Promise<void>>();
   #timer: NodeJS.Timeout | undefined;
   /** The write that failed: nothing more is recorded, and settled() says so (nothing is acked unrecorded). */
   #failure: StoreError | undefined;
   #closed = false;
   /** Events stored inside another transaction (`around`), by what identifies them, not to be stored again when emitted. */
   readonly #storedAlready = new Set<string>();
-  /** Mirroring: the last sequence number seen per host, and where mirroring started. */
-  readonly #seen = new Map<string, number>();
+  /** Mirroring: the last row seen per host (its transaction and sequence number), and where mirroring started. */
+  readonly #seen = new Map<string, { xid: string; seq: number }>();
   #baseline = 0;
   #mirrorOff: (() => void) | undefined;
   #following = new Map<string, Promise<void>>();
+  /** Hosts with a read queued that has not started: a NOTIFY meanwhile needs no second one. */
+  readonly #pending = new Set<string>();
+  /** Hosts whose rows a running transaction holds back: how many reads in a row found them so, and the next read's timer. */
+  readonly #heldBack = new Map<string, { tries: number; timer: NodeJS.Timeout | undefined }>();
 
   private constructor(ctx: PgContext, options: PgEventStoreOptions) {
     this.#ctx = ctx;
@@ -118,21 +133,18 @@ export class PgEventStore implements EventStore {
 
   /** See InTransactionRecord (pg-context.ts). */
   around<T>(
-    work: (write: (client: pg.ClientBase, events: Array<{ agent: string; type: string; [field: string]: unknown }>) => Promise<void>) => Promise<T>,
+    agent: string,
+    work: (write: (finish: Transaction['finish'], events: Array<{ agent: string; type: string; [field: string]: unknown }>) => void) => Promise<T>,
   ): Promise<T> {
+    // The agent's events emitted so far are this change's to write (taken now: its later ones come after it).
+    const mine = this.#failure || this.#closed ? [] : this.#take((entry) => entry.agent === agent);
     let taken: Buffered[] | undefined;
-    let buffered = 0;
     let keys: string[] = [];
-    const writeIn = async (client: pg.ClientBase, events: Array<{ agent: string; type: string; [field: string]: unknown }>): Promise<void> => {
+    const writeIn = (finish: Transaction['finish'], events: Array<{ agent: string; type: string; [field: string]: unknown }>): void => {
       if (this.#failure || this.#closed) return;
       // A retried transaction writes the same rows again (same uids: stored once).
       if (!taken) {
-        clearTimeout(this.#timer);
-        this.#timer = undefined;
-        taken = this.#buffer.splice(0);
-        buffered = taken.length;
-        this.#openDelta.clear();
-        for (const entry of taken) entry.body ??= this.#scrubbed(entry.delta!);
+        taken = [...mine];
         const ts = new Date().toISOString();
         for (const event of events) {
           const full = { ts, ...event } as unknown as HuddleEvent;
@@ -140,71 +152,104 @@ export class PgEventStore implements EventStore {
           if (full.type === 'task') keys.push(inTransactionKey(full));
         }
       }
-      if (!taken.length) return;
-      const { team, host } = this.#ctx;
-      await client.query(
-        `INSERT INTO huddle_events (team, host, uid, agent, body)
-         SELECT $1, $2, uid, agent, body::jsonb FROM unnest($3::text[], $4::text[], $5::text[]) AS e(uid, agent, body)
-         ON CONFLICT (uid) DO NOTHING`,
-        [team, host, taken.map((e) => e.uid), taken.map((e) => e.agent), taken.map((e) => e.body!)],
-      );
+      if (taken.length) finish(INSERT_EVENTS, this.#insertParams(taken));
     };
-    const run = this.#flushing.then(async () => {
+    return this.#inTurn([agent], async () => {
       try {
         const value = await work(writeIn);
         for (const key of keys) this.#storedAlready.add(key);
         if (taken?.length) this.#ctx.channel.announce(this.#ctx.db, { k: 'e', h: this.#ctx.host });
+        // A change that wrote nothing (so no rows of its own) still owes the agent's events it took.
+        if (!taken && mine.length && !this.#closed) await this.#insert(mine);
         return value;
       } catch (error) {
-        // Not written: what was taken from the buffer goes back (the change's own events were never emitted).
-        if (taken) this.#buffer.unshift(...taken.slice(0, buffered));
+        // Not written with the change (it was refused, or failed): the agent's events go on record
+        // by themselves, before its next write (the change's own events were never emitted).
         keys = [];
-        if (this.#buffer.length) this.#timer ??= setTimeout(() => void this.#flushNow(), FLUSH_MS);
+        if (mine.length && !this.#closed) await this.#insert(mine);
         throw error;
       }
     });
-    this.#flushing = run.then(
+  }
+
+  /** Takes the buffered events `wanted` selects, in order (a delta taken is sealed: later ones start a new row). */
+  #take(wanted: (entry: Buffered) => boolean, limit = Infinity): Buffered[] {
+    const taken: Buffered[] = [];
+    const kept: Buffered[] = [];
+    for (const entry of this.#buffer) (taken.length < limit && wanted(entry) ? taken : kept).push(entry);
+    this.#buffer.splice(0, this.#buffer.length, ...kept);
+    for (const entry of taken) {
+      if (this.#openDelta.get(entry.agent) === entry) this.#openDelta.delete(entry.agent);
+      entry.body ??= this.#scrubbed(entry.delta!);
+    }
+    return taken;
+  }
+
+  /**
+   * Runs `write` once every write of `agents`' events in flight has ended, and holds theirs until
+   * it ends: one agent's events are stored in the order they were emitted.
+   */
+  #inTurn<T>(agents: string[], write: () => Promise<T>): Promise<T> {
+    agents = [...new Set(agents)];
+    const before = agents.flatMap((agent) => this.#writing.get(agent) ?? []);
+    const run = Promise.all(before).then(write);
+    // Only the order matters to the next write: it starts after this one, however it ended.
+    const ended = run.then(
       () => undefined,
       () => undefined,
     );
+    for (const agent of agents) this.#writing.set(agent, ended);
+    void ended.then(() => {
+      for (const agent of agents) if (this.#writing.get(agent) === ended) this.#writing.delete(agent);
+      // Events an agent emitted while its write was in flight wait for the next flush.
+      if (this.#buffer.length && !this.#closed) this.#timer ??= setTimeout(() => void this.#flushNow(), FLUSH_MS);
+    });
     return run;
+  }
+
+  #insertParams(entries: Buffered[]): unknown[] {
+    const { team, host } = this.#ctx;
+    return [team, host, entries.map((e) => e.uid), entries.map((e) => e.agent), entries.map((e) => e.body!)];
+  }
+
+  /** Stores `entries` in a transaction of their own; a failure stops the record (settled() says so). */
+  async #insert(entries: Buffered[]): Promise<void> {
+    if (this.#failure) return;
+    try {
+      await write(this.#ctx, async (_client, _token, tx) => {
+        tx.finish(INSERT_EVENTS, this.#insertParams(entries));
+      });
+      // Not a NOTIFY per batch: one, after the commit, for every batch written meanwhile (team-channel.ts).
+      this.#ctx.channel.announce(this.#ctx.db, { k: 'e', h: this.#ctx.host });
+    } catch (error) {
+      this.#failure = error instanceof StoreError ? error : new StoreWriteError(`cannot record events in the team's database: ${(error as Error).message}`);
+      this.#options.onFailure?.(this.#failure);
+    }
   }
 
   #scrubbed(event: HuddleEvent): string {
     return fromJsonText(scrub(JSON.stringify(event), this.#secrets));
   }
 
-  #flushNow(): Promise<void> {
+  /**
+   * Writes the buffer. The timer's flush leaves the events of an agent whose write is in flight
+   * for the next one (it does not wait); `all` (settled) writes every one, each after its agent's write.
+   */
+  #flushNow(all = false): Promise<void> {
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    this.#flushing = this.#flushing.then(() => this.#flush());
+    this.#flushing = this.#flushing.then(() => this.#flush(all));
     return this.#flushing;
   }
 
-  async #flush(): Promise<void> {
+  async #flush(all: boolean): Promise<void> {
     while (this.#buffer.length && !this.#failure) {
-      const batch = this.#buffer.splice(0, BATCH);
-      for (const entry of batch) {
-        // Sealed: later deltas start a new row (this one is on its way).
-        if (this.#openDelta.get(entry.agent) === entry) this.#openDelta.delete(entry.agent);
-        entry.body ??= this.#scrubbed(entry.delta!);
-      }
-      const { team, host, channel } = this.#ctx;
-      try {
-        await write(this.#ctx, async (_client, _token, tx) => {
-          tx.finish(
-            `INSERT INTO huddle_events (team, host, uid, agent, body)
-             SELECT $1, $2, uid, agent, body::jsonb FROM unnest($3::text[], $4::text[], $5::text[]) AS e(uid, agent, body)
-             ON CONFLICT (uid) DO NOTHING`,
-            [team, host, batch.map((e) => e.uid), batch.map((e) => e.agent), batch.map((e) => e.body!)],
-          );
-        });
-        // Not a NOTIFY per batch: one, after the commit, for every batch written meanwhile (team-channel.ts).
-        channel.announce(this.#ctx.db, { k: 'e', h: host });
-      } catch (error) {
-        this.#failure = error instanceof StoreError ? error : new StoreWriteError(`cannot record events in the team's database: ${(error as Error).message}`);
-        this.#options.onFailure?.(this.#failure);
-      }
+      const batch = this.#take((entry) => all || !this.#writing.has(entry.agent), BATCH);
+      if (!batch.length) return;
+      await this.#inTurn(
+        batch.map((entry) => entry.agent),
+        () => this.#insert(batch),
+      );
     }
   }
 
@@ -215,7 +260,8 @@ export class PgEventStore implements EventStore {
    * be acked (the messages stay unread; --resume delivers them).
    */
   async settled(): Promise<void> {
-    await (this.#timer ? this.#flushNow() : this.#flushing);
+    await this.#flushNow(true);
+    await Promise.all(this.#writing.values());
     if (this.#failure) throw this.#failure;
   }
 
@@ -306,28 +352,77 @@ export class PgEventStore implements EventStore {
     for (const { host } of rows) this.#follow(host);
   }
 
-  /** Reads `host`'s events after the last one seen and emits them; one reader per host at a time. */
+  /**
+   * Reads `host`'s events after the last one seen and emits them; one reader per host at a time.
+   * Rows are read in the order of the transactions that wrote them, and only those of transactions
+   * older than every one still running: a row that commits later always comes after the last one
+   * read. A row held back so (an older transaction still running, anywhere on the server) is read
+   * again shortly, without waiting for the next NOTIFY.
+   */
   #follow(host: string): void {
+    if (this.#following.has(host) && this.#pending.has(host)) return; // one more read is already queued
+    this.#pending.add(host);
     const previous = this.#following.get(host) ?? Promise.resolve();
     const next = previous.then(async () => {
+      this.#pending.delete(host);
       if (this.#closed) return;
       for (;;) {
-        const after = this.#seen.get(host) ?? this.#baseline;
-        const { rows } = await this.#ctx.db.query<{ seq: string; body: HuddleEvent }>(
-          'SELECT seq, body FROM huddle_events WHERE team = $1 AND host = $2 AND seq > $3 ORDER BY seq LIMIT 2000',
-          [this.#ctx.team, host, after],
-        );
+        const after = this.#seen.get(host) ?? { xid: '0', seq: 0 };
+        const { rows } = await this.#ctx.db.query<{ seq: string; xid: string; done: boolean; body: HuddleEvent }>(FOLLOW, [
+          this.#ctx.team,
+          host,
+          this.#baseline,
+          after.xid,
+          after.seq,
+        ]);
         for (const row of rows) {
-          this.#seen.set(host, Number(row.seq));
+          if (!row.done) {
+            this.#followAgain(host);
+            return;
+          }
+          this.#seen.set(host, { xid: row.xid, seq: Number(row.seq) });
           if (this.#closed) return;
           const { agent, type, ...fields } = row.body;
           this.#ctx.hub.emit(agent, type as EventType, { ...fields, host } as never);
         }
-        if (rows.length < 2000) return;
+        if (rows.length < FOLLOW_ROWS) {
+          this.#heldBack.delete(host);
+          return;
+        }
       }
     });
     // The queue only orders the work: each caller hears its own failure through the promise it holds.
     const tail = next.catch(() => undefined);
     this.#following.set(host, tail);
   }
+
+  /** Rows held back by a transaction still running: read again soon (sooner the first times). */
+  #followAgain(host: string): void {
+    const held = this.#heldBack.get(host) ?? { tries: 0, timer: undefined };
+    if (held.timer) return;
+    held.tries += 1;
+    held.timer = setTimeout(
+      () => {
+        held.timer = undefined;
+        this.#follow(host);
+      },
+      Math.min(500, 2 ** Math.min(held.tries, 9)),
+    );
+    held.timer.unref();
+    this.#heldBack.set(host, held);
+  }
 }
+
+const FOLLOW_ROWS = 2000;
+
+/**
+ * A host's rows after ($4, $5) in (transaction, sequence) order, each saying whether its
+ * transaction is older than every one still running (`done`): those rows are final, and every row
+ * still to commit comes after them.
+ */
+const FOLLOW = `WITH s AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin)
+  SELECT e.seq, e.xid::text AS xid, e.xid < s.xmin AS done, e.body
+    FROM huddle_events e, s
+   WHERE e.team = $1 AND e.host = $2 AND e.seq > $3 AND (e.xid, e.seq) > ($4::xid8, $5::bigint)
+   ORDER BY e.xid, e.seq
+   LIMIT ${FOLLOW_ROWS}`;
