@@ -10,6 +10,7 @@ import { checkSteps, isGate, type GatePhase, type StepResult, type Workflow, typ
 
 const DEFAULT_CONCURRENCY = 4;
 const GATE_STEP = 'gate';
+const STEP_DONE = 'its workflow step is done';
 
 /** The workflow stopped before its end: `budget` (exit 3) or `failed` (exit 1); continued by running it again. */
 export class WorkflowStop extends Error {
@@ -68,6 +69,8 @@ export class WorkflowRunner {
       const found = await this.#find(phase, step.name);
       if (found?.status === 'completed') {
         results[index] = { phase, step: step.name, task: found.id, result: found.result ?? '' };
+        // Its agent finished the step after an earlier run was killed and is still on a worker, idle: its slot is freed.
+        if (this.#session.isLive(agent)) await this.#session.shutdown(agent, { now: true, reason: STEP_DONE }).catch(() => undefined);
         continue;
       }
       // Assigned from the start: no other agent of the team claims a step's task.
@@ -109,10 +112,16 @@ export class WorkflowRunner {
   async #step(phase: string, step: WorkflowStep, task: Task): Promise<StepResult> {
     const agent = agentName(phase, step.name);
     const resumed = task.status === 'in_progress';
+    // A killed run's agent that still works on a worker (a team on PostgreSQL) finishes its step: started again, it would do it twice.
+    if (resumed && this.#session.isLive(agent)) {
+      this.#progress.say(`${phase}/${step.name}: its agent from an earlier run is still at work on a worker; waiting for it`);
+      return this.#finish(phase, step, task, agent, this.#completion(task.id, agent));
+    }
     // Started for the agent (the lead's right), so it only has to complete it.
     if (task.status === 'pending') await this.#session.updateTask(task.id, { status: 'in_progress', owner: agent }, LEAD_NAME);
     // The agent of a step cut short by a killed run is on the roster still, running nowhere: its name is reused.
     await this.#session.retireStale(agent, 'its workflow run ended before its step was done');
+    // Watched from before the spawn (its `shutdown` as a stale member, just above, is no stop of the new agent).
     const completed = this.#completion(task.id, agent);
     const prompt = [
       `You are step '${step.name}' of phase '${phase}' of the workflow '${this.#workflow.name}'. Task #${task.id} is yours and in progress${
@@ -123,13 +132,21 @@ export class WorkflowRunner {
       '',
       `When you are done, call task_update with task_id ${task.id}, status "completed" and result: what you found or made, for the next phase. Then end your turn.`,
     ].join('\n');
-    await this.#session.spawn(agent, step.role ?? 'worker', prompt, PERSON_SENDER, {
+    // On a team with a worker that has a slot free, the agent runs there (agents/lifecycle/placement.ts).
+    const spawned = await this.#session.spawn(agent, step.role ?? 'worker', prompt, PERSON_SENDER, {
       ...(step.agent ? { agent: step.agent } : {}),
       ...(step.model ? { model: step.model } : {}),
     });
+    const where = / on worker (\S+)/.exec(spawned.split('\n')[0]!)?.[1];
+    if (where) this.#progress.say(`${phase}/${step.name} runs on worker ${where}`);
+    return this.#finish(phase, step, task, agent, completed);
+  }
+
+  /** Waits for the step's task to be completed, then stops its agent (here or on its worker): the slot goes to the next step. */
+  async #finish(phase: string, step: WorkflowStep, task: Task, agent: string, completed: Promise<Task>): Promise<StepResult> {
     const done = await completed;
-    // Its work is done: the slot goes to the next step. One that already stopped on its own has nothing to stop.
-    await this.#session.shutdown(agent, { now: true }).catch(() => undefined);
+    // One that already stopped on its own has nothing to stop.
+    await this.#session.shutdown(agent, { now: true, reason: STEP_DONE }).catch(() => undefined);
     this.#progress.say(`${phase}/${step.name} done (task #${task.id})`);
     return { phase, step: step.name, task: task.id, result: done.result ?? '' };
   }
@@ -175,6 +192,18 @@ export class WorkflowRunner {
     });
   }
 
+  /**
+   * What the workflow's step agents spent, in every run of it (a killed one too) and on every host: their tallies in
+   * the team's spend ledger, which outlives the runs. An agent is counted whole, its last words after its step too.
+   */
+  async #spent(): Promise<number> {
+    const [tasks, ledger] = await Promise.all([this.#session.tasks(), this.#session.spendLedger()]);
+    const agents = new Set(
+      tasks.filter((task) => task.workflow?.name === this.#workflow.name && task.workflow.step !== GATE_STEP && task.owner).map((task) => task.owner!),
+    );
+    return [...agents].reduce((sum, agent) => sum + (ledger.agents[agent]?.cost_usd ?? 0), 0);
+  }
+
   async #gate(phase: GatePhase): Promise<void> {
     const found = await this.#find(phase.name, GATE_STEP);
     if (found?.status === 'completed') {
@@ -194,9 +223,12 @@ export class WorkflowRunner {
       ));
     if (task.status === 'pending') await this.#session.updateTask(task.id, { status: 'in_progress' }, LEAD_NAME);
     if ('budgetUsd' in phase.gate) {
-      const spent = this.#session.spend().reduce((sum, agent) => sum + agent.costUsd, 0);
+      const spent = await this.#spent();
       if (spent > phase.gate.budgetUsd) {
-        throw new WorkflowStop(`gate ${phase.name}: this run spent $${spent.toFixed(4)}, over the gate's $${phase.gate.budgetUsd}`, 'budget');
+        throw new WorkflowStop(
+          `gate ${phase.name}: the workflow spent $${spent.toFixed(4)} (this run and earlier ones), over the gate's $${phase.gate.budgetUsd}`,
+          'budget',
+        );
       }
       await this.#session.updateTask(task.id, { status: 'completed', result: `spent $${spent.toFixed(4)}` }, LEAD_NAME);
       return;
