@@ -408,8 +408,8 @@ export class TeamSession {
   }
 
   /** Puts a question of the session's own to the person (the needs-you queue), e.g. whether to trust a settings file. */
-  askPerson(request: Omit<ApprovalRequest, 'id' | 'created_at'>): Promise<ApprovalOutcome> {
-    return this.#team.approvals.request(request);
+  askPerson(request: Omit<ApprovalRequest, 'id' | 'created_at'>, signal?: AbortSignal): Promise<ApprovalOutcome> {
+    return this.#team.approvals.request(request, signal);
   }
 
   settingsRows(): SettingsRow[] {
@@ -665,6 +665,11 @@ export class TeamSession {
     }
     const requestId = await this.#team.requestShutdown(name, PERSON_SENDER);
     return `asked ${name} to shut down (${requestId})`;
+  }
+
+  /** Resolves once a teammate of this process stopped (at once for one that runs elsewhere or not at all). */
+  async untilStopped(name: string): Promise<void> {
+    await this.#team.teammate(name)?.done;
   }
 
   /** A fresh loop for the agent, keeping its workspace, tasks and a summary (agents/lifecycle/restart.ts). */

@@ -22,6 +22,7 @@ import { StatusBar } from './StatusBar.js';
 import { TabBar } from './TabBar.js';
 import { BOARD_CHROME_ROWS, TaskBoardView } from './TaskBoardView.js';
 import { TerminalPane } from './TerminalPane.js';
+import { WorkflowsView } from './WorkflowsView.js';
 
 interface Props {
   store: ConsoleStore;
@@ -101,6 +102,8 @@ export function App({ store, controller, history, quit }: Props) {
           <ApprovalsView store={store} width={columns} height={mainHeight} />
         ) : view === 'grid' ? (
           <GridView store={store} width={columns} height={mainHeight} />
+        ) : view === 'workflows' ? (
+          <WorkflowsView store={store} width={columns} height={mainHeight} />
         ) : terminal ? (
           <TerminalPane store={store} view={terminal} width={columns} height={mainHeight} />
         ) : (

@@ -22,6 +22,7 @@ const SECTIONS: Array<{ title: string; of: (binding: Binding) => boolean }> = [
   { title: 'The needs-you queue (Ctrl+Y)', of: (b) => b.views?.includes('approvals') === true },
   { title: 'Searching a pane (Ctrl+F)', of: (b) => b.views?.includes('search') === true },
   { title: 'The grid (Ctrl+G)', of: (b) => b.views?.includes('grid') === true },
+  { title: 'The workflow run (/workflows)', of: (b) => b.views?.includes('workflows') === true },
   { title: 'Views that scroll (/help, pages, the task board, /team)', of: (b) => b.views?.includes('help') === true },
   { title: 'Any view', of: (b) => b.layer === 'view' },
 ];

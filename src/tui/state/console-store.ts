@@ -1,6 +1,7 @@
 // The console's state: one zustand vanilla store, written by the event bridge (runtime events),
 // by key intents (the input line, views, focus) and by intents' echoes, read by components
 // through selectors.
+import type { WorkflowRunState } from '../../workflow/run-state.js';
 import { createStore } from 'zustand/vanilla';
 import { EMPTY_INPUT, type InputBuffer } from './input-buffer.js';
 import type { Task } from '../../runtime/store/board.js';
@@ -62,7 +63,7 @@ export interface PaneSearch {
   match: number;
 }
 
-export type ViewName = 'pane' | 'tasks' | 'team' | 'help' | 'approvals' | 'grid' | 'page' | 'config' | 'mcp' | 'summary';
+export type ViewName = 'pane' | 'tasks' | 'team' | 'help' | 'approvals' | 'grid' | 'page' | 'config' | 'mcp' | 'summary' | 'workflows';
 
 /** A page of text a command shows as a view (/config, /mcp, /cost…): computed when opened, wrapped to the width when shown. */
 export interface TextPage {
@@ -136,6 +137,9 @@ export interface ConsoleState {
   page?: TextPage | undefined;
   /** /summary: the run record's lines, as last made. */
   summary: string[];
+  /** The workflow started from the console (/workflow run), as it stands; and the agent selected in /workflows. */
+  workflow: WorkflowRunState | undefined;
+  workflowIndex: number;
 }
 
 export type ConsoleStore = ReturnType<typeof createConsoleStore>;
@@ -176,6 +180,8 @@ export function createConsoleStore(initial: {
     search: undefined,
     palette: { index: 0, closedFor: undefined },
     gridIndex: 0,
+    workflow: undefined,
+    workflowIndex: 0,
     page: undefined,
     mouse: initial.mouse ?? mouseByDefault(),
     redraws: 0,
