@@ -51,6 +51,8 @@ describe('slash commands', () => {
         'shell',
         'grid',
         'rewind',
+        'workflows',
+        'workflow',
       ].sort(),
     );
   });

@@ -453,12 +453,13 @@ export class PgHosts implements TeamHosts {
       .then(async () => {
         serving.running.delete(placement.id);
         if (this.#lost || this.#closed) return;
-        // Best effort on the way out: a sweep by the next lead fixes what this leaves.
         // Told on the channel: a lead waiting for the slot (stop()) hears it is free.
         await write(this.#ctx, async (client) => {
           await client.query(`UPDATE huddle_placements SET state = 'done' WHERE team = $1 AND id = $2`, [this.#ctx.team, placement.id]);
           await this.#ctx.channel.publish(client, { k: 'h' });
-        }).catch(() => undefined);
+        })
+          // Best effort on the way out: a sweep by the next lead fixes what this leaves.
+          .catch(() => undefined);
       });
   }
 
