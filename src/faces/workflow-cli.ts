@@ -3,15 +3,14 @@
 // board) and runs the workflow's phases headless. stdout: the results of every phase as one JSON
 // object; stderr: a line per step and gate. Exit 0 done, 1 failed (a step's agent stopped, a gate
 // denied), 2 usage or configuration, 3 a budget gate, 130 interrupted. Run again, it goes on where it stopped.
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { scrub } from '../runtime/secrets.js';
 import type { CliOptions } from '../session/cli-options.js';
 import { openControl } from '../session/control-intents.js';
 import { openSession } from '../session/open-session.js';
 import { resolveSettings, StartupError } from '../session/settings.js';
 import type { TeamSession } from '../session/team-session.js';
-import { parseWorkflow, type Workflow } from '../workflow/definition.js';
+import type { Workflow } from '../workflow/definition.js';
+import { loadWorkflow } from '../workflow/load.js';
 import { WorkflowRunner, WorkflowStop } from '../workflow/runner.js';
 
 export interface WorkflowCommand {
@@ -26,10 +25,9 @@ const INTERRUPTED = 130;
 export async function runWorkflowCommand(command: WorkflowCommand): Promise<number> {
   let workflow: Workflow;
   try {
-    const module = (await import(pathToFileURL(path.resolve(command.file)).href)) as { default?: unknown; workflow?: unknown };
-    workflow = parseWorkflow(module.default ?? module.workflow);
+    workflow = await loadWorkflow(command.file);
   } catch (error) {
-    return fail(`${command.file}: ${(error as Error).message.split('\n')[0]}`);
+    return fail((error as Error).message);
   }
   const options: CliOptions = {
     prompt: undefined,

@@ -14,6 +14,7 @@ import { addUsage, emptyUsage } from '../runtime/model/pricing.js';
 import type { ApprovalDecision, ApprovalOutcome, ApprovalRequest } from '../runtime/store/approvals.js';
 import type { UntrustedFile } from '../runtime/settings/trust.js';
 import type { Board, CreateTaskInput, Task, UpdateTaskInput } from '../runtime/store/board.js';
+import type { SpendFile } from '../runtime/store/spend-ledger.js';
 import type { Bus, Message } from '../runtime/store/bus.js';
 import type { BacklogIssueRecord } from '../runtime/record/backlog-record.js';
 import type { BestOfRecord } from '../runtime/record/best-of-record.js';
@@ -418,8 +419,8 @@ export class TeamSession {
   }
 
   /** Puts a question of the session's own to the person (the needs-you queue), e.g. whether to trust a settings file. */
-  askPerson(request: Omit<ApprovalRequest, 'id' | 'created_at'>): Promise<ApprovalOutcome> {
-    return this.#team.approvals.request(request);
+  askPerson(request: Omit<ApprovalRequest, 'id' | 'created_at'>, signal?: AbortSignal): Promise<ApprovalOutcome> {
+    return this.#team.approvals.request(request, signal);
   }
 
   settingsRows(): SettingsRow[] {
@@ -504,6 +505,12 @@ export class TeamSession {
   /** Spend per agent (the lead first), from the agents' own totals. */
   spend(): AgentSpend[] {
     return this.#agentsEver().map(({ name, loop }) => ({ name, costUsd: loop.totals.costUsd, modelCalls: loop.totals.modelCalls }));
+  }
+
+  /** The team's spend ledger (`.team/spend.jsonl`, or `huddle_spend` on PostgreSQL): every run's, every host's. */
+  async spendLedger(): Promise<SpendFile> {
+    await this.#store.spend.flush();
+    return this.#store.spend.data;
   }
 
   /** The usage fields of a `done` event: per agent and in all. */
@@ -657,16 +664,28 @@ export class TeamSession {
     return this.#team.ctx.board.update(id, patch, by);
   }
 
-  /** Asks a teammate to shut down (the protocol), or with `now` stops it at once. */
-  async shutdown(name: string, options: { now: boolean }): Promise<string> {
+  /**
+   * Asks a teammate to shut down (the protocol), or with `now` stops it at once: here, or (a team on
+   * PostgreSQL) by asking its worker, which resolves once the worker's slot is free again.
+   */
+  async shutdown(name: string, options: { now: boolean; reason?: string }): Promise<string> {
     if (options.now) {
+      const reason = options.reason ?? 'stopped by the person';
       const teammate = this.#team.teammate(name);
+      if ((!teammate || teammate.finished) && this.#store.hosts && this.#team.runsElsewhere(name)) {
+        if (await this.#store.hosts.stop(name, reason)) return `stopped ${name} on its worker`;
+      }
       if (!teammate || teammate.finished) throw new Error(`no running teammate named '${name}'`);
-      teammate.stopNow('stopped by the person');
+      teammate.stopNow(reason);
       return `stopping ${name}`;
     }
     const requestId = await this.#team.requestShutdown(name, PERSON_SENDER);
     return `asked ${name} to shut down (${requestId})`;
+  }
+
+  /** Resolves once a teammate of this process stopped (at once for one that runs elsewhere or not at all). */
+  async untilStopped(name: string): Promise<void> {
+    await this.#team.teammate(name)?.done;
   }
 
   /** A fresh loop for the agent, keeping its workspace, tasks and a summary (agents/lifecycle/restart.ts). */

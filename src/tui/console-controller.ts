@@ -25,6 +25,8 @@ import { existsSync } from 'node:fs';
 import { BestOfRun, type BestOfOptions } from '../session/best-of-run.js';
 import { pickBestOf } from '../session/best-of-pick.js';
 import type { BestOfRecord } from '../runtime/record/best-of-record.js';
+import { loadWorkflow } from '../workflow/load.js';
+import { WorkflowRunner } from '../workflow/runner.js';
 
 export class ConsoleController implements CommandIntents {
   readonly store: ConsoleStore;
@@ -429,6 +431,47 @@ export class ConsoleController implements CommandIntents {
 
   note(agent: string, text: string, tone: 'info' | 'warn' | 'error' = 'info'): void {
     this.store.setState((state) => patchAgent(state, agent, (view) => ({ items: appendItem(view.items, { kind: 'notice', id: itemId(), text, tone }) })));
+  }
+
+  // ---- /workflows ------------------------------------------------------------------------------
+
+  #workflow: WorkflowRunner | undefined;
+
+  /**
+   * `/workflow run FILE`: runs a workflow on this console's team (docs/workflows.md), one at a time; /workflows shows
+   * it. Its gates wait in the needs-you queue. Resolves once it started; how it ends is flashed then.
+   */
+  async runWorkflow(file: string): Promise<string> {
+    if (this.#workflow && !['done', 'failed', 'stopped'].includes(this.#workflow.state.state)) {
+      throw new Error(`the workflow '${this.#workflow.name}' is running; s in /workflows stops it first`);
+    }
+    const workflow = await loadWorkflow(file, this.#session.workspace.root);
+    const runner = new WorkflowRunner(this.#session, workflow, { say: () => undefined });
+    this.#workflow = runner;
+    this.store.setState({ workflow: runner.state, workflowIndex: 0 });
+    runner.onChange((state) => this.store.setState({ workflow: state }));
+    runner.run().then(
+      () => this.flash(`workflow ${workflow.name} done`),
+      (error: Error) => this.flash(this.#session.scrub(`workflow ${workflow.name}: ${error.message}; /workflow run ${file} goes on where it stopped`), 'warn'),
+    );
+    return `workflow ${workflow.name} started: /workflows shows it`;
+  }
+
+  /** A key of /workflows: pause, resume or stop the run, or restart one step's agent. */
+  async workflowAction(action: 'pause' | 'resume' | 'stop' | 'restart', agent?: string): Promise<string> {
+    const runner = this.#workflow;
+    if (!runner) return 'no workflow is running: /workflow run FILE starts one';
+    switch (action) {
+      case 'pause':
+        return runner.pause() ? `${runner.name} paused: no new step starts (p resumes)` : `${runner.name} is not running`;
+      case 'resume':
+        return runner.resume() ? `${runner.name} resumed` : `${runner.name} is not paused`;
+      case 'stop':
+        return (await runner.stop()) ? `${runner.name} stopped; its unfinished steps go on when it is run again` : `${runner.name} is not running`;
+      case 'restart':
+        if (!agent) return 'no step selected';
+        return (await runner.restart(agent)) ? `restarting ${agent}` : `${agent} is not at work (yet): only a running step's agent restarts`;
+    }
   }
 
   flash(text: string, tone: Flash['tone'] = 'info'): void {

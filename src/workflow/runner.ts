@@ -7,15 +7,18 @@ import { LEAD_NAME, PERSON_SENDER } from '../runtime/vocabulary.js';
 import type { Task } from '../runtime/store/board.js';
 import type { TeamSession } from '../session/team-session.js';
 import { checkSteps, isGate, type GatePhase, type StepResult, type Workflow, type WorkflowStep } from './definition.js';
+import { RunStateBook, type StepView, type WorkflowRunState } from './run-state.js';
 
 const DEFAULT_CONCURRENCY = 4;
 const GATE_STEP = 'gate';
+const STEP_DONE = 'its workflow step is done';
+const STOPPED = Symbol('stopped');
 
-/** The workflow stopped before its end: `budget` (exit 3) or `failed` (exit 1); continued by running it again. */
+/** The workflow stopped before its end: `budget` (exit 3), `failed` or `stopped` by the person (exit 1); continued by running it again. */
 export class WorkflowStop extends Error {
   constructor(
     message: string,
-    readonly kind: 'budget' | 'failed',
+    readonly kind: 'budget' | 'failed' | 'stopped',
   ) {
     super(message);
     this.name = 'WorkflowStop';
@@ -31,27 +34,155 @@ export class WorkflowRunner {
   readonly #session: TeamSession;
   readonly #workflow: Workflow;
   readonly #progress: WorkflowProgress;
+  readonly #book: RunStateBook;
+  /** Resolved by stop(): every wait of the run races it. */
+  readonly #stopped: Promise<typeof STOPPED>;
+  #stop!: () => void;
+  #isStopped = false;
+  /** While paused: resolved by resume(). */
+  #paused: { promise: Promise<void>; resume: () => void } | undefined;
+  /** Step agents the person asked to restart: their stop is no failure of the step. */
+  readonly #restarting = new Set<string>();
+  /** Step agents spawned (or found at work on a worker) and not yet stopped: those a restart can reach. */
+  readonly #atWork = new Set<string>();
 
   constructor(session: TeamSession, workflow: Workflow, progress: WorkflowProgress) {
     this.#session = session;
     this.#workflow = workflow;
     this.#progress = progress;
+    this.#stopped = new Promise((resolve) => (this.#stop = () => resolve(STOPPED)));
+    this.#book = new RunStateBook({
+      name: workflow.name,
+      state: 'running',
+      startedAt: Date.now(),
+      phases: workflow.phases.map((phase) =>
+        isGate(phase)
+          ? {
+              name: phase.name,
+              kind: 'gate',
+              state: 'waiting',
+              gate: 'person' in phase.gate ? phase.gate.person : `budget $${phase.gate.budgetUsd}`,
+              steps: [],
+            }
+          : {
+              name: phase.name,
+              kind: 'steps',
+              state: 'waiting',
+              concurrency: phase.concurrency ?? DEFAULT_CONCURRENCY,
+              steps: Array.isArray(phase.steps) ? phase.steps.map((step) => queuedStep(phase.name, step.name)) : [],
+            },
+      ),
+    });
+  }
+
+  get name(): string {
+    return this.#workflow.name;
+  }
+
+  /** Where the run stands now (a new object on every change). */
+  get state(): WorkflowRunState {
+    return this.#book.state;
+  }
+
+  onChange(listener: (state: WorkflowRunState) => void): () => void {
+    return this.#book.onChange(listener);
   }
 
   /** Runs every phase in order; resolves with each phase's results. */
   async run(): Promise<Record<string, StepResult[]>> {
+    try {
+      const results = await this.#run();
+      this.#book.set({ state: 'done', endedAt: Date.now(), message: 'done' });
+      return results;
+    } catch (error) {
+      const stopped = error instanceof WorkflowStop && error.kind === 'stopped';
+      this.#book.set({ state: stopped ? 'stopped' : 'failed', endedAt: Date.now(), message: (error as Error).message });
+      throw error;
+    }
+  }
+
+  /** No new step starts until resume(); the steps at work go on. */
+  pause(): boolean {
+    if (this.#paused || this.#isStopped || this.#ended()) return false;
+    let resume!: () => void;
+    const promise = new Promise<void>((resolve) => (resume = resolve));
+    this.#paused = { promise, resume };
+    this.#book.set({ state: 'paused' });
+    this.#progress.say('paused: no new step starts until it is resumed');
+    return true;
+  }
+
+  resume(): boolean {
+    const paused = this.#paused;
+    if (!paused) return false;
+    this.#paused = undefined;
+    this.#book.set({ state: 'running' });
+    paused.resume();
+    this.#progress.say('resumed');
+    return true;
+  }
+
+  /**
+   * Ends the run now: its steps' agents are stopped, their tasks stay in progress on the board, so running the
+   * workflow again gives them to new agents (docs/workflows.md#running-it-again).
+   */
+  async stop(): Promise<boolean> {
+    if (this.#isStopped || this.#ended()) return false;
+    this.#isStopped = true;
+    this.#stop();
+    const running = this.#book.state.phases.flatMap((phase) => phase.steps.filter((step) => step.state === 'running' || step.state === 'restarting'));
+    // One that already stopped on its own has nothing to stop.
+    await Promise.all(
+      running.map((step) => this.#session.shutdown(step.agent, { now: true, reason: 'its workflow was stopped by the person' }).catch(() => undefined)),
+    );
+    return true;
+  }
+
+  /** Stops a running step's agent and gives its task to a new agent of the same name, which is told the first was cut short. */
+  async restart(agent: string): Promise<boolean> {
+    const step = this.#book.state.phases.flatMap((phase) => phase.steps).find((s) => s.agent === agent);
+    if (!step || step.state !== 'running' || !this.#atWork.has(agent) || this.#isStopped) return false;
+    this.#restarting.add(agent);
+    await this.#session.shutdown(agent, { now: true, reason: 'restarted by the person' }).catch((error: Error) => {
+      this.#restarting.delete(agent);
+      throw error;
+    });
+    return true;
+  }
+
+  #ended(): boolean {
+    const { state } = this.#book.state;
+    return state === 'done' || state === 'failed' || state === 'stopped';
+  }
+
+  async #run(): Promise<Record<string, StepResult[]>> {
     const all: Record<string, StepResult[]> = {};
     let previous: StepResult[] = [];
     for (const phase of this.#workflow.phases) {
-      if (isGate(phase)) {
-        await this.#gate(phase);
-        continue;
+      if (this.#isStopped) throw stoppedByPerson();
+      this.#book.phase(phase.name, { state: 'running' });
+      try {
+        if (isGate(phase)) {
+          await this.#gate(phase);
+        } else {
+          const steps = checkSteps(phase.name, typeof phase.steps === 'function' ? await phase.steps(previous, all) : phase.steps);
+          this.#book.phase(phase.name, { steps: steps.map((step) => queuedStep(phase.name, step.name)) });
+          previous = await this.#phase(phase.name, steps, phase.concurrency ?? DEFAULT_CONCURRENCY);
+          all[phase.name] = previous;
+        }
+      } catch (error) {
+        this.#book.phase(phase.name, { state: 'failed' });
+        throw error;
       }
-      const steps = checkSteps(phase.name, typeof phase.steps === 'function' ? await phase.steps(previous, all) : phase.steps);
-      previous = await this.#phase(phase.name, steps, phase.concurrency ?? DEFAULT_CONCURRENCY);
-      all[phase.name] = previous;
+      this.#book.phase(phase.name, { state: 'done' });
     }
     return all;
+  }
+
+  /** Resolves when the run is not paused (at once, mostly); false when it was stopped meanwhile. */
+  async #unpaused(): Promise<boolean> {
+    while (this.#paused && !this.#isStopped) await Promise.race([this.#paused.promise, this.#stopped]);
+    return !this.#isStopped;
   }
 
   /** This workflow's task for a phase's step, if the board has one. */
@@ -68,6 +199,9 @@ export class WorkflowRunner {
       const found = await this.#find(phase, step.name);
       if (found?.status === 'completed') {
         results[index] = { phase, step: step.name, task: found.id, result: found.result ?? '' };
+        this.#book.step(phase, step.name, { state: 'reused', task: found.id });
+        // Its agent finished the step after an earlier run was killed and is still on a worker, idle: its slot is freed.
+        if (this.#session.isLive(agent)) await this.#session.shutdown(agent, { now: true, reason: STEP_DONE }).catch(() => undefined);
         continue;
       }
       // Assigned from the start: no other agent of the team claims a step's task.
@@ -82,6 +216,7 @@ export class WorkflowRunner {
           },
           LEAD_NAME,
         ));
+      this.#book.step(phase, step.name, { task: task.id });
       todo.push({ index, step, task });
     }
     const reused = steps.length - todo.length;
@@ -93,9 +228,17 @@ export class WorkflowRunner {
     const queue = [...todo];
     const slot = async () => {
       for (let next = queue.shift(); next && !failure; next = queue.shift()) {
+        if (!(await this.#unpaused())) {
+          failure ??= stoppedByPerson();
+          break;
+        }
+        const { step, task } = next;
+        this.#book.step(phase, step.name, { state: 'running', startedAt: Date.now() });
         try {
-          results[next.index] = await this.#step(phase, next.step, next.task);
+          results[next.index] = await this.#step(phase, step, task);
+          this.#book.step(phase, step.name, { state: 'done', endedAt: Date.now() });
         } catch (error) {
+          this.#book.step(phase, step.name, { state: this.#isStopped ? 'stopped' : 'failed', endedAt: Date.now() });
           failure ??= error as Error;
         }
       }
@@ -105,14 +248,36 @@ export class WorkflowRunner {
     return results;
   }
 
-  /** One step: its agent spawned on its task, until the task is completed; then the agent is stopped. */
+  /** One step: its agent spawned on its task, until the task is completed (again after a restart); then the agent is stopped. */
   async #step(phase: string, step: WorkflowStep, task: Task): Promise<StepResult> {
     const agent = agentName(phase, step.name);
-    const resumed = task.status === 'in_progress';
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.#attempt(phase, step, task, agent, attempt);
+      } catch (error) {
+        this.#atWork.delete(agent);
+        if (!this.#restarting.delete(agent) || this.#isStopped) throw error;
+        // Its loop ends just after it says so: the name is free again once it has.
+        await this.#session.untilStopped(agent);
+        this.#book.step(phase, step.name, { state: 'running' });
+        this.#progress.say(`${phase}/${step.name}: restarted by the person`);
+      }
+    }
+  }
+
+  async #attempt(phase: string, step: WorkflowStep, task: Task, agent: string, attempt: number): Promise<StepResult> {
+    const resumed = task.status === 'in_progress' || attempt > 0;
+    // A killed run's agent that still works on a worker (a team on PostgreSQL) finishes its step: started again, it would do it twice.
+    if (attempt === 0 && resumed && this.#session.isLive(agent)) {
+      this.#progress.say(`${phase}/${step.name}: its agent from an earlier run is still at work on a worker; waiting for it`);
+      this.#atWork.add(agent);
+      return this.#finish(phase, step, task, agent, this.#completion(task.id, agent));
+    }
     // Started for the agent (the lead's right), so it only has to complete it.
-    if (task.status === 'pending') await this.#session.updateTask(task.id, { status: 'in_progress', owner: agent }, LEAD_NAME);
+    if (task.status === 'pending' && attempt === 0) await this.#session.updateTask(task.id, { status: 'in_progress', owner: agent }, LEAD_NAME);
     // The agent of a step cut short by a killed run is on the roster still, running nowhere: its name is reused.
     await this.#session.retireStale(agent, 'its workflow run ended before its step was done');
+    // Watched from before the spawn (its `shutdown` as a stale member, just above, is no stop of the new agent).
     const completed = this.#completion(task.id, agent);
     const prompt = [
       `You are step '${step.name}' of phase '${phase}' of the workflow '${this.#workflow.name}'. Task #${task.id} is yours and in progress${
@@ -123,13 +288,24 @@ export class WorkflowRunner {
       '',
       `When you are done, call task_update with task_id ${task.id}, status "completed" and result: what you found or made, for the next phase. Then end your turn.`,
     ].join('\n');
-    await this.#session.spawn(agent, step.role ?? 'worker', prompt, PERSON_SENDER, {
+    // On a team with a worker that has a slot free, the agent runs there (agents/lifecycle/placement.ts).
+    const spawned = await this.#session.spawn(agent, step.role ?? 'worker', prompt, PERSON_SENDER, {
       ...(step.agent ? { agent: step.agent } : {}),
       ...(step.model ? { model: step.model } : {}),
     });
-    const done = await completed;
-    // Its work is done: the slot goes to the next step. One that already stopped on its own has nothing to stop.
-    await this.#session.shutdown(agent, { now: true }).catch(() => undefined);
+    this.#atWork.add(agent);
+    const where = / on worker (\S+)/.exec(spawned.split('\n')[0]!)?.[1];
+    if (where) this.#progress.say(`${phase}/${step.name} runs on worker ${where}`);
+    return this.#finish(phase, step, task, agent, completed);
+  }
+
+  /** Waits for the step's task to be completed, then stops its agent (here or on its worker): the slot goes to the next step. */
+  async #finish(phase: string, step: WorkflowStep, task: Task, agent: string, completed: Promise<Task>): Promise<StepResult> {
+    const done = await Promise.race([completed, this.#stopped]);
+    if (done === STOPPED) throw stoppedByPerson();
+    this.#atWork.delete(agent);
+    // One that already stopped on its own has nothing to stop.
+    await this.#session.shutdown(agent, { now: true, reason: STEP_DONE }).catch(() => undefined);
     this.#progress.say(`${phase}/${step.name} done (task #${task.id})`);
     return { phase, step: step.name, task: task.id, result: done.result ?? '' };
   }
@@ -175,6 +351,18 @@ export class WorkflowRunner {
     });
   }
 
+  /**
+   * What the workflow's step agents spent, in every run of it (a killed one too) and on every host: their tallies in
+   * the team's spend ledger, which outlives the runs. An agent is counted whole, its last words after its step too.
+   */
+  async #spent(): Promise<number> {
+    const [tasks, ledger] = await Promise.all([this.#session.tasks(), this.#session.spendLedger()]);
+    const agents = new Set(
+      tasks.filter((task) => task.workflow?.name === this.#workflow.name && task.workflow.step !== GATE_STEP && task.owner).map((task) => task.owner!),
+    );
+    return [...agents].reduce((sum, agent) => sum + (ledger.agents[agent]?.cost_usd ?? 0), 0);
+  }
+
   async #gate(phase: GatePhase): Promise<void> {
     const found = await this.#find(phase.name, GATE_STEP);
     if (found?.status === 'completed') {
@@ -194,26 +382,38 @@ export class WorkflowRunner {
       ));
     if (task.status === 'pending') await this.#session.updateTask(task.id, { status: 'in_progress' }, LEAD_NAME);
     if ('budgetUsd' in phase.gate) {
-      const spent = this.#session.spend().reduce((sum, agent) => sum + agent.costUsd, 0);
+      const spent = await this.#spent();
       if (spent > phase.gate.budgetUsd) {
-        throw new WorkflowStop(`gate ${phase.name}: this run spent $${spent.toFixed(4)}, over the gate's $${phase.gate.budgetUsd}`, 'budget');
+        throw new WorkflowStop(
+          `gate ${phase.name}: the workflow spent $${spent.toFixed(4)} (this run and earlier ones), over the gate's $${phase.gate.budgetUsd}`,
+          'budget',
+        );
       }
       await this.#session.updateTask(task.id, { status: 'completed', result: `spent $${spent.toFixed(4)}` }, LEAD_NAME);
       return;
     }
     this.#progress.say(`gate ${phase.name}: waiting for you: ${phase.gate.person} (huddle approve, or huddle approve --deny)`);
+    this.#book.set({ state: 'waiting', message: `waiting for you: ${phase.gate.person}` });
     // The queue answers only while someone may answer: the person, through `huddle approve`.
     const detach = this.#session.attachPerson();
     // Nothing else may be running while the person thinks (the control socket does not hold the process open).
     const keepAlive = setInterval(() => undefined, 60_000);
+    // Stopped while it waits, the question leaves the queue (the next run asks it again).
+    const withdraw = new AbortController();
+    void this.#stopped.then(() => withdraw.abort());
     try {
-      const outcome = await this.#session.askPerson({
-        agent: 'workflow',
-        tool: 'workflow_gate',
-        summary: phase.gate.person,
-        reason: `the workflow '${this.#workflow.name}' waits at gate '${phase.name}'`,
-        prefixes: [],
-      });
+      const outcome = await this.#session.askPerson(
+        {
+          agent: 'workflow',
+          tool: 'workflow_gate',
+          summary: phase.gate.person,
+          reason: `the workflow '${this.#workflow.name}' waits at gate '${phase.name}'`,
+          prefixes: [],
+        },
+        withdraw.signal,
+      );
+      if (this.#isStopped) throw stoppedByPerson();
+      this.#book.set({ state: this.#paused ? 'paused' : 'running', message: undefined });
       if (outcome.kind !== 'approved') {
         throw new WorkflowStop(`gate ${phase.name}: not approved${outcome.kind === 'denied' && outcome.reason ? ` (${outcome.reason})` : ''}`, 'failed');
       }
@@ -224,6 +424,14 @@ export class WorkflowRunner {
     await this.#session.updateTask(task.id, { status: 'completed', result: 'approved' }, LEAD_NAME);
     this.#progress.say(`gate ${phase.name}: approved`);
   }
+}
+
+function queuedStep(phase: string, step: string): StepView {
+  return { name: step, agent: agentName(phase, step), state: 'queued' };
+}
+
+function stoppedByPerson(): WorkflowStop {
+  return new WorkflowStop('stopped by the person', 'stopped');
 }
 
 /** The step's agent: one name per phase and step, the same in every run (so a resumed step's task is still its own). */

@@ -43,6 +43,11 @@ export interface TeamHosts {
   /** Asks every worker to stop the teammates it runs for the team (the team finished). */
   recall(reason: string): Promise<void>;
   /**
+   * Asks the worker that runs teammate `name` to stop it now; resolves once its slot is free (the
+   * teammate ended, or its worker was swept). False when no worker runs it.
+   */
+  stop(name: string, reason: string): Promise<boolean>;
+  /**
    * Worker: offers `slots` slots; `start` runs each placement handed to this host (one at a time,
    * in order) and resolves once its teammate finished. Resolves once serving.
    */

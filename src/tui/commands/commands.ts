@@ -35,6 +35,26 @@ export const COMMANDS: SlashCommand[] = [
     },
   },
   {
+    name: 'workflows',
+    description: 'the workflow run: phases, agents, tokens, time; p pause/resume, r restart an agent, s stop',
+    run: () => ({ kind: 'view', view: 'workflows' }),
+  },
+  {
+    name: 'workflow',
+    args: 'run FILE',
+    description: 'run a workflow module on the team (docs: workflows); /workflows shows it',
+    async run(context, args) {
+      const [verb, file] = firstWord(args);
+      if (verb !== 'run' || !file.trim()) return usage(this);
+      try {
+        await context.controller.runWorkflow(file.trim());
+        return { kind: 'view', view: 'workflows' };
+      } catch (error) {
+        return { kind: 'error', message: (error as Error).message };
+      }
+    },
+  },
+  {
     name: 'grid',
     description: "every agent's latest output at once, tiled (also Ctrl+G); Enter on a tile opens its pane",
     run: () => ({ kind: 'view', view: 'grid' }),

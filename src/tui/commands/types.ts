@@ -51,6 +51,8 @@ export interface CommandIntents {
   note(agent: string, text: string, tone?: 'info' | 'warn' | 'error'): void;
   /** The person's shell in a pane (opened when none is), with `command` typed into it. */
   shell(command?: string): Promise<string>;
+  /** `/workflow run FILE`: starts a workflow on the team (one at a time). */
+  runWorkflow(file: string): Promise<string>;
 }
 
 export interface CommandContext {

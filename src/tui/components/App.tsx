@@ -24,6 +24,7 @@ import { BOARD_CHROME_ROWS, TaskBoardView } from './TaskBoardView.js';
 import { BacklogView } from './BacklogView.js';
 import { BEST_OF_CHROME_ROWS, BestOfView, bestOfContent } from './BestOfView.js';
 import { TerminalPane } from './TerminalPane.js';
+import { WorkflowsView } from './WorkflowsView.js';
 
 interface Props {
   store: ConsoleStore;
@@ -109,6 +110,8 @@ export function App({ store, controller, history, quit }: Props) {
           <BestOfView store={store} width={columns} height={mainHeight} />
         ) : view === 'grid' ? (
           <GridView store={store} width={columns} height={mainHeight} />
+        ) : view === 'workflows' ? (
+          <WorkflowsView store={store} width={columns} height={mainHeight} />
         ) : terminal ? (
           <TerminalPane store={store} view={terminal} width={columns} height={mainHeight} />
         ) : (

@@ -32,6 +32,9 @@ export type IntentName =
   | 'backlog.open'
   | 'grid.move'
   | 'grid.focus'
+  | 'workflow.select'
+  | 'workflow.act'
+  | 'workflow.open'
   | 'mouse.toggle'
   | 'ask.answer'
   | 'ask.sendDenial'
@@ -203,6 +206,40 @@ export const CONSOLE_BINDINGS: readonly ConsoleBinding[] = [
   { layer: 'view', views: ['backlog'], keys: ['up'], intent: 'backlog.select', arg: -1, when: ['inputEmpty'], doc: 'the issue above' },
   { layer: 'view', views: ['backlog'], keys: ['down'], intent: 'backlog.select', arg: 1, when: ['inputEmpty'], doc: 'the issue below' },
   { layer: 'view', views: ['backlog'], keys: ['enter'], intent: 'backlog.open', when: ['inputEmpty'], doc: "open the issue's teammate pane" },
+  // /workflows: ↑/↓ pick a step's agent; p, r, s act on the run while nothing is typed.
+  { layer: 'view', views: ['workflows'], keys: ['up'], intent: 'workflow.select', arg: -1, when: ['inputEmpty'], doc: 'select the agent above' },
+  { layer: 'view', views: ['workflows'], keys: ['down'], intent: 'workflow.select', arg: 1, when: ['inputEmpty'], doc: 'select the agent below' },
+  {
+    layer: 'view',
+    views: ['workflows'],
+    keys: ['p'],
+    intent: 'workflow.act',
+    arg: 'pause',
+    when: ['inputEmpty'],
+    exactKey: true,
+    doc: 'pause the run (no new step starts; those at work go on); again: resume it',
+  },
+  {
+    layer: 'view',
+    views: ['workflows'],
+    keys: ['r'],
+    intent: 'workflow.act',
+    arg: 'restart',
+    when: ['inputEmpty'],
+    exactKey: true,
+    doc: "restart the selected agent: a new one takes its step's task",
+  },
+  {
+    layer: 'view',
+    views: ['workflows'],
+    keys: ['s'],
+    intent: 'workflow.act',
+    arg: 'stop',
+    when: ['inputEmpty'],
+    exactKey: true,
+    doc: 'stop the run (its steps stop; /workflow run FILE goes on where it stopped)',
+  },
+  { layer: 'view', views: ['workflows'], keys: ['enter'], intent: 'workflow.open', when: ['inputEmpty'], doc: "open the selected agent's pane" },
   // Views that are longer than the screen scroll.
   { layer: 'view', views: SCROLLING_VIEWS, keys: ['pageup'], intent: 'view.scroll', arg: 'page-up', doc: 'scroll a page up' },
   { layer: 'view', views: SCROLLING_VIEWS, keys: ['pagedown'], intent: 'view.scroll', arg: 'page-down', doc: 'scroll a page down' },

@@ -10,6 +10,7 @@ import * as edit from '../state/input-buffer.js';
 import * as act from '../state/console-actions.js';
 import { openPalette, paletteSelection } from '../commands/palette.js';
 import { gridAgents } from '../state/grid.js';
+import { workflowAgents } from '../state/workflow-agents.js';
 import { askChoices } from '../state/ask-choices.js';
 import type { IntentName } from './console-keymap.js';
 import type { KeyPress } from './key-press.js';
@@ -123,6 +124,26 @@ export function createIntents({ store, controller, history, quit, paneSize, view
       const tiles = gridAgents(state);
       const name = tiles[Math.min(state.gridIndex, tiles.length - 1)];
       if (name) act.focusPaneAt(store, state.order.indexOf(name));
+    },
+    'workflow.select': (_key, step) => {
+      const count = workflowAgents(store.getState().workflow).length;
+      store.setState((state) => ({ workflowIndex: count ? Math.min(count - 1, Math.max(0, state.workflowIndex + Number(step))) : 0 }));
+    },
+    'workflow.act': (_key, arg) => {
+      const state = store.getState();
+      const selected = workflowAgents(state.workflow)[state.workflowIndex];
+      const action = arg === 'pause' && state.workflow?.state === 'paused' ? 'resume' : (arg as 'pause' | 'restart' | 'stop');
+      void controller.workflowAction(action, selected?.agent).then(
+        (text) => controller.flash(text),
+        (error: Error) => controller.flash(error.message, 'error'),
+      );
+    },
+    'workflow.open': () => {
+      const state = store.getState();
+      const selected = workflowAgents(state.workflow)[state.workflowIndex];
+      const index = selected ? state.order.indexOf(selected.agent) : -1;
+      if (index >= 0) act.focusPaneAt(store, index);
+      else controller.flash(selected ? `${selected.agent} has not started yet` : 'no step selected', 'warn');
     },
     'mouse.toggle': () => {
       act.toggleMouse(store);

@@ -23,6 +23,7 @@ const SECTIONS: Array<{ title: string; of: (binding: Binding) => boolean }> = [
   { title: 'Searching a pane (Ctrl+F)', of: (b) => b.views?.includes('search') === true },
   { title: 'The grid (Ctrl+G)', of: (b) => b.views?.includes('grid') === true },
   { title: 'The backlog (/backlog)', of: (b) => b.views?.includes('backlog') === true },
+  { title: 'The workflow run (/workflows)', of: (b) => b.views?.includes('workflows') === true },
   { title: 'Views that scroll (/help, pages, the task board, /team)', of: (b) => b.views?.includes('help') === true },
   { title: 'Any view', of: (b) => b.layer === 'view' },
 ];

@@ -2,6 +2,7 @@
 // by key intents (the input line, views, focus) and by intents' echoes, read by components
 // through selectors.
 import type { BacklogRow } from '../../session/backlog-progress.js';
+import type { WorkflowRunState } from '../../workflow/run-state.js';
 import { createStore } from 'zustand/vanilla';
 import { EMPTY_INPUT, type InputBuffer } from './input-buffer.js';
 import type { Task } from '../../runtime/store/board.js';
@@ -64,7 +65,7 @@ export interface PaneSearch {
   match: number;
 }
 
-export type ViewName = 'pane' | 'tasks' | 'team' | 'help' | 'approvals' | 'grid' | 'page' | 'config' | 'mcp' | 'summary' | 'backlog' | 'bestof';
+export type ViewName = 'pane' | 'tasks' | 'team' | 'help' | 'approvals' | 'grid' | 'page' | 'config' | 'mcp' | 'summary' | 'backlog' | 'bestof' | 'workflows';
 
 /** /backlog: where the issues come from, each issue's row, and a line when no backlog is worked through. */
 export interface BacklogView {
@@ -166,6 +167,9 @@ export interface ConsoleState {
   summary: string[];
   /** The last /best-of run of this console, for its compare view. */
   bestOf?: BestOfView | undefined;
+  /** The workflow started from the console (/workflow run), as it stands; and the agent selected in /workflows. */
+  workflow: WorkflowRunState | undefined;
+  workflowIndex: number;
 }
 
 export type ConsoleStore = ReturnType<typeof createConsoleStore>;
@@ -208,6 +212,8 @@ export function createConsoleStore(initial: {
     gridIndex: 0,
     backlog: { source: undefined, rows: [], note: undefined },
     backlogIndex: 0,
+    workflow: undefined,
+    workflowIndex: 0,
     page: undefined,
     mouse: initial.mouse ?? mouseByDefault(),
     redraws: 0,

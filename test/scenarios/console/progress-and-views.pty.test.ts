@@ -96,7 +96,8 @@ describe.each([
       screen = await tty.waitForScreen((s) => !s.includes(`↓ ${more[1]} more rows`));
     }
     for (const command of COMMANDS) {
-      const row = seen.find((line) => line.startsWith(`/${command.name}`));
+      // The whole name: /workflow is not /workflows.
+      const row = seen.find((line) => line.startsWith(`/${command.name} `) || line === `/${command.name}`);
       expect(row, `/${command.name} in:\n${seen.join('\n')}`).toBeDefined();
       // The usage and the description are apart, never run together.
       expect(row!).toMatch(new RegExp(`^/${command.name}(?: \\S+)*(?:\\s{2,}\\S|$)`));

@@ -237,7 +237,65 @@ describe('huddle workflow run', () => {
     );
     const costly = await startFile('costly.mjs').done;
     expect(costly.code, costly.stderr).toBe(3);
-    expect(costly.stderr).toMatch(/gate cap: this run spent \$\d+\.\d{4}, over the gate's \$1e-7/);
+    expect(costly.stderr).toMatch(/gate cap: the workflow spent \$\d+\.\d{4} \(this run and earlier ones\), over the gate's \$1e-7/);
+  }, 120_000);
+
+  it("a budget gate counts what the workflow's earlier runs spent, a killed one too (the team's spend ledger)", async () => {
+    // Each step's completing call costs a million input tokens; its last word almost nothing. Run 1 is killed while
+    // step two works, after step one (its spend in the ledger); run 2 spends on step two only, under the gate's
+    // budget, but the two steps together are over it: the gate stops the run.
+    const metered = (budgetUsd: number) =>
+      `export default { name: 'metered', phases: [{ name: 'read', concurrency: 1, steps: [{ name: 'one', prompt: 'Read.' }, { name: 'two', prompt: 'Read.' }] }, { name: 'cap', gate: { budgetUsd: ${budgetUsd} } }] };\n`;
+    writeFileSync(path.join(ws.dir, 'metered.mjs'), metered(1_000_000));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let twoAsked = false;
+    fake.respond(async (request) => {
+      const agent = request.agent ?? '';
+      const history = JSON.stringify(request.body?.messages ?? []);
+      if (history.includes('tool_result')) return { ...replyText('Done.'), usage: { input_tokens: 1, output_tokens: 1 } };
+      if (agent === 'read-two' && !twoAsked) {
+        twoAsked = true;
+        await released;
+      }
+      const task = /Task #(\d+) is yours/.exec(history)?.[1];
+      return {
+        ...reply(toolUse('task_update', { task_id: Number(task), status: 'completed', result: 'read' })),
+        usage: { input_tokens: 1_000_000, output_tokens: 1 },
+      };
+    });
+    const ledger = () => {
+      const spent: Record<string, number> = {};
+      for (const line of readFileSync(path.join(ws.dir, '.team', 'spend.jsonl'), 'utf8')
+        .split('\n')
+        .filter(Boolean)) {
+        const usage = JSON.parse(line) as { agent: string; cost: number };
+        spent[usage.agent] = (spent[usage.agent] ?? 0) + usage.cost;
+      }
+      return spent;
+    };
+
+    const first = startFile('metered.mjs');
+    while (!twoAsked) {
+      if (first.child.exitCode !== null) throw new Error(`the first run ended on its own: ${(await first.done).stderr}`);
+      await sleep(20);
+    }
+    first.child.kill('SIGKILL');
+    expect((await first.done).signal).toBe('SIGKILL');
+    release();
+    const stepOne = ledger()['read-one']!;
+    expect(stepOne).toBeGreaterThan(0);
+
+    // Over what one step costs, under what two do.
+    writeFileSync(path.join(ws.dir, 'metered.mjs'), metered(Number((stepOne * 1.5).toFixed(6))));
+    const second = await startFile('metered.mjs').done;
+    expect(second.code, second.stderr).toBe(3);
+    expect(second.stderr).toContain('1 done in an earlier run (reused)');
+    const spent = ledger();
+    const both = spent['read-one']! + spent['read-two']!;
+    expect(both).toBeGreaterThan(stepOne * 1.5);
+    expect(spent['read-two']!).toBeLessThan(stepOne * 1.5);
+    expect(second.stderr).toContain(`gate cap: the workflow spent $${both.toFixed(4)} (this run and earlier ones)`);
   }, 120_000);
 
   it('says in one line what is wrong with a module that is no workflow, and exits 2', async () => {

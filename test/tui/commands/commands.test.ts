@@ -55,6 +55,8 @@ describe('slash commands', () => {
         'shell',
         'grid',
         'rewind',
+        'workflows',
+        'workflow',
       ].sort(),
     );
   });

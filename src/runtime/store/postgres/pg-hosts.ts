@@ -357,6 +357,44 @@ export class PgHosts implements TeamHosts {
     });
   }
 
+  async stop(name: string, reason: string): Promise<boolean> {
+    const { team, channel } = this.#ctx;
+    const ids = await write(this.#ctx, async (client) => {
+      const { rows } = await client.query<{ id: string; host: string }>(
+        `UPDATE huddle_placements SET state = 'stopping', spec = spec || jsonb_build_object('stop_reason', $3::text)
+          WHERE team = $1 AND name = $2 AND state IN ('pending', 'running', 'stopping') RETURNING id, host`,
+        [team, name, reason],
+      );
+      for (const host of new Set(rows.map((row) => row.host))) await channel.publish(client, { k: 'h', host });
+      return rows.map((row) => row.id);
+    });
+    if (ids.length === 0) return false;
+    // The worker says `done` when the teammate ended; a sweep says `lost` when the worker is gone: either frees the slot.
+    await new Promise<void>((resolve) => {
+      let over = false;
+      const check = () => {
+        void this.#ctx.db
+          .query(`SELECT 1 FROM huddle_placements WHERE team = $1 AND id = ANY($2) AND state IN ('pending', 'running', 'stopping')`, [team, ids])
+          .then(({ rows }) => {
+            if (rows.length > 0 || over) return;
+            over = true;
+            off();
+            offResync();
+            clearInterval(again);
+            resolve();
+          })
+          // The next notification (or resync) looks again.
+          .catch(() => undefined);
+      };
+      const off = channel.on('h', check);
+      const offResync = channel.onResync(check);
+      // A notification lost with a dropped link: looked at again once per lease.
+      const again = setInterval(check, this.#registration.leaseMs);
+      check();
+    });
+    return true;
+  }
+
   // ---- serving (a worker) ----------------------------------------------------------------
 
   async serve(slots: number, start: (placement: Placement, stop: AbortSignal) => Promise<void>): Promise<void> {
@@ -384,17 +422,17 @@ export class PgHosts implements TeamHosts {
           serving.again = false;
           const { team } = this.#ctx;
           const taken = await write(this.#ctx, async (client) => {
-            const recalled = await client.query<{ id: string }>(`SELECT id FROM huddle_placements WHERE team = $1 AND host = $2 AND state = 'stopping'`, [
-              team,
-              this.self,
-            ]);
+            const recalled = await client.query<{ id: string; reason: string | null }>(
+              `SELECT id, spec->>'stop_reason' AS reason FROM huddle_placements WHERE team = $1 AND host = $2 AND state = 'stopping'`,
+              [team, this.self],
+            );
             const { rows } = await client.query<{ id: string; spec: PlacementSpec }>(
               `UPDATE huddle_placements SET state = 'running' WHERE team = $1 AND host = $2 AND state = 'pending' RETURNING id, spec`,
               [team, this.self],
             );
-            return { started: rows, recalled: recalled.rows.map((row) => row.id) };
+            return { started: rows, recalled: recalled.rows };
           });
-          for (const id of taken.recalled) serving.running.get(id)?.abort(new Error('the lead recalled it: the team finished'));
+          for (const { id, reason } of taken.recalled) serving.running.get(id)?.abort(new Error(reason ?? 'the lead recalled it: the team finished'));
           for (const row of taken.started) this.#run(serving, { ...row.spec, id: row.id, host: this.self, hostLabel: hostLabel(this.#registration.cwd) });
         } while (serving.again);
       } catch {
@@ -415,10 +453,13 @@ export class PgHosts implements TeamHosts {
       .then(async () => {
         serving.running.delete(placement.id);
         if (this.#lost || this.#closed) return;
-        // Best effort on the way out: a sweep by the next lead fixes what this leaves.
-        await write(this.#ctx, (client) =>
-          client.query(`UPDATE huddle_placements SET state = 'done' WHERE team = $1 AND id = $2`, [this.#ctx.team, placement.id]),
-        ).catch(() => undefined);
+        // Told on the channel: a lead waiting for the slot (stop()) hears it is free.
+        await write(this.#ctx, async (client) => {
+          await client.query(`UPDATE huddle_placements SET state = 'done' WHERE team = $1 AND id = $2`, [this.#ctx.team, placement.id]);
+          await this.#ctx.channel.publish(client, { k: 'h' });
+        })
+          // Best effort on the way out: a sweep by the next lead fixes what this leaves.
+          .catch(() => undefined);
       });
   }
 
