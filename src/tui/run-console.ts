@@ -8,9 +8,11 @@
 // (a team to resume or ask about, the demo, no terminal) the session opens before the first frame.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import v8 from 'node:v8';
 import { createElement } from 'react';
 import type { Instance } from 'ink';
 import type { CliOptions } from '../session/cli-options.js';
+import { probeSandbox } from '../runtime/sandbox/status.js';
 import type { ConsoleController } from './console-controller.js';
 import { createConsoleStore } from './state/console-store.js';
 import type { InputHistory } from './state/input-history.js';
@@ -46,8 +48,15 @@ export async function runConsole(options: CliOptions): Promise<number> {
   };
 
   let redraw = early ? await draw() : undefined;
+  // V8 grows its young generation with the allocation rate, up to semi-spaces of 64 MB, which a
+  // team streaming into the screen reaches (tens of MB resident for garbage): it stays at the
+  // size start-up gave it. (Set after the first frame, so start-up's own collections are few.)
+  v8.setFlagsFromString('--semi-space-growth-factor=1');
+  // bubblewrap's probe runs in child processes while the session core loads (settings read its verdict).
+  const probing = probeSandbox();
   const { openConsoleSession, consoleController, startConsoleSession, closeConsoleSession, askAboutOldTeam, StartupError } = await (core ??
     import('./console-session.js'));
+  await probing;
   let opened: ConsoleSession | 'quit';
   try {
     opened = await openConsoleSession(options, store, async (members) => {
