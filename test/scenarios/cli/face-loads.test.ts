@@ -89,6 +89,7 @@ describe('what a face loads at start', () => {
       'zod',
       'yaml',
       'execa',
+      'minimatch',
     ])
       expect(loads(inputs, what), what).toEqual([]);
   });
