@@ -3,6 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { stringWidthFastPath } from './string-width-fast-path.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -26,7 +27,7 @@ export const TEXT_LOADERS = { '.md': 'text' };
 /** Code splitting keeps `--version` and `--help` from loading the SDK or Ink. */
 export function bundleOptions({ outdir, version, minify = true }) {
   return {
-    plugins: [yogaWithoutFetch],
+    plugins: [yogaWithoutFetch, stringWidthFastPath],
     loader: TEXT_LOADERS,
     // The library (docs/library.md) shares the CLI's chunks: one copy of the session core.
     entryPoints: { cli: path.join(root, 'src/cli.ts'), library: path.join(root, 'src/library/index.ts') },

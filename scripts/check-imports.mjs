@@ -85,9 +85,10 @@ export const INNER_ORDERS = [
       'keys/',
       'hooks/',
       'components/',
+      'console-session.ts',
       ['run-console.ts', 'generated-docs.ts'],
     ],
-    why: 'src/tui builds upward: render, terminal < state < commands < console-controller < keys < hooks < components < run-console',
+    why: 'src/tui builds upward: render, terminal < state < commands < console-controller < keys < hooks < components < console-session < run-console',
   },
 ];
 

@@ -3,7 +3,7 @@
 // and the flags it cannot honour refused by name with the reason. Kept free of heavy imports: the
 // entry point parses with it before loading any mode.
 import type { PermissionMode } from '../runtime/permissions/permission-mode.js';
-import { isToolRule } from '../runtime/permissions/tool-rules.js';
+import { isToolRule } from '../runtime/permissions/tool-rule-syntax.js';
 import { CLAUDE_CODE_TOOL_NAMES } from '../runtime/vocabulary.js';
 
 export { CLAUDE_PERMISSION_MODES, mapPermissionMode } from '../runtime/permissions/permission-mode.js';

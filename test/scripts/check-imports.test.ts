@@ -122,7 +122,7 @@ it('refuses a room of src/tui importing a room above it, and allows the rooms be
     ['src/tui/keys/intents.ts', 'src/tui/console-controller.ts'],
     ['src/tui/run-console.ts', 'src/tui/components/App.tsx'],
   ]);
-  const why = '(src/tui builds upward: render, terminal < state < commands < console-controller < keys < hooks < components < run-console)';
+  const why = '(src/tui builds upward: render, terminal < state < commands < console-controller < keys < hooks < components < console-session < run-console)';
   expect(orderViolations(graph)).toEqual([
     `src/tui/state/event-bridge.ts imports src/tui/components/glyphs.ts ${why}`,
     `src/tui/render/pane-window.ts imports src/tui/state/console-store.ts ${why}`,

@@ -7,6 +7,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { CLAUDE_CODE_TOOL_NAMES, toClaudeCodeCall } from '../vocabulary.js';
 import { minimatch } from 'minimatch';
+import { parseToolRule, type ToolRule } from './tool-rule-syntax.js';
+
+export { isToolRule, parseToolRule } from './tool-rule-syntax.js';
 
 export interface ToolRuleLists {
   deny?: readonly string[] | undefined;
@@ -18,27 +21,6 @@ export interface RuleVerdict {
   kind: 'deny' | 'ask' | 'allow';
   /** The rule as it was written. */
   rule: string;
-}
-
-interface ToolRule {
-  text: string;
-  tool: string;
-  specifier: string | undefined;
-}
-
-const RULE = /^([A-Za-z_][\w-]*)(?:\((.*)\))?$/s;
-
-/** `Tool` or `Tool(specifier)`; undefined when the text is neither. */
-export function parseToolRule(text: string): ToolRule | undefined {
-  const match = RULE.exec(text.trim());
-  if (!match) return undefined;
-  const specifier = match[2]?.trim();
-  return { text, tool: match[1]!, specifier: specifier === '' || specifier === '*' ? undefined : specifier };
-}
-
-/** Whether `text` is a rule in Claude Code's syntax (for the settings' checks). */
-export function isToolRule(text: string): boolean {
-  return parseToolRule(text) !== undefined;
 }
 
 /** Tools whose rules also cover other tools of the same kind (Claude Code: Edit rules cover every edit). */

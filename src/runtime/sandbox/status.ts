@@ -2,7 +2,7 @@
 // Linux: bubblewrap (`bwrap`), probed by really starting a sandbox (it may be installed but unable
 // to make namespaces, e.g. inside an unprivileged container). macOS: `sandbox-exec`.
 // HUDDLE_SANDBOX=off is the one way to run commands unsandboxed on purpose.
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
 
@@ -56,6 +56,36 @@ export function resetSandboxStatus(): void {
   cached = undefined;
 }
 
+/**
+ * The same probe without blocking: bubblewrap's runs at once, in child processes, while the caller
+ * goes on (the console loads its session core meanwhile). Fills what sandboxStatus() returns.
+ */
+export async function probeSandbox(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  if (cached || sandboxOffOnPurpose(env) || process.platform !== 'linux') return;
+  const program = findProgram('bwrap', env);
+  if (!program) return; // sandboxStatus() says so without running anything
+  const run = (args: string[]) =>
+    new Promise<Ran>((resolve) => {
+      execFile(program, args, { encoding: 'utf8', timeout: 10_000 }, (error, stdout, stderr) => {
+        const failed = error as (NodeJS.ErrnoException & { code?: number | string; signal?: NodeJS.Signals | null }) | null;
+        resolve({ status: failed ? (typeof failed.code === 'number' ? failed.code : null) : 0, signal: failed?.signal ?? null, stdout, stderr });
+      });
+    });
+  const [version, strong, plain] = await Promise.all([run(['--version']), run(['--unshare-user', '--disable-userns', ...BWRAP_PROBE]), run(BWRAP_PROBE)]);
+  cached ??= bwrapVerdict(program, version.stdout, strong, plain);
+}
+
+/** What a probe run gave back. */
+interface Ran {
+  status: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** A sandbox of bwrap's that only runs `true`: whether it can make the namespaces huddle's sandbox needs. */
+const BWRAP_PROBE = ['--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', '--unshare-pid', '--die-with-parent', '--', 'true'];
+
 function probe(env: NodeJS.ProcessEnv): SandboxStatus {
   if (process.platform === 'darwin') {
     const program = findProgram('sandbox-exec', env) ?? '/usr/bin/sandbox-exec';
@@ -68,14 +98,16 @@ function probe(env: NodeJS.ProcessEnv): SandboxStatus {
   if (process.platform !== 'linux') return off(`no sandbox for ${process.platform}`, `sandbox: off — no sandbox on ${process.platform}`);
   const program = findProgram('bwrap', env);
   if (!program) return off('bubblewrap (bwrap) is not installed', `${SANDBOX_OFF_WARNING} (apt-get install bubblewrap)`);
-  const version =
-    spawnSync(program, ['--version'], { encoding: 'utf8', timeout: 10_000 })
-      .stdout?.trim()
-      .replace(/^bubblewrap\s*/, '') || 'unknown';
-  const base = ['--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', '--unshare-pid', '--die-with-parent', '--', 'true'];
-  const strong = spawnSync(program, ['--unshare-user', '--disable-userns', ...base], { stdio: 'ignore', timeout: 10_000 });
+  const version = spawnSync(program, ['--version'], { encoding: 'utf8', timeout: 10_000 }).stdout ?? '';
+  const strong = spawnSync(program, ['--unshare-user', '--disable-userns', ...BWRAP_PROBE], { stdio: 'ignore', timeout: 10_000 });
+  // The plain sandbox is tried only when the strong one fails.
+  const plain = strong.status === 0 ? strong : spawnSync(program, BWRAP_PROBE, { encoding: 'utf8', timeout: 10_000 });
+  return bwrapVerdict(program, version, strong, { status: plain.status, signal: plain.signal, stderr: String(plain.stderr ?? '') });
+}
+
+function bwrapVerdict(program: string, versionText: string, strong: { status: number | null }, plain: Omit<Ran, 'stdout'>): SandboxStatus {
+  const version = versionText.trim().replace(/^bubblewrap\s*/, '') || 'unknown';
   if (strong.status === 0) return on(program, version, true);
-  const plain = spawnSync(program, base, { encoding: 'utf8', timeout: 10_000 });
   if (plain.status === 0) return on(program, version, false);
   const why = (plain.stderr ?? '').trim().split('\n')[0] || `exit ${plain.status ?? plain.signal}`;
   return off(`bubblewrap cannot make a sandbox here (${why})`, `sandbox: off — bubblewrap cannot make namespaces here (${why})`);

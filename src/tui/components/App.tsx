@@ -28,8 +28,8 @@ import { WorkflowsView } from './WorkflowsView.js';
 
 interface Props {
   store: ConsoleStore;
-  controller: ConsoleController;
-  history: InputHistory;
+  /** The session's side, once it is open: until then the frame is drawn and keys wait (useConsoleKeys). */
+  ready: { controller: ConsoleController; history: InputHistory } | undefined;
   quit: () => void;
 }
 
@@ -48,7 +48,7 @@ function viewSize(state: ConsoleState, columns: number, height: number): ScreenS
   }
 }
 
-export function App({ store, controller, history, quit }: Props) {
+export function App({ store, ready, quit }: Props) {
   const { columns, rows } = useWindowSize();
   useCleanRedrawOnResize(
     columns,
@@ -76,14 +76,13 @@ export function App({ store, controller, history, quit }: Props) {
   const mainHeight = Math.max(3, rows - 1 - palette.length - notice.length - inputHeight - 1);
   useConsoleKeys({
     store,
-    controller,
-    history,
+    ready,
     quit,
     sizes: () => ({ pane: { width: columns, rows: Math.max(1, mainHeight - PANE_CHROME_ROWS) }, view: viewSize(store.getState(), columns, mainHeight) }),
   });
 
   // A program in a terminal (a command teammate, a shell) shows its screen instead of a transcript.
-  const terminal = controller.terminal(focus);
+  const terminal = ready?.controller.terminal(focus);
   const denying = useStore(store, (state) => state.denying !== undefined);
   const hint = terminal
     ? `keys go to ${focus}'s program (Shift+Tab or Ctrl+] leaves)`

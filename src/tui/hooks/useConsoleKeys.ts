@@ -1,7 +1,9 @@
 // The console's keys in React: a thin hook that feeds Ink's input and pastes to one ConsoleKeys
-// dispatcher (src/tui/keys), made once per mount. What a key does is in the keymap, not here.
-import { useInput, usePaste } from 'ink';
-import { useEffect, useRef } from 'react';
+// dispatcher (src/tui/keys), made once the session is open. Keys that come before (the first
+// frame is drawn while the session opens) wait, in order, and are handled as soon as it is.
+// What a key does is in the keymap, not here.
+import { useInput, usePaste, type Key } from 'ink';
+import { useCallback, useEffect, useRef } from 'react';
 import type { ConsoleController } from '../console-controller.js';
 import { ConsoleKeys } from '../keys/console-keys.js';
 import { useMouseReports } from './useMouseReports.js';
@@ -18,29 +20,49 @@ export interface ScreenSizes {
 
 interface Options {
   store: ConsoleStore;
-  controller: ConsoleController;
-  history: InputHistory;
+  /** Undefined while the session opens. */
+  ready: { controller: ConsoleController; history: InputHistory } | undefined;
   /** Read when a key arrives: what the screen looks like now. */
   sizes: () => ScreenSizes;
   quit: () => void;
 }
 
-export function useConsoleKeys({ store, controller, history, sizes, quit }: Options): void {
+type Waiting = { kind: 'input'; input: string; key: Key } | { kind: 'paste'; text: string } | { kind: 'mouse'; report: string };
+
+export function useConsoleKeys({ store, ready, sizes, quit }: Options): void {
   const sizesRef = useRef(sizes);
   sizesRef.current = sizes;
   const keys = useRef<ConsoleKeys | undefined>(undefined);
-  keys.current ??= new ConsoleKeys({
-    store,
-    controller,
-    history,
-    quit,
-    paneSize: () => sizesRef.current().pane,
-    viewSize: () => sizesRef.current().view,
-  });
+  const waiting = useRef<Waiting[]>([]);
+  if (ready && !keys.current) {
+    keys.current = new ConsoleKeys({
+      store,
+      controller: ready.controller,
+      history: ready.history,
+      quit,
+      paneSize: () => sizesRef.current().pane,
+      viewSize: () => sizesRef.current().view,
+    });
+  }
   const dispatcher = keys.current;
-  useEffect(() => () => dispatcher.dispose(), [dispatcher]);
+  useEffect(() => {
+    if (!dispatcher) return undefined;
+    // What was typed while the session opened, in the order it came.
+    for (const held of waiting.current.splice(0)) handle(dispatcher, held);
+    return () => dispatcher.dispose();
+  }, [dispatcher]);
 
-  useInput(dispatcher.onInput);
-  usePaste(dispatcher.onPaste);
-  useMouseReports(dispatcher.onMouse);
+  const onKey = useCallback((held: Waiting) => {
+    if (keys.current) handle(keys.current, held);
+    else waiting.current.push(held);
+  }, []);
+  useInput(useCallback((input: string, key: Key) => onKey({ kind: 'input', input, key }), [onKey]));
+  usePaste(useCallback((text: string) => onKey({ kind: 'paste', text }), [onKey]));
+  useMouseReports(useCallback((report: string) => onKey({ kind: 'mouse', report }), [onKey]));
+}
+
+function handle(dispatcher: ConsoleKeys, held: Waiting): void {
+  if (held.kind === 'input') dispatcher.onInput(held.input, held.key);
+  else if (held.kind === 'paste') dispatcher.onPaste(held.text);
+  else dispatcher.onMouse(held.report);
 }

@@ -55,8 +55,9 @@ describe('what a face loads at start', () => {
   });
 
   it('the console loads no node-postgres, MCP SDK, Agent SDK face, headless face or external terminals', () => {
-    const inputs = loadedAtStart('src/tui/run-console.ts');
-    expect(loads(inputs, 'src/tui/run-console.ts')).not.toEqual([]);
+    // What it loads to draw the first frame, then the session core it opens behind it.
+    const inputs = [...loadedAtStart('src/tui/run-console.ts'), ...loadedAtStart('src/tui/console-session.ts')];
+    expect(loads(inputs, 'src/tui/console-session.ts')).not.toEqual([]);
     for (const what of [
       'pg',
       'src/runtime/store/postgres',
@@ -74,7 +75,27 @@ describe('what a face loads at start', () => {
     }
   });
 
+  it("the console's first frame waits for no session core: settings, stores, agents, zod, yaml or execa load after it", () => {
+    const inputs = loadedAtStart('src/tui/run-console.ts');
+    expect(loads(inputs, 'src/tui/run-console.ts')).not.toEqual([]);
+    for (const what of [
+      'src/session/settings.ts',
+      'src/session/open-session.ts',
+      'src/session/team-session.ts',
+      'src/agents',
+      'src/runtime/settings',
+      'src/runtime/store/file',
+      'src/runtime/store/board',
+      'zod',
+      'yaml',
+      'execa',
+      'minimatch',
+    ])
+      expect(loads(inputs, what), what).toEqual([]);
+  });
+
   it('neither face loads the Messages SDK before its first model call', () => {
-    for (const entry of ['src/headless.ts', 'src/tui/run-console.ts']) expect(loads(loadedAtStart(entry), '@anthropic-ai/sdk'), entry).toEqual([]);
+    for (const entry of ['src/headless.ts', 'src/tui/run-console.ts', 'src/tui/console-session.ts'])
+      expect(loads(loadedAtStart(entry), '@anthropic-ai/sdk'), entry).toEqual([]);
   });
 });

@@ -49,8 +49,25 @@ describe.each([
     tty.write('/tas\t\r');
     screen = await tty.waitForText(/Tasks \(0: 0 pending/);
     tty.press('escape');
-    screen = await tty.waitForScreen((s) => !/Tasks \(0:/.test(s) && /lead \(lead\)/.test(s));
+    // The third turn may still be ending (its progress holds the input line): wait for the empty input.
+    screen = await tty.waitForScreen((s) => !/Tasks \(0:/.test(s) && /lead \(lead\)/.test(s) && s.includes('ask the lead'));
     expect(screen).toContain('ask the lead');
     expect(fake.unscripted).toEqual([]);
+  });
+});
+
+describe('typing as the console starts', () => {
+  it('keys typed once the input line shows, before the team is open, wait and reach the lead in order', async () => {
+    const tty = await start();
+    fake = tty.fake;
+    fake.script('lead', replyText('Early reply.'));
+    // The first frame comes before the session core is loaded (docs/console.md#starting): the
+    // line and Enter are written at once, while the team is most likely still opening.
+    await tty.waitForText('ask the lead');
+    tty.write('typed early');
+    tty.write(`${BACKSPACE}Y\r`);
+    const screen = await tty.waitForScreen((s) => s.includes('Early reply.') && s.includes('ask the lead'));
+    expect(screen).toContain('› typed earlY');
+    expect(promptsToLead()).toEqual(['typed earlY']);
   });
 });

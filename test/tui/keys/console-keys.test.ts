@@ -382,7 +382,7 @@ describe('the App under Ink, keys faster than frames', () => {
       return Array.from({ length: rows }, (_, row) => buffer.getLine(buffer.viewportY + row)?.translateToString(true) ?? '').join('\n');
     };
     const controller = recordingController(store, calls);
-    const instance = render(createElement(App, { store, controller, history, quit: () => void quits++ }), {
+    const instance = render(createElement(App, { store, ready: { controller, history }, quit: () => void quits++ }), {
       stdin: stdin as unknown as NodeJS.ReadStream,
       stdout: stdout as unknown as NodeJS.WriteStream,
       stderr: stdout as unknown as NodeJS.WriteStream,
