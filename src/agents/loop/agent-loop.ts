@@ -6,6 +6,7 @@ import type { ContentBlock, MessageParam, ToolUseBlock } from '@anthropic-ai/sdk
 import { tappedEmitter, type AgentEmitter, type PromptSource } from '../../runtime/events/events.js';
 import { InterruptedError, ModelError, type ModelBackend, type PartialUsage } from '../../runtime/model/model-client.js';
 import type { CallWait } from '../../runtime/model/call-governor.js';
+import type { SystemInput } from '../../runtime/model/system-prompt.js';
 import { addUsage, emptyUsage, type TokenUsage } from '../../runtime/model/pricing.js';
 import type { ToolRegistry } from '../../runtime/tools/registry.js';
 import type { ToolContext } from '../../runtime/tools/types.js';
@@ -15,7 +16,7 @@ import { Transcript } from './transcript.js';
 export interface AgentLoopOptions {
   name: string;
   model: string;
-  system: string;
+  system: SystemInput;
   tools: ToolRegistry;
   backend: ModelBackend;
   events: AgentEmitter;
@@ -66,7 +67,7 @@ export interface AgentTotals {
 export class AgentLoop {
   readonly name: string;
   model: string;
-  system: string;
+  system: SystemInput;
   /** The conversation, built from this agent's events (transcript.ts). */
   readonly transcript = new Transcript();
   /**
@@ -78,6 +79,8 @@ export class AgentLoop {
   readonly #options: AgentLoopOptions;
   #abort: AbortController | undefined;
   #running = false;
+  /** A model call of its conversation has returned in this process. */
+  #answered = false;
 
   constructor(options: AgentLoopOptions) {
     this.#options = options;
@@ -234,7 +237,10 @@ export class AgentLoop {
 
   #account(usage: TokenUsage, costUsd: number, response: { message_id?: string; stop_reason?: string | null }): void {
     this.totals.contextTokens = usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens + usage.output_tokens;
-    this.recordUsage(usage, costUsd, response);
+    // What its first call read from the cache, another agent (or an earlier run) wrote: /cost shows it.
+    const first = !this.#answered;
+    this.#answered = true;
+    this.recordUsage(usage, costUsd, first ? { ...response, first_call: true } : response);
   }
 
   /**
@@ -253,6 +259,7 @@ export class AgentLoop {
       stop_reason?: string | null;
       subagent?: string;
       parent_tool_use_id?: string;
+      first_call?: true;
     } = {},
   ): void {
     const totals = this.totals;
