@@ -41,6 +41,8 @@ export interface AgentLoopHooks {
   budgetGate?(signal: AbortSignal): Promise<string | undefined> | string | undefined;
   /** The model call waits for the team's governor (call-governor.ts); `undefined` once it is sent. */
   onModelWait?(wait: CallWait | undefined): void;
+  /** The messages as the request sends them (the lead shortens handled reports: handled-reports.ts); the transcript is unchanged. */
+  viewMessages?(messages: MessageParam[]): MessageParam[];
 }
 
 /** Where a user turn came from: the person, the spawn prompt, the inbox, an auto-claim, or huddle itself. */
@@ -172,7 +174,13 @@ export class AgentLoop {
     this.transcript.commit();
     try {
       const result = await backend.call(
-        { model: this.model, system: this.system, messages: this.messages, tools: tools.definitions(), maxTokens },
+        {
+          model: this.model,
+          system: this.system,
+          messages: this.#options.hooks?.viewMessages?.(this.messages) ?? this.messages,
+          tools: tools.definitions(),
+          maxTokens,
+        },
         {
           signal,
           onText: (delta) => void events.emit('text_delta', { text: delta }),

@@ -3,6 +3,7 @@
 import type { MemberStatus } from '../../runtime/vocabulary.js';
 import { describeWait, type CallWait } from '../../runtime/model/call-governor.js';
 import type { SystemInput } from '../../runtime/model/system-prompt.js';
+import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { agentEmitter, type AgentEmitter } from '../../runtime/events/events.js';
 import type { Message } from '../../runtime/store/bus.js';
 import { Inbox } from '../../runtime/inbox.js';
@@ -77,6 +78,7 @@ export abstract class Agent {
         },
         budgetGate: (signal) => this.budgetGate(signal),
         onModelWait: (wait) => this.#showModelWait(wait),
+        viewMessages: (messages) => this.viewMessages(messages),
       },
     });
     this.refreshSystem();
@@ -124,6 +126,11 @@ export abstract class Agent {
       typeof base === 'string'
         ? join(base, memory?.instructions.text, sessionBlock)
         : { shared: join(base.shared, memory?.instructions.text), own: join(base.own, sessionBlock) };
+  }
+
+  /** The messages as its next request sends them: the transcript's, unless an agent shortens some (the lead). */
+  protected viewMessages(messages: MessageParam[]): MessageParam[] {
+    return messages;
   }
 
   /** /compact: now when between turns, else before the next model call (`deferred`). */
