@@ -119,7 +119,7 @@ export const COMMANDS: SlashCommand[] = [
   },
   {
     name: 'cost',
-    description: 'spend per agent and per task',
+    description: 'spend per agent and per task; cache reads and writes, and those read across agents',
     run(context) {
       const agents = context.state.order.flatMap((name) => context.state.agents[name] ?? []);
       const lines = agents.map((agent) => {
