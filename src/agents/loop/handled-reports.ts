@@ -2,21 +2,24 @@
 // lead sends, an `<inbox>` turn older than its last few turns is shortened to `<inbox-handled>`, one line
 // per message (who sent it, its first words, the tasks it reported), so a long run's reports do not ride
 // along in full on every later call. Only the request is shortened: the transcript (and resume) keep
-// every message whole. The boundary moves `keep` turns at a time, so the prompt cache misses once per
-// `keep` turns, not at every call.
+// every message whole. Shortening rewrites the prompt cache from the first shortened report on (1.25×
+// input) while a report left whole is read from it (0.1×): so the boundary moves 16 turns at a time, one
+// cache miss per 16 lead turns, not one at every call.
 import type { ContentBlockParam, MessageParam } from '@anthropic-ai/sdk/resources/messages';
 
-/** The lead's turns kept whole: between this many and twice as many (the boundary moves in steps). */
+/** The lead's last turns always kept whole. */
 export const KEEP_REPORT_TURNS = 4;
+/** How many turns the boundary moves at once: the lead's last 4 to 20 turns are whole. */
+export const COLLAPSE_STEP_TURNS = 16;
 const CONTENT_CHARS = 160;
 const INBOX = /^<inbox>\n([\s\S]*)\n<\/inbox>$/;
 
-/** The messages as the lead's request sends them: inbox turns before its last `keep`–`2 × keep` turns shortened. */
-export function collapseHandledReports(messages: MessageParam[], keep = KEEP_REPORT_TURNS): MessageParam[] {
+/** The messages as the lead's request sends them: inbox turns before its last `keep` to `keep + step` turns shortened. */
+export function collapseHandledReports(messages: MessageParam[], keep = KEEP_REPORT_TURNS, step = COLLAPSE_STEP_TURNS): MessageParam[] {
   // A turn begins with a user message that has text (a prompt, an inbox delivery), not only tool results.
   const starts = messages.flatMap((message, index) => (message.role === 'user' && hasText(message) ? [index] : []));
-  if (keep <= 0 || starts.length < 2 * keep) return messages;
-  const boundary = starts[Math.floor((starts.length - keep) / keep) * keep]!;
+  if (step <= 0 || starts.length < keep + step) return messages;
+  const boundary = starts[Math.floor((starts.length - keep) / step) * step]!;
   let changed = false;
   const out = messages.map((message, index) => {
     if (index >= boundary || message.role !== 'user') return message;

@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { reply, replyText, toolUse } from '../../helpers/fake-api.ts';
 import { allUserTexts, inboxMessages, openTeamHarness, type TeamHarness } from '../../helpers/team-harness.ts';
-import { KEEP_REPORT_TURNS } from '../../../src/agents/loop/handled-reports.ts';
+import { COLLAPSE_STEP_TURNS, KEEP_REPORT_TURNS } from '../../../src/agents/loop/handled-reports.ts';
 
 let harness: TeamHarness | undefined;
 afterEach(async () => {
@@ -38,7 +38,7 @@ describe("the lead's context", () => {
 
   it('reports older than the last lead turns reach the model as one line each; the newest stay whole', async () => {
     const h = (harness = await openTeamHarness({ env: { HUDDLE_LEAD_COALESCE_MS: '0' } }));
-    const turns = 2 * KEEP_REPORT_TURNS;
+    const turns = KEEP_REPORT_TURNS + COLLAPSE_STEP_TURNS;
     for (let i = 0; i < turns + 1; i++) h.fake.script('lead', replyText(`Noted ${i}.`));
     h.team.start();
     await h.waitForStatus('lead', 'idle');
@@ -50,20 +50,20 @@ describe("the lead's context", () => {
     const requests = h.requestsOf('lead');
     expect(requests).toHaveLength(turns + 1);
 
-    // Below 2 × KEEP turns everything is whole; the boundary then moves KEEP turns at a time (one cache miss per KEEP turns).
+    // Below KEEP + STEP turns everything is whole; the boundary then moves STEP turns at a time (one cache miss per STEP turns).
     const handledIn = (index: number) => allUserTexts(requests[index]!).filter((t) => t.startsWith('<inbox-handled>'));
     expect(handledIn(turns - 2)).toEqual([]);
-    expect(handledIn(turns - 1)).toHaveLength(KEEP_REPORT_TURNS);
+    expect(handledIn(turns - 1)).toHaveLength(COLLAPSE_STEP_TURNS);
     expect(handledIn(turns)).toEqual(handledIn(turns - 1));
-    // Then the oldest KEEP reports are one short line each, the rest whole.
+    // Then the oldest STEP reports are one short line each, the rest whole.
     const texts = allUserTexts(requests[turns]!);
     const handled = texts.filter((t) => t.startsWith('<inbox-handled>'));
-    expect(handled).toHaveLength(KEEP_REPORT_TURNS);
+    expect(handled).toHaveLength(COLLAPSE_STEP_TURNS);
     const line = handled[0]!.split('\n')[1]!;
     expect(JSON.parse(line)).toEqual({ sender: 'agent', from: 'alice', content: expect.stringMatching(/^Report 0\. All tests pass.*…$/) });
     expect(line.length).toBeLessThan(260);
     expect(inboxMessages(texts).map((m) => m.content.split('.')[0])).toEqual(
-      Array.from({ length: turns + 1 - KEEP_REPORT_TURNS }, (_, k) => `Report ${KEEP_REPORT_TURNS + k}`),
+      Array.from({ length: turns + 1 - COLLAPSE_STEP_TURNS }, (_, k) => `Report ${COLLAPSE_STEP_TURNS + k}`),
     );
     // The transcript keeps every report whole (resume rebuilds the same context).
     expect(
