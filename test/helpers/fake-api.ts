@@ -169,7 +169,8 @@ function errorBody(type: string, message: string, requestId?: string): unknown {
 
 function agentOf(body: any): string | undefined {
   const sys: unknown = body && typeof body === 'object' ? body.system : undefined;
-  const texts: string[] = typeof sys === 'string' ? [sys] : Array.isArray(sys) ? sys.flatMap((b: any) => (b && typeof b.text === 'string' ? [b.text] : [])) : [];
+  const texts: string[] =
+    typeof sys === 'string' ? [sys] : Array.isArray(sys) ? sys.flatMap((b: any) => (b && typeof b.text === 'string' ? [b.text] : [])) : [];
   // huddle's agents: the identity begins a system block, the agent's own (after the shared one, or the only one).
   for (const block of texts) {
     const m = AGENT_RE.exec(block);

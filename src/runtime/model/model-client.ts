@@ -265,9 +265,11 @@ export class ModelClient implements ModelBackend {
     if (!gate || gate.maxWaitMs === 0) return undefined;
     const { system, tools } = markPrefix(request.system, request.tools);
     const key = prefixKey(request.model, tools, system[0]);
-    return gate.enter(key, hooks.signal, (waiting) => hooks.onWait?.(waiting ? { kind: 'cache_warmup' } : undefined)).catch((error: unknown) => {
-      throw error instanceof PrefixWaitAbortedError ? new InterruptedError() : error;
-    });
+    return gate
+      .enter(key, hooks.signal, (waiting) => hooks.onWait?.(waiting ? { kind: 'cache_warmup' } : undefined))
+      .catch((error: unknown) => {
+        throw error instanceof PrefixWaitAbortedError ? new InterruptedError() : error;
+      });
   }
 
   #redact(text: string): string {

@@ -121,8 +121,7 @@ function blocks(system: { shared: string; own: string }): string {
 const cases: Record<string, () => string> = {
   'lead-system': () => blocks(leadSystemPrompt(lead, workspaceRoot)),
   'teammate-system': () => blocks(teammateSystemPrompt(alice, workspaceRoot, '', 'lead')),
-  'teammate-system-coder-with-worktree': () =>
-    blocks(teammateSystemPrompt(alice, workspaceRoot, builtInRole('coder'), 'lead', worktreeInstructions(worktree))),
+  'teammate-system-coder-with-worktree': () => blocks(teammateSystemPrompt(alice, workspaceRoot, builtInRole('coder'), 'lead', worktreeInstructions(worktree))),
   'teammate-system-tester': () => blocks(teammateSystemPrompt({ ...alice, role: 'tester' }, workspaceRoot, builtInRole('tester'), 'lead')),
   'teammate-system-reviewer': () => blocks(teammateSystemPrompt({ ...alice, role: 'reviewer' }, workspaceRoot, builtInRole('reviewer'), 'lead')),
   'project-instructions': projectInstructions,
