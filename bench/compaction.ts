@@ -17,6 +17,7 @@ import { Workspace } from '../src/runtime/workspace/workspace.js';
 import { EventLog } from '../src/runtime/store/file/event-log.js';
 import { replyText, startFakeApi } from '../test/helpers/fake-api.js';
 import { type BenchResult, TEST_API_KEY, log, median, result, spread, tempDir } from './lib.js';
+import { systemText } from '../src/runtime/model/system-prompt.js';
 
 const CALLS = 120;
 const RESULT_CHARS = 4_550;
@@ -71,7 +72,7 @@ export async function benchCompaction(runs = 5): Promise<BenchResult[]> {
           maxTurns: 10,
         });
         loop.messages.push(...structuredClone(transcript));
-        const tokens = estimateTokens(loop.system.length + JSON.stringify(loop.tools.definitions()).length + JSON.stringify(loop.messages).length);
+        const tokens = estimateTokens(systemText(loop.system).length + JSON.stringify(loop.tools.definitions()).length + JSON.stringify(loop.messages).length);
         loop.totals.contextTokens = tokens;
         const compactor = new Compactor({
           loop,

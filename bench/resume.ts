@@ -11,6 +11,7 @@ import { EventHub } from '../src/runtime/events/events.js';
 import { InterruptedError, type ModelBackend, type ModelRequest } from '../src/runtime/model/model-client.js';
 import { Workspace } from '../src/runtime/workspace/workspace.js';
 import { type BenchResult, log, median, result, round, tempDir } from './lib.js';
+import { systemText } from '../src/runtime/model/system-prompt.js';
 
 const AGENTS = ['lead', ...Array.from({ length: 7 }, (_, i) => `mate${i + 1}`)];
 
@@ -49,7 +50,7 @@ function crashedWorkspace(root: string, events: number): void {
 function waitingBackend(onFirstCall: (agent: string) => void): ModelBackend {
   return {
     call(request: ModelRequest, hooks) {
-      const agent = /^You are '([^']+)'/.exec(request.system)?.[1] ?? '?';
+      const agent = /^You are '([^']+)'/m.exec(systemText(request.system))?.[1] ?? '?';
       onFirstCall(agent);
       return new Promise((_, reject) => {
         const abort = () => reject(new InterruptedError());

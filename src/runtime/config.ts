@@ -26,6 +26,8 @@ export interface HuddleConfig {
   retryBaseMs: number;
   /** The lead reads reports once its inbox has been quiet this long (HUDDLE_LEAD_COALESCE_MS, default 1000; 0: at once). */
   leadCoalesceMs?: number;
+  /** A call waits at most this long for a sibling's call to write the prompt-cache prefix they share (HUDDLE_CACHE_WARMUP_MS, default 10000; 0: never). */
+  cacheWarmupMs?: number;
   /** A teammate starts each task it takes from the board from a fresh context (HUDDLE_FRESH_CONTEXT_PER_TASK, default on). */
   freshContextPerTask?: boolean;
   /** Model calls in flight at once for the whole team (HUDDLE_MAX_CONCURRENT_CALLS, default 8; 0: no cap). */
@@ -113,6 +115,7 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
     maxConcurrentCalls: intFrom(env, 'HUDDLE_MAX_CONCURRENT_CALLS', 8),
     freshContextPerTask: boolFrom(env, 'HUDDLE_FRESH_CONTEXT_PER_TASK', true),
     leadCoalesceMs: intFrom(env, 'HUDDLE_LEAD_COALESCE_MS', 1_000),
+    cacheWarmupMs: intFrom(env, 'HUDDLE_CACHE_WARMUP_MS', 10_000),
     requestTimeoutMs: intFrom(env, 'HUDDLE_REQUEST_TIMEOUT_MS', 600_000),
     streamIdleMs: intFrom(env, 'HUDDLE_STREAM_IDLE_MS', 60_000),
     idleTimeoutMs: intFrom(env, 'HUDDLE_IDLE_TIMEOUT_MS', 60_000),

@@ -72,7 +72,10 @@ export interface FakeApi {
   concurrency: { now: number; max: number };
   /** Queue responses for any agent (used when no agent-specific queue matches). */
   enqueue(...responses: Scripted[]): void;
-  /** Queue responses for the agent whose system prompt begins `You are '<name>'` (docs/contract.md#injected-turns). */
+  /**
+   * Queue responses for the agent whose own system block begins `You are '<name>'`: the block after the one
+   * every agent of a role shares (docs/contract.md#injected-turns), or the only block.
+   */
   script(agent: string, ...responses: Scripted[]): void;
   /**
    * Or a function that decides each response (takes precedence when it returns something). It may
@@ -166,20 +169,16 @@ function errorBody(type: string, message: string, requestId?: string): unknown {
 
 function agentOf(body: any): string | undefined {
   const sys: unknown = body && typeof body === 'object' ? body.system : undefined;
-  let s: string | undefined;
-  if (typeof sys === 'string') {
-    s = sys;
-  } else if (Array.isArray(sys)) {
-    const first = sys.find((b: any) => b && typeof b === 'object' && typeof b.text === 'string');
-    s = first ? (first as { text: string }).text : undefined;
+  const texts: string[] =
+    typeof sys === 'string' ? [sys] : Array.isArray(sys) ? sys.flatMap((b: any) => (b && typeof b.text === 'string' ? [b.text] : [])) : [];
+  // huddle's agents: the identity begins a system block, the agent's own (after the shared one, or the only one).
+  for (const block of texts) {
+    const m = AGENT_RE.exec(block);
+    if (m) return m[1];
   }
-  if (s === undefined) return undefined;
-  const m = AGENT_RE.exec(s);
-  if (m) return m[1];
   // An external agent CLI (Claude Code) puts its own prompt first and huddle's identity line after
   // it (--append-system-prompt): found at the start of any line of any system block.
-  const all = Array.isArray(sys) ? sys.map((b: any) => (b && typeof b.text === 'string' ? b.text : '')).join('\n') : s;
-  const appended = APPENDED_AGENT_RE.exec(all);
+  const appended = APPENDED_AGENT_RE.exec(texts.join('\n'));
   return appended ? appended[1] : undefined;
 }
 

@@ -260,11 +260,17 @@ export function toolNames(request: RecordedRequest): string[] {
   return ((request.body?.tools ?? []) as Array<{ name: string }>).map((tool) => tool.name);
 }
 
-/** The system prompt text of a request. */
+/** The system prompt text of a request (its blocks joined as src/runtime/model/system-prompt.ts joins them). */
 export function systemText(request: RecordedRequest): string {
   const system = request.body?.system;
   if (typeof system === 'string') return system;
-  return ((system ?? []) as Array<{ text?: string }>).map((block) => block.text ?? '').join('');
+  return ((system ?? []) as Array<{ text?: string }>).map((block) => block.text ?? '').join('\n\n');
+}
+
+/** The system blocks of a request: the one every agent of a role shares (marked for the cache), then the agent's own. */
+export function systemBlocks(request: RecordedRequest): Array<{ text: string; cache_control?: unknown }> {
+  const system = request.body?.system;
+  return typeof system === 'string' ? [{ text: system }] : ((system ?? []) as Array<{ text: string; cache_control?: unknown }>);
 }
 
 /** The messages of every `<inbox>` … `</inbox>` block in `texts`, one JSON line each. */

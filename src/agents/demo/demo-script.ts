@@ -2,6 +2,7 @@
 // is asking, what the conversation holds so far), the same information a real model gets, so
 // the script survives any order the agents run in.
 import type { ModelRequest } from '../../runtime/model/model-client.js';
+import { systemText } from '../../runtime/model/system-prompt.js';
 import { LEAD_NAME } from '../../runtime/vocabulary.js';
 import { Conversation, isReport, reportsOf, type InboxMessage, type ToolCall } from './conversation.js';
 import { DEMO_TASKS, GREET_JS, GREET_TESTS, README, SUMMARY_HEADING, demoTaskFor } from './demo-tasks.js';
@@ -23,7 +24,7 @@ export interface Step {
 }
 
 export function decide(request: ModelRequest): Step {
-  const who = /^You are '([^']+)', role: ([^,]+), team:/.exec(request.system);
+  const who = /^You are '([^']+)', role: ([^,]+), team:/m.exec(systemText(request.system));
   const name = who?.[1] ?? 'agent';
   const conversation = new Conversation(request.messages);
   return name === LEAD_NAME ? leadStep(conversation) : teammateStep(conversation, name);

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ContentBlock, Message } from '@anthropic-ai/sdk/resources/messages';
 import { InterruptedError, sleep, type ModelBackend, type ModelCallHooks, type ModelCallResult, type ModelRequest } from '../../runtime/model/model-client.js';
+import { systemText } from '../../runtime/model/system-prompt.js';
 import { decide, type Step } from './demo-script.js';
 
 export { DEMO_TEAMMATES } from './demo-script.js';
@@ -60,7 +61,7 @@ function toResult(request: ModelRequest, step: Step): ModelCallResult {
     content.push({ type: 'tool_use', id: `toolu_demo_${hex(12)}`, name: tool.name, input: tool.input, caller: { type: 'direct' } });
   }
   // Rough token counts (4 characters a token), so /cost and context use look alive.
-  const inputChars = request.system.length + JSON.stringify(request.messages).length + JSON.stringify(request.tools).length;
+  const inputChars = systemText(request.system).length + JSON.stringify(request.messages).length + JSON.stringify(request.tools).length;
   const outputChars = step.text.length + JSON.stringify(step.tools ?? []).length;
   const usage = {
     input_tokens: Math.ceil(inputChars / 4),

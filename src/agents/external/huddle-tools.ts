@@ -8,6 +8,7 @@ import { messageTools } from '../../runtime/tools/message-tools.js';
 import { ToolRegistry } from '../../runtime/tools/registry.js';
 import { taskTools } from '../../runtime/tools/task-tools.js';
 import type { Tool } from '../../runtime/tools/types.js';
+import { completionReportsFor } from '../tools/completion-report.js';
 import { reviewTools } from '../tools/review-tools.js';
 import type { TeamContext } from '../team-context.js';
 import { planSubmissionTool, teammateTools, type TeamControl } from '../tools/team-tools.js';
@@ -20,7 +21,7 @@ export const LIVE_TOOLS: readonly string[] = ['idle', 'shutdown_response', 'plan
 
 /** The server's tools over the team's store parts in `ctx`, with the live ones as given. */
 export function huddleServerTools(ctx: TeamContext, live: readonly Tool[]): Tool[] {
-  const messages = messageTools(ctx.bus);
+  const messages = messageTools(ctx.bus, { annotate: completionReportsFor(ctx.hub).annotate });
   return [...taskTools(ctx.board, { agents: () => ctx.roster.names() }), messages.sendMessage, messages.readInbox, ...reviewTools(ctx), ...live];
 }
 

@@ -1,6 +1,8 @@
 // The lead: runs the person's prompts, and is woken by its inbox whenever it is not in a turn
 // (docs/contract.md#protocols), so it can end its turn to wait for its teammates' reports.
 import { Agent, type AgentSpec } from '../loop/agent.js';
+import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
+import { collapseHandledReports } from '../loop/handled-reports.js';
 import { waitingSince } from '../loop/liveness.js';
 import type { PendingInput, TurnOutcome } from '../loop/agent-loop.js';
 import type { TeamContext } from '../team-context.js';
@@ -40,6 +42,11 @@ export class Lead extends Agent {
       this.#lastArrival = Date.now();
     });
     this.#closed.signal.addEventListener('abort', off, { once: true });
+  }
+
+  /** Reports it handled turns ago are sent as one line each (handled-reports.ts). */
+  protected override viewMessages(messages: MessageParam[]): MessageParam[] {
+    return collapseHandledReports(messages);
   }
 
   /** True when the lead is between turns with nothing queued. */

@@ -10,6 +10,7 @@ import type { AllowList } from '../../runtime/store/allow-list.js';
 import type { EventHub } from '../../runtime/events/events.js';
 import { ModelClient, type ModelBackend } from '../../runtime/model/model-client.js';
 import { resolveModelAlias } from '../../runtime/model/model-aliases.js';
+import type { SystemPrompt } from '../../runtime/model/system-prompt.js';
 import type { Approvals } from '../../runtime/store/approvals.js';
 import type { EventStore } from '../../runtime/store/event-store.js';
 import { Budget, BudgetConfigError, loadBudgetSettings, type BudgetSettings } from '../../runtime/budget/budget.js';
@@ -403,8 +404,9 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
       system: teammateSystemPrompt(
         identity,
         spec.worktree?.workspace.root ?? this.ctx.workspace.root,
-        [spec.roleDef?.body, spec.worktree && worktreeInstructions(spec.worktree)].filter(Boolean).join('\n\n'),
+        spec.roleDef?.body ?? '',
         LEAD_NAME,
+        spec.worktree && worktreeInstructions(spec.worktree),
       ),
       workspace: spec.worktree?.workspace,
       tools: tools.start,
@@ -609,9 +611,9 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
  * The lead's instructions as the caller asked: replaced (--system-prompt; the lead keeps its identity
  * line, which names it to its team) or added to (--append-system-prompt).
  */
-function withCallerInstructions(own: string, identity: string, caller: HuddleConfig['leadInstructions']): string {
-  if (caller?.replace) return `${identity}\n${caller.replace}`;
-  return caller?.append ? `${own}\n\n${caller.append}` : own;
+function withCallerInstructions(system: SystemPrompt, identity: string, caller: HuddleConfig['leadInstructions']): SystemPrompt {
+  if (caller?.replace) return { shared: caller.replace, own: identity };
+  return caller?.append ? { ...system, shared: `${system.shared}\n\n${caller.append}` } : system;
 }
 
 /** The stored allow-list, plus the prefixes this run was started with (--allowedTools), which are never stored. */

@@ -6,6 +6,7 @@ import type { ContentBlock, MessageParam, ToolUseBlock } from '@anthropic-ai/sdk
 import { tappedEmitter, type AgentEmitter, type PromptSource } from '../../runtime/events/events.js';
 import { InterruptedError, ModelError, type ModelBackend, type PartialUsage } from '../../runtime/model/model-client.js';
 import type { CallWait } from '../../runtime/model/call-governor.js';
+import type { SystemInput } from '../../runtime/model/system-prompt.js';
 import { addUsage, emptyUsage, type TokenUsage } from '../../runtime/model/pricing.js';
 import type { ToolRegistry } from '../../runtime/tools/registry.js';
 import type { ToolContext } from '../../runtime/tools/types.js';
@@ -15,7 +16,7 @@ import { Transcript } from './transcript.js';
 export interface AgentLoopOptions {
   name: string;
   model: string;
-  system: string;
+  system: SystemInput;
   tools: ToolRegistry;
   backend: ModelBackend;
   events: AgentEmitter;
@@ -40,6 +41,8 @@ export interface AgentLoopHooks {
   budgetGate?(signal: AbortSignal): Promise<string | undefined> | string | undefined;
   /** The model call waits for the team's governor (call-governor.ts); `undefined` once it is sent. */
   onModelWait?(wait: CallWait | undefined): void;
+  /** The messages as the request sends them (the lead shortens handled reports: handled-reports.ts); the transcript is unchanged. */
+  viewMessages?(messages: MessageParam[]): MessageParam[];
 }
 
 /** Where a user turn came from: the person, the spawn prompt, the inbox, an auto-claim, or huddle itself. */
@@ -66,7 +69,7 @@ export interface AgentTotals {
 export class AgentLoop {
   readonly name: string;
   model: string;
-  system: string;
+  system: SystemInput;
   /** The conversation, built from this agent's events (transcript.ts). */
   readonly transcript = new Transcript();
   /**
@@ -78,6 +81,8 @@ export class AgentLoop {
   readonly #options: AgentLoopOptions;
   #abort: AbortController | undefined;
   #running = false;
+  /** A model call of its conversation has returned in this process. */
+  #answered = false;
 
   constructor(options: AgentLoopOptions) {
     this.#options = options;
@@ -169,7 +174,13 @@ export class AgentLoop {
     this.transcript.commit();
     try {
       const result = await backend.call(
-        { model: this.model, system: this.system, messages: this.messages, tools: tools.definitions(), maxTokens },
+        {
+          model: this.model,
+          system: this.system,
+          messages: this.#options.hooks?.viewMessages?.(this.messages) ?? this.messages,
+          tools: tools.definitions(),
+          maxTokens,
+        },
         {
           signal,
           onText: (delta) => void events.emit('text_delta', { text: delta }),
@@ -234,7 +245,10 @@ export class AgentLoop {
 
   #account(usage: TokenUsage, costUsd: number, response: { message_id?: string; stop_reason?: string | null }): void {
     this.totals.contextTokens = usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens + usage.output_tokens;
-    this.recordUsage(usage, costUsd, response);
+    // What its first call read from the cache, another agent (or an earlier run) wrote: /cost shows it.
+    const first = !this.#answered;
+    this.#answered = true;
+    this.recordUsage(usage, costUsd, first ? { ...response, first_call: true } : response);
   }
 
   /**
@@ -253,6 +267,7 @@ export class AgentLoop {
       stop_reason?: string | null;
       subagent?: string;
       parent_tool_use_id?: string;
+      first_call?: true;
     } = {},
   ): void {
     const totals = this.totals;

@@ -2,6 +2,8 @@
 // to the model exactly once, and a status kept true in the roster.
 import type { MemberStatus } from '../../runtime/vocabulary.js';
 import { describeWait, type CallWait } from '../../runtime/model/call-governor.js';
+import type { SystemInput } from '../../runtime/model/system-prompt.js';
+import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { agentEmitter, type AgentEmitter } from '../../runtime/events/events.js';
 import type { Message } from '../../runtime/store/bus.js';
 import { Inbox } from '../../runtime/inbox.js';
@@ -16,8 +18,11 @@ export interface AgentSpec {
   name: string;
   role: string;
   model: string;
-  /** huddle's own system prompt for it; the project's instructions are added after it (composeSystem). */
-  system: string;
+  /**
+   * huddle's own system prompt for it: the block shared by its role and its own block (an external
+   * CLI's instructions: one string); the project's instructions are added (refreshSystem).
+   */
+  system: SystemInput;
   tools: ToolRegistry;
   /** Where its file tools and shell run, when not the team's workspace (a teammate's git worktree). */
   workspace?: Workspace;
@@ -40,7 +45,7 @@ export abstract class Agent {
   /** Set when the agent must stop at the end of its current tool call. */
   protected stopReason: string | undefined;
   /** huddle's system prompt for this agent, before the project's instructions are added. */
-  readonly #baseSystem: string;
+  readonly #baseSystem: SystemInput;
   /** What the system prompt was composed from last: redone when either changes. */
   #composedFrom: { memory: number; session: string | undefined } | undefined;
 
@@ -73,6 +78,7 @@ export abstract class Agent {
         },
         budgetGate: (signal) => this.budgetGate(signal),
         onModelWait: (wait) => this.#showModelWait(wait),
+        viewMessages: (messages) => this.viewMessages(messages),
       },
     });
     this.refreshSystem();
@@ -103,7 +109,9 @@ export abstract class Agent {
    * AGENTS.md: docs/contract.md#injected-turns), then for the lead what SessionStart hooks added. Checked before
    * every model call and recomposed only when a file changed, so an edit to CLAUDE.md reaches every
    * agent at its next call, and a compaction (which rewrites messages, not the system prompt)
-   * never loses it.
+   * never loses it. In two blocks: the project's instructions are the same for every agent, so they
+   * go into the shared block (a sibling reads them from the prompt cache); the session's context,
+   * the lead's alone, into its own.
    */
   protected refreshSystem(): void {
     const memory = this.ctx.memory?.current();
@@ -111,8 +119,18 @@ export abstract class Agent {
     const version = this.ctx.memory?.version ?? 0;
     if (this.#composedFrom && this.#composedFrom.memory === version && this.#composedFrom.session === session) return;
     this.#composedFrom = { memory: version, session };
-    const parts = [this.#baseSystem, memory?.instructions.text, session && fill('session-start-context', { context: session })];
-    this.loop.system = parts.filter(Boolean).join('\n\n');
+    const base = this.#baseSystem;
+    const sessionBlock = session && fill('session-start-context', { context: session });
+    const join = (...parts: Array<string | undefined>) => parts.filter(Boolean).join('\n\n');
+    this.loop.system =
+      typeof base === 'string'
+        ? join(base, memory?.instructions.text, sessionBlock)
+        : { shared: join(base.shared, memory?.instructions.text), own: join(base.own, sessionBlock) };
+  }
+
+  /** The messages as its next request sends them: the transcript's, unless an agent shortens some (the lead). */
+  protected viewMessages(messages: MessageParam[]): MessageParam[] {
+    return messages;
   }
 
   /** /compact: now when between turns, else before the next model call (`deferred`). */

@@ -13,6 +13,7 @@ import type { EventStore } from '../../runtime/store/event-store.js';
 import type { AgentEmitter } from '../../runtime/events/events.js';
 import { InterruptedError, type ModelBackend } from '../../runtime/model/model-client.js';
 import type { TokenUsage } from '../../runtime/model/pricing.js';
+import { systemText } from '../../runtime/model/system-prompt.js';
 import { capOutput } from '../../runtime/process/output-cap.js';
 import type { AgentLoop } from './agent-loop.js';
 import { firstTrimmedMessage, measureTrim, restoreToolResults, toolNames, type ToolResultContent } from './context-trim.js';
@@ -240,7 +241,7 @@ export class Compactor {
     await this.#o.beforeCompact?.(trigger, focus);
 
     const window = contextWindowFor(loop.model);
-    const transcript = renderTranscript(summarised, transcriptBudget(window, config.maxTokens, loop.system.length));
+    const transcript = renderTranscript(summarised, transcriptBudget(window, config.maxTokens, systemText(loop.system).length));
     const result = await backend.call(
       {
         model: loop.model,
@@ -323,7 +324,7 @@ export class Compactor {
       ...(meta.focus ? { focus: meta.focus } : {}),
       before_tokens: meta.beforeTokens,
       ...(this.#previousFile ? { previous_transcript: this.#previousFile } : {}),
-      system: loop.system,
+      system: systemText(loop.system),
       messages: restoreToolResults(snapshot, loop.transcript.cutResults),
     };
     try {
@@ -336,7 +337,7 @@ export class Compactor {
   /** Tokens of a request with these messages, estimated from characters. */
   #estimate(messages: MessageParam[]): number {
     const { loop } = this.#o;
-    return estimateTokens(loop.system.length + JSON.stringify(loop.tools.definitions()).length + JSON.stringify(messages).length);
+    return estimateTokens(systemText(loop.system).length + JSON.stringify(loop.tools.definitions()).length + JSON.stringify(messages).length);
   }
 }
 

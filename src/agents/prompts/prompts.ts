@@ -1,5 +1,6 @@
 // System prompts and the fixed turns huddle injects (docs/contract.md#messages, docs/contract.md#injected-turns):
 // their text is in this folder's Markdown templates (templates.ts).
+import type { SystemPrompt } from '../../runtime/model/system-prompt.js';
 import { fill } from './templates.js';
 
 /** The lead's name is fixed (docs/contract.md#vocabulary). */
@@ -10,18 +11,31 @@ export interface Identity {
   team: string;
 }
 
-/** The first line of every system prompt (docs/contract.md#injected-turns). */
+/** The first line of every agent's own system block (docs/contract.md#injected-turns). */
 export function identityLine({ name, role, team }: Identity): string {
   return fill('identity-line', { name, role, team });
 }
 
-export function leadSystemPrompt(identity: Identity, workspaceRoot: string): string {
-  return fill('lead-system', { identity: identityLine(identity), workspaceRoot });
+/** The block of a system prompt that is this agent's alone, after the shared one: who it is and where it works. */
+export function agentBlock(identity: Identity, workspaceRoot: string): string {
+  return fill('agent-system', { identity: identityLine(identity), workspaceRoot });
 }
 
-export function teammateSystemPrompt(identity: Identity, workspaceRoot: string, roleBody: string, lead: string): string {
-  const own = fill('teammate-system', { identity: identityLine(identity), workspaceRoot, lead });
-  return roleBody ? `${own}\n\n${roleBody.trim()}` : own;
+export function leadSystemPrompt(identity: Identity, workspaceRoot: string): SystemPrompt {
+  return { shared: fill('lead-system', {}), own: agentBlock(identity, workspaceRoot) };
+}
+
+/**
+ * A teammate's system prompt: the shared block is the same for every teammate of its role (huddle's
+ * text, the role's), so siblings share its prompt cache; its name, workspace and worktree come after.
+ */
+export function teammateSystemPrompt(identity: Identity, workspaceRoot: string, roleBody: string, lead: string, worktreeNote?: string): SystemPrompt {
+  const shared = fill('teammate-system', { lead });
+  const own = agentBlock(identity, workspaceRoot);
+  return {
+    shared: roleBody.trim() ? `${shared}\n\n${roleBody.trim()}` : shared,
+    own: worktreeNote ? `${own}\n\n${worktreeNote}` : own,
+  };
 }
 
 export function autoClaimTurn(task: { id: number; subject: string; description?: string }): string {

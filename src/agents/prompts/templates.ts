@@ -8,6 +8,7 @@
 //   {{#name}}…{{/name}}        the text between, when the value is truthy (a non-empty string, a non-zero number, true)
 //   {{^name}}…{{/name}}        the text between, when it is not
 // Every name a template uses must be given, and no other: a typo is an error, never a silent blank.
+import agentSystem from './agent-system.md';
 import compactionSummaryRequest from './compaction-summary-request.md';
 import externalTeammate from './external-teammate.md';
 import identityLine from './identity-line.md';
@@ -39,6 +40,7 @@ import turnResumed from './turn-resumed.md';
 import turnReviewRequested from './turn-review-requested.md';
 
 const TEMPLATES = {
+  'agent-system': agentSystem,
   'compaction-summary-request': compactionSummaryRequest,
   'external-teammate': externalTeammate,
   'identity-line': identityLine,

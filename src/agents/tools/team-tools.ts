@@ -22,6 +22,7 @@ import { throughPipeline, type PipelineDeps } from './tool-pipeline.js';
 import { shipTools } from './ship-tools.js';
 import { subagentTool } from './subagent-tool.js';
 import { verdictTools } from './verdict-tool.js';
+import { completionReportsFor } from './completion-report.js';
 
 /** What the tool sets are made from: the team's stores, each agent's permission mode, the session's sandbox. */
 export interface ToolDeps {
@@ -38,7 +39,8 @@ const LEAD_ESSENTIALS = ['send_message', 'read_inbox', 'shutdown_request', 'plan
 /** Every agent's tools: files, shell, the board, messages, reviews, read-only subagents; then the MCP servers' tools. */
 function sharedTools(deps: ToolDeps): Tool[] {
   const { ctx } = deps;
-  const messages = messageTools(ctx.bus);
+  // A teammate's report to the lead carries the results of the tasks it completed (completion-report.ts).
+  const messages = messageTools(ctx.bus, { annotate: completionReportsFor(ctx.hub).annotate });
   return [
     ...coreTools(),
     ...taskTools(ctx.board),

@@ -85,6 +85,11 @@ export interface EventFields {
     /** The response's id and why it stopped: stream-json's assistant messages carry them. */
     message_id?: string;
     stop_reason?: string | null;
+    /**
+     * The agent's first model call in this process: what it read from the prompt cache another agent
+     * wrote (a sibling's shared prefix), or an earlier run.
+     */
+    first_call?: true;
   };
   compaction: TrimFields | SummaryFields;
   /**

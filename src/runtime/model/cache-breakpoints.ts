@@ -4,7 +4,9 @@
 // reads the longest prefix written earlier that ends within 20 blocks before one of its own
 // breakpoints. At most 4 breakpoints:
 //   1. the last tool: the tool definitions alone (kept when the system prompt changes);
-//   2. the system prompt: tools + system, the stable prefix of every call;
+//   2. the system prompt: tools + system, the stable prefix of every call; a prompt in two blocks
+//      (system-prompt.ts) is marked after its shared block, so the prefix every agent of a role
+//      sends alike ends there and the agent's own block follows it unmarked (breakpoint 3 covers it);
 //   3. the last block of the last message: the rolling breakpoint, written by this call;
 //   4. the last block of the message before the latest assistant turn: where the previous call's
 //      rolling breakpoint was, so it is found however many blocks the new turn added (a response
@@ -12,6 +14,7 @@
 // Marks go on a copy of the request: the transcript (agents/loop/transcript.ts) never sees them, so
 // what resume rebuilds is unchanged; only how the request is marked.
 import type { ContentBlockParam, MessageParam, TextBlockParam, Tool } from '@anthropic-ai/sdk/resources/messages';
+import type { SystemInput } from './system-prompt.js';
 
 export const MAX_CACHE_BREAKPOINTS = 4;
 
@@ -57,10 +60,17 @@ export function markMessages(messages: MessageParam[]): MessageParam[] {
   return out;
 }
 
-/** Breakpoints 1 and 2: the last tool, and the system prompt as one marked text block. */
-export function markPrefix<T extends CacheableTool>(system: string, tools: T[]): { system: TextBlockParam[]; tools: T[] } {
+/**
+ * Breakpoints 1 and 2: the last tool, and the system prompt: one marked text block, or (in two
+ * parts) the shared block marked and the agent's own block after it.
+ */
+export function markPrefix<T extends CacheableTool>(system: SystemInput, tools: T[]): { system: TextBlockParam[]; tools: T[] } {
   const marked = tools.map((tool, index) => (index === tools.length - 1 ? { ...tool, cache_control: EPHEMERAL } : tool));
-  return { system: system ? [{ type: 'text', text: system, cache_control: EPHEMERAL }] : [], tools: marked };
+  if (typeof system === 'string') return { system: system ? [{ type: 'text', text: system, cache_control: EPHEMERAL }] : [], tools: marked };
+  if (!system.shared) return markPrefix(system.own, tools);
+  const blocks: TextBlockParam[] = [{ type: 'text', text: system.shared, cache_control: EPHEMERAL }];
+  if (system.own) blocks.push({ type: 'text', text: system.own });
+  return { system: blocks, tools: marked };
 }
 
 /** Counts the breakpoints of a request (tests, and a guard against the API's 400). */

@@ -12,7 +12,11 @@ export class WaitAbortedError extends Error {
 }
 
 /** Why a call is not sent yet: waiting for a free slot, or for the team's back-off to pass. */
-export type CallWait = { kind: 'queued'; inFlight: number; limit: number; ahead: number } | { kind: 'backoff'; untilMs: number; reason: string };
+export type CallWait =
+  | { kind: 'queued'; inFlight: number; limit: number; ahead: number }
+  | { kind: 'backoff'; untilMs: number; reason: string }
+  /** A sibling's call with the same prefix is writing it to the prompt cache (prefix-gate.ts). */
+  | { kind: 'cache_warmup' };
 
 export interface BackoffNotice {
   untilMs: number;
@@ -158,6 +162,7 @@ function sleepFor(ms: number, signal: AbortSignal | undefined): Promise<void> {
 
 /** "queued: 4 of 4 model calls in flight, 2 ahead" / "team back-off: rate limited (429), 3 s left". */
 export function describeWait(wait: CallWait, now = Date.now()): string {
+  if (wait.kind === 'cache_warmup') return 'waiting for a teammate to write the shared prompt cache';
   if (wait.kind === 'queued') return `queued: ${wait.inFlight} of ${wait.limit} model calls in flight${wait.ahead ? `, ${wait.ahead} ahead` : ''}`;
   const seconds = Math.max(1, Math.ceil((wait.untilMs - now) / 1000));
   return `team back-off: ${wait.reason}, ${seconds} s left`;

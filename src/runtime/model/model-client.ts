@@ -10,10 +10,13 @@ import { costOf, toTokenUsage, type TokenUsage } from './pricing.js';
 import { describeConnectionError } from './connection-error.js';
 import type { ToolDefinitionParam } from '../tools/registry.js';
 import { CallGovernor, WaitAbortedError, type CallWait } from './call-governor.js';
+import { DEFAULT_CACHE_WARMUP_MS, PrefixGate, PrefixWaitAbortedError, prefixKey, type PrefixTicket } from './prefix-gate.js';
+import type { SystemInput } from './system-prompt.js';
 
 export interface ModelRequest {
   model: string;
-  system: string;
+  /** One block, or a shared block and the agent's own (system-prompt.ts). */
+  system: SystemInput;
   messages: MessageParam[];
   tools: ToolDefinitionParam[];
   maxTokens: number;
@@ -51,7 +54,10 @@ export interface ModelCallHooks {
    * the same, so it is counted (called before the retry, or before the error is thrown).
    */
   onPartialUsage?(partial: PartialUsage): void;
-  /** The call waits for the team's governor (a free slot, or the shared back-off); `undefined` once it is sent. */
+  /**
+   * The call waits for the team's governor (a free slot, or the shared back-off) or for a sibling's
+   * first call to write the prompt-cache prefix they share; `undefined` once it is sent.
+   */
   onWait?(wait: CallWait | undefined): void;
 }
 
@@ -95,6 +101,8 @@ export interface ModelClientOptions {
   fallbackModel?: string | undefined;
   /** The team's cap on calls in flight and its shared back-off (call-governor.ts); none: every call goes at once. */
   governor?: CallGovernor | undefined;
+  /** Calls with the same prefix wait for the first one's cache write (prefix-gate.ts); none: they go at once. */
+  prefixGate?: PrefixGate | undefined;
 }
 
 export const DEFAULT_STREAM_IDLE_MS = 60_000;
@@ -121,6 +129,7 @@ export function modelClientOptions(config: HuddleConfig): ModelClientOptions {
     ...(config.fallbackModel ? { fallbackModel: config.fallbackModel } : {}),
     // One client serves every agent of the process: its governor is the team's (here).
     governor: new CallGovernor({ limit: config.maxConcurrentCalls ?? DEFAULT_MAX_CONCURRENT_CALLS }),
+    prefixGate: new PrefixGate({ maxWaitMs: config.cacheWarmupMs ?? DEFAULT_CACHE_WARMUP_MS }),
   };
 }
 
@@ -187,11 +196,14 @@ export class ModelClient implements ModelBackend {
         if (!reported.usage) return;
         hooks.onPartialUsage?.({ usage: reported.usage, costUsd: costOf(request.model, reported.usage), outcome });
       };
+      // A sibling writing the same prefix is waited for before a slot is taken: the writer may need one.
+      const ticket = await this.#enterPrefix(request, hooks);
       const release = await this.#options.governor?.acquire(hooks.signal, hooks.onWait).catch((error: unknown) => {
+        ticket?.done();
         throw error instanceof WaitAbortedError ? new InterruptedError() : error;
       });
       try {
-        const message = await this.#streamOnce(client, request, hooks, reported);
+        const message = await this.#streamOnce(client, request, hooks, reported, ticket);
         release?.();
         const usage = toTokenUsage(message.usage);
         return { message, usage, costUsd: costOf(request.model, usage), attempts: attempt };
@@ -240,10 +252,24 @@ export class ModelClient implements ModelBackend {
         hooks.onRetry?.({ attempt, maxRetries: this.#options.maxRetries, delayMs, status: failure.status, reason: failure.reason });
         await sleep(delayMs, hooks.signal);
       } finally {
-        // Whatever ended the attempt (a listener that threw, say), its slot is never kept.
+        // Whatever ended the attempt (a listener that threw, say), its slot is never kept, nor its siblings held.
         release?.();
+        ticket?.done();
       }
     }
+  }
+
+  /** Waits while another call writes this request's prefix to the prompt cache (prefix-gate.ts). */
+  async #enterPrefix(request: ModelRequest, hooks: ModelCallHooks): Promise<PrefixTicket | undefined> {
+    const gate = this.#options.prefixGate;
+    if (!gate || gate.maxWaitMs === 0) return undefined;
+    const { system, tools } = markPrefix(request.system, request.tools);
+    const key = prefixKey(request.model, tools, system[0]);
+    return gate
+      .enter(key, hooks.signal, (waiting) => hooks.onWait?.(waiting ? { kind: 'cache_warmup' } : undefined))
+      .catch((error: unknown) => {
+        throw error instanceof PrefixWaitAbortedError ? new InterruptedError() : error;
+      });
   }
 
   #redact(text: string): string {
@@ -254,7 +280,7 @@ export class ModelClient implements ModelBackend {
     return out;
   }
 
-  async #streamOnce(client: Anthropic, request: ModelRequest, hooks: ModelCallHooks, reported: ReportedUsage): Promise<Message> {
+  async #streamOnce(client: Anthropic, request: ModelRequest, hooks: ModelCallHooks, reported: ReportedUsage, ticket?: PrefixTicket): Promise<Message> {
     // Prompt-cache breakpoints on a copy of the request (cache-breakpoints.ts): the stable
     // prefix, and the conversation up to its last message.
     const { system, tools } = markPrefix(request.system, request.tools);
@@ -286,6 +312,8 @@ export class ModelClient implements ModelBackend {
       );
       stream.on('streamEvent', (event) => {
         arm();
+        // The response began: the API has read (or written) the prompt cache, so siblings may go.
+        ticket?.landed();
         trackUsage(reported, event);
       });
       if (hooks.onText) stream.on('text', (delta) => hooks.onText?.(delta));

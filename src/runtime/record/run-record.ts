@@ -42,6 +42,8 @@ export interface AgentTally {
   output_tokens: number;
   cache_read_input_tokens: number;
   cache_creation_input_tokens: number;
+  /** Of its cache reads, those of its first call: a prefix another agent (a sibling of its role) or an earlier run wrote. */
+  shared_cache_read_input_tokens: number;
   /** Its read-only helpers (docs/contract.md#subagents): how many ran, and their part of the spend above. */
   subagents?: { count: number; cost_usd: number; model_calls: number };
 }
@@ -71,7 +73,8 @@ export interface RunRecord {
   };
   reviews: Array<{ agent: string; task_id: unknown; verdict: 'approved' | 'changes_requested'; comment?: string }>;
   cost: { total_usd: number; agents: Record<string, AgentTally>; tasks: SpendFile['tasks']; unattributed_usd: number };
-  tokens: { input: number; output: number; cache_read: number; cache_write: number; cache_hit_ratio: number };
+  /** `shared_cache_read`: the agents' first calls' cache reads, a prefix another agent wrote (docs/cost.md#a-prefix-shared-by-the-team). */
+  tokens: { input: number; output: number; cache_read: number; cache_write: number; cache_hit_ratio: number; shared_cache_read: number };
   model_calls: number;
   /** A backlog run (`huddle run --backlog`): one entry per issue (docs/backlog.md#the-record). */
   backlog?: BacklogIssueRecord[];
@@ -91,7 +94,15 @@ export interface RecordEnd {
 }
 
 function emptyTally(): AgentTally {
-  return { cost_usd: 0, model_calls: 0, input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
+  return {
+    cost_usd: 0,
+    model_calls: 0,
+    input_tokens: 0,
+    output_tokens: 0,
+    cache_read_input_tokens: 0,
+    cache_creation_input_tokens: 0,
+    shared_cache_read_input_tokens: 0,
+  };
 }
 
 /** Sums the events of a run as they pass; build() makes the record at any time. */
@@ -121,6 +132,7 @@ export class RunRecorder {
         tally.output_tokens += event.output_tokens;
         tally.cache_read_input_tokens += event.cache_read_input_tokens;
         tally.cache_creation_input_tokens += event.cache_creation_input_tokens;
+        if (event.first_call) tally.shared_cache_read_input_tokens += event.cache_read_input_tokens;
         if (event.subagent !== undefined) {
           const helpers = (tally.subagents ??= { count: 0, cost_usd: 0, model_calls: 0 });
           if (!this.#subagentsSeen.has(event.subagent)) {
@@ -204,8 +216,9 @@ export class RunRecorder {
         output: sum.output + a.output_tokens,
         read: sum.read + a.cache_read_input_tokens,
         write: sum.write + a.cache_creation_input_tokens,
+        shared: sum.shared + a.shared_cache_read_input_tokens,
       }),
-      { cost: 0, calls: 0, input: 0, output: 0, read: 0, write: 0 },
+      { cost: 0, calls: 0, input: 0, output: 0, read: 0, write: 0, shared: 0 },
     );
     const allInput = tally.input + tally.read + tally.write;
     const done = end.tasks.filter((t) => t.status === 'completed');
@@ -235,6 +248,7 @@ export class RunRecorder {
         cache_read: tally.read,
         cache_write: tally.write,
         cache_hit_ratio: allInput > 0 ? tally.read / allInput : 0,
+        shared_cache_read: tally.shared,
       },
       model_calls: tally.calls,
       ...(end.backlog ? { backlog: end.backlog } : {}),

@@ -74,6 +74,7 @@ export const ENVIRONMENT_SETTINGS: EnvironmentSetting[] = [
   { variable: 'HUDDLE_MAX_CONCURRENT_CALLS', path: ['maxConcurrentCalls'], parse: wholeNumber },
   { variable: 'HUDDLE_FRESH_CONTEXT_PER_TASK', path: ['freshContextPerTask'], parse: flag },
   { variable: 'HUDDLE_LEAD_COALESCE_MS', path: ['timeouts', 'leadCoalesceMs'], parse: wholeNumber },
+  { variable: 'HUDDLE_CACHE_WARMUP_MS', path: ['timeouts', 'cacheWarmupMs'], parse: wholeNumber },
   { variable: 'HUDDLE_TRIM_AT', path: ['context', 'trimAt'], parse: fraction },
   { variable: 'HUDDLE_TRIM_KEEP_TURNS', path: ['context', 'trimKeepTurns'], parse: wholeNumber },
   { variable: 'HUDDLE_COMPACT_AT', path: ['context', 'compactAt'], parse: fraction },

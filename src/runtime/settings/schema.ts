@@ -269,6 +269,11 @@ export const settingsSchema = z
         )
           .optional()
           .meta({ default: 1_000 }),
+        cacheWarmupMs: count(
+          "Teammates of one role share a prompt-cache prefix (tools and the role's system block): while one's call writes it, a sibling's call waits for that write, this long at most, then reads it (0: never waits).",
+        )
+          .optional()
+          .meta({ default: 10_000 }),
         leaseMs: positive(
           'A team on PostgreSQL: a worker that has not renewed its lease for this long loses its teammates (failed, their tasks back on the board); a lead, its hold on the team.',
         )

@@ -42,6 +42,7 @@ export function configFromSettings(settings: Settings, options: ConfigFromSettin
     maxConcurrentCalls: settings.maxConcurrentCalls ?? base.maxConcurrentCalls,
     freshContextPerTask: settings.freshContextPerTask ?? base.freshContextPerTask,
     leadCoalesceMs: settings.timeouts?.leadCoalesceMs ?? base.leadCoalesceMs,
+    cacheWarmupMs: settings.timeouts?.cacheWarmupMs ?? base.cacheWarmupMs,
     requestTimeoutMs: settings.timeouts?.requestMs ?? base.requestTimeoutMs,
     idleTimeoutMs: settings.timeouts?.idleMs ?? base.idleTimeoutMs,
     stallMs: settings.timeouts?.stallMs ?? base.stallMs,

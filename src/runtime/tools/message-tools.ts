@@ -16,6 +16,11 @@ export interface MessageToolsOptions {
    * (peek + ack at once), so a crash before the result is recorded loses those messages.
    */
   deferAck?: (agent: string, nextOffset: number, messages: Message[]) => void;
+  /**
+   * Fields huddle adds to a message an agent sends (a teammate's report to the lead carries the
+   * results of the tasks it completed since its last one); never taken from the agent's input.
+   */
+  annotate?: (from: string, to: string) => Record<string, unknown> | undefined;
 }
 
 const sendMessageInput = z.object({
@@ -36,7 +41,8 @@ export function messageTools(bus: Bus, options: MessageToolsOptions = {}) {
     summarize: (input) => `→ ${input.to}: ${input.content}`,
     async run(input, context) {
       if (input.to === context.agent) throw new ToolError(`you are '${context.agent}'; send_message goes to someone else`);
-      const message = await bus.send({ type: 'message', from: context.agent, to: input.to, content: input.content });
+      const extra = options.annotate?.(context.agent, input.to);
+      const message = await bus.send({ ...extra, type: 'message', from: context.agent, to: input.to, content: input.content });
       return `sent to ${input.to} (${message.id})`;
     },
   });

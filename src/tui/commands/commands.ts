@@ -148,14 +148,23 @@ export const COMMANDS: SlashCommand[] = [
   },
   {
     name: 'cost',
-    description: 'spend per agent and per task',
+    description: 'spend per agent and per task; cache reads and writes, and those read across agents',
     run(context) {
-      const lines = context.state.order.map((name) => {
-        const agent = context.state.agents[name]!;
-        return `${name}: $${agent.costUsd.toFixed(4)} (${agent.inputTokens} in: ${agent.cacheReadTokens} cache reads at 0.1×, ${agent.cacheWriteTokens} cache writes at 1.25×; ${agent.outputTokens} out)`;
+      const agents = context.state.order.flatMap((name) => context.state.agents[name] ?? []);
+      const lines = agents.map((agent) => {
+        // Its first call's reads: the prefix (tools, its role's system block) a teammate wrote (docs/cost.md#a-prefix-shared-by-the-team).
+        const shared = agent.sharedCacheReadTokens ? ` (${agent.sharedCacheReadTokens} of them on its first call, written by another agent)` : '';
+        return `${agent.name}: $${agent.costUsd.toFixed(4)} (${agent.inputTokens} in: ${agent.cacheReadTokens} cache reads at 0.1×${shared}, ${agent.cacheWriteTokens} cache writes at 1.25×; ${agent.outputTokens} out)`;
       });
-      const total = context.state.order.reduce((sum, name) => sum + (context.state.agents[name]?.costUsd ?? 0), 0);
-      return { kind: 'page', title: 'Cost: spend per agent and per task', lines: [...lines, `total: $${total.toFixed(4)}`, ...taskSpendLines(context)] };
+      const sum = (of: (agent: (typeof agents)[number]) => number) => agents.reduce((total, agent) => total + of(agent), 0);
+      const input = sum((agent) => agent.inputTokens);
+      const reads = sum((agent) => agent.cacheReadTokens);
+      const cache = `cache: ${reads} read (${input ? Math.round((100 * reads) / input) : 0}% of input), ${sum((agent) => agent.cacheWriteTokens)} written; across agents: ${sum((agent) => agent.sharedCacheReadTokens)} read by first calls from a prefix another agent wrote`;
+      return {
+        kind: 'page',
+        title: 'Cost: spend per agent and per task',
+        lines: [...lines, `total: $${sum((agent) => agent.costUsd).toFixed(4)}`, cache, ...taskSpendLines(context)],
+      };
     },
   },
   {

@@ -28,6 +28,8 @@ export interface AgentView {
   /** Of inputTokens: read from the prompt cache (billed 0.1×) and written to it (1.25×). */
   cacheReadTokens: number;
   cacheWriteTokens: number;
+  /** Of cacheReadTokens: its first call's, a prefix another agent wrote (the team's shared prefix). */
+  sharedCacheReadTokens: number;
   costUsd: number;
   contextTokens: number;
   model?: string | undefined;
@@ -185,6 +187,7 @@ export function emptyAgent(name: string, role: string): AgentView {
     outputTokens: 0,
     cacheReadTokens: 0,
     cacheWriteTokens: 0,
+    sharedCacheReadTokens: 0,
     costUsd: 0,
     contextTokens: 0,
     lastActivity: Date.now(),

@@ -227,6 +227,7 @@ function applyEventHere(state: ConsoleState, event: HuddleEvent): Partial<Consol
         outputTokens: agent.outputTokens + Number(event.output_tokens ?? 0),
         cacheReadTokens: agent.cacheReadTokens + Number(event.cache_read_input_tokens ?? 0),
         cacheWriteTokens: agent.cacheWriteTokens + Number(event.cache_creation_input_tokens ?? 0),
+        sharedCacheReadTokens: agent.sharedCacheReadTokens + (event.first_call ? Number(event.cache_read_input_tokens ?? 0) : 0),
         costUsd: Number(event.total_cost_usd ?? agent.costUsd),
         contextTokens: Number(event.context_tokens ?? agent.contextTokens),
         model: typeof event.model === 'string' ? event.model : agent.model,

@@ -109,14 +109,21 @@ function external(kind: 'claude-code' | 'codex', planMode: boolean): string {
   }
 }
 
+/**
+ * A system prompt in two blocks (src/runtime/model/system-prompt.ts), as the model reads them: the block every
+ * agent of the role shares (marked for the prompt cache), then the agent's own.
+ */
+function blocks(system: { shared: string; own: string }): string {
+  return `${system.shared}\n\n----- cache breakpoint: above, the same for every agent of this role; below, this agent's own -----\n\n${system.own}`;
+}
+
 /** Snapshot name (a file in __snapshots__) → what huddle sends for the fixed inputs. */
 const cases: Record<string, () => string> = {
-  'lead-system': () => leadSystemPrompt(lead, workspaceRoot),
-  'teammate-system': () => teammateSystemPrompt(alice, workspaceRoot, '', 'lead'),
-  'teammate-system-coder-with-worktree': () =>
-    teammateSystemPrompt(alice, workspaceRoot, [builtInRole('coder'), worktreeInstructions(worktree)].join('\n\n'), 'lead'),
-  'teammate-system-tester': () => teammateSystemPrompt({ ...alice, role: 'tester' }, workspaceRoot, builtInRole('tester'), 'lead'),
-  'teammate-system-reviewer': () => teammateSystemPrompt({ ...alice, role: 'reviewer' }, workspaceRoot, builtInRole('reviewer'), 'lead'),
+  'lead-system': () => blocks(leadSystemPrompt(lead, workspaceRoot)),
+  'teammate-system': () => blocks(teammateSystemPrompt(alice, workspaceRoot, '', 'lead')),
+  'teammate-system-coder-with-worktree': () => blocks(teammateSystemPrompt(alice, workspaceRoot, builtInRole('coder'), 'lead', worktreeInstructions(worktree))),
+  'teammate-system-tester': () => blocks(teammateSystemPrompt({ ...alice, role: 'tester' }, workspaceRoot, builtInRole('tester'), 'lead')),
+  'teammate-system-reviewer': () => blocks(teammateSystemPrompt({ ...alice, role: 'reviewer' }, workspaceRoot, builtInRole('reviewer'), 'lead')),
   'project-instructions': projectInstructions,
   'session-start-context': () => fill('session-start-context', { context: 'Branch main; 2 uncommitted files.' }),
   'external-teammate-claude-code': () => external('claude-code', false),

@@ -117,7 +117,7 @@ describe('settings errors: one line naming the file and the key', () => {
     expect(errorOf(() => loadSettings({ cwd, home, env: {} }))).toBe('.team/settings.local.json: roles.coder.modle: unknown key (did you mean "model"?)');
     write('.team/settings.local.json', { timeouts: { zzz: 1 } });
     expect(errorOf(() => loadSettings({ cwd, home, env: {} }))).toBe(
-      '.team/settings.local.json: timeouts.zzz: unknown key (known keys: idleMs, stallMs, requestMs, streamIdleMs, leadCoalesceMs, leaseMs)',
+      '.team/settings.local.json: timeouts.zzz: unknown key (known keys: idleMs, stallMs, requestMs, streamIdleMs, leadCoalesceMs, cacheWarmupMs, leaseMs)',
     );
     write('.team/settings.local.json', { hoks: {} });
     expect(errorOf(() => loadSettings({ cwd, home, env: {} }))).toBe('.team/settings.local.json: hoks: unknown key (did you mean "hooks"?)');

@@ -95,7 +95,7 @@ describe('Team.resumeMembers', () => {
     expect(roster.get('carol')?.status).toBe('shutdown');
 
     const first = await harness.waitFor('alice to be asked', () => harness.requestsOf('alice')[0]);
-    expect(systemText(first)).toMatch(/^You are 'alice', role: coder, team: /);
+    expect(systemText(first)).toMatch(/^You are 'alice', role: coder, team: /m);
     expect(lastToolResults(first)).toEqual([{ tool_use_id: 'toolu_cut', content: INTERRUPTED_RESULT, is_error: true }]);
     const resume = allUserTexts(first).at(-1)!;
     expect(resume).toMatch(/^<identity>You are 'alice', role: coder, team: [^\n]*huddle was restarted/);

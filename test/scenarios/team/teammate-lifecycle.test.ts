@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { FileBus } from '../../../src/runtime/store/file/file-bus.js';
 import type { Message } from '../../../src/runtime/store/bus.js';
 import { overloaded, reply, replyText, text, toolUse, type Scripted } from '../../helpers/fake-api.ts';
-import { lastToolResults, lastUserTexts, systemText, turnsOf } from '../../helpers/team-harness.ts';
+import { lastToolResults, lastUserTexts, systemBlocks, turnsOf } from '../../helpers/team-harness.ts';
 import { harnessPerTest } from '../../helpers/harness-per-test.js';
 
 const open = harnessPerTest();
@@ -153,7 +153,7 @@ describe('teammate lifecycle', () => {
     expect(between.length).toBeGreaterThan(0);
   });
 
-  it("every teammate's system prompt starts with its identity line", async () => {
+  it("every teammate's own system block starts with its identity line, after the block its role shares", async () => {
     const h = await open();
     h.fake.script('alice', replyText('Ready.'));
     h.fake.script('rev-1', replyText('Ready.'));
@@ -162,10 +162,15 @@ describe('teammate lifecycle', () => {
     await Promise.all([h.waitForStatus('alice', 'idle'), h.waitForStatus('rev-1', 'idle')]);
     const team = h.team.ctx.teamName;
     expect(team).toBe(path.basename(h.workspace.root));
-    expect(systemText(h.requestsOf('alice')[0]!).startsWith(`You are 'alice', role: coder, team: ${team}.\n`)).toBe(true);
-    expect(systemText(h.requestsOf('rev-1')[0]!).startsWith(`You are 'rev-1', role: reviewer, team: ${team}.\n`)).toBe(true);
-    // The role's instructions follow.
-    expect(systemText(h.requestsOf('rev-1')[0]!)).toContain('As a reviewer');
+    const [aliceShared, aliceOwn] = systemBlocks(h.requestsOf('alice')[0]!);
+    const [reviewerShared, reviewerOwn] = systemBlocks(h.requestsOf('rev-1')[0]!);
+    expect(aliceOwn!.text.startsWith(`You are 'alice', role: coder, team: ${team}.\n`)).toBe(true);
+    expect(reviewerOwn!.text.startsWith(`You are 'rev-1', role: reviewer, team: ${team}.\n`)).toBe(true);
+    // The role's instructions are in the shared block, marked for the prompt cache; nothing of the agent's own is.
+    expect(reviewerShared!.text).toContain('As a reviewer');
+    expect(reviewerShared!.cache_control).toEqual({ type: 'ephemeral' });
+    expect(aliceShared!.text).not.toContain('alice');
+    expect(reviewerShared!.text).not.toContain('rev-1');
   });
 
   it('messages are delivered as one <inbox> user turn, one JSON line each, exactly once', async () => {

@@ -107,11 +107,37 @@ describe('slash commands', () => {
   it('/cost shows cache reads and writes per agent, as a page (never in a pane)', async () => {
     const calls: string[] = [];
     const ctx = context(calls);
-    ctx.state.agents.lead = { ...ctx.state.agents.lead!, inputTokens: 1000, cacheReadTokens: 800, cacheWriteTokens: 150, outputTokens: 20, costUsd: 0.001 };
+    ctx.state.agents.lead = {
+      ...ctx.state.agents.lead!,
+      inputTokens: 1000,
+      cacheReadTokens: 800,
+      cacheWriteTokens: 150,
+      sharedCacheReadTokens: 0,
+      outputTokens: 20,
+      costUsd: 0.001,
+    };
     (ctx.controller as unknown as { taskSpendLines: () => string[] }).taskSpendLines = () => [];
     const result = await runCommandLine('/cost', ctx);
     expect(result).toMatchObject({ kind: 'page', title: 'Cost: spend per agent and per task' });
-    expect((result as { lines: string[] }).lines[0]).toBe('lead: $0.0010 (1000 in: 800 cache reads at 0.1×, 150 cache writes at 1.25×; 20 out)');
+    const lines = (result as { lines: string[] }).lines;
+    expect(lines[0]).toBe('lead: $0.0010 (1000 in: 800 cache reads at 0.1×, 150 cache writes at 1.25×; 20 out)');
+    expect(lines.at(-1)).toBe('cache: 800 read (80% of input), 150 written; across agents: 0 read by first calls from a prefix another agent wrote');
+    expect(calls).toEqual([]);
+  });
+
+  it("/cost shows the cache reads a teammate's first call made of the prefix another agent wrote", async () => {
+    const calls: string[] = [];
+    const ctx = context(calls);
+    const base = { ...ctx.state.agents.lead!, cacheWriteTokens: 0, outputTokens: 10, costUsd: 0.001 };
+    ctx.state.agents.lead = { ...base, inputTokens: 3000, cacheReadTokens: 0, cacheWriteTokens: 2500, sharedCacheReadTokens: 0 };
+    ctx.state.agents.bob = { ...base, name: 'bob', role: 'coder', inputTokens: 2000, cacheReadTokens: 1800, sharedCacheReadTokens: 1500 };
+    ctx.state.order = ['lead', 'bob'];
+    (ctx.controller as unknown as { taskSpendLines: () => string[] }).taskSpendLines = () => [];
+    const lines = ((await runCommandLine('/cost', ctx)) as { lines: string[] }).lines;
+    expect(lines[1]).toBe(
+      'bob: $0.0010 (2000 in: 1800 cache reads at 0.1× (1500 of them on its first call, written by another agent), 0 cache writes at 1.25×; 10 out)',
+    );
+    expect(lines.at(-1)).toBe('cache: 1800 read (36% of input), 2500 written; across agents: 1500 read by first calls from a prefix another agent wrote');
     expect(calls).toEqual([]);
   });
 
