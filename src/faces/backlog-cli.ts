@@ -8,6 +8,8 @@ import { runHeadless, type HeadlessDriver } from '../headless.js';
 import { BacklogRun } from '../session/backlog-run.js';
 import { loadLocalBacklog } from '../runtime/backlog/local-backlog.js';
 import { orderIssues, type Backlog } from '../runtime/backlog/issue.js';
+import { DEFAULT_PLAYBOOK, loadPlaybook, PlaybookError, type Playbook } from '../runtime/backlog/playbook.js';
+import type { RunChoice } from '../runtime/settings/flags.js';
 import { githubClient, loadGitHubBacklog } from '../runtime/forge/github.js';
 import { parseGitHubSource, parseRepoName, repoOfRemote, type GitHubRepo } from '../runtime/forge/github-repo.js';
 import { githubToken } from '../runtime/forge/github-token.js';
@@ -21,13 +23,14 @@ import { FileBoard } from '../runtime/store/file/board/file-board.js';
 import { Workspace } from '../runtime/workspace/workspace.js';
 
 const RUN_OPTIONS = {
-  backlog: { type: 'string' },
+  backlog: { type: 'string', multiple: true },
   base: { type: 'string' },
   'github-api-url': { type: 'string' },
   'pr-repo': { type: 'string' },
   remote: { type: 'string' },
   verify: { type: 'string' },
   'plan-approval': { type: 'string' },
+  playbook: { type: 'string' },
   'output-format': { type: 'string' },
   cwd: { type: 'string' },
   model: { type: 'string' },
@@ -49,22 +52,48 @@ function fail(message: string, code = 2): number {
   return code;
 }
 
+function parseRun(argv: string[]) {
+  return parseArgs({ args: argv, options: RUN_OPTIONS, allowPositionals: false });
+}
+
 export async function runBacklogCommand(argv: string[]): Promise<number> {
-  let values: { [K in keyof typeof RUN_OPTIONS]?: (typeof RUN_OPTIONS)[K]['type'] extends 'boolean' ? boolean : string };
+  let values: ReturnType<typeof parseRun>['values'];
   try {
-    const parsed = parseArgs({ args: argv, options: RUN_OPTIONS, allowPositionals: false });
-    values = parsed.values;
+    values = parseRun(argv).values;
   } catch (error) {
     return usage(`huddle run: ${(error as Error).message.split('. ')[0]}`);
   }
   const root = path.resolve(values.cwd ?? process.cwd());
-  const source = values.backlog ?? 'local';
-  const planApproval = values['plan-approval'] ?? 'lead';
-  // auto-after:N: the lead may decide a plan, and after N minutes undecided huddle approves it.
-  const autoAfter = /^auto-after:(\d+(?:\.\d+)?)$/.exec(planApproval);
-  if (!['lead', 'off'].includes(planApproval) && !autoAfter) {
-    return usage(`--plan-approval takes lead, off or auto-after:MINUTES, not '${planApproval}'`);
+  // --backlog may be given more than once: one backlog of every source's issues (docs/backlog.md#sources).
+  const sources = values.backlog?.length ? values.backlog : ['local'];
+  // --plan-approval is plans.approver (and plans.autoApproveMinutes) for this run, over the playbook's and the settings' (docs/playbooks.md#plan-approval).
+  const planApproval = values['plan-approval'];
+  const planFlag = planApproval === undefined ? undefined : /^(lead|person|off|auto-after)(?::(\d+(?:\.\d+)?))?$/.exec(planApproval);
+  if (planApproval !== undefined && (!planFlag || (planFlag[2] !== undefined && planFlag[1] !== 'auto-after') || !(Number(planFlag[2] ?? 1) > 0))) {
+    return usage(`--plan-approval takes lead, person, off or auto-after[:MINUTES], not '${planApproval}'`);
   }
+  let playbook: Playbook;
+  try {
+    playbook = loadPlaybook(root, values.playbook ?? DEFAULT_PLAYBOOK);
+  } catch (error) {
+    if (error instanceof PlaybookError) return fail(error.message);
+    throw error;
+  }
+  const runChoices: RunChoice[] = [];
+  const label = `playbook ${playbook.name}`;
+  if (playbook.approval?.approver || playbook.approval?.autoApproveMinutes || playbook.reviewer?.rounds !== undefined)
+    runChoices.push({
+      label,
+      approver: playbook.approval?.approver,
+      autoApproveMinutes: playbook.approval?.autoApproveMinutes,
+      reviewMaxRounds: playbook.reviewer?.rounds,
+    });
+  if (planFlag && planFlag[1] !== 'off')
+    runChoices.push({
+      label: '--plan-approval',
+      approver: planFlag[1] as RunChoice['approver'],
+      ...(planFlag[2] !== undefined ? { autoApproveMinutes: Number(planFlag[2]) } : {}),
+    });
   const format = values['output-format'] ?? 'text';
   if (format !== 'text' && format !== 'json') return usage(`huddle run's --output-format takes text or json, not '${format}'`);
   const budget = values['budget-usd'] === undefined ? undefined : Number(values['budget-usd']);
@@ -83,25 +112,35 @@ export async function runBacklogCommand(argv: string[]): Promise<number> {
   const host = apiUrl ? new URL(apiUrl).hostname : 'github.com';
   let token: string | undefined;
   const client = () => githubClient({ token: (token ??= githubToken(process.env, apiUrl ? host : undefined)), baseUrl: apiUrl });
-  let backlog: Backlog;
+  const backlog: Backlog = { issues: [], skipped: [] };
   let prRepo: GitHubRepo | undefined;
-  if (source === 'local') {
-    backlog = loadLocalBacklog(root);
-  } else if (source.startsWith('github:')) {
-    const github = parseGitHubSource(source);
-    if (typeof github === 'string') return usage(github);
-    prRepo = { owner: github.owner, repo: github.repo };
-    try {
-      backlog = await loadGitHubBacklog(client(), github);
-    } catch (error) {
-      return fail(`cannot read the issues of ${github.owner}/${github.repo}: ${(error as Error).message.split('\n')[0]}`, 1);
+  for (const source of sources) {
+    let read: Backlog;
+    if (source === 'local') {
+      read = loadLocalBacklog(root);
+    } else if (source.startsWith('github:')) {
+      const github = parseGitHubSource(source);
+      if (typeof github === 'string') return usage(github);
+      prRepo ??= { owner: github.owner, repo: github.repo };
+      try {
+        read = await loadGitHubBacklog(client(), github);
+      } catch (error) {
+        return fail(`cannot read the issues of ${github.owner}/${github.repo}: ${(error as Error).message.split('\n')[0]}`, 1);
+      }
+    } else {
+      return usage(`--backlog takes local or github:OWNER/REPO[?label=NAME], not '${source}'`);
     }
-  } else {
-    return usage(`--backlog takes local or github:OWNER/REPO[?label=NAME], not '${source}'`);
+    backlog.skipped.push(...read.skipped);
+    for (const issue of read.issues) {
+      const taken = backlog.issues.find((other) => other.number === issue.number);
+      // Two sources with the same number: the first keeps it (a branch and a task are named by it).
+      if (taken) backlog.skipped.push({ source: issue.source, reason: `issue #${issue.number} is taken by ${taken.source}: renumber it (number: N)` });
+      else backlog.issues.push(issue);
+    }
   }
   const ordered = orderIssues(backlog);
   for (const skipped of ordered.skipped) process.stderr.write(scrub(`huddle: skipped ${skipped.source}: ${skipped.reason}\n`));
-  if (ordered.issues.length === 0) return fail(`the backlog (${source}) has no issue to work on`);
+  if (ordered.issues.length === 0) return fail(`the backlog (${sources.join(', ')}) has no issue to work on`);
 
   const remoteName = values.remote ?? 'origin';
   const url = await remoteUrl(root, remoteName);
@@ -127,10 +166,10 @@ export async function runBacklogCommand(argv: string[]): Promise<number> {
     command: undefined,
     outputFormat: format,
     ...(values.trust ? { trust: true } : {}),
+    ...(runChoices.length ? { runChoices } : {}),
   };
   let run: BacklogRun | undefined;
   const driver: HeadlessDriver = {
-    ...(autoAfter ? { planAutoApproveMs: Math.max(1, Math.round(Number(autoAfter[1]) * 60_000)) } : {}),
     opened: async (session) => {
       run = new BacklogRun(session, {
         issues: ordered.issues,
@@ -139,7 +178,8 @@ export async function runBacklogCommand(argv: string[]): Promise<number> {
         github: prRepo && url ? { client: client(), repo: prRepo } : undefined,
         token,
         verify: values.verify,
-        planFirst: planApproval !== 'off',
+        planFirst: playbook.approval !== undefined && planFlag?.[1] !== 'off',
+        playbook,
         // HUDDLE_CHECKS_POLL_MS=0 leaves a pull request's checks unwatched.
         checksPollMs: Number(process.env.HUDDLE_CHECKS_POLL_MS ?? 30_000) || 0,
       });

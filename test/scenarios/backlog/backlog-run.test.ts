@@ -106,7 +106,7 @@ function builderStep(request: RecordedRequest, snoop: boolean): Scripted {
   const number = Number(/backlog issue #(\d+)/.exec(texts)![1]);
   const taskId = Number(/task #(\d+) \(assigned to you\)/.exec(texts)![1]);
   const past = pastToolUses(request);
-  const planFirst = texts.includes('First send your plan');
+  const planFirst = texts.includes('Send your plan (plan_approval');
   if (planFirst && !past.some((use) => use.name === 'plan_approval')) {
     return reply(toolUse('plan_approval', { plan: `Write ${FILES[number]}, commit it, complete the task.` }));
   }
@@ -375,7 +375,7 @@ it('refuses a bad source, flag or empty backlog in one line, before any agent ru
     stderr: "huddle: --backlog takes local or github:OWNER/REPO[?label=NAME], not 'jira:PROJ'\nRun 'huddle --help' for usage.\n",
   });
   const flag = await huddle(['run', '--plan-approval', 'sometimes']);
-  expect(flag.stderr.split('\n')[0]).toBe("huddle: --plan-approval takes lead, off or auto-after:MINUTES, not 'sometimes'");
+  expect(flag.stderr.split('\n')[0]).toBe("huddle: --plan-approval takes lead, person, off or auto-after[:MINUTES], not 'sometimes'");
   const base = await huddle(['run', '--base', 'nowhere']);
   expect(base).toMatchObject({ code: 2, stderr: `huddle: --base nowhere: there is no such branch in ${root}\n` });
   writeIssue('1-bad.md', '---\ntitle: [\n---\n');
