@@ -62,10 +62,11 @@ Usage:
                                         remove teams from a PostgreSQL database: those archived by
                                         --fresh DAYS ago or more (default: retentionDays, 30), or the
                                         TEAMs named; a team whose lead runs is kept
-  huddle run --backlog SOURCE [--base BRANCH]
+  huddle run --backlog SOURCE [--playbook NAME] [--plan-approval lead|person|off|auto-after[:MIN]]
                                         work through a backlog headless: SOURCE is local (.team/backlog/*.md,
-                                        the default) or github:OWNER/REPO?label=NAME; one branch, teammate
-                                        and reviewed pull request per issue (docs/backlog.md)
+                                        the default) or github:OWNER/REPO?label=NAME (again for more); one
+                                        branch, teammate and reviewed pull request per issue, following the
+                                        playbook (issue-to-pr built in; docs/backlog.md, docs/playbooks.md)
   huddle merge ISSUE|BRANCH             merge a reviewed issue's branch into the current branch (no GitHub)
   huddle trust [--list | --revoke]      show and trust the workspace settings that widen what runs unasked
                                         (hooks, MCP servers, sandbox off…); --list: what is trusted and

@@ -3,6 +3,7 @@
 // issue it depends on, made only once that one is done), one reviewer for them all, and the lead's
 // open_pull_request carried out here, in huddle's process: push with huddle's git, the pull
 // request through Octokit. What the run did per issue becomes the record's `backlog`.
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Octokit } from '@octokit/rest';
 import type { Shipper } from '../agents/team-context.js';
@@ -62,12 +63,14 @@ interface IssueState {
   failed?: string;
   /** The plan it sent to the person (the needs-you queue: not on the bus unless the person edits it). */
   planAsked?: string;
+  /** What the runs before a --resume spent on it and took (their record's figures). */
+  carried?: { cost_usd: number; model_calls: number; wall_ms: number };
 }
 
 const REVIEWER = 'reviewer';
 
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
+function plural(n: number, word: string, many = `${word}s`): string {
+  return `${n} ${n === 1 ? word : many}`;
 }
 
 /** `Issue #N: TITLE`: how a backlog task is named, and found again on --resume. */
@@ -126,11 +129,20 @@ export class BacklogRun implements Shipper {
         );
         task = await board.update(task.id, { owner: name }, HUDDLE_SENDER);
       }
-      const state: IssueState = { issue, name, branch: issueBranch(issue), base: deps[0]?.branch ?? this.#options.base, taskId: task.id, verify: [], checkFailures: 0 };
+      const state: IssueState = {
+        issue,
+        name,
+        branch: issueBranch(issue),
+        base: deps[0]?.branch ?? this.#options.base,
+        taskId: task.id,
+        verify: [],
+        checkFailures: 0,
+      };
       if (task.status === 'completed') state.reviewedAt = Date.now();
       this.#states.set(issue.number, state);
       this.#byTask.set(task.id, state);
     }
+    if (existing.size > 0) this.#seedFromLastRecord();
     this.#stops.push(
       this.#session.subscribe((event) => {
         if (event.type === 'approval_requested' && event.tool === 'plan' && event.detail) {
@@ -145,7 +157,7 @@ export class BacklogRun implements Shipper {
         const cap = this.#playbook.verify?.retries;
         const failures = state.verify.filter((run) => !run.ok).length;
         if (!event.ok && cap !== undefined && failures > cap && !state.failed)
-          void this.#giveUp(state, `its verify command failed ${failures} times (the playbook allows ${cap} retries)`);
+          void this.#giveUp(state, `its verify command failed ${plural(failures, 'time')} (the playbook allows ${plural(cap, 'retry', 'retries')})`);
       }),
       board.onChange((change) => {
         if (change.source !== 'local') return;
@@ -174,9 +186,37 @@ export class BacklogRun implements Shipper {
       if (pr) {
         state.pr = pr;
         state.shippedAt = Date.now();
+        // Its checks were being read when the run stopped, or not yet: they are read again.
+        if (github && state.checks?.state !== 'passed') this.#watchChecks(state, github);
       } else await this.#tellReviewed(state);
     }
     return this.#leadPrompt();
+  }
+
+  /**
+   * A resumed run: what the run before it learned of each issue and no store keeps (its verify runs,
+   * the push, the checks) comes from that run's record, so the record at the end lists it still.
+   */
+  #seedFromLastRecord(): void {
+    const logs = path.join(this.#session.workspace.teamDir, 'logs');
+    let entries: BacklogIssueRecord[] | undefined;
+    try {
+      const last = readdirSync(logs)
+        .filter((name) => /^run-.*\.json$/.test(name))
+        .sort()
+        .at(-1);
+      if (last) entries = (JSON.parse(readFileSync(path.join(logs, last), 'utf8')) as { backlog?: BacklogIssueRecord[] }).backlog;
+    } catch {
+      // No record, or one that cannot be read: the resumed run's record starts from what it sees itself.
+    }
+    for (const entry of entries ?? []) {
+      const state = this.#states.get(entry.issue);
+      if (!state || state.branch !== entry.branch) continue;
+      state.verify.push(...(Array.isArray(entry.verify) ? entry.verify : []));
+      if (entry.pushed) state.pushed = entry.pushed;
+      if (entry.checks) state.checks = entry.checks;
+      state.carried = { cost_usd: entry.cost_usd ?? 0, model_calls: entry.model_calls ?? 0, wall_ms: entry.wall_ms ?? 0 };
+    }
   }
 
   /** A retry cap was reached: the builder stops working on it, the lead is told, the record says why. */
@@ -337,15 +377,18 @@ export class BacklogRun implements Shipper {
         if (this.#playbook.checks?.gate === false) {
           await say(LEAD_NAME, `The checks of issue #${state.issue.number}'s pull request failed (${names}); the playbook does not wait on them.`);
         } else if (state.checkFailures > cap) {
-          await this.#giveUp(state, `its pull request's checks failed ${state.checkFailures} times (the playbook allows ${cap} retries): ${names}`);
+          await this.#giveUp(
+            state,
+            `its pull request's checks failed ${plural(state.checkFailures, 'time')} (the playbook allows ${plural(cap, 'retry', 'retries')}): ${names}`,
+          );
         } else {
           await say(
-          state.name,
-          `The checks of ${state.pr?.url} failed: ${names}. Fix it on your branch ${state.branch} and commit, then tell the lead (send_message) that issue #${state.issue.number} is fixed.`,
-        );
-        await say(
-          LEAD_NAME,
-          `The checks of issue #${state.issue.number}'s pull request failed (${names}); ${state.name} is told. When it says it is fixed, open_pull_request {"issue": ${state.issue.number}} again.`,
+            state.name,
+            `The checks of ${state.pr?.url} failed: ${names}. Fix it on your branch ${state.branch} and commit, then tell the lead (send_message) that issue #${state.issue.number} is fixed.`,
+          );
+          await say(
+            LEAD_NAME,
+            `The checks of issue #${state.issue.number}'s pull request failed (${names}); ${state.name} is told. When it says it is fixed, open_pull_request {"issue": ${state.issue.number}} again.`,
           );
         }
       } else if (checks.total > 0) {
@@ -418,9 +461,9 @@ export class BacklogRun implements Shipper {
         ? { changed: changes.files.length, added: changes.added, removed: changes.removed, list: changes.files }
         : { changed: 0, added: 0, removed: 0, list: [] },
       commits: changes?.commits ?? [],
-      cost_usd: spend?.costUsd ?? 0,
-      model_calls: spend?.modelCalls ?? 0,
-      wall_ms: state.startedAt === undefined ? 0 : (state.shippedAt ?? state.reviewedAt ?? Date.now()) - state.startedAt,
+      cost_usd: (spend?.costUsd ?? 0) + (state.carried?.cost_usd ?? 0),
+      model_calls: (spend?.modelCalls ?? 0) + (state.carried?.model_calls ?? 0),
+      wall_ms: (state.startedAt === undefined ? 0 : (state.shippedAt ?? state.reviewedAt ?? Date.now()) - state.startedAt) + (state.carried?.wall_ms ?? 0),
     };
   }
 
@@ -492,7 +535,7 @@ export class BacklogRun implements Shipper {
     ].join('\n');
   }
 
-  /** The builder's steps: the playbook's builder phases in order, then the issue (docs/playbooks.md#the-builders-prompt). */
+  /** The builder's steps: the playbook's builder phases in order, then the issue (docs/playbooks.md#phases). */
   #teammatePrompt(state: IssueState): string {
     const book = this.#playbook;
     const steps: string[] = [];
@@ -504,7 +547,9 @@ export class BacklogRun implements Shipper {
           `Explore the code with ${book.explorers} read-only helpers in parallel: one explore call with ${book.explorers} tasks, each a question about the code this issue touches; read their summaries.${words}`,
         );
       else if (phase.phase === 'plan' && this.#options.planFirst)
-        steps.push(`Send your plan (plan_approval {"plan": "..."}: steps, files, how you will check it) and wait for the answer; follow the plan as approved.${words}`);
+        steps.push(
+          `Send your plan (plan_approval {"plan": "..."}: steps, files, how you will check it) and wait for the answer; follow the plan as approved.${words}`,
+        );
       else if (phase.phase === 'implement')
         steps.push(
           `Make the change and commit it (git add -A && git commit -m "...").` +

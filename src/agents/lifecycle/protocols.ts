@@ -160,8 +160,7 @@ export class Protocols {
     }
     if (!pending) {
       const asked = (await this.bus.history(LEAD_NAME).catch(() => [])).find((m) => m.type === 'plan_approval_request' && m.request_id === requestId);
-      if (asked && !(await this.#answered(asked.from, 'plan_approval_response', requestId)))
-        pending = { teammate: asked.from, plan: asked.plan ?? '' };
+      if (asked && !(await this.#answered(asked.from, 'plan_approval_response', requestId))) pending = { teammate: asked.from, plan: asked.plan ?? '' };
     }
     if (!pending) {
       const open = [...this.#plans.keys()];

@@ -42,7 +42,8 @@ export interface BacklogIssueRecord {
 
 function minutes(ms: number): string {
   const m = Math.round(ms / 60_000);
-  return m < 1 ? `${Math.max(1, Math.round(ms / 1000))} seconds` : `${m} minute${m === 1 ? '' : 's'}`;
+  const s = Math.max(1, Math.round(ms / 1000));
+  return m < 1 ? `${s} second${s === 1 ? '' : 's'}` : `${m} minute${m === 1 ? '' : 's'}`;
 }
 
 /** "PR ready: 5 files · +120 −45 · tests passing · $3.20 · 12 turns · 8 minutes" (or what the issue came to instead). */

@@ -100,15 +100,27 @@ describe('a playbook file', () => {
       ['no front matter\n', 'x.md: no front matter (the file starts with --- and a phases: list; docs/playbooks.md)'],
       [file('phases: ['), 'x.md: the front matter is not YAML: '],
       [file('phases: []'), 'x.md: phases: needs at least 1 entry'],
-      [file('phases:\n  - phase: build'), 'x.md: phases[0].phase: expected one of "understand", "explore", "plan", "approval", "implement", "self-review", "review", "ship", "watch-checks", not "build"'],
-      [file('phases:\n  - phase: implement\n    retry: 2'), 'x.md: phases[0].retry: unknown key (known keys: phase, gate, role, model, agent, helpers, approver, auto_approve_minutes, verify, retries, domains, instructions)'],
+      [
+        file('phases:\n  - phase: build'),
+        'x.md: phases[0].phase: expected one of "understand", "explore", "plan", "approval", "implement", "self-review", "review", "ship", "watch-checks", not "build"',
+      ],
+      [
+        file('phases:\n  - phase: implement\n    retry: 2'),
+        'x.md: phases[0].retry: unknown key (known keys: phase, gate, role, model, agent, helpers, approver, auto_approve_minutes, verify, retries, domains, instructions)',
+      ],
       [file('phases:\n  - phase: plan\n  - phase: implement'), 'x.md: phases: a plan phase needs an approval phase after it'],
       [file('phases:\n  - phase: review\n  - phase: implement'), 'x.md: phases[1].phase: implement comes before review (the order is '],
       [file('phases:\n  - phase: explore\n    model: m\n  - phase: implement'), 'x.md: phases[0].model: the builder runs explore: say who on implement'],
       [file('phases:\n  - phase: implement\n    gate: checks-green'), `x.md: phases[0].gate: implement's gate is verify-green or none, not "checks-green"`],
       [file('phases:\n  - phase: implement\n  - phase: review\n    gate: none'), `x.md: phases[1].gate: review's gate is review-approved, not "none"`],
-      [file('phases:\n  - phase: implement\n  - phase: review\n    domains: [{ name: security, blocks_at: severe }]'), 'x.md: phases[1].domains[0].blocks_at: expected one of "low", "medium", "high", "critical", not "severe"'],
-      [file('phases:\n  - phase: approval\n    approver: robot\n  - phase: implement'), 'x.md: phases[0].approver: expected one of "lead", "person", "auto-after", not "robot"'],
+      [
+        file('phases:\n  - phase: implement\n  - phase: review\n    domains: [{ name: security, blocks_at: severe }]'),
+        'x.md: phases[1].domains[0].blocks_at: expected one of "low", "medium", "high", "critical", not "severe"',
+      ],
+      [
+        file('phases:\n  - phase: approval\n    approver: robot\n  - phase: implement'),
+        'x.md: phases[0].approver: expected one of "lead", "person", "auto-after", not "robot"',
+      ],
       [file('phases:\n  - phase: implement\n    helpers: 2'), 'x.md: phases[0].helpers: only explore take helpers'],
     ];
     for (const [text, expected] of cases) {
@@ -125,11 +137,23 @@ describe('a playbook file', () => {
   });
 
   it('says which fields widen trust: plans approved on a timer, a phase run by an external CLI', () => {
-    expect(playbookWidening(file('phases:\n  - phase: approval\n    approver: auto-after\n  - phase: implement\n    agent: codex\n  - phase: review\n    agent: huddle'))).toEqual([
-      'phases[0].approver',
-      'phases[1].agent',
-    ]);
+    expect(
+      playbookWidening(
+        file('phases:\n  - phase: approval\n    approver: auto-after\n  - phase: implement\n    agent: codex\n  - phase: review\n    agent: huddle'),
+      ),
+    ).toEqual(['phases[0].approver', 'phases[1].agent']);
     expect(playbookWidening(file('phases:\n  - phase: approval\n    approver: person\n  - phase: implement'))).toEqual([]);
+  });
+
+  it('with widening fields waits for the person’s trust when the settings load, and --trust records it', () => {
+    const { cwd, home, write } = settingsWorkspace('huddle-playbook-');
+    write('.team/playbooks/nightly.md', file('phases:\n  - phase: plan\n  - phase: approval\n    approver: auto-after\n  - phase: implement'));
+    const env = { XDG_CONFIG_HOME: path.join(home, '.config') };
+    expect(loadSettings({ cwd, home, env }).untrusted).toEqual([
+      expect.objectContaining({ file: '.team/playbooks/nightly.md', settings: ['phases[1].approver'] }),
+    ]);
+    expect(loadSettings({ cwd, home, env, trust: true }).untrusted).toEqual([]);
+    expect(loadSettings({ cwd, home, env }).untrusted).toEqual([]);
   });
 });
 
@@ -146,7 +170,11 @@ describe('plan approval: one setting', () => {
     expect(configFromSettings(byBook.settings, { cwd, env: {} })).toMatchObject({ planApproval: 'auto-after', planAutoApproveMinutes: 5, reviewMaxRounds: 2 });
 
     const byFlag = loadSettings({ cwd, home, env: {}, flags: { runChoices: [playbook, flag] } });
-    expect(configFromSettings(byFlag.settings, { cwd, env: {} })).toMatchObject({ planApproval: 'auto-after', planAutoApproveMinutes: 0.01, reviewMaxRounds: 2 });
+    expect(configFromSettings(byFlag.settings, { cwd, env: {} })).toMatchObject({
+      planApproval: 'auto-after',
+      planAutoApproveMinutes: 0.01,
+      reviewMaxRounds: 2,
+    });
     expect(sourceOf(byFlag, ['plans', 'autoApproveMinutes'])).toEqual(['--plan-approval']);
 
     const none = loadSettings({ cwd, home, env: {} });

@@ -51,8 +51,6 @@ export function findingLine(finding: FindingInput & { blocking?: boolean }): str
 
 /** The findings stored on a task (a loose field; anything else there is not trusted as one). */
 export function taskFindings(task: { review_findings?: unknown }): ReviewFinding[] {
-  const parsed = z
-    .array(FindingInput.extend({ round: z.number().int(), reviewer: z.string(), blocking: z.boolean() }))
-    .safeParse(task.review_findings ?? []);
+  const parsed = z.array(FindingInput.extend({ round: z.number().int(), reviewer: z.string(), blocking: z.boolean() })).safeParse(task.review_findings ?? []);
   return parsed.success ? parsed.data : [];
 }
