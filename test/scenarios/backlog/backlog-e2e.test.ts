@@ -344,6 +344,15 @@ describeSandboxed('a backlog of six issues, headless', () => {
         ]);
       }
       expect(allUserTexts(lastOf('issue-3-')).join('\n')).toContain("Your plan was approved with the person's edits: follow this plan, not your own.");
+      // Each builder was given the built-in playbook's steps; the reviewer the review's domains.
+      const steps = allUserTexts(api.requests.find((r) => r.agent?.startsWith('issue-1-'))!).join('\n');
+      expect(steps).toContain('following the playbook issue-to-pr');
+      expect(steps).toMatch(
+        /1\. Understand the issue below[\s\S]*2\. Explore the code with 3 read-only helpers in parallel[\s\S]*3\. Send your plan[\s\S]*4\. Make the change[\s\S]*5\. Review your own diff/,
+      );
+      expect(allUserTexts(lastOf('reviewer')).join('\n')).toContain(
+        'Review it in one pass per domain (security, feasibility, granularity, dependencies, polish) and file each finding with review_finding',
+      );
       // The lead was never asked about a plan.
       expect(
         api.requests
@@ -376,6 +385,8 @@ describeSandboxed('a backlog of six issues, headless', () => {
         expect(entry.review.reviewer, `issue ${entry.issue}`).toBe('reviewer');
         expect(entry.approver).toBe('auto-after 1 min');
         expect(entry.phase).toBe('done');
+        // What the stopped run spent on it is carried into the resumed run's record.
+        expect(entry.model_calls, `issue ${entry.issue}`).toBeGreaterThan(0);
       }
       const four = record.backlog!.find((entry) => entry.issue === SECURITY_ISSUE)!;
       expect(four.review.rounds).toBe(1);

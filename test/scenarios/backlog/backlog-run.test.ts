@@ -380,7 +380,9 @@ describeSandboxed('a playbook of its own', () => {
       );
       script(1);
       const result = await huddle(['run', '--playbook', 'strict', '--github-api-url', github.url, '--pr-repo', 'acme/app']);
-      expect(result.code, result.stderr).toBe(0);
+      // The run ends (nothing waits on a given-up issue) and fails: its task is not done.
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stderr).toMatch(/huddle: #1 failed: 1 file · \+1 −0 · tests failing · /);
       const builder = api.requests.filter((r) => r.agent === 'issue-1-add-a-greeting');
       const first = allUserTexts(builder[0]!).join('\n');
       expect(first).toContain('following the playbook strict');
@@ -391,7 +393,9 @@ describeSandboxed('a playbook of its own', () => {
       expect(first).not.toContain('plan_approval');
       expect(api.requests.some((r) => r.agent === 'reviewer')).toBe(false);
       const told = inboxMessages(allUserTexts(builder.at(-1)!));
-      expect(told.some((m) => m.content.startsWith(`Stop working on issue #${1}: its verify command failed 1 time (the playbook allows 0 retries)`))).toBe(true);
+      expect(told.some((m) => m.content.startsWith(`Stop working on issue #${1}: its verify command failed 1 time (the playbook allows 0 retries)`))).toBe(
+        true,
+      );
       expect(github.pulls).toEqual([]);
       const [entry] = runRecord().backlog!;
       expect(entry).toMatchObject({ state: 'failed', phase: 'failed', failed_because: 'its verify command failed 1 time (the playbook allows 0 retries)' });
