@@ -406,6 +406,31 @@ describeSandboxed('a playbook of its own', () => {
   );
 });
 
+describeSandboxed('a playbook whose review runs on another model', () => {
+  it(
+    'starts the reviewer on that model and the builder on the run’s, and ships what it approves',
+    async () => {
+      writeIssue('1-greeting.md', '---\ntitle: Add a greeting\n---\nWrite hello.txt.\n');
+      mkdirSync(path.join(root, '.team', 'playbooks'), { recursive: true });
+      writeFileSync(
+        path.join(root, '.team', 'playbooks', 'second-opinion.md'),
+        '---\nphases:\n  - phase: implement\n    gate: none\n  - phase: review\n    model: claude-haiku-4-5\n    domains: [security, polish]\n  - phase: ship\n---\n',
+      );
+      script(1);
+      const result = await huddle(['run', '--playbook', 'second-opinion', '--github-api-url', github.url, '--pr-repo', 'acme/app']);
+      expect(result.code, result.stderr).toBe(0);
+      const models = (agent: string) => new Set(api.requests.filter((r) => r.agent === agent).map((r) => (r.body as { model: string }).model));
+      expect([...models('reviewer')]).toEqual(['claude-haiku-4-5']);
+      expect(models('issue-1-add-a-greeting').has('claude-haiku-4-5')).toBe(false);
+      const review = allUserTexts(api.requests.find((r) => r.agent === 'reviewer' && allUserTexts(r).join('\n').includes('<review-requested>'))!).join('\n');
+      expect(review).toContain('Review it in one pass per domain (security, polish)');
+      expect(github.pulls.map((pr) => pr.head)).toEqual(['huddle/issue-1-add-a-greeting']);
+      expect(runRecord().backlog![0]).toMatchObject({ state: 'shipped', verify: [] });
+    },
+    RUN_TIMEOUT_MS + 20_000,
+  );
+});
+
 it('refuses a bad source, flag or empty backlog in one line, before any agent runs', async () => {
   const bad = await huddle(['run', '--backlog', 'jira:PROJ']);
   expect(bad).toMatchObject({
