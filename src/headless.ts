@@ -97,7 +97,10 @@ export async function runHeadless(options: CliOptions, driver?: HeadlessDriver):
     onSignal = () => {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
+      // Both signals keep a listener of ours: signal-exit (execa's cleanup of a running child) re-raises a signal
+      // it finds no other listener for, which would kill this process before the team is left to --resume.
       process.once('SIGINT', () => process.exit(INTERRUPTED));
+      process.once('SIGTERM', () => process.exit(INTERRUPTED));
       resolve('interrupted');
     };
   });
