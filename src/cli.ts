@@ -67,10 +67,11 @@ Usage:
                                         remove teams from a PostgreSQL database: those archived by
                                         --fresh DAYS ago or more (default: retentionDays, 30), or the
                                         TEAMs named; a team whose lead runs is kept
-  huddle run --backlog SOURCE [--base BRANCH]
+  huddle run --backlog SOURCE [--playbook NAME] [--plan-approval lead|person|off|auto-after[:MIN]]
                                         work through a backlog headless: SOURCE is local (.team/backlog/*.md,
-                                        the default) or github:OWNER/REPO?label=NAME; one branch, teammate
-                                        and reviewed pull request per issue (docs/backlog.md)
+                                        the default) or github:OWNER/REPO?label=NAME (again for more); one
+                                        branch, teammate and reviewed pull request per issue, following the
+                                        playbook (issue-to-pr built in; docs/backlog.md, docs/playbooks.md)
   huddle watch --backlog SOURCE [--interval S] [--max-concurrent N] [--pause-when-prs N]
                                         take new issues in as they come, one line per decision on stderr;
                                         Ctrl+C stops (huddle run --backlog SOURCE --resume goes on)

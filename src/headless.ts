@@ -31,8 +31,6 @@ export interface HeadlessDriver {
   opened(session: TeamSession): Promise<string>;
   /** Once the run is over, before the session closes: entries for the record, one line each for stderr. */
   ended(session: TeamSession): Promise<{ backlog: BacklogIssueRecord[]; lines: string[] }>;
-  /** Plans not decided within this time are approved (0 or absent: never). */
-  planAutoApproveMs?: number;
 }
 
 export async function runHeadless(options: CliOptions, driver?: HeadlessDriver): Promise<number> {
@@ -62,7 +60,6 @@ export async function runHeadless(options: CliOptions, driver?: HeadlessDriver):
       fresh: options.fresh,
       resume: options.resume,
       unfinished: 'refuse',
-      ...(driver?.planAutoApproveMs ? { team: { planAutoApproveMs: driver.planAutoApproveMs } } : {}),
       observe: view
         ? (event) => {
             report(event);
@@ -100,7 +97,10 @@ export async function runHeadless(options: CliOptions, driver?: HeadlessDriver):
     onSignal = () => {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
+      // Both signals keep a listener of ours: signal-exit (execa's cleanup of a running child) re-raises a signal
+      // it finds no other listener for, which would kill this process before the team is left to --resume.
       process.once('SIGINT', () => process.exit(INTERRUPTED));
+      process.once('SIGTERM', () => process.exit(INTERRUPTED));
       resolve('interrupted');
     };
   });

@@ -27,8 +27,6 @@ export interface TeamContext {
   teamName: string;
   /** How long a teammate may take to answer a shutdown request before it is stopped anyway. */
   shutdownGraceMs: number;
-  /** Plans not decided by the lead within this time are approved (0: never). */
-  planAutoApproveMs: number;
   /** Budgets checked before each model call (runtime/budget.ts); absent: no limits. */
   budget?: Budget;
   /** The merged settings (roles, verify gates); absent for a team opened from a bare config. */

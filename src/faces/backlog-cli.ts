@@ -6,8 +6,8 @@ import path from 'node:path';
 import type { CliOptions } from '../session/cli-options.js';
 import { runHeadless, type HeadlessDriver } from '../headless.js';
 import { BacklogRun } from '../session/backlog-run.js';
-import { prepareBacklog } from '../session/backlog-setup.js';
 import { orderIssues } from '../runtime/backlog/issue.js';
+import { planChoices, prepareBacklog } from '../session/backlog-setup.js';
 import { pinRepository, runGit } from '../runtime/git/host-git.js';
 import { issueLine } from '../runtime/record/backlog-record.js';
 import { MergeConflictError, mergeWorktree, WorktreeError } from '../runtime/workspace/worktree.js';
@@ -17,13 +17,14 @@ import { FileBoard } from '../runtime/store/file/board/file-board.js';
 import { Workspace } from '../runtime/workspace/workspace.js';
 
 const RUN_OPTIONS = {
-  backlog: { type: 'string' },
+  backlog: { type: 'string', multiple: true },
   base: { type: 'string' },
   'github-api-url': { type: 'string' },
   'pr-repo': { type: 'string' },
   remote: { type: 'string' },
   verify: { type: 'string' },
   'plan-approval': { type: 'string' },
+  playbook: { type: 'string' },
   'output-format': { type: 'string' },
   cwd: { type: 'string' },
   model: { type: 'string' },
@@ -45,22 +46,23 @@ function fail(message: string, code = 2): number {
   return code;
 }
 
+function parseRun(argv: string[]) {
+  return parseArgs({ args: argv, options: RUN_OPTIONS, allowPositionals: false });
+}
+
 export async function runBacklogCommand(argv: string[]): Promise<number> {
-  let values: { [K in keyof typeof RUN_OPTIONS]?: (typeof RUN_OPTIONS)[K]['type'] extends 'boolean' ? boolean : string };
+  let values: ReturnType<typeof parseRun>['values'];
   try {
-    const parsed = parseArgs({ args: argv, options: RUN_OPTIONS, allowPositionals: false });
-    values = parsed.values;
+    values = parseRun(argv).values;
   } catch (error) {
     return usage(`huddle run: ${(error as Error).message.split('. ')[0]}`);
   }
   const root = path.resolve(values.cwd ?? process.cwd());
-  const source = values.backlog ?? 'local';
-  const planApproval = values['plan-approval'] ?? 'lead';
-  // auto-after:N: the lead may decide a plan, and after N minutes undecided huddle approves it.
-  const autoAfter = /^auto-after:(\d+(?:\.\d+)?)$/.exec(planApproval);
-  if (!['lead', 'off'].includes(planApproval) && !autoAfter) {
-    return usage(`--plan-approval takes lead, off or auto-after:MINUTES, not '${planApproval}'`);
-  }
+  // --backlog may be given more than once: one backlog of every source's issues (docs/backlog.md#sources).
+  const sources = values.backlog?.length ? values.backlog : ['local'];
+  const choices = planChoices(root, values.playbook, values['plan-approval']);
+  if ('error' in choices) return choices.usage ? usage(choices.error) : fail(choices.error);
+  const { playbook, runChoices, planFirst } = choices;
   const format = values['output-format'] ?? 'text';
   if (format !== 'text' && format !== 'json') return usage(`huddle run's --output-format takes text or json, not '${format}'`);
   const budget = values['budget-usd'] === undefined ? undefined : Number(values['budget-usd']);
@@ -70,7 +72,7 @@ export async function runBacklogCommand(argv: string[]): Promise<number> {
 
   const setup = await prepareBacklog({
     root,
-    source,
+    sources,
     base: values.base,
     githubApiUrl: values['github-api-url'],
     prRepo: values['pr-repo'],
@@ -81,7 +83,7 @@ export async function runBacklogCommand(argv: string[]): Promise<number> {
   if ('error' in loaded) return fail(loaded.error, 1);
   const ordered = orderIssues(loaded);
   for (const skipped of ordered.skipped) process.stderr.write(scrub(`huddle: skipped ${skipped.source}: ${skipped.reason}\n`));
-  if (ordered.issues.length === 0) return fail(`the backlog (${source}) has no issue to work on`);
+  if (ordered.issues.length === 0) return fail(`the backlog (${setup.source}) has no issue to work on`);
   if (!setup.remote)
     process.stderr.write(`huddle: the workspace has no remote '${values.remote ?? 'origin'}': branches stay here, merged with huddle merge ISSUE\n`);
 
@@ -100,12 +102,12 @@ export async function runBacklogCommand(argv: string[]): Promise<number> {
     command: undefined,
     outputFormat: format,
     ...(values.trust ? { trust: true } : {}),
+    ...(runChoices.length ? { runChoices } : {}),
   };
   let run: BacklogRun | undefined;
   const driver: HeadlessDriver = {
-    ...(autoAfter ? { planAutoApproveMs: Math.max(1, Math.round(Number(autoAfter[1]) * 60_000)) } : {}),
     opened: async (session) => {
-      run = new BacklogRun(session, setup.runOptions(ordered.issues, { verify: values.verify, planFirst: planApproval !== 'off' }));
+      run = new BacklogRun(session, setup.runOptions(ordered.issues, { verify: values.verify, planFirst, playbook }));
       return run.start();
     },
     ended: async () => {

@@ -7,7 +7,7 @@ import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import type { CliOptions } from '../session/cli-options.js';
 import { runHeadless, type HeadlessDriver } from '../headless.js';
 import { BacklogRun } from '../session/backlog-run.js';
-import { prepareBacklog } from '../session/backlog-setup.js';
+import { planChoices, prepareBacklog } from '../session/backlog-setup.js';
 import { BacklogWatch } from '../session/backlog-watch.js';
 import { issueLine } from '../runtime/record/backlog-record.js';
 import { resolveModelAlias } from '../runtime/model/model-aliases.js';
@@ -37,7 +37,8 @@ function program(): Command {
     .option('--pr-repo <repo>')
     .option('--remote <name>')
     .option('--verify <command>')
-    .option('--plan-approval <approver>', '', 'lead')
+    .option('--plan-approval <approver>')
+    .option('--playbook <name>')
     .option('--cwd <dir>')
     .option('--model <id>')
     .option('--api-key-file <file>')
@@ -57,7 +58,8 @@ interface WatchFlags {
   prRepo?: string;
   remote?: string;
   verify?: string;
-  planApproval: string;
+  planApproval?: string;
+  playbook?: string;
   cwd?: string;
   model?: string;
   apiKeyFile?: string;
@@ -80,13 +82,13 @@ export async function runWatchCommand(argv: string[]): Promise<number> {
     if (error instanceof CommanderError) return usage(error.message.replace(/^error: /, ''));
     throw error;
   }
-  const autoAfter = /^auto-after:(\d+(?:\.\d+)?)$/.exec(flags.planApproval);
-  if (!['lead', 'off'].includes(flags.planApproval) && !autoAfter)
-    return usage(`--plan-approval takes lead, off or auto-after:MINUTES, not '${flags.planApproval}'`);
   const root = path.resolve(flags.cwd ?? process.cwd());
+  const choices = planChoices(root, flags.playbook, flags.planApproval);
+  if ('error' in choices) return choices.usage ? usage(choices.error) : fail(choices.error, 2);
+  const { playbook, runChoices, planFirst } = choices;
   const setup = await prepareBacklog({
     root,
-    source: flags.backlog,
+    sources: [flags.backlog],
     base: flags.base,
     githubApiUrl: flags.githubApiUrl,
     prRepo: flags.prRepo,
@@ -111,15 +113,15 @@ export async function runWatchCommand(argv: string[]): Promise<number> {
     command: undefined,
     outputFormat: 'text',
     ...(flags.trust ? { trust: true } : {}),
+    ...(runChoices.length ? { runChoices } : {}),
   };
   let run: BacklogRun | undefined;
   let timer: NodeJS.Timeout | undefined;
   let release: (() => void) | undefined;
   let stopped = false;
   const driver: HeadlessDriver = {
-    ...(autoAfter ? { planAutoApproveMs: Math.max(1, Math.round(Number(autoAfter[1]) * 60_000)) } : {}),
     opened: async (session) => {
-      const started = new BacklogRun(session, setup.runOptions([], { verify: flags.verify, planFirst: flags.planApproval !== 'off' }));
+      const started = new BacklogRun(session, setup.runOptions([], { verify: flags.verify, planFirst, playbook }));
       run = started;
       const prompt = await started.start();
       // The run never settles on its own: it watches until Ctrl+C.

@@ -3,12 +3,15 @@
 // issue it depends on, made only once that one is done), one reviewer for them all, and the lead's
 // open_pull_request carried out here, in huddle's process: push with huddle's git, the pull
 // request through Octokit. What the run did per issue becomes the record's `backlog`.
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Octokit } from '@octokit/rest';
 import type { Shipper } from '../agents/team-context.js';
 import { issueBranch, issueSlugName, type Issue } from '../runtime/backlog/issue.js';
 import type { BacklogIssueRecord } from '../runtime/record/backlog-record.js';
 import type { IssueProgress } from '../runtime/backlog/issue-phase.js';
+import type { Playbook } from '../runtime/backlog/playbook.js';
+import { findingLine, taskFindings } from '../runtime/store/board/findings.js';
 import { branchChanges } from '../runtime/record/git-changes.js';
 import { checksOf, findPullRequest, openPullRequest, type PullRequest } from '../runtime/forge/github.js';
 import type { GitHubRepo } from '../runtime/forge/github-repo.js';
@@ -30,12 +33,14 @@ export interface BacklogRunOptions {
   github?: { client: Octokit; repo: GitHubRepo } | undefined;
   /** For an https remote (registered as a secret; never given to an agent). */
   token?: string | undefined;
-  /** A command every issue's task must pass before it is completed. */
+  /** A command every issue's task must pass before it is completed (over the playbook's). */
   verify?: string | undefined;
-  /** Teammates send a plan for approval before they build (the lead, or the person, approves). */
+  /** Teammates send a plan for approval before they build (the lead, or the person, approves): the playbook's plan phase, unless --plan-approval off. */
   planFirst: boolean;
   /** How often an open pull request's check runs are read until they finish (0: not watched). */
   checksPollMs?: number;
+  /** The phases each issue goes through (docs/playbooks.md). */
+  playbook: Playbook;
 }
 
 interface IssueState {
@@ -55,12 +60,20 @@ interface IssueState {
   watching?: boolean;
   /** The teammate's plan: sent and not answered yet, approved, sent back (from the bus's plan messages). */
   plan?: 'waiting' | 'approved' | 'revising';
+  /** Check runs that failed and were sent back to the builder. */
+  checkFailures: number;
+  /** A retry cap of the playbook was reached: the issue is given up. */
+  failed?: string;
+  /** The plan it sent to the person (the needs-you queue: not on the bus unless the person edits it). */
+  planAsked?: string;
+  /** What the runs before a --resume spent on it and took (their record's figures). */
+  carried?: { cost_usd: number; model_calls: number; wall_ms: number };
 }
 
 const REVIEWER = 'reviewer';
 
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
+function plural(n: number, word: string, many = `${word}s`): string {
+  return `${n} ${n === 1 ? word : many}`;
 }
 
 /** `Issue #N: TITLE`: how a backlog task is named, and found again on --resume. */
@@ -86,25 +99,45 @@ export class BacklogRun implements Shipper {
     return this.#session.workspace.root;
   }
 
+  get #playbook(): Playbook {
+    return this.#options.playbook;
+  }
+
+  /** The verify gate's command: the run's --verify, else the playbook's; none when the playbook turns the gate off. */
+  get #verifyCommand(): string | undefined {
+    return this.#playbook.verify ? (this.#options.verify ?? this.#playbook.verify.command) : undefined;
+  }
+
   /** Tasks, the reviewer and the first teammates; returns the lead's prompt. */
   async start(): Promise<string> {
     const { board, enableShipping } = this.#session.backlogParts();
     enableShipping(this);
     const existing = new Map((await board.list()).map((task) => [task.subject, task]));
     for (const issue of this.#options.issues) await this.#admit(issue, existing);
+    if (existing.size > 0) this.#seedFromLastRecord();
     this.#stops.push(
       this.#session.subscribe((event) => {
-        if (event.type === 'message_sent') this.#notePlan(event);
-        // A plan for the person goes to the needs-you queue, not the lead's inbox.
-        else if (event.type === 'approval_requested' && event.tool === 'plan')
+        if (event.type === 'message_sent') return this.#notePlan(event);
+        if (event.type === 'approval_requested' && event.tool === 'plan') {
+          // A plan for the person goes to the needs-you queue, not the lead's inbox.
           this.#notePlan({ from: event.agent, to: LEAD_NAME, message_type: 'plan_approval_request', id: event.id });
+          const asking = [...this.#states.values()].find((s) => s.name === event.agent);
+          if (asking && event.detail) asking.planAsked = event.detail;
+          return;
+        }
         if (event.type !== 'verify') return;
-        this.#byTask.get(event.task_id)?.verify.push({ ok: event.ok, summary: event.summary });
+        const state = this.#byTask.get(event.task_id);
+        if (!state) return;
+        state.verify.push({ ok: event.ok, summary: event.summary });
+        const cap = this.#playbook.verify?.retries;
+        const failures = state.verify.filter((run) => !run.ok).length;
+        if (!event.ok && cap !== undefined && failures > cap && !state.failed)
+          void this.#giveUp(state, `its verify command failed ${plural(failures, 'time')} (the playbook allows ${plural(cap, 'retry', 'retries')})`);
       }),
       board.onChange((change) => {
         if (change.source !== 'local') return;
         // An idle teammate leaves after timeouts.idleMs: a task coming to review brings the reviewer back.
-        if (change.action === 'review_requested' && this.#byTask.has(change.task.id)) {
+        if (change.action === 'review_requested' && this.#byTask.has(change.task.id) && this.#playbook.reviewer) {
           this.#starting = this.#starting.then(() => this.#ensureReviewer());
           return;
         }
@@ -112,7 +145,7 @@ export class BacklogRun implements Shipper {
         const state = this.#byTask.get(change.task.id);
         if (!state || state.reviewedAt !== undefined || change.task.status !== 'completed') return;
         state.reviewedAt = Date.now();
-        void this.#tellReviewed(state);
+        if (this.#playbook.ship) void this.#tellReviewed(state);
         this.#starting = this.#starting.then(() => this.#startReady());
       }),
     );
@@ -121,16 +154,55 @@ export class BacklogRun implements Shipper {
     await this.#starting;
     // A resumed run: an issue approved before it stopped has its pull request found again, or is shipped now.
     for (const state of this.#states.values()) {
-      if (state.reviewedAt === undefined) continue;
+      if (state.reviewedAt === undefined || !this.#playbook.ship) continue;
       const { github } = this.#options;
       // GitHub not answering: the lead is told to ship it, which finds the pull request or opens it.
       const pr = github ? await findPullRequest(github.client, github.repo, state.branch).catch(() => undefined) : undefined;
       if (pr) {
         state.pr = pr;
         state.shippedAt = Date.now();
+        // Its checks were being read when the run stopped, or not yet: they are read again.
+        if (github && state.checks?.state !== 'passed') this.#watchChecks(state, github);
       } else await this.#tellReviewed(state);
     }
     return this.#leadPrompt();
+  }
+
+  /**
+   * A resumed run: what the run before it learned of each issue and no store keeps (its verify runs,
+   * the push, the checks) comes from that run's record, so the record at the end lists it still.
+   */
+  #seedFromLastRecord(): void {
+    const logs = path.join(this.#session.workspace.teamDir, 'logs');
+    let entries: BacklogIssueRecord[] | undefined;
+    try {
+      const last = readdirSync(logs)
+        .filter((name) => /^run-.*\.json$/.test(name))
+        .sort()
+        .at(-1);
+      if (last) entries = (JSON.parse(readFileSync(path.join(logs, last), 'utf8')) as { backlog?: BacklogIssueRecord[] }).backlog;
+    } catch {
+      // No record, or one that cannot be read: the resumed run's record starts from what it sees itself.
+    }
+    for (const entry of entries ?? []) {
+      const state = this.#states.get(entry.issue);
+      if (!state || state.branch !== entry.branch) continue;
+      state.verify.push(...(Array.isArray(entry.verify) ? entry.verify : []));
+      if (entry.pushed) state.pushed = entry.pushed;
+      if (entry.checks) state.checks = entry.checks;
+      state.carried = { cost_usd: entry.cost_usd ?? 0, model_calls: entry.model_calls ?? 0, wall_ms: entry.wall_ms ?? 0 };
+    }
+  }
+
+  /** A retry cap was reached: the builder stops working on it, the lead is told, the record says why. */
+  async #giveUp(state: IssueState, why: string): Promise<void> {
+    state.failed = why;
+    const { bus } = this.#session.backlogParts();
+    const say = (to: string, content: string) =>
+      bus.send({ type: 'message', from: HUDDLE_SENDER, to, content }).catch((error: Error) => this.#warn(`could not tell ${to}: ${error.message}`));
+    this.#warn(`issue #${state.issue.number} is given up: ${why}`);
+    await say(state.name, `Stop working on issue #${state.issue.number}: ${why}. Leave your branch as it is and go idle.`);
+    await say(LEAD_NAME, `Issue #${state.issue.number} is given up: ${why}. Do not ship it; end with it listed as failed.`);
   }
 
   /** An issue's task (found again by subject on --resume, else made) and its place in the run. */
@@ -138,6 +210,7 @@ export class BacklogRun implements Shipper {
     const { board } = this.#session.backlogParts();
     const name = issueSlugName(issue);
     const deps = this.#depsOf(issue);
+    // A resumed run finds its tasks again by subject: nothing is made twice.
     let task = existing.get(taskSubject(issue));
     if (!task) {
       task = await board.create(
@@ -145,14 +218,23 @@ export class BacklogRun implements Shipper {
           subject: taskSubject(issue),
           description: this.#description(issue, name, deps),
           blockedBy: deps.map((dep) => dep.taskId),
-          requires_review: true,
-          ...(this.#options.verify ? { verify: this.#options.verify } : {}),
+          requires_review: this.#playbook.reviewer !== undefined,
+          ...(this.#verifyCommand ? { verify: this.#verifyCommand } : {}),
+          ...(this.#playbook.reviewer ? { review_domains: this.#playbook.reviewer.domains } : {}),
         },
         HUDDLE_SENDER,
       );
       task = await board.update(task.id, { owner: name }, HUDDLE_SENDER);
     }
-    const state: IssueState = { issue, name, branch: issueBranch(issue), base: deps[0]?.branch ?? this.#options.base, taskId: task.id, verify: [] };
+    const state: IssueState = {
+      issue,
+      name,
+      branch: issueBranch(issue),
+      base: deps[0]?.branch ?? this.#options.base,
+      taskId: task.id,
+      verify: [],
+      checkFailures: 0,
+    };
     if (task.status === 'completed') state.reviewedAt = Date.now();
     this.#states.set(issue.number, state);
     this.#byTask.set(task.id, state);
@@ -217,7 +299,8 @@ export class BacklogRun implements Shipper {
       started: state.startedAt !== undefined,
       shipped: state.shippedAt !== undefined,
       plan: state.plan,
-      failed: failed.has(state.name),
+      // Given up by the playbook's retry caps, or the teammate failed.
+      failed: state.failed !== undefined || failed.has(state.name),
       ...(state.pr ? { pullRequest: { number: state.pr.number, url: state.pr.url } } : {}),
       ...(state.checks ? { checks: { ...state.checks } } : {}),
       watchingChecks: state.watching ?? false,
@@ -259,18 +342,24 @@ export class BacklogRun implements Shipper {
       .catch((error: Error) => this.#warn(`could not tell the lead that issue #${state.issue.number} is reviewed: ${error.message}`));
   }
 
-  /** The one reviewer of the backlog's tasks, started (again) unless it runs. */
+  /** The one reviewer of the backlog's tasks (the playbook's review phase says on which model or CLI), started (again) unless it runs. */
   async #ensureReviewer(): Promise<void> {
-    if (this.#session.isLive(REVIEWER)) return;
+    const reviewer = this.#playbook.reviewer;
+    if (!reviewer || this.#session.isLive(REVIEWER)) return;
+    const review = this.#playbook.phases.find((p) => p.phase === 'review');
     await this.#session
       .backlogParts()
       .spawn({
         name: REVIEWER,
         role: 'reviewer',
+        ...(reviewer.model ? { model: reviewer.model } : {}),
+        ...(reviewer.agent ? { agent: reviewer.agent } : {}),
         prompt:
           "Review the backlog's tasks as they come to review. Each is one issue, built on its own branch (huddle/issue-…): read the task, " +
           'look at `git diff BASE...BRANCH` and `git log BASE..BRANCH` in the workspace (the branch and its base are in the task), check the acceptance criteria, ' +
-          'then review_approve or review_request_changes with what must change.',
+          `then review it in one pass per domain (${reviewer.domains.domains.join(', ')}), filing each finding with review_finding, ` +
+          'and decide: review_approve, or review_request_changes with what must change (a blocking finding always means changes).' +
+          (review?.instructions ? `\n\n${review.instructions}` : ''),
       })
       .catch((error: Error) => this.#warn(`could not start the reviewer: ${error.message}`));
   }
@@ -286,9 +375,12 @@ export class BacklogRun implements Shipper {
       if (this.#session.isLive(state.name)) continue;
       try {
         await this.#makeBranch(state, deps[0]);
+        const { builder } = this.#playbook;
         await this.#session.backlogParts().spawn({
           name: state.name,
-          role: 'coder',
+          role: builder.role,
+          ...(builder.model ? { model: builder.model } : {}),
+          ...(builder.agent ? { agent: builder.agent } : {}),
           worktree: true,
           planModeRequired: this.#options.planFirst,
           prompt: this.#teammatePrompt(state),
@@ -355,7 +447,7 @@ export class BacklogRun implements Shipper {
    */
   #watchChecks(state: IssueState, github: NonNullable<BacklogRunOptions['github']>): void {
     const every = this.#options.checksPollMs ?? 0;
-    if (every <= 0 || state.watching) return;
+    if (!this.#playbook.checks || every <= 0 || state.watching || state.failed) return;
     state.watching = true;
     const release = this.#session.backlogParts().hold();
     const { bus } = this.#session.backlogParts();
@@ -380,14 +472,25 @@ export class BacklogRun implements Shipper {
       if (checks.failed.length > 0) {
         state.checks = { state: 'failed', failed: checks.failed };
         const names = checks.failed.join(', ');
-        await say(
-          state.name,
-          `The checks of ${state.pr?.url} failed: ${names}. Fix it on your branch ${state.branch} and commit, then tell the lead (send_message) that issue #${state.issue.number} is fixed.`,
-        );
-        await say(
-          LEAD_NAME,
-          `The checks of issue #${state.issue.number}'s pull request failed (${names}); ${state.name} is told. When it says it is fixed, open_pull_request {"issue": ${state.issue.number}} again.`,
-        );
+        state.checkFailures += 1;
+        const cap = this.#playbook.checks?.retries ?? 0;
+        if (this.#playbook.checks?.gate === false) {
+          await say(LEAD_NAME, `The checks of issue #${state.issue.number}'s pull request failed (${names}); the playbook does not wait on them.`);
+        } else if (state.checkFailures > cap) {
+          await this.#giveUp(
+            state,
+            `its pull request's checks failed ${plural(state.checkFailures, 'time')} (the playbook allows ${plural(cap, 'retry', 'retries')}): ${names}`,
+          );
+        } else {
+          await say(
+            state.name,
+            `The checks of ${state.pr?.url} failed: ${names}. Fix it on your branch ${state.branch} and commit, then tell the lead (send_message) that issue #${state.issue.number} is fixed.`,
+          );
+          await say(
+            LEAD_NAME,
+            `The checks of issue #${state.issue.number}'s pull request failed (${names}); ${state.name} is told. When it says it is fixed, open_pull_request {"issue": ${state.issue.number}} again.`,
+          );
+        }
       } else if (checks.total > 0) {
         state.checks = { state: 'passed', failed: [] };
         await say(LEAD_NAME, `The checks of issue #${state.issue.number}'s pull request ${state.pr?.url} passed.`);
@@ -417,9 +520,10 @@ export class BacklogRun implements Shipper {
     // A branch not made yet (an issue that never started) changed nothing: the entry says 0 files.
     const changes = await branchChanges(this.#root, `refs/heads/${state.base}`, `refs/heads/${state.branch}`).catch(() => undefined);
     const spend = this.#session.spend().find((agent) => agent.name === state.name);
-    const plan = await this.#planOf(state.name);
-    const findings = [task?.review_feedback].filter((text): text is string => typeof text === 'string' && text.length > 0);
+    const plan = await this.#planOf(state);
+    const findings = task ? taskFindings(task) : [];
     const comment = typeof task?.review_comment === 'string' ? task.review_comment : undefined;
+    const feedback = task?.review_feedback;
     return {
       issue: state.issue.number,
       title: state.issue.title,
@@ -428,7 +532,18 @@ export class BacklogRun implements Shipper {
       branch: state.branch,
       base: state.base,
       worktree: path.relative(this.#root, worktreePath(this.#root, state.name)),
-      state: state.shippedAt !== undefined ? 'shipped' : task?.status === 'completed' ? 'reviewed' : state.startedAt !== undefined ? 'open' : 'not started',
+      state: state.failed
+        ? 'failed'
+        : state.shippedAt !== undefined
+          ? 'shipped'
+          : task?.status === 'completed'
+            ? 'reviewed'
+            : state.startedAt !== undefined
+              ? 'open'
+              : 'not started',
+      ...(state.failed ? { failed_because: state.failed } : {}),
+      phase: this.#phaseOf(state, task),
+      ...(this.#options.planFirst ? { approver: this.#session.backlogParts().planApprover() } : {}),
       ...(state.pushed ? { pushed: state.pushed } : {}),
       ...(state.pr ? { pull_request: { number: state.pr.number, url: state.pr.url, state: state.pr.state, draft: state.pr.draft } } : {}),
       ...(plan ? { plan } : {}),
@@ -436,6 +551,8 @@ export class BacklogRun implements Shipper {
         ...(task?.reviewer ? { reviewer: task.reviewer } : {}),
         rounds: task?.review_rounds ?? 0,
         findings,
+        security: findings.filter((f) => f.domain === 'security'),
+        ...(feedback ? { feedback } : {}),
         ...(comment ? { comment } : {}),
       },
       verify: [...state.verify],
@@ -444,19 +561,34 @@ export class BacklogRun implements Shipper {
         ? { changed: changes.files.length, added: changes.added, removed: changes.removed, list: changes.files }
         : { changed: 0, added: 0, removed: 0, list: [] },
       commits: changes?.commits ?? [],
-      cost_usd: spend?.costUsd ?? 0,
-      model_calls: spend?.modelCalls ?? 0,
-      wall_ms: state.startedAt === undefined ? 0 : (state.shippedAt ?? state.reviewedAt ?? Date.now()) - state.startedAt,
+      cost_usd: (spend?.costUsd ?? 0) + (state.carried?.cost_usd ?? 0),
+      model_calls: (spend?.modelCalls ?? 0) + (state.carried?.model_calls ?? 0),
+      wall_ms: (state.startedAt === undefined ? 0 : (state.shippedAt ?? state.reviewedAt ?? Date.now()) - state.startedAt) + (state.carried?.wall_ms ?? 0),
     };
   }
 
-  /** The plan the issue's teammate last sent for approval (the lead's inbox keeps it). */
-  async #planOf(name: string): Promise<string | undefined> {
-    const history = await this.#session
-      .backlogParts()
-      .bus.history(LEAD_NAME)
-      .catch(() => []);
-    const plan = history.filter((m) => m.type === 'plan_approval_request' && m.from === name).at(-1)?.plan;
+  /** Where the issue is in its playbook, as seen from its task, branch and pull request. */
+  #phaseOf(state: IssueState, task: Task | undefined): string {
+    if (state.failed) return 'failed';
+    if (state.startedAt === undefined && state.reviewedAt === undefined) return 'waiting';
+    if (state.pr) return state.checks?.state === 'pending' || state.watching ? 'watch-checks' : state.checks?.state === 'failed' ? 'implement' : 'done';
+    if (state.shippedAt !== undefined) return 'done';
+    if (task?.status === 'completed') return this.#playbook.ship ? 'ship' : 'done';
+    if (task?.status === 'review') return 'review';
+    return this.#session.backlogParts().planPending(state.name) ? 'plan' : 'implement';
+  }
+
+  /**
+   * The plan the issue's teammate follows: the person's edit of it (in the teammate's inbox), else the
+   * last one it sent (to the lead, whose inbox keeps it, or to the person's queue).
+   */
+  async #planOf(state: IssueState): Promise<string | undefined> {
+    const { bus } = this.#session.backlogParts();
+    // An inbox that cannot be read holds no plan to go by: the record says none.
+    const answers = await bus.history(state.name).catch(() => []);
+    const edited = answers.filter((m) => m.type === 'plan_approval_response' && m.approve && typeof m.plan === 'string').at(-1)?.plan;
+    const asked = (await bus.history(LEAD_NAME).catch(() => [])).filter((m) => m.type === 'plan_approval_request' && m.from === state.name).at(-1)?.plan;
+    const plan = edited ?? state.planAsked ?? asked;
     return typeof plan === 'string' && plan.trim() ? plan.trim() : undefined;
   }
 
@@ -473,7 +605,15 @@ export class BacklogRun implements Shipper {
       `Approved by ${task.reviewer ?? 'the lead'} after ${record.review.rounds} round${record.review.rounds === 1 ? '' : 's'} of changes.` +
         (record.review.comment ? ` ${record.review.comment}` : ''),
     );
-    for (const finding of record.review.findings) lines.push(`- ${finding}`);
+    if (record.review.security.length) {
+      lines.push('', '### Security findings', '');
+      for (const finding of record.review.security) lines.push(`- ${findingLine(finding)} (round ${finding.round}, fixed before approval)`);
+    }
+    const others = record.review.findings.filter((f) => f.domain !== 'security');
+    if (others.length) {
+      lines.push('', '### Other findings', '');
+      for (const finding of others) lines.push(`- ${findingLine(finding)} (round ${finding.round})`);
+    }
     const last = record.verify.at(-1);
     lines.push('', '## Figures', '');
     lines.push(
@@ -495,27 +635,57 @@ export class BacklogRun implements Shipper {
     ].join('\n');
   }
 
+  /** The builder's steps: the playbook's builder phases in order, then the issue (docs/playbooks.md#phases). */
   #teammatePrompt(state: IssueState): string {
-    const plan = this.#options.planFirst
-      ? 'First send your plan (plan_approval {"plan": "..."}: steps, files, how you will check it) and wait for the answer; then build it. '
-      : '';
-    return (
-      `You build backlog issue #${state.issue.number}, "${state.issue.title}", task #${state.taskId} (assigned to you). ` +
-      `You are in your own git worktree on branch ${state.branch}, made from ${state.base}. ${plan}` +
-      `Make the change, commit it (git add -A && git commit -m "..."), then task_update {"task_id": ${state.taskId}, "status": "completed"}: ` +
-      'its verify command runs, and a reviewer checks your branch. If the reviewer asks for changes, fix, commit and complete the task again.\n\n' +
-      state.issue.body
+    const book = this.#playbook;
+    const steps: string[] = [];
+    for (const phase of book.phases) {
+      const words = phase.instructions ? ` ${phase.instructions}` : '';
+      if (phase.phase === 'understand') steps.push(`Understand the issue below and its acceptance criteria.${words}`);
+      else if (phase.phase === 'explore')
+        steps.push(
+          `Explore the code with ${book.explorers} read-only helpers in parallel: one explore call with ${book.explorers} tasks, each a question about the code this issue touches; read their summaries.${words}`,
+        );
+      else if (phase.phase === 'plan' && this.#options.planFirst)
+        steps.push(
+          `Send your plan (plan_approval {"plan": "..."}: steps, files, how you will check it) and wait for the answer; follow the plan as approved.${words}`,
+        );
+      else if (phase.phase === 'implement')
+        steps.push(
+          `Make the change and commit it (git add -A && git commit -m "...").` +
+            (this.#verifyCommand ? ` Completing the task runs its verify command (${this.#verifyCommand}); fix what it reports.` : '') +
+            words,
+        );
+      else if (phase.phase === 'self-review')
+        steps.push(`Review your own diff (git diff ${state.base}...HEAD) against each acceptance criterion and fix what falls short.${words}`);
+    }
+    steps.push(
+      `Then task_update {"task_id": ${state.taskId}, "status": "completed"}.` +
+        (book.reviewer ? ' A reviewer checks your branch; if it asks for changes, fix, commit and complete the task again.' : ''),
     );
+    return [
+      `You build backlog issue #${state.issue.number}, "${state.issue.title}", task #${state.taskId} (assigned to you), following the playbook ${book.name}. ` +
+        `You are in your own git worktree on branch ${state.branch}, made from ${state.base}.`,
+      '',
+      ...steps.map((step, i) => `${i + 1}. ${step}`),
+      ...(book.instructions ? ['', book.instructions] : []),
+      '',
+      state.issue.body,
+    ].join('\n');
   }
 
   #leadPrompt(): string {
     const lines = [
       `This run works through a backlog of ${this.#states.size} issue${this.#states.size === 1 ? '' : 's'}, on base ${this.#options.base}.`,
-      'huddle made one task per issue, assigned to a teammate of its own in its own worktree and branch, and a reviewer that reviews each task.',
-      this.#options.planFirst
+      `huddle made one task per issue, assigned to a teammate of its own in its own worktree and branch${this.#playbook.reviewer ? ', and a reviewer that reviews each task' : ''}; each follows the playbook ${this.#playbook.name}.`,
+      this.#options.planFirst && this.#session.backlogParts().planApprover() === 'lead'
         ? 'Each teammate first sends you its plan: approve it (plan_approval) when it meets the issue and its acceptance criteria, or send it back with what to change.'
-        : '',
-      'When huddle tells you an issue is reviewed and approved, ship it: open_pull_request {"issue": N}. An issue that depends on another starts once that one is approved, on its branch.',
+        : this.#options.planFirst
+          ? `The teammates' plans go to the person (${this.#session.backlogParts().planApprover()}), not to you.`
+          : '',
+      this.#playbook.ship
+        ? 'When huddle tells you an issue is reviewed and approved, ship it: open_pull_request {"issue": N}. An issue that depends on another starts once that one is approved, on its branch.'
+        : 'An issue is done when its task is approved; its branch stays for huddle merge. An issue that depends on another starts once that one is approved, on its branch.',
       'When every issue is shipped, end with one line per issue.',
       '',
       'Issues:',

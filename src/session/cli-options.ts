@@ -1,6 +1,7 @@
 // What the command line asks for, parsed by cli.ts and read by the faces and the session core.
 // Kept apart from cli.ts so that the faces import it without importing the entry point.
 import type { PermissionMode } from '../runtime/permissions/permission-mode.js';
+import type { SettingsFlags } from '../runtime/settings/flags.js';
 
 export interface CliOptions {
   /** The console works through this backlog (`huddle --backlog SOURCE`, docs/backlog.md#in-the-console). */
@@ -58,6 +59,8 @@ export interface CliOptions {
   settingSources?: Array<'user' | 'project' | 'local'>;
   /** --mcp-config: MCP servers for this run (Claude Code's .mcp.json format), by the file or JSON they came from. */
   mcpConfig?: Array<{ label: string; servers: Record<string, unknown> }>;
+  /** Plan approval and review rounds chosen by a face (a backlog run's playbook and --plan-approval), over the settings files. */
+  runChoices?: SettingsFlags['runChoices'];
   /** --strict-mcp-config: only --mcp-config's servers (not .mcp.json's, not the settings'). */
   strictMcpConfig?: boolean;
   /** --fallback-model: used once the model stays overloaded (529) after every retry. */

@@ -35,8 +35,8 @@ export interface OpenOptions {
    * without asking about an unfinished team (it is the lead's).
    */
   join?: boolean;
-  /** A shorter grace period (tests); plans approved by huddle after this long (a backlog run's auto-after). */
-  team?: { shutdownGraceMs?: number; planAutoApproveMs?: number };
+  /** A shorter grace period (tests). */
+  team?: { shutdownGraceMs?: number };
 }
 
 /**

@@ -101,6 +101,7 @@ export async function resolveSettings(options: CliOptions, rules: FaceRules, env
       team: options.team,
       disallowedTools: options.disallowedTools,
       mcpConfig: options.mcpConfig,
+      runChoices: options.runChoices,
     };
     ({ config, loaded } = resolveSettingsConfig({
       cwd: cwd ?? process.cwd(),

@@ -107,6 +107,10 @@ export interface BacklogParts {
   enableShipping(ship: Shipper): void;
   /** Keeps the run from ending while huddle waits on something outside the team; call the result to let go. */
   hold(): () => void;
+  /** Who approves plans in this run (plans.approver, as the settings, playbook and flags made it), for the record. */
+  planApprover(): string;
+  /** The teammate still has to have its plan approved before it builds. */
+  planPending(name: string): boolean;
 }
 
 export interface AgentSpend {
@@ -630,6 +634,11 @@ export class TeamSession {
       spawn: (request) => team.spawn(request, LEAD_NAME),
       enableShipping: (ship) => team.enableShipping(ship),
       hold: () => team.hold(),
+      planPending: (name) => team.teammates.get(name)?.planPending === true,
+      planApprover: () => {
+        const { planApproval, planAutoApproveMinutes } = team.ctx.config;
+        return planApproval === 'auto-after' ? `auto-after ${planAutoApproveMinutes ?? 30} min` : (planApproval ?? 'lead');
+      },
     };
   }
 

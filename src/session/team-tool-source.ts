@@ -123,7 +123,6 @@ function teamToolsFor(workspace: Workspace, store: TeamStore, hub: EventHub, roo
     teamName: store.teamName,
     transcripts: store.events,
     shutdownGraceMs: 0,
-    planAutoApproveMs: 0,
   };
   return huddleServerTools(ctx, forwardedLiveTools(root));
 }

@@ -99,7 +99,7 @@ export async function closeConsoleSession(opened: ConsoleSession, controller: Co
 async function startBacklog(session: TeamSession, controller: ConsoleController, flags: NonNullable<CliOptions['backlog']>): Promise<BacklogRun | undefined> {
   // GitHub's client loads only for a console that works through a backlog.
   const { openBacklogRun } = await import('../session/backlog-setup.js');
-  const opened = await openBacklogRun(session, { root: session.workspace.root, ...flags });
+  const opened = await openBacklogRun(session, { root: session.workspace.root, ...flags, sources: [flags.source] });
   if ('error' in opened) {
     controller.note('lead', `the backlog was not started: ${opened.error}`, 'error');
     return undefined;

@@ -96,6 +96,7 @@ describe.each<[string, Mode]>([
         'plan_approval',
         'read_inbox',
         'review_approve',
+        'review_finding',
         'review_request_changes',
         'send_message',
         'shutdown_response',

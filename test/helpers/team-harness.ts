@@ -31,7 +31,6 @@ export interface TeamHarnessOptions {
   /** HUDDLE_* settings (strings, as in the environment), over the harness defaults. */
   env?: Record<string, string>;
   shutdownGraceMs?: number;
-  planAutoApproveMs?: number;
   /** Share a fake server (the harness then does not close it). */
   fake?: FakeApi;
   /**
@@ -109,7 +108,6 @@ export async function openTeamHarness(options: TeamHarnessOptions = {}): Promise
     store,
     backend: new ModelClient(modelClientOptions(config)),
     ...(options.shutdownGraceMs !== undefined ? { shutdownGraceMs: options.shutdownGraceMs } : {}),
-    ...(options.planAutoApproveMs !== undefined ? { planAutoApproveMs: options.planAutoApproveMs } : {}),
     ...(settings ? { settings } : {}),
     ...(settings?.hooks ? { hooks: new HookRunner({ hooks: settings.hooks, sessionId: 'test-session', projectDir: workspace.root }) } : {}),
     ...(options.mcp ? { mcp: options.mcp } : {}),

@@ -1,6 +1,7 @@
 // The two request/response protocols between the lead and a teammate (docs/contract.md#protocols):
 // shutdown (the teammate may refuse; silence past a grace period stops it anyway) and plan
-// approval (a plan-mode teammate stays read-only until the lead approves; optional auto-approve).
+// approval (a plan-mode teammate stays read-only until the lead approves; the person's auto-approval
+// timer is plan-by-person.ts's).
 import { randomUUID } from 'node:crypto';
 import type { Bus } from '../../runtime/store/bus.js';
 import { LEAD_NAME } from '../../runtime/vocabulary.js';
@@ -16,7 +17,6 @@ interface PendingPlan {
   forPerson?: boolean;
   teammate: string;
   plan: string;
-  timer: NodeJS.Timeout | undefined;
 }
 
 // A teammate on a worker host (a team on PostgreSQL) and its lead run in different processes: a
@@ -48,7 +48,7 @@ export class Protocols {
   constructor(
     private readonly bus: Bus,
     private readonly effects: ProtocolEffects,
-    private readonly options: { shutdownGraceMs: number; planAutoApproveMs: number },
+    private readonly options: { shutdownGraceMs: number },
   ) {}
 
   /** Asks `teammate` to shut down; `from` the lead unless the person asks (its answer still goes to the lead). */
@@ -123,23 +123,11 @@ export class Protocols {
     if (approve) this.effects.stopGracefully(teammate, 'shutdown approved');
   }
 
-  /** A plan waits for its auto-approval timer: work still within reach, so the team has not settled. */
-  get planAutoApprovalPending(): boolean {
-    return [...this.#plans.values()].some((plan) => plan.timer !== undefined);
-  }
-
   /** Registers a plan and, unless `toLead` is false (the person decides), asks the lead. */
   async submitPlan(teammate: string, plan: string, toLead = true): Promise<string> {
     const requestId = `plan_${randomUUID().slice(0, 8)}`;
     if (toLead) await this.askLeadAboutPlan(teammate, requestId, plan);
-    const autoMs = this.options.planAutoApproveMs;
-    const timer =
-      // A plan already decided (by the person meanwhile) needs no auto-approval.
-      autoMs > 0
-        ? setTimeout(() => void this.decidePlan(requestId, true, `auto-approved after ${formatDuration(autoMs)}`, 'person').catch(() => undefined), autoMs)
-        : undefined;
-    timer?.unref();
-    this.#plans.set(requestId, { teammate, plan, timer, ...(toLead ? {} : { forPerson: true }) });
+    this.#plans.set(requestId, { teammate, plan, ...(toLead ? {} : { forPerson: true }) });
     return requestId;
   }
 
@@ -172,14 +160,12 @@ export class Protocols {
     }
     if (!pending) {
       const asked = (await this.bus.history(LEAD_NAME).catch(() => [])).find((m) => m.type === 'plan_approval_request' && m.request_id === requestId);
-      if (asked && !(await this.#answered(asked.from, 'plan_approval_response', requestId)))
-        pending = { teammate: asked.from, plan: asked.plan ?? '', timer: undefined };
+      if (asked && !(await this.#answered(asked.from, 'plan_approval_response', requestId))) pending = { teammate: asked.from, plan: asked.plan ?? '' };
     }
     if (!pending) {
       const open = [...this.#plans.keys()];
       throw new ProtocolError(`no open plan request '${requestId}'` + (open.length ? `; open: ${open.join(', ')}` : '; there is none open'));
     }
-    clearTimeout(pending.timer);
     this.#plans.delete(requestId);
     if (approve) this.effects.grantFullTools(pending.teammate);
     await this.bus.send({
@@ -215,7 +201,6 @@ export class Protocols {
   /** Drops every timer (the team is closing). */
   close(): void {
     for (const { timer } of this.#shutdowns.values()) clearTimeout(timer);
-    for (const { timer } of this.#plans.values()) clearTimeout(timer);
     this.#shutdowns.clear();
     this.#plans.clear();
   }

@@ -102,7 +102,9 @@ async function resumeTeammate(
   team.permissions.setMode(member.name, permission.mode);
   const worktree = member.worktree ? await ensureWorktree(ctx.workspace.root, member.name) : undefined;
   const idle = member.status === 'idle';
-  // Its plan, if one was asked for, was decided or is lost with the old process: it resumes with its full tools.
+  // A plan still waiting when the old process stopped was answered by nobody (the request lived in that process):
+  // it resumes read-only and asks again. Any other plan was decided: it resumes with its full tools.
+  const planUndecided = member.status === 'waiting' && member.status_reason === 'plan approval';
   const agent = isAgentKind(member.agent) ? member.agent : undefined;
   const start: TeammateStart = {
     name: member.name,
@@ -110,7 +112,7 @@ async function resumeTeammate(
     model: member.model ?? (agent && agent !== 'claude-code' ? agent : (role?.model ?? ctx.config.model)),
     roleDef: role,
     worktree,
-    planModeRequired: false,
+    planModeRequired: planUndecided,
     // An external agent continues its CLI's own session (its conversation is there, not in huddle's transcript).
     ...(agent ? { agent, agentModel: member.model, agentSession: typeof member.agent_session === 'string' ? member.agent_session : undefined } : {}),
   };

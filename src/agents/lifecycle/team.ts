@@ -59,7 +59,6 @@ export interface TeamOptions {
   /** Where the team's shared state lives (the workspace's files, by default). */
   store: TeamStore;
   shutdownGraceMs?: number;
-  planAutoApproveMs?: number;
   /**
    * What the settings add (docs/contract.md#settings-files); a team opened without them (tests) reads .team/budget.json
    * itself and has no role overrides, verify gates, hooks, MCP tools or project instructions.
@@ -127,7 +126,7 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
         stopGracefully: (name, reason) => this.teammates.get(name)?.requestStop(reason),
         grantFullTools: (name) => this.teammates.get(name)?.approvePlan(),
       },
-      { shutdownGraceMs: ctx.shutdownGraceMs, planAutoApproveMs: ctx.planAutoApproveMs },
+      { shutdownGraceMs: ctx.shutdownGraceMs },
     );
     const identity = { name: LEAD_NAME, role: 'lead', team: ctx.teamName };
     const leadSettings = this.roleSettings('lead');
@@ -195,7 +194,6 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
       transcripts: store.events,
       teamName: roster.teamName,
       shutdownGraceMs: options.shutdownGraceMs ?? 30_000,
-      planAutoApproveMs: options.planAutoApproveMs ?? 0,
       settings: options.settings,
       memory: options.memory,
       mcp: options.mcp,
@@ -549,7 +547,6 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
     if (this.approvals.list().some((r) => r.kind === 'plan')) return false;
     const members = this.ctx.roster.members().filter((m) => m.name !== LEAD_NAME);
     if (members.some((m) => m.status === 'working')) return false;
-    if (this.protocols.planAutoApprovalPending) return false;
     if (this.#holds.size > 0) return false;
     const resting = members.filter(
       (m) => (m.status === 'idle' || m.status === 'waiting') && (this.teammates.get(m.name)?.finished === false || this.runsElsewhere(m.name)),

@@ -3,9 +3,12 @@
 // and decides with review_approve (completed, dependents unblocked) or review_request_changes
 // (back to in_progress with the same owner, who gets the feedback as a message). After
 // `reviewMaxRounds` requests for changes the next one goes to the lead instead, and the task
-// stays in review until the lead decides.
+// stays in review until the lead decides. While it reviews, a reviewer files what it finds with
+// review_finding (docs/playbooks.md#review-domains): each kept on the task with the decision, and a
+// blocking one (a security finding of high severity, by default) refuses the approval.
 import * as z from 'zod';
 import type { ReviewDecision, Task } from '../../runtime/store/board.js';
+import { blocks, DEFAULT_DOMAINS, FindingInput, findingLine, type ReviewDomains } from '../../runtime/store/board/findings.js';
 import { boardCall } from '../../runtime/tools/task-tools.js';
 import { defineTool, ToolError, type Tool } from '../../runtime/tools/types.js';
 import { LEAD_NAME } from '../../runtime/vocabulary.js';
@@ -18,7 +21,12 @@ export const REVIEWER_ROLE = 'reviewer';
 export const DEFAULT_REVIEW_MAX_ROUNDS = 3;
 
 /** The tools a reviewer decides with (kept even when its role file has a tools allow-list). */
-export const REVIEW_TOOL_NAMES = ['review_approve', 'review_request_changes'] as const;
+export const REVIEW_TOOL_NAMES = ['review_approve', 'review_request_changes', 'review_finding'] as const;
+
+/** The domains a task's review covers: its own (a playbook's), else the defaults. */
+export function reviewDomainsOf(task: Pick<Task, 'review_domains'>): ReviewDomains {
+  return task.review_domains ?? DEFAULT_DOMAINS;
+}
 
 export function isReviewerRole(role: string | undefined): boolean {
   return role === REVIEWER_ROLE;
@@ -41,6 +49,13 @@ export function reviewRequestedTurn(task: Task, maxRounds: number): string {
     review: rounds + 1,
     maxRounds,
     feedback: task.review_feedback ?? '',
+    // A run that chose its review domains (a playbook) says them; other reviews read as before.
+    domains: task.review_domains ? task.review_domains.domains.join(', ') : '',
+    blocking: task.review_domains
+      ? Object.entries(task.review_domains.blocksAt)
+          .map(([domain, at]) => `${domain} ${at} or worse`)
+          .join(', ')
+      : '',
   });
 }
 
@@ -71,8 +86,44 @@ export function reviewTools(ctx: TeamContext): Tool[] {
     return task;
   };
 
-  const decide = (taskId: number, agent: string, decision: Omit<ReviewDecision, 'override' | 'maxRounds'>) =>
-    boardCall(() => board.decideReview(taskId, agent, { ...decision, maxRounds: reviewMaxRounds(ctx), override: agent === LEAD_NAME }));
+  /** Findings filed in the review under way, by `agent:task`: they go onto the task with its decision. */
+  const filed = new Map<string, Array<FindingInput & { blocking: boolean }>>();
+
+  const decide = async (taskId: number, agent: string, decision: Omit<ReviewDecision, 'override' | 'maxRounds' | 'findings'>) => {
+    const key = `${agent}:${taskId}`;
+    const findings = filed.get(key) ?? [];
+    const outcome = await boardCall(() =>
+      board.decideReview(taskId, agent, {
+        ...decision,
+        maxRounds: reviewMaxRounds(ctx),
+        override: agent === LEAD_NAME,
+        ...(findings.length ? { findings } : {}),
+      }),
+    );
+    filed.delete(key);
+    return { ...outcome, findings };
+  };
+
+  const finding = defineTool({
+    name: 'review_finding',
+    effects: ['board'],
+    description:
+      "File one finding of the review you are doing (reviewers and the lead): its domain, severity, file and line, and what must change. Call it once per finding, a pass per domain, before you decide; the findings go onto the task with your decision. A blocking one (the task's review says which) means you must request changes, not approve.",
+    input: FindingInput.extend({ task_id: TaskId }),
+    summarize: (input) => `#${input.task_id} ${input.domain} ${input.severity} ${input.file}${input.line ? `:${input.line}` : ''}`,
+    async run(input, toolCtx) {
+      const task = await check(input.task_id, toolCtx.agent);
+      if (task.status !== 'review') throw new ToolError(`task #${task.id} is ${task.status}, not in review: findings belong to a review under way`);
+      const domains = reviewDomainsOf(task);
+      if (!domains.domains.includes(input.domain))
+        throw new ToolError(`'${input.domain}' is not a domain of this review; its domains are ${domains.domains.join(', ')}`);
+      const { task_id: _id, ...rest } = input;
+      const entry = { ...rest, blocking: blocks(domains, input) };
+      const key = `${toolCtx.agent}:${task.id}`;
+      filed.set(key, [...(filed.get(key) ?? []), entry]);
+      return `filed: ${findingLine(entry)}${entry.blocking ? '. It blocks the approval: request changes (review_request_changes) so the owner fixes it' : ''}`;
+    },
+  });
 
   const approve = defineTool({
     name: 'review_approve',
@@ -113,7 +164,10 @@ export function reviewTools(ctx: TeamContext): Tool[] {
       const agent = toolCtx.agent;
       await check(input.task_id, agent);
       const max = reviewMaxRounds(ctx);
-      const { task, outcome } = await decide(input.task_id, agent, { approve: false, feedback: input.feedback });
+      // The owner reads what was found with what must change.
+      const found = filed.get(`${agent}:${input.task_id}`) ?? [];
+      const feedback = found.length ? `${input.feedback}\n\nFindings:\n${found.map((f) => `- ${findingLine(f)}`).join('\n')}` : input.feedback;
+      const { task, outcome } = await decide(input.task_id, agent, { approve: false, feedback });
       const owner = task.owner!;
       if (outcome === 'escalated') {
         await bus.send({
@@ -161,5 +215,5 @@ export function reviewTools(ctx: TeamContext): Tool[] {
     },
   });
 
-  return [approve, requestChanges] as Tool[];
+  return [approve, requestChanges, finding] as Tool[];
 }

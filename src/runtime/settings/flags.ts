@@ -2,6 +2,7 @@
 // (src/cli.ts); each flag is its own layer so `/config` names it.
 import type { PermissionMode } from '../permissions/permission-mode.js';
 import { layerAt, type SettingsLayer } from './layers.js';
+import type { PlanApprover } from './schema.js';
 
 /** The settings part of the CLI's options (a subset of CliOptions, so the CLI's object fits as is). */
 export interface SettingsFlags {
@@ -15,6 +16,18 @@ export interface SettingsFlags {
   disallowedTools?: string[] | undefined;
   /** --mcp-config: MCP servers in .mcp.json's format, one layer per file or JSON given. */
   mcpConfig?: Array<{ label: string; servers: Record<string, unknown> }> | undefined;
+  /**
+   * What a face chose for this run, lowest first: a backlog run's playbook, then its --plan-approval
+   * (docs/playbooks.md#plan-approval). Each is a layer named by its label.
+   */
+  runChoices?: RunChoice[] | undefined;
+}
+
+export interface RunChoice {
+  label: string;
+  approver?: PlanApprover | undefined;
+  autoApproveMinutes?: number | undefined;
+  reviewMaxRounds?: number | undefined;
 }
 
 export function flagLayers(flags: SettingsFlags): SettingsLayer[] {
@@ -28,6 +41,11 @@ export function flagLayers(flags: SettingsFlags): SettingsLayer[] {
   for (const kind of ['usd', 'minutes', 'turns'] as const) {
     const value = flags.budget?.[kind];
     if (value !== undefined) layers.push(layerAt(`--budget-${kind}`, ['budget', 'team', kind], value));
+  }
+  for (const choice of flags.runChoices ?? []) {
+    if (choice.approver !== undefined) layers.push(layerAt(choice.label, ['plans', 'approver'], choice.approver));
+    if (choice.autoApproveMinutes !== undefined) layers.push(layerAt(choice.label, ['plans', 'autoApproveMinutes'], choice.autoApproveMinutes));
+    if (choice.reviewMaxRounds !== undefined) layers.push(layerAt(choice.label, ['reviewMaxRounds'], choice.reviewMaxRounds));
   }
   return layers;
 }

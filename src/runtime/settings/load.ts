@@ -11,6 +11,7 @@ import { settingsDefaults } from './json-schema.js';
 import { mergeLayers, type Provenance, type SettingsLayer } from './layers.js';
 import { settingsSchema, type Settings } from './schema.js';
 import { roleFilesToTrust } from './role-trust.js';
+import { playbookFilesToTrust } from './playbook-trust.js';
 import { describeKeys, TrustStore, wideningKeys, withoutKeys, type UntrustedFile } from './trust.js';
 
 export const DEFAULT_SOURCE = 'default';
@@ -72,8 +73,8 @@ export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
     }
     layers.push(read.layer);
   }
-  // Role files' widening front matter (auto mode, an external CLI) waits the same way (role-trust.ts).
-  for (const entry of roleFilesToTrust(options.cwd)) {
+  // Role and playbook files' widening front matter (auto mode, an external CLI, auto-approved plans) waits the same way.
+  for (const entry of [...roleFilesToTrust(options.cwd), ...playbookFilesToTrust(options.cwd)]) {
     if (store.isTrusted(workspace, entry.file, entry.sha256)) trusted.push(entry);
     else if (options.trust) {
       store.record(workspace, [entry]);

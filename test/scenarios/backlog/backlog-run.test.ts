@@ -106,7 +106,7 @@ function builderStep(request: RecordedRequest, snoop: boolean): Scripted {
   const number = Number(/backlog issue #(\d+)/.exec(texts)![1]);
   const taskId = Number(/task #(\d+) \(assigned to you\)/.exec(texts)![1]);
   const past = pastToolUses(request);
-  const planFirst = texts.includes('First send your plan');
+  const planFirst = texts.includes('Send your plan (plan_approval');
   if (planFirst && !past.some((use) => use.name === 'plan_approval')) {
     return reply(toolUse('plan_approval', { plan: `Write ${FILES[number]}, commit it, complete the task.` }));
   }
@@ -368,6 +368,69 @@ describeSandboxed('a pull request whose checks fail', () => {
   );
 });
 
+describeSandboxed('a playbook of its own', () => {
+  it(
+    'is followed: no plan, no review, no pull request; a verify command past its retry cap gives the issue up, and the record says why',
+    async () => {
+      writeIssue('1-greeting.md', '---\ntitle: Add a greeting\n---\nWrite hello.txt.\n');
+      mkdirSync(path.join(root, '.team', 'playbooks'), { recursive: true });
+      writeFileSync(
+        path.join(root, '.team', 'playbooks', 'strict.md'),
+        '---\nphases:\n  - phase: implement\n    verify: test -f never-there.txt\n    retries: 0\n---\nKeep it small.\n',
+      );
+      script(1);
+      const result = await huddle(['run', '--playbook', 'strict', '--github-api-url', github.url, '--pr-repo', 'acme/app']);
+      // The run ends (nothing waits on a given-up issue) and fails: its task is not done.
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stderr).toMatch(/huddle: #1 failed: 1 file · \+1 −0 · tests failing · /);
+      const builder = api.requests.filter((r) => r.agent === 'issue-1-add-a-greeting');
+      const first = allUserTexts(builder[0]!).join('\n');
+      expect(first).toContain('following the playbook strict');
+      expect(first).toContain(
+        '1. Make the change and commit it (git add -A && git commit -m "..."). Completing the task runs its verify command (test -f never-there.txt)',
+      );
+      expect(first).toContain('Keep it small.');
+      expect(first).not.toContain('plan_approval');
+      expect(api.requests.some((r) => r.agent === 'reviewer')).toBe(false);
+      const told = inboxMessages(allUserTexts(builder.at(-1)!));
+      expect(told.some((m) => m.content.startsWith(`Stop working on issue #${1}: its verify command failed 1 time (the playbook allows 0 retries)`))).toBe(
+        true,
+      );
+      expect(github.pulls).toEqual([]);
+      const [entry] = runRecord().backlog!;
+      expect(entry).toMatchObject({ state: 'failed', phase: 'failed', failed_because: 'its verify command failed 1 time (the playbook allows 0 retries)' });
+      expect(entry!.verify).toEqual([expect.objectContaining({ ok: false })]);
+      expect(entry!.approver).toBeUndefined();
+    },
+    RUN_TIMEOUT_MS + 20_000,
+  );
+});
+
+describeSandboxed('a playbook whose review runs on another model', () => {
+  it(
+    'starts the reviewer on that model and the builder on the run’s, and ships what it approves',
+    async () => {
+      writeIssue('1-greeting.md', '---\ntitle: Add a greeting\n---\nWrite hello.txt.\n');
+      mkdirSync(path.join(root, '.team', 'playbooks'), { recursive: true });
+      writeFileSync(
+        path.join(root, '.team', 'playbooks', 'second-opinion.md'),
+        '---\nphases:\n  - phase: implement\n    gate: none\n  - phase: review\n    model: claude-haiku-4-5\n    domains: [security, polish]\n  - phase: ship\n---\n',
+      );
+      script(1);
+      const result = await huddle(['run', '--playbook', 'second-opinion', '--github-api-url', github.url, '--pr-repo', 'acme/app']);
+      expect(result.code, result.stderr).toBe(0);
+      const models = (agent: string) => new Set(api.requests.filter((r) => r.agent === agent).map((r) => (r.body as { model: string }).model));
+      expect([...models('reviewer')]).toEqual(['claude-haiku-4-5']);
+      expect(models('issue-1-add-a-greeting').has('claude-haiku-4-5')).toBe(false);
+      const review = allUserTexts(api.requests.find((r) => r.agent === 'reviewer' && allUserTexts(r).join('\n').includes('<review-requested>'))!).join('\n');
+      expect(review).toContain('Review it in one pass per domain (security, polish)');
+      expect(github.pulls.map((pr) => pr.head)).toEqual(['huddle/issue-1-add-a-greeting']);
+      expect(runRecord().backlog![0]).toMatchObject({ state: 'shipped', verify: [] });
+    },
+    RUN_TIMEOUT_MS + 20_000,
+  );
+});
+
 it('refuses a bad source, flag or empty backlog in one line, before any agent runs', async () => {
   const bad = await huddle(['run', '--backlog', 'jira:PROJ']);
   expect(bad).toMatchObject({
@@ -375,7 +438,13 @@ it('refuses a bad source, flag or empty backlog in one line, before any agent ru
     stderr: "huddle: --backlog takes local or github:OWNER/REPO[?label=NAME], not 'jira:PROJ'\nRun 'huddle --help' for usage.\n",
   });
   const flag = await huddle(['run', '--plan-approval', 'sometimes']);
-  expect(flag.stderr.split('\n')[0]).toBe("huddle: --plan-approval takes lead, off or auto-after:MINUTES, not 'sometimes'");
+  expect(flag.stderr.split('\n')[0]).toBe("huddle: --plan-approval takes lead, person, off or auto-after[:MINUTES], not 'sometimes'");
+  const book = await huddle(['run', '--playbook', 'nightly']);
+  expect(book).toMatchObject({ code: 2, stderr: "huddle: no playbook 'nightly': the playbooks are issue-to-pr (files in .team/playbooks/NAME.md)\n" });
+  mkdirSync(path.join(root, '.team', 'playbooks'), { recursive: true });
+  writeFileSync(path.join(root, '.team', 'playbooks', 'loose.md'), '---\nphases:\n  - phase: plan\n  - phase: implement\n---\n');
+  const loose = await huddle(['run', '--playbook', 'loose']);
+  expect(loose).toMatchObject({ code: 2, stderr: 'huddle: .team/playbooks/loose.md: phases: a plan phase needs an approval phase after it\n' });
   const base = await huddle(['run', '--base', 'nowhere']);
   expect(base).toMatchObject({ code: 2, stderr: `huddle: --base nowhere: there is no such branch in ${root}\n` });
   writeIssue('1-bad.md', '---\ntitle: [\n---\n');

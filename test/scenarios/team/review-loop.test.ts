@@ -321,6 +321,7 @@ describe('the review loop', () => {
       'read_file',
       'read_inbox',
       'review_approve',
+      'review_finding',
       'review_request_changes',
       'send_message',
       'shutdown_response',

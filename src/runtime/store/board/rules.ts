@@ -5,6 +5,7 @@
 import { isOverseer, requireRelease } from './authority.js';
 import { scrubStrings } from '../../secrets.js';
 import { cycleError } from './dependencies.js';
+import { findingLine } from './findings.js';
 import { type CreateTaskInput, type ReviewDecision, type ReviewOutcome, type Task, TaskBoardError, type TaskChange } from './task.js';
 import type { BoardView } from './view.js';
 
@@ -79,6 +80,7 @@ export function planCreate(created: CreateTaskInput, id: number, now: string, vi
     updated_at: now,
     ...(input.requires_review ? { requires_review: true } : {}),
     ...(input.verify?.trim() ? { verify: input.verify.trim() } : {}),
+    ...(input.review_domains ? { review_domains: input.review_domains } : {}),
     ...(input.workflow ? { workflow: { name: input.workflow.name, phase: input.workflow.phase, step: input.workflow.step } } : {}),
   };
   const changes: TaskChange[] = [{ action: 'created', task }];
@@ -145,8 +147,19 @@ export function planReviewDecision(task: Task, by: string, asked: ReviewDecision
   if (!decision.override && task.review_escalated) {
     throw new TaskBoardError(`task #${id} was escalated to the lead after ${task.review_rounds ?? 0} rounds of changes; the lead decides it now`);
   }
-  const { review_escalated: _escalated, ...rest } = task;
+  const { review_escalated: _escalated, ...found } = task;
+  const round = (task.review_rounds ?? 0) + 1;
+  // This review's findings join the earlier ones: the task keeps every round's.
+  const rest: Task = decision.findings?.length
+    ? { ...found, review_findings: [...(task.review_findings ?? []), ...decision.findings.map((f) => ({ ...f, round, reviewer: by }))] }
+    : found;
   if (decision.approve) {
+    const blocking = decision.findings?.filter((f) => f.blocking) ?? [];
+    // A blocking finding (docs/playbooks.md#review-domains) keeps the task in review until it is fixed; the lead may still decide.
+    if (blocking.length && !decision.override)
+      throw new TaskBoardError(
+        `task #${id} cannot be approved with a blocking finding (${blocking.map((f) => findingLine(f)).join('; ')}): request changes so its owner fixes it`,
+      );
     const comment = decision.comment?.trim();
     const done: Task = { ...rest, status: 'completed', reviewer: by, ...(comment ? { review_comment: comment } : {}) };
     return { result: { task: done, outcome: 'approved' }, changes: [{ action: 'review_approved', task: done }, ...planUnblock(done, view)] };
@@ -158,7 +171,7 @@ export function planReviewDecision(task: Task, by: string, asked: ReviewDecision
   }
   const rounds = task.review_rounds ?? 0;
   if (!decision.override && rounds >= (decision.maxRounds ?? Infinity)) {
-    const held: Task = { ...task, reviewer: by, review_feedback: feedback, review_escalated: true };
+    const held: Task = { ...rest, reviewer: by, review_feedback: feedback, review_escalated: true };
     return { result: { task: held, outcome: 'escalated' }, changes: [{ action: 'updated', task: held }] };
   }
   const back: Task = { ...rest, status: 'in_progress', reviewer: null, review_rounds: rounds + 1, review_feedback: feedback };

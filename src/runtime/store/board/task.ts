@@ -1,6 +1,7 @@
 // The task model (docs/contract.md#tasks) and its schema, shared by every board backend: what a task is,
 // what may be asked of the board, and how a stored task is checked before anyone trusts it.
 import * as z from 'zod';
+import type { ReviewDomains, ReviewFinding } from './findings.js';
 
 export const TASK_STATUSES = ['pending', 'in_progress', 'review', 'completed'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
@@ -25,6 +26,10 @@ export interface Task {
   review_feedback?: string;
   /** The review hit the round limit: the lead decides; reviewers do not pick it up again. */
   review_escalated?: boolean;
+  /** The domains its review covers and what blocks in them (docs/playbooks.md#review-domains); absent: the defaults. */
+  review_domains?: ReviewDomains;
+  /** Every review's findings, oldest first (findings.ts). */
+  review_findings?: ReviewFinding[];
   /** A command that must exit 0 in the completing agent's workspace before the task is completed (docs/contract.md#tasks). */
   verify?: string;
   /** What the task produced, as its owner said when completing it (a workflow's next phase reads it). */
@@ -66,6 +71,7 @@ export interface CreateTaskInput {
   blockedBy?: number[];
   requires_review?: boolean;
   verify?: string;
+  review_domains?: ReviewDomains;
   /** Assigned from the start: only the lead (or huddle) may (docs/trust.md#authority). */
   owner?: string;
   workflow?: WorkflowTag;
@@ -91,6 +97,8 @@ export interface ReviewDecision {
   maxRounds?: number;
   /** The lead: may decide a review another reviewer holds or that was escalated, and is not bound by maxRounds. */
   override?: boolean;
+  /** What the reviewer found in this review (its review_finding calls): kept on the task; a blocking one refuses an approval. */
+  findings?: Array<Omit<ReviewFinding, 'round' | 'reviewer'>>;
 }
 
 export interface ReviewOutcome {

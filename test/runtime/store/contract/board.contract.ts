@@ -195,6 +195,32 @@ export function boardContract(factory: StoreFactory): void {
       await expect(board().decideReview(3, 'alice', { approve: true })).rejects.toThrow(/cannot review your own task/);
     });
 
+    it('keeps every review round’s findings on the task, and refuses an approval while one blocks (docs/playbooks.md#review-domains)', async () => {
+      const domains = { domains: ['security', 'polish'], blocksAt: { security: 'high' as const } };
+      await board().create({ subject: 'login', requires_review: true, review_domains: domains }, 'lead');
+      expect(await board().get(1)).toMatchObject({ review_domains: domains });
+      await board().claim(1, 'alice');
+      await board().update(1, { status: 'review' }, 'alice');
+      await board().claimReview('rita');
+      const sql = { domain: 'security', severity: 'high' as const, file: 'src/db.ts', line: 12, text: 'SQL built from input', blocking: true };
+      const typo = { domain: 'polish', severity: 'low' as const, file: 'README.md', text: 'typo', blocking: false };
+      await expect(board().decideReview(1, 'rita', { approve: true, findings: [sql, typo] })).rejects.toThrow(
+        'task #1 cannot be approved with a blocking finding (security high (blocking) src/db.ts:12: SQL built from input): request changes so its owner fixes it',
+      );
+      expect(await board().get(1)).toMatchObject({ status: 'review', reviewer: 'rita' });
+      expect((await board().get(1)).review_findings).toBeUndefined();
+      await board().decideReview(1, 'rita', { approve: false, feedback: 'parameterize the query', findings: [sql, typo] });
+      await board().update(1, { status: 'review' }, 'alice');
+      await board().claimReview('rita');
+      const done = await board().decideReview(1, 'rita', { approve: true, findings: [{ ...typo, text: 'typo, still' }] });
+      expect(done.task.status).toBe('completed');
+      expect((await board().get(1)).review_findings).toEqual([
+        { ...sql, round: 1, reviewer: 'rita' },
+        { ...typo, round: 1, reviewer: 'rita' },
+        { ...typo, text: 'typo, still', round: 2, reviewer: 'rita' },
+      ]);
+    });
+
     it('release puts a gone agent’s unfinished work and taken reviews back', async () => {
       for (const s of ['a', 'b', 'c', 'd']) await board().create({ subject: s }, 'lead');
       await board().create({ subject: 'r', requires_review: true }, 'lead');
