@@ -5,9 +5,11 @@
 // tools can write: $XDG_STATE_HOME/huddle/checkpoints/<hash of the path>. The deny-list is the first,
 // explainable layer; this is what holds when a spelling gets past it.
 //
-// Cheap when nothing changed: one `git add -A` against the shadow's own index (git's stat cache), the
-// previous tree reused when that index did not change, and the repository's state re-read only when
-// a stat of .git's HEAD, index, refs or packed-refs moved. Each checkpoint is a commit on
+// Cheap when nothing changed: no git process at all when the stat of every file and directory the
+// last checkpoint saw is unchanged (checkpoint-snapshot.ts, which also handles racily clean files);
+// otherwise one `git add -A` against the shadow's own index (git's stat cache), the previous tree
+// reused when that index did not change, and the repository's state re-read only when a stat of
+// .git's HEAD, index, refs or packed-refs moved. Each checkpoint is a commit on
 // refs/huddle/checkpoints whose tree holds `files` and `git`, and whose message is its metadata (JSON).
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
@@ -17,6 +19,8 @@ import path from 'node:path';
 import { CheckpointError, gitPipe, gitText, runGit, type GitCall } from './checkpoint-git.js';
 import { registeredSecretFiles } from '../secrets.js';
 import { checkpointsRoot } from '../fs/huddle-dirs.js';
+import { excludesStamp, gitBlindEdits, readDirectories, unchangedSince, type WorkspaceSnapshot } from './checkpoint-snapshot.js';
+import { readGitIndex } from './git-index.js';
 
 export const CHECKPOINT_REF = 'refs/huddle/checkpoints';
 
@@ -50,8 +54,10 @@ interface Last {
   headResolved: boolean;
   /** The repository had an index then (one gone since is put back). */
   hadIndex?: boolean;
-  /** Its description, once read or written (an unchanged workspace then costs one `git add`). */
+  /** Its description, once read or written. */
   described?: Checkpoint;
+  /** The files as that checkpoint saw them: an unchanged workspace then costs no git process. */
+  snapshot?: WorkspaceSnapshot | undefined;
 }
 
 /** Where a workspace's checkpoints live: outside it. */
@@ -222,13 +228,28 @@ export class Checkpoints {
     }
     await this.#init();
     const last = this.#last;
+    const gitStamp = this.#gitStamp();
+    if (last?.described && last.snapshot && gitStamp === last.gitStamp && unchangedSince(this.root, last.snapshot, this.#hash)) return last.described;
     const filesIndex = path.join(this.shadow, 'files-index');
-    await gitText(
-      ['add', '-A', '--ignore-errors'],
-      this.shadowCall({ GIT_WORK_TREE: this.root, GIT_INDEX_FILE: filesIndex }),
-      'cannot read the workspace for a checkpoint',
-    );
+    const walk = await this.#readDirectories(last?.snapshot, filesIndex);
+    const hashBytes = this.#hash === 'sha256' ? 32 : 20;
+    // Edits git's stat check cannot see (checkpoint-snapshot.ts#gitBlindEdits) are hashed again by name.
+    const known = last?.snapshot?.entries ?? readGitIndex(filesIndex, hashBytes);
+    const blind = known ? gitBlindEdits(this.root, known, last?.snapshot?.takenMs ?? mtimeMs(filesIndex), this.#hash) : [];
+    if (blind === undefined) rmSync(filesIndex, { force: true });
+    const addCall = this.shadowCall({ GIT_WORK_TREE: this.root, GIT_INDEX_FILE: filesIndex });
+    await gitText(['add', '-A', '--ignore-errors'], addCall, 'cannot read the workspace for a checkpoint');
+    if (blind?.length) {
+      const paths = blind.map((file) => `:(literal)${file}\0`).join('');
+      await gitText(
+        ['add', '--renormalize', '--ignore-errors', '--pathspec-from-file=-', '--pathspec-file-nul'],
+        { ...addCall, input: paths },
+        'cannot read the workspace for a checkpoint',
+      );
+    }
     const indexStamp = stamp(filesIndex);
+    const entries = walk ? readGitIndex(filesIndex, hashBytes) : undefined;
+    const snapshot = walk && entries ? { ...walk, entries } : undefined;
     const filesTree =
       last && last.indexStamp === indexStamp
         ? last.filesTree
@@ -238,7 +259,6 @@ export class Checkpoints {
     let tips = last?.tips ?? [];
     let headResolved = last?.headResolved ?? false;
     let hadIndex = last?.hadIndex ?? false;
-    const gitStamp = this.#gitStamp();
     if (gitStamp !== last?.gitStamp) {
       const state = await this.#captureGit(tips);
       if (state) {
@@ -249,7 +269,7 @@ export class Checkpoints {
 
     if (last && last.filesTree === filesTree && last.gitTree === gitTree) {
       const described = last.described ?? (await this.#describe(last.commit, filesTree, gitTree));
-      this.#last = { ...last, indexStamp, gitStamp, hadIndex, described };
+      this.#last = { ...last, indexStamp, gitStamp, hadIndex, described, snapshot };
       return described;
     }
     // What changed since the previous checkpoint is worked out when listing (list()), not here.
@@ -271,8 +291,32 @@ export class Checkpoints {
     );
     this.#writeCheckpointRef(commit);
     const described: Checkpoint = { id: commit, ...body, filesTree, gitTree };
-    this.#last = { commit, filesTree, gitTree, indexStamp, gitStamp, tips, headResolved, hadIndex, described };
+    this.#last = { commit, filesTree, gitTree, indexStamp, gitStamp, tips, headResolved, hadIndex, described, snapshot };
     return described;
+  }
+
+  /**
+   * The directories git would look into, read before `git add -A` (checkpoint-snapshot.ts); what
+   * is ignored is learnt again when a .gitignore or the shadow's exclude moved. Undefined: the
+   * detector steps aside for this checkpoint.
+   */
+  async #readDirectories(previous: WorkspaceSnapshot | undefined, filesIndex: string): Promise<Omit<WorkspaceSnapshot, 'entries'> | undefined> {
+    const askIgnored = async (dirs: string[]): Promise<Set<string> | undefined> => {
+      const call = this.shadowCall({ GIT_WORK_TREE: this.root, GIT_INDEX_FILE: filesIndex }, dirs.map((dir) => `${dir}\0`).join(''));
+      const out = await runGit(['check-ignore', '--stdin', '-z', '--no-index'], { ...call, cwd: this.root });
+      if (out.code !== 0 && out.code !== 1) return undefined;
+      return new Set(out.stdout.toString('utf8').split('\0').filter(Boolean));
+    };
+    const exclude = path.join(this.shadow, 'info', 'exclude');
+    let walk = await readDirectories(this.root, previous?.ignored, askIgnored);
+    if (!walk) return undefined;
+    let stamped = excludesStamp([exclude, ...walk.gitignores]);
+    if (previous && stamped !== previous.excludesStamp) {
+      walk = await readDirectories(this.root, undefined, askIgnored);
+      if (!walk) return undefined;
+      stamped = excludesStamp([exclude, ...walk.gitignores]);
+    }
+    return { takenMs: walk.takenMs, dirs: walk.dirs, ignored: walk.ignored, excludesStamp: stamped };
   }
 
   /** A loose object in the shadow (zlib, as git writes them); its id. */
@@ -397,7 +441,7 @@ export class Checkpoints {
 
   /** Forget the cached stats: the next checkpoint reads everything again (after a restore). */
   invalidate(): void {
-    if (this.#last) this.#last = { ...this.#last, indexStamp: undefined, gitStamp: undefined };
+    if (this.#last) this.#last = { ...this.#last, indexStamp: undefined, gitStamp: undefined, snapshot: undefined };
   }
 
   /** Checkpoints, newest first, each with the files that differ from the one before it. */
@@ -474,6 +518,10 @@ function stat(p: string): Stats | undefined {
   } catch {
     return undefined;
   }
+}
+
+function mtimeMs(p: string): number {
+  return stat(p)?.mtimeMs ?? 0;
 }
 
 function stamp(p: string): string | undefined {
