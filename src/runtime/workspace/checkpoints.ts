@@ -12,7 +12,20 @@
 // .git's HEAD, index, refs or packed-refs moved. Each checkpoint is a commit on
 // refs/huddle/checkpoints whose tree holds `files` and `git`, and whose message is its metadata (JSON).
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
+import {
+  appendFileSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  type Stats,
+} from 'node:fs';
 import os from 'node:os';
 import { deflateSync } from 'node:zlib';
 import path from 'node:path';
@@ -21,6 +34,7 @@ import { registeredSecretFiles } from '../secrets.js';
 import { checkpointsRoot } from '../fs/huddle-dirs.js';
 import { excludesStamp, gitBlindEdits, readDirectories, unchangedSince, type WorkspaceSnapshot } from './checkpoint-snapshot.js';
 import { readGitIndex } from './git-index.js';
+import { writeTrees } from './git-tree.js';
 
 export const CHECKPOINT_REF = 'refs/huddle/checkpoints';
 
@@ -135,13 +149,8 @@ export class Checkpoints {
         'cannot make the checkpoint repository',
       );
       // The workspace's objects are reachable only through the checkpoints' ref lists (blobs): never prune here.
-      for (const [key, value] of [
-        ['core.logAllRefUpdates', 'false'],
-        ['gc.auto', '0'],
-        ['gc.pruneExpire', 'never'],
-      ]) {
-        await gitText(['config', key!, value!], { env: { GIT_DIR: temp }, isolated: true }, 'cannot set up the checkpoint repository');
-      }
+      // Appended to the config git init wrote (a second [core] section is valid) rather than by three `git config`.
+      appendFileSync(path.join(temp, 'config'), '[core]\n\tlogAllRefUpdates = false\n[gc]\n\tauto = 0\n\tpruneExpire = never\n');
       renameSync(temp, this.shadow);
     }
     this.#writeExcludes();
@@ -248,11 +257,14 @@ export class Checkpoints {
       );
     }
     const indexStamp = stamp(filesIndex);
-    const entries = walk ? readGitIndex(filesIndex, hashBytes) : undefined;
+    const reuse = last && last.indexStamp === indexStamp;
+    const entries = reuse && !walk ? undefined : readGitIndex(filesIndex, hashBytes);
     const snapshot = walk && entries ? { ...walk, entries } : undefined;
-    const filesTree =
-      last && last.indexStamp === indexStamp
-        ? last.filesTree
+    // The trees written here rather than by `git write-tree` (one process fewer), unless the index is of a kind not read here.
+    const filesTree = reuse
+      ? last.filesTree
+      : entries
+        ? writeTrees(entries, (body) => this.#writeObject('tree', body))
         : (await gitText(['write-tree'], this.shadowCall({ GIT_INDEX_FILE: filesIndex }), 'cannot write a checkpoint')).trim();
 
     let gitTree = last?.gitTree;

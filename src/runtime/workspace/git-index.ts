@@ -1,12 +1,14 @@
 // The entries of a git index file (versions 2 and 3, the ones `git add` writes unless told
 // otherwise), read without a git process: the checkpoints' change detector (checkpoint-snapshot.ts)
 // compares each entry's stat data and blob id with the workspace. Version 4 (prefix-compressed
-// paths) and anything unexpected read as undefined: the caller then asks git instead.
+// paths) and anything unexpected read as undefined: the caller then asks git instead. No file: no entries.
 import { readFileSync } from 'node:fs';
 
 export interface IndexEntry {
   /** Relative to the work tree, `/`-separated. */
   path: string;
+  /** The same, as the bytes git keeps (a name need not be UTF-8). */
+  raw: Buffer;
   /** 0o100644, 0o100755, 0o120000 (symlink) or 0o160000 (a nested repository). */
   mode: number;
   /** The blob's id, hex. */
@@ -24,8 +26,9 @@ export function readGitIndex(file: string, hashBytes: 20 | 32): IndexEntry[] | u
   let data: Buffer;
   try {
     data = readFileSync(file);
-  } catch {
-    return undefined;
+  } catch (error) {
+    // `git add` writes no index for a workspace with no files: nothing in it.
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? [] : undefined;
   }
   if (data.length < 12 || data.toString('latin1', 0, 4) !== 'DIRC') return undefined;
   const version = data.readUInt32BE(4);
@@ -45,6 +48,7 @@ export function readGitIndex(file: string, hashBytes: 20 | 32): IndexEntry[] | u
     if ((flags & 0x3000) !== 0) return undefined;
     entries.push({
       path: data.toString('utf8', nameStart, nameEnd),
+      raw: data.subarray(nameStart, nameEnd),
       mode: data.readUInt32BE(at + 24),
       oid: data.toString('hex', at + 40, at + 40 + hashBytes),
       ctimeSec: data.readUInt32BE(at),

@@ -187,6 +187,7 @@ describe('the detector itself, where a change left every stat as it was', () => 
       entries: [
         {
           path: 'f.txt',
+          raw: Buffer.from('f.txt'),
           mode: 0o100644,
           oid,
           ctimeSec: Number(file.ctimeNs / 1_000_000_000n),
