@@ -1,4 +1,4 @@
-// The checkpoints' change detector (checkpoints.ts; docs/trust.md#checkpoints): what the workspace's
+// The checkpoints' change detector (checkpoints.ts; docs/trust.md#checkpoints-and-rewind): what the workspace's
 // files looked like when the last checkpoint was taken, so that the next one costs no git process
 // when nothing changed. It holds
 // - the stat of every directory git would look into (not ignored: `git check-ignore` is asked about

@@ -250,11 +250,12 @@ export class Checkpoints {
     await gitText(['add', '-A', '--ignore-errors'], addCall, 'cannot read the workspace for a checkpoint');
     if (blind?.length) {
       const paths = blind.map((file) => `:(literal)${file}\0`).join('');
-      await gitText(
-        ['add', '--renormalize', '--ignore-errors', '--pathspec-from-file=-', '--pathspec-file-nul'],
-        { ...addCall, input: paths },
-        'cannot read the workspace for a checkpoint',
-      );
+      const again = await runGit(['add', '--renormalize', '--ignore-errors', '--pathspec-from-file=-', '--pathspec-file-nul'], { ...addCall, input: paths });
+      if (again.code !== 0) {
+        // One of them went away meanwhile (a pathspec that matches nothing fails): git reads every file instead.
+        rmSync(filesIndex, { force: true });
+        await gitText(['add', '-A', '--ignore-errors'], addCall, 'cannot read the workspace for a checkpoint');
+      }
     }
     const indexStamp = stamp(filesIndex);
     const reuse = last && last.indexStamp === indexStamp;
