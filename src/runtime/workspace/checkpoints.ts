@@ -91,6 +91,8 @@ export class Checkpoints {
   /** The shadow's hash: the workspace repository's (its objects are copied in as they are). */
   #hash: 'sha1' | 'sha256' = 'sha1';
   #queue: Promise<unknown> = Promise.resolve();
+  /** Checkpoint requests whose checkpoint has not started yet (they all get the same one). */
+  #waiting: { metas: CallMeta[]; checkpoint: Promise<Checkpoint> } | undefined;
 
   /** One store per workspace in a process: agents working side by side share its lock. */
   static for(root: string): Checkpoints {
@@ -220,11 +222,24 @@ export class Checkpoints {
    * (then that one is returned). Never throws for the workspace's state; a CheckpointError when the
    * shadow itself cannot be written.
    */
-  take(meta: { agent: string; tool: string; summary: string }): Promise<Checkpoint> {
-    return this.serial(() => this.#take(meta));
+  take(meta: CallMeta): Promise<Checkpoint> {
+    // Callers that ask while another checkpoint is being taken share the next one: it starts after
+    // every one of them asked and before any of their calls can run (each waits for it).
+    const waiting = this.#waiting;
+    if (waiting) {
+      waiting.metas.push(meta);
+      return waiting.checkpoint;
+    }
+    const batch: { metas: CallMeta[]; checkpoint: Promise<Checkpoint> } = { metas: [meta], checkpoint: Promise.resolve(undefined as never) };
+    batch.checkpoint = this.serial(() => {
+      if (this.#waiting === batch) this.#waiting = undefined;
+      return this.#take(mergeMeta(batch.metas));
+    });
+    this.#waiting = batch;
+    return batch.checkpoint;
   }
 
-  async #take(meta: { agent: string; tool: string; summary: string }): Promise<Checkpoint> {
+  async #take(meta: CallMeta): Promise<Checkpoint> {
     if (!this.covered) {
       throw new CheckpointError(
         'huddle keeps no checkpoints of / or your home directory (too large, and it holds your credentials): run huddle in a project directory',
@@ -494,6 +509,19 @@ export class Checkpoints {
     const [filesTree, gitTree] = trees.stdout.toString().split('\n');
     return { ...found, filesTree: filesTree ?? '', gitTree: gitTree && /^[0-9a-f]+$/.test(gitTree) ? gitTree : undefined };
   }
+}
+
+/** What a checkpoint is taken before: one call, or several that asked together (agents side by side). */
+type CallMeta = { agent: string; tool: string; summary: string };
+
+function mergeMeta(metas: CallMeta[]): CallMeta {
+  if (metas.length === 1) return metas[0]!;
+  const distinct = (values: string[]) => [...new Set(values)].join(', ');
+  return {
+    agent: distinct(metas.map((m) => m.agent)),
+    tool: distinct(metas.map((m) => m.tool)),
+    summary: metas.map((m) => `${m.agent}: ${m.summary}`).join('; '),
+  };
 }
 
 function realHome(): string {
