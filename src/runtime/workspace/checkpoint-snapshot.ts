@@ -170,7 +170,7 @@ export function excludesStamp(files: string[]): string {
 }
 
 function isRacy(stats: BigIntStats, takenMs: number): boolean {
-  const limit = BigInt(takenMs - RACY_MS) * 1_000_000n;
+  const limit = BigInt(Math.floor(takenMs) - RACY_MS) * 1_000_000n;
   return stats.ctimeNs >= limit || stats.mtimeNs >= limit;
 }
 

@@ -176,6 +176,19 @@ for (const repository of [false, true]) {
   });
 }
 
+it('a store that starts from the shadow another process left (no snapshot yet) still finds an edit git cannot see', async () => {
+  writeFileSync(path.join(ws, 'a.txt'), 'one\n');
+  writeFileSync(path.join(ws, 'b.txt'), 'unchanged\n');
+  const first = new Checkpoints(ws);
+  await take(first);
+  const file = path.join(ws, 'a.txt');
+  const before = statSync(file);
+  writeFileSync(file, 'ONE\n');
+  utimesSync(file, before.atime, before.mtime);
+  const second = new Checkpoints(ws); // as the next huddle process would
+  expect(inCheckpoint(second, (await take(second)).id, 'a.txt')).toBe('ONE\n');
+});
+
 describe('the detector itself, where a change left every stat as it was', () => {
   const blobId = (content: string) => execFileSync('git', ['hash-object', '--stdin'], { input: content, encoding: 'utf8' }).trim();
   const snapshotOf = (takenMs: number, oid: string, names?: string[]): WorkspaceSnapshot => {
