@@ -22,7 +22,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Checkpoints } from '../../../src/runtime/workspace/checkpoints.js';
-import { unchangedSince, type WorkspaceSnapshot } from '../../../src/runtime/workspace/checkpoint-snapshot.js';
+import { RACY_MS, unchangedSince, type WorkspaceSnapshot } from '../../../src/runtime/workspace/checkpoint-snapshot.js';
 import { TEST_GIT_IDENTITY } from '../../helpers/git-identity.js';
 
 let base: string;
@@ -66,8 +66,11 @@ const inCheckpoint = (store: Checkpoints, id: string, file: string): string | un
   }
 };
 const take = (store: Checkpoints) => store.take({ agent: 'lead', tool: 'bash', summary: 'x' });
-/** Stat-visible changes get an old ctime to compare against: the snapshot is not racy then. */
-const settle = () => new Promise((resolve) => setTimeout(resolve, 1100));
+/**
+ * Lets the racy window pass, so that the snapshot's stats are proof and a change is found by its stat
+ * (not by hashing): the clock passing, not a wait on huddle, so load cannot make it flaky.
+ */
+const settle = () => new Promise((resolve) => setTimeout(resolve, RACY_MS + 100));
 
 for (const repository of [false, true]) {
   describe(repository ? 'a workspace with its own repository' : 'a workspace that is no repository', () => {
