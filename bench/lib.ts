@@ -180,6 +180,14 @@ function readStat(pid: number | string): ProcStat | undefined {
   return { pid: Number(pid), ppid: Number(rest[1]), ticks: Number(rest[11]) + Number(rest[12]) };
 }
 
+/** utime + stime (seconds) of this process's children that have exited and been waited for (git, bash…). */
+export function reapedChildrenCpuSeconds(): number {
+  const text = readFileSync('/proc/self/stat', 'utf8');
+  const rest = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  // cutime = field 16, cstime = field 17.
+  return (Number(rest[13]) + Number(rest[14])) / ticksPerSecond();
+}
+
 /** utime + stime (seconds) of `pid` and every live descendant. */
 export function treeCpuSeconds(pid: number): number {
   const all: ProcStat[] = [];

@@ -2,10 +2,11 @@
 // (test/helpers/prompt-cache.ts, as bench/caching.ts): an in-process team (Team.open, the real
 // ModelClient) against the fake API, N tasks on the board, teammates that each take a task, write
 // its file, complete it and report to the lead in four calls; the lead answers each wake in one.
-// Measures billed input per task at 24, 96 and 500 tasks (8 teammates), the lead's share at a
+// Measures billed input per task at 24, 96, 200 and 500 tasks (8 teammates), the lead's share at a
 // realistic pace (every teammate call answered after 1.5–4.5 s; fewer tasks, so the run ends in a
-// minute), a team of 4 against one teammate on the same 24 tasks, and CPU per task (the benchmark
-// process: huddle and the fake API together, which shares it).
+// minute), a team of 4 against one teammate on the same 24 tasks, the 200-task run's wall time, and
+// CPU per task at 96 and 500 tasks and their ratio (the benchmark process: huddle and the fake API
+// together, which shares it; plus the git and shell processes they started).
 import { Team } from '../src/agents/lifecycle/team.js';
 import { resolveConfig } from '../src/runtime/config.js';
 import { EventHub } from '../src/runtime/events/events.js';
@@ -14,7 +15,7 @@ import { openFileStore } from '../src/runtime/store/file/file-store.js';
 import { Workspace } from '../src/runtime/workspace/workspace.js';
 import { reply, replyText, startFakeApi, text, toolUse, type RecordedRequest, type Scripted } from '../test/helpers/fake-api.js';
 import { billedInput } from '../test/helpers/prompt-cache.js';
-import { type BenchResult, TEST_API_KEY, log, result, tempDir } from './lib.js';
+import { type BenchResult, TEST_API_KEY, log, reapedChildrenCpuSeconds, result, tempDir } from './lib.js';
 
 interface TeamCost {
   tasks: number;
@@ -25,6 +26,8 @@ interface TeamCost {
   reports: number;
   calls: number;
   cpuMs: number;
+  /** The git (checkpoints) and shell processes the team started, once they exited. */
+  childCpuMs: number;
   wallMs: number;
 }
 
@@ -78,6 +81,7 @@ async function runTeam(tasks: number, teammates: number, pace?: { min: number; m
   const store = await openFileStore(workspace, { hub, secrets: [TEST_API_KEY] });
   const team = await Team.open({ config, workspace, hub, store, backend: new ModelClient(modelClientOptions(config)) });
   const cpu = process.cpuUsage();
+  const childCpu = reapedChildrenCpuSeconds();
   const started = performance.now();
   try {
     for (let n = 1; n <= tasks; n++) await store.board.create({ subject: `Task ${n}`, description: `Write out/task-${n}.ts.` }, 'lead');
@@ -99,6 +103,7 @@ async function runTeam(tasks: number, teammates: number, pace?: { min: number; m
     }
     const wallMs = performance.now() - started;
     const used = process.cpuUsage(cpu);
+    const childCpuMs = (reapedChildrenCpuSeconds() - childCpu) * 1000;
     const messages = fake.requests.filter((r) => r.path === '/v1/messages' && r.cache);
     const lead = messages.filter((r) => r.agent === 'lead');
     const sum = (list: RecordedRequest[]) => list.reduce((total, r) => total + billedInput(r.cache!), 0);
@@ -111,6 +116,7 @@ async function runTeam(tasks: number, teammates: number, pace?: { min: number; m
       reports: tasks,
       calls: messages.length,
       cpuMs: (used.user + used.system) / 1000,
+      childCpuMs,
       wallMs,
     };
   } finally {
@@ -122,19 +128,23 @@ async function runTeam(tasks: number, teammates: number, pace?: { min: number; m
 }
 
 export async function benchTeamCost(): Promise<BenchResult[]> {
-  // BENCH_TEAM_COST_SIZES=24,96 for a quicker look (the recorded run uses all three).
-  const sizes = (process.env.BENCH_TEAM_COST_SIZES ?? '24,96,500').split(',').map(Number);
+  // BENCH_TEAM_COST_SIZES=24,96 for a quicker look (the recorded run uses all four).
+  const sizes = (process.env.BENCH_TEAM_COST_SIZES ?? '24,96,200,500').split(',').map(Number);
   const runs = new Map<number, TeamCost>();
   for (const tasks of sizes) {
     const run = await runTeam(tasks, 8);
     runs.set(tasks, run);
-    log(`team cost: ${tasks} tasks, ${run.calls} calls, ${(run.billed / tasks).toFixed(0)} billed input/task, ${(run.wallMs / 1000).toFixed(1)} s`);
+    log(
+      `team cost: ${tasks} tasks, ${run.calls} calls, ${(run.billed / tasks).toFixed(0)} billed input/task, ${(run.wallMs / 1000).toFixed(1)} s, ` +
+        `CPU ${(run.cpuMs / tasks).toFixed(1)} + ${(run.childCpuMs / tasks).toFixed(1)} (children) ms/task`,
+    );
   }
   const paced = await runTeam(24, 8, { min: 1500, max: 4500 });
   log(`team cost at pace: lead ${paced.leadCalls} calls for ${paced.reports} reports, ${((100 * paced.leadBilled) / paced.billed).toFixed(1)} % of input`);
   const four = await runTeam(24, 4);
   const one = await runTeam(24, 1);
   const perTask = (tasks: number) => runs.get(tasks)!.billed / tasks;
+  const cpuPerTask = (tasks: number) => (runs.get(tasks)!.cpuMs + runs.get(tasks)!.childCpuMs) / tasks;
   // The 500-task goal is relative to the 24-task figure (absent when BENCH_TEAM_COST_SIZES leaves 24 out).
   const small = runs.has(24) ? perTask(24) : undefined;
   return [
@@ -174,11 +184,38 @@ export async function benchTeamCost(): Promise<BenchResult[]> {
       stat: 'lead + 4 teammates ÷ lead + 1 teammate',
       detail: { four: four.billed, one: one.billed },
     }),
-    result({
-      name: 'team cost: CPU per task (huddle and the fake API)',
-      value: runs.get(sizes[1] ?? sizes[0]!)!.cpuMs / (sizes[1] ?? sizes[0]!),
-      unit: 'ms',
-      stat: `${sizes[1] ?? sizes[0]} tasks, 8 teammates: user + system CPU of the benchmark process ÷ tasks`,
-    }),
+    ...[96, 500]
+      .filter((tasks) => runs.has(tasks))
+      .map((tasks) =>
+        result({
+          name: `team cost: CPU per task, ${tasks} tasks (huddle and the fake API, and their children)`,
+          value: cpuPerTask(tasks),
+          unit: 'ms',
+          stat: `${tasks} tasks, 8 teammates: user + system CPU of the benchmark process and of the processes it started, ÷ tasks`,
+          detail: { processMs: runs.get(tasks)!.cpuMs / tasks, childrenMs: runs.get(tasks)!.childCpuMs / tasks },
+        }),
+      ),
+    ...(runs.has(96) && runs.has(500)
+      ? [
+          result({
+            name: 'team cost: CPU per task at 500 tasks ÷ at 96',
+            value: cpuPerTask(500) / cpuPerTask(96),
+            unit: '×',
+            target: 1.1,
+            stat: 'the two figures above: flat when no hot path does O(board) or O(files) work',
+          }),
+        ]
+      : []),
+    ...(runs.has(200)
+      ? [
+          result({
+            name: 'team cost: 200 tasks, 8 teammates, on files: wall time',
+            value: runs.get(200)!.wallMs / 1000,
+            unit: 's',
+            target: 3,
+            stat: 'one run, in process (the fake API in the same process), from the first task created to the lead idle with every report read',
+          }),
+        ]
+      : []),
   ];
 }

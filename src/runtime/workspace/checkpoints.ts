@@ -5,18 +5,36 @@
 // tools can write: $XDG_STATE_HOME/huddle/checkpoints/<hash of the path>. The deny-list is the first,
 // explainable layer; this is what holds when a spelling gets past it.
 //
-// Cheap when nothing changed: one `git add -A` against the shadow's own index (git's stat cache), the
-// previous tree reused when that index did not change, and the repository's state re-read only when
-// a stat of .git's HEAD, index, refs or packed-refs moved. Each checkpoint is a commit on
+// Cheap when nothing changed: no git process at all when the stat of every file and directory the
+// last checkpoint saw is unchanged (checkpoint-snapshot.ts, which also handles racily clean files);
+// otherwise one `git add -A` against the shadow's own index (git's stat cache), the previous tree
+// reused when that index did not change, and the repository's state re-read only when a stat of
+// .git's HEAD, index, refs or packed-refs moved. Each checkpoint is a commit on
 // refs/huddle/checkpoints whose tree holds `files` and `git`, and whose message is its metadata (JSON).
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
+import {
+  appendFileSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  type Stats,
+} from 'node:fs';
 import os from 'node:os';
 import { deflateSync } from 'node:zlib';
 import path from 'node:path';
 import { CheckpointError, gitPipe, gitText, runGit, type GitCall } from './checkpoint-git.js';
 import { registeredSecretFiles } from '../secrets.js';
 import { checkpointsRoot } from '../fs/huddle-dirs.js';
+import { excludesStamp, gitBlindEdits, readDirectories, unchangedSince, type WorkspaceSnapshot } from './checkpoint-snapshot.js';
+import { readGitIndex } from './git-index.js';
+import { writeTrees } from './git-tree.js';
 
 export const CHECKPOINT_REF = 'refs/huddle/checkpoints';
 
@@ -50,8 +68,10 @@ interface Last {
   headResolved: boolean;
   /** The repository had an index then (one gone since is put back). */
   hadIndex?: boolean;
-  /** Its description, once read or written (an unchanged workspace then costs one `git add`). */
+  /** Its description, once read or written. */
   described?: Checkpoint;
+  /** The files as that checkpoint saw them: an unchanged workspace then costs no git process. */
+  snapshot?: WorkspaceSnapshot | undefined;
 }
 
 /** Where a workspace's checkpoints live: outside it. */
@@ -71,6 +91,8 @@ export class Checkpoints {
   /** The shadow's hash: the workspace repository's (its objects are copied in as they are). */
   #hash: 'sha1' | 'sha256' = 'sha1';
   #queue: Promise<unknown> = Promise.resolve();
+  /** Checkpoint requests whose checkpoint has not started yet (they all get the same one). */
+  #waiting: { metas: CallMeta[]; checkpoint: Promise<Checkpoint> } | undefined;
 
   /** One store per workspace in a process: agents working side by side share its lock. */
   static for(root: string): Checkpoints {
@@ -129,13 +151,8 @@ export class Checkpoints {
         'cannot make the checkpoint repository',
       );
       // The workspace's objects are reachable only through the checkpoints' ref lists (blobs): never prune here.
-      for (const [key, value] of [
-        ['core.logAllRefUpdates', 'false'],
-        ['gc.auto', '0'],
-        ['gc.pruneExpire', 'never'],
-      ]) {
-        await gitText(['config', key!, value!], { env: { GIT_DIR: temp }, isolated: true }, 'cannot set up the checkpoint repository');
-      }
+      // Appended to the config git init wrote (a second [core] section is valid) rather than by three `git config`.
+      appendFileSync(path.join(temp, 'config'), '[core]\n\tlogAllRefUpdates = false\n[gc]\n\tauto = 0\n\tpruneExpire = never\n');
       renameSync(temp, this.shadow);
     }
     this.#writeExcludes();
@@ -205,11 +222,24 @@ export class Checkpoints {
    * (then that one is returned). Never throws for the workspace's state; a CheckpointError when the
    * shadow itself cannot be written.
    */
-  take(meta: { agent: string; tool: string; summary: string }): Promise<Checkpoint> {
-    return this.serial(() => this.#take(meta));
+  take(meta: CallMeta): Promise<Checkpoint> {
+    // Callers that ask while another checkpoint is being taken share the next one: it starts after
+    // every one of them asked and before any of their calls can run (each waits for it).
+    const waiting = this.#waiting;
+    if (waiting) {
+      waiting.metas.push(meta);
+      return waiting.checkpoint;
+    }
+    const batch: { metas: CallMeta[]; checkpoint: Promise<Checkpoint> } = { metas: [meta], checkpoint: Promise.resolve(undefined as never) };
+    batch.checkpoint = this.serial(() => {
+      if (this.#waiting === batch) this.#waiting = undefined;
+      return this.#take(mergeMeta(batch.metas));
+    });
+    this.#waiting = batch;
+    return batch.checkpoint;
   }
 
-  async #take(meta: { agent: string; tool: string; summary: string }): Promise<Checkpoint> {
+  async #take(meta: CallMeta): Promise<Checkpoint> {
     if (!this.covered) {
       throw new CheckpointError(
         'huddle keeps no checkpoints of / or your home directory (too large, and it holds your credentials): run huddle in a project directory',
@@ -222,23 +252,41 @@ export class Checkpoints {
     }
     await this.#init();
     const last = this.#last;
+    const gitStamp = this.#gitStamp();
+    if (last?.described && last.snapshot && gitStamp === last.gitStamp && unchangedSince(this.root, last.snapshot, this.#hash)) return last.described;
     const filesIndex = path.join(this.shadow, 'files-index');
-    await gitText(
-      ['add', '-A', '--ignore-errors'],
-      this.shadowCall({ GIT_WORK_TREE: this.root, GIT_INDEX_FILE: filesIndex }),
-      'cannot read the workspace for a checkpoint',
-    );
+    const walk = await this.#readDirectories(last?.snapshot, filesIndex);
+    const hashBytes = this.#hash === 'sha256' ? 32 : 20;
+    // Edits git's stat check cannot see (checkpoint-snapshot.ts#gitBlindEdits) are hashed again by name.
+    const known = last?.snapshot?.entries ?? readGitIndex(filesIndex, hashBytes);
+    const blind = known ? gitBlindEdits(this.root, known, last?.snapshot?.takenMs ?? mtimeMs(filesIndex), this.#hash) : [];
+    if (blind === undefined) rmSync(filesIndex, { force: true });
+    const addCall = this.shadowCall({ GIT_WORK_TREE: this.root, GIT_INDEX_FILE: filesIndex });
+    await gitText(['add', '-A', '--ignore-errors'], addCall, 'cannot read the workspace for a checkpoint');
+    if (blind?.length) {
+      const paths = blind.map((file) => `:(literal)${file}\0`).join('');
+      const again = await runGit(['add', '--renormalize', '--ignore-errors', '--pathspec-from-file=-', '--pathspec-file-nul'], { ...addCall, input: paths });
+      if (again.code !== 0) {
+        // One of them went away meanwhile (a pathspec that matches nothing fails): git reads every file instead.
+        rmSync(filesIndex, { force: true });
+        await gitText(['add', '-A', '--ignore-errors'], addCall, 'cannot read the workspace for a checkpoint');
+      }
+    }
     const indexStamp = stamp(filesIndex);
-    const filesTree =
-      last && last.indexStamp === indexStamp
-        ? last.filesTree
+    const reuse = last && last.indexStamp === indexStamp;
+    const entries = reuse && !walk ? undefined : readGitIndex(filesIndex, hashBytes);
+    const snapshot = walk && entries ? { ...walk, entries } : undefined;
+    // The trees written here rather than by `git write-tree` (one process fewer), unless the index is of a kind not read here.
+    const filesTree = reuse
+      ? last.filesTree
+      : entries
+        ? writeTrees(entries, (body) => this.#writeObject('tree', body))
         : (await gitText(['write-tree'], this.shadowCall({ GIT_INDEX_FILE: filesIndex }), 'cannot write a checkpoint')).trim();
 
     let gitTree = last?.gitTree;
     let tips = last?.tips ?? [];
     let headResolved = last?.headResolved ?? false;
     let hadIndex = last?.hadIndex ?? false;
-    const gitStamp = this.#gitStamp();
     if (gitStamp !== last?.gitStamp) {
       const state = await this.#captureGit(tips);
       if (state) {
@@ -249,7 +297,7 @@ export class Checkpoints {
 
     if (last && last.filesTree === filesTree && last.gitTree === gitTree) {
       const described = last.described ?? (await this.#describe(last.commit, filesTree, gitTree));
-      this.#last = { ...last, indexStamp, gitStamp, hadIndex, described };
+      this.#last = { ...last, indexStamp, gitStamp, hadIndex, described, snapshot };
       return described;
     }
     // What changed since the previous checkpoint is worked out when listing (list()), not here.
@@ -271,8 +319,32 @@ export class Checkpoints {
     );
     this.#writeCheckpointRef(commit);
     const described: Checkpoint = { id: commit, ...body, filesTree, gitTree };
-    this.#last = { commit, filesTree, gitTree, indexStamp, gitStamp, tips, headResolved, hadIndex, described };
+    this.#last = { commit, filesTree, gitTree, indexStamp, gitStamp, tips, headResolved, hadIndex, described, snapshot };
     return described;
+  }
+
+  /**
+   * The directories git would look into, read before `git add -A` (checkpoint-snapshot.ts); what
+   * is ignored is learnt again when a .gitignore or the shadow's exclude moved. Undefined: the
+   * detector steps aside for this checkpoint.
+   */
+  async #readDirectories(previous: WorkspaceSnapshot | undefined, filesIndex: string): Promise<Omit<WorkspaceSnapshot, 'entries'> | undefined> {
+    const askIgnored = async (dirs: string[]): Promise<Set<string> | undefined> => {
+      const call = this.shadowCall({ GIT_WORK_TREE: this.root, GIT_INDEX_FILE: filesIndex }, dirs.map((dir) => `${dir}\0`).join(''));
+      const out = await runGit(['check-ignore', '--stdin', '-z', '--no-index'], { ...call, cwd: this.root });
+      if (out.code !== 0 && out.code !== 1) return undefined;
+      return new Set(out.stdout.toString('utf8').split('\0').filter(Boolean));
+    };
+    const exclude = path.join(this.shadow, 'info', 'exclude');
+    let walk = await readDirectories(this.root, previous?.ignored, askIgnored);
+    if (!walk) return undefined;
+    let stamped = excludesStamp([exclude, ...walk.gitignores]);
+    if (previous && stamped !== previous.excludesStamp) {
+      walk = await readDirectories(this.root, undefined, askIgnored);
+      if (!walk) return undefined;
+      stamped = excludesStamp([exclude, ...walk.gitignores]);
+    }
+    return { takenMs: walk.takenMs, dirs: walk.dirs, ignored: walk.ignored, excludesStamp: stamped };
   }
 
   /** A loose object in the shadow (zlib, as git writes them); its id. */
@@ -397,7 +469,7 @@ export class Checkpoints {
 
   /** Forget the cached stats: the next checkpoint reads everything again (after a restore). */
   invalidate(): void {
-    if (this.#last) this.#last = { ...this.#last, indexStamp: undefined, gitStamp: undefined };
+    if (this.#last) this.#last = { ...this.#last, indexStamp: undefined, gitStamp: undefined, snapshot: undefined };
   }
 
   /** Checkpoints, newest first, each with the files that differ from the one before it. */
@@ -439,6 +511,19 @@ export class Checkpoints {
   }
 }
 
+/** What a checkpoint is taken before: one call, or several that asked together (agents side by side). */
+type CallMeta = { agent: string; tool: string; summary: string };
+
+function mergeMeta(metas: CallMeta[]): CallMeta {
+  if (metas.length === 1) return metas[0]!;
+  const distinct = (values: string[]) => [...new Set(values)].join(', ');
+  return {
+    agent: distinct(metas.map((m) => m.agent)),
+    tool: distinct(metas.map((m) => m.tool)),
+    summary: metas.map((m) => `${m.agent}: ${m.summary}`).join('; '),
+  };
+}
+
 function realHome(): string {
   try {
     return realpathSync(os.homedir());
@@ -474,6 +559,10 @@ function stat(p: string): Stats | undefined {
   } catch {
     return undefined;
   }
+}
+
+function mtimeMs(p: string): number {
+  return stat(p)?.mtimeMs ?? 0;
 }
 
 function stamp(p: string): string | undefined {

@@ -80,3 +80,32 @@ it('takes no checkpoint of the home directory (too large, and it holds the crede
   expect(await repairGitIfBroken(store)).toBeUndefined();
   expect(existsSync(store.dir)).toBe(false);
 });
+
+it('calls that ask while a checkpoint is being taken share the next one, which holds what changed before they asked', async () => {
+  const ws = path.join(base, 'side-by-side');
+  mkdirSync(ws);
+  writeFileSync(path.join(ws, 'a.txt'), 'one\n');
+  const store = new Checkpoints(ws);
+  await store.take({ agent: 'lead', tool: 'bash', summary: 'ls' });
+  writeFileSync(path.join(ws, 'a.txt'), 'two\n');
+  const [alice, bob] = await Promise.all([
+    store.take({ agent: 'alice', tool: 'write_file', summary: 'x.txt' }),
+    store.take({ agent: 'bob', tool: 'bash', summary: 'make' }),
+  ]);
+  expect(bob.id).toBe(alice.id);
+  expect(alice).toMatchObject({ agent: 'alice, bob', tool: 'write_file, bash', summary: 'alice: x.txt; bob: make' });
+  const shown = (id: string, file: string) => git(base, '--git-dir', store.shadow, 'show', `${id}:files/${file}`);
+  expect(shown(alice.id, 'a.txt')).toBe('two\n');
+
+  // One under way: the callers after it get a later one, taken after they asked.
+  const carol = store.take({ agent: 'carol', tool: 'bash', summary: 'one' });
+  await new Promise((resolve) => setImmediate(resolve));
+  writeFileSync(path.join(ws, 'b.txt'), 'made while carol’s checkpoint ran\n');
+  const [dave, erin] = await Promise.all([
+    store.take({ agent: 'dave', tool: 'bash', summary: 'two' }),
+    store.take({ agent: 'erin', tool: 'bash', summary: 'three' }),
+  ]);
+  await carol;
+  expect(erin.id).toBe(dave.id);
+  expect(shown(dave.id, 'b.txt')).toBe('made while carol’s checkpoint ran\n');
+});
