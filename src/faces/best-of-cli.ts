@@ -9,11 +9,8 @@ import { scrub } from '../runtime/secrets.js';
 import { AGENT_KINDS, type AgentKind } from '../runtime/settings/schema.js';
 import { comparisonLines, type BestOfRecord } from '../runtime/record/best-of-record.js';
 import { resolveModelAlias } from '../runtime/model/model-aliases.js';
-import type { CliOptions } from '../session/cli-options.js';
 import { openControl } from '../session/control-intents.js';
-import { openSession } from '../session/open-session.js';
-import { resolveSettings, StartupError } from '../session/settings.js';
-import type { TeamSession } from '../session/team-session.js';
+import { continueTeam } from '../session/continue-team.js';
 import { BestOfRun } from '../session/best-of-run.js';
 import { pickBestOf, type PickShipping } from '../session/best-of-pick.js';
 import { githubClient } from '../runtime/forge/github.js';
@@ -72,32 +69,10 @@ export async function runBestOfCommand(argv: string[]): Promise<number> {
   const pick = values.pick;
   if (pick !== undefined && !/^(auto|none|\d+|[a-z][a-z0-9_-]*)$/.test(pick)) return usage(`--pick takes auto, none or a candidate (1…${n}), not '${pick}'`);
 
-  const options: CliOptions = {
-    prompt: undefined,
-    json: false,
-    // The candidates join the team in the workspace; an earlier team is continued, never archived.
-    resume: true,
-    fresh: false,
-    cwd: values.cwd,
-    model: undefined,
-    apiKeyFile: undefined,
-    maxTurns: undefined,
-    command: undefined,
-    ...(values.team ? { team: values.team } : {}),
-    ...(values.trust ? { trust: true } : {}),
-  };
-  let session: TeamSession;
-  let secrets: string[] = [];
-  try {
-    const settings = await resolveSettings(options, { missingKey: 'refuse' });
-    secrets = settings.secrets;
-    const opened = await openSession(settings, { resume: true, unfinished: 'refuse' });
-    if (opened === 'quit') return 0;
-    session = opened;
-  } catch (error) {
-    if (error instanceof StartupError) return fail(scrub(error.message, secrets), 2);
-    throw error;
-  }
+  const opened = await continueTeam({ cwd: values.cwd, team: values.team, trust: values.trust });
+  if (opened === 'quit') return 0;
+  if ('error' in opened) return fail(opened.error, 2);
+  const session = opened;
   await openControl(session, 'best-of');
   const say = (line: string) => process.stderr.write(session.scrub(`huddle best-of: ${line}\n`));
 

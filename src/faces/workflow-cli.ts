@@ -3,12 +3,8 @@
 // board) and runs the workflow's phases headless. stdout: the results of every phase as one JSON
 // object; stderr: a line per step and gate. Exit 0 done, 1 failed (a step's agent stopped, a gate
 // denied), 2 usage or configuration, 3 a budget gate, 130 interrupted. Run again, it goes on where it stopped.
-import { scrub } from '../runtime/secrets.js';
-import type { CliOptions } from '../session/cli-options.js';
 import { openControl } from '../session/control-intents.js';
-import { openSession } from '../session/open-session.js';
-import { resolveSettings, StartupError } from '../session/settings.js';
-import type { TeamSession } from '../session/team-session.js';
+import { continueTeam } from '../session/continue-team.js';
 import type { Workflow } from '../workflow/definition.js';
 import { loadWorkflow } from '../workflow/load.js';
 import { WorkflowRunner, WorkflowStop } from '../workflow/runner.js';
@@ -29,32 +25,10 @@ export async function runWorkflowCommand(command: WorkflowCommand): Promise<numb
   } catch (error) {
     return fail((error as Error).message);
   }
-  const options: CliOptions = {
-    prompt: undefined,
-    json: false,
-    // The board holds the workflow's progress: the team in the workspace is continued, never archived.
-    resume: true,
-    fresh: false,
-    cwd: command.cwd,
-    model: undefined,
-    apiKeyFile: undefined,
-    maxTurns: undefined,
-    command: undefined,
-    ...(command.team ? { team: command.team } : {}),
-    ...(command.trust ? { trust: true } : {}),
-  };
-  let session: TeamSession;
-  let secrets: string[] = [];
-  try {
-    const settings = await resolveSettings(options, { missingKey: 'refuse' });
-    secrets = settings.secrets;
-    const opened = await openSession(settings, { resume: true, unfinished: 'refuse' });
-    if (opened === 'quit') return 0;
-    session = opened;
-  } catch (error) {
-    if (error instanceof StartupError) return fail(scrub(error.message, secrets));
-    throw error;
-  }
+  const opened = await continueTeam({ cwd: command.cwd, team: command.team, trust: command.trust });
+  if (opened === 'quit') return 0;
+  if ('error' in opened) return fail(opened.error);
+  const session = opened;
   await openControl(session, 'workflow');
   const say = (line: string) => process.stderr.write(session.scrub(`huddle workflow: ${line}\n`));
 
