@@ -6,12 +6,12 @@
 import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { execa } from 'execa';
 import { afterAll, afterEach, beforeEach, expect, it } from 'vitest';
 import { describeSandboxed } from '../../helpers/sandbox-arena.js';
 import { reply, replyText, startFakeApi, toolUse, type FakeApi, type RecordedRequest, type Scripted } from '../../helpers/fake-api.js';
 import { allUserTexts, inboxMessages, lastToolResults, lastUserTexts, pastToolUses } from '../../helpers/team-harness.js';
 import { startFakeGitHub, type FakeGitHub } from '../../helpers/fake-github.js';
+import { approvingReviewer, repoWithRemote } from '../../helpers/backlog-repo.js';
 import { useConsoles } from '../../helpers/console-pty.js';
 import { TEST_GIT_IDENTITY } from '../../helpers/git-identity.js';
 import type { Message } from '../../../src/runtime/store/bus.js';
@@ -27,24 +27,12 @@ let github: FakeGitHub;
 let dir: string;
 let root: string;
 
-async function git(cwd: string, ...args: string[]): Promise<string> {
-  return (await execa('git', args, { cwd, env: TEST_GIT_IDENTITY })).stdout;
-}
-
 beforeEach(async () => {
   api = await startFakeApi();
   github = await startFakeGitHub({ token: TOKEN });
   dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'huddle-backlog-console-')));
   dirs.push(dir);
-  root = path.join(dir, 'work');
-  const remote = path.join(dir, 'remote.git');
-  mkdirSync(root);
-  await git(dir, 'init', '-q', '--bare', '-b', 'main', remote);
-  await git(root, 'init', '-q', '-b', 'main');
-  writeFileSync(path.join(root, 'README.md'), '# app\n');
-  await git(root, 'add', 'README.md');
-  await git(root, 'commit', '-q', '-m', 'initial');
-  await git(root, 'remote', 'add', 'origin', remote);
+  ({ root } = await repoWithRemote(dir));
   mkdirSync(path.join(root, '.team', 'backlog'), { recursive: true });
   writeFileSync(path.join(root, '.team', 'backlog', '1-greeting.md'), '---\ntitle: Add a greeting\n---\nWrite hello.txt.\n');
   writeFileSync(path.join(root, '.team', 'backlog', '2-farewell.md'), '---\ntitle: Add a farewell\n---\nWrite bye.txt.\n');
@@ -101,23 +89,7 @@ function builderStep(request: RecordedRequest): Scripted {
   return replyText('Done.');
 }
 
-function reviewerStep(request: RecordedRequest): Scripted {
-  const decided = new Set(
-    pastToolUses(request)
-      .filter((use) => use.name === 'review_approve')
-      .map((use) => use.input.task_id),
-  );
-  const asked = [
-    ...allUserTexts(request)
-      .join('\n')
-      .matchAll(/<review-requested>Task #(\d+)/g),
-  ]
-    .map((m) => Number(m[1]))
-    .filter((id) => !decided.has(id));
-  if (asked.length) return reply(toolUse('review_approve', { task_id: asked[0]!, comment: 'Meets the acceptance criteria.' }));
-  if (lastToolResults(request).length > 0) return reply(toolUse('idle', {}));
-  return replyText('Ready to review.');
-}
+const reviewerStep = approvingReviewer('Meets the acceptance criteria.');
 
 /** Both issues' rows as the view shows them: phase, approver, pull request link and checks. */
 function backlogShown(screen: string): boolean {

@@ -13,12 +13,12 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { execa } from 'execa';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { describeSandboxed } from '../../helpers/sandbox-arena.js';
 import { reply, replyText, startFakeApi, toolUse, type FakeApi, type RecordedRequest, type Scripted } from '../../helpers/fake-api.js';
 import { allUserTexts, inboxMessages, lastToolResults, lastUserTexts, pastToolUses, toolNames } from '../../helpers/team-harness.js';
 import { startFakeGitHub, type FakeGitHub } from '../../helpers/fake-github.js';
+import { git, repoWithRemote } from '../../helpers/backlog-repo.js';
 import { makeWorkspace, runCli, type Workspace } from '../../helpers/run-cli.js';
 import { TEST_GIT_IDENTITY } from '../../helpers/git-identity.js';
 import type { RunRecord } from '../../../src/runtime/record/run-record.js';
@@ -34,24 +34,11 @@ let ws: Workspace;
 let root: string;
 let remote: string;
 
-async function git(cwd: string, ...args: string[]): Promise<string> {
-  return (await execa('git', args, { cwd, env: TEST_GIT_IDENTITY })).stdout;
-}
-
 beforeEach(async () => {
   api = await startFakeApi();
   github = await startFakeGitHub({ token: TOKEN });
   ws = makeWorkspace('huddle-backlog-e2e-');
-  root = path.join(ws.dir, 'work');
-  remote = path.join(ws.dir, 'remote.git');
-  mkdirSync(root);
-  await git(ws.dir, 'init', '-q', '--bare', '-b', 'main', remote);
-  await git(root, 'init', '-q', '-b', 'main');
-  writeFileSync(path.join(root, 'README.md'), '# app\n');
-  await git(root, 'add', 'README.md');
-  await git(root, 'commit', '-q', '-m', 'initial');
-  await git(root, 'remote', 'add', 'origin', remote);
-  await git(root, 'push', '-q', 'origin', 'main');
+  ({ root, remote } = await repoWithRemote(ws.dir));
 });
 afterEach(async () => {
   await api.close();

@@ -14,6 +14,7 @@ import { describeSandboxed } from '../../helpers/sandbox-arena.js';
 import { reply, replyText, startFakeApi, toolUse, type FakeApi, type RecordedRequest, type Scripted } from '../../helpers/fake-api.js';
 import { allUserTexts, inboxMessages, lastToolResults, pastToolUses } from '../../helpers/team-harness.js';
 import { startFakeGitHub, type FakeGitHub } from '../../helpers/fake-github.js';
+import { approvingReviewer, git, repoWithRemote } from '../../helpers/backlog-repo.js';
 import { makeWorkspace, runCli, type Workspace } from '../../helpers/run-cli.js';
 import { TEST_GIT_IDENTITY } from '../../helpers/git-identity.js';
 import type { RunRecord } from '../../../src/runtime/record/run-record.js';
@@ -29,24 +30,11 @@ let ws: Workspace;
 let root: string;
 let remote: string;
 
-async function git(cwd: string, ...args: string[]): Promise<string> {
-  return (await execa('git', args, { cwd, env: TEST_GIT_IDENTITY })).stdout;
-}
-
 beforeEach(async () => {
   api = await startFakeApi();
   github = await startFakeGitHub({ token: TOKEN });
   ws = makeWorkspace('huddle-backlog-run-');
-  root = path.join(ws.dir, 'work');
-  remote = path.join(ws.dir, 'remote.git');
-  mkdirSync(root);
-  await git(ws.dir, 'init', '-q', '--bare', '-b', 'main', remote);
-  await git(root, 'init', '-q', '-b', 'main');
-  writeFileSync(path.join(root, 'README.md'), '# app\n');
-  await git(root, 'add', 'README.md');
-  await git(root, 'commit', '-q', '-m', 'initial');
-  await git(root, 'remote', 'add', 'origin', remote);
-  await git(root, 'push', '-q', 'origin', 'main');
+  ({ root, remote } = await repoWithRemote(ws.dir));
 });
 afterEach(async () => {
   await api.close();
@@ -133,23 +121,7 @@ function builderStep(request: RecordedRequest, snoop: boolean): Scripted {
   return replyText('Waiting.');
 }
 
-function reviewerStep(request: RecordedRequest): Scripted {
-  const decided = new Set(
-    pastToolUses(request)
-      .filter((use) => use.name === 'review_approve')
-      .map((use) => use.input.task_id),
-  );
-  const asked = [
-    ...allUserTexts(request)
-      .join('\n')
-      .matchAll(/<review-requested>Task #(\d+)/g),
-  ]
-    .map((m) => Number(m[1]))
-    .filter((id) => !decided.has(id));
-  if (asked.length) return reply(toolUse('review_approve', { task_id: asked[0]!, comment: 'Meets the acceptance criteria.' }));
-  if (lastToolResults(request).length > 0) return reply(toolUse('idle', {}));
-  return replyText('Ready to review.');
-}
+const reviewerStep = approvingReviewer('Meets the acceptance criteria.');
 
 function script(total: number, options: { snoopIn?: string; leadApprovesPlans?: boolean; hang?: string } = {}): void {
   api.respond((request) => {

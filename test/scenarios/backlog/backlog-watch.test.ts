@@ -3,15 +3,13 @@
 // request is open is skipped; a labelled issue is picked; one labelled after the start waits while
 // --max-concurrent issues are in flight and is picked on a tick after; with --pause-when-prs pull
 // requests open nothing more is picked; Ctrl+C (SIGINT) stops it, the team left resumable.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { execa } from 'execa';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { describeSandboxed } from '../../helpers/sandbox-arena.js';
 import { reply, replyText, startFakeApi, toolUse, type FakeApi, type RecordedRequest, type Scripted } from '../../helpers/fake-api.js';
 import { allUserTexts, inboxMessages, lastToolResults, pastToolUses } from '../../helpers/team-harness.js';
 import { startFakeGitHub, type FakeGitHub } from '../../helpers/fake-github.js';
+import { approvingReviewer, repoWithRemote } from '../../helpers/backlog-repo.js';
 import { makeWorkspace, runCli, type Workspace } from '../../helpers/run-cli.js';
 import { TEST_GIT_IDENTITY } from '../../helpers/git-identity.js';
 import { FileBoard } from '../../../src/runtime/store/file/board/file-board.js';
@@ -23,10 +21,6 @@ let api: FakeApi;
 let github: FakeGitHub;
 let ws: Workspace;
 let root: string;
-
-async function git(cwd: string, ...args: string[]): Promise<string> {
-  return (await execa('git', args, { cwd, env: TEST_GIT_IDENTITY })).stdout;
-}
 
 beforeEach(async () => {
   api = await startFakeApi();
@@ -50,16 +44,7 @@ beforeEach(async () => {
     html_url: 'https://github.invalid/acme/app/pull/10',
   });
   ws = makeWorkspace('huddle-backlog-watch-');
-  root = path.join(ws.dir, 'work');
-  const remote = path.join(ws.dir, 'remote.git');
-  mkdirSync(root);
-  await git(ws.dir, 'init', '-q', '--bare', '-b', 'main', remote);
-  await git(root, 'init', '-q', '-b', 'main');
-  writeFileSync(path.join(root, 'README.md'), '# app\n');
-  await git(root, 'add', 'README.md');
-  await git(root, 'commit', '-q', '-m', 'initial');
-  await git(root, 'remote', 'add', 'origin', remote);
-  await git(root, 'push', '-q', 'origin', 'main');
+  ({ root } = await repoWithRemote(ws.dir));
 });
 afterEach(async () => {
   await api.close();
@@ -98,23 +83,7 @@ function builderStep(request: RecordedRequest): Scripted {
   return replyText('Done.');
 }
 
-function reviewerStep(request: RecordedRequest): Scripted {
-  const decided = new Set(
-    pastToolUses(request)
-      .filter((use) => use.name === 'review_approve')
-      .map((use) => use.input.task_id),
-  );
-  const asked = [
-    ...allUserTexts(request)
-      .join('\n')
-      .matchAll(/<review-requested>Task #(\d+)/g),
-  ]
-    .map((m) => Number(m[1]))
-    .filter((id) => !decided.has(id));
-  if (asked.length) return reply(toolUse('review_approve', { task_id: asked[0]!, comment: 'Fine.' }));
-  if (lastToolResults(request).length > 0) return reply(toolUse('idle', {}));
-  return replyText('Ready to review.');
-}
+const reviewerStep = approvingReviewer('Fine.');
 
 /** The watch's stderr as it comes, and a wait for a line in it (no sleeps: each chunk is looked at as it arrives). */
 class Stderr {
