@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { reply, replyText, startFakeApi, toolUse, type FakeApi, type RecordedRequest } from '../../helpers/fake-api.js';
-import { allUserTexts, inboxMessages, lastToolResults, lastUserTexts, pastToolUses, systemText, toolNames, turnsOf } from '../../helpers/team-harness.js';
+import { allUserTexts, inboxMessages, lastToolResults, lastUserTexts, pastToolUses, systemBlocks, toolNames, turnsOf } from '../../helpers/team-harness.js';
 import { makeWorkspace, REPO_ROOT, runCli, type CliResult, type Workspace } from '../../helpers/run-cli.js';
 
 const EVERYTHING_BIN = path.join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
@@ -152,11 +152,12 @@ describe('project instructions', () => {
     const agents = new Set(fake.requests.map((r) => r.agent));
     expect(agents).toEqual(new Set(['lead', 'bob']));
     for (const request of fake.requests) {
-      const system = systemText(request);
-      // The identity line stays first (docs/contract.md#injected-turns); the instructions follow huddle's own.
-      expect(system).toMatch(new RegExp(`^You are '${request.agent}'`));
+      // The role's shared block holds huddle's instructions, then the project's; the agent's own block,
+      // after it, starts with who it is (docs/contract.md#injected-turns).
+      const [shared, own] = systemBlocks(request);
+      expect(own?.text).toMatch(new RegExp(`^You are '${request.agent}'`));
       for (const marker of ['MARKER-CLAUDE-7f3a', 'MARKER-IMPORT-91c2', 'MARKER-AGENTS-5d10', 'MARKER-HOME-22e8'])
-        expect(system, `${request.agent}: ${marker}`).toContain(marker);
+        expect(shared?.text, `${request.agent}: ${marker}`).toContain(marker);
     }
   });
 });
