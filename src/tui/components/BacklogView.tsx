@@ -25,7 +25,9 @@ export function BacklogView({ store, width, height }: { store: ConsoleStore; wid
   const { rows } = backlog;
   const layout = backlogLayout(rows, width);
   const perIssue = layout.second.length ? 2 : 1;
-  const shown = Math.max(1, Math.floor((height - BACKLOG_CHROME_ROWS - (backlog.note ? 1 : 0)) / perIssue));
+  // The note wraps (it names the command that starts a backlog): its rows come out of the issues' room.
+  const noteRows = backlog.note ? Math.ceil(backlog.note.length / Math.max(1, width)) : 0;
+  const shown = Math.max(1, Math.floor((height - BACKLOG_CHROME_ROWS - noteRows) / perIssue));
   // The selected issue stays in view.
   const top = Math.max(0, Math.min(selected - shown + 1, rows.length - shown, selected));
   const counts = new Map<string, number>();
@@ -41,13 +43,15 @@ export function BacklogView({ store, width, height }: { store: ConsoleStore; wid
         </Text>
       </Text>
       {backlog.note ? (
-        <Text dimColor wrap="truncate">
+        <Text dimColor wrap="wrap">
           {backlog.note}
         </Text>
       ) : null}
-      <Text dimColor wrap="truncate">
-        {layout.line.map((cell) => padLine(cell.header, cell.width)).join('')}
-      </Text>
+      {rows.length ? (
+        <Text dimColor wrap="truncate">
+          {layout.line.map((cell) => padLine(cell.header, cell.width)).join('')}
+        </Text>
+      ) : null}
       {rows.slice(top, top + shown).map((row, i) => {
         const mark = top + i === selected;
         return (

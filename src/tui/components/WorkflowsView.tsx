@@ -111,7 +111,7 @@ export function WorkflowsView({ store, width, height }: { store: ConsoleStore; w
           {chalk.bold('Workflows')}
           {chalk.dim(' · Esc closes')}
         </Text>
-        <Text wrap="truncate">No workflow has run in this console: /workflow run FILE starts one (docs/workflows.md).</Text>
+        <Text wrap="wrap">No workflow has run in this console: /workflow run FILE starts one (docs/workflows.md).</Text>
       </Box>
     );
   }
