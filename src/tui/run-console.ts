@@ -26,7 +26,9 @@ export async function runConsole(options: CliOptions): Promise<number> {
   const store = createConsoleStore({ model: options.model ?? '', endpoint: '' });
   let resolveQuit!: () => void;
   const quitRequested = new Promise<void>((resolve) => (resolveQuit = resolve));
-  for (const signal of ['SIGTERM', 'SIGHUP'] as const) process.once(signal, resolveQuit);
+  // `on`, not `once`: execa's signal-exit (loaded with the session core, after this) re-raises a
+  // signal that no other listener is left to handle, which would kill the console before it closes its team.
+  for (const signal of ['SIGTERM', 'SIGHUP'] as const) process.on(signal, resolveQuit);
 
   let instance: Instance | undefined;
   let ready: { controller: ConsoleController; history: InputHistory } | undefined;

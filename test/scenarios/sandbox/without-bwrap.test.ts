@@ -49,7 +49,8 @@ describe('without bubblewrap', () => {
     [160, 45],
   ])('the console keeps it in the status bar at %i×%i; HUDDLE_SANDBOX=off makes it a quiet note', async (cols, rows) => {
     const loud = await start({ fake, workspace: ws.dir, cols, rows, env: { PATH: bin } });
-    const screen = await loud.waitForText('sandbox: off — install bubblewrap');
+    // The first frame comes before the session opens: wait for the team to be up, so closing it closes a team.
+    const screen = await loud.waitForScreen((s) => s.includes('sandbox: off — install bubblewrap') && s.includes('waiting for a prompt'));
     expect(screen.split('\n').at(-1)).toContain('sandbox: off — install bubblewrap');
     await loud.close();
     const off = await start({ fake, workspace: ws.dir, cols, rows, env: { PATH: bin, HUDDLE_SANDBOX: 'off' } });
