@@ -375,7 +375,6 @@ export class TeamSession {
     return this.#team.ctx.roster.members();
   }
 
-  /** True for the lead, and for a teammate whose loop runs (spawned, not shut down or failed). */
   /** Who approves the plans of a teammate in `role` (its role file's plan_approver over plans.approver): `lead`, `person` or `auto-after N min`. */
   planApprover(role: string): string {
     const { config } = this.#team.ctx;
@@ -383,6 +382,7 @@ export class TeamSession {
     return approver === 'auto-after' ? `auto-after ${config.planAutoApproveMinutes ?? 30} min` : approver;
   }
 
+  /** True for the lead, and for a teammate whose loop runs (spawned, not shut down or failed). */
   isLive(name: string): boolean {
     if (name === LEAD_NAME) return true;
     const teammate = this.#team.teammate(name);
