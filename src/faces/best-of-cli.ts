@@ -146,6 +146,7 @@ async function shipping(root: string, values: { remote?: string; 'pr-repo'?: str
   const url = await remoteUrl(root, name);
   if (!url) return `the workspace has no remote '${name}' to push the pick to; merge it here instead (huddle pick K), or name one with --remote`;
   const apiUrl = values['github-api-url'];
+  if (apiUrl && !URL.canParse(apiUrl)) return `--github-api-url takes a URL (https://HOST/api/v3), not '${apiUrl}'`;
   const host = apiUrl ? new URL(apiUrl).hostname : 'github.com';
   const repo = values['pr-repo'] ? parseRepoName(values['pr-repo']) : repoOfRemote(url, host);
   if (values['pr-repo'] && !repo) return `--pr-repo takes OWNER/REPO, not '${values['pr-repo']}'`;

@@ -145,7 +145,7 @@ export class BacklogRun implements Shipper {
         const state = this.#byTask.get(change.task.id);
         if (!state || state.reviewedAt !== undefined || change.task.status !== 'completed') return;
         state.reviewedAt = Date.now();
-        if (this.#playbook.ship) void this.#tellReviewed(state);
+        if (this.#playbook.ship && !state.failed) void this.#tellReviewed(state);
         this.#starting = this.#starting.then(() => this.#startReady());
       }),
     );
@@ -407,6 +407,8 @@ export class BacklogRun implements Shipper {
   async openPullRequest(number: number, _by: string): Promise<string> {
     const state = this.#states.get(number);
     if (!state) throw new Error(`issue #${number} is not in this backlog (it has ${[...this.#states.keys()].map((n) => `#${n}`).join(', ')})`);
+    // A retry cap of the playbook gave the issue up: nothing of it ships.
+    if (state.failed) throw new Error(`issue #${number} was given up (${state.failed}); it is not shipped`);
     const task = await this.#session.backlogParts().board.get(state.taskId);
     if (task.status !== 'completed')
       throw new Error(`issue #${number} is not reviewed yet: its task #${task.id} is ${task.status}; open its pull request once it is approved`);

@@ -5,6 +5,10 @@ import type { Octokit } from '@octokit/rest';
 import { orderIssues, type Backlog, type Issue } from '../runtime/backlog/issue.js';
 import { DEFAULT_PLAYBOOK, loadPlaybook, PlaybookError, type Playbook } from '../runtime/backlog/playbook.js';
 import type { RunChoice } from '../runtime/settings/flags.js';
+import { playbookFileTrusted } from '../runtime/settings/playbook-trust.js';
+import { workspaceKey } from '../runtime/settings/load.js';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { loadLocalBacklog } from '../runtime/backlog/local-backlog.js';
 import { githubClient, loadGitHubBacklog } from '../runtime/forge/github.js';
 import { parseGitHubSource, parseRepoName, repoOfRemote, type GitHubRepo } from '../runtime/forge/github-repo.js';
@@ -50,6 +54,7 @@ export async function prepareBacklog(flags: BacklogFlags): Promise<BacklogSetup 
     return { error: `--base ${base}: there is no such branch in ${root}`, code: 2 };
   }
   const apiUrl = flags.githubApiUrl;
+  if (apiUrl && !URL.canParse(apiUrl)) return { error: `--github-api-url takes a URL (https://HOST/api/v3), not '${apiUrl}'`, code: 2, usage: true };
   const host = apiUrl ? new URL(apiUrl).hostname : 'github.com';
   let token: string | undefined;
   let octokit: Octokit | undefined;
@@ -146,6 +151,7 @@ export function planChoices(root: string, playbookName: string | undefined, plan
     if (error instanceof PlaybookError) return { error: error.message, usage: false };
     throw error;
   }
+  untrustedLeftOut(root, playbook);
   const runChoices: RunChoice[] = [];
   if (playbook.approval?.approver || playbook.approval?.autoApproveMinutes || playbook.reviewer?.rounds !== undefined)
     runChoices.push({
@@ -161,6 +167,24 @@ export function planChoices(root: string, playbookName: string | undefined, plan
       ...(planFlag[2] !== undefined ? { autoApproveMinutes: Number(planFlag[2]) } : {}),
     });
   return { playbook, runChoices, planFirst: playbook.approval !== undefined && planFlag?.[1] !== 'off' };
+}
+
+/**
+ * A workspace playbook's widening fields (plans approved on huddle's clock, a phase run by an external
+ * CLI) wait for the person's trust, as a role file's do (docs/trust.md#settings-that-widen-trust): the
+ * console opens with untrusted settings left out, and so are these.
+ */
+function untrustedLeftOut(root: string, playbook: Playbook): void {
+  if (playbook.source.startsWith('built-in')) return;
+  let text: string;
+  try {
+    text = readFileSync(path.join(root, playbook.source), 'utf8');
+  } catch {
+    return;
+  }
+  if (playbookFileTrusted(workspaceKey(root), `${playbook.name}.md`, text)) return;
+  if (playbook.approval?.approver === 'auto-after') playbook.approval = { ...playbook.approval, approver: undefined, autoApproveMinutes: undefined };
+  for (const runner of [playbook.builder, playbook.reviewer]) if (runner && runner.agent !== undefined && runner.agent !== 'huddle') runner.agent = undefined;
 }
 
 async function currentBranch(root: string): Promise<string | undefined> {

@@ -13,6 +13,7 @@ import type { GitHubRepo } from '../runtime/forge/github-repo.js';
 import { pushBranch } from '../runtime/forge/push.js';
 import { comparisonLines } from '../runtime/record/best-of-record.js';
 import { scrub } from '../runtime/secrets.js';
+import { commitLeftovers } from './best-of-run.js';
 
 /** Where a pick goes instead of a merge: the remote its branch is pushed to, and GitHub for its pull request. */
 export interface PickShipping {
@@ -37,7 +38,12 @@ export async function pickBestOf(root: string, choice: PickChoice, id?: number, 
       throw new Error(
         `best-of #${record.id} has no reviewer's verdict to go by; pick a candidate by name (${record.candidates.map((c) => c.name).join(', ')})`,
       );
-    name = record.verdict.pick ?? undefined;
+    // A reviewer that picked none does not decide to discard them all: the person says `none`.
+    if (!record.verdict.pick)
+      throw new Error(
+        `best-of #${record.id}: the reviewer picked none; pick a candidate by name (${record.candidates.map((c) => c.name).join(', ')}), or none to discard them all`,
+      );
+    name = record.verdict.pick;
   } else if (choice !== 'none') {
     const candidate = findCandidate(record, choice);
     if (!candidate) throw new Error(`best-of #${record.id} has no candidate '${choice}' (its candidates: ${record.candidates.map((c) => c.name).join(', ')})`);
@@ -46,12 +52,16 @@ export async function pickBestOf(root: string, choice: PickChoice, id?: number, 
   if (name) {
     const candidate = findCandidate(record, name)!;
     await worktreeStatus(root, name);
+    // A run cut short never settled its candidates: what the pick left uncommitted becomes a commit of its
+    // branch now, so the merge (and the worktree's removal after it) loses none of it.
+    await commitLeftovers(root, name);
     const current = (await runGit(root, ['symbolic-ref', '-q', '--short', 'HEAD'], { pin: pinRepository(root) })).stdout.trim();
     if (current !== record.base)
       throw new Error(
         `the workspace is on ${current || 'a detached HEAD'}, not ${record.base} where best-of #${record.id} started; git switch ${record.base}, then pick again`,
       );
-    if (candidate.files.changed === 0 && candidate.commits === 0) throw new Error(`${name} changed nothing; there is nothing to merge (pick another, or none)`);
+    const ahead = await runGit(root, ['rev-list', '--count', `${record.base}..refs/heads/${candidate.branch}`], { pin: pinRepository(root) });
+    if (ahead.code === 0 && Number(ahead.stdout.trim()) === 0) throw new Error(`${name} changed nothing; there is nothing to merge (pick another, or none)`);
     if (ship) {
       record.outcome = { kind: 'pull_request', candidate: name, message: await shipPick(root, record, candidate.branch, ship) };
       saveBestOf(root, record);

@@ -178,7 +178,7 @@ export class BestOfRun {
     const root = this.#root;
     const dir = worktreePath(root, candidate.name);
     try {
-      await this.#commitLeftovers(candidate.name);
+      await commitLeftovers(root, candidate.name);
       await worktreeStatus(root, candidate.name);
       const changes = await branchChanges(root, baseCommit, `refs/heads/${candidate.branch}`);
       if (changes) {
@@ -190,24 +190,14 @@ export class BestOfRun {
     }
     if (this.#options.verify) {
       const prefix = path.relative((await runGit(root, ['rev-parse', '--show-toplevel'], { pin: pinRepository(root) })).stdout.trim(), root);
-      const result = await runVerify({ command: this.#options.verify, cwd: path.join(dir, prefix), env: childEnvironment() });
+      // In the sandbox, like the completion gate's run of it: the command runs what the candidate wrote.
+      const spawn = this.#session.sandboxSpawn();
+      const result = await runVerify({ command: this.#options.verify, cwd: path.join(dir, prefix), env: childEnvironment(), ...(spawn ? { spawn } : {}) });
       candidate.verify = { ok: result.ok, summary: result.summary };
     }
     const spend = this.#session.spend().find((agent) => agent.name === candidate.name);
     candidate.cost_usd = spend?.costUsd ?? 0;
     candidate.model_calls = spend?.modelCalls ?? 0;
-  }
-
-  /** What the candidate did not commit is committed for it, so that its branch is all of its work. */
-  async #commitLeftovers(name: string): Promise<void> {
-    const dir = worktreePath(this.#root, name);
-    const common = await runGit(this.#root, ['rev-parse', '--path-format=absolute', '--git-common-dir'], { pin: pinRepository(this.#root) });
-    const access = { writable: [dir, worktreeGitDir(this.#root, name)], readable: [common.stdout.trim()] };
-    const status = await gitInCheckout(dir, ['status', '--porcelain', '--untracked-files=all'], access);
-    if (status.code !== 0 || !status.stdout.trim()) return;
-    await gitInCheckout(dir, ['add', '-A'], access);
-    const identity = ['-c', 'user.name=huddle', '-c', 'user.email=huddle@localhost'];
-    await gitInCheckout(dir, [...identity, 'commit', '-q', '--no-verify', '-m', `${name}: work it left uncommitted (committed by huddle)`], access);
   }
 
   /** Resolves once the candidate's task is completed, or it stops or goes idle without completing it. */
@@ -330,4 +320,16 @@ export class BestOfRun {
     }
     return parts.join('\n');
   }
+}
+
+/** What a candidate did not commit is committed for it (in the sandbox's git), so that its branch is all of its work. */
+export async function commitLeftovers(root: string, name: string): Promise<void> {
+  const dir = worktreePath(root, name);
+  const common = await runGit(root, ['rev-parse', '--path-format=absolute', '--git-common-dir'], { pin: pinRepository(root) });
+  const access = { writable: [dir, worktreeGitDir(root, name)], readable: [common.stdout.trim()] };
+  const status = await gitInCheckout(dir, ['status', '--porcelain', '--untracked-files=all'], access);
+  if (status.code !== 0 || !status.stdout.trim()) return;
+  await gitInCheckout(dir, ['add', '-A'], access);
+  const identity = ['-c', 'user.name=huddle', '-c', 'user.email=huddle@localhost'];
+  await gitInCheckout(dir, [...identity, 'commit', '-q', '--no-verify', '-m', `${name}: work it left uncommitted (committed by huddle)`], access);
 }

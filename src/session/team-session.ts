@@ -15,6 +15,7 @@ import type { ApprovalDecision, ApprovalOutcome, ApprovalRequest } from '../runt
 import type { UntrustedFile } from '../runtime/settings/trust.js';
 import type { Board, CreateTaskInput, Task, UpdateTaskInput } from '../runtime/store/board.js';
 import type { SpendFile } from '../runtime/store/spend-ledger.js';
+import type { SpawnLike } from '../runtime/process/spawn.js';
 import type { Bus, Message } from '../runtime/store/bus.js';
 import type { BacklogIssueRecord } from '../runtime/record/backlog-record.js';
 import type { BestOfRecord } from '../runtime/record/best-of-record.js';
@@ -640,6 +641,14 @@ export class TeamSession {
         return planApproval === 'auto-after' ? `auto-after ${planAutoApproveMinutes ?? 30} min` : (planApproval ?? 'lead');
       },
     };
+  }
+
+  /**
+   * How commands huddle runs for the team in a checkout an agent wrote (verify commands) are started:
+   * the sandbox's spawn, confined to that checkout (docs/trust.md); undefined only when the sandbox is off.
+   */
+  sandboxSpawn(): SpawnLike | undefined {
+    return this.#team.ctx.spawn;
   }
 
   /** A best-of-N run (session/best-of-run.ts): the teammate it names gets best_of_verdict when spawned; undefined ends it. */

@@ -1,6 +1,6 @@
 // Old reports leave the lead's context once handled (docs/contract.md#injected-turns): in the requests the
 // lead sends, an `<inbox>` turn older than its last few turns is shortened to `<inbox-handled>`, one line
-// per message (who sent it, its first words, the tasks it reported), so a long run's reports do not ride
+// per message (who sent it, its first words, the tasks it reported) when every message of it is an agent's, so a long run's reports do not ride
 // along in full on every later call. Only the request is shortened: the transcript (and resume) keep
 // every message whole. Shortening rewrites the prompt cache from the first shortened report on (1.25×
 // input) while a report left whole is read from it (0.1×): so the boundary moves 16 turns at a time, one
@@ -9,7 +9,7 @@ import type { ContentBlockParam, MessageParam } from '@anthropic-ai/sdk/resource
 
 /** The lead's last turns always kept whole. */
 export const KEEP_REPORT_TURNS = 4;
-/** How many turns the boundary moves at once: the lead's last 4 to 20 turns are whole. */
+/** How many turns the boundary moves at once: the lead's last 4 to 19 turns are whole. */
 export const COLLAPSE_STEP_TURNS = 16;
 const CONTENT_CHARS = 160;
 const INBOX = /^<inbox>\n([\s\S]*)\n<\/inbox>$/;
@@ -55,6 +55,9 @@ export function collapseInbox(text: string): string | undefined {
     } catch {
       return undefined; // not huddle's format: left as it is
     }
+    // Only agents' reports are shortened: the person's words, huddle's notices and protocol messages
+    // (a plan still to answer) keep the whole turn as it was.
+    if (message['sender'] !== 'agent' || (message['type'] !== undefined && message['type'] !== 'message')) return undefined;
     const tasks = Array.isArray(message['tasks'])
       ? (message['tasks'] as Array<{ id?: unknown; status?: unknown }>).map((task) => `#${String(task.id)} ${String(task.status)}`)
       : undefined;

@@ -3,7 +3,7 @@
 // trust like a role file's (role-trust.ts) and the settings files' widening entries (docs/trust.md).
 import { frontMatterObject, markdownFilesToTrust } from './front-matter-trust.js';
 import { isPlainObject } from './layers.js';
-import type { UntrustedFile } from './trust.js';
+import { contentHash, TrustStore, type UntrustedFile } from './trust.js';
 
 /** The front matter fields of a playbook that widen trust, as `phases[i].key`. */
 export function playbookWidening(text: string): string[] {
@@ -21,4 +21,10 @@ export function playbookWidening(text: string): string[] {
 /** Every playbook file of the workspace with widening fields, as trust records name it. */
 export function playbookFilesToTrust(root: string): UntrustedFile[] {
   return markdownFilesToTrust(root, 'playbooks', playbookWidening);
+}
+
+/** Whether a playbook file's widening fields apply: none, or the person trusted this content. */
+export function playbookFileTrusted(workspace: string, fileName: string, text: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  if (!playbookWidening(text).length) return true;
+  return TrustStore.at(env).isTrusted(workspace, `.team/playbooks/${fileName}`, contentHash(text));
 }

@@ -10,7 +10,7 @@ import type { ChildProcess } from 'node:child_process';
 import { execa } from 'execa';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import '../../helpers/isolated-config.js';
-import { describeSandboxed } from '../../helpers/sandbox-arena.js';
+import { describeSandboxed, makeArena } from '../../helpers/sandbox-arena.js';
 import { reply, replyText, startFakeApi, toolUse, type FakeApi, type RecordedRequest, type Scripted } from '../../helpers/fake-api.js';
 import { makeWorkspace, runCli, type Workspace } from '../../helpers/run-cli.js';
 import { TEST_GIT_IDENTITY } from '../../helpers/git-identity.js';
@@ -100,7 +100,13 @@ describeSandboxed('huddle best-of', () => {
       writeFileSync(path.join(ws.dir, 'README.md'), '# app\n\nwork in progress\n');
       writeFileSync(path.join(ws.dir, 'scratch.txt'), 'mine\n');
 
-      const run = await huddle(['best-of', '3', 'Write the answer to answer.txt', '--verify', VERIFY, '--trust']);
+      // The verify command runs what a candidate wrote: huddle runs it in the sandbox, where a directory
+      // outside the workspace is read-only, so `touch` there fails and the command goes on.
+      const arena = makeArena('best-of-');
+      const touched = path.join(arena.victim, 'touched-by-verify');
+      const run = await huddle(['best-of', '3', 'Write the answer to answer.txt', '--verify', `${VERIFY} && ! touch ${touched}`, '--trust']);
+      expect(existsSync(touched), 'a verify command wrote outside the sandbox').toBe(false);
+      arena.cleanup();
       expect(run.stderr).not.toMatch(/best-of: failed/);
       expect(run.stderr).toMatch(/best1-2 stopped/);
       expect(run.code).toBe(0);
