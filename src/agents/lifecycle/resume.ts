@@ -14,6 +14,7 @@ import { ensureWorktree } from '../../runtime/workspace/worktree.js';
 import { LEAD_NAME } from '../../runtime/vocabulary.js';
 import type { Agent } from '../loop/agent.js';
 import type { Lead } from './lead.js';
+import { isReviewerRole } from '../tools/review-tools.js';
 import { loadRoles, type RoleDefinition } from './roles.js';
 import type { TeamContext } from '../team-context.js';
 import type { Teammate, TeammateResume, TeammateStart } from './teammate.js';
@@ -117,6 +118,10 @@ async function resumeTeammate(
     ...(agent ? { agent, agentModel: member.model, agentSession: typeof member.agent_session === 'string' ? member.agent_session : undefined } : {}),
   };
   if (agent) await team.loadExternal();
+  // A review it had taken goes back to the board: stopped after taking it and before its turn was
+  // recorded, it would come back without it and nobody else could take it (board/rules.ts mayReview);
+  // an idle reviewer takes it again, this one or another, and reviews it whole.
+  if (isReviewerRole(member.role)) await ctx.board.release(member.name);
   const teammate = team.startTeammate(start, '', { idle });
   const restored = await restore(team, teammate, logs, member.role);
   if (idle) appendTurn(teammate, restored.turn);

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { INTERRUPTED_RESULT } from '../../../src/agents/loop/transcript-replay.js';
 import { FileBoard } from '../../../src/runtime/store/file/board/file-board.js';
-import { replyText } from '../../helpers/fake-api.js';
+import { reply, replyText, toolUse } from '../../helpers/fake-api.js';
 import { allUserTexts, lastToolResults, openTeamHarness, systemText, type TeamHarness } from '../../helpers/team-harness.js';
 
 let h: TeamHarness | undefined;
@@ -149,5 +149,32 @@ describe('Team.resumeMembers', () => {
     const reconciled = harness.events.filter((e) => e.type === 'task' && e.action === 'reconciled');
     expect(reconciled.map((e) => [(e.task as { id: number }).id, (e.task as { status: string }).status])).toEqual([[task.id, 'completed']]);
     expect(reconciled.some((e) => (e.task as { id: number }).id === logged.id)).toBe(false);
+  });
+});
+
+describe('a reviewer stopped holding a review', () => {
+  it('comes back without it held: the review goes back to the board and is taken and decided again', async () => {
+    h = await openTeamHarness();
+    const harness = h;
+    const { roster, board } = harness.team.ctx;
+    await roster.add({ name: 'alice', role: 'coder', model: harness.config.model, status: 'shutdown' });
+    await roster.add({ name: 'rita', role: 'reviewer', model: harness.config.model, status: 'working' });
+    const task = await board.create({ subject: 'Write the greeting', requires_review: true }, 'lead');
+    await board.claim(task.id, 'alice');
+    await board.update(task.id, { status: 'review' }, 'alice');
+    // The kill came after the review was taken on the board, before its turn was in rita's log.
+    expect(await board.claimReview('rita')).toMatchObject({ id: task.id, reviewer: 'rita' });
+    oldLog(harness, 'rita', [{ type: 'prompt', text: 'Review what comes', source: 'spawn' }, { type: 'usage' }, { type: 'text', text: 'Ready.' }]);
+    harness.fake.respond((request) => {
+      if (request.agent !== 'rita') return replyText('ok');
+      const asked = allUserTexts(request).some((text) => text.includes(`<review-requested>Task #${task.id}`));
+      if (asked && lastToolResults(request).length === 0) return reply(toolUse('review_approve', { task_id: task.id, comment: 'Fine.' }));
+      return lastToolResults(request).length ? reply(toolUse('idle', {})) : replyText('Ready.');
+    });
+
+    await harness.team.resumeMembers();
+    harness.team.start();
+    await harness.waitFor('the review decided', async () => (await board.get(task.id)).status === 'completed');
+    expect(await board.get(task.id)).toMatchObject({ status: 'completed', reviewer: 'rita', review_comment: 'Fine.' });
   });
 });
