@@ -67,21 +67,23 @@ const EDITED_PLAN = 'Write notes.md (Markdown, not notes.txt), commit it, comple
 /** The issue the reviewer finds a security problem in. */
 const SECURITY_ISSUE = 4;
 
-/** The lead ships each issue huddle says is reviewed (it is never asked about a plan: they go to the person). */
+/**
+ * The lead ships each issue huddle says is reviewed, once per time it is told (it is never asked about a plan:
+ * they go to the person). Told again after a resume (a call the kill cut short opened nothing), it ships again.
+ */
 function leadStep(request: RecordedRequest): Scripted {
   const inbox = inboxMessages(allUserTexts(request));
-  const shipped = new Set(
-    pastToolUses(request)
-      .filter((use) => use.name === 'open_pull_request')
-      .map((use) => use.input.issue),
-  );
-  const ready = inbox
-    .map((m) => /ship it with open_pull_request \{"issue": (\d+)\}/.exec(m.content)?.[1])
-    .filter((n): n is string => n !== undefined)
-    .map(Number)
-    .filter((n) => !shipped.has(n));
-  if (ready.length) return reply(...[...new Set(ready)].map((issue) => toolUse('open_pull_request', { issue })));
-  return replyText(shipped.size >= 6 ? 'All 6 issues shipped.' : 'Waiting for the team.');
+  const calls = new Map<number, number>();
+  for (const use of pastToolUses(request).filter((u) => u.name === 'open_pull_request'))
+    calls.set(Number(use.input.issue), (calls.get(Number(use.input.issue)) ?? 0) + 1);
+  const told = new Map<number, number>();
+  for (const m of inbox) {
+    const n = /ship it with open_pull_request \{"issue": (\d+)\}/.exec(m.content)?.[1];
+    if (n !== undefined) told.set(Number(n), (told.get(Number(n)) ?? 0) + 1);
+  }
+  const ready = [...told].filter(([issue, times]) => times > (calls.get(issue) ?? 0)).map(([issue]) => issue);
+  if (ready.length) return reply(...ready.map((issue) => toolUse('open_pull_request', { issue })));
+  return replyText(calls.size >= 6 ? 'All 6 issues shipped.' : 'Waiting for the team.');
 }
 
 /** An issue's builder: its plan, then (once approved, as edited) its file, a commit, the task completed; a fix per request for changes. */
