@@ -114,7 +114,7 @@ export class BacklogRun implements Shipper {
     enableShipping(this);
     const existing = new Map((await board.list()).map((task) => [task.subject, task]));
     for (const issue of this.#options.issues) await this.#admit(issue, existing);
-    if (existing.size > 0) this.#seedFromLastRecord();
+    if (existing.size > 0) await this.#seedFromEarlierRuns();
     this.#stops.push(
       this.#session.subscribe((event) => {
         if (event.type === 'message_sent') return this.#notePlan(event);
@@ -172,6 +172,20 @@ export class BacklogRun implements Shipper {
    * A resumed run: what the run before it learned of each issue and no store keeps (its verify runs,
    * the push, the checks) comes from that run's record, so the record at the end lists it still.
    */
+  async #seedFromEarlierRuns(): Promise<void> {
+    // Verify runs from the event record, which has each one before the task moved on: the stopped run's own
+    // record was written as it stopped and can miss the run of a task completed in that moment.
+    // A record that cannot be read leaves the list to what this run sees itself.
+    for (const { events } of await this.#session.earlierEvents().catch(() => [])) {
+      for (const event of events) {
+        if (event.type !== 'verify') continue;
+        this.#byTask.get(Number(event['task_id']))?.verify.push({ ok: event['ok'] === true, summary: String(event['summary'] ?? '') });
+      }
+    }
+    this.#seedFromLastRecord();
+  }
+
+  /** What only the stopped run's record has: pushes, checks, and the figures it spent. */
   #seedFromLastRecord(): void {
     const logs = path.join(this.#session.workspace.teamDir, 'logs');
     let entries: BacklogIssueRecord[] | undefined;
@@ -187,7 +201,6 @@ export class BacklogRun implements Shipper {
     for (const entry of entries ?? []) {
       const state = this.#states.get(entry.issue);
       if (!state || state.branch !== entry.branch) continue;
-      state.verify.push(...(Array.isArray(entry.verify) ? entry.verify : []));
       if (entry.pushed) state.pushed = entry.pushed;
       if (entry.checks) state.checks = entry.checks;
       state.carried = { cost_usd: entry.cost_usd ?? 0, model_calls: entry.model_calls ?? 0, wall_ms: entry.wall_ms ?? 0 };
