@@ -11,6 +11,7 @@ import { comparisonLines, type BestOfRecord } from '../runtime/record/best-of-re
 import { resolveModelAlias } from '../runtime/model/model-aliases.js';
 import { openControl } from '../session/control-intents.js';
 import { continueTeam } from '../session/continue-team.js';
+import { INTERRUPTED, untilInterrupted } from '../session/until-interrupted.js';
 import { BestOfRun } from '../session/best-of-run.js';
 import { pickBestOf, type PickShipping } from '../session/best-of-pick.js';
 import { githubClient } from '../runtime/forge/github.js';
@@ -29,8 +30,6 @@ const OPTIONS = {
   team: { type: 'string' },
   trust: { type: 'boolean' },
 } as const;
-
-const INTERRUPTED = 130;
 
 function usage(message: string): number {
   process.stderr.write(`huddle: ${message}\nRun 'huddle --help' for usage.\n`);
@@ -76,15 +75,7 @@ export async function runBestOfCommand(argv: string[]): Promise<number> {
   await openControl(session, 'best-of');
   const say = (line: string) => process.stderr.write(session.scrub(`huddle best-of: ${line}\n`));
 
-  let onSignal!: () => void;
-  const interrupted = new Promise<'interrupted'>((resolve) => {
-    onSignal = () => {
-      process.once('SIGINT', () => process.exit(INTERRUPTED));
-      resolve('interrupted');
-    };
-  });
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const { interrupted, stop: stopListening } = untilInterrupted();
 
   let record: BestOfRecord | undefined;
   let run: BestOfRun | undefined;
@@ -119,8 +110,7 @@ export async function runBestOfCommand(argv: string[]): Promise<number> {
     }
   }
   await session.close({ reason: 'best-of done', resumable: false, record: record ? { bestOf: [record] } : {} });
-  process.off('SIGINT', onSignal);
-  process.off('SIGTERM', onSignal);
+  stopListening();
   if (record) {
     const out = format === 'json' ? JSON.stringify(record) : [...comparisonLines(record), ...record.discarded].join('\n');
     process.stdout.write(`${session.scrub(out)}\n`);

@@ -5,6 +5,7 @@
 // denied), 2 usage or configuration, 3 a budget gate, 130 interrupted. Run again, it goes on where it stopped.
 import { openControl } from '../session/control-intents.js';
 import { continueTeam } from '../session/continue-team.js';
+import { INTERRUPTED, untilInterrupted } from '../session/until-interrupted.js';
 import type { Workflow } from '../workflow/definition.js';
 import { loadWorkflow } from '../workflow/load.js';
 import { WorkflowRunner, WorkflowStop } from '../workflow/runner.js';
@@ -15,8 +16,6 @@ export interface WorkflowCommand {
   team: string | undefined;
   trust: boolean;
 }
-
-const INTERRUPTED = 130;
 
 export async function runWorkflowCommand(command: WorkflowCommand): Promise<number> {
   let workflow: Workflow;
@@ -32,15 +31,7 @@ export async function runWorkflowCommand(command: WorkflowCommand): Promise<numb
   await openControl(session, 'workflow');
   const say = (line: string) => process.stderr.write(session.scrub(`huddle workflow: ${line}\n`));
 
-  let onSignal!: () => void;
-  const interrupted = new Promise<'interrupted'>((resolve) => {
-    onSignal = () => {
-      process.once('SIGINT', () => process.exit(INTERRUPTED));
-      resolve('interrupted');
-    };
-  });
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const { interrupted, stop: stopListening } = untilInterrupted();
 
   const runner = new WorkflowRunner(session, workflow, { say });
   let code: number;
@@ -61,8 +52,7 @@ export async function runWorkflowCommand(command: WorkflowCommand): Promise<numb
   }
   // Finished, the team is closed as done; otherwise it is left as it is, for the next run.
   await session.close({ reason: code === 0 ? `workflow ${workflow.name} done` : `workflow ${workflow.name} stopped`, resumable: code !== 0 });
-  process.off('SIGINT', onSignal);
-  process.off('SIGTERM', onSignal);
+  stopListening();
   if (results) process.stdout.write(`${session.scrub(JSON.stringify({ workflow: workflow.name, phases: results }))}\n`);
   return code;
 }
