@@ -4,6 +4,7 @@
 // with `--json` every event. stderr ends with the run record's summary (runtime/record). Exit: 0
 // done, 1 failed (or stalled), 2 usage/config, 3 budget, 130 interrupted (Ctrl+C: the team is left
 // to `--resume`).
+import { INTERRUPTED, untilInterrupted } from './session/until-interrupted.js';
 import type { CliOptions } from './session/cli-options.js';
 import { openSession } from './session/open-session.js';
 import { openControl } from './session/control-intents.js';
@@ -22,8 +23,6 @@ import type { BacklogIssueRecord } from './runtime/record/backlog-record.js';
 
 declare const __HUDDLE_VERSION__: string;
 const VERSION = typeof __HUDDLE_VERSION__ === 'string' ? __HUDDLE_VERSION__ : '0.0.0-dev';
-
-const INTERRUPTED = 130;
 
 /** What a face that drives the run itself adds (a backlog run, faces/backlog-cli.ts). */
 export interface HeadlessDriver {
@@ -92,20 +91,7 @@ export async function runHeadless(options: CliOptions, driver?: HeadlessDriver):
 
   const started = performance.now();
   // Ctrl+C (or SIGTERM): stop at once, but leave the team to be resumed. A second one exits now.
-  let onSignal!: () => void;
-  const interrupted = new Promise<'interrupted'>((resolve) => {
-    onSignal = () => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      // Both signals keep a listener of ours: signal-exit (execa's cleanup of a running child) re-raises a signal
-      // it finds no other listener for, which would kill this process before the team is left to --resume.
-      process.once('SIGINT', () => process.exit(INTERRUPTED));
-      process.once('SIGTERM', () => process.exit(INTERRUPTED));
-      resolve('interrupted');
-    };
-  });
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const { interrupted, stop: stopListening } = untilInterrupted();
 
   const report = await session.resume();
   if (report) {
@@ -147,8 +133,7 @@ export async function runHeadless(options: CliOptions, driver?: HeadlessDriver):
       ...session.usageSummary(),
     },
   });
-  process.off('SIGINT', onSignal);
-  process.off('SIGTERM', onSignal);
+  stopListening();
   process.stderr.write(session.scrub(afterword(session, end, options)));
   if (claudeFormat) {
     const usage = session.usageSummary().usage;
