@@ -111,8 +111,9 @@ export async function runBacklogCommand(argv: string[]): Promise<number> {
       return run.start();
     },
     ended: async () => {
-      const backlogRecord = run ? await run.records() : [];
+      // First nothing new starts (the team stops next), then the record of where each issue is.
       run?.close();
+      const backlogRecord = run ? await run.records() : [];
       return { backlog: backlogRecord, lines: backlogRecord.map(issueLine) };
     },
   };

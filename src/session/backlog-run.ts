@@ -87,6 +87,8 @@ export class BacklogRun implements Shipper {
   readonly #states = new Map<number, IssueState>();
   readonly #byTask = new Map<number, IssueState>();
   #stops: Array<() => void> = [];
+  /** Set by close(): no issue starts any more. */
+  #closed = false;
   /** Teammates being started: shipping waits for them, so the lead's turn outlasts the gap before they work. */
   #starting: Promise<void> = Promise.resolve();
 
@@ -380,6 +382,8 @@ export class BacklogRun implements Shipper {
   /** Each issue whose dependencies are reviewed gets its branch (on the base or the dependency's branch) and its teammate. */
   async #startReady(): Promise<void> {
     for (const state of this.#states.values()) {
+      // The run is over (ended or stopped): what is not started yet waits for --resume.
+      if (this.#closed) return;
       if (state.startedAt !== undefined || state.reviewedAt !== undefined) continue;
       const deps = this.#depsOf(state.issue);
       if (deps.some((dep) => dep.reviewedAt === undefined)) continue;
@@ -399,6 +403,11 @@ export class BacklogRun implements Shipper {
           prompt: this.#teammatePrompt(state),
         });
       } catch (error) {
+        // Stopped while it was starting: nothing went wrong, it starts on --resume.
+        if (this.#closed) {
+          state.startedAt = undefined;
+          return;
+        }
         this.#warn(`issue #${state.issue.number} could not start: ${(error as Error).message}`);
       }
     }
@@ -528,6 +537,7 @@ export class BacklogRun implements Shipper {
   }
 
   close(): void {
+    this.#closed = true;
     for (const stop of this.#stops.splice(0)) stop();
   }
 

@@ -92,6 +92,10 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
   #watchdog: StallWatchdog | undefined;
   /** Stops telling the person about the team's back-offs (call-governor.ts). */
   readonly #unwatchBackoff: () => void;
+  /** Why the team is stopping (suspend, stopAll or close began): spawns are refused from then on. */
+  #closing: string | undefined;
+  /** Spawns under way, which a stop waits for before it lists the live teammates. */
+  readonly #spawning = new Set<Promise<string>>();
 
   private constructor(ctx: TeamContext, store: TeamStore, budgetSettings?: BudgetSettings, hookRunner?: HookRunner) {
     this.ctx = ctx;
@@ -300,6 +304,19 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
   }
 
   async spawn(request: SpawnRequest, by: string): Promise<string> {
+    // A team being stopped starts nobody: a teammate spawned after the stop took its list of the live ones
+    // would run on past it (and, with the person's queue closed, send its plan to the lead).
+    if (this.#closing !== undefined) throw new Error(`the team is closing (${this.#closing}); nobody new starts`);
+    const spawning = this.#spawn(request, by);
+    this.#spawning.add(spawning);
+    try {
+      return await spawning;
+    } finally {
+      this.#spawning.delete(spawning);
+    }
+  }
+
+  async #spawn(request: SpawnRequest, by: string): Promise<string> {
     if (request.name === LEAD_NAME) throw new Error(`'${LEAD_NAME}' is the lead's name; choose another`);
     const existing = this.teammates.get(request.name);
     if (existing && !existing.finished) {
@@ -573,8 +590,15 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
     await this.store.hosts?.recall(reason);
   }
 
-  /** Stops every live teammate now and waits for their loops to end. */
+  /** Refuses spawns from now on and waits for those under way, so that the list of live teammates taken next is whole. */
+  async #stopSpawning(reason: string): Promise<void> {
+    this.#closing ??= reason;
+    await Promise.allSettled([...this.#spawning]);
+  }
+
+  /** Stops every live teammate now and waits for their loops to end; from now on nobody new starts. */
   async stopAll(reason: string): Promise<void> {
+    await this.#stopSpawning(reason);
     const live = this.liveTeammates();
     for (const teammate of live) teammate.stopNow(reason);
     await Promise.all(live.map((t) => t.done));
@@ -585,6 +609,7 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
    * workspace holds an unfinished team that `--resume` brings back. Then closes like close().
    */
   async suspend(reason: string): Promise<void> {
+    await this.#stopSpawning(reason);
     const live = this.liveTeammates();
     for (const teammate of live) teammate.suspend(reason);
     await Promise.all(live.map((t) => t.done));
@@ -593,6 +618,7 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
 
   /** Stops every agent; the store stays open (its owner, the session, closes it after the last event). */
   async close(reason = 'huddle closed'): Promise<void> {
+    await this.#stopSpawning(reason);
     this.#watchdog?.stop();
     this.protocols.close();
     this.#unwatchBackoff();
