@@ -691,7 +691,14 @@ export class TeamSession {
       const reason = options.reason ?? 'stopped by the person';
       const teammate = this.#team.teammate(name);
       if ((!teammate || teammate.finished) && this.#store.hosts && this.#team.runsElsewhere(name)) {
-        if (await this.#store.hosts.stop(name, reason)) return `stopped ${name} on its worker`;
+        const stopped = await this.#store.hosts.stop(name, reason);
+        if (stopped === 'stopped') return `stopped ${name} on its worker`;
+        if (stopped === 'asked') return `asked ${name}'s worker to stop it; it has not yet (its slot stays taken until it does)`;
+        if (stopped === 'cancelled') {
+          // Its worker never took it, so nothing there will say it ended: the roster says so here.
+          await this.#team.ctx.roster.setStatus(name, 'shutdown', { reason });
+          return `stopped ${name} before its worker started it`;
+        }
       }
       if (!teammate || teammate.finished) throw new Error(`no running teammate named '${name}'`);
       teammate.stopNow(reason);
