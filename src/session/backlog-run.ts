@@ -99,6 +99,11 @@ export class BacklogRun implements Shipper {
     return this.#session.workspace.root;
   }
 
+  /** The role of every issue's builder (the playbook's implement phase): whose plan approver the issues have. */
+  get builderRole(): string {
+    return this.#playbook.builder.role;
+  }
+
   get #playbook(): Playbook {
     return this.#options.playbook;
   }
@@ -558,7 +563,7 @@ export class BacklogRun implements Shipper {
               : 'not started',
       ...(state.failed ? { failed_because: state.failed } : {}),
       phase: this.#phaseOf(state, task),
-      ...(this.#options.planFirst ? { approver: this.#session.backlogParts().planApprover() } : {}),
+      ...(this.#options.planFirst ? { approver: this.#session.backlogParts().planApprover(this.builderRole) } : {}),
       ...(state.pushed ? { pushed: state.pushed } : {}),
       ...(state.pr ? { pull_request: { number: state.pr.number, url: state.pr.url, state: state.pr.state, draft: state.pr.draft } } : {}),
       ...(plan ? { plan } : {}),
@@ -693,10 +698,10 @@ export class BacklogRun implements Shipper {
     const lines = [
       `This run works through a backlog of ${this.#states.size} issue${this.#states.size === 1 ? '' : 's'}, on base ${this.#options.base}.`,
       `huddle made one task per issue, assigned to a teammate of its own in its own worktree and branch${this.#playbook.reviewer ? ', and a reviewer that reviews each task' : ''}; each follows the playbook ${this.#playbook.name}.`,
-      this.#options.planFirst && this.#session.backlogParts().planApprover() === 'lead'
+      this.#options.planFirst && this.#session.backlogParts().planApprover(this.builderRole) === 'lead'
         ? 'Each teammate first sends you its plan: approve it (plan_approval) when it meets the issue and its acceptance criteria, or send it back with what to change.'
         : this.#options.planFirst
-          ? `The teammates' plans go to the person (${this.#session.backlogParts().planApprover()}), not to you.`
+          ? `The teammates' plans go to the person (${this.#session.backlogParts().planApprover(this.builderRole)}), not to you.`
           : '',
       this.#playbook.ship
         ? 'When huddle tells you an issue is reviewed and approved, ship it: open_pull_request {"issue": N}. An issue that depends on another starts once that one is approved, on its branch.'
