@@ -66,6 +66,8 @@ interface IssueState {
   failed?: string;
   /** The plan it sent to the person (the needs-you queue: not on the bus unless the person edits it). */
   planAsked?: string;
+  /** Its `explore` calls under way (their ids): its explorers are at work. */
+  exploring: Set<string>;
   /** What the runs before a --resume spent on it and took (their record's figures). */
   carried?: { cost_usd: number; model_calls: number; wall_ms: number };
 }
@@ -123,6 +125,12 @@ export class BacklogRun implements Shipper {
     this.#stops.push(
       this.#session.subscribe((event) => {
         if (event.type === 'message_sent') return this.#notePlan(event);
+        if ((event.type === 'tool_call' || event.type === 'tool_result') && event.name === 'explore' && event.subagent === undefined) {
+          const exploring = [...this.#states.values()].find((s) => s.name === event.agent)?.exploring;
+          if (event.type === 'tool_call') exploring?.add(event.id);
+          else exploring?.delete(event.id);
+          return;
+        }
         if (event.type === 'approval_requested' && event.tool === 'plan') {
           // A plan for the person goes to the needs-you queue, not the lead's inbox.
           this.#notePlan({ from: event.agent, to: LEAD_NAME, message_type: 'plan_approval_request', id: event.id });
@@ -252,6 +260,7 @@ export class BacklogRun implements Shipper {
       taskId: task.id,
       verify: [],
       checkFailures: 0,
+      exploring: new Set(),
     };
     if (task.status === 'completed') state.reviewedAt = Date.now();
     this.#states.set(issue.number, state);
@@ -317,6 +326,7 @@ export class BacklogRun implements Shipper {
       started: state.startedAt !== undefined,
       shipped: state.shippedAt !== undefined,
       plan: state.plan,
+      exploring: state.exploring.size > 0,
       // Given up by the playbook's retry caps, or the teammate failed.
       failed: state.failed !== undefined || failed.has(state.name),
       ...(state.pr ? { pullRequest: { number: state.pr.number, url: state.pr.url } } : {}),

@@ -1,13 +1,14 @@
-// The backlog view's approver column (docs/console.md#the-backlog-view) is who approves the plans of the
-// playbook's builder role: a workspace playbook whose issues are built by role `builder`, and a role file
-// giving that role's plans to the person, show `person`, though the team's plans go to the lead. The console
-// in a real terminal on the fake Messages API, a local backlog in a git repository with a remote.
+// The backlog view's rows (docs/console.md#the-backlog-view): the approver column is who approves the plans
+// of the playbook's builder role (a workspace playbook whose issues are built by role `builder`, and a role
+// file giving that role's plans to the person, show `person`, though the team's plans go to the lead); an
+// issue whose builder's explorers are at work is `exploring`. The console in a real terminal on the fake
+// Messages API, a local backlog in a git repository with a remote.
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, expect, it } from 'vitest';
 import { describeSandboxed } from '../../helpers/sandbox-arena.js';
-import { replyText, startFakeApi, type FakeApi } from '../../helpers/fake-api.js';
+import { reply, replyText, startFakeApi, toolUse, type FakeApi } from '../../helpers/fake-api.js';
 import { repoWithRemote } from '../../helpers/backlog-repo.js';
 import { useConsoles } from '../../helpers/console-pty.js';
 import { TEST_GIT_IDENTITY } from '../../helpers/git-identity.js';
@@ -24,7 +25,8 @@ let root: string;
 
 beforeEach(async () => {
   api = await startFakeApi();
-  dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'huddle-backlog-approver-')));
+  dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'huddle-backlog-rows-')));
+  dirs.push(dir);
   ({ root } = await repoWithRemote(dir));
   mkdirSync(path.join(root, '.team', 'backlog'), { recursive: true });
   mkdirSync(path.join(root, '.team', 'playbooks'), { recursive: true });
@@ -35,11 +37,15 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   await api.close();
-  rmSync(dir, { recursive: true, force: true });
+});
+// After every console is closed (useConsoles closes them after each test).
+const dirs: string[] = [];
+afterAll(() => {
+  for (const made of dirs) rmSync(made, { recursive: true, force: true });
 });
 
-describeSandboxed("the backlog view's approver", () => {
-  it("is the playbook builder role's plan approver", async () => {
+describeSandboxed("the backlog view's rows", () => {
+  it("is the playbook builder role's plan approver", { timeout: 90_000 }, async () => {
     // Nobody works here: the view's first rows are what this test reads.
     api.respond(() => replyText('Waiting.'));
     const tty = await startConsole({
@@ -56,5 +62,25 @@ describeSandboxed("the backlog view's approver", () => {
     const row = screen.split('\n').find((line) => line.startsWith('#1 '))!;
     expect(row).toMatch(/\bperson\b/);
     expect(row).not.toMatch(/\blead\b/);
+  });
+
+  it("say exploring while the builder's explorers are at work", { timeout: 90_000 }, async () => {
+    const builder = 'issue-1-add-a-greeting';
+    api.respond((request) => {
+      if (request.agent === builder) return reply(toolUse('explore', { tasks: [{ prompt: 'Where is the greeting printed?' }] }));
+      // Its explorer is still reading when the row is looked at.
+      if (request.agent?.startsWith(`${builder}/explore-`)) return { kind: 'hang' };
+      return replyText('Waiting.');
+    });
+    const tty = await startConsole({
+      fake: api,
+      workspace: root,
+      cols: 80,
+      rows: 24,
+      args: ['--backlog', 'local', '--permission-mode', 'auto'],
+      env: { ...TEST_GIT_IDENTITY, HUDDLE_PLAN_APPROVAL: 'lead' },
+    });
+    const screen = await tty.waitForScreen((s) => /^#1 .*\bexploring\b/m.test(s), { what: 'the issue exploring' });
+    expect(screen).toContain('Backlog (local: 1 issue');
   });
 });
