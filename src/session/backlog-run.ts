@@ -73,6 +73,8 @@ interface IssueState {
 }
 
 const REVIEWER = 'reviewer';
+/** How long after a pull request is opened its check runs may take to be listed, in a repository that runs CI. */
+const CHECKS_APPEAR_MS = 5 * 60_000;
 
 function plural(n: number, word: string, many = `${word}s`): string {
   return `${n} ${n === 1 ? word : many}`;
@@ -473,7 +475,9 @@ export class BacklogRun implements Shipper {
   /**
    * The pull request's check runs, read every checksPollMs until none is running: a failure goes to
    * the issue's teammate (to fix on its branch) and the lead (to ship again), a pass to the lead.
-   * The run does not end while they run. A branch with no check runs has nothing to wait for.
+   * The run does not end while they run. Right after a push GitHub may list none yet: where the base
+   * branch has check runs (the repository runs CI), they are waited for, up to CHECKS_APPEAR_MS; a
+   * branch with none after that, or of a repository without any, has nothing to wait for.
    */
   #watchChecks(state: IssueState, github: NonNullable<BacklogRunOptions['github']>): void {
     const every = this.#options.checksPollMs ?? 0;
@@ -485,6 +489,8 @@ export class BacklogRun implements Shipper {
       bus
         .send({ type: 'message', from: HUDDLE_SENDER, to, content })
         .catch((error: Error) => this.#warn(`could not tell ${to} about the checks: ${error.message}`));
+    const appearBy = Date.now() + CHECKS_APPEAR_MS;
+    let runsCi: boolean | undefined;
     const poll = async (): Promise<void> => {
       let checks;
       try {
@@ -493,7 +499,14 @@ export class BacklogRun implements Shipper {
         this.#warn(`could not read the checks of ${state.pr?.url}: ${(error as Error).message.split('\n')[0]}`);
         checks = { total: 0, failed: [], pending: 0 };
       }
-      if (checks.pending > 0) {
+      if (checks.total === 0 && Date.now() < appearBy) {
+        // A base that cannot be read is taken as a repository without CI: nothing is waited for.
+        runsCi ??= await checksOf(github.client, github.repo, state.base).then(
+          (base) => base.total > 0,
+          () => false,
+        );
+      }
+      if (checks.pending > 0 || (checks.total === 0 && runsCi === true && Date.now() < appearBy)) {
         state.checks = { state: 'pending', failed: [] };
         setTimeout(() => void poll(), every).unref();
         return;
