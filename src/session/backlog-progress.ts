@@ -26,7 +26,8 @@ export class BacklogProgress {
   }
 
   async rows(): Promise<BacklogRow[]> {
-    const approver = this.#planFirst ? this.#session.planApprover('coder') : 'none';
+    // The builder's role decides (its role file's plan_approver over plans.approver), as it does for its plans.
+    const approver = this.#planFirst ? this.#session.planApprover(this.#run.builderRole) : 'none';
     return (await this.#run.snapshot()).map((issue) => ({ ...issue, phase: issuePhase(issue, this.#planFirst), approver }));
   }
 

@@ -66,11 +66,15 @@ interface IssueState {
   failed?: string;
   /** The plan it sent to the person (the needs-you queue: not on the bus unless the person edits it). */
   planAsked?: string;
+  /** Its `explore` calls under way (their ids): its explorers are at work. */
+  exploring: Set<string>;
   /** What the runs before a --resume spent on it and took (their record's figures). */
   carried?: { cost_usd: number; model_calls: number; wall_ms: number };
 }
 
 const REVIEWER = 'reviewer';
+/** How long after a pull request is opened its check runs may take to be listed, in a repository that runs CI. */
+const CHECKS_APPEAR_MS = 5 * 60_000;
 
 function plural(n: number, word: string, many = `${word}s`): string {
   return `${n} ${n === 1 ? word : many}`;
@@ -101,6 +105,11 @@ export class BacklogRun implements Shipper {
     return this.#session.workspace.root;
   }
 
+  /** The role of every issue's builder (the playbook's implement phase): whose plan approver the issues have. */
+  get builderRole(): string {
+    return this.#playbook.builder.role;
+  }
+
   get #playbook(): Playbook {
     return this.#options.playbook;
   }
@@ -120,6 +129,12 @@ export class BacklogRun implements Shipper {
     this.#stops.push(
       this.#session.subscribe((event) => {
         if (event.type === 'message_sent') return this.#notePlan(event);
+        if ((event.type === 'tool_call' || event.type === 'tool_result') && event.name === 'explore' && event.subagent === undefined) {
+          const exploring = [...this.#states.values()].find((s) => s.name === event.agent)?.exploring;
+          if (event.type === 'tool_call') exploring?.add(event.id);
+          else exploring?.delete(event.id);
+          return;
+        }
         if (event.type === 'approval_requested' && event.tool === 'plan') {
           // A plan for the person goes to the needs-you queue, not the lead's inbox.
           this.#notePlan({ from: event.agent, to: LEAD_NAME, message_type: 'plan_approval_request', id: event.id });
@@ -249,6 +264,7 @@ export class BacklogRun implements Shipper {
       taskId: task.id,
       verify: [],
       checkFailures: 0,
+      exploring: new Set(),
     };
     if (task.status === 'completed') state.reviewedAt = Date.now();
     this.#states.set(issue.number, state);
@@ -314,6 +330,7 @@ export class BacklogRun implements Shipper {
       started: state.startedAt !== undefined,
       shipped: state.shippedAt !== undefined,
       plan: state.plan,
+      exploring: state.exploring.size > 0,
       // Given up by the playbook's retry caps, or the teammate failed.
       failed: state.failed !== undefined || failed.has(state.name),
       ...(state.pr ? { pullRequest: { number: state.pr.number, url: state.pr.url } } : {}),
@@ -467,7 +484,9 @@ export class BacklogRun implements Shipper {
   /**
    * The pull request's check runs, read every checksPollMs until none is running: a failure goes to
    * the issue's teammate (to fix on its branch) and the lead (to ship again), a pass to the lead.
-   * The run does not end while they run. A branch with no check runs has nothing to wait for.
+   * The run does not end while they run. Right after a push GitHub may list none yet: where the base
+   * branch has check runs (the repository runs CI), they are waited for, up to CHECKS_APPEAR_MS; a
+   * branch with none after that, or of a repository without any, has nothing to wait for.
    */
   #watchChecks(state: IssueState, github: NonNullable<BacklogRunOptions['github']>): void {
     const every = this.#options.checksPollMs ?? 0;
@@ -479,6 +498,8 @@ export class BacklogRun implements Shipper {
       bus
         .send({ type: 'message', from: HUDDLE_SENDER, to, content })
         .catch((error: Error) => this.#warn(`could not tell ${to} about the checks: ${error.message}`));
+    const appearBy = Date.now() + CHECKS_APPEAR_MS;
+    let runsCi: boolean | undefined;
     const poll = async (): Promise<void> => {
       let checks;
       try {
@@ -487,7 +508,14 @@ export class BacklogRun implements Shipper {
         this.#warn(`could not read the checks of ${state.pr?.url}: ${(error as Error).message.split('\n')[0]}`);
         checks = { total: 0, failed: [], pending: 0 };
       }
-      if (checks.pending > 0) {
+      if (checks.total === 0 && Date.now() < appearBy) {
+        // A base that cannot be read is taken as a repository without CI: nothing is waited for.
+        runsCi ??= await checksOf(github.client, github.repo, state.base).then(
+          (base) => base.total > 0,
+          () => false,
+        );
+      }
+      if (checks.pending > 0 || (checks.total === 0 && runsCi === true && Date.now() < appearBy)) {
         state.checks = { state: 'pending', failed: [] };
         setTimeout(() => void poll(), every).unref();
         return;
@@ -568,7 +596,7 @@ export class BacklogRun implements Shipper {
               : 'not started',
       ...(state.failed ? { failed_because: state.failed } : {}),
       phase: this.#phaseOf(state, task),
-      ...(this.#options.planFirst ? { approver: this.#session.backlogParts().planApprover() } : {}),
+      ...(this.#options.planFirst ? { approver: this.#session.backlogParts().planApprover(this.builderRole) } : {}),
       ...(state.pushed ? { pushed: state.pushed } : {}),
       ...(state.pr ? { pull_request: { number: state.pr.number, url: state.pr.url, state: state.pr.state, draft: state.pr.draft } } : {}),
       ...(plan ? { plan } : {}),
@@ -703,10 +731,10 @@ export class BacklogRun implements Shipper {
     const lines = [
       `This run works through a backlog of ${this.#states.size} issue${this.#states.size === 1 ? '' : 's'}, on base ${this.#options.base}.`,
       `huddle made one task per issue, assigned to a teammate of its own in its own worktree and branch${this.#playbook.reviewer ? ', and a reviewer that reviews each task' : ''}; each follows the playbook ${this.#playbook.name}.`,
-      this.#options.planFirst && this.#session.backlogParts().planApprover() === 'lead'
+      this.#options.planFirst && this.#session.backlogParts().planApprover(this.builderRole) === 'lead'
         ? 'Each teammate first sends you its plan: approve it (plan_approval) when it meets the issue and its acceptance criteria, or send it back with what to change.'
         : this.#options.planFirst
-          ? `The teammates' plans go to the person (${this.#session.backlogParts().planApprover()}), not to you.`
+          ? `The teammates' plans go to the person (${this.#session.backlogParts().planApprover(this.builderRole)}), not to you.`
           : '',
       this.#playbook.ship
         ? 'When huddle tells you an issue is reviewed and approved, ship it: open_pull_request {"issue": N}. An issue that depends on another starts once that one is approved, on its branch.'

@@ -6,6 +6,7 @@
 // person's pick (session/best-of-pick.ts).
 import path from 'node:path';
 import { childEnvironment } from '../runtime/process/spawn.js';
+import { currentProcess } from '../runtime/fs/process-identity.js';
 import { candidateName, nextBestOfId, reviewerName, saveBestOf, type BestOfCandidate, type BestOfRecord } from '../runtime/record/best-of-record.js';
 import { branchChanges } from '../runtime/record/git-changes.js';
 import { pinRepository, runGit } from '../runtime/git/host-git.js';
@@ -90,7 +91,7 @@ export class BestOfRun {
       ...(this.#options.verify ? { verify: this.#options.verify } : {}),
       started_at: new Date().toISOString(),
       candidates: [],
-      outcome: { kind: 'running' },
+      outcome: { kind: 'running', by: currentProcess() },
       discarded: [],
     };
     for (let k = 1; k <= n; k++) {

@@ -108,8 +108,11 @@ export interface BacklogParts {
   enableShipping(ship: Shipper): void;
   /** Keeps the run from ending while huddle waits on something outside the team; call the result to let go. */
   hold(): () => void;
-  /** Who approves plans in this run (plans.approver, as the settings, playbook and flags made it), for the record. */
-  planApprover(): string;
+  /**
+   * Who approves the plans of `role`'s teammates in this run (its role file's plan_approver, else plans.approver as
+   * the settings, playbook and flags made it), for the record and the lead's prompt.
+   */
+  planApprover(role: string): string;
   /** The teammate still has to have its plan approved before it builds. */
   planPending(name: string): boolean;
 }
@@ -636,10 +639,7 @@ export class TeamSession {
       enableShipping: (ship) => team.enableShipping(ship),
       hold: () => team.hold(),
       planPending: (name) => team.teammates.get(name)?.planPending === true,
-      planApprover: () => {
-        const { planApproval, planAutoApproveMinutes } = team.ctx.config;
-        return planApproval === 'auto-after' ? `auto-after ${planAutoApproveMinutes ?? 30} min` : (planApproval ?? 'lead');
-      },
+      planApprover: (role) => this.planApprover(role),
     };
   }
 
@@ -691,7 +691,14 @@ export class TeamSession {
       const reason = options.reason ?? 'stopped by the person';
       const teammate = this.#team.teammate(name);
       if ((!teammate || teammate.finished) && this.#store.hosts && this.#team.runsElsewhere(name)) {
-        if (await this.#store.hosts.stop(name, reason)) return `stopped ${name} on its worker`;
+        const stopped = await this.#store.hosts.stop(name, reason);
+        if (stopped === 'stopped') return `stopped ${name} on its worker`;
+        if (stopped === 'asked') return `asked ${name}'s worker to stop it; it has not yet (its slot stays taken until it does)`;
+        if (stopped === 'cancelled') {
+          // Its worker never took it, so nothing there will say it ended: the roster says so here.
+          await this.#team.ctx.roster.setStatus(name, 'shutdown', { reason });
+          return `stopped ${name} before its worker started it`;
+        }
       }
       if (!teammate || teammate.finished) throw new Error(`no running teammate named '${name}'`);
       teammate.stopNow(reason);

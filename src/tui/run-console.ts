@@ -56,27 +56,36 @@ export async function runConsole(options: CliOptions): Promise<number> {
   v8.setFlagsFromString('--semi-space-growth-factor=1');
   // bubblewrap's probe runs in child processes while the session core loads (settings read its verdict).
   const probing = probeSandbox();
-  const { openConsoleSession, consoleController, startConsoleSession, closeConsoleSession, askAboutOldTeam, StartupError } = await (core ??
-    import('./console-session.js'));
-  await probing;
-  let opened: ConsoleSession | 'quit';
-  try {
-    opened = await openConsoleSession(options, store, async (members) => {
+  const loading = core ?? import('./console-session.js');
+  const opening = (async () => {
+    const { openConsoleSession, askAboutOldTeam } = await loading;
+    await probing;
+    return openConsoleSession(options, store, async (members) => {
       // Only a team kept elsewhere (PostgreSQL) gets here with the screen drawn: the question is asked on the normal screen.
       if (instance) restoreTerminal();
       redraw = undefined;
       return askAboutOldTeam(members);
     });
+  })();
+  let opened: ConsoleSession | 'quit';
+  try {
+    // Quitting (Ctrl+C twice, SIGTERM, SIGHUP) while the team still opens does not wait for it: a start that
+    // hangs (a database that does not answer) can be left. The process exits with the open unfinished.
+    opened = await Promise.race([opening, quitRequested.then(() => 'quit' as const)]);
   } catch (error) {
     if (instance) restoreTerminal();
+    const { StartupError } = await loading;
     if (error instanceof StartupError) return fail(error.message);
     throw error;
   }
   if (opened === 'quit') {
+    // Left behind: whatever the open still does (or fails with) ends with the process.
+    opening.catch(() => undefined);
     if (instance) restoreTerminal();
     return 0;
   }
   const session = opened;
+  const { consoleController, startConsoleSession, closeConsoleSession } = await loading;
   ready = consoleController(session.session, store, resolveQuit);
   if (redraw) redraw();
   else await draw();

@@ -64,13 +64,22 @@ export class CompletionReports {
     }
   }
 
-  /** What huddle adds to a message from `from` to `to`: the results not yet reported, when it is a report to the lead. */
-  readonly annotate = (from: string, to: string): Record<string, unknown> | undefined => {
+  /**
+   * What huddle adds to a message from `from` to `to`: the results not yet reported, when it is a report to the
+   * lead. They stay pending until `sent` says the message was stored: a report whose send failed leaves them
+   * for the next one.
+   */
+  readonly annotate = (from: string, to: string): { fields: Record<string, unknown>; sent: () => void } | undefined => {
     if (to !== LEAD_NAME || from === LEAD_NAME) return undefined;
-    const notes = this.#pending.get(from);
-    if (!notes?.length) return undefined;
-    this.#pending.delete(from);
-    return { tasks: notes };
+    const carried = [...(this.#pending.get(from) ?? [])];
+    if (!carried.length) return undefined;
+    const sent = () => {
+      // Completions that came while it was sent wait for the next report.
+      const left = (this.#pending.get(from) ?? []).filter((note) => !carried.includes(note));
+      if (left.length) this.#pending.set(from, left);
+      else this.#pending.delete(from);
+    };
+    return { fields: { tasks: carried }, sent };
   };
 }
 

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import * as z from 'zod';
 import { writeJsonAtomicSync } from '../fs/atomic-file.js';
+import { liveness, type ProcessIdentity } from '../fs/process-identity.js';
 
 /** One candidate of a best-of-N run, as the comparison shows it. */
 export interface BestOfCandidate {
@@ -44,7 +45,8 @@ export interface BestOfVerdict {
 
 /** What became of a run: under way, waiting for the person's pick, merged, opened as a pull request, or all discarded. */
 export type BestOfOutcome =
-  | { kind: 'running' }
+  /** `by`: the process running it, so that a later reader can tell a run under way from one killed outright. */
+  | { kind: 'running'; by?: ProcessIdentity | undefined }
   | { kind: 'waiting' }
   | { kind: 'merged'; candidate: string; message: string }
   | { kind: 'pull_request'; candidate: string; message: string }
@@ -92,7 +94,10 @@ const bestOfRecordSchema: z.ZodType<BestOfRecord> = z.object({
   candidates: z.array(candidateSchema),
   verdict: z.object({ by: z.string(), pick: z.string().nullable(), reason: z.string(), cost_usd: z.number() }).optional(),
   outcome: z.discriminatedUnion('kind', [
-    z.object({ kind: z.literal('running') }),
+    z.object({
+      kind: z.literal('running'),
+      by: z.object({ pid: z.number(), start: z.string().optional(), host: z.string() }).optional(),
+    }),
     z.object({ kind: z.literal('waiting') }),
     z.object({ kind: z.literal('merged'), candidate: z.string(), message: z.string() }),
     z.object({ kind: z.literal('pull_request'), candidate: z.string(), message: z.string() }),
@@ -155,7 +160,27 @@ export function loadBestOf(root: string, id?: number): BestOfRecord {
   }
   const parsed = bestOfRecordSchema.safeParse(json);
   if (!parsed.success) throw new Error(`${path.relative(root, file)} is not a best-of record: ${parsed.error.issues[0]?.message ?? 'unreadable'}`);
-  return parsed.data;
+  return orphanedAsInterrupted(parsed.data);
+}
+
+/** What a candidate still at work when its run's process died is marked with. */
+export const KILLED_RUN = 'interrupted: its run was killed';
+
+/**
+ * A record left `running` by a process that no longer runs (killed outright, SIGKILL or a crash, so it never
+ * wrote that it stopped) is read as a run interrupted: its candidates still at work are stopped, and it waits
+ * for a pick. A run on another host (its process cannot be asked from here) is left as it says.
+ */
+function orphanedAsInterrupted(record: BestOfRecord): BestOfRecord {
+  const outcome = record.outcome;
+  if (outcome.kind !== 'running' || !outcome.by || liveness(outcome.by) !== 'dead') return record;
+  for (const candidate of record.candidates) {
+    if (candidate.state !== 'running') continue;
+    candidate.state = 'stopped';
+    candidate.error = KILLED_RUN;
+  }
+  record.outcome = { kind: 'waiting' };
+  return record;
 }
 
 /** A candidate by its name, or its number k (`2` is `best<id>-2`). */

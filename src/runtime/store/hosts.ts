@@ -25,6 +25,9 @@ export interface Placement extends PlacementSpec {
   hostLabel: string;
 }
 
+/** What became of a stop on a worker (TeamHosts.stop). */
+export type StopOutcome = 'stopped' | 'cancelled' | 'asked' | false;
+
 export interface TeamHosts {
   /** This process's host id: the roster's `host` of what runs here. */
   readonly self: string;
@@ -43,10 +46,12 @@ export interface TeamHosts {
   /** Asks every worker to stop the teammates it runs for the team (the team finished). */
   recall(reason: string): Promise<void>;
   /**
-   * Asks the worker that runs teammate `name` to stop it now; resolves once its slot is free (the
-   * teammate ended, or its worker was swept). False when no worker runs it.
+   * Asks the worker that runs teammate `name` to stop it now: `stopped` once its slot is free (the
+   * teammate ended, or its worker was swept), `cancelled` when its worker had not taken it yet (it
+   * never ran there), `asked` when the worker had not stopped it after a few leases (it still may; the
+   * slot is counted until then). False when no worker runs it.
    */
-  stop(name: string, reason: string): Promise<boolean>;
+  stop(name: string, reason: string): Promise<StopOutcome>;
   /**
    * Worker: offers `slots` slots; `start` runs each placement handed to this host (one at a time,
    * in order) and resolves once its teammate finished. Resolves once serving.

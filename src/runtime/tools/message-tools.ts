@@ -19,8 +19,9 @@ export interface MessageToolsOptions {
   /**
    * Fields huddle adds to a message an agent sends (a teammate's report to the lead carries the
    * results of the tasks it completed since its last one); never taken from the agent's input.
+   * `sent` is called once the message is stored: a send that failed leaves them for the next one.
    */
-  annotate?: (from: string, to: string) => Record<string, unknown> | undefined;
+  annotate?: (from: string, to: string) => { fields: Record<string, unknown>; sent: () => void } | undefined;
 }
 
 const sendMessageInput = z.object({
@@ -42,7 +43,8 @@ export function messageTools(bus: Bus, options: MessageToolsOptions = {}) {
     async run(input, context) {
       if (input.to === context.agent) throw new ToolError(`you are '${context.agent}'; send_message goes to someone else`);
       const extra = options.annotate?.(context.agent, input.to);
-      const message = await bus.send({ ...extra, type: 'message', from: context.agent, to: input.to, content: input.content });
+      const message = await bus.send({ ...extra?.fields, type: 'message', from: context.agent, to: input.to, content: input.content });
+      extra?.sent();
       return `sent to ${input.to} (${message.id})`;
     },
   });

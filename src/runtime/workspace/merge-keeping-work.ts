@@ -35,14 +35,30 @@ export async function mergeKeepingWork(root: string, branch: string, message: st
   const commit = (await gitOk(root, ['commit-tree', tree, '-p', head, '-p', theirs, '-m', message], 'git commit-tree')).trim();
   const forward = await git(root, ['merge', '--ff-only', '-q', commit]);
   if (forward.code !== 0) {
+    // git lists the files in its way one per line, each after a tab (in any language git speaks).
     const files = forward.stderr
       .split('\n')
       .filter((line) => /^\t/.test(line))
       .map((line) => line.trim());
+    // Anything else (the index locked by another git, a disk error): git's own words, not a guess about the person's work.
+    if (!files.length) throw new WorktreeError(`merging ${branch} into ${into} failed: ${firstLines(forward.stderr || forward.stdout)}; nothing was changed`);
     throw new MergeRefusedError(
-      `merging ${branch} would overwrite your uncommitted changes in ${files.join(', ') || 'the workspace'}; nothing was changed: commit them (or move them aside), then pick again`,
+      `merging ${branch} would overwrite ${await inTheWay(root, files)}; nothing was changed: commit them (or move them aside), then pick again`,
       files,
     );
   }
   return { into, commit: commit.slice(0, 7) };
+}
+
+/** The person's files a merge would overwrite, said as what they are: uncommitted changes, untracked files. */
+async function inTheWay(root: string, files: string[]): Promise<string> {
+  const tracked = new Set((await git(root, ['ls-files', '-z', '--', ...files])).stdout.split('\0').filter(Boolean));
+  const changed = files.filter((file) => tracked.has(file));
+  const untracked = files.filter((file) => !tracked.has(file));
+  return [
+    changed.length ? `your uncommitted changes in ${changed.join(', ')}` : '',
+    untracked.length ? `your untracked file${untracked.length === 1 ? '' : 's'} ${untracked.join(', ')}` : '',
+  ]
+    .filter(Boolean)
+    .join(' and ');
 }

@@ -71,4 +71,26 @@ describe('mergeKeepingWork', () => {
     expect(await git('rev-parse', 'HEAD')).toBe(head);
     expect(await git('status', '--porcelain')).toBe(' M b.txt');
   });
+
+  it('names an untracked file of the person that is in the way as untracked', async () => {
+    await branchWith('c.txt', 'c from pick\n');
+    writeFileSync(path.join(root, 'c.txt'), "the person's own c\n");
+    const refused = await mergeKeepingWork(root, 'pick', 'Merge pick').catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(MergeRefusedError);
+    expect((refused as MergeRefusedError).files).toEqual(['c.txt']);
+    expect((refused as Error).message).toMatch(/would overwrite your untracked file c\.txt; nothing was changed/);
+    expect(readFileSync(path.join(root, 'c.txt'), 'utf8')).toBe("the person's own c\n");
+  });
+
+  it('says why when git cannot move the branch for another reason (the index locked), not that work would be overwritten', async () => {
+    await branchWith('a.txt', 'a from pick\n');
+    const head = await git('rev-parse', 'HEAD');
+    // Another git command at work in the workspace (or one that crashed) holds the index.
+    writeFileSync(path.join(root, '.git', 'index.lock'), '');
+    const refused = await mergeKeepingWork(root, 'pick', 'Merge pick').catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(Error);
+    expect((refused as Error).message).not.toMatch(/overwrite/);
+    expect((refused as Error).message).toMatch(/^merging pick into main failed: .*index\.lock.*; nothing was changed/);
+    expect(await git('rev-parse', 'HEAD')).toBe(head);
+  });
 });

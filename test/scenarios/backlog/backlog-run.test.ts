@@ -340,6 +340,33 @@ describeSandboxed('a pull request whose checks fail', () => {
   );
 });
 
+describeSandboxed('a pull request whose checks are not listed yet', () => {
+  it(
+    'in a repository that runs CI, waits for them to be listed, and records them once they pass',
+    async () => {
+      writeIssue('1-greeting.md', '---\ntitle: Add a greeting\n---\nWrite hello.txt.\n');
+      const branch = 'huddle/issue-1-add-a-greeting';
+      // The repository runs CI (its base branch has check runs); the pull request's are not listed at first.
+      github.checks.set('main', [{ name: 'test', status: 'completed', conclusion: 'success' }]);
+      script(1);
+      const running = huddle(['run', '--github-api-url', github.url, '--pr-repo', 'acme/app', '--plan-approval', 'off'], { HUDDLE_CHECKS_POLL_MS: '100' });
+      // huddle has read the branch's checks once and found none; then GitHub lists them, passed.
+      const readBranch = () => github.requests.some((r) => r.operation === 'checks/list-for-ref' && decodeURIComponent(r.path).includes(`/commits/${branch}/`));
+      for (let i = 0; i < 2400 && !readBranch(); i++) await new Promise((done) => setTimeout(done, 50));
+      expect(readBranch()).toBe(true);
+      github.checks.set(branch, [{ name: 'test', status: 'completed', conclusion: 'success' }]);
+      const result = await running;
+      expect(result.code, result.stderr).toBe(0);
+      expect(github.violations).toEqual([]);
+      const [entry] = runRecord().backlog!;
+      expect(entry).toMatchObject({ checks: { state: 'passed', failed: [] }, state: 'shipped' });
+      const toLead = api.requests.filter((r) => r.agent === 'lead').flatMap((r) => inboxMessages(allUserTexts(r)));
+      expect(toLead.some((m) => m.content.endsWith(`pull request ${github.pulls[0]!.html_url} passed.`))).toBe(true);
+    },
+    RUN_TIMEOUT_MS + 20_000,
+  );
+});
+
 describeSandboxed('a playbook of its own', () => {
   it(
     'is followed: no plan, no review, no pull request; a verify command past its retry cap gives the issue up, and the record says why',

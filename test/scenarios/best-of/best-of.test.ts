@@ -240,4 +240,48 @@ describeSandboxed('huddle best-of', () => {
     },
     RUN_TIMEOUT_MS * 2,
   );
+
+  it(
+    'killed outright (SIGKILL), its record is read as interrupted: huddle pick merges a candidate; alive, the pick waits',
+    async () => {
+      api.respond((request) => {
+        if (!/^best1-\d$/.test(request.agent ?? '')) return undefined;
+        const history = JSON.stringify(request.body?.messages ?? []);
+        if (history.includes('tool_result')) return { kind: 'hang' };
+        return reply(
+          toolUse('write_file', { path: 'answer.txt', content: '42\n' }),
+          toolUse('bash', { command: `git add answer.txt && git commit -q -m "${request.agent}: the answer"` }),
+        );
+      });
+      let child: ChildProcess | undefined;
+      const running = runCli(['best-of', '3', 'Write the answer to answer.txt', '--trust'], {
+        cwd: ws.dir,
+        timeoutMs: RUN_TIMEOUT_MS,
+        env: { ANTHROPIC_BASE_URL: api.url, ...TEST_GIT_IDENTITY },
+        onSpawn: (spawned) => (child = spawned),
+      });
+      await api.waitForRequests(6, RUN_TIMEOUT_MS);
+      // While its process runs, the run is under way: no pick yet.
+      const early = await huddle(['pick', '1']);
+      expect([early.code, early.stderr]).toEqual([1, 'huddle: best-of #1 is still running; pick once its comparison is shown\n']);
+
+      child!.kill('SIGKILL');
+      const run = await running;
+      expect(run.signal).toBe('SIGKILL');
+      expect(JSON.parse(readFileSync(path.join(ws.dir, '.team', 'best-of', '1.json'), 'utf8')).outcome.kind).toBe('running');
+
+      const pick = await huddle(['pick', '2']);
+      expect(pick.stderr).toBe('');
+      expect(pick.code).toBe(0);
+      expect(pick.stdout).toMatch(/merged huddle\/best1-2 into main/);
+      expect(readFileSync(path.join(ws.dir, 'answer.txt'), 'utf8')).toBe('42\n');
+      const kept = JSON.parse(readFileSync(path.join(ws.dir, '.team', 'best-of', '1.json'), 'utf8'));
+      expect(kept.outcome).toMatchObject({ kind: 'merged', candidate: 'best1-2' });
+      expect(kept.candidates.map((c: { state: string; error?: string }) => [c.state, c.error])).toEqual(
+        Array(3).fill(['stopped', 'interrupted: its run was killed']),
+      );
+      expect(await git('branch', '--list', 'huddle/*')).toBe('');
+    },
+    RUN_TIMEOUT_MS * 2,
+  );
 });

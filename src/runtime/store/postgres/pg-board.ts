@@ -415,14 +415,13 @@ export class PgBoard implements Board {
         async (client, token, tx) => {
           const result = await work(client, tx.first);
           const stamped = result.changes.map((change) => stamp(change));
-          if (stamped.length) {
-            // The change's task events (and this host's events before them) commit with it (pg-events.ts).
-            recordIn?.(
-              tx.finish,
-              stamped.map(({ action, task }) => ({ agent: by, type: 'task', action, task })),
-            );
-            tx.finish(...storeChanges(team, stamped, { token }));
-          }
+          // The change's task events (and this host's events before them) commit with it (pg-events.ts);
+          // every attempt says what it wrote, none included, since a retried attempt may change nothing.
+          recordIn?.(
+            tx.finish,
+            stamped.map(({ action, task }) => ({ agent: by, type: 'task', action, task })),
+          );
+          if (stamped.length) tx.finish(...storeChanges(team, stamped, { token }));
           return { value: result.value, changes: stamped };
         },
         {

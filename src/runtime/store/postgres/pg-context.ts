@@ -23,6 +23,8 @@ export interface InTransactionRecord {
    * Runs `work` once no other write of `agent`'s events is in flight (so its events keep their
    * order); `work` calls `write(tx.finish, events)` in its transaction to store what `agent`
    * emitted before and `events`, which the record then does not store again when they are emitted.
+   * It calls it in every attempt of the transaction (with no events when that attempt changed
+   * nothing): what the attempt that commits wrote is what the record counts as stored.
    */
   around<T>(
     agent: string,

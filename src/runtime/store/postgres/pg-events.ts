@@ -138,34 +138,35 @@ export class PgEventStore implements EventStore {
   ): Promise<T> {
     // The agent's events emitted so far are this change's to write (taken now: its later ones come after it).
     const mine = this.#failure || this.#closed ? [] : this.#take((entry) => entry.agent === agent);
-    let taken: Buffered[] | undefined;
-    let keys: string[] = [];
+    // What the latest attempt of the transaction wrote. Each attempt writes its own rows: a retried one may
+    // have made other changes (another updated_at, or none), and its rows, not an earlier attempt's rolled
+    // back ones, are those that commit. The agent's earlier events keep their uids (stored once however often).
+    let written: { entries: Buffered[]; keys: string[] } | undefined;
     const writeIn = (finish: Transaction['finish'], events: Array<{ agent: string; type: string; [field: string]: unknown }>): void => {
+      written = undefined;
       if (this.#failure || this.#closed) return;
-      // A retried transaction writes the same rows again (same uids: stored once).
-      if (!taken) {
-        taken = [...mine];
-        const ts = new Date().toISOString();
-        for (const event of events) {
-          const full = { ts, ...event } as unknown as HuddleEvent;
-          taken.push({ uid: randomUUID(), agent: event.agent, body: this.#scrubbed(full) });
-          if (full.type === 'task') keys.push(inTransactionKey(full));
-        }
+      const entries = [...mine];
+      const keys: string[] = [];
+      const ts = new Date().toISOString();
+      for (const event of events) {
+        const full = { ts, ...event } as unknown as HuddleEvent;
+        entries.push({ uid: randomUUID(), agent: event.agent, body: this.#scrubbed(full) });
+        if (full.type === 'task') keys.push(inTransactionKey(full));
       }
-      if (taken.length) finish(INSERT_EVENTS, this.#insertParams(taken));
+      if (entries.length) finish(INSERT_EVENTS, this.#insertParams(entries));
+      written = { entries, keys };
     };
     return this.#inTurn([agent], async () => {
       try {
         const value = await work(writeIn);
-        for (const key of keys) this.#storedAlready.add(key);
-        if (taken?.length) this.#ctx.channel.announce(this.#ctx.db, { k: 'e', h: this.#ctx.host });
+        for (const key of written?.keys ?? []) this.#storedAlready.add(key);
+        if (written?.entries.length) this.#ctx.channel.announce(this.#ctx.db, { k: 'e', h: this.#ctx.host });
         // A change that wrote nothing (so no rows of its own) still owes the agent's events it took.
-        if (!taken && mine.length && !this.#closed) await this.#insert(mine);
+        if (!written && mine.length && !this.#closed) await this.#insert(mine);
         return value;
       } catch (error) {
         // Not written with the change (it was refused, or failed): the agent's events go on record
         // by themselves, before its next write (the change's own events were never emitted).
-        keys = [];
         if (mine.length && !this.#closed) await this.#insert(mine);
         throw error;
       }

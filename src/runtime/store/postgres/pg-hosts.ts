@@ -13,12 +13,15 @@ import { createHash, randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import pg from 'pg';
 import { currentProcess } from '../../fs/process-identity.js';
-import type { Placement, PlacementSpec, TeamHosts } from '../hosts.js';
+import type { Placement, PlacementSpec, StopOutcome, TeamHosts } from '../hosts.js';
 import type { StoreError } from '../store-errors.js';
 import { askServerKeepalives, StoreFencedError } from './pg-database.js';
 import { type PgContext, write } from './pg-context.js';
 import { toJsonb } from './pg-json.js';
 import { Reachability } from './pg-reachability.js';
+
+/** How many leases a stop waits for the worker before it leaves the teammate's end to it. */
+const STOP_DEADLINE_LEASES = 3;
 
 export interface HostRegistration {
   kind: 'lead' | 'join';
@@ -349,50 +352,57 @@ export class PgHosts implements TeamHosts {
   async recall(reason: string): Promise<void> {
     const { team, channel } = this.#ctx;
     await write(this.#ctx, async (client) => {
+      // One no worker has taken yet is nobody's to stop: cancelled, so that no worker takes it after all.
+      await client.query(`UPDATE huddle_placements SET state = 'cancelled' WHERE team = $1 AND state = 'pending'`, [team]);
       const { rows } = await client.query<{ host: string }>(
-        `UPDATE huddle_placements SET state = 'stopping', spec = spec || jsonb_build_object('stop_reason', $2::text) WHERE team = $1 AND state IN ('pending', 'running') RETURNING host`,
+        `UPDATE huddle_placements SET state = 'stopping', spec = spec || jsonb_build_object('stop_reason', $2::text) WHERE team = $1 AND state = 'running' RETURNING host`,
         [team, reason],
       );
       for (const host of new Set(rows.map((row) => row.host))) await channel.publish(client, { k: 'h', host });
     });
   }
 
-  async stop(name: string, reason: string): Promise<boolean> {
+  async stop(name: string, reason: string): Promise<StopOutcome> {
     const { team, channel } = this.#ctx;
-    const ids = await write(this.#ctx, async (client) => {
+    const { cancelled, ids } = await write(this.#ctx, async (client) => {
+      // A placement its worker has not taken yet is cancelled: nothing runs it, and no worker will take it now.
+      const pending = await client.query(`UPDATE huddle_placements SET state = 'cancelled' WHERE team = $1 AND name = $2 AND state = 'pending'`, [team, name]);
       const { rows } = await client.query<{ id: string; host: string }>(
         `UPDATE huddle_placements SET state = 'stopping', spec = spec || jsonb_build_object('stop_reason', $3::text)
-          WHERE team = $1 AND name = $2 AND state IN ('pending', 'running', 'stopping') RETURNING id, host`,
+          WHERE team = $1 AND name = $2 AND state IN ('running', 'stopping') RETURNING id, host`,
         [team, name, reason],
       );
       for (const host of new Set(rows.map((row) => row.host))) await channel.publish(client, { k: 'h', host });
-      return rows.map((row) => row.id);
+      return { cancelled: (pending.rowCount ?? 0) > 0, ids: rows.map((row) => row.id) };
     });
-    if (ids.length === 0) return false;
+    if (ids.length === 0) return cancelled ? 'cancelled' : false;
     // The worker says `done` when the teammate ended; a sweep says `lost` when the worker is gone: either frees the slot.
-    await new Promise<void>((resolve) => {
+    // A worker that neither stops it nor lapses within three leases is left to it: the stop is asked, not awaited.
+    return new Promise<StopOutcome>((resolve) => {
       let over = false;
+      const finish = (outcome: StopOutcome) => {
+        if (over) return;
+        over = true;
+        off();
+        offResync();
+        clearInterval(again);
+        clearTimeout(deadline);
+        resolve(outcome);
+      };
       const check = () => {
         void this.#ctx.db
           .query(`SELECT 1 FROM huddle_placements WHERE team = $1 AND id = ANY($2) AND state IN ('pending', 'running', 'stopping')`, [team, ids])
-          .then(({ rows }) => {
-            if (rows.length > 0 || over) return;
-            over = true;
-            off();
-            offResync();
-            clearInterval(again);
-            resolve();
-          })
-          // The next notification (or resync) looks again.
+          .then(({ rows }) => rows.length === 0 && finish('stopped'))
+          // The next notification (or resync, or the deadline) looks again.
           .catch(() => undefined);
       };
       const off = channel.on('h', check);
       const offResync = channel.onResync(check);
       // A notification lost with a dropped link: looked at again once per lease.
       const again = setInterval(check, this.#registration.leaseMs);
+      const deadline = setTimeout(() => finish('asked'), STOP_DEADLINE_LEASES * this.#registration.leaseMs);
       check();
     });
-    return true;
   }
 
   // ---- serving (a worker) ----------------------------------------------------------------
@@ -426,6 +436,12 @@ export class PgHosts implements TeamHosts {
               `SELECT id, spec->>'stop_reason' AS reason FROM huddle_placements WHERE team = $1 AND host = $2 AND state = 'stopping'`,
               [team, this.self],
             );
+            // Recalled, and no longer run here: its run ended, and its `done` (written once, on the way out) was lost.
+            const ended = recalled.rows.filter((row) => !serving.running.has(row.id)).map((row) => row.id);
+            if (ended.length) {
+              await client.query(`UPDATE huddle_placements SET state = 'done' WHERE team = $1 AND id = ANY($2) AND state = 'stopping'`, [team, ended]);
+              await this.#ctx.channel.publish(client, { k: 'h' });
+            }
             const { rows } = await client.query<{ id: string; spec: PlacementSpec }>(
               `UPDATE huddle_placements SET state = 'running' WHERE team = $1 AND host = $2 AND state = 'pending' RETURNING id, spec`,
               [team, this.self],

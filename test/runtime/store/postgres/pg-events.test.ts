@@ -139,6 +139,57 @@ describePostgres('the event record on PostgreSQL', (base) => {
     expect(Number(again.rows[0]!.n)).toBe(1);
   });
 
+  it("a completion retried after a lock timeout writes the retried attempt's task event, once, with the events before it", { timeout: 120_000 }, async () => {
+    const { url, team } = teamUrl(base, 'retry');
+    const hub = new EventHub();
+    // The lease sets the lock timeout (2 s): a write waiting longer on a lock runs again.
+    const store = await postgresBackend(url, new Workspace(root), { leaseMs: 2_000 }).open({ hub, secrets: [] });
+    stores.push(store);
+    await store.roster.add({ name: 'alice', role: 'coder' });
+    const task = await store.board.create({ subject: 'the notes' }, 'lead');
+    await store.board.claim(task.id, 'alice');
+    await (store.events as PgEventStore).settled();
+
+    // Another session holds the event table: the completion's first attempt waits on its INSERT (after
+    // its work, at COMMIT), times out, and runs again; the table is let go once the second attempt waits.
+    const holder = new pg.Client({ connectionString: base });
+    await holder.connect();
+    await holder.query('BEGIN');
+    await holder.query('LOCK TABLE huddle_events IN EXCLUSIVE MODE');
+    const waiting = async () =>
+      (
+        await client.query<{ started: Date }>(
+          `SELECT a.xact_start AS started FROM pg_locks l JOIN pg_stat_activity a USING (pid)
+            WHERE l.relation = 'huddle_events'::regclass AND NOT l.granted AND a.datname = current_database()`,
+        )
+      ).rows.map((row) => row.started.getTime());
+    hub.emit('alice', 'text_delta', { text: 'done: the notes' });
+    hub.emit('alice', 'tool_result', { id: 't1', name: 'write', ok: true, content: 'wrote notes.md', duration_ms: 1 });
+    const completing = store.board.update(task.id, { status: 'completed' }, 'alice');
+    let first: number | undefined;
+    for (;;) {
+      const now = await waiting();
+      first ??= now[0];
+      if (first !== undefined && now.some((started) => started !== first)) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await holder.query('COMMIT');
+    await holder.end();
+    await completing;
+    await (store.events as PgEventStore).settled();
+    const completed = (await store.board.get(task.id))!;
+
+    const { rows } = await client.query<{ body: { type: string; action?: string; text?: string; task?: { updated_at?: string } } }>(
+      `SELECT body FROM huddle_events WHERE team = $1 AND agent = 'alice' ORDER BY seq`,
+      [team],
+    );
+    const kinds = rows.map((row) => (row.body.type === 'task' ? `task:${row.body.action}` : row.body.type));
+    expect(kinds.slice(-3)).toEqual(['text_delta', 'tool_result', 'task:completed']);
+    // Once, and as the attempt that committed made it (not the first attempt's, rolled back).
+    expect(kinds.filter((kind) => kind === 'task:completed')).toHaveLength(1);
+    expect(rows.at(-1)!.body.task?.updated_at).toBe(completed.updated_at);
+  });
+
   it('huddle prune removes an archived team (--dry-run first removes nothing) and keeps the live one', { timeout: 120_000 }, async () => {
     const { url: oldUrl, team: old } = teamUrl(base, 'prune');
     const ws = new Workspace(root);
