@@ -128,12 +128,20 @@ export class BoardCache {
     }
   }
 
-  /** Starts watching once there is someone to tell; stops when the last listener leaves. */
-  syncWatcher(onWarning: WarningSink): void {
+  /**
+   * Starts watching once there is someone to tell. When the last listener leaves, the watcher stays
+   * until the board is closed (`closing`): it keeps the cache current, so an idle teammate's
+   * hasClaimable looks at the pending ids only instead of stat-ing the whole board (the teammates of
+   * a busy team come and go as listeners). It holds no process open. One that polls (fs.watch failed)
+   * lists the whole directory every second: that one stops with the last listener, as before.
+   */
+  syncWatcher(onWarning: WarningSink, closing = false): void {
     this.#watchWarn = onWarning;
     if (this.listeners.size === 0) {
-      this.#watcher?.close();
-      this.#watcher = undefined;
+      if (closing || this.#watcher?.polling) {
+        this.#watcher?.close();
+        this.#watcher = undefined;
+      }
       return;
     }
     this.#watcher ??= new DirectoryWatcher(this.dir, {

@@ -98,7 +98,8 @@ export class FileBoard implements Board {
   /**
    * Whether any task is claimable: only the ids that may be pending are looked at (each file
    * re-read only when its stat changed), and the whole directory only when no watcher keeps the
-   * cache current.
+   * cache current (none has listened since the board was opened, or fs.watch failed and nobody
+   * listens now).
    */
   async hasClaimable(): Promise<boolean> {
     if (!this.#cache.watching) this.#cache.scanAll(this.#warnSink);
@@ -238,7 +239,7 @@ export class FileBoard implements Board {
   close(): void {
     for (const listener of this.#myListeners) this.#cache.listeners.delete(listener);
     this.#myListeners.clear();
-    this.#cache.syncWatcher(this.#warnSink);
+    this.#cache.syncWatcher(this.#warnSink, true);
   }
 
   // ---- internals ----------------------------------------------------------------------------
