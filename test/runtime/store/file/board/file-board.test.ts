@@ -411,15 +411,29 @@ describe('onChange', () => {
       board.onChange(() => undefined)();
       const cache = boardCacheFor(path.resolve(dir));
       expect(cache.watching).toBe(true);
-      expect(cache.candidates()).toEqual([]); // the directory as listed now
-      const child = spawn(process.execPath, [worker, JSON.stringify({ mode: 'create', dir, subject: 'theirs', by: 'bob' })], { stdio: 'ignore' });
-      expect(await new Promise<number | null>((resolve) => child.on('exit', resolve))).toBe(0);
-      // The watcher, not a scan, tells the cache: an id it has not seen appears among the candidates.
-      await until(() => cache.candidates().includes(2));
-      expect(await board.hasClaimable()).toBe(true);
+      await expectWatcherReports(cache, 2);
       board.close();
       expect(cache.watching).toBe(false);
     });
+
+    it('hasClaimable starts the watcher when nobody listens (a busy team), so later looks read no other task file', async () => {
+      await board.create({ subject: 'mine' }, 'lead');
+      await board.claim(1, 'lead');
+      const cache = boardCacheFor(path.resolve(dir));
+      expect(cache.watching).toBe(false);
+      expect(await board.hasClaimable()).toBe(false);
+      expect(cache.watching).toBe(true);
+      await expectWatcherReports(cache, 2);
+    });
+
+    /** Another process creates task `id`: the watcher, not a scan, brings it into the cache, and hasClaimable sees it. */
+    async function expectWatcherReports(cache: ReturnType<typeof boardCacheFor>, id: number): Promise<void> {
+      expect(cache.candidates()).toEqual([]); // the directory as listed now
+      const child = spawn(process.execPath, [worker, JSON.stringify({ mode: 'create', dir, subject: 'theirs', by: 'bob' })], { stdio: 'ignore' });
+      expect(await new Promise<number | null>((resolve) => child.on('exit', resolve))).toBe(0);
+      await until(() => cache.candidates().includes(id));
+      expect(await board.hasClaimable()).toBe(true);
+    }
   });
 });
 
