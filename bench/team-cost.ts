@@ -63,6 +63,10 @@ function respond(request: RecordedRequest, pace: { min: number; max: number } | 
 async function runTeam(tasks: number, teammates: number, pace?: { min: number; max: number }): Promise<TeamCost> {
   const fake = await startFakeApi();
   const temp = tempDir('huddle-bench-team-cost-');
+  // The checkpoints' shadow repositories go to a temporary state directory, not the person's ~/.local/state.
+  const state = tempDir('huddle-bench-team-cost-state-');
+  const savedState = process.env.XDG_STATE_HOME;
+  process.env.XDG_STATE_HOME = state.dir;
   fake.respond((request) => (request.path === '/v1/messages' ? respond(request, pace) : undefined));
   const config = resolveConfig(
     { cwd: temp.dir },
@@ -133,6 +137,9 @@ async function runTeam(tasks: number, teammates: number, pace?: { min: number; m
     await store.close();
     await fake.close();
     temp.cleanup();
+    if (savedState === undefined) delete process.env.XDG_STATE_HOME;
+    else process.env.XDG_STATE_HOME = savedState;
+    state.cleanup();
   }
 }
 
