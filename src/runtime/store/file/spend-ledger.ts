@@ -9,7 +9,7 @@
 // Which task an agent owns comes from the `task` events of the hub (claims, completions); an
 // agent seen for the first time is looked up on the board once. A claim made by another process
 // reaches this one's hub only through the board, so that first lookup is what it relies on there.
-import { appendFileSync, closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { MalformedFileError, readJson } from '../../fs/atomic-file.js';
 import type { Board } from '../board.js';
@@ -135,14 +135,22 @@ export class FileSpendLedger implements SpendLedger {
 
   /** Folds the lines appended since the last read; a file that shrank (replaced) is read again from its start. */
   #refresh(): void {
+    // Most reads (a budget check before every model call) find nothing new: one stat says so, without an open.
+    let size: number;
+    try {
+      size = statSync(this.file).size;
+    } catch {
+      return; // not written yet
+    }
+    if (size === this.#offset) return;
     let fd: number;
     try {
       fd = openSync(this.file, 'r');
     } catch {
-      return; // not written yet
+      return; // gone since
     }
     try {
-      const size = fstatSync(fd).size;
+      size = fstatSync(fd).size;
       if (size < this.#offset) {
         this.#stored = this.#readLegacy();
         this.#offset = 0;

@@ -25,6 +25,7 @@ export class BoardCache {
   #primed = false;
   readonly #warned = new Set<string>();
   #watcher: DirectoryWatcher | undefined;
+  #watchFailed = false;
   #watchWarn: WarningSink = () => undefined;
 
   constructor(dir: string) {
@@ -128,14 +129,45 @@ export class BoardCache {
     }
   }
 
-  /** Starts watching once there is someone to tell; stops when the last listener leaves. */
-  syncWatcher(onWarning: WarningSink): void {
+  /**
+   * Starts watching once there is someone to tell. When the last listener leaves, the watcher stays
+   * until the board is closed (`closing`): it keeps the cache current, so an idle teammate's
+   * hasClaimable looks at the pending ids only instead of stat-ing the whole board (the teammates of
+   * a busy team come and go as listeners). It holds no process open. One that polls (fs.watch failed)
+   * lists the whole directory every second: that one stops with the last listener, as before.
+   */
+  syncWatcher(onWarning: WarningSink, closing = false): void {
     this.#watchWarn = onWarning;
-    if (this.listeners.size === 0) {
-      this.#watcher?.close();
-      this.#watcher = undefined;
+    if (this.listeners.size > 0) {
+      this.#startWatcher();
       return;
     }
+    if (closing || this.#watcher?.polling) {
+      this.#watcher?.close();
+      this.#watcher = undefined;
+    }
+  }
+
+  /**
+   * For a read that would otherwise look at every file each time (hasClaimable): starts the watcher
+   * when none runs. True: the cache was current already; false: the caller reads the board once now
+   * (the watcher, started first, reports anything that changes during that read).
+   */
+  keepCurrent(onWarning: WarningSink): boolean {
+    if (this.#watcher) return true;
+    // fs.watch failed here before: the caller reads the board (a poll would read it every second).
+    if (this.#watchFailed) return false;
+    this.#watchWarn = onWarning;
+    this.#startWatcher();
+    if (this.#watcher!.polling) {
+      this.#watchFailed = true;
+      this.#watcher!.close();
+      this.#watcher = undefined;
+    }
+    return false;
+  }
+
+  #startWatcher(): void {
     this.#watcher ??= new DirectoryWatcher(this.dir, {
       accept: (name) => TASK_FILE.test(name),
       onChange: (names) => {

@@ -97,11 +97,12 @@ export class FileBoard implements Board {
 
   /**
    * Whether any task is claimable: only the ids that may be pending are looked at (each file
-   * re-read only when its stat changed), and the whole directory only when no watcher keeps the
-   * cache current.
+   * re-read only when its stat changed). The whole directory is read only when no watcher kept the
+   * cache current: the first time (which starts one until the board closes), or when fs.watch
+   * failed and nobody listens.
    */
   async hasClaimable(): Promise<boolean> {
-    if (!this.#cache.watching) this.#cache.scanAll(this.#warnSink);
+    if (!this.#cache.keepCurrent(this.#warnSink)) this.#cache.scanAll(this.#warnSink);
     const view = this.#rememberedView();
     for (const id of [...this.#cache.candidates()]) {
       const task = this.#cache.load(id, this.#warnSink)?.task;
@@ -238,7 +239,7 @@ export class FileBoard implements Board {
   close(): void {
     for (const listener of this.#myListeners) this.#cache.listeners.delete(listener);
     this.#myListeners.clear();
-    this.#cache.syncWatcher(this.#warnSink);
+    this.#cache.syncWatcher(this.#warnSink, true);
   }
 
   // ---- internals ----------------------------------------------------------------------------

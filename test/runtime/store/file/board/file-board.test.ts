@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { bundleFixture } from '../fixtures/bundle.js';
 import { MalformedFileError } from '../../../../../src/runtime/fs/atomic-file.js';
 import { formatIds, FileBoard } from '../../../../../src/runtime/store/file/board/file-board.js';
+import { boardCacheFor } from '../../../../../src/runtime/store/file/board/board-cache.js';
 import { type BoardChange, type Task, TaskBoardError } from '../../../../../src/runtime/store/board.js';
 import { EventHub, type HuddleEvent } from '../../../../../src/runtime/events/events.js';
 
@@ -402,8 +403,43 @@ describe('onChange', () => {
       expect(await board.get(2)).toMatchObject({ subject: 'theirs', status: 'pending' });
       expect(existsSync(path.join(dir, 'task_2.json'))).toBe(true);
     });
+
+    it('keeps watching after the last listener left, until the board closes: hasClaimable sees another process’s task without reading the board', async () => {
+      await board.create({ subject: 'mine' }, 'lead');
+      await board.claim(1, 'lead');
+      // A teammate waits, then takes work: it stops listening (the teammates of a busy team come and go).
+      board.onChange(() => undefined)();
+      const cache = boardCacheFor(path.resolve(dir));
+      expect(cache.watching).toBe(true);
+      await expectWatcherReports(cache, 2);
+      board.close();
+      expect(cache.watching).toBe(false);
+    });
+
+    it('hasClaimable starts the watcher when nobody listens (a busy team), so later looks read no other task file', async () => {
+      await board.create({ subject: 'mine' }, 'lead');
+      await board.claim(1, 'lead');
+      const cache = boardCacheFor(path.resolve(dir));
+      expect(cache.watching).toBe(false);
+      expect(await board.hasClaimable()).toBe(false);
+      expect(cache.watching).toBe(true);
+      await expectWatcherReports(cache, 2);
+    });
+
+    /** Another process creates task `id`: the watcher, not a scan, brings it into the cache, and hasClaimable sees it. */
+    async function expectWatcherReports(cache: ReturnType<typeof boardCacheFor>, id: number): Promise<void> {
+      expect(cache.candidates()).toEqual([]); // the directory as listed now
+      const child = spawn(process.execPath, [worker, JSON.stringify({ mode: 'create', dir, subject: 'theirs', by: 'bob' })], { stdio: 'ignore' });
+      expect(await new Promise<number | null>((resolve) => child.on('exit', resolve))).toBe(0);
+      await until(() => cache.candidates().includes(id));
+      expect(await board.hasClaimable()).toBe(true);
+    }
   });
 });
+
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
+}
 
 describe('errors', () => {
   it('refusals are TaskBoardErrors', async () => {
