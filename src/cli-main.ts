@@ -3,7 +3,7 @@
 // `--version` and `--help` load nothing else.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { Command, CommanderError } from 'commander';
+import type { Command, CommanderError } from 'commander';
 import type { CliOptions, OutputFormat } from './session/cli-options.js';
 import { redactUrl } from './runtime/store/team-url.js';
 import { resolveModelAlias } from './runtime/model/model-aliases.js';
@@ -272,7 +272,7 @@ function usageError(message: string): never {
 }
 
 /** Flags with a value: the prompt for `-p` is never one of them (`-p --model x` reads stdin). */
-function buildProgram(): Command {
+function buildProgram(Command: typeof import('commander').Command): Command {
   const program = new Command('huddle')
     .exitOverride()
     .configureOutput({ writeOut: () => undefined, writeErr: () => undefined })
@@ -338,15 +338,28 @@ function commanderMessage(error: CommanderError): string {
   return text;
 }
 
-function parse(argv: string[]): CliOptions | 'help' | 'version' {
-  const program = buildProgram();
+export type ParsedFlags = { opts: Record<string, string | string[] | boolean | undefined>; args: string[] };
+
+/** The flags and arguments as commander reads them (loaded only when there are any). */
+export async function readFlags(argv: string[]): Promise<ParsedFlags> {
+  const { Command, CommanderError } = await import('commander');
+  const program = buildProgram(Command);
   try {
     program.parse(argv, { from: 'user' });
   } catch (error) {
     if (error instanceof CommanderError) usageError(commanderMessage(error));
     throw error;
   }
-  const opts = program.opts<Record<string, string | string[] | boolean | undefined>>();
+  return { opts: program.opts(), args: program.args };
+}
+
+async function parse(argv: string[]): Promise<CliOptions | 'help' | 'version'> {
+  // `huddle` alone, the console's usual start, has nothing for a parser to read (docs/console.md#starting).
+  return interpretFlags(argv.length ? await readFlags(argv) : { opts: {}, args: [] });
+}
+
+/** The options the flags ask for, or a usage error (one line, exit 2). */
+export function interpretFlags({ opts, args }: ParsedFlags): CliOptions | 'help' | 'version' {
   const str = (key: string): string | undefined => (typeof opts[key] === 'string' ? (opts[key] as string) : undefined);
   const list = (key: string): string[] | undefined => (Array.isArray(opts[key]) ? (opts[key] as string[]) : undefined);
   const flag = (key: string): boolean => opts[key] === true;
@@ -380,7 +393,7 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
     'permission-mode': str('permissionMode'),
     trust: flag('trust'),
   };
-  const [command, ...extra] = program.args;
+  const [command, ...extra] = args;
   if (command !== undefined && command !== 'demo' && command !== 'worker') usageError(`unknown command '${command}' (did you mean -p "${command}"?)`);
   if (extra.length) usageError(`unexpected argument '${extra[0]}'`);
   const inputFormat = str('inputFormat');
@@ -608,7 +621,7 @@ async function main(): Promise<void> {
     process.exit(await (argv[0] === 'best-of' ? runBestOfCommand : runPickCommand)(argv.slice(1)));
   }
   if ((SUBCOMMANDS as readonly string[]).includes(argv[0] ?? '')) process.exit(await runSubcommand(argv[0] as Subcommand, argv.slice(1)));
-  const options = parse(argv);
+  const options = await parse(argv);
   if (options === 'help') {
     process.stdout.write(`${HELP}\n`);
     return;

@@ -104,6 +104,7 @@ describe('what a face loads at start', () => {
       'yaml',
       'execa',
       'minimatch',
+      'marked',
     ])
       expect(loads(inputs, what), what).toEqual([]);
   });
