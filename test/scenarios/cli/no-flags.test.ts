@@ -1,7 +1,7 @@
 // The command line (src/cli-main.ts): `huddle` alone starts the console without loading the flag parser
 // (docs/console.md#starting), and must mean exactly what the parser makes of no arguments.
 import { describe, expect, it } from 'vitest';
-import { interpretFlags, readFlags } from '../../src/cli-main.js';
+import { interpretFlags, readFlags } from '../../../src/cli-main.js';
 
 describe('the command line', () => {
   it('huddle alone, read without commander, gives the options commander gives for no arguments', async () => {
