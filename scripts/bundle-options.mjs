@@ -1,6 +1,6 @@
 // The esbuild options of huddle's bundle, shared by `npm run build` and the tests that bundle the
 // current source into a temp directory (dist/ belongs to the build).
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringWidthFastPath } from './string-width-fast-path.mjs';
@@ -21,13 +21,27 @@ const yogaWithoutFetch = {
   },
 };
 
+// The chunks are ES modules, and say so next to them: with no package.json of type module above a
+// copy of dist/ (the benchmarks run one from a temp directory), Node would read each chunk as
+// CommonJS first, fail, and parse it again as a module.
+const esmPackageMarker = {
+  name: 'esm-package-marker',
+  setup(build) {
+    build.onEnd(async (result) => {
+      const { outdir, write } = build.initialOptions;
+      if (result.errors.length || write === false || !outdir) return;
+      await writeFile(path.join(outdir, 'package.json'), '{ "type": "module" }\n');
+    });
+  },
+};
+
 /** Files bundled as their text: the prompts in src/agents/prompts (no file is read at run time). */
 export const TEXT_LOADERS = { '.md': 'text' };
 
 /** Code splitting keeps `--version` and `--help` from loading the SDK or Ink. */
 export function bundleOptions({ outdir, version, minify = true }) {
   return {
-    plugins: [yogaWithoutFetch, stringWidthFastPath],
+    plugins: [yogaWithoutFetch, stringWidthFastPath, esmPackageMarker],
     loader: TEXT_LOADERS,
     // The library (docs/library.md) shares the CLI's chunks: one copy of the session core.
     entryPoints: { cli: path.join(root, 'src/cli.ts'), library: path.join(root, 'src/library/index.ts') },

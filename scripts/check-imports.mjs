@@ -21,7 +21,8 @@ import { glob } from 'node:fs/promises';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-const isFace = (file) => file === 'src/cli.ts' || file === 'src/headless.ts' || file.startsWith('src/faces/') || file.startsWith('src/tui/');
+const isFace = (file) =>
+  file === 'src/cli.ts' || file === 'src/cli-main.ts' || file === 'src/headless.ts' || file.startsWith('src/faces/') || file.startsWith('src/tui/');
 
 /**
  * The floors (docs/architecture.md#import-rules): [who, what it must not import, why]. Each floor imports only the

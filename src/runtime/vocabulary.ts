@@ -16,6 +16,10 @@ export type MemberStatus = (typeof MEMBER_STATUSES)[number];
 export const PERMISSION_MODES = ['plan', 'ask', 'auto'] as const;
 export type PermissionMode = (typeof PERMISSION_MODES)[number];
 
+/** The external agent CLIs a teammate can be (besides huddle's own loop; docs/external-agents.md). */
+export const AGENT_KINDS = ['claude-code', 'gemini', 'codex', 'opencode', 'command'] as const;
+export type AgentKind = (typeof AGENT_KINDS)[number];
+
 /** Senders that are not agents: the person at the console, and huddle's own notes. */
 export const PERSON_SENDER = 'user';
 export const HUDDLE_SENDER = 'huddle';

@@ -11,7 +11,7 @@ import { removeWorktree, worktreeStatus } from '../runtime/workspace/worktree.js
 import type { Octokit } from '@octokit/rest';
 import type { GitHubRepo } from '../runtime/forge/github-repo.js';
 import { pushBranch } from '../runtime/forge/push.js';
-import { comparisonLines } from '../runtime/record/best-of-record.js';
+import { comparisonLines } from '../runtime/record/best-of-lines.js';
 import { scrub } from '../runtime/secrets.js';
 import { commitLeftovers } from './best-of-run.js';
 

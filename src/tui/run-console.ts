@@ -8,7 +8,6 @@
 // (a team to resume or ask about, the demo, no terminal) the session opens before the first frame.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import v8 from 'node:v8';
 import { createElement } from 'react';
 import type { Instance } from 'ink';
 import type { CliOptions } from '../session/cli-options.js';
@@ -20,7 +19,9 @@ import type { ConsoleSession } from './console-session.js';
 
 export async function runConsole(options: CliOptions): Promise<number> {
   const early = drawsFirst(options);
-  const screen = Promise.all([import('ink'), import('./components/App.js')]);
+  // marked (markdown) loads after the first frame when it is drawn first, and always before the session opens.
+  const markdown = () => import('./render/markdown.js').then(({ loadMarkdown }) => loadMarkdown());
+  const screen = Promise.all([import('ink'), import('./components/App.js'), early ? undefined : markdown()]);
   // Drawing first, the session core loads after the frame, not beside it.
   const core = early ? undefined : import('./console-session.js');
   const store = createConsoleStore({ model: options.model ?? '', endpoint: '' });
@@ -52,14 +53,17 @@ export async function runConsole(options: CliOptions): Promise<number> {
   let redraw = early ? await draw() : undefined;
   // V8 grows its young generation with the allocation rate, up to semi-spaces of 64 MB, which a
   // team streaming into the screen reaches (tens of MB resident for garbage): it stays at the
-  // size start-up gave it. (Set after the first frame, so start-up's own collections are few.)
+  // size start-up gave it. (Set after the first frame, so start-up's own collections are few; node:v8
+  // itself loads after it too.)
+  const { default: v8 } = await import('node:v8');
   v8.setFlagsFromString('--semi-space-growth-factor=1');
   // bubblewrap's probe runs in child processes while the session core loads (settings read its verdict).
   const probing = probeSandbox();
+  const markdownLoaded = early ? markdown() : undefined;
   const loading = core ?? import('./console-session.js');
   const opening = (async () => {
     const { openConsoleSession, askAboutOldTeam } = await loading;
-    await probing;
+    await Promise.all([probing, markdownLoaded]);
     return openConsoleSession(options, store, async (members) => {
       // Only a team kept elsewhere (PostgreSQL) gets here with the screen drawn: the question is asked on the normal screen.
       if (instance) restoreTerminal();

@@ -4,6 +4,7 @@
 // reference (docs/configuration.md#settings-reference) and the exported JSON Schema (settings.schema.json) are generated from them.
 import * as z from 'zod';
 import { PERMISSION_MODES } from '../permissions/permission-mode.js';
+import { AGENT_KINDS, type AgentKind } from '../vocabulary.js';
 import { isNetworkEntry } from '../sandbox/network-rules.js';
 import { isToolRule } from '../permissions/tool-rules.js';
 
@@ -206,8 +207,8 @@ const plans = z
   .describe('Plan approval (docs/headless.md#plan-approval).');
 
 // ---- roles and external agents ----------------------------------------------------------------------
-export const AGENT_KINDS = ['claude-code', 'gemini', 'codex', 'opencode', 'command'] as const;
-export type AgentKind = (typeof AGENT_KINDS)[number];
+// The kinds are shared words (the console's /best-of reads them without loading this schema).
+export { AGENT_KINDS, type AgentKind };
 
 const roleOverride = z
   .strictObject({

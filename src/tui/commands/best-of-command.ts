@@ -1,6 +1,6 @@
 // /best-of N [--models A,B] [--agents huddle,claude-code] [--verify "CMD"] TASK (docs/console.md#best-of):
 // the task on N candidates in their own worktrees, compared in a view; /best-of alone reopens it.
-import { AGENT_KINDS, type AgentKind } from '../../runtime/settings/schema.js';
+import { AGENT_KINDS, type AgentKind } from '../../runtime/vocabulary.js';
 import { resolveModelAlias } from '../../runtime/model/model-aliases.js';
 import type { SlashCommand } from './types.js';
 import { attempt, usage } from './helpers.js';

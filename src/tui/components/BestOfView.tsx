@@ -6,7 +6,8 @@
 import chalk from 'chalk';
 import { Box, Text } from 'ink';
 import { useStore } from 'zustand';
-import { candidateFigures, outcomeLine, type BestOfCandidate } from '../../runtime/record/best-of-record.js';
+import type { BestOfCandidate } from '../../runtime/record/best-of-record.js';
+import { candidateFigures, outcomeLine } from '../../runtime/record/best-of-lines.js';
 import type { BestOfView as BestOfState, ConsoleStore } from '../state/console-store.js';
 import { renderDiff } from '../render/diff.js';
 import { padLine, sanitize, truncateLine, wrapLines } from '../render/wrap.js';

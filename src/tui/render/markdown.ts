@@ -1,8 +1,9 @@
 // Renders an agent's markdown, possibly still streaming, into pre-wrapped terminal lines
 // (each at most `width` columns). Uses marked's lexer only: its HTML renderer is no use here.
 // The streaming message is re-rendered on every flush, so everything is one linear pass and
-// highlighted code is memoized; cli-highlight (~110 ms to import) loads lazily.
-import { getDefaults, Lexer, type MarkedToken, type Token, type Tokens } from 'marked';
+// highlighted code is memoized; cli-highlight (~110 ms to import) loads lazily, and marked itself
+// (its rule tables build as it loads) once the console's first frame is drawn (loadMarkdown).
+import type { MarkedToken, Token, Tokens } from 'marked';
 import { renderDiff } from './diff.js';
 import { clampWidth, padLine, sanitize, truncateLine, visibleWidth, wrapClean } from './wrap.js';
 
@@ -202,15 +203,33 @@ function countLines(s: string): number {
 
 const BULLETS = ['•', '◦', '▪'];
 const CLOSING_FENCE = /\n {0,3}(?:`{3,}|~{3,})[ \t]*\n*$/;
-const LEX_DEFAULTS = getDefaults();
+let marked: { Lexer: typeof import('marked').Lexer; defaults: ReturnType<typeof import('marked').getDefaults> } | undefined;
+let markedLoading: Promise<void> | undefined;
 
-/** Render markdown to lines of at most `width` columns. Never throws. */
+/**
+ * Loads marked, which renderMarkdown needs to show markdown as such; until then text renders as
+ * plain wrapped lines. The console loads it after its first frame and before the session opens,
+ * so no agent's text exists before it (docs/console.md#starting).
+ */
+export function loadMarkdown(): Promise<void> {
+  markedLoading ??= import('marked').then(({ Lexer, getDefaults }) => {
+    marked = { Lexer, defaults: getDefaults() };
+  });
+  return markedLoading;
+}
+
+export function isMarkdownLoaded(): boolean {
+  return marked !== undefined;
+}
+
+/** Render markdown to lines of at most `width` columns (plain wrapped text before loadMarkdown). Never throws. */
 export function renderMarkdown(text: string, width: number, opts: MarkdownOptions = {}): string[] {
   const w = clampWidth(width);
   const clean = sanitize(text, false); // model text must not move the cursor or fake colours
+  if (!marked) return wrapClean(clean, w);
   try {
     // Fresh options: Lexer mutates them, and marked.use() elsewhere must not change our output.
-    const tokens = new Lexer({ ...LEX_DEFAULTS, gfm: true }).lex(clean);
+    const tokens = new marked.Lexer({ ...marked.defaults, gfm: true }).lex(clean);
     const st = (opts.color ?? !process.env.NO_COLOR) ? COLORED : PLAIN;
     return blocks(tokens, w, st, 0, true);
   } catch {

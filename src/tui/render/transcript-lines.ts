@@ -4,14 +4,15 @@ import chalk from 'chalk';
 import type { TranscriptItem } from './transcript-items.js';
 import { renderDiff } from './diff.js';
 import { describeInboxMessage, describePrompt, describeToolCall } from './human-words.js';
-import { isHighlighterLoaded, renderMarkdown } from './markdown.js';
+import { isHighlighterLoaded, isMarkdownLoaded, renderMarkdown } from './markdown.js';
 import { truncateLine, visibleWidth, wrapLines } from './wrap.js';
 
 interface Cached {
   width: number;
   expanded: boolean;
-  /** Lines rendered before the highlighter loaded show code plain; render them again once. */
+  /** Lines rendered before the highlighter (or marked) loaded show code (or all text) plain; render them again once. */
   highlighted: boolean;
+  markdown: boolean;
   lines: string[];
 }
 
@@ -40,14 +41,15 @@ export function diffStat(diff: string): { added: number; removed: number } {
 
 export function itemLines(item: TranscriptItem, width: number, expanded: boolean): string[] {
   const highlighted = isHighlighterLoaded();
+  const markdown = isMarkdownLoaded();
   const entries = cache.get(item);
-  const hit = entries?.find((c) => c.width === width && c.expanded === expanded && c.highlighted === highlighted);
+  const hit = entries?.find((c) => c.width === width && c.expanded === expanded && c.highlighted === highlighted && c.markdown === markdown);
   if (hit) return hit.lines;
   const lines = render(item, Math.max(10, width), expanded);
   // A streaming item changes on every flush; caching it would only waste memory.
   if (item.kind === 'assistant' && item.streaming) return lines;
-  const kept = (entries ?? []).filter((c) => c.highlighted === highlighted);
-  kept.unshift({ width, expanded, highlighted, lines });
+  const kept = (entries ?? []).filter((c) => c.highlighted === highlighted && c.markdown === markdown);
+  kept.unshift({ width, expanded, highlighted, markdown, lines });
   cache.set(item, kept.slice(0, WIDTHS_PER_ITEM));
   return lines;
 }

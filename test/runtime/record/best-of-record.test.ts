@@ -1,19 +1,12 @@
-// The best-of record (runtime/record/best-of-record.ts): kept and read back, refused in one line when
+// The best-of record (runtime/record/best-of-record.ts, its words in best-of-lines.ts): kept and read back, refused in one line when
 // missing or not a record, its candidates found by number or name, and printed without anything an
 // agent wrote reaching the terminal as control sequences.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  comparisonLines,
-  findCandidate,
-  loadBestOf,
-  nextBestOfId,
-  saveBestOf,
-  type BestOfCandidate,
-  type BestOfRecord,
-} from '../../../src/runtime/record/best-of-record.js';
+import { comparisonLines } from '../../../src/runtime/record/best-of-lines.js';
+import { findCandidate, loadBestOf, nextBestOfId, saveBestOf, type BestOfCandidate, type BestOfRecord } from '../../../src/runtime/record/best-of-record.js';
 
 let root: string;
 beforeEach(() => (root = mkdtempSync(path.join(os.tmpdir(), 'huddle-best-of-record-'))));

@@ -21,15 +21,19 @@ beforeAll(async () => {
   outputs = result.metafile.outputs;
 }, 60_000);
 
-/** The source files and packages a face loads before its first dynamic import: its entry chunk's static closure, with cli.js's. */
-function loadedAtStart(entry: string): string[] {
-  const chunkOf = (source: string) => {
-    const found = Object.keys(outputs).find((output) => outputs[output]!.entryPoint === source);
-    if (!found) throw new Error(`no chunk has ${source} as its entry`);
-    return found;
-  };
+function chunkOf(source: string): string {
+  const found = Object.keys(outputs).find((output) => outputs[output]!.entryPoint === source);
+  if (!found) throw new Error(`no chunk has ${source} as its entry`);
+  return found;
+}
+
+/**
+ * The source files and packages a face loads before its first dynamic import: the static closure of its entry
+ * chunks (src/cli.ts, then the command line's src/cli-main.ts, then the face's own entries).
+ */
+function loadedAtStart(...entries: string[]): string[] {
   const seen = new Set<string>();
-  const queue = [chunkOf('src/cli.ts'), chunkOf(entry)];
+  const queue = [chunkOf('src/cli.ts'), chunkOf('src/cli-main.ts'), ...entries.map(chunkOf)];
   while (queue.length) {
     const chunk = queue.pop()!;
     if (seen.has(chunk)) continue;
@@ -48,6 +52,12 @@ const packageOf = (input: string) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(i
 const loads = (inputs: string[], what: string) => inputs.filter((input) => packageOf(input) === what || input === what || input.startsWith(`${what}/`));
 
 describe('what a face loads at start', () => {
+  it('cli.js imports nothing before the compile cache is on: every other module is loaded after it', () => {
+    const cli = outputs[chunkOf('src/cli.ts')]!;
+    expect(cli.imports.filter((imported) => imported.kind === 'import-statement' && !imported.external)).toEqual([]);
+    expect(Object.keys(cli.inputs)).toEqual(['src/cli.ts']);
+  });
+
   it('headless (huddle -p) loads no Ink and no React', () => {
     const inputs = loadedAtStart('src/headless.ts');
     expect(loads(inputs, 'src/headless.ts')).not.toEqual([]);
@@ -76,8 +86,10 @@ describe('what a face loads at start', () => {
   });
 
   it("the console's first frame waits for no session core: settings, stores, agents, zod, yaml or execa load after it", () => {
-    const inputs = loadedAtStart('src/tui/run-console.ts');
+    // What the first frame loads: run-console.ts, then Ink and the App it renders (docs/console.md#starting).
+    const inputs = loadedAtStart('src/tui/run-console.ts', 'src/tui/components/App.tsx');
     expect(loads(inputs, 'src/tui/run-console.ts')).not.toEqual([]);
+    expect(loads(inputs, 'ink')).not.toEqual([]);
     for (const what of [
       'src/session/settings.ts',
       'src/session/open-session.ts',
@@ -86,10 +98,13 @@ describe('what a face loads at start', () => {
       'src/runtime/settings',
       'src/runtime/store/file',
       'src/runtime/store/board',
+      'src/runtime/record/best-of-record.ts',
+      'src/runtime/sandbox/network-rules.ts',
       'zod',
       'yaml',
       'execa',
       'minimatch',
+      'marked',
     ])
       expect(loads(inputs, what), what).toEqual([]);
   });

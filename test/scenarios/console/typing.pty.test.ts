@@ -70,4 +70,18 @@ describe('typing as the console starts', () => {
     expect(screen).toContain('› typed earlY');
     expect(promptsToLead()).toEqual(['typed earlY']);
   });
+
+  it('the reply to a line typed before the team is open shows as markdown (marked loads behind the first frame)', async () => {
+    const tty = await start();
+    fake = tty.fake;
+    fake.script('lead', replyText('## Early plan\n\nA **bold** word.\n\n> A quoted remark.'));
+    await tty.waitForText('ask the lead');
+    tty.write('plan it\r');
+    const screen = await tty.waitForText('A quoted remark.');
+    expect(screen).toContain('Early plan');
+    expect(screen).not.toContain('## Early plan');
+    expect(screen).not.toContain('**bold**');
+    expect(screen).toContain('▎ A quoted remark.');
+    expect(promptsToLead()).toEqual(['plan it']);
+  });
 });

@@ -1,7 +1,9 @@
 // The highlighter (highlight.js with every grammar, ~10 MB) loads only when a coloured code block
 // first asks for it; what the console waits on resolves then.
-import { describe, expect, it } from 'vitest';
-import { isHighlighterLoaded, preloadHighlighter, renderMarkdown } from '../../../src/tui/render/markdown.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { isHighlighterLoaded, loadMarkdown, preloadHighlighter, renderMarkdown } from '../../../src/tui/render/markdown.js';
+
+beforeAll(() => loadMarkdown());
 
 describe('the highlighter, on demand', () => {
   it('is not loaded for prose, and loads with the first code block', async () => {

@@ -2,7 +2,10 @@ import { stripVTControlCharacters as strip } from 'node:util';
 import { Lexer } from 'marked';
 import stringWidth from 'string-width';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { isHighlighterLoaded, loadHighlighter, preloadHighlighter, renderMarkdown } from '../../../src/tui/render/markdown.js';
+import { isHighlighterLoaded, loadHighlighter, loadMarkdown, preloadHighlighter, renderMarkdown } from '../../../src/tui/render/markdown.js';
+
+// marked loads on demand (the console: after its first frame); markdown-loads-later.test.ts covers the time before.
+beforeAll(() => loadMarkdown());
 
 const plain = (md: string, width = 60): string[] => renderMarkdown(md, width, { color: false });
 const widest = (lines: string[]): number => Math.max(0, ...lines.map((l) => stringWidth(l)));
