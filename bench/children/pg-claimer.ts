@@ -39,6 +39,16 @@ function nextChange(): Promise<void> {
   });
 }
 
+// Completions are reported once per turn of the event loop, not one message each: the parent only counts them.
+let unreported = 0;
+function reportDone(): void {
+  if (unreported++ === 0)
+    setImmediate(() => {
+      send({ done: unreported });
+      unreported = 0;
+    });
+}
+
 const loops = () =>
   Promise.all(
     ids.map(async (mine, i) => {
@@ -52,7 +62,7 @@ const loops = () =>
         }
         await board.update(task.id, { status: 'completed' }, owner);
         mine.push(task.id);
-        send({ done: 1 });
+        reportDone();
       }
     }),
   );
