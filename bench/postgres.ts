@@ -32,6 +32,8 @@ interface Reply {
   done?: number;
   sent?: number;
   ids?: number[][];
+  cpuMs?: number;
+  roundTrips?: number;
   error?: string;
 }
 
@@ -178,11 +180,13 @@ async function claimRound(
     }
     await Promise.all(children.map((c) => c.next())); // ready
     const walBefore = await walCounters(PG_URL);
+    const serverBefore = await serverCpuMs(PG_URL);
     const started = performance.now();
     for (const c of children) c.process.send({ go: true });
     await finished;
     const seconds = (performance.now() - started) / 1000;
     const walAfter = await walCounters(PG_URL);
+    const serverAfter = await serverCpuMs(PG_URL);
     // Commits per WAL flush (group commit): write transactions (xids given out) over flushes. A starved client keeps fewer in flight, so load lowers it too.
     const perFlush =
       walBefore && walAfter && walAfter.syncs > walBefore.syncs ? (walAfter.xids - walBefore.xids) / (walAfter.syncs - walBefore.syncs) : undefined;
@@ -196,8 +200,12 @@ async function claimRound(
     if (open.length) throw new Error(`${open.length} tasks were left unfinished`);
     const rate = tasks / seconds;
     const perClaimer = replies.flatMap((r) => r.ids!.map((mine) => mine.length));
+    // Per task (claimed and completed): the claimers' CPU, their round trips, and the server's CPU when it runs on this machine.
+    const clientCpuMs = replies.reduce((sum, r) => sum + (r.cpuMs ?? 0), 0) / tasks;
+    const roundTrips = replies.reduce((sum, r) => sum + (r.roundTrips ?? 0), 0) / tasks;
+    const serverCpu = serverBefore !== undefined && serverAfter !== undefined ? (serverAfter - serverBefore) / tasks : undefined;
     log(
-      `postgres claims${server ? ` (${server})` : ''}: ${tasks} (chains of ${chain}) in ${seconds.toFixed(2)} s = ${rate.toFixed(0)}/s; per claimer ${perClaimer.join(' ')}; 0 duplicates; board filled in ${fillSeconds.toFixed(2)} s${perFlush === undefined ? '' : `; ${perFlush.toFixed(2)} commits per WAL flush`}`,
+      `postgres claims${server ? ` (${server})` : ''}: ${tasks} (chains of ${chain}) in ${seconds.toFixed(2)} s = ${rate.toFixed(0)}/s; per claimer ${perClaimer.join(' ')}; 0 duplicates; board filled in ${fillSeconds.toFixed(2)} s${perFlush === undefined ? '' : `; ${perFlush.toFixed(2)} commits per WAL flush`}; per task ${roundTrips.toFixed(2)} round trips, ${clientCpuMs.toFixed(2)} ms client CPU${serverCpu === undefined ? '' : `, ${serverCpu.toFixed(2)} ms server CPU`}`,
     );
     return [
       result({
@@ -214,6 +222,9 @@ async function claimRound(
           duplicates: 0,
           fillSeconds: round(fillSeconds, 3),
           ...(perFlush === undefined ? {} : { commitsPerWalFlush: round(perFlush, 2) }),
+          roundTripsPerTask: round(roundTrips, 2),
+          clientCpuMsPerTask: round(clientCpuMs, 3),
+          ...(serverCpu === undefined ? {} : { serverCpuMsPerTask: round(serverCpu, 3) }),
           goal: `>= ${minimum} claims/s`,
         },
       }),
@@ -236,6 +247,44 @@ async function walCounters(url: string): Promise<{ syncs: number; xids: number }
     return { syncs: Number(rows[0]!.syncs), xids: Number(rows[0]!.xids) };
   } catch {
     // A server without pg_stat_wal: the figure is left out.
+    return undefined;
+  } finally {
+    // Closing: a connection that failed has nothing more to tell.
+    await client.end().catch(() => undefined);
+  }
+}
+
+/**
+ * CPU time (ms) of the server's processes so far, when it runs on this machine and /proc can be read: its postmaster's
+ * (with the backends that have exited) and every live child's. Undefined otherwise (a remote server).
+ */
+async function serverCpuMs(url: string): Promise<number | undefined> {
+  const client = new pg.Client({ connectionString: url });
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    const { readFileSync, readdirSync } = await import('node:fs');
+    const stat = (pid: number | string) => {
+      const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      return text.slice(text.lastIndexOf(')') + 2).split(' ');
+    };
+    // A pid of this machine that is a postgres process: the server is here.
+    if (!readFileSync(`/proc/${rows[0]!.pid}/comm`, 'utf8').startsWith('postgres')) return undefined;
+    const postmaster = stat(rows[0]!.pid)[1]!; // ppid
+    const tick = 1000 / 100; // USER_HZ
+    const own = stat(postmaster);
+    let ticks = Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14]); // utime stime cutime cstime
+    for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+      try {
+        const fields = stat(pid);
+        if (fields[1] === postmaster) ticks += Number(fields[11]) + Number(fields[12]);
+      } catch {
+        // Gone meanwhile (its time is now in the postmaster's cutime).
+      }
+    }
+    return ticks * tick;
+  } catch {
+    // Not on this machine (or no /proc): the figure is left out.
     return undefined;
   } finally {
     // Closing: a connection that failed has nothing more to tell.

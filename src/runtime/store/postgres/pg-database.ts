@@ -381,9 +381,10 @@ async function fenceAndLock(client: pg.ClientBase, options: WriteOptions<unknown
     // A lead's writes are fenced by its state alone: a lead whose lease lapsed in an outage still holds the
     // team until another lead takes it (and marks it gone); its first write back may come before its renewal.
     const sql = `SELECT ${select} FROM huddle_hosts WHERE team = $1 AND host = $2 AND epoch = $3 AND state = 'live' AND (lease_until > now() OR kind = 'lead') FOR KEY SHARE`;
-    statements.push(inline(client, sql, [options.team, held.host, held.epoch, ...(lock?.key ?? [])]));
+    // Prepared too: planning it cost more server time than running it, twice per claimed and completed task.
+    statements.push(await executable(client, sql, [options.team, held.host, held.epoch, ...(lock?.key ?? [])], database.pooler));
   } else if (lock) {
-    statements.push(inline(client, `SELECT ${fn}($1, hashtext($2))`, lock.key));
+    statements.push(await executable(client, `SELECT ${fn}($1, hashtext($2))`, lock.key, database.pooler));
   }
   // The work's first statement comes in the same round trip (prepared beforehand, outside the transaction).
   if (options.first) statements.push(await executable(client, options.first.sql, options.first.params, database.pooler));
@@ -404,7 +405,8 @@ async function executable(client: pg.ClientBase, sql: string, params: unknown[],
   if (pooler === 'transaction') return inline(client, sql, params);
   let names = preparedOn.get(client);
   if (!names) preparedOn.set(client, (names = new Set()));
-  const name = `huddle_x_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`;
+  let name = executableNames.get(sql);
+  if (!name) executableNames.set(sql, (name = `huddle_x_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`));
   if (!names.has(name)) {
     // Prepared statements outlive a transaction that rolls back: made once, kept with the connection.
     await client.query(`PREPARE ${name} AS ${sql}`);
@@ -415,6 +417,9 @@ async function executable(client: pg.ClientBase, sql: string, params: unknown[],
 
 /** The statements PREPAREd on each connection (by name). */
 const preparedOn = new WeakMap<pg.ClientBase, Set<string>>();
+
+/** Each statement's name, hashed once per process (a write asks for two or three). */
+const executableNames = new Map<string, string>();
 
 /**
  * The server's side of a connection keeps TCP keepalives too (tcp_keepalives_* are per session):
