@@ -66,7 +66,14 @@ export async function fewChanges(
   }
   // What decides what is ignored, or a directory come or gone: git's walk.
   for (const file of [...added, ...removed]) {
-    if (path.basename(file) === '.gitignore' || path.basename(file) === '.gitattributes' || path.basename(file) === '.git' || known.has(file) || file.includes('\uFFFD')) return undefined;
+    if (
+      path.basename(file) === '.gitignore' ||
+      path.basename(file) === '.gitattributes' ||
+      path.basename(file) === '.git' ||
+      known.has(file) ||
+      file.includes('\uFFFD')
+    )
+      return undefined;
   }
   const changed: string[] = [];
   const entries: IndexEntry[] = [];
@@ -120,7 +127,8 @@ export async function fewChanges(
       return undefined;
     }
     // Written while read: git decides.
-    if (!after.isFile() || after.mtimeNs !== before.mtimeNs || after.ctimeNs !== before.ctimeNs || after.size !== before.size || after.ino !== before.ino) return undefined;
+    if (!after.isFile() || after.mtimeNs !== before.mtimeNs || after.ctimeNs !== before.ctimeNs || after.size !== before.size || after.ino !== before.ino)
+      return undefined;
     bytes += content.length;
     if (bytes > MAX_BYTES) return undefined;
     blobs.push(content);

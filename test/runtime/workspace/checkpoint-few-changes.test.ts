@@ -52,7 +52,10 @@ const treeByGit = (store: Checkpoints): string => {
   execFileSync('git', ['add', '-A'], { cwd: ws, env });
   return execFileSync('git', ['write-tree'], { cwd: ws, env, encoding: 'utf8' }).trim();
 };
-const addsSince = (from: number) => gitCalls().slice(from).filter((line) => / add /.test(` ${line} `));
+const addsSince = (from: number) =>
+  gitCalls()
+    .slice(from)
+    .filter((line) => / add /.test(` ${line} `));
 
 describe('a checkpoint after a few changes in known directories', () => {
   it('runs no git add and holds what git add -A would record', async () => {
