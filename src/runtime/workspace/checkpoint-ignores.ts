@@ -44,6 +44,18 @@ export class IgnoreOracle {
     return new Set(paths.filter((_, i) => results[i]));
   }
 
+  /** Ends the process and waits for it to exit (at most a second). */
+  async end(): Promise<void> {
+    const child = this.#child;
+    if (!child) return;
+    const exited =
+      child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    this.close();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([exited, new Promise<void>((resolve) => (timer = setTimeout(resolve, 1_000)))]);
+    clearTimeout(timer);
+  }
+
   close(): void {
     this.#child?.kill();
     this.#child = undefined;
@@ -59,8 +71,11 @@ export class IgnoreOracle {
       env: { ...checkpointGitEnv(true), ...this.env },
       stdio: ['pipe', 'pipe', 'ignore'],
     });
-    // Never what keeps huddle running: it ends with huddle (its stdin closes).
+    // Never what keeps huddle running: it ends with huddle (its stdin closes; ended outright at exit).
     child.unref();
+    const end = () => child.kill();
+    process.once('exit', end);
+    child.once('exit', () => process.removeListener('exit', end));
     (child.stdout as unknown as { unref?: () => void }).unref?.();
     (child.stdin as unknown as { unref?: () => void }).unref?.();
     child.stdin!.on('error', () => this.close());

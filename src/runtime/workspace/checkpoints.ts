@@ -215,6 +215,11 @@ export class Checkpoints {
     renameSync(temp, file);
   }
 
+  /** Ends the long-lived git this store keeps (a later checkpoint starts it again); resolves once it has exited. */
+  endHelpers(): Promise<void> {
+    return this.#ignores?.end() ?? Promise.resolve();
+  }
+
   /** The latest checkpoint's id, if any (without taking one). */
   async latest(): Promise<string | undefined> {
     await this.#init();

@@ -4,7 +4,7 @@
 // executable files. A new directory, or attributes that could change the bytes git stores, go to
 // git as before. Real git; the git that huddle runs is logged through a wrapper first on PATH.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -52,6 +52,20 @@ const treeByGit = (store: Checkpoints): string => {
   execFileSync('git', ['add', '-A'], { cwd: ws, env });
   return execFileSync('git', ['write-tree'], { cwd: ws, env, encoding: 'utf8' }).trim();
 };
+/** This process's children running `git check-ignore --stdin`, zombies included (their /proc entry stays until reaped). */
+const checkIgnoreChildren = (): number[] =>
+  readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== process.pid) return false;
+        return stat.includes('(git)') && (stat.includes(') Z') || readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('check-ignore'));
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
 const addsSince = (from: number) =>
   gitCalls()
     .slice(from)
@@ -85,6 +99,23 @@ describe('a checkpoint after a few changes in known directories', () => {
     unlinkSync(path.join(ws, 'src', 'new.txt'));
     const fourth = await take(store);
     expect(fourth.filesTree).toBe(treeByGit(store));
+  });
+
+  it("its long-lived git ends with the run, reaped (the run's end waits for it)", async () => {
+    const others = new Set(checkIgnoreChildren()); // other tests' stores, in this process
+    const ours = () => checkIgnoreChildren().filter((pid) => !others.has(pid));
+    const store = new Checkpoints(ws);
+    await take(store);
+    writeFileSync(path.join(ws, 'src', 'new.txt'), 'new\n');
+    await take(store);
+    expect(ours()).toHaveLength(1);
+    await store.endHelpers();
+    expect(ours()).toEqual([]);
+    // A later checkpoint starts it again.
+    writeFileSync(path.join(ws, 'src', 'other.txt'), 'other\n');
+    const later = await take(store);
+    expect(later.filesTree).toBe(treeByGit(store));
+    await store.endHelpers();
   });
 
   it('a new directory, or a workspace with attributes, is read by git', async () => {
