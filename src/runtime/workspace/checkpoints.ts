@@ -95,6 +95,7 @@ export class Checkpoints {
   #queue: Promise<unknown> = Promise.resolve();
   /** Checkpoint requests whose checkpoint has not started yet (they all get the same one). */
   #waiting: { metas: CallMeta[]; checkpoint: Promise<Checkpoint> } | undefined;
+  #plainFileSystem = true;
   /** New files' ignore status, from one long-lived git (checkpoint-ignores.ts). */
   #ignores: IgnoreOracle | undefined;
 
@@ -160,7 +161,10 @@ export class Checkpoints {
       renameSync(temp, this.shadow);
     }
     this.#writeExcludes();
-    this.#hash = /objectformat\s*=\s*sha256/i.test(readFileSync(path.join(this.shadow, 'config'), 'utf8')) ? 'sha256' : 'sha1';
+    const config = readFileSync(path.join(this.shadow, 'config'), 'utf8');
+    this.#hash = /objectformat\s*=\s*sha256/i.test(config) ? 'sha256' : 'sha1';
+    // A file system without executable bits or with case-folding names: git's own rules, so git reads it (no few-changes path).
+    this.#plainFileSystem = !/filemode\s*=\s*false/i.test(config) && !/ignorecase\s*=\s*true/i.test(config);
     const head = this.#readCheckpointRef();
     if (head) {
       const trees = await runGit(['rev-parse', `${head}:files`, `${head}:git`], this.shadowCall());
@@ -264,7 +268,7 @@ export class Checkpoints {
     const gitStamp = this.#gitStamp();
     if (last?.described && last.snapshot && gitStamp === last.gitStamp && unchangedSince(this.root, last.snapshot, this.#hash)) return last.described;
     const filesIndex = path.join(this.shadow, 'files-index');
-    const few = last?.snapshot && gitStamp === last.gitStamp ? await this.#fewChanges(last.snapshot, filesIndex) : undefined;
+    const few = last?.snapshot && gitStamp === last.gitStamp && this.#plainFileSystem ? await this.#fewChanges(last.snapshot, filesIndex) : undefined;
     if (few) return this.#commit(meta, last!, few.filesTree, last!.gitTree, { ...last!, gitStamp, indexStamp: undefined, snapshot: few.snapshot });
     const walk = await this.#readDirectories(last?.snapshot, filesIndex);
     const hashBytes = this.#hash === 'sha256' ? 32 : 20;

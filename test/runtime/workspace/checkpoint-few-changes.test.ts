@@ -118,6 +118,17 @@ describe('a checkpoint after a few changes in known directories', () => {
     await store.endHelpers();
   });
 
+  it('a file system without executable bits or with case-folding names (as git init found it) is read by git', async () => {
+    await take(new Checkpoints(ws));
+    const store = new Checkpoints(ws); // as the next huddle process would, reading the shadow's config
+    writeFileSync(path.join(store.shadow, 'config'), `${readFileSync(path.join(store.shadow, 'config'), 'utf8')}[core]\n\tfilemode = false\n`);
+    await take(store);
+    const before = gitCalls().length;
+    writeFileSync(path.join(ws, 'a.txt'), 'a changed\n');
+    await take(store);
+    expect(addsSince(before)).not.toEqual([]);
+  });
+
   it('a new directory, or a workspace with attributes, is read by git', async () => {
     const store = new Checkpoints(ws);
     await take(store);
