@@ -29,7 +29,8 @@ export class IgnoreOracle {
       (file) =>
         new Promise<boolean | undefined>((resolve) => {
           this.#pending.push({ fields: [], resolve });
-          child.stdin!.write(`${file}\0`);
+          // `./` first: a name like `:(glob)x` is a path, not pathspec magic (which check-ignore reads only at the start).
+          child.stdin!.write(`./${file}\0`);
         }),
     );
     // While answers are awaited, the process keeps huddle running; a git that stops answering is

@@ -82,11 +82,12 @@ describe('a checkpoint after a few changes in known directories', () => {
     writeFileSync(path.join(ws, 'src', 'new.txt'), 'new\n');
     writeFileSync(path.join(ws, 'src', 'debug.log'), 'ignored\n');
     writeFileSync(path.join(ws, 'src', 'keep.log'), 'kept: a negated pattern\n');
+    writeFileSync(path.join(ws, ':(glob)odd*.txt'), 'a name git could read as a pathspec\n');
     const second = await take(store);
     expect(addsSince(before)).toEqual([]);
     expect(second.filesTree).toBe(treeByGit(store));
     const listed = execFileSync('git', ['--git-dir', store.shadow, 'ls-tree', '-r', '--name-only', second.filesTree], { encoding: 'utf8' });
-    expect(listed.split('\n').filter(Boolean).sort()).toEqual(['.gitignore', 'a.txt', 'src/c.txt', 'src/keep.log', 'src/new.txt']);
+    expect(listed.split('\n').filter(Boolean).sort()).toEqual(['.gitignore', ':(glob)odd*.txt', 'a.txt', 'src/c.txt', 'src/keep.log', 'src/new.txt']);
 
     // And again on top of it (its snapshot is the next one's base), then through git once more.
     const again = gitCalls().length;
