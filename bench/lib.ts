@@ -47,8 +47,8 @@ export function result(r: Omit<BenchResult, 'ok'>): BenchResult {
 // The bundle is built and run by scripts/bench.mjs, which sets HUDDLE_BENCH_ROOT; unbundled
 // (e.g. a type check) this file sits in <root>/bench.
 export const ROOT = process.env.HUDDLE_BENCH_ROOT ?? path.resolve(import.meta.dirname, '..');
-/** The built CLI: scripts/bench.mjs points this at its private copy of dist/ (see there). */
-export const CLI = process.env.HUDDLE_BENCH_CLI ?? path.join(ROOT, 'dist', 'cli.js');
+/** The built CLI: scripts/bench.mjs points this at its private copy of dist/ (see there); HUDDLE_TEST_CLI at another build (an A/B). */
+export const CLI = process.env.HUDDLE_TEST_CLI ?? process.env.HUDDLE_BENCH_CLI ?? path.join(ROOT, 'dist', 'cli.js');
 /** Where the forked child bundles are: next to the runner bundle. */
 export const BUNDLE_DIR = typeof __dirname === 'string' ? __dirname : import.meta.dirname;
 export const TEST_API_KEY = 'sk-bench-key-0123456789';

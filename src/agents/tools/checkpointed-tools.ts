@@ -106,5 +106,7 @@ export async function checkpointsAtRunEnd(teamRoot: string): Promise<string[]> {
   } catch (error) {
     lines.push(`could not check the workspace against its checkpoints: ${(error as Error).message}`);
   }
+  // The run's last checkpoint is taken: its long-lived git ends now, and is waited for (none left as a zombie).
+  await store.endHelpers();
   return lines;
 }

@@ -117,6 +117,8 @@ export function pinRepository(root: string): PinnedRepo | undefined {
   const key = real(root);
   const known = pins.get(key);
   if (known) return known;
+  // Nothing git's discovery could find (no `.git` here or above, nor a git dir itself): no git run to say so.
+  if (!nearestCheckout(key) && !insideGitDir(key)) return undefined;
   let pin = discover(key);
   // git skips a `.git` whose commondir leads nowhere and goes on upward (to a repository around
   // this one): the nearest `.git` is the workspace's own.
@@ -190,6 +192,14 @@ export function expectedCommonDir(gitDir: string): string {
   const parent = path.dirname(gitDir);
   if (path.basename(parent) === 'worktrees' && existsSync(path.join(gitDir, 'gitdir'))) return path.dirname(parent);
   return gitDir;
+}
+
+/** `from` or a directory above it looks like a git dir (HEAD, objects, refs: git's own test), as a bare repository does. */
+function insideGitDir(from: string): boolean {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, 'HEAD')) && existsSync(path.join(dir, 'objects')) && existsSync(path.join(dir, 'refs'))) return true;
+    if (path.dirname(dir) === dir) return false;
+  }
 }
 
 function nearestCheckout(from: string): string | undefined {

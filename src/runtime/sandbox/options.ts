@@ -59,6 +59,8 @@ export interface SandboxRequest {
    * huddle's behind it: bridged in when the sandbox has a network of its own (needs socat).
    */
   loopback?: { port: number; socket: string };
+  /** The program's stderr into its stdout (one pipe keeps the order of their lines); bubblewrap's own stays on stderr. */
+  mergeStderr?: boolean;
 }
 
 let settings: SandboxSettings = {};

@@ -29,6 +29,9 @@ export function huddleRuntimeDir(env: NodeJS.ProcessEnv = process.env): string {
 /** Sockets named after a process (`agent-<pid>-…`, `model-<pid>-…`, `net-<pid>-…`) that a huddle which crashed left behind. */
 const PER_PROCESS = /^(?:agent|model|net)-(\d+)-[0-9a-f]+\.sock$/;
 
+/** The names sweepStale() listed, kept for sweepDeadSockets() (the directory can hold thousands of person keys). */
+let listed: { dir: string; names: string[] } | undefined;
+
 function sweepStale(dir: string): void {
   let names: string[];
   try {
@@ -36,6 +39,7 @@ function sweepStale(dir: string): void {
   } catch {
     return;
   }
+  listed = { dir, names };
   for (const name of names) {
     const pid = Number(PER_PROCESS.exec(name)?.[1]);
     if (!pid || pid === process.pid || isAlive(pid)) continue;
@@ -141,7 +145,10 @@ export function removeAtExit(socket: string): void {
 export async function sweepDeadSockets(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const dir = huddleRuntimeDir(env);
   const dead: Array<Promise<void>> = [];
-  for (const name of list(dir)) {
+  // A socket made since that listing belongs to a live process: the listing the first sweep made serves once more.
+  const names = listed?.dir === dir ? listed.names : list(dir);
+  listed = undefined;
+  for (const name of names) {
     if (!/^control-[0-9a-f]+\.sock$/.test(name)) continue;
     const socket = path.join(dir, name);
     dead.push(nobodyListens(socket).then((gone) => void (gone && rmSync(socket, { force: true }))));

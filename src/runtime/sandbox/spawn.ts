@@ -43,7 +43,10 @@ export function agentSocketPath(host: string): string {
 /** How `argv` runs under `request`: through bwrap or sandbox-exec, or as it is when there is no sandbox. */
 export async function prepareSandboxed(argv: readonly string[], request: SandboxRequest): Promise<PreparedCommand> {
   const status = request.status ?? sandboxStatus();
-  if (!status.available) return { file: argv[0]!, args: argv.slice(1), env: request.env, sandboxed: false };
+  if (!status.available) {
+    const merged = request.mergeStderr ? withStderrMerged(argv) : argv;
+    return { file: merged[0]!, args: merged.slice(1), env: request.env, sandboxed: false };
+  }
 
   const settings = sandboxSettings();
   const readOnly = request.mode === 'read-only';
@@ -72,7 +75,7 @@ export async function prepareSandboxed(argv: readonly string[], request: Sandbox
       ...(request.socket ? { socket: request.socket } : {}),
     });
     if (tmp) Object.assign(env, { TMPDIR: tmp, TMP: tmp, TEMP: tmp });
-    return { file: status.program, args: ['-p', profile, ...argv], env, sandboxed: true };
+    return { file: status.program, args: ['-p', profile, ...(request.mergeStderr ? withStderrMerged(argv) : argv)], env, sandboxed: true };
   }
 
   const network = request.network ?? settings.network ?? {};
@@ -106,7 +109,7 @@ export async function prepareSandboxed(argv: readonly string[], request: Sandbox
     }
   }
   const bridged = bridges.length ? ['/bin/sh', '-c', bridgeScript(socat!, bridges), 'huddle-network', ...argv] : [...argv];
-  const command = withoutStrayDescriptors(bridged);
+  const command = withoutStrayDescriptors(bridged, request.mergeStderr ?? false);
   const note = notes.length ? notes.join('; ') : undefined;
   // What the private /tmp must not hide: the workspace (read-only in plan mode), what it reads from.
   const readable = existingReal([request.cwd, ...request.writable, ...(request.readable ?? [])]).sort((a, b) => a.length - b.length);
@@ -183,12 +186,22 @@ export async function prepareSandboxedCommandLine(argv: readonly string[], reque
  * sandbox before the command starts, so it sees 0, 1 and 2 only (docs/trust.md). Bash, for
  * redirections of any descriptor number; where there is none, the command runs as it is.
  */
-export const CLOSE_STRAY_DESCRIPTORS =
-  'for f in /proc/self/fd/*; do n=${f##*/}; case $n in 0|1|2) ;; *) eval "exec $n>&-" 2>/dev/null ;; esac; done; exec "$@"';
+const CLOSE_LOOP = 'for f in /proc/self/fd/*; do n=${f##*/}; case $n in 0|1|2) ;; *) eval "exec $n>&-" 2>/dev/null ;; esac; done; ';
+export const CLOSE_STRAY_DESCRIPTORS = `${CLOSE_LOOP}exec "$@"`;
 
-function withoutStrayDescriptors(argv: readonly string[]): string[] {
+/** The same shell also points stderr at stdout (mergeStderr): no second shell before the program for that. */
+const CLOSE_STRAY_DESCRIPTORS_MERGED = `${CLOSE_LOOP}exec 2>&1; exec "$@"`;
+
+function withoutStrayDescriptors(argv: readonly string[], mergeStderr: boolean): string[] {
   const bash = ['/bin/bash', '/usr/bin/bash'].find((file) => existsSync(file));
-  return bash ? [bash, '-c', CLOSE_STRAY_DESCRIPTORS, 'huddle-fds', ...argv] : [...argv];
+  if (!bash) return mergeStderr ? withStderrMerged(argv) : [...argv];
+  // POSIX mode: this shell reads no BASH_ENV (the program's own bash does, once, with the stray descriptors closed).
+  return [bash, '--posix', '-c', mergeStderr ? CLOSE_STRAY_DESCRIPTORS_MERGED : CLOSE_STRAY_DESCRIPTORS, 'huddle-fds', ...argv];
+}
+
+/** Where no shell closes descriptors first: a shell of its own points stderr at stdout, then becomes the program. */
+function withStderrMerged(argv: readonly string[]): string[] {
+  return ['/bin/sh', '-c', 'exec 2>&1; exec "$@"', 'huddle-stderr', ...argv];
 }
 
 function hasLists(network: NetworkSettings): boolean {

@@ -5,6 +5,7 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
+import { probeConditions, recalledVerdict, rememberVerdict } from './probe-record.js';
 
 export type SandboxEngine = 'bwrap' | 'sandbox-exec';
 
@@ -64,6 +65,12 @@ export async function probeSandbox(env: NodeJS.ProcessEnv = process.env): Promis
   if (cached || sandboxOffOnPurpose(env) || process.platform !== 'linux') return;
   const program = findProgram('bwrap', env);
   if (!program) return; // sandboxStatus() says so without running anything
+  const conditions = probeConditions(program);
+  const recalled = recalledVerdict(conditions);
+  if (recalled) {
+    cached ??= on(program, recalled.version, recalled.userns);
+    return;
+  }
   const run = (args: string[]) =>
     new Promise<Ran>((resolve) => {
       execFile(program, args, { encoding: 'utf8', timeout: 10_000 }, (error, stdout, stderr) => {
@@ -72,7 +79,7 @@ export async function probeSandbox(env: NodeJS.ProcessEnv = process.env): Promis
       });
     });
   const [version, strong, plain] = await Promise.all([run(['--version']), run(['--unshare-user', '--disable-userns', ...BWRAP_PROBE]), run(BWRAP_PROBE)]);
-  cached ??= bwrapVerdict(program, version.stdout, strong, plain);
+  cached ??= remembered(conditions, bwrapVerdict(program, version.stdout, strong, plain));
 }
 
 /** What a probe run gave back. */
@@ -98,11 +105,20 @@ function probe(env: NodeJS.ProcessEnv): SandboxStatus {
   if (process.platform !== 'linux') return off(`no sandbox for ${process.platform}`, `sandbox: off — no sandbox on ${process.platform}`);
   const program = findProgram('bwrap', env);
   if (!program) return off('bubblewrap (bwrap) is not installed', `${SANDBOX_OFF_WARNING} (apt-get install bubblewrap)`);
+  const conditions = probeConditions(program);
+  const recalled = recalledVerdict(conditions);
+  if (recalled) return on(program, recalled.version, recalled.userns);
   const version = spawnSync(program, ['--version'], { encoding: 'utf8', timeout: 10_000 }).stdout ?? '';
   const strong = spawnSync(program, ['--unshare-user', '--disable-userns', ...BWRAP_PROBE], { stdio: 'ignore', timeout: 10_000 });
   // The plain sandbox is tried only when the strong one fails.
   const plain = strong.status === 0 ? strong : spawnSync(program, BWRAP_PROBE, { encoding: 'utf8', timeout: 10_000 });
-  return bwrapVerdict(program, version, strong, { status: plain.status, signal: plain.signal, stderr: String(plain.stderr ?? '') });
+  return remembered(conditions, bwrapVerdict(program, version, strong, { status: plain.status, signal: plain.signal, stderr: String(plain.stderr ?? '') }));
+}
+
+/** A sandbox that worked is remembered for the next start under the same conditions (probe-record.ts). */
+function remembered(conditions: string | undefined, status: SandboxStatus): SandboxStatus {
+  if (status.available && status.engine === 'bwrap') rememberVerdict(conditions, { version: status.version, userns: status.userns });
+  return status;
 }
 
 function bwrapVerdict(program: string, versionText: string, strong: { status: number | null }, plain: Omit<Ran, 'stdout'>): SandboxStatus {

@@ -87,12 +87,13 @@ async function runShell(command: string, context: ToolContext, timeoutMs: number
     context.events.emit('warning', { message: `${SANDBOX_OFF_WARNING}: commands run unsandboxed (${status.reason}); HUDDLE_SANDBOX=off silences this` });
   }
   const roots = workspace.sandboxRoots();
-  // Two pipes would lose the order between stdout and stderr lines, so a first shell points
-  // stderr at stdout and then becomes (exec, same pid) the shell that runs the command untouched.
+  // Two pipes would lose the order between stdout and stderr lines, so the sandbox's first shell
+  // points stderr at stdout (mergeStderr) and then becomes (exec, same pid) the shell that runs the command untouched.
   let subprocess: ChildProcess;
   let note: string | undefined;
   try {
-    const started = await sandboxedSpawn(['bash', '-c', 'exec 2>&1; exec bash -c "$1"', 'bash', command], {
+    const started = await sandboxedSpawn(['bash', '-c', command], {
+      mergeStderr: true,
       cwd: workspace.root,
       writable: roots.writable,
       readOnly: roots.readOnly,

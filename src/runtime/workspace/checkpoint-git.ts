@@ -12,7 +12,7 @@ export interface CheckpointGitResult {
   stderr: string;
 }
 
-const HARDENED = [
+export const HARDENED = [
   '-c',
   'core.fsmonitor=false',
   '-c',

@@ -23,7 +23,7 @@ const MAX_ENTRIES = 50_000;
 /** Racily clean files hashed per check, at most (bytes); more and git decides. */
 const MAX_HASHED_BYTES = 8 * 1024 * 1024;
 
-interface DirStat {
+export interface DirStat {
   /** Relative, `/`-separated; '' is the workspace itself. */
   path: string;
   ino: bigint;
@@ -31,6 +31,8 @@ interface DirStat {
   ctimeNs: bigint;
   /** Its names when it was racy at the snapshot. */
   names?: string[];
+  /** Its names, sorted, always (checkpoint-few-changes.ts tells what was added or removed). */
+  listing: string[];
 }
 
 export interface WorkspaceSnapshot {
@@ -42,6 +44,8 @@ export interface WorkspaceSnapshot {
   ignored: Map<string, boolean>;
   /** The stat of the files that decide what is ignored, when the snapshot was taken. */
   excludesStamp: string;
+  /** The workspace's .gitignore files then (absolute). */
+  gitignores: string[];
 }
 
 /** Asks git which of these directories (relative paths) are ignored; undefined if it could not say. */
@@ -76,7 +80,7 @@ export async function readDirectories(
       }
       if (!stats.isDirectory()) return undefined;
       const names = entries.map((entry) => entry.name).sort();
-      dirs.push({ path: dir, ino: stats.ino, mtimeNs: stats.mtimeNs, ctimeNs: stats.ctimeNs, ...(isRacy(stats, takenMs) ? { names } : {}) });
+      dirs.push({ path: dir, ino: stats.ino, mtimeNs: stats.mtimeNs, ctimeNs: stats.ctimeNs, listing: names, ...(isRacy(stats, takenMs) ? { names } : {}) });
       if (dirs.length > MAX_DIRS) return undefined;
       for (const entry of entries) {
         if (dir === '' && entry.name === '.git') continue;
@@ -169,16 +173,16 @@ export function excludesStamp(files: string[]): string {
     .join(',');
 }
 
-function isRacy(stats: BigIntStats, takenMs: number): boolean {
+export function isRacy(stats: BigIntStats, takenMs: number): boolean {
   const limit = BigInt(Math.floor(takenMs) - RACY_MS) * 1_000_000n;
   return stats.ctimeNs >= limit || stats.mtimeNs >= limit;
 }
 
-function low32(n: bigint): number {
+export function low32(n: bigint): number {
   return Number(n & 0xffffffffn);
 }
 
-function blobId(content: Buffer, hash: 'sha1' | 'sha256'): string {
+export function blobId(content: Buffer, hash: 'sha1' | 'sha256'): string {
   return createHash(hash).update(`blob ${content.length}\0`).update(content).digest('hex');
 }
 

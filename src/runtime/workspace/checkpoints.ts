@@ -35,6 +35,8 @@ import { checkpointsRoot } from '../fs/huddle-dirs.js';
 import { excludesStamp, gitBlindEdits, readDirectories, unchangedSince, type WorkspaceSnapshot } from './checkpoint-snapshot.js';
 import { readGitIndex } from './git-index.js';
 import { writeTrees } from './git-tree.js';
+import { fewChanges, globalGitFile } from './checkpoint-few-changes.js';
+import { IgnoreOracle } from './checkpoint-ignores.js';
 
 export const CHECKPOINT_REF = 'refs/huddle/checkpoints';
 
@@ -93,6 +95,9 @@ export class Checkpoints {
   #queue: Promise<unknown> = Promise.resolve();
   /** Checkpoint requests whose checkpoint has not started yet (they all get the same one). */
   #waiting: { metas: CallMeta[]; checkpoint: Promise<Checkpoint> } | undefined;
+  #plainFileSystem = true;
+  /** New files' ignore status, from one long-lived git (checkpoint-ignores.ts). */
+  #ignores: IgnoreOracle | undefined;
 
   /** One store per workspace in a process: agents working side by side share its lock. */
   static for(root: string): Checkpoints {
@@ -156,7 +161,10 @@ export class Checkpoints {
       renameSync(temp, this.shadow);
     }
     this.#writeExcludes();
-    this.#hash = /objectformat\s*=\s*sha256/i.test(readFileSync(path.join(this.shadow, 'config'), 'utf8')) ? 'sha256' : 'sha1';
+    const config = readFileSync(path.join(this.shadow, 'config'), 'utf8');
+    this.#hash = /objectformat\s*=\s*sha256/i.test(config) ? 'sha256' : 'sha1';
+    // A file system without executable bits or with case-folding names: git's own rules, so git reads it (no few-changes path).
+    this.#plainFileSystem = !/filemode\s*=\s*false/i.test(config) && !/ignorecase\s*=\s*true/i.test(config);
     const head = this.#readCheckpointRef();
     if (head) {
       const trees = await runGit(['rev-parse', `${head}:files`, `${head}:git`], this.shadowCall());
@@ -211,6 +219,11 @@ export class Checkpoints {
     renameSync(temp, file);
   }
 
+  /** Ends the long-lived git this store keeps (a later checkpoint starts it again); resolves once it has exited. */
+  endHelpers(): Promise<void> {
+    return this.#ignores?.end() ?? Promise.resolve();
+  }
+
   /** The latest checkpoint's id, if any (without taking one). */
   async latest(): Promise<string | undefined> {
     await this.#init();
@@ -255,6 +268,8 @@ export class Checkpoints {
     const gitStamp = this.#gitStamp();
     if (last?.described && last.snapshot && gitStamp === last.gitStamp && unchangedSince(this.root, last.snapshot, this.#hash)) return last.described;
     const filesIndex = path.join(this.shadow, 'files-index');
+    const few = last?.snapshot && gitStamp === last.gitStamp && this.#plainFileSystem ? await this.#fewChanges(last.snapshot, filesIndex) : undefined;
+    if (few) return this.#commit(meta, last!, few.filesTree, last!.gitTree, { ...last!, gitStamp, indexStamp: undefined, snapshot: few.snapshot });
     const walk = await this.#readDirectories(last?.snapshot, filesIndex);
     const hashBytes = this.#hash === 'sha256' ? 32 : 20;
     // Edits git's stat check cannot see (checkpoint-snapshot.ts#gitBlindEdits) are hashed again by name.
@@ -295,9 +310,14 @@ export class Checkpoints {
       }
     }
 
+    return this.#commit(meta, last, filesTree, gitTree, { commit: '', filesTree, gitTree, indexStamp, gitStamp, tips, headResolved, hadIndex, snapshot });
+  }
+
+  /** The checkpoint of these trees: the last one when they did not change, else a new commit on the chain. */
+  async #commit(meta: CallMeta, last: Last | undefined, filesTree: string, gitTree: string | undefined, next: Last): Promise<Checkpoint> {
     if (last && last.filesTree === filesTree && last.gitTree === gitTree) {
       const described = last.described ?? (await this.#describe(last.commit, filesTree, gitTree));
-      this.#last = { ...last, indexStamp, gitStamp, hadIndex, described, snapshot };
+      this.#last = { ...next, commit: last.commit, filesTree, gitTree, described };
       return described;
     }
     // What changed since the previous checkpoint is worked out when listing (list()), not here.
@@ -319,8 +339,26 @@ export class Checkpoints {
     );
     this.#writeCheckpointRef(commit);
     const described: Checkpoint = { id: commit, ...body, filesTree, gitTree };
-    this.#last = { commit, filesTree, gitTree, indexStamp, gitStamp, tips, headResolved, hadIndex, described, snapshot };
+    this.#last = { ...next, commit, filesTree, gitTree, described };
     return described;
+  }
+
+  /**
+   * A few files changed in directories the last checkpoint looked into: their blobs and the trees
+   * written here, no `git add -A` (checkpoint-few-changes.ts). The shadow index is then behind:
+   * the next checkpoint that asks git does not reuse a tree by its stamp (indexStamp undefined).
+   */
+  async #fewChanges(previous: WorkspaceSnapshot, filesIndex: string): Promise<{ filesTree: string; snapshot: WorkspaceSnapshot } | undefined> {
+    const exclude = path.join(this.shadow, 'info', 'exclude');
+    if (excludesStamp([exclude, ...previous.gitignores]) !== previous.excludesStamp) return undefined;
+    const stamp = `${previous.excludesStamp}|${excludesStamp([globalGitFile('ignore')])}`;
+    this.#ignores ??= new IgnoreOracle(this.root, { GIT_DIR: this.shadow, GIT_WORK_TREE: this.root, GIT_INDEX_FILE: filesIndex });
+    const oracle = this.#ignores;
+    const few = await fewChanges(this.root, previous, this.#hash, (paths) => oracle.ignored(paths, stamp));
+    if (!few) return undefined;
+    for (const blob of few.blobs) this.#writeObject('blob', blob);
+    const filesTree = writeTrees(few.entries, (body) => this.#writeObject('tree', body));
+    return { filesTree, snapshot: { ...previous, takenMs: few.takenMs, dirs: few.dirs, entries: few.entries } };
   }
 
   /**
@@ -344,11 +382,11 @@ export class Checkpoints {
       if (!walk) return undefined;
       stamped = excludesStamp([exclude, ...walk.gitignores]);
     }
-    return { takenMs: walk.takenMs, dirs: walk.dirs, ignored: walk.ignored, excludesStamp: stamped };
+    return { takenMs: walk.takenMs, dirs: walk.dirs, ignored: walk.ignored, excludesStamp: stamped, gitignores: walk.gitignores };
   }
 
   /** A loose object in the shadow (zlib, as git writes them); its id. */
-  #writeObject(type: 'tree' | 'commit', body: Buffer): string {
+  #writeObject(type: 'blob' | 'tree' | 'commit', body: Buffer): string {
     const data = Buffer.concat([Buffer.from(`${type} ${body.length}\0`), body]);
     const id = createHash(this.#hash).update(data).digest('hex');
     const file = path.join(this.shadow, 'objects', id.slice(0, 2), id.slice(2));

@@ -116,6 +116,32 @@ describe("huddle's own git", () => {
     expect(env).not.toHaveProperty('GIT_DIR');
   });
 
+  it('outside every repository, finds none without running git, and finds one made later', () => {
+    const outside = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'host-git-none-')));
+    const bin = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'host-git-bin-')));
+    const log = path.join(bin, 'runs');
+    writeFileSync(path.join(bin, 'git'), `#!/bin/sh\necho "$*" >> ${JSON.stringify(log)}\nexec /usr/bin/git "$@"\n`, { mode: 0o755 });
+    const before = process.env.PATH;
+    process.env.PATH = `${bin}:${before ?? '/usr/bin:/bin'}`;
+    try {
+      expect(pinRepository(outside)).toBeUndefined();
+      expect(existsSync(log)).toBe(false);
+      // A bare repository around it: git's discovery is asked (it looks like a git dir).
+      const bare = path.join(outside, 'bare.git');
+      execFileSync('git', ['init', '-q', '--bare', bare]);
+      mkdirSync(path.join(bare, 'sub'));
+      expect(pinRepository(path.join(bare, 'sub'))).toBeUndefined();
+      expect(readFileSync(log, 'utf8')).toContain('rev-parse');
+      // Not remembered as "none": a repository made there later is found.
+      execFileSync('git', ['init', '-q', outside]);
+      expect(pinRepository(outside)?.workTree).toBe(outside);
+    } finally {
+      process.env.PATH = before;
+      rmSync(outside, { recursive: true, force: true });
+      rmSync(bin, { recursive: true, force: true });
+    }
+  });
+
   it("takes a linked worktree's commondir (git writes it there)", () => {
     execFileSync('git', ['worktree', 'add', '-q', '-b', 'side', path.join(dir, 'wt')], { cwd: dir, env: { ...process.env, ...TEST_GIT_IDENTITY } });
     const pin = pinRepository(path.join(dir, 'wt'))!;

@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { mkdtemp, realpath, rm } from 'node:fs/promises';
+import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -79,6 +79,22 @@ describe('bash', () => {
     const result = await bash('echo one; echo two >&2; echo three; exit 2');
     expect(result.content).toBe('one\ntwo\nthree\n[exit code 2]');
     expect(result.isError).toBe(true);
+  });
+
+  it("starts no shell of huddle's that reads BASH_ENV: the command's own bash reads it once", async () => {
+    // Each bash started on the way to the command would source it (a person's BASH_ENV passes into the sandbox).
+    const script = path.join(root, 'bash-env.sh');
+    await writeFile(script, `echo "sourced by $$" >> ${JSON.stringify(path.join(root, 'sourced'))}\n`);
+    const before = process.env.BASH_ENV;
+    process.env.BASH_ENV = script;
+    try {
+      const result = await bash('echo ran');
+      expect(result.content).toBe('ran\n[exit code 0]');
+    } finally {
+      if (before === undefined) delete process.env.BASH_ENV;
+      else process.env.BASH_ENV = before;
+    }
+    expect(readFileSync(path.join(root, 'sourced'), 'utf8').trim().split('\n')).toHaveLength(1);
   });
 
   it('succeeds on exit code 0 and runs in the workspace root', async () => {

@@ -199,7 +199,7 @@ describe('the detector itself, where a change left every stat as it was', () => 
     const file = lstatSync(path.join(ws, 'f.txt'), { bigint: true });
     return {
       takenMs,
-      dirs: [{ path: '', ino: dir.ino, mtimeNs: dir.mtimeNs, ctimeNs: dir.ctimeNs, ...(names ? { names } : {}) }],
+      dirs: [{ path: '', ino: dir.ino, mtimeNs: dir.mtimeNs, ctimeNs: dir.ctimeNs, listing: ['f.txt'], ...(names ? { names } : {}) }],
       entries: [
         {
           path: 'f.txt',
@@ -216,6 +216,7 @@ describe('the detector itself, where a change left every stat as it was', () => 
       ],
       ignored: new Map(),
       excludesStamp: '',
+      gitignores: [],
     };
   };
 

@@ -1,0 +1,154 @@
+// A checkpoint of a workspace where only a few files changed, in directories the last checkpoint
+// already looked into, taken without `git add -A` (checkpoints.ts): every directory and file the
+// last checkpoint saw is checked by its stat as the change detector does (checkpoint-snapshot.ts,
+// racily clean ones by content); what moved is read and hashed here, and a new file's name is
+// asked of the long-lived `git check-ignore` (checkpoint-ignores.ts). Anything else — a new or
+// removed directory, a symlink, a .gitignore that changed, more than a few files — is undefined,
+// and git reads the workspace as before. The result is what `git add -A` would record.
+import { existsSync, lstatSync, readdirSync, readFileSync, type BigIntStats } from 'node:fs';
+import path from 'node:path';
+import type { IndexEntry } from './git-index.js';
+import { blobId, isRacy, low32, type DirStat, type WorkspaceSnapshot } from './checkpoint-snapshot.js';
+
+/** More changed files than this, or more bytes: git reads them. */
+const MAX_FILES = 64;
+const MAX_BYTES = 8 * 1024 * 1024;
+
+export interface FewChanges {
+  takenMs: number;
+  dirs: DirStat[];
+  entries: IndexEntry[];
+  /** The contents of the new or changed files (blobs to store). */
+  blobs: Buffer[];
+}
+
+/** Which of these new files (relative paths) git ignores; undefined if it could not say. */
+export type IgnoredFiles = (paths: string[]) => Promise<Set<string> | undefined>;
+
+export async function fewChanges(
+  root: string,
+  snapshot: WorkspaceSnapshot,
+  hash: 'sha1' | 'sha256',
+  ignoredFiles: IgnoredFiles,
+): Promise<FewChanges | undefined> {
+  const takenMs = Date.now();
+  // Attributes can make git store other bytes than the file's (eol, text): git reads such a workspace.
+  if (existsSync(globalGitFile('attributes')) || snapshot.dirs.some((dir) => dir.listing.includes('.gitattributes'))) return undefined;
+  const dirs: DirStat[] = [];
+  const known = new Set(snapshot.dirs.map((dir) => dir.path));
+  const added: string[] = [];
+  const removed = new Set<string>();
+  for (const dir of snapshot.dirs) {
+    const full = path.join(root, dir.path);
+    let stats: BigIntStats;
+    try {
+      stats = lstatSync(full, { bigint: true });
+    } catch {
+      return undefined;
+    }
+    if (!stats.isDirectory() || stats.ino !== dir.ino) return undefined;
+    const sameStat = stats.mtimeNs === dir.mtimeNs && stats.ctimeNs === dir.ctimeNs;
+    if (sameStat && !dir.names) {
+      dirs.push(dir);
+      continue;
+    }
+    let names: string[];
+    try {
+      names = readdirSync(full).sort();
+    } catch {
+      return undefined;
+    }
+    const before = new Set(dir.listing);
+    const now = new Set(names);
+    for (const name of names) if (!before.has(name)) added.push(dir.path ? `${dir.path}/${name}` : name);
+    for (const name of dir.listing) if (!now.has(name)) removed.add(dir.path ? `${dir.path}/${name}` : name);
+    dirs.push({ path: dir.path, ino: stats.ino, mtimeNs: stats.mtimeNs, ctimeNs: stats.ctimeNs, listing: names, ...(isRacy(stats, takenMs) ? { names } : {}) });
+  }
+  // What decides what is ignored, or a directory come or gone: git's walk.
+  for (const file of [...added, ...removed]) {
+    if (
+      path.basename(file) === '.gitignore' ||
+      path.basename(file) === '.gitattributes' ||
+      path.basename(file) === '.git' ||
+      known.has(file) ||
+      file.includes('\uFFFD')
+    )
+      return undefined;
+  }
+  const changed: string[] = [];
+  const entries: IndexEntry[] = [];
+  for (const entry of snapshot.entries) {
+    if (entry.mode !== 0o100644 && entry.mode !== 0o100755) return undefined;
+    if (removed.has(entry.path)) continue;
+    let stats: BigIntStats;
+    try {
+      stats = lstatSync(path.join(root, entry.path), { bigint: true });
+    } catch {
+      return undefined;
+    }
+    if (!stats.isFile()) return undefined;
+    const same =
+      low32(stats.ino) === entry.ino &&
+      low32(stats.size) === entry.size &&
+      stats.ctimeNs === BigInt(entry.ctimeSec) * 1_000_000_000n + BigInt(entry.ctimeNsec) &&
+      stats.mtimeNs === BigInt(entry.mtimeSec) * 1_000_000_000n + BigInt(entry.mtimeNsec) &&
+      ((stats.mode & 0o100n) !== 0n) === (entry.mode === 0o100755);
+    // Racily clean (or stat moved): read again, as git would.
+    if (same && !isRacy(stats, snapshot.takenMs)) entries.push(entry);
+    else changed.push(entry.path);
+  }
+  const fresh: string[] = [];
+  for (const file of added) {
+    let stats: BigIntStats;
+    try {
+      stats = lstatSync(path.join(root, file), { bigint: true });
+    } catch {
+      return undefined;
+    }
+    // A new directory (git walks it) or a symlink or special file: git decides.
+    if (!stats.isFile()) return undefined;
+    fresh.push(file);
+  }
+  if (changed.length + fresh.length > MAX_FILES) return undefined;
+  const ignored = fresh.length ? await ignoredFiles(fresh) : new Set<string>();
+  if (!ignored) return undefined;
+  const blobs: Buffer[] = [];
+  let bytes = 0;
+  for (const file of [...changed, ...fresh.filter((f) => !ignored.has(f))]) {
+    const full = path.join(root, file);
+    let content: Buffer;
+    let before: BigIntStats;
+    let after: BigIntStats;
+    try {
+      before = lstatSync(full, { bigint: true });
+      content = readFileSync(full);
+      after = lstatSync(full, { bigint: true });
+    } catch {
+      return undefined;
+    }
+    // Written while read: git decides.
+    if (!after.isFile() || after.mtimeNs !== before.mtimeNs || after.ctimeNs !== before.ctimeNs || after.size !== before.size || after.ino !== before.ino)
+      return undefined;
+    bytes += content.length;
+    if (bytes > MAX_BYTES) return undefined;
+    blobs.push(content);
+    entries.push({
+      path: file,
+      raw: Buffer.from(file),
+      mode: (after.mode & 0o100n) !== 0n ? 0o100755 : 0o100644,
+      oid: blobId(content, hash),
+      ctimeSec: Number(after.ctimeNs / 1_000_000_000n),
+      ctimeNsec: Number(after.ctimeNs % 1_000_000_000n),
+      mtimeSec: Number(after.mtimeNs / 1_000_000_000n),
+      mtimeNsec: Number(after.mtimeNs % 1_000_000_000n),
+      ino: low32(after.ino),
+      size: low32(after.size),
+    });
+  }
+  return { takenMs, dirs, entries, blobs };
+}
+
+/** The user's own git file that the shadow's git reads even with no global config (its environment has HOME, no XDG_CONFIG_HOME: checkpoint-git.ts). */
+export function globalGitFile(name: 'ignore' | 'attributes'): string {
+  return path.join(process.env.HOME ?? '/', '.config', 'git', name);
+}

@@ -1,0 +1,151 @@
+// A checkpoint of a workspace where a few files changed in directories the last one looked into is
+// taken without `git add -A` (runtime/workspace/checkpoint-few-changes.ts), and holds exactly the
+// tree git itself records for the workspace then: changed, new, ignored, re-included, removed and
+// executable files. A new directory, or attributes that could change the bytes git stores, go to
+// git as before. Real git; the git that huddle runs is logged through a wrapper first on PATH.
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Checkpoints } from '../../../src/runtime/workspace/checkpoints.js';
+
+let base: string;
+let ws: string;
+let gitLog: string;
+const saved = { state: process.env.XDG_STATE_HOME, path: process.env.PATH };
+beforeEach(() => {
+  base = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'huddle-few-')));
+  process.env.XDG_STATE_HOME = path.join(base, 'state');
+  const bin = path.join(base, 'bin');
+  mkdirSync(bin);
+  gitLog = path.join(base, 'git.log');
+  const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+  writeFileSync(path.join(bin, 'git'), `#!/bin/sh\necho "$*" >> '${gitLog}'\nexec '${realGit}' "$@"\n`, { mode: 0o755 });
+  process.env.PATH = `${bin}:${saved.path}`;
+  ws = path.join(base, 'ws');
+  mkdirSync(path.join(ws, 'src'), { recursive: true });
+  writeFileSync(path.join(ws, 'a.txt'), 'a\n');
+  writeFileSync(path.join(ws, 'src', 'b.txt'), 'b\n');
+  writeFileSync(path.join(ws, 'src', 'c.txt'), 'c\n');
+  writeFileSync(path.join(ws, '.gitignore'), '*.log\n!keep.log\n');
+});
+afterEach(() => {
+  if (saved.state === undefined) delete process.env.XDG_STATE_HOME;
+  else process.env.XDG_STATE_HOME = saved.state;
+  process.env.PATH = saved.path;
+  rmSync(base, { recursive: true, force: true });
+});
+
+const gitCalls = (): string[] => {
+  try {
+    return readFileSync(gitLog, 'utf8').split('\n').filter(Boolean);
+  } catch {
+    return [];
+  }
+};
+const take = (store: Checkpoints) => store.take({ agent: 'lead', tool: 'bash', summary: 'x' });
+/** The files tree git itself makes of the workspace now, with the shadow's excludes, in an index of its own. */
+const treeByGit = (store: Checkpoints): string => {
+  const env = { ...process.env, GIT_DIR: store.shadow, GIT_WORK_TREE: ws, GIT_INDEX_FILE: path.join(base, 'check-index') };
+  rmSync(env.GIT_INDEX_FILE, { force: true });
+  execFileSync('git', ['add', '-A'], { cwd: ws, env });
+  return execFileSync('git', ['write-tree'], { cwd: ws, env, encoding: 'utf8' }).trim();
+};
+/** This process's children running `git check-ignore --stdin`, zombies included (their /proc entry stays until reaped). */
+const checkIgnoreChildren = (): number[] =>
+  readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== process.pid) return false;
+        return stat.includes('(git)') && (stat.includes(') Z') || readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('check-ignore'));
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+const addsSince = (from: number) =>
+  gitCalls()
+    .slice(from)
+    .filter((line) => / add /.test(` ${line} `));
+
+describe('a checkpoint after a few changes in known directories', () => {
+  it('runs no git add and holds what git add -A would record', async () => {
+    const store = new Checkpoints(ws);
+    await take(store);
+    const before = gitCalls().length;
+    writeFileSync(path.join(ws, 'a.txt'), 'a changed\n');
+    chmodSync(path.join(ws, 'a.txt'), 0o755);
+    unlinkSync(path.join(ws, 'src', 'b.txt'));
+    writeFileSync(path.join(ws, 'src', 'new.txt'), 'new\n');
+    writeFileSync(path.join(ws, 'src', 'debug.log'), 'ignored\n');
+    writeFileSync(path.join(ws, 'src', 'keep.log'), 'kept: a negated pattern\n');
+    writeFileSync(path.join(ws, ':(glob)odd*.txt'), 'a name git could read as a pathspec\n');
+    const second = await take(store);
+    expect(addsSince(before)).toEqual([]);
+    expect(second.filesTree).toBe(treeByGit(store));
+    const listed = execFileSync('git', ['--git-dir', store.shadow, 'ls-tree', '-r', '--name-only', second.filesTree], { encoding: 'utf8' });
+    expect(listed.split('\n').filter(Boolean).sort()).toEqual(['.gitignore', ':(glob)odd*.txt', 'a.txt', 'src/c.txt', 'src/keep.log', 'src/new.txt']);
+
+    // And again on top of it (its snapshot is the next one's base), then through git once more.
+    const again = gitCalls().length;
+    writeFileSync(path.join(ws, 'src', 'new.txt'), 'new, twice\n');
+    const third = await take(store);
+    expect(addsSince(again)).toEqual([]);
+    expect(third.filesTree).toBe(treeByGit(store));
+    mkdirSync(path.join(ws, 'src', 'sub'));
+    writeFileSync(path.join(ws, 'src', 'sub', 'd.txt'), 'd\n');
+    unlinkSync(path.join(ws, 'src', 'new.txt'));
+    const fourth = await take(store);
+    expect(fourth.filesTree).toBe(treeByGit(store));
+  });
+
+  it("its long-lived git ends with the run, reaped (the run's end waits for it)", async () => {
+    const others = new Set(checkIgnoreChildren()); // other tests' stores, in this process
+    const ours = () => checkIgnoreChildren().filter((pid) => !others.has(pid));
+    const store = new Checkpoints(ws);
+    await take(store);
+    writeFileSync(path.join(ws, 'src', 'new.txt'), 'new\n');
+    await take(store);
+    expect(ours()).toHaveLength(1);
+    await store.endHelpers();
+    expect(ours()).toEqual([]);
+    // A later checkpoint starts it again.
+    writeFileSync(path.join(ws, 'src', 'other.txt'), 'other\n');
+    const later = await take(store);
+    expect(later.filesTree).toBe(treeByGit(store));
+    await store.endHelpers();
+  });
+
+  it('a file system without executable bits or with case-folding names (as git init found it) is read by git', async () => {
+    await take(new Checkpoints(ws));
+    const store = new Checkpoints(ws); // as the next huddle process would, reading the shadow's config
+    writeFileSync(path.join(store.shadow, 'config'), `${readFileSync(path.join(store.shadow, 'config'), 'utf8')}[core]\n\tfilemode = false\n`);
+    await take(store);
+    const before = gitCalls().length;
+    writeFileSync(path.join(ws, 'a.txt'), 'a changed\n');
+    await take(store);
+    expect(addsSince(before)).not.toEqual([]);
+  });
+
+  it('a new directory, or a workspace with attributes, is read by git', async () => {
+    const store = new Checkpoints(ws);
+    await take(store);
+    let before = gitCalls().length;
+    mkdirSync(path.join(ws, 'lib'));
+    writeFileSync(path.join(ws, 'lib', 'x.txt'), 'x\n');
+    const withDir = await take(store);
+    expect(addsSince(before)).not.toEqual([]);
+    expect(withDir.filesTree).toBe(treeByGit(store));
+
+    writeFileSync(path.join(ws, '.gitattributes'), '*.txt text eol=lf\n');
+    await take(store);
+    before = gitCalls().length;
+    writeFileSync(path.join(ws, 'a.txt'), 'crlf\r\n');
+    const withAttributes = await take(store);
+    expect(addsSince(before)).not.toEqual([]);
+    expect(withAttributes.filesTree).toBe(treeByGit(store));
+  });
+});
