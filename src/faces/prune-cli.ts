@@ -88,7 +88,10 @@ export async function runPruneCommand(options: PruneOptions, env: NodeJS.Process
     if (!url) return fail(error.message);
     days ??= DEFAULT_RETENTION_DAYS;
   }
-  if (!url) return fail('huddle prune needs a team on PostgreSQL: --team postgres://USER@HOST/DB (or the team setting)');
+  if (!url)
+    return fail(
+      'huddle prune needs a team on PostgreSQL: --team postgres://USER@HOST/DB (or the team setting); huddle prune --checkpoints removes the checkpoints of workspaces that are gone',
+    );
   try {
     return await withTeamDatabase(url, new Workspace(cwd), async (db) => {
       const candidates = await pruneCandidates(db, { names: options.names, olderThanDays: days });

@@ -111,6 +111,17 @@ describe('huddle prune --checkpoints', () => {
     expect(run.stdout).toBe('no checkpoints of workspaces that are gone; kept 0 of workspaces that exist\n');
   });
 
+  it('plain huddle prune (no team anywhere) leaves checkpoints alone and points at --checkpoints', async () => {
+    const gone = await workspaceWithCheckpoint('gone', false);
+    rmSync(gone.ws, { recursive: true });
+    const run = await prune();
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(
+      'huddle: huddle prune needs a team on PostgreSQL: --team postgres://USER@HOST/DB (or the team setting); huddle prune --checkpoints removes the checkpoints of workspaces that are gone\n',
+    );
+    expect(existsSync(gone.shadow)).toBe(true);
+  });
+
   it('bad input is one line: team flags and names do not go with --checkpoints', async () => {
     for (const args of [
       ['--checkpoints', '--team', 'postgres://x@y/z'],
