@@ -8,7 +8,21 @@ import { appendFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type FakeApi, type Scripted, reply, replyText, startFakeApi, text, toolUse } from '../test/helpers/fake-api.js';
 import { PtyDriver } from '../test/helpers/pty-driver.js';
-import { type BenchResult, TEST_API_KEY, cpuPercentOver, log, median, result, round, sleep, spread, tempDir, treeCpuSeconds, until } from './lib.js';
+import {
+  type BenchResult,
+  TEST_API_KEY,
+  cpuPercentOver,
+  log,
+  median,
+  result,
+  round,
+  sleep,
+  spread,
+  tempDir,
+  treeCpuSeconds,
+  until,
+  useBenchStateHome,
+} from './lib.js';
 
 export const INPUT_HINT = 'ask the lead';
 /** Ink wraps every frame it writes in a synchronized update: begin … end. */
@@ -47,7 +61,15 @@ export class Console {
       cwd: ws.dir,
       cols: size.cols,
       rows: size.rows,
-      env: { ANTHROPIC_API_KEY: TEST_API_KEY, ANTHROPIC_BASE_URL: fake.url, HUDDLE_RETRY_BASE_MS: '5', CI: 'false', ...profileEnv(), ...env },
+      env: {
+        ANTHROPIC_API_KEY: TEST_API_KEY,
+        ANTHROPIC_BASE_URL: fake.url,
+        HUDDLE_RETRY_BASE_MS: '5',
+        CI: 'false',
+        XDG_STATE_HOME: useBenchStateHome(),
+        ...profileEnv(),
+        ...env,
+      },
     });
     const trace = process.env.BENCH_PTY_LOG;
     this.driver.process.onData((data) => {

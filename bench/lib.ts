@@ -126,14 +126,35 @@ export function runNode(args: string[], options: { cwd?: string; env?: Record<st
   });
 }
 
-/** No inherited secrets or settings: PATH, HOME, TMPDIR, plus `extra`. */
+/** No inherited secrets or settings: PATH, HOME, TMPDIR, the benchmarks' own state directory, plus `extra`. */
 export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? os.homedir() };
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: process.env.HOME ?? os.homedir(),
+    XDG_STATE_HOME: useBenchStateHome(),
+  };
   if (process.env.TMPDIR) env.TMPDIR = process.env.TMPDIR;
   return { ...env, ...extra };
 }
 
 // ---- workspaces ---------------------------------------------------------------------------------
+
+let benchStateHome: string | undefined;
+
+/**
+ * The benchmarks' own XDG_STATE_HOME, made once per process and removed when it exits, and set in
+ * process.env for what runs in-process or inherits it: the checkpoint shadows of their temporary
+ * workspaces (docs/trust.md#checkpoints-and-rewind) never pile up in the person's ~/.local/state.
+ */
+export function useBenchStateHome(): string {
+  if (!benchStateHome) {
+    const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'huddle-bench-state-')));
+    benchStateHome = dir;
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  }
+  process.env.XDG_STATE_HOME = benchStateHome;
+  return benchStateHome;
+}
 
 export function tempDir(prefix: string): { dir: string; cleanup: () => void } {
   const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), prefix)));

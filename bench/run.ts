@@ -11,7 +11,7 @@ import { benchClaimsAcrossProcesses, benchClaimsInProcess } from './claims.js';
 import { benchPostgresClaims, benchPostgresClaimsFsync, benchPostgresWake } from './postgres.js';
 import { benchConsoleIdle, benchConsoleLaunch, benchConsoleStreaming } from './console.js';
 import { benchConsoleWordStream } from './console-words.js';
-import { type BenchFailure, type BenchResult, ROOT } from './lib.js';
+import { type BenchFailure, type BenchResult, ROOT, useBenchStateHome } from './lib.js';
 import { benchHeadlessRoundTrip, benchTeamRun, benchVersion } from './startup.js';
 import { benchCompaction } from './compaction.js';
 import { benchResume } from './resume.js';
@@ -48,6 +48,8 @@ const GROUPS: Array<[string, () => Promise<BenchResult[]>]> = [
 
 export async function main(): Promise<number> {
   const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : undefined;
+  // Every group, in-process or a child, checkpoints into a throwaway state directory, not the person's.
+  useBenchStateHome();
   const results: BenchResult[] = [];
   const failures: BenchFailure[] = [];
   const started = performance.now();

@@ -52,6 +52,8 @@ Usage:
                                         remove teams from a PostgreSQL database: those archived by
                                         --fresh DAYS ago or more (default: retentionDays, 30), or the
                                         TEAMs named; a team whose lead runs is kept
+  huddle prune --checkpoints [--dry-run] remove the checkpoints of workspaces whose directory no longer
+                                        exists (judged by the path: mount the disk first); never others
   huddle run --backlog SOURCE [--playbook NAME] [--plan-approval lead|person|off|auto-after[:MIN]]
                                         work through a backlog headless: SOURCE is local (.team/backlog/*.md,
                                         the default) or github:OWNER/REPO?label=NAME (again for more); one
@@ -160,6 +162,7 @@ async function runSubcommand(command: Subcommand, argv: string[]): Promise<numbe
         files: { type: 'boolean' },
         all: { type: 'boolean' },
         'dry-run': { type: 'boolean' },
+        checkpoints: { type: 'boolean' },
         'older-than': { type: 'string' },
         message: { type: 'string', short: 'm' },
         edit: { type: 'string' },
@@ -189,7 +192,7 @@ async function runSubcommand(command: Subcommand, argv: string[]): Promise<numbe
     trust: ['cwd', 'list', 'revoke'],
     rewind: ['cwd', 'files', 'all'],
     doctor: ['cwd', 'json'],
-    prune: ['cwd', 'team', 'dry-run', 'older-than'],
+    prune: ['cwd', 'team', 'dry-run', 'older-than', 'checkpoints'],
   };
   for (const key of Object.keys(values)) if (!allowed[command].includes(key)) usageError(`--${key} does not go with huddle ${command}`);
   if (command === 'trust') {
@@ -204,6 +207,13 @@ async function runSubcommand(command: Subcommand, argv: string[]): Promise<numbe
     return runDoctorCommand({ cwd: values.cwd, json: values.json ?? false });
   }
   if (command === 'prune') {
+    if (values.checkpoints) {
+      const teamFlag = (['team', 'older-than', 'cwd'] as const).find((key) => values[key] !== undefined);
+      if (teamFlag) usageError(`--${teamFlag} does not go with --checkpoints: prune teams and checkpoints in separate runs`);
+      if (positionals.length) usageError(`unexpected argument '${positionals[0]}': huddle prune --checkpoints takes no team names`);
+      const { runPruneCheckpoints } = await import('./faces/prune-cli.js');
+      return runPruneCheckpoints({ dryRun: values['dry-run'] ?? false });
+    }
     const days = values['older-than'];
     if (days !== undefined && !/^\d+$/.test(days)) usageError(`--older-than takes a whole number of days, not '${days}'`);
     const { runPruneCommand } = await import('./faces/prune-cli.js');

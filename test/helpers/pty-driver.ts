@@ -54,6 +54,7 @@ export class PtyDriver {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
       XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME,
+      XDG_STATE_HOME: process.env.XDG_STATE_HOME,
       CLAUDE_CONFIG_DIR: process.env.CLAUDE_CONFIG_DIR,
       TERM: 'xterm-256color',
       ...options.env,

@@ -45,6 +45,8 @@ export function baseEnv(): Record<string, string> {
   if (process.env.TMPDIR) env.TMPDIR = process.env.TMPDIR;
   // The test process's own config directory (isolated-config.ts): trust records stay out of ~.
   if (process.env.XDG_CONFIG_HOME) env.XDG_CONFIG_HOME = process.env.XDG_CONFIG_HOME;
+  // …and its own state directory: checkpoint shadows of temporary workspaces stay out of ~/.local/state.
+  if (process.env.XDG_STATE_HOME) env.XDG_STATE_HOME = process.env.XDG_STATE_HOME;
   // …and Claude Code's user settings: the machine's ~/.claude/settings.json never reaches a test.
   if (process.env.CLAUDE_CONFIG_DIR) env.CLAUDE_CONFIG_DIR = process.env.CLAUDE_CONFIG_DIR;
   return env;

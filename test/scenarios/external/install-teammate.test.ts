@@ -63,6 +63,7 @@ describe.skipIf(skipWithoutClaudeCode())('an installed huddle', () => {
       ANTHROPIC_BASE_URL: fake.url,
       HUDDLE_RETRY_BASE_MS: '5',
       XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME,
+      XDG_STATE_HOME: process.env.XDG_STATE_HOME,
       ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}),
       ...claudeCodeEnv(path.join(ws, '..', `${path.basename(ws)}-home`)),
     };

@@ -104,6 +104,7 @@ describe('huddle installed as a library', () => {
         ANTHROPIC_BASE_URL: fake.url,
         HUDDLE_RETRY_BASE_MS: '5',
         XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME,
+        XDG_STATE_HOME: process.env.XDG_STATE_HOME,
         ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}),
       };
       const result = await runProgram(process.execPath, ['team.ts', workspace], { cwd: project, env });
