@@ -377,7 +377,8 @@ export class BacklogRun implements Shipper {
   /** The one reviewer of the backlog's tasks (the playbook's review phase says on which model or CLI), started (again) unless it runs. */
   async #ensureReviewer(): Promise<void> {
     const reviewer = this.#playbook.reviewer;
-    if (!reviewer || this.#session.isLive(REVIEWER)) return;
+    // After close() the team is stopping: its spawn would be refused, and that is not worth a warning.
+    if (!reviewer || this.#closed || this.#session.isLive(REVIEWER)) return;
     const review = this.#playbook.phases.find((p) => p.phase === 'review');
     await this.#session
       .backlogParts()
@@ -393,7 +394,9 @@ export class BacklogRun implements Shipper {
           'and decide: review_approve, or review_request_changes with what must change (a blocking finding always means changes).' +
           (review?.instructions ? `\n\n${review.instructions}` : ''),
       })
-      .catch((error: Error) => this.#warn(`could not start the reviewer: ${error.message}`));
+      .catch((error: Error) => {
+        if (!this.#closed) this.#warn(`could not start the reviewer: ${error.message}`);
+      });
   }
 
   /** Each issue whose dependencies are reviewed gets its branch (on the base or the dependency's branch) and its teammate. */

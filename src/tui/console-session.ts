@@ -29,11 +29,25 @@ export interface ConsoleSession {
   backlog?: BacklogRun | undefined;
 }
 
+/** How far an open got, shared with the console, which may be told to quit meanwhile. */
+export interface OpeningProgress {
+  /** The session, once it is open (its teammates may be resuming). */
+  session?: TeamSession;
+  /** The person quit while it opened: nothing more starts. */
+  stopping: boolean;
+}
+
 /**
  * Settings, then the session (asking about a team left unfinished through `unfinished`), its events
  * bridged into `store`, the panes filled with what was said before. Throws StartupError (one line).
+ * Told to stop (`progress.stopping`) before the team resumes, it leaves the team to a later resume and returns 'quit'.
  */
-export async function openConsoleSession(options: CliOptions, store: ConsoleStore, unfinished: UnfinishedTeamPolicy): Promise<ConsoleSession | 'quit'> {
+export async function openConsoleSession(
+  options: CliOptions,
+  store: ConsoleStore,
+  unfinished: UnfinishedTeamPolicy,
+  progress: OpeningProgress = { stopping: false },
+): Promise<ConsoleSession | 'quit'> {
   const settings = await resolveSettings(options, { missingKey: 'explain', untrusted: 'ignore' });
   if (!process.stdin.isTTY || !process.stdout.isTTY) {
     throw new StartupError('the console needs a terminal; for scripts and CI use huddle -p "PROMPT"');
@@ -49,6 +63,11 @@ export async function openConsoleSession(options: CliOptions, store: ConsoleStor
   const opened = await openSession(settings, { fresh: options.fresh, resume: options.resume, unfinished });
   if (opened === 'quit') return 'quit';
   const session = opened;
+  progress.session = session;
+  if (progress.stopping) {
+    await session.close({ reason: 'the console was closed while it opened', resumable: true });
+    return 'quit';
+  }
   // Before the resume, so the panes see the resumed agents' status events.
   const bridge = new EventBridge(session.hub, store);
   // Each pane starts with what its agent said before, from the team's record (nothing after --fresh).

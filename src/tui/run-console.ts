@@ -7,6 +7,7 @@
 // behind the drawn input line, whose keys wait for it (docs/console.md#starting). Everywhere else
 // (a team to resume or ask about, the demo, no terminal) the session opens before the first frame.
 import { existsSync } from 'node:fs';
+import { setTimeout as delay } from 'node:timers/promises';
 import path from 'node:path';
 import { createElement } from 'react';
 import type { Instance } from 'ink';
@@ -15,7 +16,10 @@ import { probeSandbox } from '../runtime/sandbox/status.js';
 import type { ConsoleController } from './console-controller.js';
 import { createConsoleStore } from './state/console-store.js';
 import type { InputHistory } from './state/input-history.js';
-import type { ConsoleSession } from './console-session.js';
+import type { ConsoleSession, OpeningProgress } from './console-session.js';
+
+/** How long a quit waits for a team that is already open to finish resuming, so that it is suspended rather than cut off. */
+const LATE_OPEN_MS = 10_000;
 
 export async function runConsole(options: CliOptions): Promise<number> {
   const early = drawsFirst(options);
@@ -61,15 +65,21 @@ export async function runConsole(options: CliOptions): Promise<number> {
   const probing = probeSandbox();
   const markdownLoaded = early ? markdown() : undefined;
   const loading = core ?? import('./console-session.js');
+  const progress: OpeningProgress = { stopping: false };
   const opening = (async () => {
     const { openConsoleSession, askAboutOldTeam } = await loading;
     await Promise.all([probing, markdownLoaded]);
-    return openConsoleSession(options, store, async (members) => {
-      // Only a team kept elsewhere (PostgreSQL) gets here with the screen drawn: the question is asked on the normal screen.
-      if (instance) restoreTerminal();
-      redraw = undefined;
-      return askAboutOldTeam(members);
-    });
+    return openConsoleSession(
+      options,
+      store,
+      async (members) => {
+        // Only a team kept elsewhere (PostgreSQL) gets here with the screen drawn: the question is asked on the normal screen.
+        if (instance) restoreTerminal();
+        redraw = undefined;
+        return askAboutOldTeam(members);
+      },
+      progress,
+    );
   })();
   let opened: ConsoleSession | 'quit';
   try {
@@ -83,7 +93,20 @@ export async function runConsole(options: CliOptions): Promise<number> {
     throw error;
   }
   if (opened === 'quit') {
-    // Left behind: whatever the open still does (or fails with) ends with the process.
+    progress.stopping = true;
+    // Open already, its teammates maybe resuming and running: once that is done the team is suspended, to be
+    // resumed later, not cut off mid-call. A start that hangs (a database that does not answer) is left after a
+    // bound, and whatever it still does ends with the process.
+    if (progress.session) {
+      const settled = await Promise.race([
+        opening.then(
+          () => true,
+          () => true,
+        ),
+        delay(LATE_OPEN_MS, false),
+      ]);
+      if (settled) await progress.session.close({ reason: 'the console was closed while it opened', resumable: true }).catch(() => undefined);
+    }
     opening.catch(() => undefined);
     if (instance) restoreTerminal();
     return 0;

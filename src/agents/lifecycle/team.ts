@@ -591,14 +591,14 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
   }
 
   /** Refuses spawns from now on and waits for those under way, so that the list of live teammates taken next is whole. */
-  async #stopSpawning(reason: string): Promise<void> {
+  async stopSpawning(reason: string): Promise<void> {
     this.#closing ??= reason;
     await Promise.allSettled([...this.#spawning]);
   }
 
   /** Stops every live teammate now and waits for their loops to end; from now on nobody new starts. */
   async stopAll(reason: string): Promise<void> {
-    await this.#stopSpawning(reason);
+    await this.stopSpawning(reason);
     const live = this.liveTeammates();
     for (const teammate of live) teammate.stopNow(reason);
     await Promise.all(live.map((t) => t.done));
@@ -609,7 +609,7 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
    * workspace holds an unfinished team that `--resume` brings back. Then closes like close().
    */
   async suspend(reason: string): Promise<void> {
-    await this.#stopSpawning(reason);
+    await this.stopSpawning(reason);
     const live = this.liveTeammates();
     for (const teammate of live) teammate.suspend(reason);
     await Promise.all(live.map((t) => t.done));
@@ -618,7 +618,7 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
 
   /** Stops every agent; the store stays open (its owner, the session, closes it after the last event). */
   async close(reason = 'huddle closed'): Promise<void> {
-    await this.#stopSpawning(reason);
+    await this.stopSpawning(reason);
     this.#watchdog?.stop();
     this.protocols.close();
     this.#unwatchBackoff();

@@ -21,9 +21,10 @@ import { type FakeApi, replyText, startFakeApi } from '../../helpers/fake-api.js
 import { describePostgres, teamUrl } from '../../helpers/postgres.js';
 import { when } from '../../runtime/store/contract/harness.js';
 import { TEST_API_KEY } from '../../helpers/team-harness.js';
+import { TeamSession } from '../../../src/session/team-session.js';
 
-/** `store` with its hosts' reserve followed by `after` (the placement just reserved). */
-function withSeam(store: TeamStore, after: (placement: Placement) => Promise<void>): TeamStore {
+/** `store` with its hosts' reserve followed by `after` (the placement just reserved); `recalls` gets each recall under way. */
+function withSeam(store: TeamStore, after: (placement: Placement) => Promise<void>, recalls: Array<Promise<void>> = []): TeamStore {
   const real = store.hosts!;
   const bound = <T>(target: object, key: string | symbol): T => {
     const value = Reflect.get(target, key, target) as unknown;
@@ -37,7 +38,13 @@ function withSeam(store: TeamStore, after: (placement: Placement) => Promise<voi
             if (placement) await after(placement);
             return placement;
           }
-        : bound(target, key),
+        : key === 'recall'
+          ? (...args: Parameters<TeamHosts['recall']>) => {
+              const recall = target.recall(...args);
+              recalls.push(recall);
+              return recall;
+            }
+          : bound(target, key),
   });
   return new Proxy(store, { get: (target, key) => (key === 'hosts' ? hosts : bound(target, key)) });
 }
@@ -116,4 +123,49 @@ describePostgres('a placement whose reservation went before its dispatch', (base
       expect(started).toEqual([]);
     });
   }
+  it('a team finished while a spawn is being placed: its placement is recalled, not left to run on the worker', { timeout: 60_000 }, async () => {
+    const { url, team } = teamUrl(base, 'closing');
+    const leadRoot = mkdtempSync(path.join(root, 'lead-'));
+    const workerRoot = mkdtempSync(path.join(root, 'worker-'));
+    const worker = await postgresBackend(url, new Workspace(workerRoot)).open({ hub: new EventHub(), secrets: [], mode: 'join' });
+    cleanups.push(() => worker.close());
+    const started: string[] = [];
+    await worker.hosts!.serve(1, async (placement) => void started.push(placement.name));
+
+    const hub = new EventHub();
+    const workspace = new Workspace(leadRoot);
+    const leadStore = await postgresBackend(url, workspace).open({ hub, secrets: [TEST_API_KEY] });
+    cleanups.push(() => leadStore.close());
+    const config = resolveConfig(
+      { cwd: leadRoot },
+      { ANTHROPIC_API_KEY: TEST_API_KEY, ANTHROPIC_BASE_URL: fake.url, HUDDLE_SANDBOX: 'off', HUDDLE_MAX_RETRIES: '2', HUDDLE_RETRY_BASE_MS: '10' },
+    );
+    // The run ends right after the worker's slot is reserved and before the worker is told: the moment a
+    // recall made first would miss (the row is neither pending nor running yet).
+    let session: TeamSession | undefined;
+    let closing: Promise<void> | undefined;
+    const recalls: Array<Promise<void>> = [];
+    const store = withSeam(
+      leadStore,
+      async () => {
+        closing = session!.close({ reason: 'the run is over' });
+        // A close that recalls first has sent its recall by now: let it land before the spawn goes on.
+        await Promise.all(recalls);
+      },
+      recalls,
+    );
+    const teamObj = await Team.open({ config, workspace, hub, store, backend: new ModelClient(modelClientOptions(config)) });
+    session = new TeamSession({ team: teamObj, store, hub, workspace, config, secrets: [TEST_API_KEY], decision: 'new' });
+    fake.script('yan', replyText('On it.'));
+
+    const said = await teamObj.spawn({ name: 'yan', role: 'coder', prompt: 'Write the notes.' }, 'lead');
+    expect(said).toMatch(/^spawned yan \(coder, [^)]+\) on worker /);
+    await closing;
+
+    const placements = await db.query<{ state: string }>('SELECT state FROM huddle_placements WHERE team = $1', [team]);
+    expect(placements.rows).toHaveLength(1);
+    // Cancelled before the worker took it, or being stopped by it: never left pending or running for a finished team.
+    expect(['cancelled', 'stopping', 'stopped', 'done']).toContain(placements.rows[0]!.state);
+    await expect(teamObj.spawn({ name: 'zoe', role: 'coder', prompt: 'Write more notes.' }, 'lead')).rejects.toThrow(/the team is closing/);
+  });
 });
