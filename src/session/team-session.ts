@@ -278,9 +278,10 @@ export class TeamSession {
       if (resumable) {
         await this.#team.suspend(reason);
       } else {
-        // Nobody new starts first (a spawn under way finishes placing its teammate), then teammates on worker
-        // hosts stop too: the team is finished. Recalled before that, a placement still being made was missed.
+        // Nobody new starts first (a spawn under way finishes placing its teammate): recalled before that, a
+        // placement still being made was missed and ran on its worker for a finished team.
         await this.#team.stopSpawning(reason);
+        // Teammates on worker hosts stop too: the team is finished.
         await this.#team.recallRemote(reason).catch(() => undefined);
         await this.#team.stopAll(reason);
         // After the lead's loop has ended: a turn still unwinding (a stall, an interrupt) would set it idle again.

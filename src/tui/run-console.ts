@@ -105,8 +105,10 @@ export async function runConsole(options: CliOptions): Promise<number> {
         ),
         delay(LATE_OPEN_MS, false),
       ]);
+      // The person has quit: a close that fails leaves the team to the next start's question, as a crash would.
       if (settled) await progress.session.close({ reason: 'the console was closed while it opened', resumable: true }).catch(() => undefined);
     }
+    // Left behind: whatever the open still does (or fails with) ends with the process.
     opening.catch(() => undefined);
     if (instance) restoreTerminal();
     return 0;
