@@ -281,7 +281,7 @@ export class TeamSession {
         // Nobody new starts first (a spawn under way finishes placing its teammate): recalled before that, a
         // placement still being made was missed and ran on its worker for a finished team.
         await this.#team.stopSpawning(reason);
-        // Teammates on worker hosts stop too: the team is finished.
+        // A recall that fails (the database gone) must not keep the team here from closing: its own teammates stop next.
         await this.#team.recallRemote(reason).catch(() => undefined);
         await this.#team.stopAll(reason);
         // After the lead's loop has ended: a turn still unwinding (a stall, an interrupt) would set it idle again.

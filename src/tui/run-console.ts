@@ -34,6 +34,16 @@ export async function runConsole(options: CliOptions): Promise<number> {
   // `on`, not `once`: execa's signal-exit (loaded with the session core, after this) re-raises a
   // signal that no other listener is left to handle, which would kill the console before it closes its team.
   for (const signal of ['SIGTERM', 'SIGHUP'] as const) process.on(signal, resolveQuit);
+  // Until the screen is drawn the terminal is not raw: Ctrl+C comes as SIGINT (a resume's compaction can take a
+  // while on a blank screen). It quits as SIGTERM does, saying so; pressed again it leaves at once.
+  let interrupted = false;
+  const onInterrupt = () => {
+    if (interrupted) process.exit(130);
+    interrupted = true;
+    if (!instance) process.stdout.write('huddle: quitting; a team already open is suspended first (Ctrl+C again leaves at once)\n');
+    resolveQuit();
+  };
+  process.on('SIGINT', onInterrupt);
 
   let instance: Instance | undefined;
   let ready: { controller: ConsoleController; history: InputHistory } | undefined;
@@ -83,8 +93,8 @@ export async function runConsole(options: CliOptions): Promise<number> {
   })();
   let opened: ConsoleSession | 'quit';
   try {
-    // Quitting (Ctrl+C twice, SIGTERM, SIGHUP) while the team still opens does not wait for it: a start that
-    // hangs (a database that does not answer) can be left. The process exits with the open unfinished.
+    // Quitting (Ctrl+C, SIGTERM, SIGHUP) while the team still opens does not wait for it to open: a start that
+    // hangs (a database that does not answer) can be left. Once open, it is suspended (below).
     opened = await Promise.race([opening, quitRequested.then(() => 'quit' as const)]);
   } catch (error) {
     if (instance) restoreTerminal();
@@ -105,7 +115,7 @@ export async function runConsole(options: CliOptions): Promise<number> {
         ),
         delay(LATE_OPEN_MS, false),
       ]);
-      // The person has quit: a close that fails leaves the team to the next start's question, as a crash would.
+      // A close that fails leaves the team as a crash would: resumable, its lock a dead process's; the process exits next.
       if (settled) await progress.session.close({ reason: 'the console was closed while it opened', resumable: true }).catch(() => undefined);
     }
     // Left behind: whatever the open still does (or fails with) ends with the process.
@@ -113,6 +123,8 @@ export async function runConsole(options: CliOptions): Promise<number> {
     if (instance) restoreTerminal();
     return 0;
   }
+  // From the first frame on Ctrl+C is a key (the screen's raw mode); a SIGINT after the console closed ends it at once.
+  process.off('SIGINT', onInterrupt);
   const session = opened;
   const { consoleController, startConsoleSession, closeConsoleSession } = await loading;
   ready = consoleController(session.session, store, resolveQuit);
