@@ -177,12 +177,15 @@ export class Teammate extends Agent {
     /** Turns in a row a TeammateIdle hook kept it from idling. */
     let kept = 0;
     let afterLook = false;
+    /** Whether any turn ran (or, resumed idle, was taken as run). */
+    let turned = false;
     try {
       await this.setStatus('working');
       while (input !== undefined && !this.stopping) {
         this.#idleRequested = false;
         // A teammate resumed idle has its resume turn in its transcript already: it waits for work.
         const by = source === 'spawn' ? this.spec.spawnedBy : undefined;
+        turned = true;
         // A turn an IDLE look started (afterLook) needs no second look at the inbox before its first call.
         const outcome: TurnOutcome | undefined = this.#resumeIdle
           ? undefined
@@ -221,6 +224,11 @@ export class Teammate extends Agent {
         afterLook = true;
       }
       if (!this.#suspended) await this.setStatus('shutdown', { reason: this.stopReason ?? 'stopped' });
+      // Suspended before its first turn ran (spawned in the moment a run was stopped): its spawn prompt goes into
+      // the record all the same, so that a resume gives it back its instructions rather than a bare resume turn.
+      else if (!this.#resumed && !turned && this.prompt) {
+        this.events.emit('prompt', { text: this.prompt, source: 'spawn', ...(this.spec.spawnedBy ? { by: this.spec.spawnedBy } : {}) });
+      }
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       this.events.emit('error', { message, fatal: true });
