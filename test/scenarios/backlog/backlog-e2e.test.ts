@@ -19,7 +19,7 @@ import { reply, replyText, startFakeApi, toolUse, type FakeApi, type RecordedReq
 import { allUserTexts, inboxMessages, lastToolResults, lastUserTexts, pastToolUses, toolNames } from '../../helpers/team-harness.js';
 import { startFakeGitHub, type FakeGitHub } from '../../helpers/fake-github.js';
 import { git, repoWithRemote } from '../../helpers/backlog-repo.js';
-import { makeWorkspace, runCli, type Workspace } from '../../helpers/run-cli.js';
+import { makeWorkspace, runCli, type CliResult, type Workspace } from '../../helpers/run-cli.js';
 import { TEST_GIT_IDENTITY } from '../../helpers/git-identity.js';
 import type { RunRecord } from '../../../src/runtime/record/run-record.js';
 
@@ -252,8 +252,16 @@ describeSandboxed('a backlog of six issues, headless', () => {
         'git diff --quiet HEAD',
       ];
       script();
+      // The run the person answers; once it has ended nobody is left to ask, and its stderr says why.
+      let running: { ended?: CliResult } = {};
+      const watch = (run: Promise<CliResult>) => {
+        const state: { ended?: CliResult } = {};
+        void run.then((result) => (state.ended = result));
+        running = state;
+        return run;
+      };
       let child: ChildProcess | undefined;
-      const first = huddle(args, (started) => (child = started));
+      const first = watch(huddle(args, (started) => (child = started)));
 
       // The person, from another process: approves every plan but the sixth issue's as it comes, editing the third's.
       const edit = path.join(ws.dir, 'edited-plan.md');
@@ -263,7 +271,12 @@ describeSandboxed('a backlog of six issues, headless', () => {
       let waiting: Waiting[] = [];
       const answer = async (enough: () => boolean) => {
         while (!enough()) {
-          if (Date.now() > deadline) throw new Error(`the person answered only ${[...answered].join(', ')}`);
+          const ended = running.ended;
+          if (ended || Date.now() > deadline)
+            throw new Error(
+              `the person answered only ${[...answered].join(', ')}` +
+                (ended ? `; the run ended first (exit ${ended.code}): ${ended.stderr.slice(-3000)}` : ''),
+            );
           const listed = await person('approvals', '--json');
           if (listed.code !== 0) continue;
           waiting = (JSON.parse(listed.stdout) as Waiting[]).filter((w) => w.kind === 'plan');
@@ -286,7 +299,7 @@ describeSandboxed('a backlog of six issues, headless', () => {
 
       // Resumed: the plans that waited are asked again; the person answers the rest; the timer approves the sixth.
       script();
-      const resuming = huddle([...args, '--resume']);
+      const resuming = watch(huddle([...args, '--resume']));
       await answer(() => answered.size === 5);
       const resumed = await resuming;
       expect(resumed.code, resumed.stderr).toBe(0);
