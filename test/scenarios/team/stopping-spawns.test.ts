@@ -39,11 +39,11 @@ it('a spawn under way when the stop begins is waited for, then stopped with the 
 
 it('a teammate stopped before its first turn keeps its spawn prompt in the record, for a resume to give back', async () => {
   const h = await open();
-  await h.spawn('dana', 'Build backlog issue #5: write usage.txt.');
+  await h.spawn('dana', 'Write usage.txt for the token docs.');
   // Stopped while its first turn had not begun (its status still being written): no model call is made.
   await h.team.suspend('the run was interrupted');
 
   expect(h.requestsOf('dana')).toEqual([]);
   const prompts = h.events.filter((e) => e.agent === 'dana' && e.type === 'prompt');
-  expect(prompts).toEqual([expect.objectContaining({ text: 'Build backlog issue #5: write usage.txt.', source: 'spawn', by: 'lead' })]);
+  expect(prompts).toEqual([expect.objectContaining({ text: 'Write usage.txt for the token docs.', source: 'spawn', by: 'lead' })]);
 });
