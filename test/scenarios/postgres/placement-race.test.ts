@@ -67,25 +67,28 @@ describePostgres('a placement whose reservation went before its dispatch', (base
     rmSync(root, { recursive: true, force: true });
   });
 
+  /** A team on its own schema: a worker serving one slot (what it is asked to run goes to `started`) and the lead's store. */
+  async function teamWithWorker(name: string) {
+    const { url, team } = teamUrl(base, name);
+    const leadRoot = mkdtempSync(path.join(root, 'lead-'));
+    const worker = await postgresBackend(url, new Workspace(mkdtempSync(path.join(root, 'worker-')))).open({ hub: new EventHub(), secrets: [], mode: 'join' });
+    cleanups.push(() => worker.close());
+    const started: string[] = [];
+    await worker.hosts!.serve(1, async (placement) => void started.push(placement.name));
+    const hub = new EventHub();
+    const workspace = new Workspace(leadRoot);
+    const leadStore = await postgresBackend(url, workspace).open({ hub, secrets: [TEST_API_KEY] });
+    cleanups.push(() => leadStore.close());
+    return { team, leadRoot, started, hub, workspace, leadStore };
+  }
+
   for (const [how, state] of [
     ['cancelled as stale', 'cancelled'],
     ['lost with its lapsed worker', 'lost'],
   ] as const) {
     it(`${how}: the lead's process runs the teammate, and the roster says so`, { timeout: 60_000 }, async () => {
-      const { url, team } = teamUrl(base, 'race');
-      const leadRoot = mkdtempSync(path.join(root, 'lead-'));
-      const workerRoot = mkdtempSync(path.join(root, 'worker-'));
-
       // A worker with a free slot: the lead's spawn reserves it. It must never be asked to run anything.
-      const worker = await postgresBackend(url, new Workspace(workerRoot)).open({ hub: new EventHub(), secrets: [], mode: 'join' });
-      cleanups.push(() => worker.close());
-      const started: string[] = [];
-      await worker.hosts!.serve(1, async (placement) => void started.push(placement.name));
-
-      const hub = new EventHub();
-      const workspace = new Workspace(leadRoot);
-      const leadStore = await postgresBackend(url, workspace).open({ hub, secrets: [TEST_API_KEY] });
-      cleanups.push(() => leadStore.close());
+      const { team, leadRoot, started, hub, workspace, leadStore } = await teamWithWorker('race');
       const forced: string[] = [];
       const store = withSeam(leadStore, async (placement) => {
         const { rowCount } = await db.query('UPDATE huddle_placements SET state = $3 WHERE team = $1 AND id = $2 AND state = $4', [
@@ -124,18 +127,7 @@ describePostgres('a placement whose reservation went before its dispatch', (base
     });
   }
   it('a team finished while a spawn is being placed: its placement is recalled, not left to run on the worker', { timeout: 60_000 }, async () => {
-    const { url, team } = teamUrl(base, 'closing');
-    const leadRoot = mkdtempSync(path.join(root, 'lead-'));
-    const workerRoot = mkdtempSync(path.join(root, 'worker-'));
-    const worker = await postgresBackend(url, new Workspace(workerRoot)).open({ hub: new EventHub(), secrets: [], mode: 'join' });
-    cleanups.push(() => worker.close());
-    const started: string[] = [];
-    await worker.hosts!.serve(1, async (placement) => void started.push(placement.name));
-
-    const hub = new EventHub();
-    const workspace = new Workspace(leadRoot);
-    const leadStore = await postgresBackend(url, workspace).open({ hub, secrets: [TEST_API_KEY] });
-    cleanups.push(() => leadStore.close());
+    const { team, leadRoot, hub, workspace, leadStore } = await teamWithWorker('closing');
     const config = resolveConfig(
       { cwd: leadRoot },
       { ANTHROPIC_API_KEY: TEST_API_KEY, ANTHROPIC_BASE_URL: fake.url, HUDDLE_SANDBOX: 'off', HUDDLE_MAX_RETRIES: '2', HUDDLE_RETRY_BASE_MS: '10' },
