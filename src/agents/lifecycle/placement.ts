@@ -39,7 +39,14 @@ export async function placeOnWorker(team: PlacementTeam, spec: PlacementSpec): P
   const placement = await hosts.reserve(spec);
   if (!placement) return undefined;
   try {
-    await team.ctx.roster.add({ name: spec.name, role: spec.role, model: spec.model, status: 'working', host: placement.host });
+    await team.ctx.roster.add({
+      name: spec.name,
+      role: spec.role,
+      model: spec.model,
+      status: 'working',
+      host: placement.host,
+      ...(spec.planModeRequired ? { plan_mode: 'pending' } : {}),
+    });
   } catch (error) {
     // A reservation that cannot be cancelled lapses with its lease.
     await hosts.cancel(placement.id).catch(() => undefined);

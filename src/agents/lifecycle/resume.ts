@@ -103,9 +103,10 @@ async function resumeTeammate(
   team.permissions.setMode(member.name, permission.mode);
   const worktree = member.worktree ? await ensureWorktree(ctx.workspace.root, member.name) : undefined;
   const idle = member.status === 'idle';
-  // A plan still waiting when the old process stopped was answered by nobody (the request lived in that process):
-  // it resumes read-only and asks again. Any other plan was decided: it resumes with its full tools.
-  const planUndecided = member.status === 'waiting' && member.status_reason === 'plan approval';
+  // A plan-mode teammate whose plan was never approved resumes read-only, whatever it was doing when the old process
+  // stopped (exploring, or stopped before its first turn); a plan still waiting was answered by nobody (the request
+  // lived in that process): it asks again. An approved plan resumes with its full tools.
+  const planUndecided = member.plan_mode === 'pending' || (member.status === 'waiting' && member.status_reason === 'plan approval');
   const agent = isAgentKind(member.agent) ? member.agent : undefined;
   const start: TeammateStart = {
     name: member.name,

@@ -128,7 +128,12 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
       {
         forceStop: (name, reason) => this.teammates.get(name)?.stopNow(reason),
         stopGracefully: (name, reason) => this.teammates.get(name)?.requestStop(reason),
-        grantFullTools: (name) => this.teammates.get(name)?.approvePlan(),
+        grantFullTools: (name) => {
+          this.teammates.get(name)?.approvePlan();
+          // The roster remembers it (a resume gives full tools only to an approved plan). Not written, a resume
+          // asks for the plan again: the cautious side.
+          this.ctx.roster.update(name, { plan_mode: 'approved' }).catch(() => undefined);
+        },
       },
       { shutdownGraceMs: ctx.shutdownGraceMs },
     );
@@ -374,6 +379,8 @@ export class Team implements TeamControl, ResumeHost, RestartHost, WatchedTeam, 
       status: 'working',
       worktree: worktree?.relativePath,
       ...(external ? { agent: external } : {}),
+      // Read-only until its plan is approved, across a resume too (resume.ts reads it).
+      ...(planModeRequired ? { plan_mode: 'pending' } : {}),
     });
 
     try {

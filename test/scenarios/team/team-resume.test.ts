@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { INTERRUPTED_RESULT } from '../../../src/agents/loop/transcript-replay.js';
 import { FileBoard } from '../../../src/runtime/store/file/board/file-board.js';
 import { reply, replyText, toolUse } from '../../helpers/fake-api.js';
-import { allUserTexts, lastToolResults, openTeamHarness, systemText, type TeamHarness } from '../../helpers/team-harness.js';
+import { allUserTexts, lastToolResults, openTeamHarness, systemText, toolNames, type TeamHarness } from '../../helpers/team-harness.js';
 
 let h: TeamHarness | undefined;
 afterEach(async () => {
@@ -153,6 +153,38 @@ describe('Team.resumeMembers', () => {
 });
 
 describe('a reviewer stopped holding a review', () => {
+  it('a plan-mode teammate stopped before its plan was approved comes back read-only, whatever its status said', async () => {
+    h = await openTeamHarness();
+    const harness = h;
+    const { roster } = harness.team.ctx;
+    // Stopped before its first turn (its status still `working`) and while exploring: neither had its plan approved.
+    await roster.add({ name: 'dana', role: 'coder', model: harness.config.model, status: 'working', plan_mode: 'pending' });
+    await roster.add({ name: 'erin', role: 'coder', model: harness.config.model, status: 'working', plan_mode: 'approved' });
+    oldLog(harness, 'dana', [{ type: 'prompt', text: 'Write usage.txt. You are in plan mode: send your plan first.', source: 'spawn' }]);
+    oldLog(harness, 'erin', [{ type: 'prompt', text: 'Write notes.txt.', source: 'spawn' }]);
+    harness.fake.respond(() => replyText('ok'));
+
+    await harness.team.resumeMembers();
+    const dana = await harness.waitFor('dana to be asked', () => harness.requestsOf('dana')[0]);
+    const erin = await harness.waitFor('erin to be asked', () => harness.requestsOf('erin')[0]);
+    expect(toolNames(dana)).toContain('plan_approval');
+    expect(toolNames(dana)).not.toContain('write_file');
+    expect(toolNames(erin)).toContain('write_file');
+    expect(toolNames(erin)).not.toContain('plan_approval');
+  });
+
+  it('the roster remembers a plan-mode teammate until its plan is approved', async () => {
+    h = await openTeamHarness();
+    const harness = h;
+    harness.fake.script('fay', reply(toolUse('plan_approval', { plan: 'Write the notes.' })), replyText('Waiting.'));
+    await harness.spawn('fay', 'Write the notes.', { planModeRequired: true });
+    expect(harness.team.ctx.roster.get('fay')?.plan_mode).toBe('pending');
+    const request = await harness.waitForEvent('the plan', (e) => e.type === 'message_sent' && e.message_type === 'plan_approval_request');
+    const requestId = /request_id: "(plan_[^"]+)"/.exec(String(request.content))![1]!;
+    await harness.team.decidePlan(requestId, true);
+    await harness.waitFor('the roster to say approved', () => harness.team.ctx.roster.get('fay')?.plan_mode === 'approved');
+  });
+
   it('comes back without it held: the review goes back to the board and is taken and decided again', async () => {
     h = await openTeamHarness();
     const harness = h;
