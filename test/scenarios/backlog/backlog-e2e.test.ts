@@ -107,25 +107,32 @@ function builderStep(request: RecordedRequest): Scripted {
   const file = approval.plan?.includes('notes.md') ? 'notes.md' : FILES[number]!;
   const writes = past.filter((use) => use.name === 'write_file').length;
   const changes = inbox.filter((m) => m.from === 'reviewer').length;
+  const built = `issue ${number}\n`;
+  const fixed = `issue ${number}, the token read from the environment\n`;
   if (writes === 0) {
     return reply(
       toolUse('task_update', { task_id: taskId, status: 'in_progress' }),
-      toolUse('write_file', { path: file, content: `issue ${number}\n` }),
+      toolUse('write_file', { path: file, content: built }),
       toolUse('bash', { command: `git add -A && git commit -q -m "Build ${number}: ${file}"` }),
       toolUse('task_update', { task_id: taskId, status: 'completed' }),
     );
   }
-  // Resumed after the kill with its task still open: what the kill cut (the commit, the completion) is done again.
+  // Resumed after the kill with its task still open: the kill may have cut the round anywhere (before the write,
+  // between the write and the commit, before the completion), so the round is done again, each step only if it
+  // is still needed. A round after the reviewer asked for changes is the fix, whatever the kill left on disk.
   const last = lastUserTexts(request).join('\n');
   if (last.includes('you were resumed') && new RegExp(`#${taskId}\\D`).test(last)) {
+    const fixing = changes > 0;
+    const message = fixing ? `Fix ${number}: no token in clear` : `Build ${number}: ${file}`;
     return reply(
-      toolUse('bash', { command: `git add -A && (git diff --cached --quiet || git commit -q -m "Build ${number}: ${file}")` }),
+      toolUse('write_file', { path: file, content: fixing ? fixed : built }),
+      toolUse('bash', { command: `git add -A && (git diff --cached --quiet || git commit -q -m "${message}")` }),
       toolUse('task_update', { task_id: taskId, status: 'completed' }),
     );
   }
   if (writes < 1 + changes) {
     return reply(
-      toolUse('write_file', { path: file, content: `issue ${number}, the token read from the environment\n` }),
+      toolUse('write_file', { path: file, content: fixed }),
       toolUse('bash', { command: `git commit -qam "Fix ${number}: no token in clear"` }),
       toolUse('task_update', { task_id: taskId, status: 'completed' }),
     );
@@ -311,7 +318,13 @@ describeSandboxed('a backlog of six issues, headless', () => {
       await git(remote, 'merge-base', '--is-ancestor', branches[1], branches[2]);
       await git(remote, 'merge-base', '--is-ancestor', branches[4], branches[5]);
       expect(await git(remote, 'log', '--format=%s', `main..${branches[3]}`)).toBe('Build 3: notes.md');
-      expect(await git(remote, 'log', '--format=%s', `main..${branches[4]}`)).toBe('Fix 4: no token in clear\nBuild 4: token.txt');
+      // On a mismatch, what the builder was asked and did says where the kill cut it.
+      const builderCalls = (n: number) =>
+        api.requests
+          .filter((r) => r.agent?.startsWith(`issue-${n}-`))
+          .map((r) => lastUserTexts(r).join(' ').slice(0, 160))
+          .join('\n');
+      expect(await git(remote, 'log', '--format=%s', `main..${branches[4]}`), builderCalls(4)).toBe('Fix 4: no token in clear\nBuild 4: token.txt');
       expect(await git(remote, 'log', '--format=%s', `${branches[4]}..${branches[5]}`)).toBe('Build 5: usage.txt');
       expect(await git(remote, 'log', '--format=%s', `main..${branches[6]}`)).toBe('Build 6: license.txt');
 
