@@ -17,6 +17,7 @@ describe('a console hung up', () => {
     'on %s closes its team: exit 0, the lock released, no question next time',
     async (signal) => {
       const ws = makeWorkspace('huddle-hangup-');
+      let second: ConsolePty | undefined;
       try {
         const first = await start({ workspace: ws.dir, cols: 80, rows: 24 });
         await first.waitForText('waiting for a prompt');
@@ -24,10 +25,12 @@ describe('a console hung up', () => {
         const { exitCode } = await first.exited;
         expect(exitCode).toBe(0);
         expect(existsSync(path.join(ws.dir, '.team', 'huddle.lock'))).toBe(false);
-        const second = await start({ workspace: ws.dir, cols: 80, rows: 24 });
+        second = await start({ workspace: ws.dir, cols: 80, rows: 24 });
         const screen = await second.waitForText('waiting for a prompt');
         expect(screen).not.toContain('unfinished team');
       } finally {
+        // Closed before the workspace goes: a console closing later would make its .team/ again.
+        await second?.close();
         ws.cleanup();
       }
     },

@@ -1,8 +1,8 @@
 // The console's state logic without a screen: events into the store, the input buffer, history.
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { EventHub } from '../../../src/runtime/events/events.js';
 import { createConsoleStore } from '../../../src/tui/state/console-store.js';
 import { EventBridge, applyEvent } from '../../../src/tui/state/event-bridge.js';
@@ -103,6 +103,7 @@ describe('input buffer', () => {
 describe('input history', () => {
   it('walks back and forth, keeps the draft, and persists per workspace', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'huddle-history-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     const history = InputHistory.forTeamDir(dir);
     history.add('first');
     history.add('second');
