@@ -41,6 +41,8 @@ export function httpFetch(input: string | URL | Request, init: RequestInit = {})
       reject(signal?.aborted ? aborted() : new TypeError('fetch failed', { cause: error }));
     });
     request.once('response', (response) => {
+      // An error after the answer reaches the body's stream (webStream); a body not read has nobody to tell.
+      response.on('error', () => undefined);
       const status = response.statusCode ?? 0;
       if (status >= 300 && status < 400 && response.headers.location && init.redirect !== 'manual') {
         // Redirects (never the API's own) are followed as fetch follows them.
