@@ -365,7 +365,17 @@ export async function readFlags(argv: string[]): Promise<ParsedFlags> {
 
 async function parse(argv: string[]): Promise<CliOptions | 'help' | 'version'> {
   // `huddle` alone, the console's usual start, has nothing for a parser to read (docs/console.md#starting).
-  return interpretFlags(argv.length ? await readFlags(argv) : { opts: {}, args: [] });
+  return interpretFlags(argv.length ? (readPromptOnly(argv) ?? (await readFlags(argv))) : { opts: {}, args: [] });
+}
+
+/**
+ * `huddle -p "PROMPT"`, a headless run's usual start, read without loading commander and building every
+ * option of the program: what commander makes of it (test/scenarios/cli/no-flags.test.ts); any other shape is its.
+ */
+export function readPromptOnly(argv: string[]): ParsedFlags | undefined {
+  const [flag, prompt] = argv;
+  if (argv.length !== 2 || (flag !== '-p' && flag !== '--print') || prompt === undefined || prompt.startsWith('-')) return undefined;
+  return { opts: { print: prompt }, args: [] };
 }
 
 /** The options the flags ask for, or a usage error (one line, exit 2). */

@@ -7,13 +7,14 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { huddleRuntimeDir } from '../runtime/sandbox/runtime-dir.js';
+import { huddleRuntimeDir, personKeysDir } from '../runtime/sandbox/runtime-dir.js';
 
 const HASH_FILE = 'person-key.sha256';
 
+/** One key per workspace ever run, in a directory of their own: the runtime directory, listed at every start, stays small. */
 function keyFile(teamDir: string): string {
   const id = createHash('sha256').update(teamDir).digest('hex').slice(0, 16);
-  return path.join(huddleRuntimeDir(), `person-${id}.key`);
+  return path.join(personKeysDir(huddleRuntimeDir()), `person-${id}.key`);
 }
 
 function digest(key: string): string {
@@ -36,6 +37,7 @@ export function mintPersonKey(teamDir: string): void {
   if (key && read(hashFile) === digest(key)) return;
   const fresh = randomBytes(32).toString('hex');
   mkdirSync(teamDir, { recursive: true, mode: 0o700 }); // a team on PostgreSQL may have no files here yet
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   writeFileSync(file, `${fresh}\n`, { mode: 0o600 });
   chmodSync(file, 0o600);
   // Private like the rest of .team/ (docs/trust.md#secrets-and-files): the person's processes read it.

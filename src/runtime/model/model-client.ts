@@ -8,6 +8,7 @@ import type { HuddleConfig } from '../config.js';
 import { markMessages, markPrefix } from './cache-breakpoints.js';
 import { costOf, toTokenUsage, type TokenUsage } from './pricing.js';
 import { describeConnectionError } from './connection-error.js';
+import { httpFetch } from './http-fetch.js';
 import type { ToolDefinitionParam } from '../tools/registry.js';
 import { CallGovernor, WaitAbortedError, type CallWait } from './call-governor.js';
 import { DEFAULT_CACHE_WARMUP_MS, PrefixGate, PrefixWaitAbortedError, prefixKey, type PrefixTicket } from './prefix-gate.js';
@@ -174,6 +175,8 @@ export class ModelClient implements ModelBackend {
         timeout: options.timeoutMs,
         // The SDK would print to the console, which belongs to the screen (or to --json output).
         logLevel: 'off',
+        // node:http rather than the built-in fetch, whose first call costs more than huddle's start (http-fetch.ts).
+        fetch: httpFetch,
       }),
     }));
     return this.#connected;

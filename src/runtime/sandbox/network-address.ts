@@ -4,8 +4,6 @@
 // or brackets, and IPv4 carried inside IPv6 (::ffff:127.0.0.1, ::ffff:7f00:1, ::127.0.0.1) all come
 // out as one canonical address. Addresses are 128-bit numbers: an IPv4 address is its IPv4-mapped
 // IPv6 form (::ffff:a.b.c.d), so one range check covers both families.
-import net from 'node:net';
-
 export interface IpAddress {
   family: 4 | 6;
   /** The 128-bit value; IPv4 as ::ffff:a.b.c.d. */
@@ -46,23 +44,33 @@ export function parseIPv4(text: string): bigint | undefined {
   return value | last;
 }
 
-/** An IPv6 address (no brackets, no zone), as its 128-bit value, or undefined. */
+/** The dotted IPv4 tail IPv6 allows (::ffff:127.0.0.1): four decimal bytes, no shorthands or leading zeros. */
+const DOTTED_TAIL = /:((?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3})$/;
+const GROUP = /^[0-9a-f]{1,4}$/i;
+
+/**
+ * An IPv6 address (no brackets, no zone), as its 128-bit value, or undefined. Checked here rather
+ * than by net.isIPv6, whose pattern takes milliseconds to build on first use, which every start
+ * paid for the settings' default network lists.
+ */
 function parseIPv6(text: string): bigint | undefined {
-  if (!net.isIPv6(text)) return undefined;
   let head = text;
   let tail32: bigint | undefined;
-  const dotted = /:(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  const dotted = DOTTED_TAIL.exec(text);
   if (dotted) {
     tail32 = parseIPv4(dotted[1]!);
     if (tail32 === undefined) return undefined;
     head = `${text.slice(0, dotted.index)}:0:0`;
   }
-  const [left = '', right] = head.split('::');
+  const halves = head.split('::');
+  if (halves.length > 2) return undefined;
+  const [left = '', right] = halves;
   const groups = (s: string) => (s === '' ? [] : s.split(':'));
   const l = groups(left);
   const r = right === undefined ? [] : groups(right);
+  if (!l.every((g) => GROUP.test(g)) || !r.every((g) => GROUP.test(g))) return undefined;
+  if (right === undefined ? l.length !== 8 : l.length + r.length > 7) return undefined;
   const all = right === undefined ? l : [...l, ...Array<string>(8 - l.length - r.length).fill('0'), ...r];
-  if (all.length !== 8) return undefined;
   let value = 0n;
   for (const group of all) value = (value << 16n) | BigInt(`0x${group}`);
   if (tail32 !== undefined) value = (value & ~0xffffffffn) | tail32;

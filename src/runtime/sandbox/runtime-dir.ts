@@ -8,7 +8,7 @@
 // $XDG_RUNTIME_DIR/huddle where the session has one (hidden anyway, with the ssh and gpg agents),
 // else huddle-<uid> in the temp dir (behind the sandbox's private /tmp, and hidden explicitly where
 // TMPDIR is elsewhere). Clients never guess it: `.team/control.json` names the live socket.
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { connect, type Server } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -29,6 +29,14 @@ export function huddleRuntimeDir(env: NodeJS.ProcessEnv = process.env): string {
 /** Sockets named after a process (`agent-<pid>-…`, `model-<pid>-…`, `net-<pid>-…`) that a huddle which crashed left behind. */
 const PER_PROCESS = /^(?:agent|model|net)-(\d+)-[0-9a-f]+\.sock$/;
 
+/** The person's keys (session/person-key.ts), one per workspace, under the runtime directory. */
+export function personKeysDir(runtimeDir: string): string {
+  return path.join(runtimeDir, 'keys');
+}
+
+/** A person key where huddle kept them before they had their own directory. */
+const LEGACY_PERSON_KEY = /^person-[0-9a-f]{16}\.key$/;
+
 /** The names sweepStale() listed, kept for sweepDeadSockets() (the directory can hold thousands of person keys). */
 let listed: { dir: string; names: string[] } | undefined;
 
@@ -38,6 +46,21 @@ function sweepStale(dir: string): void {
     names = readdirSync(dir);
   } catch {
     return;
+  }
+  // Keys an older huddle kept here move to their directory once, with their names (a newer key there stays).
+  const legacy = names.filter((name) => LEGACY_PERSON_KEY.test(name));
+  if (legacy.length) {
+    const keys = personKeysDir(dir);
+    mkdirSync(keys, { recursive: true, mode: 0o700 });
+    for (const name of legacy) {
+      try {
+        if (existsSync(path.join(keys, name))) rmSync(path.join(dir, name), { force: true });
+        else renameSync(path.join(dir, name), path.join(keys, name));
+      } catch {
+        // another huddle starting at the same moment moved it first
+      }
+    }
+    names = names.filter((name) => !LEGACY_PERSON_KEY.test(name));
   }
   listed = { dir, names };
   for (const name of names) {

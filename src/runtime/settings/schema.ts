@@ -8,6 +8,11 @@ import { AGENT_KINDS, type AgentKind } from '../vocabulary.js';
 import { isNetworkEntry } from '../sandbox/network-rules.js';
 import { isToolRule } from '../permissions/tool-rules.js';
 
+// zod compiles a parser for each object schema the first time it is parsed (new Function): that costs
+// more than it saves when, as here, each schema is parsed a handful of times per process, and every
+// huddle start parses the settings schema first thing. Off for the whole process (results are the same).
+z.config({ jitless: true });
+
 const count = (text: string) => z.number().int().min(0).describe(text);
 const positive = (text: string) => z.number().int().min(1).describe(text);
 /** A share of the context window: 0.8 is 80 %; 0 turns the feature off. */

@@ -16,6 +16,7 @@ import {
   appendFileSync,
   copyFileSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -58,6 +59,9 @@ export interface Checkpoint extends CheckpointMeta {
   /** Absent when the workspace had no repository of its own (or it was broken) then. */
   gitTree?: string | undefined;
 }
+
+/** What the directory walk before a checkpoint saw (checkpoint-snapshot.ts): a snapshot but the index entries. */
+type Walk = Omit<WorkspaceSnapshot, 'entries'>;
 
 interface Last {
   commit: string;
@@ -271,6 +275,40 @@ export class Checkpoints {
     const few = last?.snapshot && gitStamp === last.gitStamp && this.#plainFileSystem ? await this.#fewChanges(last.snapshot, filesIndex) : undefined;
     if (few) return this.#commit(meta, last!, few.filesTree, last!.gitTree, { ...last!, gitStamp, indexStamp: undefined, snapshot: few.snapshot });
     const walk = await this.#readDirectories(last?.snapshot, filesIndex);
+    const { filesTree, indexStamp, snapshot } =
+      walk && holdsNoFiles(this.root, walk) ? this.#emptyFiles(walk, filesIndex) : await this.#addAll(walk, last, filesIndex);
+
+    let gitTree = last?.gitTree;
+    let tips = last?.tips ?? [];
+    let headResolved = last?.headResolved ?? false;
+    let hadIndex = last?.hadIndex ?? false;
+    if (gitStamp !== last?.gitStamp) {
+      const state = await this.#captureGit(tips);
+      if (state) {
+        ({ gitTree, tips, headResolved } = state);
+        hadIndex = existsSync(path.join(this.gitDir, 'index'));
+      }
+    }
+
+    return this.#commit(meta, last, filesTree, gitTree, { commit: '', filesTree, gitTree, indexStamp, gitStamp, tips, headResolved, hadIndex, snapshot });
+  }
+
+  /**
+   * A workspace with no file at all (directories git would look into, and ignored ones, only): its
+   * tree is the empty tree, known without `git add -A`. The shadow index is removed (the next git
+   * checkpoint builds it anew, trusting no stat in it) and is not stamped, so it is never reused.
+   */
+  #emptyFiles(walk: Walk, filesIndex: string): { filesTree: string; indexStamp: undefined; snapshot: WorkspaceSnapshot } {
+    rmSync(filesIndex, { force: true });
+    return { filesTree: this.#writeObject('tree', Buffer.alloc(0)), indexStamp: undefined, snapshot: { ...walk, entries: [] } };
+  }
+
+  /** The files' tree as `git add -A` records them in the shadow index (and the snapshot, when the walk could vouch). */
+  async #addAll(
+    walk: Walk | undefined,
+    last: Last | undefined,
+    filesIndex: string,
+  ): Promise<{ filesTree: string; indexStamp: string | undefined; snapshot: WorkspaceSnapshot | undefined }> {
     const hashBytes = this.#hash === 'sha256' ? 32 : 20;
     // Edits git's stat check cannot see (checkpoint-snapshot.ts#gitBlindEdits) are hashed again by name.
     const known = last?.snapshot?.entries ?? readGitIndex(filesIndex, hashBytes);
@@ -297,20 +335,7 @@ export class Checkpoints {
       : entries
         ? writeTrees(entries, (body) => this.#writeObject('tree', body))
         : (await gitText(['write-tree'], this.shadowCall({ GIT_INDEX_FILE: filesIndex }), 'cannot write a checkpoint')).trim();
-
-    let gitTree = last?.gitTree;
-    let tips = last?.tips ?? [];
-    let headResolved = last?.headResolved ?? false;
-    let hadIndex = last?.hadIndex ?? false;
-    if (gitStamp !== last?.gitStamp) {
-      const state = await this.#captureGit(tips);
-      if (state) {
-        ({ gitTree, tips, headResolved } = state);
-        hadIndex = existsSync(path.join(this.gitDir, 'index'));
-      }
-    }
-
-    return this.#commit(meta, last, filesTree, gitTree, { commit: '', filesTree, gitTree, indexStamp, gitStamp, tips, headResolved, hadIndex, snapshot });
+    return { filesTree, indexStamp, snapshot };
   }
 
   /** The checkpoint of these trees: the last one when they did not change, else a new commit on the chain. */
@@ -366,7 +391,7 @@ export class Checkpoints {
    * is ignored is learnt again when a .gitignore or the shadow's exclude moved. Undefined: the
    * detector steps aside for this checkpoint.
    */
-  async #readDirectories(previous: WorkspaceSnapshot | undefined, filesIndex: string): Promise<Omit<WorkspaceSnapshot, 'entries'> | undefined> {
+  async #readDirectories(previous: WorkspaceSnapshot | undefined, filesIndex: string): Promise<Walk | undefined> {
     const askIgnored = async (dirs: string[]): Promise<Set<string> | undefined> => {
       const call = this.shadowCall({ GIT_WORK_TREE: this.root, GIT_INDEX_FILE: filesIndex }, dirs.map((dir) => `${dir}\0`).join(''));
       const out = await runGit(['check-ignore', '--stdin', '-z', '--no-index'], { ...call, cwd: this.root });
@@ -629,3 +654,29 @@ function copyFiles(from: string, to: string): void {
 }
 
 export { CheckpointError };
+
+/**
+ * Nothing but directories anywhere git would look (the workspace's own .git aside): every name the
+ * walk listed is a directory it looked into or knows to be ignored, and is a directory still.
+ */
+function holdsNoFiles(root: string, walk: Walk): boolean {
+  if (!walk.dirs.some((dir) => dir.path === '')) return false;
+  for (const dir of walk.dirs) {
+    for (const name of dir.listing) {
+      if (dir.path === '' && name === '.git') continue;
+      const child = dir.path ? `${dir.path}/${name}` : name;
+      if (!walk.ignored.has(child)) return false;
+    }
+  }
+  for (const dir of walk.dirs) {
+    for (const name of dir.listing) {
+      if (dir.path === '' && name === '.git') continue;
+      try {
+        if (!lstatSync(path.join(root, dir.path, name)).isDirectory()) return false;
+      } catch {
+        return false; // gone meanwhile: git reads the workspace
+      }
+    }
+  }
+  return true;
+}

@@ -61,6 +61,9 @@ function normalise(root: string, file: string): string {
   return relative.split(path.sep).join('/');
 }
 
+/** The empty tree's id (SHA-1, SHA-256): a workspace with no files, listed without asking git. */
+const EMPTY_TREES = new Set(['4b825dc642cb6eb9a060e54bf8d69288fbee4904', '6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321']);
+
 /** The empty file's blob id (SHA-1, SHA-256): a file of the person's emptied counts as taken away. */
 const EMPTY_BLOBS = new Set(['e69de29bb2d1d6434b8b29ae775ad8c2e48c5391', '473a0f4c3be8a93681a267e3b1e9a7dcda1185436fe141f7749120a303721813']);
 
@@ -80,6 +83,7 @@ export interface LostWork {
  */
 export async function lostSince(store: Checkpoints, start: Checkpoint, end: Checkpoint): Promise<LostWork> {
   const listing = async (tree: string) => {
+    if (EMPTY_TREES.has(tree)) return new Map<string, string>();
     const out = await gitText(['ls-tree', '-r', '-z', tree], store.shadowCall(), 'cannot read a checkpoint');
     const map = new Map<string, string>();
     for (const entry of out.split('\0').filter(Boolean)) {
@@ -90,7 +94,8 @@ export async function lostSince(store: Checkpoints, start: Checkpoint, end: Chec
     return map;
   };
   const before = await listing(start.filesTree);
-  const after = await listing(end.filesTree);
+  // Only files there at the start can have been taken away: a workspace that began empty lists nothing more.
+  const after = before.size ? await listing(end.filesTree) : new Map<string, string>();
   let committed = new Map<string, string>();
   let stashBefore = 0;
   const refNames = async (gitTree: string | undefined) =>

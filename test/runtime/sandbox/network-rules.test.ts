@@ -1,5 +1,6 @@
 // The network rules' address normaliser and verdicts, without a sandbox: every spelling of an address
 // comes out canonical, and the lists hold by address (the end-to-end attack is network-addresses.test.ts).
+import { isIPv6 } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { formatAddress, inRange, isThisHost, parseAddress, parseRange } from '../../../src/runtime/sandbox/network-address.js';
 import { isNetworkEntry, NetworkRules, normaliseName, type Resolver } from '../../../src/runtime/sandbox/network-rules.js';
@@ -73,6 +74,53 @@ describe('parseAddress', () => {
     '127.0.0.1..',
   ])('%s is no address', (spelling) => {
     expect(parseAddress(spelling)).toBeUndefined();
+  });
+
+  // huddle checks IPv6 spelling itself (net.isIPv6's pattern is slow to build): it must agree with Node on every text.
+  it('takes exactly the IPv6 texts net.isIPv6 takes', () => {
+    const texts = [
+      '::',
+      '::1',
+      '1::',
+      '1:2:3:4:5:6:7:8',
+      '1:2:3:4:5:6:7::',
+      '::2:3:4:5:6:7:8',
+      '::1:2:3:4:5:6:7:8',
+      '1:2:3:4:5:6:7:8:9',
+      '1::2::3',
+      ':::',
+      ':1::',
+      '1:::2',
+      '12345::',
+      'fffff::1',
+      'g::1',
+      '1:2:3:4:5:6:1.2.3.4',
+      '1:2:3:4:5:6:7:1.2.3.4',
+      '::ffff:1.2.3.4',
+      '::1.2.3.4',
+      '::ffff:0177.0.0.1',
+      '::ffff:256.1.1.1',
+      '::ffff:1.2.3',
+      '1:::1.2.3.4',
+      '::ffff:01.2.3.4',
+      '::1.2.3.4:5',
+      'fe80::1',
+      'FE80::ABCD',
+      ':',
+      '',
+      '1.2.3.4',
+      '::ffff:1.2.3.4.5',
+    ];
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+    for (let i = 0; i < 5000; i++) {
+      const length = 1 + (next() % 18);
+      texts.push(Array.from({ length }, () => '0123456789abcdef:.:'[next() % 19]).join(''));
+    }
+    for (const text of texts) {
+      const ours = text.includes(':') ? parseAddress(text) !== undefined : isIPv6(text);
+      expect(ours, text).toBe(isIPv6(text));
+    }
   });
 
   it('keeps other addresses as they are', () => {

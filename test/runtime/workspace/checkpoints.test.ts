@@ -109,3 +109,49 @@ it('calls that ask while a checkpoint is being taken share the next one, which h
   expect(erin.id).toBe(dave.id);
   expect(shown(dave.id, 'b.txt')).toBe('made while carol’s checkpoint ran\n');
 });
+
+it('a workspace with no file yet is checkpointed as the empty tree without git add; files that come later, and a directory turned file, are held', async () => {
+  const bin = path.join(base, 'bin');
+  mkdirSync(bin);
+  const gitLog = path.join(base, 'git.log');
+  const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+  writeFileSync(path.join(bin, 'git'), `#!/bin/sh\necho "$*" >> '${gitLog}'\nexec '${realGit}' "$@"\n`, { mode: 0o755 });
+  const savedPath = process.env.PATH;
+  process.env.PATH = `${bin}:${savedPath}`;
+  const adds = () =>
+    existsSync(gitLog)
+      ? readFileSync(gitLog, 'utf8')
+          .split('\n')
+          .filter((line) => / add /.test(` ${line} `)).length
+      : 0;
+  const held = (store: Checkpoints, id: string, file: string) =>
+    execFileSync('git', ['--git-dir', store.shadow, 'show', `${id}:files/${file}`], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  try {
+    const ws = path.join(base, 'fresh');
+    mkdirSync(path.join(ws, 'empty', 'nested'), { recursive: true });
+    mkdirSync(path.join(ws, 'x'));
+    const store = new Checkpoints(ws);
+    const first = await store.take({ agent: 'lead', tool: 'write_file', summary: 'out/a.txt' });
+    expect(adds()).toBe(0);
+    expect(first.filesTree).toBe(git(ws, 'hash-object', '-t', 'tree', '/dev/null').trim());
+    expect(git(ws, '--git-dir', store.shadow, 'cat-file', '-t', first.filesTree).trim()).toBe('tree');
+
+    mkdirSync(path.join(ws, 'out'));
+    writeFileSync(path.join(ws, 'out', 'a.txt'), 'round 1\n');
+    const second = await store.take({ agent: 'lead', tool: 'bash', summary: 'cat out/a.txt' });
+    expect(second.id).not.toBe(first.id);
+    expect(held(store, second.id, 'out/a.txt')).toBe('round 1\n');
+
+    // A name the last walk knew as a directory is a file now: read by git, not taken for a directory.
+    rmSync(path.join(ws, 'out'), { recursive: true });
+    rmSync(path.join(ws, 'x'), { recursive: true });
+    const third = await store.take({ agent: 'lead', tool: 'bash', summary: 'rm -r out x' });
+    expect(third.filesTree).toBe(first.filesTree);
+    writeFileSync(path.join(ws, 'x'), 'a file now\n');
+    const fourth = await store.take({ agent: 'lead', tool: 'write_file', summary: 'x' });
+    expect(held(store, fourth.id, 'x')).toBe('a file now\n');
+    await store.endHelpers();
+  } finally {
+    process.env.PATH = savedPath;
+  }
+});

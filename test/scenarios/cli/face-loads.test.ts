@@ -58,10 +58,24 @@ describe('what a face loads at start', () => {
     expect(Object.keys(cli.inputs)).toEqual(['src/cli.ts']);
   });
 
-  it('headless (huddle -p) loads no Ink and no React', () => {
+  it('headless (huddle -p) loads no Ink, React, node-postgres, MCP SDK or external terminals', () => {
     const inputs = loadedAtStart('src/headless.ts');
     expect(loads(inputs, 'src/headless.ts')).not.toEqual([]);
-    for (const what of ['ink', 'react', 'react-reconciler', 'yoga-layout', 'src/tui']) expect(loads(inputs, what), what).toEqual([]);
+    for (const what of [
+      'ink',
+      'react',
+      'react-reconciler',
+      'yoga-layout',
+      'src/tui',
+      'pg',
+      'src/runtime/store/postgres',
+      '@modelcontextprotocol/sdk',
+      'src/runtime/mcp/mcp-servers.ts',
+      'node-pty',
+      '@xterm/headless',
+      'src/agents/external/external-teammate.ts',
+    ])
+      expect(loads(inputs, what), what).toEqual([]);
   });
 
   it('the console loads no node-postgres, MCP SDK, Agent SDK face, headless face or external terminals', () => {

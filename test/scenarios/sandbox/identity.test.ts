@@ -48,13 +48,13 @@ function mcpProbe(name: string, prelude = ''): string {
 
 describeSandboxed('identity, from inside the sandbox', () => {
   it('an agent cannot run huddle mcp as the lead or a teammate, nor plant a key of its own', async () => {
-    // A key of its own where huddle mcp looks for one (its runtime directory, as the sandbox shows
-    // it), and the team's hash rewritten to match it.
+    // A key of its own where huddle mcp looks for one (keys/ in its runtime directory, as the sandbox
+    // shows it), and the team's hash rewritten to match it.
     const forge =
       `const c=require('crypto'),fs=require('fs'),path=require('path'),os=require('os');` +
       `const team=path.join(fs.realpathSync(process.cwd()),'.team');const key='forged';` +
       `for(const dir of [process.env.XDG_RUNTIME_DIR&&path.join(process.env.XDG_RUNTIME_DIR,'huddle'),path.join(os.tmpdir(),'huddle-'+process.getuid()),'/tmp/huddle-'+process.getuid()].filter(Boolean)){` +
-      `try{fs.mkdirSync(dir,{recursive:true,mode:0o700});fs.writeFileSync(path.join(dir,'person-'+c.createHash('sha256').update(team).digest('hex').slice(0,16)+'.key'),key);console.log('key-planted',dir)}catch(e){console.log('key-refused',e.code)}}` +
+      `try{fs.mkdirSync(path.join(dir,'keys'),{recursive:true,mode:0o700});fs.writeFileSync(path.join(dir,'keys','person-'+c.createHash('sha256').update(team).digest('hex').slice(0,16)+'.key'),key);console.log('key-planted',dir)}catch(e){console.log('key-refused',e.code)}}` +
       `try{fs.writeFileSync(path.join(team,'person-key.sha256'),c.createHash('sha256').update(key).digest('hex'));console.log('hash-write=0')}catch(e){console.log('hash-refused',e.code)}`;
     const forgeKey = `${JSON.stringify(process.execPath)} -e ${shellQuote(forge)}; `;
     const probes = [mcpProbe('lead'), mcpProbe('alice'), `${forgeKey}${mcpProbe('lead')}`];
