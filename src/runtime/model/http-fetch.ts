@@ -12,6 +12,8 @@ import zlib from 'node:zlib';
 
 /** Statuses whose Response has no body (the constructor refuses one). */
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
+/** undici's connect timeout, which the built-in fetch applies. */
+const CONNECT_TIMEOUT_MS = 10_000;
 
 export function httpFetch(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
   const body = init.body;
@@ -20,7 +22,13 @@ export function httpFetch(input: string | URL | Request, init: RequestInit = {})
   // WebSocket export, and node:https (tls) is loaded only for an https endpoint.
   const client =
     url.protocol === 'https:' ? process.getBuiltinModule('node:https') : url.protocol === 'http:' ? process.getBuiltinModule('node:http') : undefined;
-  if (!client || !(input instanceof URL || typeof input === 'string') || !(body == null || typeof body === 'string' || body instanceof Uint8Array)) {
+  if (
+    !client ||
+    // A proxy from the environment is the built-in fetch's to honour (node:http's agent does only from Node 24.5).
+    process.env.NODE_USE_ENV_PROXY ||
+    !(input instanceof URL || typeof input === 'string') ||
+    !(body == null || typeof body === 'string' || body instanceof Uint8Array)
+  ) {
     return fetch(input, init);
   }
   const signal = init.signal ?? undefined;
@@ -30,6 +38,16 @@ export function httpFetch(input: string | URL | Request, init: RequestInit = {})
   new Headers(init.headers).forEach((value, name) => (headers[name] = value));
   return new Promise((resolve, reject) => {
     const request = client.request(url, { method: init.method ?? 'GET', headers });
+    // As the built-in fetch: a connection not made within 10 s fails (node:http would wait for the kernel, ~2 min).
+    request.once('socket', (socket) => {
+      if (!socket.connecting) return;
+      const timer = setTimeout(() => {
+        request.destroy(Object.assign(new Error(`connect ETIMEDOUT ${url.host}`), { code: 'ETIMEDOUT' }));
+      }, CONNECT_TIMEOUT_MS);
+      timer.unref();
+      socket.once('connect', () => clearTimeout(timer));
+      socket.once('close', () => clearTimeout(timer));
+    });
     const onAbort = () => {
       const reason = aborted();
       reject(reason);
@@ -41,6 +59,15 @@ export function httpFetch(input: string | URL | Request, init: RequestInit = {})
       reject(signal?.aborted ? aborted() : new TypeError('fetch failed', { cause: error }));
     });
     request.once('response', (response) => {
+      try {
+        respond(response);
+      } catch (error) {
+        // A status the Response cannot hold (outside 200-599) fails the call as fetch fails one: never uncaught.
+        response.destroy();
+        reject(new TypeError('fetch failed', { cause: error }));
+      }
+    });
+    const respond = (response: http.IncomingMessage) => {
       // An error after the answer reaches the body's stream (webStream); a body not read has nobody to tell.
       response.on('error', () => undefined);
       const status = response.statusCode ?? 0;
@@ -65,7 +92,7 @@ export function httpFetch(input: string | URL | Request, init: RequestInit = {})
       }
       const decoded = decode(response, answer.get('content-encoding'));
       resolve(new Response(webStream(decoded, response), { status, statusText: response.statusMessage ?? '', headers: answer }));
-    });
+    };
     request.end(body ?? undefined);
   });
 }

@@ -8,7 +8,7 @@
 // $XDG_RUNTIME_DIR/huddle where the session has one (hidden anyway, with the ssh and gpg agents),
 // else huddle-<uid> in the temp dir (behind the sandbox's private /tmp, and hidden explicitly where
 // TMPDIR is elsewhere). Clients never guess it: `.team/control.json` names the live socket.
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { connect, type Server } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -47,19 +47,9 @@ function sweepStale(dir: string): void {
   } catch {
     return;
   }
-  // Keys an older huddle kept here move to their directory once, with their names (a newer key there stays).
   const legacy = names.filter((name) => LEGACY_PERSON_KEY.test(name));
   if (legacy.length) {
-    const keys = personKeysDir(dir);
-    mkdirSync(keys, { recursive: true, mode: 0o700 });
-    for (const name of legacy) {
-      try {
-        if (existsSync(path.join(keys, name))) rmSync(path.join(dir, name), { force: true });
-        else renameSync(path.join(dir, name), path.join(keys, name));
-      } catch {
-        // another huddle starting at the same moment moved it first
-      }
-    }
+    moveLegacyKeys(dir, legacy);
     names = names.filter((name) => !LEGACY_PERSON_KEY.test(name));
   }
   listed = { dir, names };
@@ -67,6 +57,37 @@ function sweepStale(dir: string): void {
     const pid = Number(PER_PROCESS.exec(name)?.[1]);
     if (!pid || pid === process.pid || isAlive(pid)) continue;
     rmSync(path.join(dir, name), { force: true });
+  }
+}
+
+/**
+ * Keys an older huddle kept in the runtime directory move to their own directory once, with their names. Where
+ * both places hold a key, the newer stays: an older huddle run since minted the one its team's hash now holds.
+ * A failure leaves the key where it was (the older huddle reads it there) and never stops a start.
+ */
+function moveLegacyKeys(dir: string, legacy: string[]): void {
+  const keys = personKeysDir(dir);
+  try {
+    mkdirSync(keys, { recursive: true, mode: 0o700 });
+  } catch {
+    return; // no keys directory (a file in its place, a full disk): minting reports it where it matters
+  }
+  for (const name of legacy) {
+    const from = path.join(dir, name);
+    const to = path.join(keys, name);
+    try {
+      // A link never replaces a key minted in keys/ meanwhile (rename would).
+      linkSync(from, to);
+      rmSync(from, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') continue;
+      try {
+        if (statSync(from).mtimeMs > statSync(to).mtimeMs) renameSync(from, to);
+        else rmSync(from, { force: true });
+      } catch {
+        // another huddle starting at the same moment moved it first
+      }
+    }
   }
 }
 

@@ -40,6 +40,10 @@ beforeAll(async () => {
     response.writeHead(200, { 'content-type': 'text/event-stream' });
     response.write('data: first\n\n');
   });
+  routes.set('/odd', (_request, response) => {
+    response.writeHead(600, { 'content-type': 'text/plain' });
+    response.end('a gateway of its own');
+  });
   routes.set('/empty', (_request, response) => {
     response.writeHead(204);
     response.end();
@@ -103,6 +107,17 @@ describe('httpFetch answers as the built-in fetch does', () => {
     expect(b).toMatchObject({ kind: 'TypeError', message: 'fetch failed', code: 'ECONNREFUSED' });
     const lines = await Promise.all(both.map(([, f]) => f(`${url}/v1/messages`).catch((error: unknown) => describeConnectionError(error, url))));
     expect(lines[1]).toBe(lines[0]);
+  });
+
+  it('a status a Response cannot hold (600, from a gateway of its own) fails the call, never the process', async () => {
+    // The built-in fetch hands 600 over; a Response made here cannot hold it, so the call fails as a bad answer.
+    const error = await httpFetch(`${base}/odd`).then(
+      () => undefined,
+      (failure: unknown) => failure,
+    );
+    expect(error).toBeInstanceOf(TypeError);
+    expect((error as TypeError).message).toBe('fetch failed');
+    expect(((error as TypeError).cause as Error).name).toBe('RangeError');
   });
 
   it('a connection cut in the body fails the read the same way', async () => {

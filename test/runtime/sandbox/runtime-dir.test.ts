@@ -2,7 +2,7 @@
 // runtime directory every start lists holds sockets only; keys an older huddle left in it move there
 // once and stay valid.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -56,5 +56,36 @@ describe("the person's keys", () => {
     mintPersonKey(team);
     expect(readFileSync(path.join(runtime, 'keys', keyName), 'utf8')).toBe(`${key}\n`);
     expect(existsSync(path.join(runtime, keyName))).toBe(false);
+  });
+
+  it('where both places hold a key, the newer stays: an older huddle run since minted the one its team holds', async () => {
+    const keyName = keyNameOf(team);
+    mkdirSync(path.join(runtime, 'keys'), { recursive: true, mode: 0o700 });
+    const stale = path.join(runtime, 'keys', keyName);
+    writeFileSync(stale, 'stale\n', { mode: 0o600 });
+    utimesSync(stale, new Date(1_000_000), new Date(1_000_000));
+    const key = 'b'.repeat(64);
+    writeFileSync(path.join(runtime, keyName), `${key}\n`, { mode: 0o600 });
+    writeFileSync(path.join(team, 'person-key.sha256'), `${createHash('sha256').update(key).digest('hex')}\n`);
+    const older = path.join(runtime, 'person-0123456789abcdef.key');
+    writeFileSync(older, 'older\n', { mode: 0o600 });
+    utimesSync(older, new Date(1_000_000), new Date(1_000_000));
+    writeFileSync(path.join(runtime, 'keys', 'person-0123456789abcdef.key'), 'newer\n', { mode: 0o600 });
+    const { huddleRuntimeDir } = await import('../../../src/runtime/sandbox/runtime-dir.js');
+    huddleRuntimeDir();
+    expect(personFiles(runtime)).toEqual([]);
+    expect(readFileSync(stale, 'utf8')).toBe(`${key}\n`);
+    expect(readFileSync(path.join(runtime, 'keys', 'person-0123456789abcdef.key'), 'utf8')).toBe('newer\n');
+    const { whyNotPerson } = await import('../../../src/session/person-key.js');
+    expect(whyNotPerson(team)).toBeUndefined();
+  });
+
+  it('a file where keys/ belongs leaves the old keys in place and the start goes on', async () => {
+    mkdirSync(runtime, { mode: 0o700 });
+    writeFileSync(path.join(runtime, 'keys'), 'not a directory\n');
+    writeFileSync(path.join(runtime, 'person-0123456789abcdef.key'), 'old\n', { mode: 0o600 });
+    const { huddleRuntimeDir } = await import('../../../src/runtime/sandbox/runtime-dir.js');
+    expect(huddleRuntimeDir()).toBe(runtime);
+    expect(personFiles(runtime)).toEqual(['person-0123456789abcdef.key']);
   });
 });
