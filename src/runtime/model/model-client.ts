@@ -295,11 +295,16 @@ export class ModelClient implements ModelBackend {
     const onAbort = () => controller.abort(hooks.signal?.reason);
     hooks.signal?.addEventListener('abort', onAbort, { once: true });
     let timer: NodeJS.Timeout | undefined;
-    const idle = new StreamIdleError(idleMs);
+    // Made only when the stream goes silent (an Error captures a stack); the one timer is pushed back per event.
+    let idle: StreamIdleError | undefined;
     const arm = () => {
       if (idleMs <= 0) return;
-      clearTimeout(timer);
-      timer = setTimeout(() => controller.abort(idle), idleMs);
+      if (timer) timer.refresh();
+      else
+        timer = setTimeout(() => {
+          idle ??= new StreamIdleError(idleMs);
+          controller.abort(idle);
+        }, idleMs);
     };
     arm();
     try {
@@ -323,7 +328,7 @@ export class ModelClient implements ModelBackend {
       try {
         return await stream.finalMessage();
       } catch (error) {
-        if (controller.signal.reason === idle && !hooks.signal?.aborted) throw idle;
+        if (idle && controller.signal.reason === idle && !hooks.signal?.aborted) throw idle;
         throw error;
       }
     } finally {
