@@ -102,6 +102,8 @@ export class Checkpoints {
   #plainFileSystem = true;
   /** New files' ignore status, from one long-lived git (checkpoint-ignores.ts). */
   #ignores: IgnoreOracle | undefined;
+  /** Directories of the shadow this store made or found (no mkdir per object or ref written). */
+  readonly #madeDirs = new Set<string>();
 
   /** One store per workspace in a process: agents working side by side share its lock. */
   static for(root: string): Checkpoints {
@@ -216,11 +218,7 @@ export class Checkpoints {
   }
 
   #writeCheckpointRef(id: string): void {
-    const file = path.join(this.shadow, CHECKPOINT_REF);
-    mkdirSync(path.dirname(file), { recursive: true });
-    const temp = `${file}.${process.pid}.tmp`;
-    writeFileSync(temp, `${id}\n`);
-    renameSync(temp, file);
+    this.#replaceFile(path.join(this.shadow, CHECKPOINT_REF), `${id}\n`);
   }
 
   /** Ends the long-lived git this store keeps (a later checkpoint starts it again); resolves once it has exited. */
@@ -415,13 +413,29 @@ export class Checkpoints {
     const data = Buffer.concat([Buffer.from(`${type} ${body.length}\0`), body]);
     const id = createHash(this.#hash).update(data).digest('hex');
     const file = path.join(this.shadow, 'objects', id.slice(0, 2), id.slice(2));
-    if (!existsSync(file)) {
-      mkdirSync(path.dirname(file), { recursive: true });
-      const temp = `${file}.${process.pid}.tmp`;
-      writeFileSync(temp, deflateSync(data));
-      renameSync(temp, file);
-    }
+    if (!existsSync(file)) this.#replaceFile(file, deflateSync(data));
     return id;
+  }
+
+  /** `file` written whole through a temp file and a rename; its directory made once, or again when it went. */
+  #replaceFile(file: string, data: Buffer | string): void {
+    const dir = path.dirname(file);
+    const temp = `${file}.${process.pid}.tmp`;
+    if (!this.#madeDirs.has(dir)) {
+      mkdirSync(dir, { recursive: true });
+      this.#madeDirs.add(dir);
+    }
+    try {
+      writeFileSync(temp, data);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      // The shadow was removed under this store (huddle prune, a test): made again.
+      this.#madeDirs.clear();
+      mkdirSync(dir, { recursive: true });
+      this.#madeDirs.add(dir);
+      writeFileSync(temp, data);
+    }
+    renameSync(temp, file);
   }
 
   async #describe(commit: string, filesTree: string, gitTree: string | undefined): Promise<Checkpoint> {
