@@ -266,8 +266,9 @@ export class ModelClient implements ModelBackend {
   async #enterPrefix(request: ModelRequest, hooks: ModelCallHooks): Promise<PrefixTicket | undefined> {
     const gate = this.#options.prefixGate;
     if (!gate || gate.maxWaitMs === 0) return undefined;
-    const { system, tools } = markPrefix(request.system, request.tools);
-    const key = prefixKey(request.model, tools, system[0]);
+    // The tools as the agent has them (their marking is the same for every agent): their JSON is kept per definition.
+    const { system } = markPrefix(request.system, []);
+    const key = prefixKey(request.model, request.tools, system[0]);
     return gate
       .enter(key, hooks.signal, (waiting) => hooks.onWait?.(waiting ? { kind: 'cache_warmup' } : undefined))
       .catch((error: unknown) => {

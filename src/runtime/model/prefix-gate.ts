@@ -108,10 +108,23 @@ export function prefixKey(model: string, tools: unknown[], firstSystemBlock: unk
   return createHash('sha256')
     .update(model)
     .update('\0')
-    .update(JSON.stringify(tools))
+    .update(`[${tools.map(jsonOf).join(',')}]`)
     .update('\0')
     .update(JSON.stringify(firstSystemBlock ?? null))
     .digest('base64url');
+}
+
+/** A tool's definition is made once and never changed (tools/registry.ts): its JSON is too, not on every call. */
+const toolJson = new WeakMap<object, string>();
+
+function jsonOf(value: unknown): string {
+  if (!value || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  let json = toolJson.get(value);
+  if (json === undefined) {
+    json = JSON.stringify(value);
+    toolJson.set(value, json);
+  }
+  return json;
 }
 
 function raceWait(ended: Promise<void>, ms: number, signal: AbortSignal | undefined): Promise<void> {

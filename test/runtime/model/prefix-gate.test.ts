@@ -65,5 +65,11 @@ describe('PrefixGate', () => {
     expect(prefixKey('m', tools, { text: 's' })).toBe(prefixKey('m', structuredClone(tools), { text: 's' }));
     expect(prefixKey('m', tools, { text: 's' })).not.toBe(prefixKey('m2', tools, { text: 's' }));
     expect(prefixKey('m', tools, { text: 's' })).not.toBe(prefixKey('m', tools, { text: 't' }));
+    // Each definition's JSON is kept once made: other tools, or more of them, still key apart.
+    const other = [{ name: 'b', input_schema: {} }];
+    expect(prefixKey('m', other, { text: 's' })).not.toBe(prefixKey('m', tools, { text: 's' }));
+    expect(prefixKey('m', [...tools, ...other], { text: 's' })).not.toBe(prefixKey('m', tools, { text: 's' }));
+    expect(prefixKey('m', [...tools, ...other], { text: 's' })).not.toBe(prefixKey('m', [...other, ...tools], { text: 's' }));
+    expect(prefixKey('m', [], { text: 's' })).not.toBe(prefixKey('m', tools, { text: 's' }));
   });
 });
