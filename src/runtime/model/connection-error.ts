@@ -28,6 +28,18 @@ function causeCode(error: unknown): string | undefined {
   return undefined;
 }
 
+/** The messages of the error's cause chain, one per line. */
+function causeMessage(error: unknown): string {
+  const messages: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; depth < 6 && current && typeof current === 'object'; depth++) {
+    const message = (current as { message?: unknown }).message;
+    if (typeof message === 'string') messages.push(message);
+    current = (current as { cause?: unknown }).cause;
+  }
+  return messages.join('\n');
+}
+
 const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH)/;
 
 /** Why the connection failed, in a few words and with the code (`refused (ECONNREFUSED)`); `timedOut`: the SDK's own timeout. */
@@ -41,6 +53,9 @@ export function connectionCause(error: unknown, timedOut = false): string {
   if (code === 'ETIMEDOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT') return `timed out (${code})`;
   if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return `no route to the host (${code})`;
   if (TLS_CODE.test(code)) return `TLS failed (${code})`;
+  // node:https reports OpenSSL's failure as EPROTO, its reason only in the message ("…:SSL routines:…:wrong version number").
+  const ssl = code === 'EPROTO' ? /SSL routines:[^:]*:([^\n:]+)/.exec(causeMessage(error))?.[1] : undefined;
+  if (ssl) return `TLS failed (EPROTO: ${ssl.trim()})`;
   return code;
 }
 

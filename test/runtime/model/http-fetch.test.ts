@@ -120,6 +120,15 @@ describe('httpFetch answers as the built-in fetch does', () => {
     expect(((error as TypeError).cause as Error).name).toBe('RangeError');
   });
 
+  it.each(both)('TLS spoken to a plain HTTP port: %s fails with a connection line that says TLS failed', async (_name, fetcher) => {
+    const error = await fetcher(base.replace('http:', 'https:') + '/echo').then(
+      () => undefined,
+      (failure: unknown) => failure,
+    );
+    expect(error).toBeInstanceOf(TypeError);
+    expect(describeConnectionError(error, base.replace('http:', 'https:'))).toMatch(/^connection to 127\.0\.0\.1:\d+ failed: TLS failed \((ERR_SSL_|EPROTO: )/);
+  });
+
   it('a connection cut in the body fails the read the same way', async () => {
     const [a, b] = (await Promise.all(both.map(async ([, f]) => failure((await f(`${base}/cut`)).text())))) as Array<{ code?: string }>;
     // The cause is the socket's own error (undici names it UND_ERR_SOCKET, Node ECONNRESET); huddle shows the message.
