@@ -4,46 +4,25 @@
 // executable files. A new directory, or attributes that could change the bytes git stores, go to
 // git as before. Real git; the git that huddle runs is logged through a wrapper first on PATH.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { useGitCountingWorkspace } from '../../helpers/git-counting-workspace.js';
 import { Checkpoints } from '../../../src/runtime/workspace/checkpoints.js';
 
+const fixture = useGitCountingWorkspace('huddle-few-');
 let base: string;
 let ws: string;
-let gitLog: string;
-const saved = { state: process.env.XDG_STATE_HOME, path: process.env.PATH };
 beforeEach(() => {
-  base = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'huddle-few-')));
-  process.env.XDG_STATE_HOME = path.join(base, 'state');
-  const bin = path.join(base, 'bin');
-  mkdirSync(bin);
-  gitLog = path.join(base, 'git.log');
-  const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
-  writeFileSync(path.join(bin, 'git'), `#!/bin/sh\necho "$*" >> '${gitLog}'\nexec '${realGit}' "$@"\n`, { mode: 0o755 });
-  process.env.PATH = `${bin}:${saved.path}`;
-  ws = path.join(base, 'ws');
+  ({ base, ws } = fixture);
   mkdirSync(path.join(ws, 'src'), { recursive: true });
   writeFileSync(path.join(ws, 'a.txt'), 'a\n');
   writeFileSync(path.join(ws, 'src', 'b.txt'), 'b\n');
   writeFileSync(path.join(ws, 'src', 'c.txt'), 'c\n');
   writeFileSync(path.join(ws, '.gitignore'), '*.log\n!keep.log\n');
 });
-afterEach(() => {
-  if (saved.state === undefined) delete process.env.XDG_STATE_HOME;
-  else process.env.XDG_STATE_HOME = saved.state;
-  process.env.PATH = saved.path;
-  rmSync(base, { recursive: true, force: true });
-});
 
-const gitCalls = (): string[] => {
-  try {
-    return readFileSync(gitLog, 'utf8').split('\n').filter(Boolean);
-  } catch {
-    return [];
-  }
-};
+const gitCalls = () => fixture.gitCalls();
 const take = (store: Checkpoints) => store.take({ agent: 'lead', tool: 'bash', summary: 'x' });
 /** The files tree git itself makes of the workspace now, with the shadow's excludes, in an index of its own. */
 const treeByGit = (store: Checkpoints): string => {

@@ -4,58 +4,21 @@
 // The racy cases (a change within the same clock tick as the snapshot, so its stat did not move)
 // are also checked on the detector itself, where the stat is made to match exactly.
 import { execFileSync } from 'node:child_process';
-import {
-  chmodSync,
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  unlinkSync,
-  utimesSync,
-  writeFileSync,
-} from 'node:fs';
-import os from 'node:os';
+import { chmodSync, lstatSync, mkdirSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { useGitCountingWorkspace } from '../../helpers/git-counting-workspace.js';
 import { Checkpoints } from '../../../src/runtime/workspace/checkpoints.js';
 import { RACY_MS, unchangedSince, type WorkspaceSnapshot } from '../../../src/runtime/workspace/checkpoint-snapshot.js';
 import { TEST_GIT_IDENTITY } from '../../helpers/git-identity.js';
 
-let base: string;
+const fixture = useGitCountingWorkspace('huddle-snapshot-');
 let ws: string;
-let gitLog: string;
-const saved = { state: process.env.XDG_STATE_HOME, path: process.env.PATH };
 beforeEach(() => {
-  base = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'huddle-snapshot-')));
-  process.env.XDG_STATE_HOME = path.join(base, 'state');
-  // Every git huddle starts is logged, then run.
-  const bin = path.join(base, 'bin');
-  mkdirSync(bin);
-  gitLog = path.join(base, 'git.log');
-  const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
-  writeFileSync(path.join(bin, 'git'), `#!/bin/sh\necho "$*" >> '${gitLog}'\nexec '${realGit}' "$@"\n`, { mode: 0o755 });
-  process.env.PATH = `${bin}:${saved.path}`;
-  ws = path.join(base, 'ws');
-  mkdirSync(ws);
-});
-afterEach(() => {
-  if (saved.state === undefined) delete process.env.XDG_STATE_HOME;
-  else process.env.XDG_STATE_HOME = saved.state;
-  process.env.PATH = saved.path;
-  rmSync(base, { recursive: true, force: true });
+  ({ ws } = fixture);
 });
 
-const gitRuns = (): number => {
-  try {
-    return readFileSync(gitLog, 'utf8').split('\n').filter(Boolean).length;
-  } catch {
-    return 0;
-  }
-};
+const gitRuns = (): number => fixture.gitCalls().length;
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, ...TEST_GIT_IDENTITY } });
 /** A file as a checkpoint holds it (undefined: not in it). */
 const inCheckpoint = (store: Checkpoints, id: string, file: string): string | undefined => {

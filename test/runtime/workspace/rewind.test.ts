@@ -2,44 +2,20 @@
 // checkpoints: a workspace that began empty had nothing to lose, which is known without asking git
 // (the git huddle starts is counted through a wrapper first on PATH); one that began with files still
 // has each taken file named.
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { useGitCountingWorkspace } from '../../helpers/git-counting-workspace.js';
 import { Checkpoints } from '../../../src/runtime/workspace/checkpoints.js';
 import { lostSince } from '../../../src/runtime/workspace/rewind.js';
 
-let base: string;
+const fixture = useGitCountingWorkspace('huddle-lost-');
 let ws: string;
-let gitLog: string;
-const saved = { state: process.env.XDG_STATE_HOME, path: process.env.PATH };
 beforeEach(() => {
-  base = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'huddle-lost-')));
-  process.env.XDG_STATE_HOME = path.join(base, 'state');
-  const bin = path.join(base, 'bin');
-  mkdirSync(bin);
-  gitLog = path.join(base, 'git.log');
-  const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
-  writeFileSync(path.join(bin, 'git'), `#!/bin/sh\necho "$*" >> '${gitLog}'\nexec '${realGit}' "$@"\n`, { mode: 0o755 });
-  process.env.PATH = `${bin}:${saved.path}`;
-  ws = path.join(base, 'ws');
-  mkdirSync(ws);
-});
-afterEach(() => {
-  if (saved.state === undefined) delete process.env.XDG_STATE_HOME;
-  else process.env.XDG_STATE_HOME = saved.state;
-  process.env.PATH = saved.path;
-  rmSync(base, { recursive: true, force: true });
+  ({ ws } = fixture);
 });
 
-const gitCalls = (): string[] => {
-  try {
-    return readFileSync(gitLog, 'utf8').split('\n').filter(Boolean);
-  } catch {
-    return [];
-  }
-};
+const gitCalls = () => fixture.gitCalls();
 const take = (store: Checkpoints) => store.take({ agent: 'lead', tool: 'bash', summary: 'x' });
 
 describe('lostSince', () => {
