@@ -1,0 +1,231 @@
+// huddle's HTTP request for the model client (node:http) must answer as Node's built-in fetch does, and
+// huddle's streamed Messages request must give the message the SDK's own client gives: each case runs
+// both against the same real server.
+import Anthropic from '@anthropic-ai/sdk';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeConnectionError } from '../../../src/runtime/model/connection-error.js';
+import { httpRequest, type HttpAnswer } from '../../../src/runtime/model/http-request.js';
+import { EventStreamParser, StreamErrorEvent, streamMessages } from '../../../src/runtime/model/messages-request.js';
+import { reply, startFakeApi, text, toolUse, type FakeApi } from '../../helpers/fake-api.js';
+type Handler = (request: IncomingMessage, response: ServerResponse, body: string) => void;
+const routes = new Map<string, Handler>();
+let server: Server;
+let base: string;
+
+beforeAll(async () => {
+  server = createServer((request, response) => {
+    let body = '';
+    request.setEncoding('utf8');
+    request.on('data', (chunk: string) => (body += chunk));
+    request.on('end', () => routes.get(request.url ?? '')?.(request, response, body));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  routes.set('/echo', (request, response, body) => {
+    response.writeHead(201, { 'content-type': 'application/json', 'x-one': 'a', 'retry-after': '3' });
+    response.end(JSON.stringify({ method: request.method, body, header: request.headers['x-huddle'] }));
+  });
+  routes.set('/gzip', (_request, response) => {
+    response.writeHead(200, { 'content-encoding': 'gzip', 'content-type': 'text/plain' });
+    response.end(gzipSync('packed text'));
+  });
+  routes.set('/cut', (_request, response) => {
+    response.writeHead(200, { 'content-type': 'text/event-stream' });
+    response.write('event: ping\ndata: {}\n\n');
+    setImmediate(() => response.socket?.destroy());
+  });
+  routes.set('/slow', (_request, response) => {
+    response.writeHead(200, { 'content-type': 'text/event-stream' });
+    response.write('data: first\n\n');
+  });
+  routes.set('/odd', (_request, response) => {
+    response.writeHead(600, { 'content-type': 'text/plain' });
+    response.end('a gateway of its own');
+  });
+  routes.set('/empty', (_request, response) => {
+    response.writeHead(204);
+    response.end();
+  });
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+/** What a caller can see of an answer: status, the headers named, the body as text. */
+async function seenFetch(response: Response): Promise<unknown> {
+  return { status: response.status, type: response.headers.get('content-type'), retry: response.headers.get('retry-after'), body: await response.text() };
+}
+
+async function textOf(answer: HttpAnswer): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of answer.body) chunks.push(Buffer.from(chunk));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function seenHuddle(answer: HttpAnswer): Promise<unknown> {
+  return { status: answer.status, type: answer.header('Content-Type') ?? null, retry: answer.header('retry-after') ?? null, body: await textOf(answer) };
+}
+
+/** What a caller can see of a failure: its class, name and message, and its cause's code. */
+async function failure(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+    return 'no error';
+  } catch (error) {
+    const e = error as Error & { cause?: { code?: string } };
+    return { kind: e.constructor.name, name: e.name, message: e.message, code: e.cause?.code };
+  }
+}
+
+const get = (url: string, signal?: AbortSignal) => httpRequest(new URL(url), { method: 'GET', headers: {}, signal });
+
+describe('httpRequest answers as the built-in fetch does', () => {
+  it('status, headers, a posted body and the answer', async () => {
+    const init = { method: 'POST' as const, headers: { 'x-huddle': 'yes' }, body: '{"q":1}' };
+    const a = await seenFetch(await fetch(`${base}/echo`, init));
+    const b = await seenHuddle(await httpRequest(new URL(`${base}/echo`), init));
+    expect(b).toEqual(a);
+    expect(JSON.parse((b as { body: string }).body)).toEqual({ method: 'POST', body: '{"q":1}', header: 'yes' });
+  });
+
+  it('a compressed body comes out as it was, and a 204 has none', async () => {
+    for (const path of ['/gzip', '/empty']) {
+      const a = await seenFetch(await fetch(`${base}${path}`));
+      const b = await seenHuddle(await get(`${base}${path}`));
+      expect(b, path).toEqual(a);
+    }
+    expect(await textOf(await get(`${base}/gzip`))).toBe('packed text');
+  });
+
+  it('nothing listening: the same TypeError, cause code and connection line', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise((resolve) => closed.close(resolve));
+    const a = await failure(fetch(`${url}/v1/messages`, { method: 'POST', body: '{}' }));
+    const b = await failure(httpRequest(new URL(`${url}/v1/messages`), { method: 'POST', headers: {}, body: '{}' }));
+    expect(b).toEqual(a);
+    expect(b).toMatchObject({ kind: 'TypeError', message: 'fetch failed', code: 'ECONNREFUSED' });
+    const lines = await Promise.all(
+      [fetch(`${url}/v1/messages`), get(`${url}/v1/messages`)].map((p) => p.catch((error: unknown) => describeConnectionError(error, url))),
+    );
+    expect(lines[1]).toBe(lines[0]);
+  });
+
+  it('a status outside 200-599 (600, from a gateway of its own) is an answer like any other, never a crash', async () => {
+    const answer = await get(`${base}/odd`);
+    expect(answer.status).toBe(600);
+    expect(await textOf(answer)).toBe('a gateway of its own');
+  });
+
+  it('TLS spoken to a plain HTTP port fails with a connection line that says TLS failed, as over fetch', async () => {
+    const https = base.replace('http:', 'https:');
+    for (const pending of [fetch(`${https}/echo`), get(`${https}/echo`)]) {
+      const error = await pending.then(
+        () => undefined,
+        (failed: unknown) => failed,
+      );
+      expect(error).toBeInstanceOf(TypeError);
+      expect(describeConnectionError(error, https)).toMatch(/^connection to 127\.0\.0\.1:\d+ failed: TLS failed \((ERR_SSL_|EPROTO: )/);
+    }
+  });
+
+  it('a connection cut in the body fails the read the same way', async () => {
+    const a = (await failure((await fetch(`${base}/cut`)).text())) as { code?: string };
+    const b = (await failure(textOf(await get(`${base}/cut`)))) as { code?: string };
+    // The cause is the socket's own error (undici names it UND_ERR_SOCKET, Node ECONNRESET); huddle shows the message.
+    expect({ ...b, code: undefined }).toEqual({ ...a, code: undefined });
+    expect(b).toMatchObject({ kind: 'TypeError', message: 'terminated', code: 'ECONNRESET' });
+  });
+
+  it('an abort before the answer and one during the body end with the AbortError', async () => {
+    const before = [];
+    for (const send of [(signal: AbortSignal) => fetch(`${base}/slow`, { signal }), (signal: AbortSignal) => get(`${base}/slow`, signal)]) {
+      const controller = new AbortController();
+      const pending = send(controller.signal);
+      controller.abort();
+      before.push(await failure(pending));
+    }
+    expect(before[1]).toEqual(before[0]);
+    const controller = new AbortController();
+    const answer = await get(`${base}/slow`, controller.signal);
+    const reader = answer.body[Symbol.asyncIterator]();
+    expect(new TextDecoder().decode((await reader.next()).value)).toBe('data: first\n\n');
+    controller.abort();
+    expect(await failure(reader.next())).toMatchObject({ name: 'AbortError' });
+  });
+});
+
+describe('the server-sent events the API streams', () => {
+  it('become one JSON line per named event: CRLF split between reads, data on two lines, comments and pings left out', () => {
+    const parser = new EventStreamParser();
+    let out = parser.push('event: message_start\r');
+    out += parser.push('\ndata: {"type":"message_start",\r\ndata: "n":1}\r\n\r\n: a comment\n\nevent: ping\ndata: {"type":"ping"}\n\n');
+    out += parser.push('data: {"type":"unnamed"}\n\nevent: content_block_stop\ndata:{"type":"content_block_stop","index":0}\n\nevent: x\ndata: {"half"', true);
+    expect(out).toBe('{"type":"message_start", "n":1}\n{"type":"content_block_stop","index":0}\n');
+    expect(
+      out
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as unknown),
+    ).toEqual([
+      { type: 'message_start', n: 1 },
+      { type: 'content_block_stop', index: 0 },
+    ]);
+  });
+
+  it('an `event: error` fails the stream with the error the API sent', () => {
+    const parser = new EventStreamParser();
+    let thrown: unknown;
+    try {
+      parser.push('event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n');
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(StreamErrorEvent);
+    expect((thrown as StreamErrorEvent).body).toEqual({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } });
+  });
+});
+
+describe("huddle's streamed request against the SDK's client", () => {
+  let fake: FakeApi;
+  beforeAll(async () => {
+    fake = await startFakeApi();
+  });
+  afterAll(() => fake.close());
+
+  it('gives the same message, its events and text, and sends the same request', async () => {
+    const params = { model: 'claude-fake', max_tokens: 100, messages: [{ role: 'user' as const, content: 'go' }] };
+    const script = () => fake.enqueue(reply(text('Round 1.'), toolUse('bash', { command: 'cat out/a.txt' }, 'toolu_1')));
+    script();
+    const client = new Anthropic({ apiKey: 'sk-test', authToken: null, baseURL: fake.url, maxRetries: 0, logLevel: 'off' });
+    const theirs = client.messages.stream(params);
+    const theirEvents: string[] = [];
+    theirs.on('streamEvent', (event) => theirEvents.push(event.type));
+    const expected = await theirs.finalMessage();
+    script();
+    const ours = await streamMessages({ apiKey: 'sk-test', baseURL: fake.url, timeoutMs: 10_000 }, params, new AbortController().signal);
+    const ourEvents: string[] = [];
+    let ourText = '';
+    ours.on('streamEvent', (event) => ourEvents.push(event.type));
+    ours.on('text', (delta) => (ourText += delta));
+    const message = await ours.finalMessage();
+    expect({ ...message, id: '' }).toEqual({ ...expected, id: '' });
+    expect(message.content).toEqual([
+      { type: 'text', text: 'Round 1.' },
+      { type: 'tool_use', id: 'toolu_1', name: 'bash', input: { command: 'cat out/a.txt' } },
+    ]);
+    expect(ourEvents).toEqual(theirEvents);
+    expect(ourText).toBe('Round 1.');
+    const [sdkRequest, huddleRequest] = fake.requests.slice(-2);
+    expect(huddleRequest!.body).toEqual(sdkRequest!.body);
+    for (const name of ['anthropic-version', 'content-type', 'accept', 'authorization', 'x-api-key']) {
+      expect(huddleRequest!.headers[name], name).toBe(sdkRequest!.headers[name]);
+    }
+    expect(huddleRequest!.headers.authorization).toBe('Bearer sk-test');
+  });
+});
