@@ -45,6 +45,10 @@ beforeAll(async () => {
     response.writeHead(600, { 'content-type': 'text/plain' });
     response.end('a gateway of its own');
   });
+  routes.set('/moved', (_request, response) => {
+    response.writeHead(307, { location: '/echo' });
+    response.end();
+  });
   routes.set('/empty', (_request, response) => {
     response.writeHead(204);
     response.end();
@@ -114,6 +118,12 @@ describe('httpRequest answers as the built-in fetch does', () => {
       [fetch(`${url}/v1/messages`), get(`${url}/v1/messages`)].map((p) => p.catch((error: unknown) => describeConnectionError(error, url))),
     );
     expect(lines[1]).toBe(lines[0]);
+  });
+
+  it('a redirect is followed as fetch follows it (through fetch), the posted body kept on a 307', async () => {
+    const answer = await httpRequest(new URL(`${base}/moved`), { method: 'POST', headers: { 'x-huddle': 'yes' }, body: '{"q":2}' });
+    expect(answer.status).toBe(201);
+    expect(JSON.parse(await textOf(answer))).toEqual({ method: 'POST', body: '{"q":2}', header: 'yes' });
   });
 
   it('a status outside 200-599 (600, from a gateway of its own) is an answer like any other, never a crash', async () => {
@@ -227,5 +237,26 @@ describe("huddle's streamed request against the SDK's client", () => {
       expect(huddleRequest!.headers[name], name).toBe(sdkRequest!.headers[name]);
     }
     expect(huddleRequest!.headers.authorization).toBe('Bearer sk-test');
+  });
+
+  it('behind a proxy from the environment (NODE_USE_ENV_PROXY) goes through the built-in fetch and gives the same message', async () => {
+    const params = { model: 'claude-fake', max_tokens: 100, messages: [{ role: 'user' as const, content: 'go' }] };
+    fake.enqueue(reply(text('Over fetch.')));
+    const direct = await (
+      await streamMessages({ apiKey: 'sk-test', baseURL: fake.url, timeoutMs: 10_000 }, params, new AbortController().signal)
+    ).finalMessage();
+    fake.enqueue(reply(text('Over fetch.')));
+    process.env.NODE_USE_ENV_PROXY = '1';
+    try {
+      const proxied = await (
+        await streamMessages({ apiKey: 'sk-test', baseURL: fake.url, timeoutMs: 10_000 }, params, new AbortController().signal)
+      ).finalMessage();
+      expect({ ...proxied, id: '' }).toEqual({ ...direct, id: '' });
+      // The built-in fetch adds `sec-fetch-mode: cors` to every request and node:http none: this one went through fetch.
+      expect(fake.requests.at(-2)!.headers['sec-fetch-mode']).toBeUndefined();
+      expect(fake.requests.at(-1)!.headers['sec-fetch-mode']).toBe('cors');
+    } finally {
+      delete process.env.NODE_USE_ENV_PROXY;
+    }
   });
 });
