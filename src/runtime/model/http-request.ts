@@ -80,7 +80,7 @@ export function httpRequest(url: URL, init: HttpRequestInit): Promise<HttpAnswer
         const value = response.headers[name.toLowerCase()];
         return Array.isArray(value) ? value.join(', ') : value;
       };
-      resolve({ status, header, body: bodyOf(decode(response, header('content-encoding'))), discard: () => response.destroy() });
+      resolve({ status, header, body: bodyOf(decode(response, header('content-encoding')), response), discard: () => response.destroy() });
     });
     request.end(init.body);
   });
@@ -90,12 +90,17 @@ function abortReason(signal: AbortSignal | undefined): Error {
   return signal?.reason instanceof Error ? signal.reason : new DOMException('This operation was aborted', 'AbortError');
 }
 
-/** The body's chunks; a connection cut mid-body fails as fetch's does, TypeError('terminated') with the socket's error as cause. */
-async function* bodyOf(body: Readable): AsyncGenerator<Uint8Array> {
+/**
+ * The body's chunks; a connection cut mid-body fails as fetch's does, TypeError('terminated') with the
+ * socket's error as cause. A read that stops early closes the connection, a decompressor's too.
+ */
+async function* bodyOf(body: Readable, response: http.IncomingMessage): AsyncGenerator<Uint8Array> {
   try {
     for await (const chunk of body) yield chunk as Buffer;
   } catch (error) {
     throw (error as Error).name === 'AbortError' ? error : new TypeError('terminated', { cause: error });
+  } finally {
+    if (!response.complete) response.destroy();
   }
 }
 

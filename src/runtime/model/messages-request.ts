@@ -35,7 +35,7 @@ export class HttpStatusError extends Error {
     readonly body: unknown,
     readonly header: (name: string) => string | undefined,
   ) {
-    super(`${status} ${typeof body === 'string' ? body : JSON.stringify(body)}`);
+    super(body === '' ? `${status} status code (no body)` : `${status} ${typeof body === 'string' ? body : JSON.stringify(body)}`);
     this.name = 'HttpStatusError';
   }
 }
@@ -43,7 +43,7 @@ export class HttpStatusError extends Error {
 /** An `event: error` inside an otherwise successful stream (an overload mid-answer, say). */
 export class StreamErrorEvent extends Error {
   constructor(readonly body: unknown) {
-    super(`stream error: ${typeof body === 'string' ? body : JSON.stringify(body)}`);
+    super(typeof body === 'string' ? body : JSON.stringify(body));
     this.name = 'StreamErrorEvent';
   }
 }
@@ -72,11 +72,16 @@ export function messagesURL(baseURL: string | undefined): URL {
 
 /**
  * Sends `params` as a streamed request; resolves once the API answered 2xx, with the stream its events
- * feed. An error status rejects with HttpStatusError, a connection that fails with fetch's
+ * feed (handed to `attach` first, before any event). An error status rejects with HttpStatusError, a connection that fails with fetch's
  * TypeError('fetch failed'), no headers in time with RequestTimeoutError, `signal` with its reason.
  * Aborting `signal` later ends the stream as the SDK ends an aborted one (APIUserAbortError).
  */
-export async function streamMessages(endpoint: MessagesEndpoint, params: MessageCreateParamsBase, signal: AbortSignal): Promise<MessageStream> {
+export async function streamMessages(
+  endpoint: MessagesEndpoint,
+  params: MessageCreateParamsBase,
+  signal: AbortSignal,
+  attach: (stream: MessageStream) => void = () => undefined,
+): Promise<MessageStream> {
   const { MessageStream } = await loadStream();
   const local = new AbortController();
   const follow = () => local.abort(signal.reason);
@@ -98,10 +103,16 @@ export async function streamMessages(endpoint: MessagesEndpoint, params: Message
     clearTimeout(timer);
   }
   if (answer.status < 200 || answer.status > 299) {
-    signal.removeEventListener('abort', follow);
-    throw new HttpStatusError(answer.status, await errorBody(answer), answer.header);
+    // Until its body is read, an error answer is ended by the caller's signal (an interrupt, a silence) as a stream is.
+    try {
+      throw new HttpStatusError(answer.status, await errorBody(answer), answer.header);
+    } finally {
+      signal.removeEventListener('abort', follow);
+    }
   }
   const stream = MessageStream.fromReadableStream(jsonLines(answer.body) as unknown as ReadableStream);
+  // Before any event can arrive: the caller's listeners see the first one.
+  attach(stream);
   // The SDK ends a stream whose own controller was aborted with APIUserAbortError, never with a half message.
   const abortStream = () => stream.abort();
   if (local.signal.aborted) abortStream();
@@ -123,6 +134,12 @@ function requestHeaders(endpoint: MessagesEndpoint): Record<string, string> {
   // As the SDK's client sends them: either credential as a bearer token, the API key when both are set.
   const credential = endpoint.apiKey || endpoint.authToken;
   if (credential) headers.authorization = `Bearer ${credential}`;
+  // ANTHROPIC_CUSTOM_HEADERS ("Name: value" lines, as Claude Code and the SDK's client read it), after huddle's own.
+  for (const line of (process.env.ANTHROPIC_CUSTOM_HEADERS ?? '').split('\n')) {
+    const colon = line.indexOf(':');
+    const name = line.slice(0, colon).trim().toLowerCase();
+    if (colon > 0 && name) headers[name] = line.slice(colon + 1).trim();
+  }
   return headers;
 }
 
@@ -159,10 +176,13 @@ export async function* jsonLines(body: AsyncIterable<Uint8Array>): AsyncGenerato
   const decoder = new TextDecoder();
   for await (const chunk of body) {
     const lines = parser.push(decoder.decode(chunk, { stream: true }));
+    // The events before an error in the same read still count (the usage of message_start, the text so far).
     if (lines) yield lines;
+    if (parser.failure) throw parser.failure;
   }
   const rest = parser.push(decoder.decode(), true);
   if (rest) yield rest;
+  if (parser.failure) throw parser.failure;
 }
 
 /** A server-sent-events reader (the WHATWG format): fields per line, an event per blank line. */
@@ -170,17 +190,22 @@ export class EventStreamParser {
   #pending = '';
   #event: string | undefined;
   #data: string[] = [];
+  /** The stream's `event: error`, once read: nothing after it is read. */
+  failure: StreamErrorEvent | undefined;
 
   /** Reads `text`; returns the complete events' JSON lines, each ending in a newline. `end`: no more text follows. */
   push(text: string, end = false): string {
+    // What was left holds no line end (but perhaps a last CR): the search starts at its end, so an event
+    // that comes in many reads is not searched again from its start per read.
+    const from = Math.max(0, this.#pending.length - 1);
     this.#pending += text;
     let out = '';
     let start = 0;
     const pending = this.#pending;
     // Each searched for again only once passed: a stream without CRs is not rescanned to its end per line.
-    let lf = -2;
-    let cr = -2;
-    for (;;) {
+    let lf = pending.indexOf('\n', from);
+    let cr = pending.indexOf('\r', from);
+    while (!this.failure) {
       if (lf !== -1 && lf < start) lf = pending.indexOf('\n', start);
       if (cr !== -1 && cr < start) cr = pending.indexOf('\r', start);
       const stop = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
@@ -195,7 +220,7 @@ export class EventStreamParser {
       start = next;
     }
     this.#pending = pending.slice(start);
-    if (end && this.#pending) {
+    if (end && this.#pending && !this.failure) {
       out += this.#line(this.#pending);
       this.#pending = '';
     }
@@ -220,7 +245,10 @@ export class EventStreamParser {
     this.#event = undefined;
     this.#data = [];
     if (event === undefined || event === 'ping') return '';
-    if (event === 'error') throw new StreamErrorEvent(parseOrText(data));
+    if (event === 'error') {
+      this.failure = new StreamErrorEvent(parseOrText(data));
+      return '';
+    }
     if (!data) return '';
     // JSON spread over several data lines is the same JSON on one (a newline may only sit between its tokens).
     return `${data.replaceAll('\n', ' ')}\n`;

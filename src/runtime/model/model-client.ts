@@ -276,14 +276,16 @@ export class ModelClient implements ModelBackend {
         this.#endpoint,
         { model: request.model, max_tokens: request.maxTokens, system, messages, ...(tools.length ? { tools } : {}) },
         controller.signal,
+        (events) => {
+          events.on('streamEvent', (event) => {
+            arm();
+            // The response began: the API has read (or written) the prompt cache, so siblings may go.
+            ticket?.landed();
+            trackUsage(reported, event);
+          });
+          if (hooks.onText) events.on('text', (delta) => hooks.onText?.(delta));
+        },
       );
-      stream.on('streamEvent', (event) => {
-        arm();
-        // The response began: the API has read (or written) the prompt cache, so siblings may go.
-        ticket?.landed();
-        trackUsage(reported, event);
-      });
-      if (hooks.onText) stream.on('text', (delta) => hooks.onText?.(delta));
       return await stream.finalMessage();
     } catch (error) {
       // Cut for its silence (before the answer or within it): retried as a dropped connection, unless the person interrupted too.

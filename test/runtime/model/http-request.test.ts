@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeConnectionError } from '../../../src/runtime/model/connection-error.js';
 import { httpRequest, type HttpAnswer } from '../../../src/runtime/model/http-request.js';
 import { EventStreamParser, StreamErrorEvent, streamMessages } from '../../../src/runtime/model/messages-request.js';
+import { ModelClient } from '../../../src/runtime/model/model-client.js';
 import { reply, startFakeApi, text, toolUse, type FakeApi } from '../../helpers/fake-api.js';
 type Handler = (request: IncomingMessage, response: ServerResponse, body: string) => void;
 const routes = new Map<string, Handler>();
@@ -188,16 +189,88 @@ describe('the server-sent events the API streams', () => {
     ]);
   });
 
-  it('an `event: error` fails the stream with the error the API sent', () => {
+  it('an `event: error` ends the stream after the events read with it, with the error the API sent', () => {
     const parser = new EventStreamParser();
-    let thrown: unknown;
+    const out = parser.push(
+      'event: message_start\ndata: {"type":"message_start"}\n\nevent: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\nevent: ping\ndata: {}\n\n',
+    );
+    expect(out).toBe('{"type":"message_start"}\n');
+    expect(parser.failure).toBeInstanceOf(StreamErrorEvent);
+    expect(parser.failure!.body).toEqual({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } });
+    expect(parser.push('event: message_stop\ndata: {"type":"message_stop"}\n\n')).toBe('');
+  });
+});
+
+describe('streamMessages against a server of its own', () => {
+  const endpoint = () => ({ apiKey: 'sk-test', baseURL: `${base}/raw`, timeoutMs: 10_000 });
+  const params = { model: 'claude-fake', max_tokens: 100, messages: [{ role: 'user' as const, content: 'go' }] };
+  const frame = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+
+  it('an `event: error` in the same read as the first events: those events still reach the listeners (usage, text)', async () => {
+    routes.set('/raw/v1/messages', (_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.end(
+        frame('message_start', {
+          type: 'message_start',
+          message: {
+            id: 'msg_1',
+            type: 'message',
+            role: 'assistant',
+            model: 'claude-fake',
+            content: [],
+            stop_reason: null,
+            stop_sequence: null,
+            usage: { input_tokens: 1000, output_tokens: 1 },
+          },
+        }) +
+          frame('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }) +
+          frame('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'hel' } }) +
+          frame('error', { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }),
+      );
+    });
+    const events: string[] = [];
+    let text = '';
+    const stream = await streamMessages(endpoint(), params, new AbortController().signal, (s) => {
+      s.on('streamEvent', (event) => events.push(event.type));
+      s.on('text', (delta) => (text += delta));
+    });
+    const error = await stream.finalMessage().then(
+      () => undefined,
+      (failed: unknown) => failed as Error & { cause?: unknown },
+    );
+    expect(events).toEqual(['message_start', 'content_block_start', 'content_block_delta']);
+    expect(text).toBe('hel');
+    expect(error?.cause).toBeInstanceOf(StreamErrorEvent);
+  });
+
+  it("an error answer whose body stalls is still ended by the silence timer (the caller's signal)", async () => {
+    let answered = 0;
+    routes.set('/raw/v1/messages', (_request, response) => {
+      answered++;
+      response.writeHead(500, { 'content-type': 'application/json' });
+      response.write('{"type":"error",');
+    });
+    const client = new ModelClient({ apiKey: 'sk-test', baseURL: `${base}/raw`, maxRetries: 0, retryBaseMs: 1, timeoutMs: 10_000, streamIdleMs: 300 });
+    const request = { model: 'claude-fake', system: 'test', messages: params.messages, tools: [], maxTokens: 100 };
+    await expect(client.call(request)).rejects.toThrow(/sent nothing for 300 ms/);
+    expect(answered).toBe(1);
+  });
+
+  it('ANTHROPIC_CUSTOM_HEADERS ("Name: value" lines) are sent, as the SDK and Claude Code send them', async () => {
+    let seen: IncomingMessage['headers'] = {};
+    routes.set('/raw/v1/messages', (request, response) => {
+      seen = request.headers;
+      response.writeHead(400, { 'content-type': 'application/json' });
+      response.end('{"type":"error","error":{"type":"invalid_request_error","message":"no"}}');
+    });
+    process.env.ANTHROPIC_CUSTOM_HEADERS = 'X-Gateway-Team: team-a\nnot a header line\nX-Trace: 1: 2';
     try {
-      parser.push('event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n');
-    } catch (error) {
-      thrown = error;
+      await expect(streamMessages(endpoint(), params, new AbortController().signal)).rejects.toThrow('400');
+    } finally {
+      delete process.env.ANTHROPIC_CUSTOM_HEADERS;
     }
-    expect(thrown).toBeInstanceOf(StreamErrorEvent);
-    expect((thrown as StreamErrorEvent).body).toEqual({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } });
+    expect(seen['x-gateway-team']).toBe('team-a');
+    expect(seen['x-trace']).toBe('1: 2');
   });
 });
 
