@@ -1,14 +1,12 @@
-// One streamed call to the Messages API through @anthropic-ai/sdk, with huddle's own retry loop.
-// The SDK's built-in retries are off (maxRetries: 0) because they are invisible and do not cover
-// errors that arrive mid-stream; here every retry is reported, honours retry-after, and also
-// covers a dropped connection or an `event: error` in the middle of a stream.
-import type Anthropic from '@anthropic-ai/sdk';
+// One streamed call to the Messages API (messages-request.ts: huddle's request, the SDK's
+// MessageStream), with huddle's own retry loop: every retry is reported, honours retry-after, and
+// also covers a dropped connection or an `event: error` in the middle of a stream.
 import type { Message, MessageParam, MessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
 import type { HuddleConfig } from '../config.js';
 import { markMessages, markPrefix } from './cache-breakpoints.js';
 import { costOf, toTokenUsage, type TokenUsage } from './pricing.js';
 import { describeConnectionError } from './connection-error.js';
-import { httpFetch } from './http-fetch.js';
+import { HttpStatusError, RequestTimeoutError, StreamErrorEvent, streamMessages, type MessagesEndpoint } from './messages-request.js';
 import type { ToolDefinitionParam } from '../tools/registry.js';
 import { CallGovernor, WaitAbortedError, type CallWait } from './call-governor.js';
 import { DEFAULT_CACHE_WARMUP_MS, PrefixGate, PrefixWaitAbortedError, prefixKey, type PrefixTicket } from './prefix-gate.js';
@@ -142,44 +140,15 @@ export interface ModelBackend {
   call(request: ModelRequest, hooks?: ModelCallHooks): Promise<ModelCallResult>;
 }
 
-type Sdk = typeof import('@anthropic-ai/sdk');
-let sdkModule: Promise<Sdk> | undefined;
-
-/**
- * The SDK, loaded by the first model call, not at start: it is ~0.35 MB of code and its client reaches for fetch
- * (undici); the console is on screen, and a headless run has opened its team, before either is needed.
- */
-function loadSdk(): Promise<Sdk> {
-  return (sdkModule ??= import('@anthropic-ai/sdk'));
-}
-
 export class ModelClient implements ModelBackend {
-  #connected: Promise<{ sdk: Sdk; client: Anthropic }> | undefined;
   readonly #options: ModelClientOptions;
+  readonly #endpoint: MessagesEndpoint;
   /** Set once the configured model stayed overloaded: every call from then on goes to the fallback model. */
   #fellBack = false;
 
   constructor(options: ModelClientOptions) {
     this.#options = options;
-  }
-
-  #connect(): Promise<{ sdk: Sdk; client: Anthropic }> {
-    const options = this.#options;
-    this.#connected ??= loadSdk().then((sdk) => ({
-      sdk,
-      client: new sdk.Anthropic({
-        apiKey: options.apiKey ?? null,
-        authToken: options.authToken ?? null,
-        baseURL: options.baseURL ?? null,
-        maxRetries: 0,
-        timeout: options.timeoutMs,
-        // The SDK would print to the console, which belongs to the screen (or to --json output).
-        logLevel: 'off',
-        // node:http rather than the built-in fetch, whose first call costs more than huddle's start (http-fetch.ts).
-        fetch: httpFetch,
-      }),
-    }));
-    return this.#connected;
+    this.#endpoint = { apiKey: options.apiKey, authToken: options.authToken, baseURL: options.baseURL, timeoutMs: options.timeoutMs };
   }
 
   /** The team's governor of model calls, when this client has one. */
@@ -188,8 +157,6 @@ export class ModelClient implements ModelBackend {
   }
 
   async call(original: ModelRequest, hooks: ModelCallHooks = {}): Promise<ModelCallResult> {
-    const { sdk, client } = await this.#connect();
-    const { APIUserAbortError } = sdk;
     const fallback = this.#options.fallbackModel;
     let request = this.#fellBack && fallback ? { ...original, model: fallback } : original;
     for (let attempt = 1; ; attempt++) {
@@ -206,24 +173,20 @@ export class ModelClient implements ModelBackend {
         throw error instanceof WaitAbortedError ? new InterruptedError() : error;
       });
       try {
-        const message = await this.#streamOnce(client, request, hooks, reported, ticket);
+        const message = await this.#streamOnce(request, hooks, reported, ticket);
         release?.();
         const usage = toTokenUsage(message.usage);
         return { message, usage, costUsd: costOf(request.model, usage), attempts: attempt };
       } catch (error) {
         // The slot is freed once a 429/529 has set the team's back-off below, so the call queued
         // behind this one waits it out too rather than meeting the same limit.
-        if (hooks.signal?.aborted || (error instanceof APIUserAbortError && !(error.cause instanceof StreamIdleError))) {
+        if (hooks.signal?.aborted) {
           release?.();
           billPartial('interrupted');
           throw new InterruptedError();
         }
         const failure =
-          error instanceof APIUserAbortError && error.cause instanceof StreamIdleError
-            ? { retryable: true, status: undefined, reason: error.cause.message }
-            : error instanceof StreamIdleError
-              ? { retryable: true, status: undefined, reason: error.message }
-              : classify(sdk, error, this.#options.baseURL);
+          error instanceof StreamIdleError ? { retryable: true, status: undefined, reason: error.message } : classify(error, this.#options.baseURL);
         // A server (or proxy) may echo the credentials back in an error body: never pass them on.
         failure.reason = this.#redact(failure.reason);
         const overloaded = failure.status === 529 || /overloaded/.test(failure.reason);
@@ -284,7 +247,7 @@ export class ModelClient implements ModelBackend {
     return out;
   }
 
-  async #streamOnce(client: Anthropic, request: ModelRequest, hooks: ModelCallHooks, reported: ReportedUsage, ticket?: PrefixTicket): Promise<Message> {
+  async #streamOnce(request: ModelRequest, hooks: ModelCallHooks, reported: ReportedUsage, ticket?: PrefixTicket): Promise<Message> {
     // Prompt-cache breakpoints on a copy of the request (cache-breakpoints.ts): the stable
     // prefix, and the conversation up to its last message.
     const { system, tools } = markPrefix(request.system, request.tools);
@@ -309,29 +272,25 @@ export class ModelClient implements ModelBackend {
     };
     arm();
     try {
-      const stream = client.messages.stream(
-        {
-          model: request.model,
-          max_tokens: request.maxTokens,
-          system,
-          messages,
-          ...(tools.length ? { tools } : {}),
+      const stream = await streamMessages(
+        this.#endpoint,
+        { model: request.model, max_tokens: request.maxTokens, system, messages, ...(tools.length ? { tools } : {}) },
+        controller.signal,
+        (events) => {
+          events.on('streamEvent', (event) => {
+            arm();
+            // The response began: the API has read (or written) the prompt cache, so siblings may go.
+            ticket?.landed();
+            trackUsage(reported, event);
+          });
+          if (hooks.onText) events.on('text', (delta) => hooks.onText?.(delta));
         },
-        { signal: controller.signal },
       );
-      stream.on('streamEvent', (event) => {
-        arm();
-        // The response began: the API has read (or written) the prompt cache, so siblings may go.
-        ticket?.landed();
-        trackUsage(reported, event);
-      });
-      if (hooks.onText) stream.on('text', (delta) => hooks.onText?.(delta));
-      try {
-        return await stream.finalMessage();
-      } catch (error) {
-        if (idle && controller.signal.reason === idle && !hooks.signal?.aborted) throw idle;
-        throw error;
-      }
+      return await stream.finalMessage();
+    } catch (error) {
+      // Cut for its silence (before the answer or within it): retried as a dropped connection, unless the person interrupted too.
+      if (idle && controller.signal.reason === idle && !hooks.signal?.aborted) throw idle;
+      throw error;
     } finally {
       clearTimeout(timer);
       hooks.signal?.removeEventListener('abort', onAbort);
@@ -367,23 +326,27 @@ interface Failure {
 
 const RETRYABLE_ERROR_TYPES = new Set(['overloaded_error', 'api_error', 'rate_limit_error', 'timeout_error']);
 
-function classify({ APIConnectionError, APIConnectionTimeoutError, APIError }: Sdk, error: unknown, baseURL: string | undefined): Failure {
-  if (error instanceof APIConnectionError) {
-    return { retryable: true, status: undefined, reason: describeConnectionError(error, baseURL, error instanceof APIConnectionTimeoutError) };
+function classify(error: unknown, baseURL: string | undefined): Failure {
+  if (error instanceof RequestTimeoutError) return { retryable: true, status: undefined, reason: describeConnectionError(error, baseURL, true) };
+  // fetch's own failure: the socket's error with its code is the cause (http-request.ts).
+  if (error instanceof TypeError && error.message === 'fetch failed') {
+    return { retryable: true, status: undefined, reason: describeConnectionError(error, baseURL) };
   }
-  if (error instanceof APIError) {
-    const status = error.status;
-    const type = errorType(error.error);
-    if (status === undefined) {
-      // An `event: error` inside an otherwise successful stream.
-      const retryable = type === undefined || RETRYABLE_ERROR_TYPES.has(type);
-      return { retryable, status, reason: `stream error: ${type ?? error.message}` };
-    }
+  if (error instanceof HttpStatusError) {
+    const { status, body } = error;
+    const type = errorType(body);
     const retryable = status === 408 || status === 409 || status === 429 || status >= 500;
-    return { retryable, status, reason: describeStatus(status, type, errorMessage(error.error) ?? error.message), retryAfterMs: retryAfter(error.headers) };
+    return { retryable, status, reason: describeStatus(status, type, errorMessage(body) ?? error.message), retryAfterMs: retryAfter(error.header) };
+  }
+  // An `event: error` inside an otherwise successful stream; MessageStream hands it on as its cause.
+  const event = error instanceof StreamErrorEvent ? error : (error as { cause?: unknown } | undefined)?.cause;
+  if (event instanceof StreamErrorEvent) {
+    const type = errorType(event.body);
+    const retryable = type === undefined || RETRYABLE_ERROR_TYPES.has(type);
+    return { retryable, status: undefined, reason: `stream error: ${type ?? event.message}` };
   }
   const message = error instanceof Error ? error.message : String(error);
-  // A malformed or cut stream surfaces as a plain error from the SDK's parser: worth another try.
+  // A malformed or cut stream surfaces as a plain error from the stream's parser: worth another try.
   return { retryable: true, status: undefined, reason: `bad response: ${message}` };
 }
 
@@ -417,10 +380,10 @@ function errorType(body: unknown): string | undefined {
 
 const MAX_RETRY_AFTER_MS = 60_000;
 
-function retryAfter(headers: Headers | undefined): number | undefined {
-  const millis = Number(headers?.get('retry-after-ms'));
+function retryAfter(header: (name: string) => string | undefined): number | undefined {
+  const millis = Number(header('retry-after-ms'));
   if (Number.isFinite(millis) && millis > 0) return Math.min(millis, MAX_RETRY_AFTER_MS);
-  const raw = headers?.get('retry-after');
+  const raw = header('retry-after');
   if (!raw) return undefined;
   const seconds = Number(raw);
   if (Number.isFinite(seconds) && seconds >= 0) return Math.min(seconds * 1000, MAX_RETRY_AFTER_MS);

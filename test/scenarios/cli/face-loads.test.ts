@@ -127,4 +127,20 @@ describe('what a face loads at start', () => {
     for (const entry of ['src/headless.ts', 'src/tui/run-console.ts', 'src/tui/console-session.ts'])
       expect(loads(loadedAtStart(entry), '@anthropic-ai/sdk'), entry).toEqual([]);
   });
+
+  it("a model call loads the SDK's MessageStream, never its client (whose requests load undici)", () => {
+    const first = Object.keys(outputs).find((output) => 'src/runtime/model/messages-request.ts' in outputs[output]!.inputs);
+    expect(first).toBeDefined();
+    const seen = new Set<string>();
+    const queue = [first!];
+    while (queue.length) {
+      const chunk = queue.pop()!;
+      if (seen.has(chunk)) continue;
+      seen.add(chunk);
+      for (const imported of outputs[chunk]!.imports) if (!imported.external) queue.push(imported.path);
+    }
+    const sdk = [...seen].flatMap((chunk) => Object.keys(outputs[chunk]!.inputs)).filter((input) => packageOf(input) === '@anthropic-ai/sdk');
+    expect(sdk.filter((input) => input.endsWith('/@anthropic-ai/sdk/lib/MessageStream.mjs'))).toHaveLength(1);
+    expect(sdk.filter((input) => /\/sdk\/(client|index)\.mjs$/.test(input))).toEqual([]);
+  });
 });

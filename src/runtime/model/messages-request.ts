@@ -1,0 +1,264 @@
+// One streamed request to the Messages API (POST /v1/messages), made by huddle over node:http
+// (http-request.ts) and read by the SDK's own MessageStream, which accumulates the events into the
+// final message exactly as the SDK's client does. The SDK's client is not used: building its
+// request reaches for the global Headers, whose first use loads Node's bundled undici, and its
+// module graph is ten times MessageStream's; huddle turns its retries off and counts usage itself
+// anyway (model-client.ts). The SSE the API sends becomes the JSON lines MessageStream reads.
+import type { MessageStream } from '@anthropic-ai/sdk/lib/MessageStream';
+import type { MessageCreateParamsBase } from '@anthropic-ai/sdk/resources/messages';
+import { httpRequest, type HttpAnswer } from './http-request.js';
+
+declare const __HUDDLE_VERSION__: string;
+const VERSION = typeof __HUDDLE_VERSION__ === 'string' ? __HUDDLE_VERSION__ : '0.0.0-dev';
+
+export const DEFAULT_BASE_URL = 'https://api.anthropic.com';
+/**
+ * The API version the pinned SDK's client names (its MessageStream reads that version's events); a test
+ * compares huddle's request with the client's, so an SDK upgrade that moves it is caught.
+ */
+const ANTHROPIC_VERSION = '2026-10-21';
+/** An error answer's body is read up to this much (it names the error; nothing larger is shown). */
+const MAX_ERROR_BODY = 64 * 1024;
+
+export interface MessagesEndpoint {
+  baseURL?: string | undefined;
+  apiKey?: string | undefined;
+  authToken?: string | undefined;
+  /** Sending the request until the answer's headers (the SDK's timeout); the stream's silence is the caller's to time. */
+  timeoutMs: number;
+}
+
+/** The API answered with an error status (4xx, 5xx): its parsed body and headers are kept. */
+export class HttpStatusError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+    readonly header: (name: string) => string | undefined,
+  ) {
+    super(body === '' ? `${status} status code (no body)` : `${status} ${typeof body === 'string' ? body : JSON.stringify(body)}`);
+    this.name = 'HttpStatusError';
+  }
+}
+
+/** An `event: error` inside an otherwise successful stream (an overload mid-answer, say). */
+export class StreamErrorEvent extends Error {
+  constructor(readonly body: unknown) {
+    super(typeof body === 'string' ? body : JSON.stringify(body));
+    this.name = 'StreamErrorEvent';
+  }
+}
+
+/** No answer's headers within the request timeout. */
+export class RequestTimeoutError extends Error {
+  constructor(readonly timeoutMs: number) {
+    super(`request timed out after ${timeoutMs} ms`);
+    this.name = 'RequestTimeoutError';
+  }
+}
+
+type StreamModule = typeof import('@anthropic-ai/sdk/lib/MessageStream');
+let streamModule: Promise<StreamModule> | undefined;
+
+/** MessageStream and what it imports (~40 KB), loaded by the first call, not at start. */
+function loadStream(): Promise<StreamModule> {
+  return (streamModule ??= import('@anthropic-ai/sdk/lib/MessageStream'));
+}
+
+/** `{baseURL}/v1/messages`, a base URL's own path kept (a gateway's `/anthropic`), as the SDK joins them. */
+export function messagesURL(baseURL: string | undefined): URL {
+  const base = baseURL || DEFAULT_BASE_URL;
+  return new URL(base.endsWith('/') ? `${base}v1/messages` : `${base}/v1/messages`);
+}
+
+/**
+ * Sends `params` as a streamed request; resolves once the API answered 2xx, with the stream its events
+ * feed (handed to `attach` first, before any event). An error status rejects with HttpStatusError, a connection that fails with fetch's
+ * TypeError('fetch failed'), no headers in time with RequestTimeoutError, `signal` with its reason.
+ * Aborting `signal` later ends the stream as the SDK ends an aborted one (APIUserAbortError).
+ */
+export async function streamMessages(
+  endpoint: MessagesEndpoint,
+  params: MessageCreateParamsBase,
+  signal: AbortSignal,
+  attach: (stream: MessageStream) => void = () => undefined,
+): Promise<MessageStream> {
+  const { MessageStream } = await loadStream();
+  const local = new AbortController();
+  const follow = () => local.abort(signal.reason);
+  if (signal.aborted) follow();
+  else signal.addEventListener('abort', follow, { once: true });
+  const timer = setTimeout(() => local.abort(new RequestTimeoutError(endpoint.timeoutMs)), endpoint.timeoutMs);
+  let answer: HttpAnswer;
+  try {
+    answer = await httpRequest(messagesURL(endpoint.baseURL), {
+      method: 'POST',
+      headers: requestHeaders(endpoint),
+      body: JSON.stringify({ ...params, stream: true }),
+      signal: local.signal,
+    });
+  } catch (error) {
+    signal.removeEventListener('abort', follow);
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+  if (answer.status < 200 || answer.status > 299) {
+    // Until its body is read, an error answer is ended by the caller's signal (an interrupt, a silence) as a stream is.
+    try {
+      throw new HttpStatusError(answer.status, await errorBody(answer), answer.header);
+    } finally {
+      signal.removeEventListener('abort', follow);
+    }
+  }
+  const stream = MessageStream.fromReadableStream(jsonLines(answer.body) as unknown as ReadableStream);
+  // Before any event can arrive: the caller's listeners see the first one.
+  attach(stream);
+  // The SDK ends a stream whose own controller was aborted with APIUserAbortError, never with a half message.
+  const abortStream = () => stream.abort();
+  if (local.signal.aborted) abortStream();
+  else local.signal.addEventListener('abort', abortStream, { once: true });
+  const done = () => signal.removeEventListener('abort', follow);
+  stream.on('end', done);
+  stream.on('error', done);
+  stream.on('abort', done);
+  return stream;
+}
+
+function requestHeaders(endpoint: MessagesEndpoint): Record<string, string> {
+  const headers: Record<string, string> = {
+    accept: 'application/json',
+    'content-type': 'application/json',
+    'anthropic-version': ANTHROPIC_VERSION,
+    'user-agent': `huddle/${VERSION}`,
+  };
+  // As the SDK's client sends them: either credential as a bearer token, the API key when both are set.
+  const credential = endpoint.apiKey || endpoint.authToken;
+  if (credential) headers.authorization = `Bearer ${credential}`;
+  // ANTHROPIC_CUSTOM_HEADERS ("Name: value" lines, as Claude Code and the SDK's client read it), after huddle's own.
+  for (const line of (process.env.ANTHROPIC_CUSTOM_HEADERS ?? '').split('\n')) {
+    const colon = line.indexOf(':');
+    const name = line.slice(0, colon).trim().toLowerCase();
+    if (colon > 0 && name) headers[name] = line.slice(colon + 1).trim();
+  }
+  return headers;
+}
+
+/** An error answer's body: its JSON when it is JSON, else its text; '' when it could not be read. */
+async function errorBody(answer: HttpAnswer): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of answer.body) {
+      chunks.push(Buffer.from(chunk));
+      size += chunk.byteLength;
+      if (size >= MAX_ERROR_BODY) {
+        answer.discard();
+        break;
+      }
+    }
+  } catch {
+    // A body cut while read: the status alone says what went wrong.
+  }
+  const text = Buffer.concat(chunks).toString('utf8').slice(0, MAX_ERROR_BODY);
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * The answer's server-sent events as the JSON lines MessageStream reads: one line per named event
+ * with data, `ping` left out, as the SDK's own SSE reader does; `event: error` fails the stream.
+ */
+export async function* jsonLines(body: AsyncIterable<Uint8Array>): AsyncGenerator<string> {
+  const parser = new EventStreamParser();
+  const decoder = new TextDecoder();
+  for await (const chunk of body) {
+    const lines = parser.push(decoder.decode(chunk, { stream: true }));
+    // The events before an error in the same read still count (the usage of message_start, the text so far).
+    if (lines) yield lines;
+    if (parser.failure) throw parser.failure;
+  }
+  const rest = parser.push(decoder.decode(), true);
+  if (rest) yield rest;
+  if (parser.failure) throw parser.failure;
+}
+
+/** A server-sent-events reader (the WHATWG format): fields per line, an event per blank line. */
+export class EventStreamParser {
+  #pending = '';
+  #event: string | undefined;
+  #data: string[] = [];
+  /** The stream's `event: error`, once read: nothing after it is read. */
+  failure: StreamErrorEvent | undefined;
+
+  /** Reads `text`; returns the complete events' JSON lines, each ending in a newline. `end`: no more text follows. */
+  push(text: string, end = false): string {
+    // What was left holds no line end (but perhaps a last CR): the search starts at its end, so an event
+    // that comes in many reads is not searched again from its start per read.
+    const from = Math.max(0, this.#pending.length - 1);
+    this.#pending += text;
+    let out = '';
+    let start = 0;
+    const pending = this.#pending;
+    // Each searched for again only once passed: a stream without CRs is not rescanned to its end per line.
+    let lf = pending.indexOf('\n', from);
+    let cr = pending.indexOf('\r', from);
+    while (!this.failure) {
+      if (lf !== -1 && lf < start) lf = pending.indexOf('\n', start);
+      if (cr !== -1 && cr < start) cr = pending.indexOf('\r', start);
+      const stop = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
+      if (stop === -1) break;
+      let next = stop + 1;
+      if (pending[stop] === '\r') {
+        // A CR at the end of what has come may be the first half of a CRLF.
+        if (stop === pending.length - 1 && !end) break;
+        if (pending[stop + 1] === '\n') next++;
+      }
+      out += this.#line(pending.slice(start, stop));
+      start = next;
+    }
+    this.#pending = pending.slice(start);
+    if (end && this.#pending && !this.failure) {
+      out += this.#line(this.#pending);
+      this.#pending = '';
+    }
+    return out;
+  }
+
+  #line(line: string): string {
+    if (line === '') return this.#dispatch();
+    if (line.startsWith(':')) return '';
+    const colon = line.indexOf(':');
+    const field = colon === -1 ? line : line.slice(0, colon);
+    let value = colon === -1 ? '' : line.slice(colon + 1);
+    if (value.startsWith(' ')) value = value.slice(1);
+    if (field === 'event') this.#event = value;
+    else if (field === 'data') this.#data.push(value);
+    return '';
+  }
+
+  #dispatch(): string {
+    const event = this.#event;
+    const data = this.#data.join('\n');
+    this.#event = undefined;
+    this.#data = [];
+    if (event === undefined || event === 'ping') return '';
+    if (event === 'error') {
+      this.failure = new StreamErrorEvent(parseOrText(data));
+      return '';
+    }
+    if (!data) return '';
+    // JSON spread over several data lines is the same JSON on one (a newline may only sit between its tokens).
+    return `${data.replaceAll('\n', ' ')}\n`;
+  }
+}
+
+function parseOrText(data: string): unknown {
+  try {
+    return JSON.parse(data) as unknown;
+  } catch {
+    return data;
+  }
+}
