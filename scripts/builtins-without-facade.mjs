@@ -1,0 +1,56 @@
+// A build-time rewrite of huddle's own imports of Node's builtins. `import { parseArgs } from
+// 'node:util'` makes Node build an ES module facade of node:util, which reads every export once,
+// so each lazy getter runs: node:util loads its text encoding and diff modules, node:fs its streams,
+// node:child_process more; several milliseconds of every start for exports huddle never uses.
+// Rewritten, the same import reads only the names it lists, from the module object itself:
+//   import { parseArgs } from 'node:util';  →  const { parseArgs } = process.getBuiltinModule('node:util');
+//   import fs from 'node:fs';               →  const fs = process.getBuiltinModule('node:fs');
+// The bindings are the same objects (a builtin's exports never change), type-only imports are left
+// to TypeScript, and src/cli.ts is not rewritten (it runs before anything else, on any Node).
+// test/scripts/builtins-without-facade.test.ts checks the rewrite.
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+
+const IMPORT = /^import\s+(?!type\s)([^;'"]*?)\s+from\s+'(node:[a-z_/]+)';/gm;
+
+/** One named-import clause (`a, b as c, type T`) as a destructuring pattern (`a, b: c`), types dropped. */
+function pattern(named) {
+  return named
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part && !part.startsWith('type '))
+    .map((part) => part.replace(/^(\S+)\s+as\s+(\S+)$/, '$1: $2'))
+    .join(', ');
+}
+
+/** The source with each value import of a `node:` builtin turned into a read of `process.getBuiltinModule`. */
+export function builtinImportsAsLookups(source) {
+  return source.replace(IMPORT, (whole, clause, id) => {
+    const lookup = `process.getBuiltinModule('${id}')`;
+    const named = /^(?:([A-Za-z_$][\w$]*)\s*,\s*)?\{([^}]*)\}$/.exec(clause.trim());
+    if (named) {
+      const [, defaultName, list] = named;
+      const names = pattern(list);
+      if (defaultName) return `const ${defaultName} = ${lookup};${names ? ` const { ${names} } = ${defaultName};` : ''}`;
+      return names ? `const { ${names} } = ${lookup};` : '';
+    }
+    const single = /^(?:\*\s+as\s+)?([A-Za-z_$][\w$]*)$/.exec(clause.trim());
+    if (single) return `const ${single[1]} = ${lookup};`;
+    return whole; // a form this rewrite does not know is left as it is
+  });
+}
+
+export function builtinsWithoutFacade(root) {
+  const src = path.join(root, 'src') + path.sep;
+  const entry = path.join(root, 'src', 'cli.ts');
+  return {
+    name: 'builtins-without-facade',
+    setup(build) {
+      build.onLoad({ filter: /\.tsx?$/ }, async (args) => {
+        if (!args.path.startsWith(src) || args.path === entry) return undefined;
+        const source = await readFile(args.path, 'utf8');
+        return { contents: builtinImportsAsLookups(source), loader: args.path.endsWith('.tsx') ? 'tsx' : 'ts' };
+      });
+    },
+  };
+}
