@@ -26,18 +26,23 @@ function pattern(named) {
 /** The source with each value import of a `node:` builtin turned into a read of `process.getBuiltinModule`. */
 export function builtinImportsAsLookups(source) {
   return source.replace(IMPORT, (whole, clause, id) => {
-    const lookup = `process.getBuiltinModule('${id}')`;
-    const named = /^(?:([A-Za-z_$][\w$]*)\s*,\s*)?\{([^}]*)\}$/.exec(clause.trim());
-    if (named) {
-      const [, defaultName, list] = named;
-      const names = pattern(list);
-      if (defaultName) return `const ${defaultName} = ${lookup};${names ? ` const { ${names} } = ${defaultName};` : ''}`;
-      return names ? `const { ${names} } = ${lookup};` : '';
-    }
-    const single = /^(?:\*\s+as\s+)?([A-Za-z_$][\w$]*)$/.exec(clause.trim());
-    if (single) return `const ${single[1]} = ${lookup};`;
-    return whole; // a form this rewrite does not know is left as it is
+    const read = lookupOf(clause.trim(), `process.getBuiltinModule('${id}')`);
+    // As many lines as the import had, so that the source map's lines below it stay right.
+    return read === undefined ? whole : read + '\n'.repeat(whole.split('\n').length - 1);
   });
+}
+
+/** The statement binding an import clause's names to the builtin `module`; undefined for a form not known here. */
+function lookupOf(clause, module) {
+  const named = /^(?:([A-Za-z_$][\w$]*)\s*,\s*)?\{([^}]*)\}$/.exec(clause);
+  if (named) {
+    const [, defaultName, list] = named;
+    const names = pattern(list);
+    if (defaultName) return `const ${defaultName} = ${module};${names ? ` const { ${names} } = ${defaultName};` : ''}`;
+    return names ? `const { ${names} } = ${module};` : '';
+  }
+  const single = /^(?:\*\s+as\s+)?([A-Za-z_$][\w$]*)$/.exec(clause);
+  return single ? `const ${single[1]} = ${module};` : undefined;
 }
 
 export function builtinsWithoutFacade(root) {

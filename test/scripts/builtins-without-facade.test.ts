@@ -9,7 +9,7 @@ import { bundleOptions } from '../../scripts/bundle-options.mjs';
 import { builtinImportsAsLookups } from '../../scripts/builtins-without-facade.mjs';
 
 describe('builtinImportsAsLookups', () => {
-  it('turns each value import of a builtin into a read of process.getBuiltinModule', () => {
+  it('turns each value import of a builtin into a read of process.getBuiltinModule, keeping its lines', () => {
     const source = [
       "import path from 'node:path';",
       "import * as fs from 'node:fs';",
@@ -29,6 +29,9 @@ describe('builtinImportsAsLookups', () => {
       "const { readFile: read, writeFile } = process.getBuiltinModule('node:fs/promises');",
       "const os = process.getBuiltinModule('node:os'); const { EOL } = os;",
       "const { spawn } = process.getBuiltinModule('node:child_process');",
+      '',
+      '',
+      '',
       '',
       "import type { Server } from 'node:http';",
       "import { z } from 'zod';",
