@@ -3,8 +3,8 @@
 // so each lazy getter runs: node:util loads its text encoding and diff modules, node:fs its streams,
 // node:child_process more; several milliseconds of every start for exports huddle never uses.
 // Rewritten, the same import reads only the names it lists, from the module object itself:
-//   import { parseArgs } from 'node:util';  →  const { parseArgs } = process.getBuiltinModule('node:util');
-//   import fs from 'node:fs';               →  const fs = process.getBuiltinModule('node:fs');
+//   import { parseArgs } from 'node:util';  →  const { parseArgs } = globalThis.process.getBuiltinModule('node:util');
+//   import fs from 'node:fs';               →  const fs = globalThis.process.getBuiltinModule('node:fs');
 // The bindings are the same objects (a builtin's exports never change), type-only imports are left
 // to TypeScript, and src/cli.ts is not rewritten (it runs before anything else, on any Node).
 // test/scripts/builtins-without-facade.test.ts checks the rewrite.
@@ -26,7 +26,8 @@ function pattern(named) {
 /** The source with each value import of a `node:` builtin turned into a read of `process.getBuiltinModule`. */
 export function builtinImportsAsLookups(source) {
   return source.replace(IMPORT, (whole, clause, id) => {
-    const read = lookupOf(clause.trim(), `process.getBuiltinModule('${id}')`);
+    // globalThis.process: an import may itself bind the name `process` (node:process).
+    const read = lookupOf(clause.trim(), `globalThis.process.getBuiltinModule('${id}')`);
     // As many lines as the import had, so that the source map's lines below it stay right.
     return read === undefined ? whole : read + '\n'.repeat(whole.split('\n').length - 1);
   });
