@@ -13,9 +13,11 @@ import path from 'node:path';
 
 const IMPORT = /^import\s+(?!type\s)([^;'"]*?)\s+from\s+'(node:[a-z_/]+)';/gm;
 
-/** One named-import clause (`a, b as c, type T`) as a destructuring pattern (`a, b: c`), types dropped. */
+/** One named-import clause (`a, b as c, type T`) as a destructuring pattern (`a, b: c`), types and comments dropped. */
 function pattern(named) {
   return named
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/\/\/[^\n]*/g, '')
     .split(',')
     .map((part) => part.trim())
     .filter((part) => part && !part.startsWith('type '))
@@ -38,6 +40,8 @@ function lookupOf(clause, module) {
   const named = /^(?:([A-Za-z_$][\w$]*)\s*,\s*)?\{([^}]*)\}$/.exec(clause);
   if (named) {
     const [, defaultName, list] = named;
+    // `{ default as x }` names the ES module's default, which the module object has not: left as an import.
+    if (/(^|[\s,])default\s+as\s/.test(list)) return undefined;
     const names = pattern(list);
     if (defaultName) return `const ${defaultName} = ${module};${names ? ` const { ${names} } = ${defaultName};` : ''}`;
     return names ? `const { ${names} } = ${module};` : '';

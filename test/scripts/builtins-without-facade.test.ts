@@ -22,6 +22,8 @@ describe('builtinImportsAsLookups', () => {
       "import type { Server } from 'node:http';",
       "import { z } from 'zod';",
       'const text = "import fs from \'node:fs\';";',
+      "import {\n  join, // why this one\n  /* and this */ sep,\n} from 'node:path';",
+      "import { default as events } from 'node:events';",
     ].join('\n');
     expect(builtinImportsAsLookups(source).split('\n')).toEqual([
       "const path = globalThis.process.getBuiltinModule('node:path');",
@@ -38,6 +40,11 @@ describe('builtinImportsAsLookups', () => {
       "import type { Server } from 'node:http';",
       "import { z } from 'zod';",
       'const text = "import fs from \'node:fs\';";',
+      "const { join, sep } = globalThis.process.getBuiltinModule('node:path');",
+      '',
+      '',
+      '',
+      "import { default as events } from 'node:events';",
     ]);
   });
 

@@ -318,8 +318,9 @@ export interface RunGitOptions {
   maxBuffer?: number;
 }
 
-// execa (~135 KB with its dependencies) is loaded by the first git call, not at start: a headless run
-// reaches its first model request before huddle runs git (docs/architecture.md#import-rules).
+// execa (~135 KB with its dependencies) is loaded by the first git call that reads the config, not at start:
+// outside a git repository a headless run reaches its first model request without it; in one, the
+// checkpoint store's first call loads it (docs/architecture.md#import-rules).
 const loadExeca = () => import('execa');
 
 async function configOverrides(cwd: string, options: RunGitOptions, env: Record<string, string>): Promise<string[]> {
