@@ -3,6 +3,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { builtinsWithoutFacade } from './builtins-without-facade.mjs';
 import { stringWidthFastPath } from './string-width-fast-path.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -41,7 +42,7 @@ export const TEXT_LOADERS = { '.md': 'text' };
 /** Code splitting keeps `--version` and `--help` from loading the SDK or Ink. */
 export function bundleOptions({ outdir, version, minify = true }) {
   return {
-    plugins: [yogaWithoutFetch, stringWidthFastPath, esmPackageMarker],
+    plugins: [yogaWithoutFetch, stringWidthFastPath, builtinsWithoutFacade(root), esmPackageMarker],
     loader: TEXT_LOADERS,
     // The library (docs/library.md) shares the CLI's chunks: one copy of the session core.
     entryPoints: { cli: path.join(root, 'src/cli.ts'), library: path.join(root, 'src/library/index.ts') },

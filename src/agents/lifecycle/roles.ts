@@ -2,7 +2,7 @@
 // (markdown with a short YAML front matter: model, tools, plan_mode_required, worktree, permission_mode).
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { parseYaml } from '../../runtime/settings/lazy-yaml.js';
 import { isPermissionMode, PERMISSION_MODES, type PermissionMode } from '../../runtime/permissions/permission-mode.js';
 import { AGENT_KINDS, PLAN_APPROVERS, type PlanApprover } from '../../runtime/settings/schema.js';
 import { roleFileTrusted } from '../../runtime/settings/role-trust.js';

@@ -9,7 +9,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import { execa } from 'execa';
 
 export interface GitResult {
   code: number;
@@ -319,9 +318,15 @@ export interface RunGitOptions {
   maxBuffer?: number;
 }
 
+// execa (~135 KB with its dependencies) is loaded by the first git call that reads the config, not at start:
+// outside a git repository a headless run reaches its first model request without it; in one, the
+// checkpoint store's first call loads it (docs/architecture.md#import-rules).
+const loadExeca = () => import('execa');
+
 async function configOverrides(cwd: string, options: RunGitOptions, env: Record<string, string>): Promise<string[]> {
   const where = options.pin ?? (options.checkout ? { checkout: cwd } : undefined);
   if (!where) return [];
+  const { execa } = await loadExeca();
   const listed = await execa('git', [...NO_PROGRAMS, 'config', '--list', '--show-scope', '--show-origin', '-z'], {
     cwd,
     env,
@@ -344,6 +349,7 @@ export async function gitCommand(cwd: string, args: string[], options: RunGitOpt
 /** Runs git for huddle itself (not in the sandbox): see the top of this file. */
 export async function runGit(cwd: string, args: string[], options: RunGitOptions = {}): Promise<GitResult> {
   const command = await gitCommand(cwd, args, options);
+  const { execa } = await loadExeca();
   const result = await execa('git', command.args, {
     cwd,
     env: command.env,

@@ -3,7 +3,7 @@
 // and each file of a folder with widening fields listed as the trust records name it (docs/trust.md).
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { parseYaml } from './lazy-yaml.js';
 import { isPlainObject } from './layers.js';
 import { contentHash, type UntrustedFile } from './trust.js';
 

@@ -1,7 +1,6 @@
 // Finding files by name. The crawl never follows symlinks and never starts outside the workspace,
 // so a link to / or /etc cannot turn a listing into a tour of the machine.
 import path from 'node:path';
-import { glob, isDynamicPattern } from 'tinyglobby';
 import * as z from 'zod';
 import { defineTool, ToolError } from './types.js';
 import type { Workspace } from '../workspace/workspace.js';
@@ -10,6 +9,12 @@ const MAX_RESULTS = 1000;
 /** Never listed or searched: huge, generated, and not what an agent means to look at. */
 // Teammates' worktrees are copies of the workspace: searching them would return every file twice.
 export const IGNORED_DIRS = ['**/.git/**', '**/node_modules/**', '.team/worktrees/**'];
+
+/**
+ * tinyglobby, loaded by the first search rather than at start: its crawler (fdir) resolves and loads picomatch
+ * from disk when it is evaluated, which every run would pay before its first model request.
+ */
+export const loadGlobber = () => import('tinyglobby');
 
 const input = z.object({
   pattern: z.string().min(1).describe('A glob relative to the workspace root, like `src/**/*.ts` or `**/package.json`.'),
@@ -27,8 +32,9 @@ export const globTool = defineTool({
   async run(args, context) {
     const pattern = checkPattern(args.pattern);
     const { workspace } = context;
+    const { glob, isDynamicPattern } = await loadGlobber();
     // Resolving the literal start of the pattern refuses crawls that begin through a link out.
-    const base = staticBase(pattern);
+    const base = staticBase(pattern, isDynamicPattern);
     if (base) workspace.resolve(base);
 
     const found = await glob(pattern, {
@@ -64,7 +70,7 @@ function checkPattern(raw: string): string {
 }
 
 /** The leading path segments that contain no glob syntax, e.g. `src/lib` for `src/lib/**\/*.ts`. */
-function staticBase(pattern: string): string {
+function staticBase(pattern: string, isDynamicPattern: (segment: string) => boolean): string {
   const segments: string[] = [];
   for (const segment of pattern.split('/')) {
     if (isDynamicPattern(segment) || segment.includes('\\')) break;

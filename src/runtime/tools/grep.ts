@@ -4,9 +4,8 @@
 import { stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import path from 'node:path';
-import { glob } from 'tinyglobby';
 import * as z from 'zod';
-import { IGNORED_DIRS } from './glob.js';
+import { IGNORED_DIRS, loadGlobber } from './glob.js';
 import { looksBinary } from './read-file.js';
 import { defineTool, ToolError, type ToolResult } from './types.js';
 import { readInside } from '../workspace/safe-files.js';
@@ -52,6 +51,7 @@ export const grepTool = defineTool({
 
     let files: string[];
     if (info.isDirectory()) {
+      const { glob } = await loadGlobber();
       const found = await glob('**/*', {
         cwd: target,
         ignore: IGNORED_DIRS,

@@ -1,6 +1,6 @@
 // Each face loads only what it needs (docs/architecture.md#import-rules): the bundle is split into chunks
 // (scripts/bundle-options.mjs), and what a face loads at start is the closure of static imports from its
-// entry chunk. A headless run loads no Ink or React; the console loads no node-postgres, no MCP SDK, no Agent
+// entry chunk. A headless run loads no Ink or React, nor execa or tinyglobby before it uses them; the console loads no node-postgres, no MCP SDK, no Agent
 // SDK face, no external agents (their drivers, terminals: node-pty, @xterm/headless), and neither face the Messages SDK
 // before its first model call. A static import across one of these seams fails here.
 import { build, type Metafile } from 'esbuild';
@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { bundleOptions } from '../../../scripts/bundle-options.mjs';
 
 let outputs: Metafile['outputs'];
+let inputsOf: Metafile['inputs'];
 
 beforeAll(async () => {
   const result = await build({
@@ -19,6 +20,7 @@ beforeAll(async () => {
     logLevel: 'silent',
   });
   outputs = result.metafile.outputs;
+  inputsOf = result.metafile.inputs;
 }, 60_000);
 
 function chunkOf(source: string): string {
@@ -76,6 +78,25 @@ describe('what a face loads at start', () => {
       'src/agents/external/external-teammate.ts',
     ])
       expect(loads(inputs, what), what).toEqual([]);
+  });
+
+  it("headless loads neither execa nor the glob tools' crawler before its first git call or search", () => {
+    // execa is imported by huddle's first git call (runtime/git/host-git.ts); tinyglobby (whose crawler
+    // loads picomatch from disk when evaluated) by the first glob or grep.
+    const inputs = loadedAtStart('src/headless.ts');
+    for (const what of ['execa', 'tinyglobby', 'fdir', 'picomatch']) expect(loads(inputs, what), what).toEqual([]);
+  });
+
+  it('headless evaluates no yaml at start: front matter is parsed through a require() evaluated on first use', () => {
+    // yaml is CommonJS: bundled into a chunk, it is evaluated only where a module `import`s it; a require()
+    // (src/runtime/settings/lazy-yaml.ts) calls its wrapper when a file with front matter is read.
+    const eager = loadedAtStart('src/headless.ts').filter((input) =>
+      (inputsOf[input]?.imports ?? []).some((imported) => packageOf(imported.path) === 'yaml' && imported.kind !== 'require-call'),
+    );
+    expect(eager).toEqual([]);
+    expect(inputsOf['src/runtime/settings/lazy-yaml.ts']!.imports.filter((imported) => packageOf(imported.path) === 'yaml')).toEqual([
+      expect.objectContaining({ kind: 'require-call' }),
+    ]);
   });
 
   it('the console loads no node-postgres, MCP SDK, Agent SDK face, headless face or external terminals', () => {
