@@ -6,6 +6,7 @@
 // anyway (model-client.ts). The SSE the API sends becomes the JSON lines MessageStream reads.
 import type { MessageStream } from '@anthropic-ai/sdk/lib/MessageStream';
 import type { MessageCreateParamsBase } from '@anthropic-ai/sdk/resources/messages';
+import { createParser } from 'eventsource-parser';
 import { httpRequest, type HttpAnswer } from './http-request.js';
 
 declare const __HUDDLE_VERSION__: string;
@@ -168,91 +169,35 @@ async function errorBody(answer: HttpAnswer): Promise<unknown> {
 }
 
 /**
- * The answer's server-sent events as the JSON lines MessageStream reads: one line per named event
- * with data, `ping` left out, as the SDK's own SSE reader does; `event: error` fails the stream.
+ * The answer's server-sent events (read by eventsource-parser) as the JSON lines MessageStream reads: one
+ * line per named event with data, `ping` left out, as the SDK's own SSE reader does; `event: error` fails
+ * the stream once the events read before it in the same chunk are handed on (message_start's usage, the text so far).
  */
 export async function* jsonLines(body: AsyncIterable<Uint8Array>): AsyncGenerator<string> {
-  const parser = new EventStreamParser();
+  let lines = '';
+  let failure: StreamErrorEvent | undefined;
+  const parser = createParser({
+    onEvent({ event, data }) {
+      if (failure || event === undefined || event === 'ping') return;
+      if (event === 'error') failure = new StreamErrorEvent(parseOrText(data));
+      // JSON spread over several data lines is the same JSON on one (a newline may only sit between its tokens).
+      else if (data) lines += `${data.replaceAll('\n', ' ')}\n`;
+    },
+  });
   const decoder = new TextDecoder();
-  for await (const chunk of body) {
-    const lines = parser.push(decoder.decode(chunk, { stream: true }));
-    // The events before an error in the same read still count (the usage of message_start, the text so far).
-    if (lines) yield lines;
-    if (parser.failure) throw parser.failure;
-  }
-  const rest = parser.push(decoder.decode(), true);
-  if (rest) yield rest;
-  if (parser.failure) throw parser.failure;
-}
-
-/** A server-sent-events reader (the WHATWG format): fields per line, an event per blank line. */
-export class EventStreamParser {
-  #pending = '';
-  #event: string | undefined;
-  #data: string[] = [];
-  /** The stream's `event: error`, once read: nothing after it is read. */
-  failure: StreamErrorEvent | undefined;
-
-  /** Reads `text`; returns the complete events' JSON lines, each ending in a newline. `end`: no more text follows. */
-  push(text: string, end = false): string {
-    // What was left holds no line end (but perhaps a last CR): the search starts at its end, so an event
-    // that comes in many reads is not searched again from its start per read.
-    const from = Math.max(0, this.#pending.length - 1);
-    this.#pending += text;
-    let out = '';
-    let start = 0;
-    const pending = this.#pending;
-    // Each searched for again only once passed: a stream without CRs is not rescanned to its end per line.
-    let lf = pending.indexOf('\n', from);
-    let cr = pending.indexOf('\r', from);
-    while (!this.failure) {
-      if (lf !== -1 && lf < start) lf = pending.indexOf('\n', start);
-      if (cr !== -1 && cr < start) cr = pending.indexOf('\r', start);
-      const stop = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
-      if (stop === -1) break;
-      let next = stop + 1;
-      if (pending[stop] === '\r') {
-        // A CR at the end of what has come may be the first half of a CRLF.
-        if (stop === pending.length - 1 && !end) break;
-        if (pending[stop + 1] === '\n') next++;
-      }
-      out += this.#line(pending.slice(start, stop));
-      start = next;
-    }
-    this.#pending = pending.slice(start);
-    if (end && this.#pending && !this.failure) {
-      out += this.#line(this.#pending);
-      this.#pending = '';
-    }
+  const taken = () => {
+    const out = lines;
+    lines = '';
     return out;
+  };
+  for await (const chunk of body) {
+    parser.feed(decoder.decode(chunk, { stream: true }));
+    if (lines) yield taken();
+    if (failure) throw failure;
   }
-
-  #line(line: string): string {
-    if (line === '') return this.#dispatch();
-    if (line.startsWith(':')) return '';
-    const colon = line.indexOf(':');
-    const field = colon === -1 ? line : line.slice(0, colon);
-    let value = colon === -1 ? '' : line.slice(colon + 1);
-    if (value.startsWith(' ')) value = value.slice(1);
-    if (field === 'event') this.#event = value;
-    else if (field === 'data') this.#data.push(value);
-    return '';
-  }
-
-  #dispatch(): string {
-    const event = this.#event;
-    const data = this.#data.join('\n');
-    this.#event = undefined;
-    this.#data = [];
-    if (event === undefined || event === 'ping') return '';
-    if (event === 'error') {
-      this.failure = new StreamErrorEvent(parseOrText(data));
-      return '';
-    }
-    if (!data) return '';
-    // JSON spread over several data lines is the same JSON on one (a newline may only sit between its tokens).
-    return `${data.replaceAll('\n', ' ')}\n`;
-  }
+  parser.feed(decoder.decode());
+  if (lines) yield taken();
+  if (failure) throw failure;
 }
 
 function parseOrText(data: string): unknown {

@@ -8,7 +8,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeConnectionError } from '../../../src/runtime/model/connection-error.js';
 import { httpRequest, type HttpAnswer } from '../../../src/runtime/model/http-request.js';
-import { EventStreamParser, StreamErrorEvent, streamMessages } from '../../../src/runtime/model/messages-request.js';
+import { jsonLines, StreamErrorEvent, streamMessages } from '../../../src/runtime/model/messages-request.js';
 import { ModelClient } from '../../../src/runtime/model/model-client.js';
 import { reply, startFakeApi, text, toolUse, type FakeApi } from '../../helpers/fake-api.js';
 type Handler = (request: IncomingMessage, response: ServerResponse, body: string) => void;
@@ -172,14 +172,31 @@ describe('httpRequest answers as the built-in fetch does', () => {
 });
 
 describe('the server-sent events the API streams', () => {
-  it('become one JSON line per named event: CRLF split between reads, data on two lines, comments and pings left out', () => {
-    const parser = new EventStreamParser();
-    let out = parser.push('event: message_start\r');
-    out += parser.push('\ndata: {"type":"message_start",\r\ndata: "n":1}\r\n\r\n: a comment\n\nevent: ping\ndata: {"type":"ping"}\n\n');
-    out += parser.push('data: {"type":"unnamed"}\n\nevent: content_block_stop\ndata:{"type":"content_block_stop","index":0}\n\nevent: x\ndata: {"half"', true);
-    expect(out).toBe('{"type":"message_start", "n":1}\n{"type":"content_block_stop","index":0}\n');
+  /** What jsonLines yields for `reads` (one per chunk of the body), and the error it ends with. */
+  async function read(reads: string[]): Promise<{ out: string[]; error?: unknown }> {
+    async function* body() {
+      for (const text of reads) yield new TextEncoder().encode(text);
+    }
+    const out: string[] = [];
+    try {
+      for await (const lines of jsonLines(body())) out.push(lines);
+      return { out };
+    } catch (error) {
+      return { out, error };
+    }
+  }
+
+  it('become one JSON line per named event: CRLF split between reads, data on two lines, comments and pings left out', async () => {
+    const { out, error } = await read([
+      'event: message_start\r',
+      '\ndata: {"type":"message_start",\r\ndata: "n":1}\r\n\r\n: a comment\n\nevent: ping\ndata: {"type":"ping"}\n\n',
+      'data: {"type":"unnamed"}\n\nevent: content_block_stop\ndata:{"type":"content_block_stop","index":0}\n\nevent: x\ndata: {"half"',
+    ]);
+    expect(error).toBeUndefined();
+    expect(out.join('')).toBe('{"type":"message_start", "n":1}\n{"type":"content_block_stop","index":0}\n');
     expect(
       out
+        .join('')
         .split('\n')
         .filter(Boolean)
         .map((line) => JSON.parse(line) as unknown),
@@ -189,15 +206,14 @@ describe('the server-sent events the API streams', () => {
     ]);
   });
 
-  it('an `event: error` ends the stream after the events read with it, with the error the API sent', () => {
-    const parser = new EventStreamParser();
-    const out = parser.push(
+  it('an `event: error` ends the stream after the events read with it, with the error the API sent', async () => {
+    const { out, error } = await read([
       'event: message_start\ndata: {"type":"message_start"}\n\nevent: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\nevent: ping\ndata: {}\n\n',
-    );
-    expect(out).toBe('{"type":"message_start"}\n');
-    expect(parser.failure).toBeInstanceOf(StreamErrorEvent);
-    expect(parser.failure!.body).toEqual({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } });
-    expect(parser.push('event: message_stop\ndata: {"type":"message_stop"}\n\n')).toBe('');
+      'event: message_stop\ndata: {"type":"message_stop"}\n\n',
+    ]);
+    expect(out).toEqual(['{"type":"message_start"}\n']);
+    expect(error).toBeInstanceOf(StreamErrorEvent);
+    expect((error as StreamErrorEvent).body).toEqual({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } });
   });
 });
 
