@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isPermissionMode, PERMISSION_MODES, type PermissionMode } from './permissions/permission-mode.js';
 import type { BudgetLimits } from './budget/budget.js';
+import { customHeaders } from './custom-headers.js';
 import { registerEnvSecrets, registerSecret, registerSecretFile } from './secrets.js';
 
 export const DEFAULT_MODEL = 'claude-sonnet-4-6';
@@ -98,6 +99,8 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
   // Redacted from every tool result, log and output from now on, in any spelling.
   registerSecret(apiKey);
   registerSecret(authToken);
+  // A gateway's headers often carry its credential: their values are treated as one.
+  for (const value of Object.values(customHeaders(env))) registerSecret(value);
   // PGPASSWORD, GH_TOKEN and every *_TOKEN/*_KEY/*_SECRET: hidden from commands, redacted if they turn up.
   registerEnvSecrets(env);
   return {

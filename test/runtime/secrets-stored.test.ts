@@ -43,3 +43,12 @@ it("a tool result's text blocks (an MCP server's) are scrubbed like its content"
   expect(JSON.stringify(result)).not.toContain(SECRET);
   expect(result.blocks).toEqual([{ type: 'text', text: 'block [redacted]' }]);
 });
+
+it("a gateway's ANTHROPIC_CUSTOM_HEADERS values are redacted like the key once huddle's config is read", async () => {
+  const { resolveConfig } = await import('../../src/runtime/config.js');
+  const { scrub } = await import('../../src/runtime/secrets.js');
+  const value = 'gw-Header-7341-secret';
+  expect(scrub(`sent ${value}`)).toBe(`sent ${value}`);
+  resolveConfig({}, { ANTHROPIC_API_KEY: 'sk-ant-config-0123456789', ANTHROPIC_CUSTOM_HEADERS: `X-Gateway-Key: ${value}\nX-Team: a` });
+  expect(scrub(`sent ${value}`)).toBe('sent [redacted]');
+});

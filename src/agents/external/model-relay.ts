@@ -10,6 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import path from 'node:path';
+import { customHeaders } from '../../runtime/custom-headers.js';
 import { huddleRuntimeDir, listenPrivately, removeAtExit } from '../../runtime/sandbox/runtime-dir.js';
 
 const DEFAULT_UPSTREAM = 'https://api.anthropic.com';
@@ -123,6 +124,8 @@ const relayHandler = (http: typeof import('node:http'), https: typeof import('no
     for (const [name, value] of Object.entries(request.headers)) {
       if (!HOP_BY_HOP.has(name) && name !== 'x-api-key' && name !== 'authorization' && value !== undefined) headers[name] = value;
     }
+    // The gateway's headers are huddle's to add: the CLI never sees ANTHROPIC_CUSTOM_HEADERS (runtime/custom-headers.ts).
+    Object.assign(headers, customHeaders());
     headers[grant.header[0]] = grant.header[1];
     const prefix = grant.upstream.pathname.replace(/\/+$/, '');
     const target = new URL(`${prefix}${request.url ?? '/'}`, grant.upstream);

@@ -7,6 +7,7 @@
 import type { MessageStream } from '@anthropic-ai/sdk/lib/MessageStream';
 import type { MessageCreateParamsBase } from '@anthropic-ai/sdk/resources/messages';
 import { createParser } from 'eventsource-parser';
+import { customHeaders } from '../custom-headers.js';
 import { httpRequest, type HttpAnswer } from './http-request.js';
 
 declare const __HUDDLE_VERSION__: string;
@@ -135,12 +136,8 @@ function requestHeaders(endpoint: MessagesEndpoint): Record<string, string> {
   // As the SDK's client sends them: either credential as a bearer token, the API key when both are set.
   const credential = endpoint.apiKey || endpoint.authToken;
   if (credential) headers.authorization = `Bearer ${credential}`;
-  // ANTHROPIC_CUSTOM_HEADERS ("Name: value" lines, as Claude Code and the SDK's client read it), after huddle's own.
-  for (const line of (process.env.ANTHROPIC_CUSTOM_HEADERS ?? '').split('\n')) {
-    const colon = line.indexOf(':');
-    const name = line.slice(0, colon).trim().toLowerCase();
-    if (colon > 0 && name) headers[name] = line.slice(colon + 1).trim();
-  }
+  // ANTHROPIC_CUSTOM_HEADERS after huddle's own, as the SDK's client adds them.
+  Object.assign(headers, customHeaders());
   return headers;
 }
 

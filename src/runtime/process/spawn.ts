@@ -10,10 +10,19 @@ export type SpawnLike = (command: string, args: readonly string[], options: Spaw
 export const plainSpawn: SpawnLike = (command, args, options) => nodeSpawn(command, args, options);
 
 /**
- * Secrets of huddle itself; nothing it starts for an agent may see them: the model's key, and the
- * team's database (its URL may carry the password; libpq's own variables, which pg reads too).
+ * Secrets of huddle itself; nothing it starts for an agent may see them: the model's key and its
+ * gateway's headers (runtime/custom-headers.ts), and the team's database (its URL may carry the
+ * password; libpq's own variables, which pg reads too).
  */
-export const HIDDEN_ENV: readonly string[] = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'HUDDLE_API_KEY', 'HUDDLE_TEAM_URL', 'PGPASSWORD', 'PGPASSFILE'];
+export const HIDDEN_ENV: readonly string[] = [
+  'ANTHROPIC_API_KEY',
+  'ANTHROPIC_AUTH_TOKEN',
+  'ANTHROPIC_CUSTOM_HEADERS',
+  'HUDDLE_API_KEY',
+  'HUDDLE_TEAM_URL',
+  'PGPASSWORD',
+  'PGPASSFILE',
+];
 
 /**
  * `base` without huddle's secrets and without any credential-named variable (GH_TOKEN, *_TOKEN,

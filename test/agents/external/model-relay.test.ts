@@ -67,4 +67,22 @@ describe('the model relay', () => {
     expect(fake.requests[0]!.headers.authorization).toBe('Bearer tok-test-relay-0123456789');
     await grant.close(lease);
   });
+
+  it("adds the gateway's ANTHROPIC_CUSTOM_HEADERS itself (the CLI never sees the variable), and they never replace the key", async () => {
+    fake.script('alice', replyText('hello, gateway'));
+    process.env.ANTHROPIC_CUSTOM_HEADERS = 'X-Gateway-Key: gateway-secret-5\nX-Api-Key: not-the-key';
+    const grant = new ModelGrant({ apiKey: KEY, baseURL: fake.url });
+    const lease = grant.open();
+    try {
+      const vars = await grant.variables();
+      expect(Object.values(vars).join(' ')).not.toContain('gateway-secret-5');
+      const answer = await ask(vars.ANTHROPIC_BASE_URL!, { 'x-api-key': vars.ANTHROPIC_API_KEY! });
+      expect(answer.status).toBe(200);
+      expect(fake.requests[0]!.headers['x-gateway-key']).toBe('gateway-secret-5');
+      expect(fake.requests[0]!.headers['x-api-key']).toBe(KEY);
+    } finally {
+      delete process.env.ANTHROPIC_CUSTOM_HEADERS;
+      await grant.close(lease);
+    }
+  });
 });
