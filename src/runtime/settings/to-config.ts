@@ -8,7 +8,7 @@ import { registerEnvSecrets, registerSecret } from '../secrets.js';
 import { loadSettings, type LoadedSettings, type LoadSettingsOptions } from './load.js';
 import type { Settings } from './schema.js';
 
-const CREDENTIAL_VARIABLES = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'ANTHROPIC_BASE_URL'] as const;
+const CREDENTIAL_VARIABLES = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'ANTHROPIC_BASE_URL', 'ANTHROPIC_CUSTOM_HEADERS'] as const;
 
 export interface ConfigFromSettingsOptions {
   cwd: string;

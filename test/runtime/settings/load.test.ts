@@ -185,6 +185,15 @@ describe('the deprecated .team/allow.json and .team/budget.json', () => {
 });
 
 describe('HuddleConfig from settings', () => {
+  it("treats a gateway's ANTHROPIC_CUSTOM_HEADERS values as credentials (redacted), as resolveConfig does", async () => {
+    const { scrub } = await import('../../../src/runtime/secrets.js');
+    const { cwd, home } = setup();
+    const value = 'gw-Settings-8822-secret';
+    expect(scrub(value)).toBe(value);
+    resolveSettingsConfig({ cwd, home, env: { ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_CUSTOM_HEADERS: `X-Gateway-Key: ${value}` } });
+    expect(scrub(`sent ${value}`)).toBe('sent [redacted]');
+  });
+
   it('matches resolveConfig when nothing is set, and carries every setting when something is', () => {
     const { cwd, home, write } = setup();
     const env = { ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' };
