@@ -146,10 +146,16 @@ function refuseConfig(workspace: Workspace, absolute: string, label: string): vo
   if (why) throw new FileAccessError(configRefusal(label, why));
 }
 
-/** mkdir -p, one step at a time, each new directory checked to be inside (and removed if not). */
+/**
+ * mkdir -p, one step at a time. Each directory is made in, and opened from, the directory opened before it
+ * (through /proc/self/fd, as mkdirat would): a directory swapped for a link out of the workspace meanwhile
+ * is never made through, since a path is not walked again (docs/trust.md). Elsewhere than Linux, each new
+ * directory is checked to be inside after it is made (and removed if not).
+ */
 async function makeDirsInside(workspace: Workspace, dir: string, requested: string): Promise<void> {
   const relative = path.relative(workspace.root, dir);
   if (!relative) return;
+  if (process.platform === 'linux') return makeDirsBeneath(workspace.root, relative.split(path.sep), requested);
   let current = workspace.root;
   for (const part of relative.split(path.sep)) {
     current = path.join(current, part);
@@ -171,6 +177,35 @@ async function makeDirsInside(workspace: Workspace, dir: string, requested: stri
       if (made) await rmdir(real).catch(() => undefined);
       throw new PathEscapeError(requested, workspace.root);
     }
+  }
+}
+
+const DIRECTORY_NOT_LINK = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
+
+/** The walk of makeDirsInside on Linux: from an open directory to the next, never by path from the root. */
+async function makeDirsBeneath(root: string, parts: string[], requested: string): Promise<void> {
+  let parent = await open(root, DIRECTORY_NOT_LINK);
+  try {
+    if (!isInside(root, whereIs(parent, root))) throw new PathEscapeError(requested, root);
+    for (const part of parts) {
+      const next = `/proc/self/fd/${parent.fd}/${part}`;
+      try {
+        await mkdir(next);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+      let child: FileHandle;
+      try {
+        // O_NOFOLLOW: a link in the directory's place (made since, or there all along) is not opened.
+        child = await open(next, DIRECTORY_NOT_LINK);
+      } catch {
+        throw new PathEscapeError(requested, root);
+      }
+      await parent.close();
+      parent = child;
+    }
+  } finally {
+    await parent.close();
   }
 }
 
