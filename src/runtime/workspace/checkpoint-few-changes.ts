@@ -4,11 +4,16 @@
 // racily clean ones by content); what moved is read and hashed here, and a new file's name is
 // asked of the long-lived `git check-ignore` (checkpoint-ignores.ts). Anything else — a new or
 // removed directory, a symlink, a .gitignore that changed, more than a few files — is undefined,
-// and git reads the workspace as before. The result is what `git add -A` would record.
+// and git reads the workspace as before. A file that moved while it was looked at (another agent's
+// write renaming its temp file into place) is MOVED: the caller looks again. The result is what
+// `git add -A` would record.
 import { existsSync, lstatSync, readdirSync, readFileSync, type BigIntStats } from 'node:fs';
 import path from 'node:path';
 import type { IndexEntry } from './git-index.js';
 import { blobId, isRacy, low32, type DirStat, type WorkspaceSnapshot } from './checkpoint-snapshot.js';
+
+/** A file came, went or changed while it was being read: a second look will likely see it settled. */
+export const MOVED = 'moved';
 
 /** More changed files than this, or more bytes: git reads them. */
 const MAX_FILES = 64;
@@ -30,7 +35,7 @@ export async function fewChanges(
   snapshot: WorkspaceSnapshot,
   hash: 'sha1' | 'sha256',
   ignoredFiles: IgnoredFiles,
-): Promise<FewChanges | undefined> {
+): Promise<FewChanges | typeof MOVED | undefined> {
   const takenMs = Date.now();
   // Attributes can make git store other bytes than the file's (eol, text): git reads such a workspace.
   if (existsSync(globalGitFile('attributes')) || snapshot.dirs.some((dir) => dir.listing.includes('.gitattributes'))) return undefined;
@@ -84,7 +89,8 @@ export async function fewChanges(
     try {
       stats = lstatSync(path.join(root, entry.path), { bigint: true });
     } catch {
-      return undefined;
+      // Gone since its directory was listed.
+      return MOVED;
     }
     if (!stats.isFile()) return undefined;
     const same =
@@ -103,7 +109,8 @@ export async function fewChanges(
     try {
       stats = lstatSync(path.join(root, file), { bigint: true });
     } catch {
-      return undefined;
+      // Listed a moment ago and gone now: a temp file renamed into place, most likely.
+      return MOVED;
     }
     // A new directory (git walks it) or a symlink or special file: git decides.
     if (!stats.isFile()) return undefined;
@@ -124,11 +131,11 @@ export async function fewChanges(
       content = readFileSync(full);
       after = lstatSync(full, { bigint: true });
     } catch {
-      return undefined;
+      return MOVED;
     }
-    // Written while read: git decides.
-    if (!after.isFile() || after.mtimeNs !== before.mtimeNs || after.ctimeNs !== before.ctimeNs || after.size !== before.size || after.ino !== before.ino)
-      return undefined;
+    if (!after.isFile()) return undefined;
+    // Written while read: looked at again.
+    if (after.mtimeNs !== before.mtimeNs || after.ctimeNs !== before.ctimeNs || after.size !== before.size || after.ino !== before.ino) return MOVED;
     bytes += content.length;
     if (bytes > MAX_BYTES) return undefined;
     blobs.push(content);

@@ -36,10 +36,12 @@ import { checkpointsRoot } from '../fs/huddle-dirs.js';
 import { excludesStamp, gitBlindEdits, readDirectories, unchangedSince, type WorkspaceSnapshot } from './checkpoint-snapshot.js';
 import { readGitIndex } from './git-index.js';
 import { writeTrees } from './git-tree.js';
-import { fewChanges, globalGitFile } from './checkpoint-few-changes.js';
+import { fewChanges, globalGitFile, MOVED } from './checkpoint-few-changes.js';
 import { IgnoreOracle } from './checkpoint-ignores.js';
 
 export const CHECKPOINT_REF = 'refs/huddle/checkpoints';
+/** How many times a few-changes checkpoint looks at files that keep moving before git reads the workspace. */
+const LOOKS = 3;
 
 /** What a checkpoint says about itself (its commit message). */
 export interface CheckpointMeta {
@@ -377,8 +379,11 @@ export class Checkpoints {
     const stamp = `${previous.excludesStamp}|${excludesStamp([globalGitFile('ignore')])}`;
     this.#ignores ??= new IgnoreOracle(this.root, { GIT_DIR: this.shadow, GIT_WORK_TREE: this.root, GIT_INDEX_FILE: filesIndex });
     const oracle = this.#ignores;
-    const few = await fewChanges(this.root, previous, this.#hash, (paths) => oracle.ignored(paths, stamp));
-    if (!few) return undefined;
+    // Files that moved under the look (other agents writing beside this one) are looked at again, a few
+    // times, before git is asked to read the whole workspace (a process, and tens of ms of fork here).
+    let few: Awaited<ReturnType<typeof fewChanges>> = MOVED;
+    for (let look = 0; few === MOVED && look < LOOKS; look++) few = await fewChanges(this.root, previous, this.#hash, (paths) => oracle.ignored(paths, stamp));
+    if (!few || few === MOVED) return undefined;
     for (const blob of few.blobs) this.#writeObject('blob', blob);
     const filesTree = writeTrees(few.entries, (body) => this.#writeObject('tree', body));
     return { filesTree, snapshot: { ...previous, takenMs: few.takenMs, dirs: few.dirs, entries: few.entries } };

@@ -98,6 +98,33 @@ describe('a checkpoint after a few changes in known directories', () => {
     await store.endHelpers();
   });
 
+  it('a file that goes while it is looked at (a temp file renamed into place by another agent) is looked at again, not handed to git', async () => {
+    const store = new Checkpoints(ws);
+    await take(store);
+    // The long-lived `git check-ignore` is asked about the new files between their listing and their reading: the
+    // wrapper removes the temp file as that git starts, as another agent's rename would at that moment.
+    const temp = path.join(ws, 'src', '.b.txt.tmp');
+    const realGit = execFileSync('sh', ['-c', `PATH='${process.env.PATH!.split(':').slice(1).join(':')}' command -v git`], { encoding: 'utf8' }).trim();
+    writeFileSync(
+      path.join(base, 'bin', 'git'),
+      `#!/bin/sh\necho "$*" >> '${path.join(base, 'git.log')}'\ncase "$*" in *check-ignore*) rm -f '${temp}' ;; esac\nexec '${realGit}' "$@"\n`,
+    );
+    writeFileSync(temp, 'half written\n');
+    writeFileSync(path.join(ws, 'src', 'new.txt'), 'new\n');
+    const before = gitCalls().length;
+    const next = await take(store);
+    expect(
+      gitCalls()
+        .slice(before)
+        .some((line) => line.includes('check-ignore')),
+    ).toBe(true); // the temp file went where the test meant
+    expect(addsSince(before)).toEqual([]);
+    expect(next.filesTree).toBe(treeByGit(store));
+    const listed = execFileSync('git', ['--git-dir', store.shadow, 'ls-tree', '-r', '--name-only', next.filesTree], { encoding: 'utf8' });
+    expect(listed.split('\n').filter(Boolean).sort()).toEqual(['.gitignore', 'a.txt', 'src/b.txt', 'src/c.txt', 'src/new.txt']);
+    await store.endHelpers();
+  });
+
   it('a file system without executable bits or with case-folding names (as git init found it) is read by git', async () => {
     await take(new Checkpoints(ws));
     const store = new Checkpoints(ws); // as the next huddle process would, reading the shadow's config
