@@ -1,21 +1,25 @@
 // What a team's model input costs per task, billed under the Messages API's caching rules
 // (test/helpers/prompt-cache.ts, as bench/caching.ts): an in-process team (Team.open, the real
-// ModelClient) against the fake API, N tasks on the board, teammates that each take a task, write
-// its file, complete it and report to the lead in four calls; the lead answers each wake in one.
+// ModelClient) against the fake API (bench/team-cost-script.ts, served from a process of its own, as a
+// real API is elsewhere), N tasks on the board, teammates that each take a task, write its file,
+// complete it and report to the lead in four calls; the lead answers each wake in one.
 // Measures billed input per task at 24, 96, 200 and 500 tasks (8 teammates), the lead's share at a
 // realistic pace (every teammate call answered after 1.5–4.5 s; fewer tasks, so the run ends in a
 // minute), a team of 4 against one teammate on the same 24 tasks, the 200-task run's wall time, and
-// CPU per task at 96 and 500 tasks and their ratio (the benchmark process: huddle and the fake API
-// together, which shares it; plus the git and shell processes they started).
+// CPU per task at 96 and 500 tasks and their ratio (the team's process: huddle alone; plus the git and
+// shell processes it started).
 import { Team } from '../src/agents/lifecycle/team.js';
 import { resolveConfig } from '../src/runtime/config.js';
 import { EventHub } from '../src/runtime/events/events.js';
 import { ModelClient, modelClientOptions } from '../src/runtime/model/model-client.js';
 import { openFileStore } from '../src/runtime/store/file/file-store.js';
 import { Workspace } from '../src/runtime/workspace/workspace.js';
-import { reply, replyText, startFakeApi, text, toolUse, type RecordedRequest, type Scripted } from '../test/helpers/fake-api.js';
+import { fork } from 'node:child_process';
+import path from 'node:path';
+import type { RecordedRequest } from '../test/helpers/fake-api.js';
 import { billedInput } from '../test/helpers/prompt-cache.js';
-import { type BenchResult, TEST_API_KEY, log, reapedChildrenCpuSeconds, result, tempDir } from './lib.js';
+import { type BenchResult, BUNDLE_DIR, TEST_API_KEY, log, reapedChildrenCpuSeconds, result, tempDir } from './lib.js';
+import type { Pace } from './team-cost-script.js';
 
 interface TeamCost {
   tasks: number;
@@ -31,43 +35,39 @@ interface TeamCost {
   wallMs: number;
 }
 
-type Turn = { role: string; content: string | Array<{ type: string; text?: string; name?: string }> };
+type SeenRequest = Pick<RecordedRequest, 'agent' | 'path' | 'cache'>;
 
-/** The scripted teammate: claim → write_file → task_update → send_message → end; anything else: a short answer. */
-function respond(request: RecordedRequest, pace: { min: number; max: number } | undefined): Scripted {
-  const delay = (s: Scripted): Scripted =>
-    pace && s.kind === 'message' ? { ...s, delayMs: Math.round((pace.min + Math.random() * (pace.max - pace.min)) / 12) } : s;
-  if (request.agent === 'lead') return replyText('Noted.');
-  const messages: Turn[] = request.body?.messages ?? [];
-  const last = messages.at(-1);
-  const blocks = typeof last?.content === 'string' ? [{ type: 'text', text: last.content }] : (last?.content ?? []);
-  const claimed = blocks.map((b) => /<auto-claimed>Task #(\d+)/.exec(b.text ?? '')?.[1]).find(Boolean);
-  if (claimed) {
-    const n = Number(claimed);
-    const content = `// task ${n}\n${Array.from({ length: 30 }, (_, k) => `export const v${k} = ${n * 100 + k};`).join('\n')}\n`;
-    return delay(reply(text(`Task ${n}: writing its file.`), toolUse('write_file', { path: `out/task-${n}.ts`, content })));
-  }
-  if (blocks.some((b) => b.type === 'tool_result')) {
-    const previous = messages.at(-2);
-    const used = typeof previous?.content === 'string' ? undefined : previous?.content.findLast((b) => b.type === 'tool_use')?.name;
-    const task = Number(
-      /Task (\d+)/.exec(JSON.stringify(messages.findLast((m) => m.role === 'assistant' && JSON.stringify(m).includes('writing its file'))))?.[1],
-    );
-    if (used === 'write_file') return delay(reply(toolUse('task_update', { task_id: task, status: 'completed' })));
-    if (used === 'task_update') return delay(reply(toolUse('send_message', { to: 'lead', content: `Task #${task} done: out/task-${task}.ts written.` })));
-    return delay(replyText(`Task ${task} is done and reported.`));
-  }
-  return delay(replyText('Ready for the board.'));
+/** The scripted API in a child process (bench/children/team-cost-api.ts), and the requests it saw, as they arrive. */
+async function startScriptedApi(pace: Pace | undefined): Promise<{ url: string; requests: SeenRequest[]; close(): Promise<void> }> {
+  const child = fork(path.join(BUNDLE_DIR, 'team-cost-api.mjs'), [JSON.stringify(pace ?? null)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const requests: SeenRequest[] = [];
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = await new Promise<string>((resolve, reject) => {
+    child.on('message', (message: { url?: string; request?: SeenRequest }) => {
+      if (message.request) requests.push(message.request);
+      else if (message.url) resolve(message.url);
+    });
+    void exited.then(() => reject(new Error('the scripted API process exited before it listened')));
+  });
+  return {
+    url,
+    requests,
+    async close() {
+      if (child.connected) child.send({ quit: true });
+      const timer = setTimeout(() => child.kill(), 5000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
 }
 
-async function runTeam(tasks: number, teammates: number, pace?: { min: number; max: number }): Promise<TeamCost> {
-  const fake = await startFakeApi();
+async function runTeam(tasks: number, teammates: number, pace?: Pace): Promise<TeamCost> {
+  const fake = await startScriptedApi(pace);
   const temp = tempDir('huddle-bench-team-cost-');
   // The checkpoints' shadow repositories go to a temporary state directory, not the person's ~/.local/state.
   const state = tempDir('huddle-bench-team-cost-state-');
   const savedState = process.env.XDG_STATE_HOME;
   process.env.XDG_STATE_HOME = state.dir;
-  fake.respond((request) => (request.path === '/v1/messages' ? respond(request, pace) : undefined));
   const config = resolveConfig(
     { cwd: temp.dir },
     {
@@ -118,7 +118,7 @@ async function runTeam(tasks: number, teammates: number, pace?: { min: number; m
     const childCpuMs = (reapedChildrenCpuSeconds() - childCpu) * 1000;
     const messages = fake.requests.filter((r) => r.path === '/v1/messages' && r.cache);
     const lead = messages.filter((r) => r.agent === 'lead');
-    const sum = (list: RecordedRequest[]) => list.reduce((total, r) => total + billedInput(r.cache!), 0);
+    const sum = (list: SeenRequest[]) => list.reduce((total, r) => total + billedInput(r.cache!), 0);
     return {
       tasks,
       teammates,
@@ -179,10 +179,10 @@ export async function benchTeamCost(): Promise<BenchResult[]> {
       .filter((tasks) => runs.has(tasks))
       .map((tasks) =>
         result({
-          name: `team cost: CPU per task, ${tasks} tasks (huddle and the fake API, and their children)`,
+          name: `team cost: CPU per task, ${tasks} tasks (huddle and its children)`,
           value: cpuPerTask(tasks),
           unit: 'ms',
-          stat: `${tasks} tasks, 8 teammates: user + system CPU of the benchmark process and of the processes it started, ÷ tasks`,
+          stat: `${tasks} tasks, 8 teammates: user + system CPU of the team's process and of the processes it started (not the fake API's), ÷ tasks`,
           detail: { processMs: runs.get(tasks)!.cpuMs / tasks, childrenMs: runs.get(tasks)!.childCpuMs / tasks },
         }),
       ),
@@ -204,7 +204,7 @@ export async function benchTeamCost(): Promise<BenchResult[]> {
             value: runs.get(200)!.wallMs / 1000,
             unit: 's',
             target: 3,
-            stat: 'one run, in process (the fake API in the same process), from the first task created to the lead idle with every report read',
+            stat: 'one run, the team in process (the fake API in a process of its own), from the first task created to the lead idle with every report read',
           }),
         ]
       : []),

@@ -100,6 +100,7 @@ await Promise.all([
   bundle('bench/children/claimer.ts', 'claimer.mjs'),
   bundle('bench/children/pg-bus-sender.ts', 'pg-bus-sender.mjs'),
   bundle('bench/children/pg-claimer.ts', 'pg-claimer.mjs'),
+  bundle('bench/children/team-cost-api.ts', 'team-cost-api.mjs'),
 ]);
 
 process.env.HUDDLE_BENCH_ROOT = root;
