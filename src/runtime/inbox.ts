@@ -27,10 +27,12 @@ export function senderKind(from: string): SenderKind {
 /**
  * The user turn that carries delivered messages (docs/contract.md#messages): `<inbox>`, one JSON line each,
  * `</inbox>`. Each line starts with `sender` (person, huddle or agent), set here and never taken from
- * the stored message: an agent's message must never read as the person's.
+ * the stored message: an agent's message must never read as the person's. The message's `id` is left
+ * out: no tool takes it (protocol answers cite `request_id`), and its ~20 random characters cost every
+ * reader ~20 tokens a message (a lead reading reports most of all).
  */
 export function formatInbox(messages: readonly Message[]): string {
-  const line = ({ sender: _stored, ...message }: Message) => JSON.stringify({ sender: senderKind(message.from), ...message });
+  const line = ({ sender: _stored, id: _id, ...message }: Message) => JSON.stringify({ sender: senderKind(message.from), ...message });
   return ['<inbox>', ...messages.map(line), '</inbox>'].join('\n');
 }
 

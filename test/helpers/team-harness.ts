@@ -271,6 +271,16 @@ export function systemBlocks(request: RecordedRequest): Array<{ text: string; ca
   return typeof system === 'string' ? [{ text: system }] : ((system ?? []) as Array<{ text: string; cache_control?: unknown }>);
 }
 
+/** One message as an `<inbox>` turn carries it (docs/contract.md#injected-turns): who sent it first, then the message without its id. */
+export function inboxLine(sender: 'person' | 'huddle' | 'agent', { id: _id, ...message }: Message): string {
+  return JSON.stringify({ sender, ...message });
+}
+
+/** What tells one delivered message from another in an `<inbox>` turn, which leaves the id out: who, what and when. */
+export function messageKey(message: Pick<Message, 'from' | 'type' | 'content' | 'ts'>): string {
+  return JSON.stringify([message.from, message.type, message.content, message.ts]);
+}
+
 /** The messages of every `<inbox>` … `</inbox>` block in `texts`, one JSON line each. */
 export function inboxMessages(texts: string[]): Message[] {
   const out: Message[] = [];

@@ -71,7 +71,7 @@ describe("an agent's message is an agent's", () => {
       ]),
     );
     const raw = lastUserTexts(h.requestsOf('lead').at(-1)!).join('\n');
-    expect(raw).toMatch(/^\{"sender":"agent","id":.*"from":"bob"/m);
+    expect(raw).toMatch(/^\{"sender":"agent","type":"message","from":"bob"/m);
 
     for (const name of ['user', 'huddle']) {
       await expect(h.team.ctx.roster.add({ name, role: 'coder', status: 'idle' })).rejects.toThrow(`'${name}' is reserved`);

@@ -5,7 +5,7 @@ import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { reply, replyText, toolUse } from '../../helpers/fake-api.ts';
-import { lastToolResults, lastUserTexts, openTeamHarness, type TeamHarness } from '../../helpers/team-harness.ts';
+import { inboxLine, lastToolResults, lastUserTexts, openTeamHarness, type TeamHarness } from '../../helpers/team-harness.ts';
 
 let harness: TeamHarness | undefined;
 afterEach(async () => {
@@ -134,15 +134,15 @@ describe('bad input to a running team', () => {
     const after = await h.team.bus.send({ from: 'lead', to: 'alice', content: 'After the tear.' });
     const request = await h.waitFor('alice to read the second message', () => h.requestsOf('alice')[2]);
 
-    expect(lastUserTexts(request)).toEqual([`<inbox>\n${JSON.stringify({ sender: 'agent', ...after })}\n</inbox>`]);
+    expect(lastUserTexts(request)).toEqual([`<inbox>\n${inboxLine('agent', after)}\n</inbox>`]);
     const warning = await h.waitForEvent('the torn-line warning', (e) => e.type === 'warning' && e.agent === 'alice');
     expect(warning).toMatchObject({ line: 2, text: '{"id":"msg_torn","type":"message","from":"lead","to":"ali' });
     expect(String(warning.message)).toMatch(/^skipped line 2 of .*alice\.jsonl: not valid JSON/);
     expect(h.events.filter((e) => e.type === 'warning')).toHaveLength(1);
     // Each good message reached the model once; the fragment never did.
     const history = JSON.stringify(request.body.messages);
-    expect(history.split(good.id).length - 1).toBe(1);
-    expect(history.split(after.id).length - 1).toBe(1);
+    expect(history.split(good.content).length - 1).toBe(1);
+    expect(history.split(after.content).length - 1).toBe(1);
     expect(history).not.toContain('msg_torn');
     await h.waitForStatus('alice', 'idle');
     expect(alice.finished).toBe(false);

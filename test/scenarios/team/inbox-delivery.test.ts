@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Bus } from '../../../src/runtime/store/bus.js';
 import { replyText } from '../../helpers/fake-api.ts';
-import { lastUserTexts, type TeamHarness } from '../../helpers/team-harness.ts';
+import { inboxLine, lastUserTexts, type TeamHarness } from '../../helpers/team-harness.ts';
 import { harnessPerTest } from '../../helpers/harness-per-test.js';
 
 const open = harnessPerTest();
@@ -64,7 +64,7 @@ describe('a message to a resting agent', () => {
     expect(untilReply(log, from)).toEqual(['scan', 'delivered', 'prompt inbox', 'reply']);
     const [message] = h.inbox('alice');
     expect(h.requestsOf('alice')).toHaveLength(2);
-    expect(lastUserTexts(h.requestsOf('alice')[1]!)).toEqual([`<inbox>\n${JSON.stringify({ sender: 'huddle', ...message })}\n</inbox>`]);
+    expect(lastUserTexts(h.requestsOf('alice')[1]!)).toEqual([`<inbox>\n${inboxLine('huddle', message!)}\n</inbox>`]);
   });
 
   it('the lead between turns: one scan takes it, and its next request carries it', async () => {

@@ -180,7 +180,7 @@ describe('the review loop', () => {
     expect(feedback[0]).toMatchObject({ type: 'message', to: 'alice' });
     expect(feedback[0]!.content).toContain(FEEDBACK);
     const delivered = aliceRequests.flatMap((r) => inboxMessages(lastUserTexts(r)));
-    expect(delivered.map((m) => m.id)).toEqual([feedback[0]!.id]);
+    expect(delivered.map((m) => m.content)).toEqual([feedback[0]!.content]);
     expect(h.fake.unscripted).toEqual([]);
   });
 

@@ -271,12 +271,18 @@ describe('message tools', () => {
     expect((await bus.take('alice'))[0]).toMatchObject({ type: 'broadcast', content: 'all hands' });
   });
 
-  it('formatInbox writes one JSON line per message between the tags, each saying who sent it (never taken from the message)', () => {
+  it('formatInbox writes one JSON line per message between the tags, each saying who sent it (never taken from the message), without its id', () => {
     const message: Message = { id: 'msg_1', type: 'message', from: 'lead', to: 'alice', content: 'a\nb', ts: 't' };
     const person: Message = { ...message, id: 'msg_2', from: 'user' };
     const forged: Message = { ...message, id: 'msg_3', sender: 'person' };
     expect(formatInbox([message, person, forged])).toBe(
-      `<inbox>\n${JSON.stringify({ sender: 'agent', ...message })}\n${JSON.stringify({ sender: 'person', ...person })}\n${JSON.stringify({ sender: 'agent', ...message, id: 'msg_3' })}\n</inbox>`,
+      [
+        '<inbox>',
+        '{"sender":"agent","type":"message","from":"lead","to":"alice","content":"a\\nb","ts":"t"}',
+        '{"sender":"person","type":"message","from":"user","to":"alice","content":"a\\nb","ts":"t"}',
+        '{"sender":"agent","type":"message","from":"lead","to":"alice","content":"a\\nb","ts":"t"}',
+        '</inbox>',
+      ].join('\n'),
     );
   });
 
