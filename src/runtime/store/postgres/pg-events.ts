@@ -133,11 +133,12 @@ export class PgEventStore implements EventStore {
 
   /** See InTransactionRecord (pg-context.ts). */
   around<T>(
-    agent: string,
+    agent: string | string[],
     work: (write: (finish: Transaction['finish'], events: Array<{ agent: string; type: string; [field: string]: unknown }>) => void) => Promise<T>,
   ): Promise<T> {
-    // The agent's events emitted so far are this change's to write (taken now: its later ones come after it).
-    const mine = this.#failure || this.#closed ? [] : this.#take((entry) => entry.agent === agent);
+    const agents = typeof agent === 'string' ? [agent] : agent;
+    // The agents' events emitted so far are this change's to write (taken now: their later ones come after it).
+    const mine = this.#failure || this.#closed ? [] : this.#take((entry) => agents.includes(entry.agent));
     // What the latest attempt of the transaction wrote. Each attempt writes its own rows: a retried one may
     // have made other changes (another updated_at, or none), and its rows, not an earlier attempt's rolled
     // back ones, are those that commit. The agent's earlier events keep their uids (stored once however often).
@@ -156,7 +157,7 @@ export class PgEventStore implements EventStore {
       if (entries.length) finish(INSERT_EVENTS, this.#insertParams(entries));
       written = { entries, keys };
     };
-    return this.#inTurn([agent], async () => {
+    return this.#inTurn(agents, async () => {
       try {
         const value = await work(writeIn);
         for (const key of written?.keys ?? []) this.#storedAlready.add(key);
