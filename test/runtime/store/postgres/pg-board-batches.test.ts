@@ -103,7 +103,7 @@ describePostgres('batched claims and changes on PostgreSQL', (base) => {
     expect(trips).toBe(2); // BEGIN with the first look, then the writes with COMMIT
     // c7 gets the task assigned to it; the others the free ones in order; #2 (dee's) and #4 (blocked) no one.
     expect(tasks.map((task) => task?.id)).toEqual([5, 6, 7, 8, 9, 10, 11, 1]);
-    expect(tasks.every((task, i) => task?.owner === claimers[i] && task.status === 'in_progress')).toBe(true);
+    expect(tasks.every((task, i) => task?.owner === claimers[i] && task?.status === 'in_progress')).toBe(true);
     const rows = await rowsOf(team);
     expect(rows.filter((row) => row.status === 'in_progress').map((row) => row.owner)).toEqual(['c7', 'warm', ...claimers.slice(0, 7)]);
     expect(rows.find((row) => row.id === 2)).toEqual({ id: 2, status: 'pending', owner: 'dee' });
