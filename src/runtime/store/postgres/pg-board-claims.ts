@@ -4,7 +4,9 @@
 // lets take it (an assigned task only to its owner). When the quick look serves not every
 // claimer, a wider condition looks further, and a last pass waits for the rows other claimers
 // hold, so "nothing to claim" is never said while a task exists that claimer may take. With one
-// claimer this is exactly the claim of a single agent.
+// claimer this is exactly the claim of a single agent. A transaction that took a task does not
+// wait for rows (it would hold its own while it waits, and two such batches deadlock, each
+// costing a second of deadlock detection): its claimers still without one go in the next batch.
 import type pg from 'pg';
 import type { Task, TaskChange } from '../board/task.js';
 import { SKIP_LOCKED, viewWithBlockers, WITH_BLOCKERS } from './pg-board-sql.js';
@@ -37,20 +39,21 @@ export function firstLook(rule: ClaimRule, team: string, claimers: string[]): { 
   return { sql: select(rule.where, SKIP_LOCKED), params: [team, claimers, [], claimers.length] };
 }
 
-/** The change each claimer makes (undefined: nothing for it), in the claimers' order. */
+/** The change each claimer makes (undefined: nothing for it; `again`: look again in the next transaction), in the claimers' order. */
 export async function pickTasks(
   client: pg.ClientBase,
   team: string,
   rule: ClaimRule,
   claimers: string[],
   first: pg.QueryResult | undefined,
-): Promise<Array<TaskChange | undefined>> {
+): Promise<Array<TaskChange | undefined | 'again'>> {
   const picked: Array<TaskChange | undefined> = claimers.map(() => undefined);
   // Rows taken or refused: later looks go past them.
   const seen: number[] = [];
   const passes: Array<[string, string]> = [[rule.where, SKIP_LOCKED], ...(rule.wider ? ([[rule.wider, SKIP_LOCKED]] as Array<[string, string]>) : [])];
   passes.push([rule.wider ?? rule.where, 'FOR UPDATE OF t']);
   for (const [pass, [condition, lock]] of passes.entries()) {
+    if (pass === passes.length - 1 && picked.some(Boolean)) return picked.map((change) => change ?? 'again');
     for (let round = 0; round < ROUNDS; round++) {
       const open = claimers.filter((_, i) => !picked[i]);
       if (open.length === 0) return picked;

@@ -86,7 +86,7 @@ export class PgBoard implements Board {
   readonly #ctx: PgContext;
   readonly #claims = new Batcher<string, Task | undefined>({
     key: (owner) => owner,
-    run: async (owners) => (await this.#claimBatch(CLAIM_NEXT, owners)).map((value) => ({ value })),
+    run: async (owners) => (await this.#claimBatch(CLAIM_NEXT, owners)).map((task) => (task === 'again' ? task : { value: task })),
   });
   readonly #updates = new Batcher<RowUpdate, Task | typeof ALONE>({ key: (call) => String(call.id), run: (calls) => this.#updateBatch(calls) });
   readonly #shared: SharedBoard;
@@ -293,8 +293,9 @@ export class PgBoard implements Board {
   }
 
   async claimReview(reviewer: string): Promise<Task | undefined> {
+    // One reviewer: nothing taken by anyone else in its transaction, so never `again`.
     const [task] = await this.#claimBatch(REVIEW_CLAIM, [reviewer]);
-    return task;
+    return task === 'again' ? undefined : task;
   }
 
   // ---- change subscription -----------------------------------------------------------------
@@ -321,14 +322,14 @@ export class PgBoard implements Board {
    * the transaction's token, so that a retry after an unknown outcome finds each claimer's task by
    * who holds it (instead of claiming a second one).
    */
-  async #claimBatch(rule: ClaimRule, claimers: string[]): Promise<Array<Task | undefined>> {
+  async #claimBatch(rule: ClaimRule, claimers: string[]): Promise<Array<Task | undefined | 'again'>> {
     const { team } = this.#ctx;
     const picked = await this.#guard(() =>
       write(
         this.#ctx,
         async (client, token, tx) => {
-          const changes = (await pickTasks(client, team, rule, claimers, tx.first)).map((change) => change && stamp(change));
-          const taken = changes.filter((change): change is TaskChange => change !== undefined);
+          const changes = (await pickTasks(client, team, rule, claimers, tx.first)).map((change) => (change && change !== 'again' ? stamp(change) : change));
+          const taken = changes.filter((change): change is TaskChange => change !== undefined && change !== 'again');
           // A claim makes nothing claimable for anyone: no NOTIFY wakes the team for it (the lead's
           // process still sees it, as the claimer's task event, in its board listeners).
           if (taken.length) tx.finish(...storeChanges(team, taken, { token }));
@@ -340,14 +341,16 @@ export class PgBoard implements Board {
           recover: async (client, token) => {
             const found = await changesOf(client, team, token);
             if (found.length === 0) return undefined;
-            return claimers.map((claimer) => found.find((change) => change.action === rule.action && rule.holder(change.task) === claimer));
+            // Those it found nothing for were told to look again (what it took, it took without waiting).
+            return claimers.map((claimer) => found.find((change) => change.action === rule.action && rule.holder(change.task) === claimer) ?? 'again');
           },
         },
       ),
     );
     return picked.map((change, i) => {
-      if (change) this.#announce(claimers[i]!, [change]);
-      return change?.task;
+      if (change === 'again' || change === undefined) return change;
+      this.#announce(claimers[i]!, [change]);
+      return change.task;
     });
   }
 
@@ -544,7 +547,8 @@ export class PgBoard implements Board {
   #announce(by: string, changes: TaskChange[]): void {
     for (const { action, task } of changes) {
       this.#ctx.hub.emit(by, 'task', { action, task: structuredClone(task) });
-      announce(this.#shared, { source: 'local', action, task: structuredClone(task), agent: by });
+      // Its own copy for the listeners, when there are any (a busy board announces three changes a task).
+      if (this.#shared.listeners.size) announce(this.#shared, { source: 'local', action, task: structuredClone(task), agent: by });
     }
   }
 

@@ -108,10 +108,34 @@ describePostgres('batched claims and changes on PostgreSQL', (base) => {
     expect(rows.filter((row) => row.status === 'in_progress').map((row) => row.owner)).toEqual(['c7', 'warm', ...claimers.slice(0, 7)]);
     expect(rows.find((row) => row.id === 2)).toEqual({ id: 2, status: 'pending', owner: 'dee' });
     expect(rows.find((row) => row.id === 4)).toEqual({ id: 4, status: 'pending', owner: null });
-    // One task is left for anyone (#12): of two claimers at once one gets it, the other hears "nothing".
+    // One task is left for anyone (#12): of two claimers at once one gets it, the other looks again by
+    // itself (a transaction that took a task never waits for rows others hold) and hears "nothing".
     const last = await counted(() => Promise.all([store.board.claimNext('x'), store.board.claimNext('y')]));
-    expect(last.transactions).toBe(1);
+    expect(last.transactions).toBe(2);
     expect(last.value.map((task) => task?.id)).toEqual([12, undefined]);
+  });
+
+  it('a claim of the batch is not held up while another claimer of it waits for a row someone else holds', { timeout: 60_000 }, async () => {
+    const { url, team } = teamUrl(base, 'batch-wait');
+    const store = await open(url);
+    await store.board.create({ subject: 'free' }, 'lead'); // #1
+    await store.board.create({ subject: 'held' }, 'lead'); // #2
+    // Another session holds #2 (as a claimer that may yet refuse it would).
+    const holder = new pg.Client({ connectionString: base });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM huddle_tasks WHERE team = $1 AND id = 2 FOR UPDATE', [team]);
+      const ann = store.board.claimNext('ann');
+      const bob = store.board.claimNext('bob');
+      // ann's claim commits while bob waits for #2 (in a transaction of his own, holding no task).
+      expect(await ann).toMatchObject({ id: 1, owner: 'ann' });
+      expect((await rowsOf(team))[0]).toEqual({ id: 1, status: 'in_progress', owner: 'ann' });
+      await holder.query('COMMIT');
+      expect(await bob).toMatchObject({ id: 2, owner: 'bob' });
+    } finally {
+      await holder.end().catch(() => undefined);
+    }
   });
 
   it('completions made at once commit in one transaction; one the rules refuse fails alone', { timeout: 60_000 }, async () => {
