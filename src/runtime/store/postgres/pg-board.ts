@@ -3,8 +3,9 @@
 // applied inside the transaction to the rows it read (pg-board-view.ts).
 //
 // Who may run at once: claims (claim, claimNext, claimReview) take the team's board lock shared
-// and lock the one row they take — `FOR UPDATE SKIP LOCKED`, so eight claimers take eight
-// different tasks instead of queueing on the first; every other change (create, update, review
+// and lock the rows they take — `FOR UPDATE SKIP LOCKED`, so eight claimers take eight
+// different tasks instead of queueing on the first (the claims and status changes of this
+// process's agents that come together share one transaction: pg-batcher.ts); every other change (create, update, review
 // decisions, release) takes it exclusively, so a dependency check sees a graph no one else is
 // changing and ids are given out one at a time. A claim and a change never interleave.
 // (Measured: with claims and completions sharing it, no transaction waited on this lock in the
@@ -33,7 +34,6 @@ import { type ClaimRule, firstLook, pickTasks } from './pg-board-claims.js';
 import { changesOf, lockedView, READ_LOCKED, storeChanges, viewWithBlockers, WITH_BLOCKERS } from './pg-board-sql.js';
 import { LoadedView, NeedMoreTasks, readAll, readAround, type StoredRow, TaskNotFound } from './pg-board-view.js';
 import { type PgContext, write } from './pg-context.js';
-import { prepared } from './pg-database.js';
 
 /** The advisory lock class of board locks (the team's key is the second number). */
 const BOARD_LOCK = 0x68626f61; // 'hboa'
