@@ -53,10 +53,12 @@ export async function pickTasks(
   const passes: Array<[string, string]> = [[rule.where, SKIP_LOCKED], ...(rule.wider ? ([[rule.wider, SKIP_LOCKED]] as Array<[string, string]>) : [])];
   passes.push([rule.wider ?? rule.where, 'FOR UPDATE OF t']);
   for (const [pass, [condition, lock]] of passes.entries()) {
-    if (pass === passes.length - 1 && picked.some(Boolean)) return picked.map((change) => change ?? 'again');
+    const waits = pass === passes.length - 1;
     for (let round = 0; round < ROUNDS; round++) {
       const open = claimers.filter((_, i) => !picked[i]);
       if (open.length === 0) return picked;
+      // Before every waiting look, not only the first: a round of it may have taken a task.
+      if (waits && picked.some(Boolean)) return picked.map((change) => change ?? 'again');
       // The first look came with BEGIN (one round trip); later ones are asked for.
       const { rows } = (
         pass === 0 && round === 0 && first ? first : await client.query(prepared(select(condition, lock), [team, open, seen, open.length]))

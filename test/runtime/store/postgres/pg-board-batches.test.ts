@@ -138,6 +138,62 @@ describePostgres('batched claims and changes on PostgreSQL', (base) => {
     }
   });
 
+  it('a claim batch that took a task does not wait for the next row while holding it, even in its waiting pass', { timeout: 60_000 }, async () => {
+    const { url, team } = teamUrl(base, 'batch-hold');
+    const store = await open(url);
+    await store.board.create({ subject: 'for a', owner: 'a' }, 'lead'); // #1
+    await store.board.create({ subject: 'for a too', owner: 'a' }, 'lead'); // #2
+    await store.board.create({ subject: 'free' }, 'lead'); // #3
+    // Other sessions (claimers elsewhere, say) hold every row: x #1 and #2, y #3.
+    const x = new pg.Client({ connectionString: base });
+    const y = new pg.Client({ connectionString: base });
+    await x.connect();
+    await y.connect();
+    const pidOf = async (session: pg.Client) => Number((await session.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid);
+    const [xPid, yPid] = [await pidOf(x), await pidOf(y)];
+    /** Resolves once a session of the store waits for a row `pid` holds. */
+    const waitingFor = async (pid: number) => {
+      for (;;) {
+        const { rows } = await client.query(`SELECT 1 FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid)) AND pid NOT IN ($2, $3)`, [pid, xPid, yPid]);
+        if (rows.length) return;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    const deadlocks = async () =>
+      Number((await client.query<{ n: string }>(`SELECT deadlocks AS n FROM pg_stat_database WHERE datname = current_database()`)).rows[0]!.n);
+    const before = await deadlocks();
+    try {
+      await x.query('BEGIN');
+      await x.query('SELECT 1 FROM huddle_tasks WHERE team = $1 AND id IN (1, 2) FOR UPDATE', [team]);
+      await y.query('BEGIN');
+      await y.query('SELECT 1 FROM huddle_tasks WHERE team = $1 AND id = 3 FOR UPDATE', [team]);
+      const claims = Promise.all([store.board.claimNext('a'), store.board.claimNext('b')]);
+      // Nothing to skip to: the batch's waiting pass waits for #1.
+      await waitingFor(xPid);
+      // #1 and #2 come free: a takes #1, #2 (a's too) is refused to b; the batch asked for as many rows as it had claimers.
+      await x.query('COMMIT');
+      // Someone waits for #3: b, in a transaction of its own once a's claim of #1 committed (the batch must not wait holding #1).
+      await waitingFor(yPid);
+      expect((await rowsOf(team))[0]).toEqual({ id: 1, status: 'in_progress', owner: 'a' });
+      // y, another claimer whose next row is #1, gets it at once: no one holds it while waiting for y.
+      const yTook = await y.query('SELECT 1 FROM huddle_tasks WHERE team = $1 AND id = 1 FOR UPDATE', [team]).then(
+        () => 'took #1',
+        (error: Error) => error.message,
+      );
+      await y.query('ROLLBACK');
+      const tasks = await claims;
+      expect(yTook).toBe('took #1');
+      expect(tasks.map((task) => [task?.id, task?.owner])).toEqual([
+        [1, 'a'],
+        [3, 'b'],
+      ]);
+      expect(await deadlocks()).toBe(before);
+    } finally {
+      await x.end().catch(() => undefined);
+      await y.end().catch(() => undefined);
+    }
+  });
+
   it('completions made at once commit in one transaction; one the rules refuse fails alone', { timeout: 60_000 }, async () => {
     const { url, team } = teamUrl(base, 'batch-done');
     const hub = new EventHub();
