@@ -216,7 +216,8 @@ export class PgBoard implements Board {
     // A new dependency needs the graph to stand still (the cycle check); a status change only its
     // rows, and goes with the others this process's agents make at the same time (#updateBatch).
     if ((patch.addBlockedBy?.length ?? 0) + (patch.addBlocks?.length ?? 0) === 0) {
-      const done = await this.#updates.submit({ id, patch, by });
+      // A task not found is this caller's own error, named outside the batch (#guard), which never waits for it.
+      const done = await this.#guard(() => this.#updates.submit({ id, patch, by }));
       if (done !== ALONE) return done;
     }
     return this.#change(
@@ -439,12 +440,14 @@ export class PgBoard implements Board {
       );
     const agents = [...new Set(calls.map((call) => call.by))];
     const outcome = await (record ? record.around(agents, (recordIn) => run(recordIn)) : run());
+    // Committed: every caller is announced and answered now, with nothing more awaited (an error
+    // here would be every caller's, and a committed change would be told it failed).
     const changed: number[] = [];
     const results: Array<BatchOutcome<Task | typeof ALONE>> = [];
     for (const result of outcome) {
       if (result === 'again') results.push('again');
       else if (result === ALONE) results.push({ value: ALONE });
-      else if ('error' in result) results.push({ error: result.error instanceof TaskNotFound ? await this.#notFound(result.error.id) : result.error });
+      else if ('error' in result) results.push({ error: result.error });
       else {
         this.#announce(result.by, result.changes);
         changed.push(...result.changes.map((change) => change.task.id));

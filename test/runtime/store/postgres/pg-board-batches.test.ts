@@ -29,19 +29,29 @@ async function counted<T>(work: () => Promise<T>): Promise<{ value: T; transacti
   const context = new AsyncLocalStorage<true>();
   let transactions = 0;
   let trips = 0;
+  // Over whatever a test already put in place (a failing read, say).
+  const inner = proto.query;
   proto.query = function (this: pg.Client, ...args: unknown[]) {
     const text = typeof args[0] === 'string' ? args[0] : '';
     if (context.getStore() && !text.startsWith('PREPARE ')) {
       trips++;
       if (text.startsWith('BEGIN')) transactions++;
     }
-    return original.apply(this, args);
+    return inner.apply(this, args);
   };
   try {
     return { value: await context.run(true, work), transactions, trips };
   } finally {
-    proto.query = original;
+    proto.query = inner;
   }
+}
+
+/** Every query whose text is `text` fails with `error` (as a read can: a statement timeout, the store closing). */
+function failQuery(text: string, error: Error): void {
+  proto.query = function (this: pg.Client, ...args: unknown[]) {
+    if (args[0] === text) return Promise.reject(error);
+    return original.apply(this, args);
+  };
 }
 
 /** The next message that writes tasks and commits (…; COMMIT) reaches the server, and its answer is lost: the client hears its connection drop. */
@@ -192,6 +202,45 @@ describePostgres('batched claims and changes on PostgreSQL', (base) => {
       await x.end().catch(() => undefined);
       await y.end().catch(() => undefined);
     }
+  });
+
+  it('an update of an unknown task is its caller’s error alone, even when naming the existing tasks fails', { timeout: 60_000 }, async () => {
+    const { url, team } = teamUrl(base, 'batch-unknown');
+    const hub = new EventHub();
+    const store = await open(url, hub);
+    await store.board.create({ subject: 'one' }, 'lead'); // #1
+    await store.board.create({ subject: 'two' }, 'lead'); // #2
+    await store.board.claimNext('ann');
+    await store.board.claimNext('cy');
+    await (store.events as PgEventStore).settled();
+    const heard: string[] = [];
+    hub.subscribe((event) => {
+      if (event.type === 'task') heard.push(`${event.agent}:${event.action}:#${event.task.id}`);
+    });
+    const listened: string[] = [];
+    store.board.onChange((change) => {
+      if (change.source === 'local') listened.push(`${change.agent}:${change.action}:#${change.task.id}`);
+    });
+    // The read that names the existing tasks for bob's message fails (here a statement timeout, as it
+    // could be the store closing or a link down too long): ann's and cy's completions committed all the same.
+    const timeout = Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' });
+    failQuery('SELECT id FROM huddle_tasks WHERE team = $1 ORDER BY id', timeout);
+    const { value: settled, transactions } = await counted(() =>
+      Promise.allSettled([
+        store.board.update(1, { status: 'completed' }, 'ann'),
+        store.board.update(99, { status: 'completed' }, 'bob'),
+        store.board.update(2, { status: 'completed' }, 'cy'),
+      ]),
+    );
+    expect(transactions).toBe(1);
+    expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((settled[1] as PromiseRejectedResult).reason).toBe(timeout);
+    expect(heard).toEqual(['ann:completed:#1', 'cy:completed:#2']);
+    expect(listened).toEqual(['ann:completed:#1', 'cy:completed:#2']);
+    expect((await rowsOf(team)).map((row) => row.status)).toEqual(['completed', 'completed']);
+    // With the read working, bob hears which tasks there are.
+    proto.query = original;
+    await expect(store.board.update(99, { status: 'completed' }, 'bob')).rejects.toThrow('no task #99; existing tasks: 1, 2');
   });
 
   it('completions made at once commit in one transaction; one the rules refuse fails alone', { timeout: 60_000 }, async () => {
