@@ -3,8 +3,9 @@
 // applied inside the transaction to the rows it read (pg-board-view.ts).
 //
 // Who may run at once: claims (claim, claimNext, claimReview) take the team's board lock shared
-// and lock the one row they take — `FOR UPDATE SKIP LOCKED`, so eight claimers take eight
-// different tasks instead of queueing on the first; every other change (create, update, review
+// and lock the rows they take — `FOR UPDATE SKIP LOCKED`, so eight claimers take eight
+// different tasks instead of queueing on the first (the claims and status changes of this
+// process's agents that come together share one transaction: pg-batcher.ts); every other change (create, update, review
 // decisions, release) takes it exclusively, so a dependency check sees a graph no one else is
 // changing and ids are given out one at a time. A claim and a change never interleave.
 // (Measured: with claims and completions sharing it, no transaction waited on this lock in the
@@ -28,10 +29,11 @@ import {
 } from '../board/task.js';
 import { planUpdate } from '../board/update.js';
 import { viewOf } from '../board/view.js';
-import { changesOf, lockedView, READ_LOCKED, SKIP_LOCKED, storeChanges, viewWithBlockers, WITH_BLOCKERS } from './pg-board-sql.js';
+import { type BatchOutcome, Batcher } from './pg-batcher.js';
+import { type ClaimRule, firstLook, pickTasks } from './pg-board-claims.js';
+import { changesOf, lockedView, READ_LOCKED, storeChanges, viewWithBlockers, WITH_BLOCKERS } from './pg-board-sql.js';
 import { LoadedView, NeedMoreTasks, readAll, readAround, type StoredRow, TaskNotFound } from './pg-board-view.js';
 import { type PgContext, write } from './pg-context.js';
-import { prepared } from './pg-database.js';
 
 /** The advisory lock class of board locks (the team's key is the second number). */
 const BOARD_LOCK = 0x68626f61; // 'hboa'
@@ -49,8 +51,44 @@ interface Outcome<T> {
   changes: TaskChange[];
 }
 
+/** A status change (no new dependency) waiting for its batch. */
+interface RowUpdate {
+  id: number;
+  patch: UpdateTaskInput;
+  by: string;
+}
+
+/** A change whose plan needs more of the board than its rows: it runs by itself, holding the board lock alone. */
+const ALONE = Symbol('alone');
+
+const CLAIM_NEXT: ClaimRule = {
+  action: 'claimed',
+  // Completing a task takes it out of its dependents' blockedBy, so the ready ones have it empty
+  // (huddle_tasks_ready); the wider condition finds those whose blockers are met otherwise.
+  where: `t.status = 'pending' AND (t.owner IS NULL OR t.owner = ANY($2::text[])) AND t.blocked_by = '{}'`,
+  wider: `t.status = 'pending' AND (t.owner IS NULL OR t.owner = ANY($2::text[]))
+       AND NOT EXISTS (SELECT 1 FROM huddle_tasks b WHERE b.team = t.team AND b.id = ANY(t.blocked_by) AND b.status <> 'completed')`,
+  accept: (task, owner, view) => isClaimableBy(task, owner, view),
+  take: (task, owner) => ({ action: 'claimed', task: claimed(task, owner) }),
+  holder: (task) => task.owner,
+};
+
+const REVIEW_CLAIM: ClaimRule = {
+  action: 'review_claimed',
+  // One reviewer at a time (claimReview is not batched): "not the reviewer's own work" is then `<> ALL`.
+  where: `t.status = 'review' AND t.reviewer IS NULL AND (t.data->>'review_escalated') IS DISTINCT FROM 'true' AND (t.owner IS NULL OR t.owner <> ALL($2::text[]))`,
+  accept: (task, reviewer) => mayReview(task, reviewer),
+  take: (task, reviewer) => ({ action: 'review_claimed', task: { ...task, reviewer } }),
+  holder: (task) => task.reviewer ?? null,
+};
+
 export class PgBoard implements Board {
   readonly #ctx: PgContext;
+  readonly #claims = new Batcher<string, Task | undefined>({
+    key: (owner) => owner,
+    run: async (owners) => (await this.#claimBatch(CLAIM_NEXT, owners)).map((task) => (task === 'again' ? task : { value: task })),
+  });
+  readonly #updates = new Batcher<RowUpdate, Task | typeof ALONE>({ key: (call) => String(call.id), run: (calls) => this.#updateBatch(calls) });
   readonly #shared: SharedBoard;
   readonly #myListeners = new Set<BoardChangeListener>();
   readonly #warnedCycles = new Set<string>();
@@ -175,11 +213,16 @@ export class PgBoard implements Board {
 
   async update(id: number, patch: UpdateTaskInput, by: string = this.#agent): Promise<Task> {
     const ids = [id, ...(patch.addBlockedBy ?? []), ...(patch.addBlocks ?? [])];
-    // A new dependency needs the graph to stand still (the cycle check); a status change only its rows.
-    const mode = (patch.addBlockedBy?.length ?? 0) + (patch.addBlocks?.length ?? 0) > 0 ? 'exclusive' : 'rows';
+    // A new dependency needs the graph to stand still (the cycle check); a status change only its
+    // rows, and goes with the others this process's agents make at the same time (#updateBatch).
+    if ((patch.addBlockedBy?.length ?? 0) + (patch.addBlocks?.length ?? 0) === 0) {
+      // A task not found is this caller's own error, named outside the batch (#guard), which never waits for it.
+      const done = await this.#guard(() => this.#updates.submit({ id, patch, by }));
+      if (done !== ALONE) return done;
+    }
     return this.#change(
       by,
-      mode,
+      'exclusive',
       ids,
       (changes) => changes.find((change) => change.task.id === id)?.task,
       async (_client, view) => {
@@ -231,7 +274,7 @@ export class PgBoard implements Board {
 
   async claim(id: number, owner: string): Promise<Task> {
     const first = { sql: `${WITH_BLOCKERS} WHERE t.team = $1 AND t.id = $2 FOR UPDATE OF t`, params: [this.#ctx.team, safeId(id)] };
-    const task = await this.#claimTransaction(owner, 'claimed', first, async (_client, read) => {
+    const task = await this.#claimTransaction(owner, first, async (_client, read) => {
       const rows = read!.rows as Array<StoredRow & { blockers: StoredRow[] }>;
       const view = new LoadedView();
       if (rows.length === 0) view.absent.add(id);
@@ -242,28 +285,18 @@ export class PgBoard implements Board {
     return task!; // planClaim refuses rather than claim nothing
   }
 
+  /**
+   * Claims of this process's agents that come together are made in one transaction (pg-batcher.ts),
+   * each agent getting its own task by the same rules as a claim alone.
+   */
   async claimNext(owner: string): Promise<Task | undefined> {
-    return this.#claimFirst(
-      owner,
-      'claimed',
-      // Completing a task takes it out of its dependents' blockedBy, so the ready ones have it empty
-      // (huddle_tasks_ready); the second condition finds those whose blockers are met otherwise.
-      `t.status = 'pending' AND (t.owner IS NULL OR t.owner = $2) AND t.blocked_by = '{}'`,
-      (task, view) => isClaimableBy(task, owner, view),
-      (task) => ({ action: 'claimed', task: claimed(task, owner) }),
-      `t.status = 'pending' AND (t.owner IS NULL OR t.owner = $2)
-       AND NOT EXISTS (SELECT 1 FROM huddle_tasks b WHERE b.team = t.team AND b.id = ANY(t.blocked_by) AND b.status <> 'completed')`,
-    );
+    return this.#claims.submit(owner);
   }
 
   async claimReview(reviewer: string): Promise<Task | undefined> {
-    return this.#claimFirst(
-      reviewer,
-      'review_claimed',
-      `t.status = 'review' AND t.reviewer IS NULL AND (t.data->>'review_escalated') IS DISTINCT FROM 'true' AND t.owner IS DISTINCT FROM $2`,
-      (task) => mayReview(task, reviewer),
-      (task) => ({ action: 'review_claimed', task: { ...task, reviewer } }),
-    );
+    // One reviewer: nothing taken by anyone else in its transaction, so never `again`.
+    const [task] = await this.#claimBatch(REVIEW_CLAIM, [reviewer]);
+    return task === 'again' ? undefined : task;
   }
 
   // ---- change subscription -----------------------------------------------------------------
@@ -286,54 +319,48 @@ export class PgBoard implements Board {
   // ---- internals ----------------------------------------------------------------------------
 
   /**
-   * The first task by id that `where` selects and `accept` (the rule) allows, locked with SKIP
-   * LOCKED so concurrent claimers spread out. When every candidate is locked by another claimer,
-   * one more pass waits for the first of them, so "nothing to claim" is never said while a
-   * claimable task exists.
+   * Claims for `claimers` (distinct names) in one transaction: every row it takes is written with
+   * the transaction's token, so that a retry after an unknown outcome finds each claimer's task by
+   * who holds it (instead of claiming a second one).
    */
-  #claimFirst(
-    owner: string,
-    action: TaskChange['action'],
-    where: string,
-    accept: (task: Task, view: LoadedView) => boolean,
-    take: (task: Task) => TaskChange,
-    wider?: string,
-  ): Promise<Task | undefined> {
-    const select = (condition: string, lock: string) =>
-      `${WITH_BLOCKERS} WHERE t.team = $1 AND ${condition} AND NOT (t.id = ANY($3::bigint[])) ORDER BY t.id LIMIT 1 ${lock}`;
-    const first = { sql: select(where, SKIP_LOCKED), params: [this.#ctx.team, owner, []] };
-    // The quick look, then (when it finds nothing) the wider condition, then waiting for the rows others hold.
-    const passes: Array<[string, string]> = [
-      [where, SKIP_LOCKED],
-      ...(wider ? ([[wider, SKIP_LOCKED]] as Array<[string, string]>) : []),
-      [wider ?? where, 'FOR UPDATE OF t'],
-    ];
-    return this.#claimTransaction(owner, action, first, async (client, read) => {
-      const refused: number[] = [];
-      for (const [pass, [condition, lock]] of passes.entries()) {
-        for (let round = 0; round < 50; round++) {
-          // The first look came with BEGIN (one round trip); later ones are asked for.
-          const rows = (pass === 0 && round === 0 && read ? read : await client.query(prepared(select(condition, lock), [this.#ctx.team, owner, refused])))
-            .rows as Array<StoredRow & { blockers: StoredRow[] }>;
-          if (rows.length === 0) break;
-          const view = viewWithBlockers(new LoadedView(), rows[0]!);
-          const id = Number(rows[0]!.id);
-          const task = view.tasks.get(id);
-          if (task && accept(task, view)) return take(task);
-          refused.push(id);
-        }
-      }
-      return undefined;
+  async #claimBatch(rule: ClaimRule, claimers: string[]): Promise<Array<Task | undefined | 'again'>> {
+    const { team } = this.#ctx;
+    const picked = await this.#guard(() =>
+      write(
+        this.#ctx,
+        async (client, token, tx) => {
+          const changes = (await pickTasks(client, team, rule, claimers, tx.first)).map((change) => (change && change !== 'again' ? stamp(change) : change));
+          const taken = changes.filter((change): change is TaskChange => change !== undefined && change !== 'again');
+          // A claim makes nothing claimable for anyone: no NOTIFY wakes the team for it (the lead's
+          // process still sees it, as the claimer's task event, in its board listeners).
+          if (taken.length) tx.finish(...storeChanges(team, taken, { token }));
+          return changes;
+        },
+        {
+          lock: { shared: true, key: [BOARD_LOCK, team] },
+          first: firstLook(rule, team, claimers),
+          recover: async (client, token) => {
+            const found = await changesOf(client, team, token);
+            if (found.length === 0) return undefined;
+            // Those it found nothing for were told to look again (what it took, it took without waiting).
+            return claimers.map((claimer) => found.find((change) => change.action === rule.action && rule.holder(change.task) === claimer) ?? 'again');
+          },
+        },
+      ),
+    );
+    return picked.map((change, i) => {
+      if (change === 'again' || change === undefined) return change;
+      this.#announce(claimers[i]!, [change]);
+      return change.task;
     });
   }
 
   /**
-   * A claim: at most one row changes, written with the transaction's token so that a retry after
-   * an unknown outcome finds it (instead of claiming a second task).
+   * A claim of one given task: at most one row changes, written with the transaction's token so
+   * that a retry after an unknown outcome finds it (instead of claiming it again).
    */
   async #claimTransaction(
     owner: string,
-    action: TaskChange['action'],
     first: { sql: string; params: unknown[] },
     work: (client: pg.PoolClient, read: pg.QueryResult | undefined) => Promise<TaskChange | undefined>,
   ): Promise<Task | undefined> {
@@ -345,8 +372,6 @@ export class PgBoard implements Board {
           const planned = await work(client, tx.first);
           if (!planned) return null;
           const stamped = stamp(planned);
-          // A claim makes nothing claimable for anyone: no NOTIFY wakes the team for it (the lead's
-          // process still sees it, as the claimer's task event, in its board listeners).
           tx.finish(...storeChanges(team, [stamped], { token }));
           return stamped;
         },
@@ -360,6 +385,77 @@ export class PgBoard implements Board {
     if (!change) return undefined;
     this.#announce(owner, [change]);
     return change.task;
+  }
+
+  /**
+   * Status changes (a completion, say) of this process's agents that come together, planned one
+   * after the other on the rows read for all of them and written in one transaction. One that
+   * fails its rules fails alone; one that would write a row another already writes goes in the
+   * next batch (so each row of the batch is one caller's, as a retry finds them); one whose plan
+   * needs more of the board runs by itself (ALONE).
+   */
+  async #updateBatch(calls: RowUpdate[]): Promise<Array<BatchOutcome<Task | typeof ALONE>>> {
+    const { team, channel, record } = this.#ctx;
+    const ids = [...new Set(calls.map((call) => call.id).filter((id) => Number.isSafeInteger(id)))];
+    type Planned = { value: Task; by: string; changes: TaskChange[] } | { error: unknown } | 'again' | typeof ALONE;
+    type Recorder = Parameters<Parameters<NonNullable<typeof record>['around']>[1]>[0];
+    // What the latest attempt planned: after an unknown outcome that finds its rows, what each caller got.
+    let planned: Planned[] = [];
+    const run = (recordIn?: Recorder) =>
+      write(
+        this.#ctx,
+        async (_client, token, tx) => {
+          const view = lockedView(tx.first!.rows as Array<StoredRow & { locked: boolean }>, ids);
+          const writing = new Set<number>();
+          const all: TaskChange[] = [];
+          const events: Array<{ agent: string; type: string; action: string; task: Task }> = [];
+          planned = calls.map((call): Planned => {
+            try {
+              const { task, changes } = planUpdate(view.require(call.id), call.patch, call.by, view);
+              const stamped = changes.map((change) => stamp(change));
+              if (stamped.some((change) => writing.has(change.task.id))) return 'again';
+              for (const change of stamped) {
+                writing.add(change.task.id);
+                // The next caller's plan sees this one's writes: as if they ran one after the other.
+                view.tasks.set(change.task.id, change.task);
+                all.push(change);
+                events.push({ agent: call.by, type: 'task', action: change.action, task: change.task });
+              }
+              return { value: task, by: call.by, changes: stamped };
+            } catch (error) {
+              return error instanceof NeedMoreTasks ? ALONE : { error };
+            }
+          });
+          // The changes' task events (and their agents' events before them) commit with them (pg-events.ts).
+          recordIn?.(tx.finish, events);
+          if (all.length) tx.finish(...storeChanges(team, all, { token }));
+          return planned;
+        },
+        {
+          lock: { shared: true, key: [BOARD_LOCK, team] },
+          first: { sql: READ_LOCKED, params: [team, ids] },
+          // Its rows carry its token: found, the attempt that planned `planned` committed.
+          recover: async (client, token) => ((await changesOf(client, team, token)).length ? planned : undefined),
+        },
+      );
+    const agents = [...new Set(calls.map((call) => call.by))];
+    const outcome = await (record ? record.around(agents, (recordIn) => run(recordIn)) : run());
+    // Committed: every caller is announced and answered now, with nothing more awaited (an error
+    // here would be every caller's, and a committed change would be told it failed).
+    const changed: number[] = [];
+    const results: Array<BatchOutcome<Task | typeof ALONE>> = [];
+    for (const result of outcome) {
+      if (result === 'again') results.push('again');
+      else if (result === ALONE) results.push({ value: ALONE });
+      else if ('error' in result) results.push({ error: result.error });
+      else {
+        this.#announce(result.by, result.changes);
+        changed.push(...result.changes.map((change) => change.task.id));
+        results.push({ value: result.value });
+      }
+    }
+    if (changed.length) channel.announce(this.#ctx.db, { k: 'b', ids: changed });
+    return results;
   }
 
   /**
@@ -454,7 +550,8 @@ export class PgBoard implements Board {
   #announce(by: string, changes: TaskChange[]): void {
     for (const { action, task } of changes) {
       this.#ctx.hub.emit(by, 'task', { action, task: structuredClone(task) });
-      announce(this.#shared, { source: 'local', action, task: structuredClone(task), agent: by });
+      // Its own copy for the listeners, when there are any (a busy board announces three changes a task).
+      if (this.#shared.listeners.size) announce(this.#shared, { source: 'local', action, task: structuredClone(task), agent: by });
     }
   }
 

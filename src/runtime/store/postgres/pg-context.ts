@@ -23,11 +23,12 @@ export interface InTransactionRecord {
    * Runs `work` once no other write of `agent`'s events is in flight (so its events keep their
    * order); `work` calls `write(tx.finish, events)` in its transaction to store what `agent`
    * emitted before and `events`, which the record then does not store again when they are emitted.
+   * Several agents: a batch of their changes in one transaction (each agent's events in order).
    * It calls it in every attempt of the transaction (with no events when that attempt changed
    * nothing): what the attempt that commits wrote is what the record counts as stored.
    */
   around<T>(
-    agent: string,
+    agent: string | string[],
     work: (write: (finish: Transaction['finish'], events: Array<{ agent: string; type: string; [field: string]: unknown }>) => void) => Promise<T>,
   ): Promise<T>;
 }

@@ -347,19 +347,27 @@ export interface Transaction {
   finish(sql: string, params: unknown[]): void;
 }
 
-/** `sql` with $n replaced by the literals of `params` (strings escaped by the driver), for a multi-statement query. */
-function inline(client: pg.ClientBase, sql: string, params: unknown[]): string {
+/** `sql` with $n replaced by the literals of `params`, for a multi-statement query. */
+function inline(sql: string, params: unknown[]): string {
   return sql.replace(/\$(\d+)/g, (_, n: string) => {
     const value = params[Number(n) - 1];
     if (value === null || value === undefined) return 'NULL';
     if (typeof value === 'number' || typeof value === 'bigint') return String(value);
     if (typeof value === 'boolean') return value ? 'true' : 'false';
     if (Array.isArray(value))
-      return client.escapeLiteral(
-        `{${value.map((item) => (typeof item === 'number' ? String(item) : `"${String(item).replace(/[\\"]/g, '\\$&')}"`)).join(',')}}`,
-      );
-    return client.escapeLiteral(typeof value === 'string' ? value : JSON.stringify(value));
+      return literal(`{${value.map((item) => (typeof item === 'number' ? String(item) : `"${String(item).replace(/[\\"]/g, '\\$&')}"`)).join(',')}}`);
+    return literal(typeof value === 'string' ? value : JSON.stringify(value));
   });
+}
+
+/**
+ * The string literal node-postgres's escapeLiteral makes of `text` (quotes and backslashes
+ * doubled, E'' when there is a backslash), made by one regular expression instead of a
+ * character at a time: with a batch's JSON inlined, that loop cost a claimer more than any statement.
+ */
+export function literal(text: string): string {
+  const escaped = text.replace(/['\\]/g, '$&$&');
+  return text.includes('\\') ? ` E'${escaped}'` : `'${escaped}'`;
 }
 
 /**
@@ -402,7 +410,7 @@ async function fenceAndLock(client: pg.ClientBase, options: WriteOptions<unknown
  * statement with its values inlined.
  */
 async function executable(client: pg.ClientBase, sql: string, params: unknown[], pooler: Pooler | undefined): Promise<string> {
-  if (pooler === 'transaction') return inline(client, sql, params);
+  if (pooler === 'transaction') return inline(sql, params);
   let names = preparedOn.get(client);
   if (!names) preparedOn.set(client, (names = new Set()));
   let name = executableNames.get(sql);
@@ -412,7 +420,7 @@ async function executable(client: pg.ClientBase, sql: string, params: unknown[],
     await client.query(`PREPARE ${name} AS ${sql}`);
     names.add(name);
   }
-  return params.length ? `EXECUTE ${name}(${params.map((value) => inline(client, '$1', [value])).join(', ')})` : `EXECUTE ${name}`;
+  return params.length ? `EXECUTE ${name}(${params.map((value) => inline('$1', [value])).join(', ')})` : `EXECUTE ${name}`;
 }
 
 /** The statements PREPAREd on each connection (by name). */

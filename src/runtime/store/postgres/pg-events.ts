@@ -64,8 +64,10 @@ interface Buffered {
 
 const BATCH = 500;
 
+// The events as one JSON array (in order): inlined into a write's last message (pg-database.ts), an
+// array of texts escaped each JSON quote twice over, and the server parsed it twice.
 const INSERT_EVENTS = `INSERT INTO huddle_events (team, host, uid, agent, body)
-  SELECT $1, $2, uid, agent, body::jsonb FROM unnest($3::text[], $4::text[], $5::text[]) AS e(uid, agent, body)
+  SELECT $1, $2, e.uid, e.agent, e.body FROM jsonb_to_recordset($3::jsonb) AS e(uid text, agent text, body jsonb)
   ON CONFLICT (uid) DO NOTHING`;
 /** Events are written in batches at most this far apart (a streamed response is a few writes, not thousands). */
 const FLUSH_MS = 50;
@@ -133,11 +135,12 @@ export class PgEventStore implements EventStore {
 
   /** See InTransactionRecord (pg-context.ts). */
   around<T>(
-    agent: string,
+    agent: string | string[],
     work: (write: (finish: Transaction['finish'], events: Array<{ agent: string; type: string; [field: string]: unknown }>) => void) => Promise<T>,
   ): Promise<T> {
-    // The agent's events emitted so far are this change's to write (taken now: its later ones come after it).
-    const mine = this.#failure || this.#closed ? [] : this.#take((entry) => entry.agent === agent);
+    const agents = typeof agent === 'string' ? [agent] : agent;
+    // The agents' events emitted so far are this change's to write (taken now: their later ones come after it).
+    const mine = this.#failure || this.#closed ? [] : this.#take((entry) => agents.includes(entry.agent));
     // What the latest attempt of the transaction wrote. Each attempt writes its own rows: a retried one may
     // have made other changes (another updated_at, or none), and its rows, not an earlier attempt's rolled
     // back ones, are those that commit. The agent's earlier events keep their uids (stored once however often).
@@ -156,7 +159,7 @@ export class PgEventStore implements EventStore {
       if (entries.length) finish(INSERT_EVENTS, this.#insertParams(entries));
       written = { entries, keys };
     };
-    return this.#inTurn([agent], async () => {
+    return this.#inTurn(agents, async () => {
       try {
         const value = await work(writeIn);
         for (const key of written?.keys ?? []) this.#storedAlready.add(key);
@@ -210,7 +213,9 @@ export class PgEventStore implements EventStore {
 
   #insertParams(entries: Buffered[]): unknown[] {
     const { team, host } = this.#ctx;
-    return [team, host, entries.map((e) => e.uid), entries.map((e) => e.agent), entries.map((e) => e.body!)];
+    // Each body is already JSON (scrubbed, jsonb-safe: #scrubbed).
+    const rows = entries.map((e) => `{"uid":${JSON.stringify(e.uid)},"agent":${JSON.stringify(e.agent)},"body":${e.body!}}`);
+    return [team, host, `[${rows.join(',')}]`];
   }
 
   /** Stores `entries` in a transaction of their own; a failure stops the record (settled() says so). */
