@@ -101,6 +101,7 @@ describe('a checkpoint after a few changes in known directories', () => {
   it('a file that goes while it is looked at (a temp file renamed into place by another agent) is looked at again, not handed to git', async () => {
     const store = new Checkpoints(ws);
     await take(store);
+    await store.endHelpers(); // the first walk started the long-lived git: the next question starts it again
     // The long-lived `git check-ignore` is asked about the new files between their listing and their reading: the
     // wrapper removes the temp file as that git starts, as another agent's rename would at that moment.
     const temp = path.join(ws, 'src', '.b.txt.tmp');
@@ -122,6 +123,32 @@ describe('a checkpoint after a few changes in known directories', () => {
     expect(next.filesTree).toBe(treeByGit(store));
     const listed = execFileSync('git', ['--git-dir', store.shadow, 'ls-tree', '-r', '--name-only', next.filesTree], { encoding: 'utf8' });
     expect(listed.split('\n').filter(Boolean).sort()).toEqual(['.gitignore', 'a.txt', 'src/b.txt', 'src/c.txt', 'src/new.txt']);
+    await store.endHelpers();
+  });
+
+  it('the walk asks the same long-lived git which new directories are ignored (no git per level), and learns a .gitignore found deeper', async () => {
+    const store = new Checkpoints(ws);
+    await take(store);
+    mkdirSync(path.join(ws, 'lib', 'deep', 'er'), { recursive: true });
+    writeFileSync(path.join(ws, 'lib', 'deep', 'er', 'x.txt'), 'x\n');
+    const withDirs = await take(store);
+    expect(withDirs.filesTree).toBe(treeByGit(store));
+    writeFileSync(path.join(ws, 'src', 'new.txt'), 'new\n');
+    const few = await take(store);
+    expect(few.filesTree).toBe(treeByGit(store));
+    const checkIgnores = () => gitCalls().filter((line) => / check-ignore /.test(` ${line} `));
+    // Three walks' levels and a few-changes question, one git (each level was a git of its own before).
+    expect(checkIgnores()).toHaveLength(1);
+
+    mkdirSync(path.join(ws, 'lib', 'skipped'));
+    writeFileSync(path.join(ws, 'lib', 'skipped', 'y.txt'), 'y: ignored by the .gitignore one level down\n');
+    writeFileSync(path.join(ws, 'lib', '.gitignore'), 'skipped/\n');
+    const ignoring = await take(store);
+    expect(ignoring.filesTree).toBe(treeByGit(store));
+    const listed = execFileSync('git', ['--git-dir', store.shadow, 'ls-tree', '-r', '--name-only', ignoring.filesTree], { encoding: 'utf8' });
+    expect(listed).toContain('lib/.gitignore');
+    expect(listed).not.toContain('skipped');
+    expect(checkIgnores().length).toBeGreaterThan(1); // started again: it had not read lib/.gitignore
     await store.endHelpers();
   });
 
