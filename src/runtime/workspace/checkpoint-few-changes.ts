@@ -1,12 +1,13 @@
 // A checkpoint of a workspace where only a few files changed, in directories the last checkpoint
 // already looked into, taken without `git add -A` (checkpoints.ts): every directory and file the
 // last checkpoint saw is checked by its stat as the change detector does (checkpoint-snapshot.ts,
-// racily clean ones by content); what moved is read and hashed here, and a new file's name is
-// asked of the long-lived `git check-ignore` (checkpoint-ignores.ts). Anything else — a new or
-// removed directory, a symlink, a .gitignore that changed, more than a few files — is undefined,
-// and git reads the workspace as before. A file that moved while it was looked at (another agent's
-// write renaming its temp file into place) is MOVED: the caller looks again. The result is what
-// `git add -A` would record.
+// racily clean ones by content); what moved is read and hashed here, and a new file's or new
+// directory's name is asked of the long-lived `git check-ignore` (checkpoint-ignores.ts), a new
+// directory that is not ignored being read level by level as git's walk would. Anything else — a
+// removed directory, a symlink, a .gitignore that changed or came in a new directory, more than a
+// few files — is undefined, and git reads the workspace as before. A file that moved while it was
+// looked at (another agent's write renaming its temp file into place) is MOVED: the caller looks
+// again. The result is what `git add -A` would record.
 import { existsSync, lstatSync, readdirSync, readFileSync, type BigIntStats } from 'node:fs';
 import path from 'node:path';
 import type { IndexEntry } from './git-index.js';
@@ -104,6 +105,7 @@ export async function fewChanges(
     else changed.push(entry.path);
   }
   const fresh: string[] = [];
+  const newDirs: string[] = [];
   for (const file of added) {
     let stats: BigIntStats;
     try {
@@ -112,10 +114,13 @@ export async function fewChanges(
       // Listed a moment ago and gone now: a temp file renamed into place, most likely.
       return MOVED;
     }
-    // A new directory (git walks it) or a symlink or special file: git decides.
-    if (!stats.isFile()) return undefined;
-    fresh.push(file);
+    // A symlink or special file: git decides.
+    if (stats.isDirectory()) newDirs.push(file);
+    else if (stats.isFile()) fresh.push(file);
+    else return undefined;
   }
+  const readDirs = await readNewDirectories(root, newDirs, takenMs, ignoredFiles, dirs, fresh);
+  if (readDirs !== true) return readDirs === MOVED ? MOVED : undefined;
   if (changed.length + fresh.length > MAX_FILES) return undefined;
   const ignored = fresh.length ? await ignoredFiles(fresh) : new Set<string>();
   if (!ignored) return undefined;
@@ -153,6 +158,61 @@ export async function fewChanges(
     });
   }
   return { takenMs, dirs, entries, blobs };
+}
+
+/**
+ * New directories read as git's walk would: each level's directories asked whether they are
+ * ignored (one question to the long-lived git), the rest listed, their stat recorded (`dirs`) and
+ * their files added to `fresh`. False when git must decide: a .gitignore, .gitattributes or
+ * nested repository in one, a symlink or special file, a name that is not UTF-8, or too much;
+ * MOVED when something listed went before it was looked at.
+ */
+async function readNewDirectories(
+  root: string,
+  found: string[],
+  takenMs: number,
+  ignoredPaths: IgnoredFiles,
+  dirs: DirStat[],
+  fresh: string[],
+): Promise<boolean | typeof MOVED> {
+  let level = found;
+  let count = 0;
+  while (level.length) {
+    count += level.length;
+    if (count > MAX_FILES) return false;
+    const ignored = await ignoredPaths(level);
+    if (!ignored) return false;
+    const next: string[] = [];
+    for (const dir of level) {
+      if (ignored.has(dir)) continue;
+      let stats: BigIntStats;
+      let names: string[];
+      try {
+        stats = lstatSync(path.join(root, dir), { bigint: true });
+        names = readdirSync(path.join(root, dir)).sort();
+      } catch {
+        return MOVED; // listed a moment ago and gone now
+      }
+      if (!stats.isDirectory()) return false;
+      dirs.push({ path: dir, ino: stats.ino, mtimeNs: stats.mtimeNs, ctimeNs: stats.ctimeNs, listing: names, ...(isRacy(stats, takenMs) ? { names } : {}) });
+      for (const name of names) {
+        const child = `${dir}/${name}`;
+        if (name === '.gitignore' || name === '.gitattributes' || name === '.git' || child.includes('\uFFFD')) return false;
+        let entry: BigIntStats;
+        try {
+          entry = lstatSync(path.join(root, child), { bigint: true });
+        } catch {
+          return MOVED; // a temp file renamed into place since the listing, most likely
+        }
+        if (entry.isDirectory()) next.push(child);
+        else if (entry.isFile()) fresh.push(child);
+        else return false;
+      }
+      if (fresh.length > MAX_FILES) return false;
+    }
+    level = next;
+  }
+  return true;
 }
 
 /** The user's own git file that the shadow's git reads even with no global config (its environment has HOME, no XDG_CONFIG_HOME: checkpoint-git.ts). */

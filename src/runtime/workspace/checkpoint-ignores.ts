@@ -1,5 +1,6 @@
-// Whether new files are ignored, asked of one long-lived `git check-ignore --stdin` per shadow
-// (checkpoint-few-changes.ts) rather than of a git process per checkpoint. git reads the ignore
+// Whether new files and directories are ignored, asked of one long-lived `git check-ignore --stdin`
+// per shadow (checkpoint-few-changes.ts, and the directory walk before a `git add -A` in
+// checkpoints.ts) rather than of a git process per checkpoint or per level. git reads the ignore
 // files once, so the process is only asked while the files that decide (the shadow's exclude, the
 // workspace's .gitignore files, the user's global ignore file) keep the stat they had when it
 // started; otherwise it is ended and the caller lets `git add -A` decide.

@@ -1,8 +1,8 @@
 // The checkpoints' change detector (checkpoints.ts; docs/trust.md#checkpoints-and-rewind): what the workspace's
 // files looked like when the last checkpoint was taken, so that the next one costs no git process
 // when nothing changed. It holds
-// - the stat of every directory git would look into (not ignored: `git check-ignore` is asked about
-//   each new directory, once), taken BEFORE `git add -A` ran, so that anything created, deleted or
+// - the stat of every directory git would look into (not ignored: the long-lived `git check-ignore`
+//   of checkpoint-ignores.ts is asked about each new directory, once), taken BEFORE `git add -A` ran, so that anything created, deleted or
 //   renamed after that moves a directory's stat;
 // - the entries of the shadow index `git add -A` wrote: path, mode, blob id and the stat git saw.
 // A file or directory whose ctime is within RACY_MS of the snapshot could have changed again in
@@ -48,8 +48,11 @@ export interface WorkspaceSnapshot {
   gitignores: string[];
 }
 
-/** Asks git which of these directories (relative paths) are ignored; undefined if it could not say. */
-export type IgnoredDirs = (dirs: string[]) => Promise<Set<string> | undefined>;
+/**
+ * Asks git which of these directories (relative paths) are ignored, given the .gitignore files the
+ * walk has found so far (absolute: what decides, with the excludes); undefined if it could not say.
+ */
+export type IgnoredDirs = (dirs: string[], gitignores: readonly string[]) => Promise<Set<string> | undefined>;
 
 /**
  * The directories of the workspace git would look into, read now (before `git add -A`).
@@ -92,7 +95,7 @@ export async function readDirectories(
     }
     const unknown = next.filter((dir) => !ignored.has(dir));
     if (unknown.length) {
-      const answer = await askIgnored(unknown);
+      const answer = await askIgnored(unknown, gitignores);
       if (!answer) return undefined;
       for (const dir of unknown) ignored.set(dir, answer.has(dir));
     }

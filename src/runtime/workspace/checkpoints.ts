@@ -158,8 +158,10 @@ export class Checkpoints {
       const format = this.hasOwnRepository() ? (await runGit(['rev-parse', '--show-object-format'], this.workspaceCall())).stdout.toString().trim() : '';
       const temp = `${this.shadow}.${process.pid}.tmp`;
       rmSync(temp, { recursive: true, force: true });
+      // No template (`--template=`): a dozen sample hooks, a description and an exclude a shadow never uses
+      // cost a file each, ~25 ms of a fresh workspace's first checkpoint here; the exclude is written below.
       await gitText(
-        ['init', '-q', '--bare', ...(format === 'sha256' ? ['--object-format=sha256'] : []), temp],
+        ['init', '-q', '--bare', '--template=', ...(format === 'sha256' ? ['--object-format=sha256'] : []), temp],
         { isolated: true },
         'cannot make the checkpoint repository',
       );
@@ -376,9 +378,8 @@ export class Checkpoints {
   async #fewChanges(previous: WorkspaceSnapshot, filesIndex: string): Promise<{ filesTree: string; snapshot: WorkspaceSnapshot } | undefined> {
     const exclude = path.join(this.shadow, 'info', 'exclude');
     if (excludesStamp([exclude, ...previous.gitignores]) !== previous.excludesStamp) return undefined;
-    const stamp = `${previous.excludesStamp}|${excludesStamp([globalGitFile('ignore')])}`;
-    this.#ignores ??= new IgnoreOracle(this.root, { GIT_DIR: this.shadow, GIT_WORK_TREE: this.root, GIT_INDEX_FILE: filesIndex });
-    const oracle = this.#ignores;
+    const stamp = this.#ignoreStamp(previous.excludesStamp);
+    const oracle = this.#ignoreOracle(filesIndex);
     // Files that moved under the look (other agents writing beside this one) are looked at again, a few
     // times, before git is asked to read the whole workspace (a process, and tens of ms of fork here).
     let few: Awaited<ReturnType<typeof fewChanges>> = MOVED;
@@ -389,19 +390,28 @@ export class Checkpoints {
     return { filesTree, snapshot: { ...previous, takenMs: few.takenMs, dirs: few.dirs, entries: few.entries } };
   }
 
+  /** The one long-lived `git check-ignore` of this store (checkpoint-ignores.ts), for the walk and for few changes alike. */
+  #ignoreOracle(filesIndex: string): IgnoreOracle {
+    this.#ignores ??= new IgnoreOracle(this.root, { GIT_DIR: this.shadow, GIT_WORK_TREE: this.root, GIT_INDEX_FILE: filesIndex });
+    return this.#ignores;
+  }
+
+  /** What the long-lived git's answers hold for: the excludes' and .gitignore files' stamp, and the user's global ignore file. */
+  #ignoreStamp(excludes: string): string {
+    return `${excludes}|${excludesStamp([globalGitFile('ignore')])}`;
+  }
+
   /**
    * The directories git would look into, read before `git add -A` (checkpoint-snapshot.ts); what
-   * is ignored is learnt again when a .gitignore or the shadow's exclude moved. Undefined: the
-   * detector steps aside for this checkpoint.
+   * is ignored is learnt again when a .gitignore or the shadow's exclude moved. Its questions go to
+   * the long-lived git, under the stamp of the ignore files found so far: a .gitignore found on a
+   * deeper level (or changed) starts that git again. Undefined: the detector steps aside for this
+   * checkpoint.
    */
   async #readDirectories(previous: WorkspaceSnapshot | undefined, filesIndex: string): Promise<Walk | undefined> {
-    const askIgnored = async (dirs: string[]): Promise<Set<string> | undefined> => {
-      const call = this.shadowCall({ GIT_WORK_TREE: this.root, GIT_INDEX_FILE: filesIndex }, dirs.map((dir) => `${dir}\0`).join(''));
-      const out = await runGit(['check-ignore', '--stdin', '-z', '--no-index'], { ...call, cwd: this.root });
-      if (out.code !== 0 && out.code !== 1) return undefined;
-      return new Set(out.stdout.toString('utf8').split('\0').filter(Boolean));
-    };
     const exclude = path.join(this.shadow, 'info', 'exclude');
+    const askIgnored = (dirs: string[], gitignores: readonly string[]): Promise<Set<string> | undefined> =>
+      this.#ignoreOracle(filesIndex).ignored(dirs, this.#ignoreStamp(excludesStamp([exclude, ...gitignores])));
     let walk = await readDirectories(this.root, previous?.ignored, askIgnored);
     if (!walk) return undefined;
     let stamped = excludesStamp([exclude, ...walk.gitignores]);

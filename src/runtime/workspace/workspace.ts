@@ -87,16 +87,29 @@ function realTarget(absolute: string, depth: number): string {
   let existing = absolute;
   const rest: string[] = [];
   for (;;) {
-    try {
-      return path.join(realpathSync(existing), ...rest.reverse());
-    } catch {
-      const link = danglingLinkTarget(existing);
-      if (link !== undefined) return realTarget(path.join(link, ...rest.reverse()), depth + 1);
-      const parent = path.dirname(existing);
-      if (parent === existing) return absolute;
-      rest.push(path.basename(existing));
-      existing = parent;
+    // A name that is not there (a new file's, the usual case) is neither resolved nor a link: its parent next,
+    // asked without an exception, each of which costs more than the lookup.
+    if (presentName(existing)) {
+      try {
+        return path.join(realpathSync.native(existing), ...rest.reverse());
+      } catch {
+        const link = danglingLinkTarget(existing);
+        if (link !== undefined) return realTarget(path.join(link, ...rest.reverse()), depth + 1);
+      }
     }
+    const parent = path.dirname(existing);
+    if (parent === existing) return absolute;
+    rest.push(path.basename(existing));
+    existing = parent;
+  }
+}
+
+/** Whether `p` names something (a link included, dangling or not); false when it or a directory on its way is missing or unreadable. */
+function presentName(p: string): boolean {
+  try {
+    return lstatSync(p, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return false; // not a directory on the way, no permission: resolved from the parent, as before
   }
 }
 

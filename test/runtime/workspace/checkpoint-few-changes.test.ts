@@ -1,10 +1,11 @@
 // A checkpoint of a workspace where a few files changed in directories the last one looked into is
 // taken without `git add -A` (runtime/workspace/checkpoint-few-changes.ts), and holds exactly the
 // tree git itself records for the workspace then: changed, new, ignored, re-included, removed and
-// executable files. A new directory, or attributes that could change the bytes git stores, go to
-// git as before. Real git; the git that huddle runs is logged through a wrapper first on PATH.
+// executable files, and new directories read as git's walk would. A .gitignore or symlink in a new
+// directory, or attributes that could change the bytes git stores, go to git as before. Real git;
+// the git that huddle runs is logged through a wrapper first on PATH.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { useGitCountingWorkspace } from '../../helpers/git-counting-workspace.js';
@@ -101,6 +102,7 @@ describe('a checkpoint after a few changes in known directories', () => {
   it('a file that goes while it is looked at (a temp file renamed into place by another agent) is looked at again, not handed to git', async () => {
     const store = new Checkpoints(ws);
     await take(store);
+    await store.endHelpers(); // the first walk started the long-lived git: the next question starts it again
     // The long-lived `git check-ignore` is asked about the new files between their listing and their reading: the
     // wrapper removes the temp file as that git starts, as another agent's rename would at that moment.
     const temp = path.join(ws, 'src', '.b.txt.tmp');
@@ -125,6 +127,84 @@ describe('a checkpoint after a few changes in known directories', () => {
     await store.endHelpers();
   });
 
+  it('the walk asks the same long-lived git which new directories are ignored (no git per level), and learns a .gitignore found deeper', async () => {
+    const store = new Checkpoints(ws);
+    await take(store);
+    // A directory gone sends the checkpoint to git's walk, which meets three new levels.
+    rmSync(path.join(ws, 'src'), { recursive: true });
+    mkdirSync(path.join(ws, 'lib', 'deep', 'er'), { recursive: true });
+    writeFileSync(path.join(ws, 'lib', 'deep', 'er', 'x.txt'), 'x\n');
+    const walked = await take(store);
+    expect(addsSince(0)).toHaveLength(2);
+    expect(walked.filesTree).toBe(treeByGit(store));
+    writeFileSync(path.join(ws, 'lib', 'new.txt'), 'new\n');
+    const few = await take(store);
+    expect(few.filesTree).toBe(treeByGit(store));
+    const checkIgnores = () => gitCalls().filter((line) => / check-ignore /.test(` ${line} `));
+    // Two walks (four levels asked) and a few-changes question, one git (each level was a git of its own before).
+    expect(checkIgnores()).toHaveLength(1);
+
+    mkdirSync(path.join(ws, 'lib', 'skipped'));
+    writeFileSync(path.join(ws, 'lib', 'skipped', 'y.txt'), 'y: ignored by the .gitignore one level down\n');
+    writeFileSync(path.join(ws, 'lib', '.gitignore'), 'skipped/\n');
+    const ignoring = await take(store);
+    expect(ignoring.filesTree).toBe(treeByGit(store));
+    const listed = execFileSync('git', ['--git-dir', store.shadow, 'ls-tree', '-r', '--name-only', ignoring.filesTree], { encoding: 'utf8' });
+    expect(listed).toContain('lib/.gitignore');
+    expect(listed).not.toContain('skipped');
+    expect(checkIgnores().length).toBeGreaterThan(1); // started again: it had not read lib/.gitignore
+    await store.endHelpers();
+  });
+
+  it('new directories are read without git add, as git would: ignored ones left out, nested ones walked', async () => {
+    const store = new Checkpoints(ws);
+    await take(store);
+    const before = gitCalls().length;
+    mkdirSync(path.join(ws, 'lib', 'deep'), { recursive: true });
+    writeFileSync(path.join(ws, 'lib', 'x.txt'), 'x\n');
+    writeFileSync(path.join(ws, 'lib', 'debug.log'), 'ignored file in a new directory\n');
+    writeFileSync(path.join(ws, 'lib', 'deep', 'y.txt'), 'y\n');
+    chmodSync(path.join(ws, 'lib', 'deep', 'y.txt'), 0o755);
+    mkdirSync(path.join(ws, 'lib', 'empty'));
+    mkdirSync(path.join(ws, 'trace.log')); // a directory the *.log pattern ignores
+    writeFileSync(path.join(ws, 'trace.log', 'z.txt'), 'z\n');
+    const withDirs = await take(store);
+    expect(addsSince(before)).toEqual([]);
+    expect(withDirs.filesTree).toBe(treeByGit(store));
+    const listed = execFileSync('git', ['--git-dir', store.shadow, 'ls-tree', '-r', '--name-only', withDirs.filesTree], { encoding: 'utf8' });
+    expect(listed.split('\n').filter(Boolean).sort()).toEqual(['.gitignore', 'a.txt', 'lib/deep/y.txt', 'lib/x.txt', 'src/b.txt', 'src/c.txt']);
+
+    // The new directories are known now: a file in one is a few changes again, and nothing is a change.
+    const known = gitCalls().length; // (treeByGit's own git add is logged too)
+    writeFileSync(path.join(ws, 'lib', 'deep', 'w.txt'), 'w\n');
+    const again = await take(store);
+    expect(addsSince(known)).toEqual([]);
+    expect(again.filesTree).toBe(treeByGit(store));
+    expect((await take(store)).id).toBe(again.id);
+    await store.endHelpers();
+  });
+
+  it('a new directory holding a .gitignore or a symlink is read by git', async () => {
+    const store = new Checkpoints(ws);
+    await take(store);
+    let before = gitCalls().length;
+    mkdirSync(path.join(ws, 'pkg'));
+    writeFileSync(path.join(ws, 'pkg', '.gitignore'), '*.txt\n');
+    writeFileSync(path.join(ws, 'pkg', 'ignored.txt'), 'ignored by its own directory\n');
+    writeFileSync(path.join(ws, 'pkg', 'kept.md'), 'kept\n');
+    const withIgnore = await take(store);
+    expect(addsSince(before)).not.toEqual([]);
+    expect(withIgnore.filesTree).toBe(treeByGit(store));
+
+    before = gitCalls().length;
+    mkdirSync(path.join(ws, 'links'));
+    symlinkSync('../a.txt', path.join(ws, 'links', 'to-a'));
+    const withLink = await take(store);
+    expect(addsSince(before)).not.toEqual([]);
+    expect(withLink.filesTree).toBe(treeByGit(store));
+    await store.endHelpers();
+  });
+
   it('a file system without executable bits or with case-folding names (as git init found it) is read by git', async () => {
     await take(new Checkpoints(ws));
     const store = new Checkpoints(ws); // as the next huddle process would, reading the shadow's config
@@ -136,19 +216,12 @@ describe('a checkpoint after a few changes in known directories', () => {
     expect(addsSince(before)).not.toEqual([]);
   });
 
-  it('a new directory, or a workspace with attributes, is read by git', async () => {
+  it('a workspace with attributes is read by git', async () => {
     const store = new Checkpoints(ws);
     await take(store);
-    let before = gitCalls().length;
-    mkdirSync(path.join(ws, 'lib'));
-    writeFileSync(path.join(ws, 'lib', 'x.txt'), 'x\n');
-    const withDir = await take(store);
-    expect(addsSince(before)).not.toEqual([]);
-    expect(withDir.filesTree).toBe(treeByGit(store));
-
     writeFileSync(path.join(ws, '.gitattributes'), '*.txt text eol=lf\n');
     await take(store);
-    before = gitCalls().length;
+    const before = gitCalls().length;
     writeFileSync(path.join(ws, 'a.txt'), 'crlf\r\n');
     const withAttributes = await take(store);
     expect(addsSince(before)).not.toEqual([]);

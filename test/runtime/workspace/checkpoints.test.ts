@@ -72,6 +72,25 @@ it('a SHA-256 repository: the shadow uses its hash, and a deleted .git is rebuil
   expect(await repairGitIfBroken(store)).toBeUndefined();
 });
 
+it("a new shadow is made without git's templates (no sample hooks, no description), and still takes, lists and ignores as before", async () => {
+  const ws = path.join(base, 'fresh');
+  mkdirSync(ws);
+  writeFileSync(path.join(ws, 'a.txt'), 'a\n');
+  const store = new Checkpoints(ws);
+  const first = await store.take({ agent: 'lead', tool: 'bash', summary: 'ls' });
+  expect(existsSync(path.join(store.shadow, 'hooks'))).toBe(false);
+  expect(existsSync(path.join(store.shadow, 'description'))).toBe(false);
+  // huddle's own exclude is there all the same: .team/ is not taken.
+  expect(readFileSync(path.join(store.shadow, 'info', 'exclude'), 'utf8')).toContain('/.team/');
+  mkdirSync(path.join(ws, '.team'));
+  writeFileSync(path.join(ws, '.team', 'state.json'), '{}\n');
+  writeFileSync(path.join(ws, 'b.txt'), 'b\n');
+  const second = await store.take({ agent: 'lead', tool: 'write_file', summary: 'b.txt' });
+  expect(git(base, '--git-dir', store.shadow, 'ls-tree', '-r', '--name-only', second.filesTree).split('\n').filter(Boolean)).toEqual(['a.txt', 'b.txt']);
+  expect((await store.list(10)).map((checkpoint) => checkpoint.id)).toEqual([second.id, first.id]);
+  expect(git(base, '--git-dir', store.shadow, 'fsck', '--no-dangling')).toBe('');
+});
+
 it('takes no checkpoint of the home directory (too large, and it holds the credentials): one line saying why', async () => {
   const store = new Checkpoints(realpathSync(os.homedir()));
   await expect(store.take({ agent: 'lead', tool: 'bash', summary: 'x' })).rejects.toThrow(

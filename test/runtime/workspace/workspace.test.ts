@@ -78,6 +78,16 @@ describe('Workspace.resolve', () => {
     expect(workspace.resolve('dangling-inside')).toBe(path.join(root, 'src/later.ts'));
   });
 
+  it('resolves names that do not exist yet through the links on their way, and a name under a file as written', async () => {
+    await symlink('src', path.join(root, 'alias'));
+    await symlink('src/later', path.join(root, 'dangling-dir'));
+    await symlink(outside, path.join(root, 'out-link'));
+    expect(workspace.resolve('alias/new/deeper.ts')).toBe(path.join(root, 'src/new/deeper.ts'));
+    expect(workspace.resolve('dangling-dir/x/y.ts')).toBe(path.join(root, 'src/later/x/y.ts'));
+    expect(workspace.resolve('src/a.ts/under-a-file')).toBe(path.join(root, 'src/a.ts/under-a-file'));
+    expectEscape('out-link/new/file.txt');
+  });
+
   it('refuses a symlink loop instead of hanging', async () => {
     await symlink('loop-b', path.join(root, 'loop-a'));
     await symlink('loop-a', path.join(root, 'loop-b'));
