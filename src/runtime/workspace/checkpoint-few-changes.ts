@@ -75,7 +75,7 @@ export async function fewChanges(
     if (
       path.basename(file) === '.gitignore' ||
       path.basename(file) === '.gitattributes' ||
-      path.basename(file) === '.git' ||
+      gitGuardedName(path.basename(file)) ||
       known.has(file) ||
       file.includes('\uFFFD')
     )
@@ -197,7 +197,7 @@ async function readNewDirectories(
       dirs.push({ path: dir, ino: stats.ino, mtimeNs: stats.mtimeNs, ctimeNs: stats.ctimeNs, listing: names, ...(isRacy(stats, takenMs) ? { names } : {}) });
       for (const name of names) {
         const child = `${dir}/${name}`;
-        if (name === '.gitignore' || name === '.gitattributes' || name === '.git' || child.includes('\uFFFD')) return false;
+        if (name === '.gitignore' || name === '.gitattributes' || gitGuardedName(name) || child.includes('\uFFFD')) return false;
         let entry: BigIntStats;
         try {
           entry = lstatSync(path.join(root, child), { bigint: true });
@@ -213,6 +213,19 @@ async function readNewDirectories(
     level = next;
   }
   return true;
+}
+
+/**
+ * A name git may refuse to store (its verify_path: `.git` in any case, with trailing dots or spaces or an
+ * NTFS stream, with characters HFS ignores, or an NTFS short name `git~N`): git decides, so that no
+ * checkpoint holds a path git cannot read back on a rewind.
+ */
+export function gitGuardedName(name: string): boolean {
+  const plain = name
+    .toLowerCase()
+    .replace(/[^\x21-\x7e]/g, '')
+    .replace(/[. ]+$/, '');
+  return plain === '.git' || plain.startsWith('.git:') || /^git~\d+$/.test(plain);
 }
 
 /** The user's own git file that the shadow's git reads even with no global config (its environment has HOME, no XDG_CONFIG_HOME: checkpoint-git.ts). */

@@ -144,27 +144,28 @@ export async function restoreFiles(
   const wanted = await listed(target.filesTree);
   const had = new Set(wanted);
   const removed = (await listed(current.filesTree)).filter((file) => !had.has(file));
-  for (const file of removed) {
-    try {
-      unlinkSync(path.join(store.root, file));
-    } catch {
-      // already gone
+  const index = path.join(store.dir, `rewind-index.${process.pid}`);
+  const call = store.shadowCall({ GIT_INDEX_FILE: index, GIT_WORK_TREE: store.root });
+  try {
+    // Read first: a checkpoint git cannot read back (a path it refuses) fails here, before a file is removed.
+    if (wanted.length) await gitText(['read-tree', target.filesTree], call, 'cannot read the checkpoint');
+    for (const file of removed) {
+      try {
+        unlinkSync(path.join(store.root, file));
+      } catch {
+        // already gone
+      }
     }
-  }
-  if (wanted.length) {
-    const index = path.join(store.dir, `rewind-index.${process.pid}`);
-    const call = store.shadowCall({ GIT_INDEX_FILE: index, GIT_WORK_TREE: store.root });
-    try {
-      await gitText(['read-tree', target.filesTree], call, 'cannot read the checkpoint');
+    if (wanted.length) {
       for (const file of wanted) clearWay(store.root, file);
       await gitText(
         ['checkout-index', '-f', '-z', '--stdin'],
         { ...call, cwd: store.root, input: wanted.map((f) => `${f}\0`).join('') },
         'cannot write the files back',
       );
-    } finally {
-      rmSync(index, { force: true });
     }
+  } finally {
+    rmSync(index, { force: true });
   }
   return { written: wanted.length, removed };
 }

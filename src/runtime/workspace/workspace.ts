@@ -22,6 +22,12 @@ export class PathEscapeError extends Error {
   }
 }
 
+/**
+ * realpath(3) in one call on Linux, where it keeps each name as given; elsewhere node's own walk, since
+ * macOS's realpath(3) answers with the case stored on disk and the root and the paths under it must agree.
+ */
+const realPath = process.platform === 'linux' ? realpathSync.native : realpathSync;
+
 export class Workspace {
   /** The real (symlink-free) absolute path of the root. */
   readonly root: string;
@@ -31,7 +37,7 @@ export class Workspace {
 
   /** `sandbox`: given for a teammate's own checkout (its directory and git dir); found out otherwise. */
   constructor(root: string, sandbox?: SandboxRoots) {
-    this.root = realpathSync(path.resolve(root));
+    this.root = realPath(path.resolve(root));
     this.#sandbox = sandbox;
   }
 
@@ -91,7 +97,7 @@ function realTarget(absolute: string, depth: number): string {
     // asked without an exception, each of which costs more than the lookup.
     if (presentName(existing)) {
       try {
-        return path.join(realpathSync.native(existing), ...rest.reverse());
+        return path.join(realPath(existing), ...rest.reverse());
       } catch {
         const link = danglingLinkTarget(existing);
         if (link !== undefined) return realTarget(path.join(link, ...rest.reverse()), depth + 1);

@@ -10,6 +10,8 @@ import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { useGitCountingWorkspace } from '../../helpers/git-counting-workspace.js';
 import { Checkpoints } from '../../../src/runtime/workspace/checkpoints.js';
+import { gitGuardedName } from '../../../src/runtime/workspace/checkpoint-few-changes.js';
+import { restoreFiles } from '../../../src/runtime/workspace/checkpoint-restore.js';
 
 const fixture = useGitCountingWorkspace('huddle-few-');
 let base: string;
@@ -202,6 +204,42 @@ describe('a checkpoint after a few changes in known directories', () => {
     const withLink = await take(store);
     expect(addsSince(before)).not.toEqual([]);
     expect(withLink.filesTree).toBe(treeByGit(store));
+    await store.endHelpers();
+  });
+
+  it('a new name git may refuse (.GIT, .git., git~1, in a new directory or a known one) goes to git, never into a checkpoint git cannot read back', async () => {
+    const store = new Checkpoints(ws);
+    await take(store);
+    for (const name of ['.GIT/config', 'src/.git.', 'd/git~1/x', 'src/.g\u200cit']) {
+      mkdirSync(path.dirname(path.join(ws, name)), { recursive: true });
+      writeFileSync(path.join(ws, name), 'x\n');
+      const before = gitCalls().length;
+      // git refuses the path: the checkpoint fails (its warning says so) or holds what git recorded, never the name.
+      const taken = await take(store).catch(() => undefined);
+      expect(addsSince(before), name).not.toEqual([]);
+      if (taken) {
+        const listed = execFileSync('git', ['--git-dir', store.shadow, 'ls-tree', '-r', '--name-only', taken.filesTree], { encoding: 'utf8' });
+        expect(listed.split('\n'), name).not.toContain(name);
+      }
+      rmSync(path.join(ws, name.split('/')[0] === 'src' ? name : name.split('/')[0]!), { recursive: true, force: true });
+      await take(store).catch(() => undefined);
+    }
+    expect(['.git', '.GIT', '.Git.', '.git ', '.git::$INDEX_ALLOCATION', 'GIT~1', '.g\u200cit'].filter((n) => !gitGuardedName(n))).toEqual([]);
+    expect(['.github', 'git', 'a.git', '.gitkeep', 'git~x'].filter((n) => gitGuardedName(n))).toEqual([]);
+    await store.endHelpers();
+  });
+
+  it('a rewind to a checkpoint git cannot read back removes nothing', async () => {
+    const store = new Checkpoints(ws);
+    const current = await take(store);
+    // A tree holding a path git refuses (made by hand: no checkpoint holds one now).
+    const shadow = (args: string[], input?: string) => execFileSync('git', ['--git-dir', store.shadow, ...args], { encoding: 'utf8', input }).trim();
+    const blob = shadow(['hash-object', '-w', '--stdin'], 'x\n');
+    const sub = shadow(['mktree'], `100644 blob ${blob}\tconfig\n`);
+    const bad = shadow(['mktree'], `040000 tree ${sub}\t.GIT\n`);
+    await expect(restoreFiles(store, { ...current, filesTree: bad }, current)).rejects.toThrow();
+    expect(readFileSync(path.join(ws, 'a.txt'), 'utf8')).toBe('a\n');
+    expect(readFileSync(path.join(ws, 'src', 'b.txt'), 'utf8')).toBe('b\n');
     await store.endHelpers();
   });
 
