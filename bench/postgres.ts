@@ -190,6 +190,8 @@ async function claimRound(
     // Commits per WAL flush (group commit): write transactions (xids given out) over flushes. A starved client keeps fewer in flight, so load lowers it too.
     const perFlush =
       walBefore && walAfter && walAfter.syncs > walBefore.syncs ? (walAfter.xids - walBefore.xids) / (walAfter.syncs - walBefore.syncs) : undefined;
+    // The server's write work, as WAL: unlike CPU time it does not grow with the machine's load.
+    const walPerTask = walBefore && walAfter ? (walAfter.bytes - walBefore.bytes) / tasks : undefined;
     for (const c of children) c.process.send({ stop: true });
     const replies = await Promise.all(children.map((c) => c.next()));
     const ids = replies.flatMap((r) => r.ids!.flat());
@@ -205,7 +207,7 @@ async function claimRound(
     const roundTrips = replies.reduce((sum, r) => sum + (r.roundTrips ?? 0), 0) / tasks;
     const serverCpu = serverBefore !== undefined && serverAfter !== undefined ? (serverAfter - serverBefore) / tasks : undefined;
     log(
-      `postgres claims${server ? ` (${server})` : ''}: ${tasks} (chains of ${chain}) in ${seconds.toFixed(2)} s = ${rate.toFixed(0)}/s; per claimer ${perClaimer.join(' ')}; 0 duplicates; board filled in ${fillSeconds.toFixed(2)} s${perFlush === undefined ? '' : `; ${perFlush.toFixed(2)} commits per WAL flush`}; per task ${roundTrips.toFixed(2)} round trips, ${clientCpuMs.toFixed(2)} ms client CPU${serverCpu === undefined ? '' : `, ${serverCpu.toFixed(2)} ms server CPU`}`,
+      `postgres claims${server ? ` (${server})` : ''}: ${tasks} (chains of ${chain}) in ${seconds.toFixed(2)} s = ${rate.toFixed(0)}/s; per claimer ${perClaimer.join(' ')}; 0 duplicates; board filled in ${fillSeconds.toFixed(2)} s${perFlush === undefined ? '' : `; ${perFlush.toFixed(2)} commits per WAL flush`}; per task ${roundTrips.toFixed(2)} round trips, ${clientCpuMs.toFixed(2)} ms client CPU${serverCpu === undefined ? '' : `, ${serverCpu.toFixed(2)} ms server CPU`}${walPerTask === undefined ? '' : `, ${(walPerTask / 1024).toFixed(1)} KiB WAL`}`,
     );
     return [
       result({
@@ -225,6 +227,7 @@ async function claimRound(
           roundTripsPerTask: round(roundTrips, 2),
           clientCpuMsPerTask: round(clientCpuMs, 3),
           ...(serverCpu === undefined ? {} : { serverCpuMsPerTask: round(serverCpu, 3) }),
+          ...(walPerTask === undefined ? {} : { walBytesPerTask: Math.round(walPerTask) }),
           goal: `>= ${minimum} claims/s`,
         },
       }),
@@ -237,14 +240,14 @@ async function claimRound(
 }
 
 /** The server's WAL flushes so far and the transaction ids given out (one per write transaction); undefined before PostgreSQL 14 (no pg_stat_wal). */
-async function walCounters(url: string): Promise<{ syncs: number; xids: number } | undefined> {
+async function walCounters(url: string): Promise<{ syncs: number; xids: number; bytes: number } | undefined> {
   const client = new pg.Client({ connectionString: url });
   try {
     await client.connect();
-    const { rows } = await client.query<{ syncs: string; xids: string }>(
-      'SELECT (SELECT wal_sync FROM pg_stat_wal) AS syncs, pg_snapshot_xmax(pg_current_snapshot())::text AS xids',
+    const { rows } = await client.query<{ syncs: string; xids: string; bytes: string }>(
+      "SELECT (SELECT wal_sync FROM pg_stat_wal) AS syncs, pg_snapshot_xmax(pg_current_snapshot())::text AS xids, pg_current_wal_lsn() - '0/0' AS bytes",
     );
-    return { syncs: Number(rows[0]!.syncs), xids: Number(rows[0]!.xids) };
+    return { syncs: Number(rows[0]!.syncs), xids: Number(rows[0]!.xids), bytes: Number(rows[0]!.bytes) };
   } catch {
     // A server without pg_stat_wal: the figure is left out.
     return undefined;

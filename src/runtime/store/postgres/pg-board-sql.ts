@@ -26,8 +26,9 @@ export function viewWithBlockers(view: LoadedView, row: StoredRow & { blockers: 
 export const READ_LOCKED = `WITH waiting AS MATERIALIZED (
     -- Who waits for them, found through the blocked_by index alone (the team is compared after, and
     -- each row is then read by its key): a plan made before the table has statistics (prepared
-    -- statements keep theirs) must not read the whole team instead.
-    SELECT id, team FROM huddle_tasks WHERE blocked_by && $2::bigint[]
+    -- statements keep theirs) must not read the whole team instead. The index holds only the rows
+    -- whose list is not empty (migrations.ts, version 4): the search says so, or it could not use it.
+    SELECT id, team FROM huddle_tasks WHERE blocked_by && $2::bigint[] AND blocked_by <> '{}'
   ), locked AS (
     SELECT id, data, blocked_by FROM huddle_tasks
      WHERE team = $1 AND id = ANY($2::bigint[] || ARRAY(SELECT id FROM waiting WHERE team = $1)) FOR UPDATE

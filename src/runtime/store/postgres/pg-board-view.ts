@@ -93,7 +93,7 @@ export async function readDependents(client: pg.ClientBase, team: string, view: 
   if (ids.length === 0) return;
   // Through the blocked_by index alone (the team compared after): see READ_LOCKED in pg-board-sql.ts.
   const { rows } = await client.query<StoredRow>(
-    'WITH waiting AS MATERIALIZED (SELECT id, team, data FROM huddle_tasks WHERE blocked_by && $2::bigint[]) SELECT id, data FROM waiting WHERE team = $1',
+    "WITH waiting AS MATERIALIZED (SELECT id, team, data FROM huddle_tasks WHERE blocked_by && $2::bigint[] AND blocked_by <> '{}') SELECT id, data FROM waiting WHERE team = $1",
     [team, ids],
   );
   view.add(rows);

@@ -427,7 +427,7 @@ export class PgBoard implements Board {
             }
           });
           // The changes' task events (and their agents' events before them) commit with them (pg-events.ts).
-          recordIn?.(tx.finish, events);
+          recordIn?.(tx, events);
           if (all.length) tx.finish(...storeChanges(team, all, { token }));
           return planned;
         },
@@ -514,7 +514,7 @@ export class PgBoard implements Board {
           // The change's task events (and this host's events before them) commit with it (pg-events.ts);
           // every attempt says what it wrote, none included, since a retried attempt may change nothing.
           recordIn?.(
-            tx.finish,
+            tx,
             stamped.map(({ action, task }) => ({ agent: by, type: 'task', action, task })),
           );
           if (stamped.length) tx.finish(...storeChanges(team, stamped, { token }));

@@ -21,7 +21,7 @@ export interface PgContext {
 export interface InTransactionRecord {
   /**
    * Runs `work` once no other write of `agent`'s events is in flight (so its events keep their
-   * order); `work` calls `write(tx.finish, events)` in its transaction to store what `agent`
+   * order); `work` calls `write(tx, events)` in its transaction to store what `agent`
    * emitted before and `events`, which the record then does not store again when they are emitted.
    * Several agents: a batch of their changes in one transaction (each agent's events in order).
    * It calls it in every attempt of the transaction (with no events when that attempt changed
@@ -29,7 +29,7 @@ export interface InTransactionRecord {
    */
   around<T>(
     agent: string | string[],
-    work: (write: (finish: Transaction['finish'], events: Array<{ agent: string; type: string; [field: string]: unknown }>) => void) => Promise<T>,
+    work: (write: (tx: Transaction, events: Array<{ agent: string; type: string; [field: string]: unknown }>) => void) => Promise<T>,
   ): Promise<T>;
 }
 

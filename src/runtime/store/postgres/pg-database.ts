@@ -291,7 +291,7 @@ export class Database {
           }
         }
         const last: Array<{ sql: string; params: unknown[] }> = [];
-        const result = await work(client, token ?? '', { first, finish: (sql, params) => void last.push({ sql, params }) });
+        const result = await work(client, token ?? '', { first, uncertain, finish: (sql, params) => void last.push({ sql, params }) });
         if (token && !options.recover)
           await client.query('INSERT INTO huddle_ops (team, token, result) VALUES ($1, $2, $3)', [options.team, token, toJsonb(result ?? null)]);
         // The last statements travel with COMMIT: one round trip (and so one wake-up of each side) fewer per write.
@@ -343,6 +343,11 @@ export class Database {
 export interface Transaction {
   /** The result of `options.first`, run in this transaction before the work. */
   first: pg.QueryResult | undefined;
+  /**
+   * An earlier attempt of this write lost its connection with its outcome unknown: what it wrote
+   * may have committed. False: every earlier attempt rolled back, so nothing it wrote is stored.
+   */
+  uncertain: boolean;
   /** A last statement of the work, run (prepared) just before COMMIT and sent with it; called again, it adds one. */
   finish(sql: string, params: unknown[]): void;
 }

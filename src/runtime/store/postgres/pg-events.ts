@@ -66,9 +66,14 @@ const BATCH = 500;
 
 // The events as one JSON array (in order): inlined into a write's last message (pg-database.ts), an
 // array of texts escaped each JSON quote twice over, and the server parsed it twice.
-const INSERT_EVENTS = `INSERT INTO huddle_events (team, host, uid, agent, body)
-  SELECT $1, $2, e.uid, e.agent, e.body FROM jsonb_to_recordset($3::jsonb) AS e(uid text, agent text, body jsonb)
+const INSERT_NEW_EVENTS = `INSERT INTO huddle_events (team, host, uid, agent, body)
+  SELECT $1, $2, e.uid, e.agent, e.body FROM jsonb_to_recordset($3::jsonb) AS e(uid text, agent text, body jsonb)`;
+// An event is stored once however often it is written (its uid): for rows an earlier attempt may
+// have stored. The speculative insertion ON CONFLICT needs costs the server about a quarter more
+// per row, and nearly every write is a first one, so it is used only when it can matter.
+const INSERT_EVENTS = `${INSERT_NEW_EVENTS}
   ON CONFLICT (uid) DO NOTHING`;
+const insertEvents = (tx: Transaction, mayBeStored: boolean): string => (mayBeStored || tx.uncertain ? INSERT_EVENTS : INSERT_NEW_EVENTS);
 /** Events are written in batches at most this far apart (a streamed response is a few writes, not thousands). */
 const FLUSH_MS = 50;
 
@@ -136,7 +141,7 @@ export class PgEventStore implements EventStore {
   /** See InTransactionRecord (pg-context.ts). */
   around<T>(
     agent: string | string[],
-    work: (write: (finish: Transaction['finish'], events: Array<{ agent: string; type: string; [field: string]: unknown }>) => void) => Promise<T>,
+    work: (write: (tx: Transaction, events: Array<{ agent: string; type: string; [field: string]: unknown }>) => void) => Promise<T>,
   ): Promise<T> {
     const agents = typeof agent === 'string' ? [agent] : agent;
     // The agents' events emitted so far are this change's to write (taken now: their later ones come after it).
@@ -145,7 +150,7 @@ export class PgEventStore implements EventStore {
     // have made other changes (another updated_at, or none), and its rows, not an earlier attempt's rolled
     // back ones, are those that commit. The agent's earlier events keep their uids (stored once however often).
     let written: { entries: Buffered[]; keys: string[] } | undefined;
-    const writeIn = (finish: Transaction['finish'], events: Array<{ agent: string; type: string; [field: string]: unknown }>): void => {
+    const writeIn = (tx: Transaction, events: Array<{ agent: string; type: string; [field: string]: unknown }>): void => {
       written = undefined;
       if (this.#failure || this.#closed) return;
       const entries = [...mine];
@@ -156,7 +161,7 @@ export class PgEventStore implements EventStore {
         entries.push({ uid: randomUUID(), agent: event.agent, body: this.#scrubbed(full) });
         if (full.type === 'task') keys.push(inTransactionKey(full));
       }
-      if (entries.length) finish(INSERT_EVENTS, this.#insertParams(entries));
+      if (entries.length) tx.finish(insertEvents(tx, false), this.#insertParams(entries));
       written = { entries, keys };
     };
     return this.#inTurn(agents, async () => {
@@ -165,12 +170,13 @@ export class PgEventStore implements EventStore {
         for (const key of written?.keys ?? []) this.#storedAlready.add(key);
         if (written?.entries.length) this.#ctx.channel.announce(this.#ctx.db, { k: 'e', h: this.#ctx.host });
         // A change that wrote nothing (so no rows of its own) still owes the agent's events it took.
-        if (!written && mine.length && !this.#closed) await this.#insert(mine);
+        if (!written && mine.length && !this.#closed) await this.#insert(mine, false);
         return value;
       } catch (error) {
         // Not written with the change (it was refused, or failed): the agent's events go on record
         // by themselves, before its next write (the change's own events were never emitted).
-        if (mine.length && !this.#closed) await this.#insert(mine);
+        // An attempt whose outcome stayed unknown may have stored them: the insert skips those.
+        if (mine.length && !this.#closed) await this.#insert(mine, true);
         throw error;
       }
     });
@@ -218,12 +224,15 @@ export class PgEventStore implements EventStore {
     return [team, host, `[${rows.join(',')}]`];
   }
 
-  /** Stores `entries` in a transaction of their own; a failure stops the record (settled() says so). */
-  async #insert(entries: Buffered[]): Promise<void> {
+  /**
+   * Stores `entries` in a transaction of their own (`mayBeStored`: some may be stored already); a
+   * failure stops the record (settled() says so).
+   */
+  async #insert(entries: Buffered[], mayBeStored: boolean): Promise<void> {
     if (this.#failure) return;
     try {
       await write(this.#ctx, async (_client, _token, tx) => {
-        tx.finish(INSERT_EVENTS, this.#insertParams(entries));
+        tx.finish(insertEvents(tx, mayBeStored), this.#insertParams(entries));
       });
       // Not a NOTIFY per batch: one, after the commit, for every batch written meanwhile (team-channel.ts).
       this.#ctx.channel.announce(this.#ctx.db, { k: 'e', h: this.#ctx.host });
@@ -254,7 +263,7 @@ export class PgEventStore implements EventStore {
       if (!batch.length) return;
       await this.#inTurn(
         batch.map((entry) => entry.agent),
-        () => this.#insert(batch),
+        () => this.#insert(batch, false),
       );
     }
   }

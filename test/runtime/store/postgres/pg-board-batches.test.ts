@@ -69,6 +69,21 @@ function loseNextCommitAnswer(): { lost: () => number } {
   return { lost: () => lost };
 }
 
+/** The next message that stores mallory’s events and commits reaches the server, and its answer is lost. */
+function loseNextEventsCommitAnswer(): { lost: () => number } {
+  let lost = 0;
+  proto.query = function (this: pg.Client, ...args: unknown[]) {
+    const text = typeof args[0] === 'string' ? args[0] : '';
+    const result = original.apply(this, args);
+    if (lost > 0 || !/"uid":"[^"]*","agent":"mallory".*; COMMIT$/s.test(text) || !(result instanceof Promise)) return result;
+    lost++;
+    return result.then(() => {
+      throw new Error('Connection terminated unexpectedly');
+    });
+  };
+  return { lost: () => lost };
+}
+
 describePostgres('batched claims and changes on PostgreSQL', (base) => {
   let root: string;
   const stores: TeamStore[] = [];
@@ -364,5 +379,24 @@ describePostgres('batched claims and changes on PostgreSQL', (base) => {
       ['bob', 1],
       ['cy', 1],
     ]);
+  });
+
+  it('a refused change whose answer was lost is refused again by its retry, the events it carried stored once', { timeout: 60_000 }, async () => {
+    // A refused change writes no task row, so its retry cannot find the first attempt by its token
+    // and runs again: the agent's earlier events it carried may be stored already (pg-events.ts).
+    const { url, team } = teamUrl(base, 'batch-lost-refused');
+    const hub = new EventHub();
+    const store = await open(url, hub);
+    await store.board.create({ subject: 'bob’s' }, 'lead');
+    await store.board.claimNext('bob');
+    await (store.events as PgEventStore).settled();
+    hub.emit('mallory', 'text', { text: 'finishing bob’s task' });
+    const losing = loseNextEventsCommitAnswer();
+    await expect(store.board.update(1, { status: 'completed' }, 'mallory')).rejects.toThrow(/#1/);
+    expect(losing.lost()).toBe(1);
+    await (store.events as PgEventStore).settled();
+    const { rows } = await client.query<{ type: string }>(`SELECT body->>'type' AS type FROM huddle_events WHERE team = $1 AND agent = 'mallory'`, [team]);
+    expect(rows.map((row) => row.type)).toEqual(['text']);
+    expect(await rowsOf(team)).toEqual([{ id: 1, status: 'in_progress', owner: 'bob' }]);
   });
 });
