@@ -11,7 +11,10 @@ export interface DemoWorkspace {
 
 export async function createDemoWorkspace(): Promise<DemoWorkspace> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'huddle-demo-'));
-  await writeFile(path.join(dir, 'README.md'), 'This is a huddle demo workspace: a scripted team works here, and it is deleted afterwards.\n');
+  await writeFile(
+    path.join(dir, 'README.md'),
+    'This is a huddle demo workspace: a scripted team works here. huddle leaves it when the demo ends, so you can look at what the team wrote; delete it when you are done.\n',
+  );
   return {
     dir,
     cleanup: () => rm(dir, { recursive: true, force: true }),
