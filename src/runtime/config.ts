@@ -101,6 +101,8 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
   registerSecret(authToken);
   // A gateway's headers often carry its credential: their values are treated as one.
   for (const value of Object.values(customHeaders(env))) registerSecret(value);
+  // So may the gateway's address: a password in it, or a token in its query.
+  for (const value of urlCredentials(env.ANTHROPIC_BASE_URL)) registerSecret(value);
   // PGPASSWORD, GH_TOKEN and every *_TOKEN/*_KEY/*_SECRET: hidden from commands, redacted if they turn up.
   registerEnvSecrets(env);
   return {
@@ -196,4 +198,23 @@ function planApprovalFrom(env: NodeJS.ProcessEnv): 'lead' | 'person' | 'auto-aft
   const raw = (env.HUDDLE_PLAN_APPROVAL ?? 'lead').trim().toLowerCase();
   if (raw === 'lead' || raw === 'person' || raw === 'auto-after') return raw;
   throw new ConfigError(`HUDDLE_PLAN_APPROVAL must be 'lead', 'person' or 'auto-after', not '${env.HUDDLE_PLAN_APPROVAL}'`);
+}
+
+/** The parts of a URL that may be a credential: its password (as written and decoded) and its query's values. */
+function urlCredentials(url: string | undefined): string[] {
+  if (!url) return [];
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    // Not a URL: the model client says so at its first call.
+    return [];
+  }
+  const parts = [parsed.password, ...parsed.searchParams.values()];
+  try {
+    parts.push(decodeURIComponent(parsed.password));
+  } catch {
+    // A password that is not valid percent-encoding is registered as written.
+  }
+  return parts;
 }

@@ -52,3 +52,16 @@ it("a gateway's ANTHROPIC_CUSTOM_HEADERS values are redacted like the key once h
   resolveConfig({}, { ANTHROPIC_API_KEY: 'sk-ant-config-0123456789', ANTHROPIC_CUSTOM_HEADERS: `X-Gateway-Key: ${value}\nX-Team: a` });
   expect(scrub(`sent ${value}`)).toBe('sent [redacted]');
 });
+
+it("a password or a token in ANTHROPIC_BASE_URL is redacted like the key once huddle's config is read", async () => {
+  const { resolveConfig } = await import('../../src/runtime/config.js');
+  const { scrub } = await import('../../src/runtime/secrets.js');
+  const password = 'gw-Pass/7342-secret';
+  const token = 'gw-Token-7343-secret';
+  expect(scrub(`sent ${password} ${token}`)).toBe(`sent ${password} ${token}`);
+  resolveConfig(
+    {},
+    { ANTHROPIC_API_KEY: 'sk-ant-config-0123456789', ANTHROPIC_BASE_URL: `https://team:${encodeURIComponent(password)}@gateway.example/v1?key=${token}` },
+  );
+  expect(scrub(`sent ${password} ${token} ${encodeURIComponent(password)}`)).toBe('sent [redacted] [redacted] [redacted]');
+});

@@ -10,13 +10,15 @@ export type SpawnLike = (command: string, args: readonly string[], options: Spaw
 export const plainSpawn: SpawnLike = (command, args, options) => nodeSpawn(command, args, options);
 
 /**
- * Secrets of huddle itself; nothing it starts for an agent may see them: the model's key and its
- * gateway's headers (runtime/custom-headers.ts), and the team's database (its URL may carry the
- * password; libpq's own variables, which pg reads too).
+ * Secrets of huddle itself; nothing it starts for an agent may see them: the model's key, its
+ * gateway's headers (runtime/custom-headers.ts) and address (a gateway's URL may carry a token or
+ * a password; a program that needs the model is given huddle's relay instead), and the team's
+ * database (its URL may carry the password; libpq's own variables, which pg reads too).
  */
 export const HIDDEN_ENV: readonly string[] = [
   'ANTHROPIC_API_KEY',
   'ANTHROPIC_AUTH_TOKEN',
+  'ANTHROPIC_BASE_URL',
   'ANTHROPIC_CUSTOM_HEADERS',
   'HUDDLE_API_KEY',
   'HUDDLE_TEAM_URL',

@@ -130,12 +130,15 @@ describe('bash', () => {
     process.env.HUDDLE_TEST_VISIBLE = 'visible-4';
     // A gateway's headers (often its credential) are huddle's to send, never a command's to read.
     process.env.ANTHROPIC_CUSTOM_HEADERS = 'X-Gateway-Key: gateway-secret-5';
+    // So is its address, which may carry a credential.
+    process.env.ANTHROPIC_BASE_URL = 'https://gateway.example/v1?token=gateway-secret-6';
     try {
-      const result = await bash('env; echo "key=${ANTHROPIC_API_KEY-unset} headers=${ANTHROPIC_CUSTOM_HEADERS-unset}"');
-      expect(result.content).toContain('key=unset headers=unset');
+      const result = await bash('env; echo "key=${ANTHROPIC_API_KEY-unset} headers=${ANTHROPIC_CUSTOM_HEADERS-unset} url=${ANTHROPIC_BASE_URL-unset}"');
+      expect(result.content).toContain('key=unset headers=unset url=unset');
       expect(result.content).toContain('HUDDLE_TEST_VISIBLE=visible-4');
       // The values themselves (the word alone may be in a path: a checkout named …/secrets).
-      for (const value of ['sk-ant-secret-1', 'secret-token-2', 'secret-3', 'gateway-secret-5']) expect(result.content).not.toContain(value);
+      for (const value of ['sk-ant-secret-1', 'secret-token-2', 'secret-3', 'gateway-secret-5', 'gateway-secret-6'])
+        expect(result.content).not.toContain(value);
     } finally {
       process.env = saved;
     }
