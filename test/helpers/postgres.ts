@@ -4,6 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
+import pg from 'pg';
 import { describe, it } from 'vitest';
 import { REPO_ROOT } from './run-cli.js';
 
@@ -39,6 +40,34 @@ export function teamUrl(base: string, prefix = 'test'): { url: string; team: str
   const url = new URL(base);
   url.searchParams.set('team', team);
   return { url: url.href, team };
+}
+
+/**
+ * A database of the test's own on `base`'s server, for a test that locks a whole table (other test
+ * files' teams share the server's database and would wait on it) or needs a table holding one team.
+ */
+export async function ownDatabase(base: string, prefix: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const database = `${prefix}_${randomUUID().slice(0, 8)}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${database}`);
+  } catch (error) {
+    await admin.end();
+    throw error;
+  }
+  const url = new URL(base);
+  url.pathname = `/${database}`;
+  return {
+    url: url.href,
+    drop: async () => {
+      try {
+        await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+      } finally {
+        await admin.end();
+      }
+    },
+  };
 }
 
 /** A throwaway server of the test's own (scripts/test-postgres.sh start), for tests that crash, restart or reconfigure it. */

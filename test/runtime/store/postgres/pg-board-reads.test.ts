@@ -2,7 +2,6 @@
 // reads its task, the tasks that wait for it and their neighbours by key, never the whole team, with
 // the generic plan the prepared statement keeps (pg-database.ts sets force_generic_plan). A plan that
 // scanned the team made every completion cost as much as the board was large.
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -13,30 +12,24 @@ import { READ_LOCKED } from '../../../../src/runtime/store/postgres/pg-board-sql
 import { postgresBackend } from '../../../../src/runtime/store/postgres/pg-store.js';
 import type { TeamStore } from '../../../../src/runtime/store/team-store.js';
 import { Workspace } from '../../../../src/runtime/workspace/workspace.js';
-import { describePostgres, teamUrl } from '../../../helpers/postgres.js';
+import { describePostgres, ownDatabase, teamUrl } from '../../../helpers/postgres.js';
 
 describePostgres('what a board change reads on PostgreSQL', (base) => {
   let root: string;
   let store: TeamStore | undefined;
   let client: pg.Client | undefined;
-  let admin: pg.Client | undefined;
   // A database of its own: the table holds this one team, as a server with one big team has it.
-  const database = `huddle_reads_${randomUUID().slice(0, 8)}`;
+  let database: Awaited<ReturnType<typeof ownDatabase>> | undefined;
   let own = '';
   beforeAll(async () => {
     root = mkdtempSync(path.join(tmpdir(), 'huddle-pg-reads-'));
-    admin = new pg.Client({ connectionString: base });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${database}`);
-    const url = new URL(base);
-    url.pathname = `/${database}`;
-    own = url.href;
+    database = await ownDatabase(base, 'huddle_reads');
+    own = database.url;
   });
   afterAll(async () => {
     await store?.close();
     await client?.end();
-    await admin?.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-    await admin?.end();
+    await database?.drop();
     rmSync(root, { recursive: true, force: true });
   });
 

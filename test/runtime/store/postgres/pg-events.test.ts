@@ -14,7 +14,7 @@ import type { PgEventStore } from '../../../../src/runtime/store/postgres/pg-eve
 import { postgresBackend } from '../../../../src/runtime/store/postgres/pg-store.js';
 import type { TeamStore } from '../../../../src/runtime/store/team-store.js';
 import { Workspace } from '../../../../src/runtime/workspace/workspace.js';
-import { describePostgres, teamUrl } from '../../../helpers/postgres.js';
+import { describePostgres, ownDatabase, teamUrl } from '../../../helpers/postgres.js';
 import { runCli } from '../../../helpers/run-cli.js';
 
 const TASKS = 150;
@@ -140,11 +140,24 @@ describePostgres('the event record on PostgreSQL', (base) => {
   });
 
   it("a completion retried after a lock timeout writes the retried attempt's task event, once, with the events before it", { timeout: 120_000 }, async () => {
-    const { url, team } = teamUrl(base, 'retry');
+    // A database of its own: the test locks the whole event table, which other test files' teams on the server share.
+    const database = await ownDatabase(base, 'huddle_events_retry');
+    const reader = new pg.Client({ connectionString: database.url });
+    const { url, team } = teamUrl(database.url, 'retry');
     const hub = new EventHub();
     // The lease sets the lock timeout (2 s): a write waiting longer on a lock runs again.
     const store = await postgresBackend(url, new Workspace(root), { leaseMs: 2_000 }).open({ hub, secrets: [] });
-    stores.push(store);
+    try {
+      await reader.connect();
+      await retriedCompletion(store, hub, database.url, reader, team);
+    } finally {
+      await store.close();
+      await reader.end();
+      await database.drop();
+    }
+  });
+
+  async function retriedCompletion(store: TeamStore, hub: EventHub, base: string, client: pg.Client, team: string): Promise<void> {
     await store.roster.add({ name: 'alice', role: 'coder' });
     const task = await store.board.create({ subject: 'the notes' }, 'lead');
     await store.board.claim(task.id, 'alice');
@@ -188,7 +201,7 @@ describePostgres('the event record on PostgreSQL', (base) => {
     // Once, and as the attempt that committed made it (not the first attempt's, rolled back).
     expect(kinds.filter((kind) => kind === 'task:completed')).toHaveLength(1);
     expect(rows.at(-1)!.body.task?.updated_at).toBe(completed.updated_at);
-  });
+  }
 
   it('huddle prune removes an archived team (--dry-run first removes nothing) and keeps the live one', { timeout: 120_000 }, async () => {
     const { url: oldUrl, team: old } = teamUrl(base, 'prune');
