@@ -39,7 +39,7 @@ const esmPackageMarker = {
 
 // huddle's own tools' input schemas as JSON Schema (src/agents/tools/built-input-schemas.ts), converted
 // here once instead of with zod at every start: a bundle of that module is run, and its answer becomes
-// __HUDDLE_TOOL_INPUT_SCHEMAS__ (read by src/runtime/tools/registry.ts).
+// the JSON text __HUDDLE_TOOL_INPUT_SCHEMAS__ (read by src/runtime/tools/registry.ts).
 const toolInputSchemasAtBuild = {
   name: 'tool-input-schemas-at-build',
   async setup(build) {
@@ -58,7 +58,9 @@ const toolInputSchemasAtBuild = {
       logLevel: 'warning',
     });
     const { builtInputSchemas } = await import(`data:text/javascript;base64,${Buffer.from(bundled.outputFiles[0].text).toString('base64')}`);
-    build.initialOptions.define = { ...build.initialOptions.define, __HUDDLE_TOOL_INPUT_SCHEMAS__: JSON.stringify(builtInputSchemas()) };
+    // As a string: esbuild inlines it where it is read; an object this size would become a module of
+    // its own that every entry imports (cli.js before the compile cache is on).
+    build.initialOptions.define = { ...build.initialOptions.define, __HUDDLE_TOOL_INPUT_SCHEMAS__: JSON.stringify(JSON.stringify(builtInputSchemas())) };
   },
 };
 

@@ -3,9 +3,15 @@ import * as z from 'zod';
 import { scrub } from '../secrets.js';
 import type { JsonObjectSchema, Tool, ToolContext, ToolResult } from './types.js';
 
-/** huddle's own tools' input schemas, computed by the build (agents/tools/built-input-schemas.ts); none when run from source. */
-declare const __HUDDLE_TOOL_INPUT_SCHEMAS__: Record<string, JsonObjectSchema[]> | undefined;
-const BUILT_INPUT_SCHEMAS: Record<string, JsonObjectSchema[]> = typeof __HUDDLE_TOOL_INPUT_SCHEMAS__ === 'object' ? __HUDDLE_TOOL_INPUT_SCHEMAS__ : {};
+/** huddle's own tools' input schemas as JSON text, written in by the build (agents/tools/built-input-schemas.ts); none when run from source. */
+declare const __HUDDLE_TOOL_INPUT_SCHEMAS__: string | undefined;
+let builtSchemas: Record<string, JsonObjectSchema[]> | undefined;
+
+/** Read at the first definition: text inlined where it is used (an object would be a module of its own, loaded by every face). */
+function builtInputSchemas(): Record<string, JsonObjectSchema[]> {
+  builtSchemas ??= typeof __HUDDLE_TOOL_INPUT_SCHEMAS__ === 'string' ? (JSON.parse(__HUDDLE_TOOL_INPUT_SCHEMAS__) as Record<string, JsonObjectSchema[]>) : {};
+  return builtSchemas;
+}
 
 export interface ToolDefinitionParam {
   name: string;
@@ -112,7 +118,7 @@ export function inputJsonSchemaOf(tool: Tool): JsonObjectSchema {
  * The build's schema for a tool of this name that asks for the same fields in the same order (a
  * tool of another origin with a name of huddle's gets its own).
  */
-export function builtInputSchema(tool: Tool, schemas: Record<string, JsonObjectSchema[]> = BUILT_INPUT_SCHEMAS): JsonObjectSchema | undefined {
+export function builtInputSchema(tool: Tool, schemas: Record<string, JsonObjectSchema[]> = builtInputSchemas()): JsonObjectSchema | undefined {
   const candidates = Object.hasOwn(schemas, tool.name) ? schemas[tool.name] : undefined;
   if (!candidates || !(tool.input instanceof z.ZodObject)) return undefined;
   const fields = Object.keys(tool.input.shape).join('\0');
