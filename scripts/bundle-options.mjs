@@ -1,5 +1,6 @@
 // The esbuild options of huddle's bundle, shared by `npm run build` and the tests that bundle the
 // current source into a temp directory (dist/ belongs to the build).
+import { build as esbuild } from 'esbuild';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,13 +37,40 @@ const esmPackageMarker = {
   },
 };
 
+// huddle's own tools' input schemas as JSON Schema (src/agents/tools/built-input-schemas.ts), converted
+// here once instead of with zod at every start: a bundle of that module is run, and its answer becomes
+// the JSON text __HUDDLE_TOOL_INPUT_SCHEMAS__ (read by src/runtime/tools/registry.ts).
+const toolInputSchemasAtBuild = {
+  name: 'tool-input-schemas-at-build',
+  async setup(build) {
+    const bundled = await esbuild({
+      entryPoints: [path.join(root, 'src/agents/tools/built-input-schemas.ts')],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      loader: TEXT_LOADERS,
+      external: ['node-pty', 'react-devtools-core', 'pg-native'],
+      // Run from a data: URL: a bundled CommonJS package's require resolves from the repository.
+      banner: {
+        js: `import { createRequire as __huddleCreateRequire } from 'node:module'; const require = __huddleCreateRequire(${JSON.stringify(path.join(root, 'package.json'))});`,
+      },
+      write: false,
+      logLevel: 'warning',
+    });
+    const { builtInputSchemas } = await import(`data:text/javascript;base64,${Buffer.from(bundled.outputFiles[0].text).toString('base64')}`);
+    // As a string: esbuild inlines it where it is read; an object this size would become a module of
+    // its own that every entry imports (cli.js before the compile cache is on).
+    build.initialOptions.define = { ...build.initialOptions.define, __HUDDLE_TOOL_INPUT_SCHEMAS__: JSON.stringify(JSON.stringify(builtInputSchemas())) };
+  },
+};
+
 /** Files bundled as their text: the prompts in src/agents/prompts (no file is read at run time). */
 export const TEXT_LOADERS = { '.md': 'text' };
 
 /** Code splitting keeps `--version` and `--help` from loading the SDK or Ink. */
 export function bundleOptions({ outdir, version, minify = true }) {
   return {
-    plugins: [yogaWithoutFetch, stringWidthFastPath, builtinsWithoutFacade(root), esmPackageMarker],
+    plugins: [yogaWithoutFetch, stringWidthFastPath, builtinsWithoutFacade(root), esmPackageMarker, toolInputSchemasAtBuild],
     loader: TEXT_LOADERS,
     // The library (docs/library.md) shares the CLI's chunks: one copy of the session core.
     entryPoints: { cli: path.join(root, 'src/cli.ts'), library: path.join(root, 'src/library/index.ts') },

@@ -1,7 +1,17 @@
 // The set of tools one agent may call: their API definitions, input validation and execution.
 import * as z from 'zod';
 import { scrub } from '../secrets.js';
-import type { Tool, ToolContext, ToolResult } from './types.js';
+import type { JsonObjectSchema, Tool, ToolContext, ToolResult } from './types.js';
+
+/** huddle's own tools' input schemas as JSON text, written in by the build (agents/tools/built-input-schemas.ts); none when run from source. */
+declare const __HUDDLE_TOOL_INPUT_SCHEMAS__: string | undefined;
+let builtSchemas: Record<string, JsonObjectSchema[]> | undefined;
+
+/** Read at the first definition: text inlined where it is used (an object would be a module of its own, loaded by every face). */
+function builtInputSchemas(): Record<string, JsonObjectSchema[]> {
+  builtSchemas ??= typeof __HUDDLE_TOOL_INPUT_SCHEMAS__ === 'string' ? (JSON.parse(__HUDDLE_TOOL_INPUT_SCHEMAS__) as Record<string, JsonObjectSchema[]>) : {};
+  return builtSchemas;
+}
 
 export interface ToolDefinitionParam {
   name: string;
@@ -85,20 +95,39 @@ export class ToolRegistry {
 }
 
 // Converting a zod schema to JSON Schema takes milliseconds, and every model call sends every tool:
-// each tool's definition is made once (tools are shared between agents' registries).
+// each tool's definition is made once (tools are shared between agents' registries), and huddle's own
+// tools' schemas were converted when huddle was built.
 const DEFINITIONS = new WeakMap<Tool, ToolDefinitionParam>();
 
 function definitionOf(tool: Tool): ToolDefinitionParam {
   let definition = DEFINITIONS.get(tool);
   if (definition) return definition;
-  if (tool.inputJsonSchema) {
-    definition = { name: tool.name, description: tool.description, input_schema: tool.inputJsonSchema };
-  } else {
-    const { $schema: _drop, ...schema } = withoutSafeIntegerBounds(z.toJSONSchema(tool.input, { io: 'input' })) as Record<string, unknown>;
-    definition = { name: tool.name, description: tool.description, input_schema: { ...schema, type: 'object' } };
-  }
+  const input_schema = tool.inputJsonSchema ?? builtInputSchema(tool) ?? inputJsonSchemaOf(tool);
+  definition = { name: tool.name, description: tool.description, input_schema };
   DEFINITIONS.set(tool, definition);
   return definition;
+}
+
+/** The JSON Schema of `tool`'s zod input, as the model is offered it. */
+export function inputJsonSchemaOf(tool: Tool): JsonObjectSchema {
+  const { $schema: _drop, ...schema } = withoutSafeIntegerBounds(z.toJSONSchema(tool.input, { io: 'input' })) as Record<string, unknown>;
+  return { ...schema, type: 'object' };
+}
+
+/**
+ * The build's schema for a tool of this name that asks for the same fields in the same order (a
+ * tool of another origin with a name of huddle's gets its own).
+ */
+export function builtInputSchema(tool: Tool, schemas: Record<string, JsonObjectSchema[]> = builtInputSchemas()): JsonObjectSchema | undefined {
+  const candidates = Object.hasOwn(schemas, tool.name) ? schemas[tool.name] : undefined;
+  if (!candidates || !(tool.input instanceof z.ZodObject)) return undefined;
+  const fields = Object.keys(tool.input.shape).join('\0');
+  return candidates.find((schema) => fieldsOf(schema).join('\0') === fields);
+}
+
+/** The top-level fields a JSON Schema of an object names, in order. */
+export function fieldsOf(schema: JsonObjectSchema): string[] {
+  return Object.keys((schema.properties as Record<string, unknown> | undefined) ?? {});
 }
 
 /**
