@@ -173,13 +173,17 @@ function breakLock(lockFile: string, found: Exclude<LockFound, { kind: 'gone' }>
  * Creates `file` holding `record` unless it exists (false then). The record is written to a temp
  * file first and hard-linked into place: link() is atomic and fails when the name exists, so a
  * lock never appears empty or half-written, even when its taker is killed halfway.
+ *
+ * The temp file is this process's own for that lock (recordFileFor) and is rewritten in place for
+ * the next taking rather than made anew: a new file costs the file system an inode each time,
+ * and on a busy board that was a good part of huddle's own work per task.
  */
 export function placeExclusive(file: string, record: LockRecord, madeDir = false): boolean {
-  const temp = `${file}.${process.pid}.${(tempCounter++).toString(36)}.tmp`;
+  const { temp, reused } = recordFileFor(file);
   try {
     writeFileSync(temp, `${JSON.stringify(record)}\n`, { mode: PRIVATE_FILE_MODE });
   } catch (error) {
-    removeQuietly(temp);
+    forgetRecordFile(file, temp, reused);
     if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !madeDir) {
       makeDirectory(path.dirname(file));
       return placeExclusive(file, record, true);
@@ -191,13 +195,53 @@ export function placeExclusive(file: string, record: LockRecord, madeDir = false
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    forgetRecordFile(file, temp, reused);
     throw StoreWriteError.from(error, file);
   } finally {
-    removeQuietly(temp);
+    if (!reused) removeQuietly(temp);
   }
 }
 
 let tempCounter = 0;
+
+/** Lock → this process's record file for it, kept between takings (removed when the process exits). */
+const recordFiles = new Map<string, string>();
+/** A process that takes many different locks keeps no more record files than this; others are made per taking. */
+const MAX_RECORD_FILES = 64;
+
+/**
+ * The temp file a record for `file` is written to. The kept one is reused only while no lock name
+ * links to it (one link): while it is a held lock (a second taking in this process, of the team's
+ * lock say), rewriting it would change that lock's holder, so a new temp file is made instead.
+ */
+function recordFileFor(file: string): { temp: string; reused: boolean } {
+  const kept = recordFiles.get(file);
+  if (kept !== undefined) {
+    let links = 1;
+    try {
+      links = statSync(kept).nlink;
+    } catch {
+      // Gone (its directory removed, say): written anew under the same name.
+    }
+    if (links === 1) return { temp: kept, reused: true };
+  }
+  const temp = `${file}.${process.pid}.${(tempCounter++).toString(36)}.tmp`;
+  if (kept !== undefined || recordFiles.size >= MAX_RECORD_FILES) return { temp, reused: false };
+  if (recordFiles.size === 0) process.once('exit', removeRecordFiles);
+  recordFiles.set(file, temp);
+  return { temp, reused: true };
+}
+
+/** A kept record file that failed is not kept: the next taking starts from a new one. */
+function forgetRecordFile(file: string, temp: string, reused: boolean): void {
+  removeQuietly(temp);
+  if (reused && recordFiles.get(file) === temp) recordFiles.delete(file);
+}
+
+function removeRecordFiles(): void {
+  for (const temp of recordFiles.values()) removeQuietly(temp);
+  recordFiles.clear();
+}
 
 /** unlink, ignoring a file that is not there (cheaper than rmSync's checks, on the claim path). */
 function removeQuietly(file: string): void {
