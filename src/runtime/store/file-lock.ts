@@ -14,7 +14,7 @@
 //
 // In front of all that, a promise chain per path queues the callers of this process in order, so
 // they do not spin against each other on the lock file.
-import { linkSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, ftruncateSync, linkSync, openSync, readFileSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { currentProcess, liveness, newNonce, type ProcessIdentity } from '../fs/process-identity.js';
@@ -181,7 +181,7 @@ function breakLock(lockFile: string, found: Exclude<LockFound, { kind: 'gone' }>
 export function placeExclusive(file: string, record: LockRecord, madeDir = false): boolean {
   const { temp, reused } = recordFileFor(file);
   try {
-    writeFileSync(temp, `${JSON.stringify(record)}\n`, { mode: PRIVATE_FILE_MODE });
+    writeRecordFile(temp, `${JSON.stringify(record)}\n`);
   } catch (error) {
     forgetRecordFile(file, temp, reused);
     if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !madeDir) {
@@ -230,6 +230,22 @@ function recordFileFor(file: string): { temp: string; reused: boolean } {
   if (recordFiles.size === 0) process.once('exit', removeRecordFiles);
   recordFiles.set(file, temp);
   return { temp, reused: true };
+}
+
+/**
+ * The record written over the file's old bytes, then cut to its length: never truncated to zero
+ * first (ext4 then forces the file's blocks to disk when it is closed, the cost of a new file
+ * and more).
+ */
+function writeRecordFile(temp: string, text: string): void {
+  const bytes = Buffer.from(text);
+  const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW, PRIVATE_FILE_MODE);
+  try {
+    for (let written = 0; written < bytes.length;) written += writeSync(fd, bytes, written, bytes.length - written, written);
+    ftruncateSync(fd, bytes.length);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** A kept record file that failed is not kept: the next taking starts from a new one. */
