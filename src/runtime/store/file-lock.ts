@@ -14,7 +14,7 @@
 //
 // In front of all that, a promise chain per path queues the callers of this process in order, so
 // they do not spin against each other on the lock file.
-import { closeSync, constants, ftruncateSync, linkSync, openSync, readFileSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, ftruncateSync, linkSync, openSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { currentProcess, liveness, newNonce, type ProcessIdentity } from '../fs/process-identity.js';
@@ -229,8 +229,40 @@ function recordFileFor(file: string): { temp: string; reused: boolean } {
   if (kept !== undefined || recordFiles.size >= MAX_RECORD_FILES) return { temp, reused: false };
   if (recordFiles.size === 0) process.once('exit', removeRecordFiles);
   recordFiles.set(file, temp);
+  removeDeadRecordFiles(file);
   return { temp, reused: true };
 }
+
+/**
+ * The record files a killed process kept for this lock, removed when this process first takes
+ * it: only those whose own record names a holder that is dead on this host (a live or another
+ * host's one, or one being written and not readable whole, is left alone). The lock itself is
+ * another name: a dead holder's lock is still taken over as before.
+ */
+function removeDeadRecordFiles(file: string): void {
+  const prefix = `${path.basename(file)}.`;
+  let names: string[];
+  try {
+    names = readdirSync(path.dirname(file));
+  } catch {
+    return; // No directory yet: nothing left over in it.
+  }
+  for (const name of names) {
+    const pid = RECORD_FILE_NAME.exec(name.slice(prefix.length))?.[1];
+    if (!name.startsWith(prefix) || pid === undefined || Number(pid) === process.pid) continue;
+    const candidate = path.join(path.dirname(file), name);
+    let record: LockRecord | undefined;
+    try {
+      record = parseRecord(readFileSync(candidate, { encoding: 'utf8', flag: constants.O_RDONLY | constants.O_NOFOLLOW }));
+    } catch {
+      continue; // Gone meanwhile, or not a plain file: not ours to judge.
+    }
+    if (record && record.pid === Number(pid) && liveness(record) === 'dead') removeQuietly(candidate);
+  }
+}
+
+/** `<pid>.<n>.tmp`, after the lock's name and a dot. */
+const RECORD_FILE_NAME = /^(\d+)\.[0-9a-z]+\.tmp$/;
 
 /**
  * The record written over the file's old bytes, then cut to its length: never truncated to zero

@@ -137,6 +137,24 @@ describe('file lock', () => {
     expect(readdirSync(other)).toEqual([]);
   });
 
+  it("removes the record file a SIGKILLed process kept for a lock when it first takes that lock, and no live process's", async () => {
+    const sub = path.join(dir, 'leftover');
+    mkdirSync(sub);
+    const file = path.join(sub, 'k');
+    const child = await holdInChild(file);
+    child.child.kill('SIGKILL');
+    expect((await child.exited).signal).toBe('SIGKILL');
+    const own = (name: string) => name.startsWith(`k.lock.${child.pid}.`) && name.endsWith('.tmp');
+    expect(readdirSync(sub).filter(own)).toHaveLength(1);
+    // A live process's record file (the test runner's parent) is left alone.
+    const live = `k.lock.${process.ppid}.0.tmp`;
+    writeFileSync(path.join(sub, live), `${JSON.stringify({ pid: process.ppid, host: hostname(), since: new Date().toISOString(), nonce: 'n' })}\n`);
+    await withFileLock(file, () => undefined);
+    expect(readdirSync(sub).filter(own)).toEqual([]);
+    expect(readdirSync(sub)).toContain(live);
+    rmSync(path.join(sub, live));
+  });
+
   it("a second taking while the first holds the lock never rewrites the holder's record", () => {
     const lockFile = path.join(dir, 'h.lock');
     const first = tryLock(lockFile);
