@@ -735,7 +735,7 @@ function overwriteSameLength(file: string, bytes: Buffer): boolean {
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile() || stat.size !== bytes.length) return false;
-    for (let written = 0; written < bytes.length; ) written += writeSync(fd, bytes, written, bytes.length - written, written);
+    for (let written = 0; written < bytes.length;) written += writeSync(fd, bytes, written, bytes.length - written, written);
     return true;
   } finally {
     closeSync(fd);
