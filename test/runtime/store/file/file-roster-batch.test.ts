@@ -71,7 +71,7 @@ it("changes that wait for the roster's lock together are written once, each appl
   }
   expect(roster.get('t2')).toMatchObject({ status: 'working', task: 2 });
   // Every change that was applied is announced, once.
-  const statuses = events.filter((event) => event.type === 'status' && event.agent !== 'lead').map((event) => `${event.agent}:${String(event.status)}`);
+  const statuses = events.flatMap((event) => (event.type === 'status' && event.agent !== 'lead' ? [`${event.agent}:${event.status}`] : []));
   expect(statuses.slice(-(names.length + 1))).toEqual([...names.map((name) => `${name}:working`), 't1:idle']);
 
   // A change asked on its own afterwards is written on its own.
