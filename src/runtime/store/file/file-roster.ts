@@ -3,8 +3,9 @@
 // lowdb (steno underneath) writes the file atomically (temp file + rename), so readers never see
 // half a file. Every change is a read-modify-write under the file lock `<teamDir>/config.json.lock`
 // and starts by re-reading the file, so two processes (or two Roster objects) never lose each
-// other's updates. Reads are synchronous from memory, refreshed from disk when the file changed
-// (one stat per read), so a member added by another process shows up without a restart.
+// other's updates; the changes of this process that wait for the lock together share one. Reads
+// are synchronous from memory, refreshed from disk when the file changed (one stat per read), so a
+// member added by another process shows up without a restart.
 // The Roster objects of one process on one file share what they know (and their listeners): a
 // change through one is announced to all at once; a change by another process is found by a
 // watcher on the team directory (while anyone listens) or by the next read, and announced as a
