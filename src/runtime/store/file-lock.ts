@@ -14,7 +14,7 @@
 //
 // In front of all that, a promise chain per path queues the callers of this process in order, so
 // they do not spin against each other on the lock file.
-import { linkSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, ftruncateSync, linkSync, openSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { currentProcess, liveness, newNonce, type ProcessIdentity } from '../fs/process-identity.js';
@@ -173,13 +173,17 @@ function breakLock(lockFile: string, found: Exclude<LockFound, { kind: 'gone' }>
  * Creates `file` holding `record` unless it exists (false then). The record is written to a temp
  * file first and hard-linked into place: link() is atomic and fails when the name exists, so a
  * lock never appears empty or half-written, even when its taker is killed halfway.
+ *
+ * The temp file is this process's own for that lock (recordFileFor) and is rewritten in place for
+ * the next taking rather than made anew: a new file costs the file system an inode each time,
+ * and on a busy board that was a good part of huddle's own work per task.
  */
 export function placeExclusive(file: string, record: LockRecord, madeDir = false): boolean {
-  const temp = `${file}.${process.pid}.${(tempCounter++).toString(36)}.tmp`;
+  const { temp, reused } = recordFileFor(file);
   try {
-    writeFileSync(temp, `${JSON.stringify(record)}\n`, { mode: PRIVATE_FILE_MODE });
+    writeRecordFile(temp, `${JSON.stringify(record)}\n`);
   } catch (error) {
-    removeQuietly(temp);
+    forgetRecordFile(file, temp, reused);
     if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !madeDir) {
       makeDirectory(path.dirname(file));
       return placeExclusive(file, record, true);
@@ -191,13 +195,101 @@ export function placeExclusive(file: string, record: LockRecord, madeDir = false
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    forgetRecordFile(file, temp, reused);
     throw StoreWriteError.from(error, file);
   } finally {
-    removeQuietly(temp);
+    if (!reused) removeQuietly(temp);
   }
 }
 
 let tempCounter = 0;
+
+/** Lock → this process's record file for it, kept between takings (removed when the process exits). */
+const recordFiles = new Map<string, string>();
+/** A process that takes many different locks keeps no more record files than this; others are made per taking. */
+const MAX_RECORD_FILES = 64;
+
+/**
+ * The temp file a record for `file` is written to. The kept one is reused only while no lock name
+ * links to it (one link): while it is a held lock (a second taking in this process, of the team's
+ * lock say), rewriting it would change that lock's holder, so a new temp file is made instead.
+ */
+function recordFileFor(file: string): { temp: string; reused: boolean } {
+  const kept = recordFiles.get(file);
+  if (kept !== undefined) {
+    let links = 1;
+    try {
+      links = statSync(kept).nlink;
+    } catch {
+      // Gone (its directory removed, say): written anew under the same name.
+    }
+    if (links === 1) return { temp: kept, reused: true };
+  }
+  const temp = `${file}.${process.pid}.${(tempCounter++).toString(36)}.tmp`;
+  if (kept !== undefined || recordFiles.size >= MAX_RECORD_FILES) return { temp, reused: false };
+  if (recordFiles.size === 0) process.once('exit', removeRecordFiles);
+  recordFiles.set(file, temp);
+  removeDeadRecordFiles(file);
+  return { temp, reused: true };
+}
+
+/**
+ * The record files a killed process kept for this lock, removed when this process first takes
+ * it: only those whose own record names a holder that is dead on this host (a live or another
+ * host's one, or one being written and not readable whole, is left alone). The lock itself is
+ * another name: a dead holder's lock is still taken over as before.
+ */
+function removeDeadRecordFiles(file: string): void {
+  const prefix = `${path.basename(file)}.`;
+  let names: string[];
+  try {
+    names = readdirSync(path.dirname(file));
+  } catch {
+    return; // No directory yet: nothing left over in it.
+  }
+  for (const name of names) {
+    const pid = RECORD_FILE_NAME.exec(name.slice(prefix.length))?.[1];
+    if (!name.startsWith(prefix) || pid === undefined || Number(pid) === process.pid) continue;
+    const candidate = path.join(path.dirname(file), name);
+    let record: LockRecord | undefined;
+    try {
+      record = parseRecord(readFileSync(candidate, { encoding: 'utf8', flag: constants.O_RDONLY | constants.O_NOFOLLOW }));
+    } catch {
+      continue; // Gone meanwhile, or not a plain file: not ours to judge.
+    }
+    if (record && record.pid === Number(pid) && liveness(record) === 'dead') removeQuietly(candidate);
+  }
+}
+
+/** `<pid>.<n>.tmp`, after the lock's name and a dot. */
+const RECORD_FILE_NAME = /^(\d+)\.[0-9a-z]+\.tmp$/;
+
+/**
+ * The record written over the file's old bytes, then cut to its length: never truncated to zero
+ * first (ext4 then forces the file's blocks to disk when it is closed, the cost of a new file
+ * and more).
+ */
+function writeRecordFile(temp: string, text: string): void {
+  const bytes = Buffer.from(text);
+  const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW, PRIVATE_FILE_MODE);
+  try {
+    for (let written = 0; written < bytes.length;) written += writeSync(fd, bytes, written, bytes.length - written, written);
+    ftruncateSync(fd, bytes.length);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A kept record file that failed is not kept: the next taking starts from a new one. */
+function forgetRecordFile(file: string, temp: string, reused: boolean): void {
+  removeQuietly(temp);
+  if (reused && recordFiles.get(file) === temp) recordFiles.delete(file);
+}
+
+function removeRecordFiles(): void {
+  for (const temp of recordFiles.values()) removeQuietly(temp);
+  recordFiles.clear();
+}
 
 /** unlink, ignoring a file that is not there (cheaper than rmSync's checks, on the claim path). */
 function removeQuietly(file: string): void {

@@ -1,6 +1,6 @@
 // The file lock (store/file-lock.ts): it names its holder; a live holder is waited for, a
 // dead one's lock is taken over at once (no staleness timeout), with real processes.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -102,5 +102,71 @@ describe('file lock', () => {
     const again = tryLock(legacy);
     expect(again.acquired).toBe(true);
     if (again.acquired) again.release();
+  });
+
+  it('takes its lock again without making a new file each time: its record file is kept and rewritten, and removed when the process exits', async () => {
+    const sub = path.join(dir, 'reuse');
+    mkdirSync(sub);
+    const file = path.join(sub, 'g');
+    const inodes = new Set<number>();
+    const nonces = new Set<string>();
+    for (let i = 0; i < 5; i++) {
+      await withFileLock(file, () => {
+        const found = readLock(`${file}.lock`);
+        expect(found.kind).toBe('held');
+        if (found.kind === 'held') nonces.add(found.record.nonce);
+        const lock = statSync(`${file}.lock`);
+        // Linked from the kept record file, not made anew.
+        expect(lock.nlink).toBe(2);
+        inodes.add(lock.ino);
+      });
+    }
+    expect(nonces.size).toBe(5);
+    const kept = readdirSync(sub);
+    expect(kept).toHaveLength(1);
+    expect(kept[0]).toMatch(new RegExp(`^g\\.lock\\.${process.pid}\\.[0-9a-z]+\\.tmp$`));
+    expect([...inodes]).toEqual([statSync(path.join(sub, kept[0]!)).ino]);
+
+    // Another process's kept record file goes when it exits.
+    const other = path.join(dir, 'reuse-child');
+    mkdirSync(other);
+    const child = await holdInChild(path.join(other, 'g'));
+    expect(readdirSync(other).some((name) => name.endsWith('.tmp'))).toBe(true);
+    child.child.stdin!.end('release\n');
+    expect((await child.exited).code).toBe(0);
+    expect(readdirSync(other)).toEqual([]);
+  });
+
+  it("removes the record file a SIGKILLed process kept for a lock when it first takes that lock, and no live process's", async () => {
+    const sub = path.join(dir, 'leftover');
+    mkdirSync(sub);
+    const file = path.join(sub, 'k');
+    const child = await holdInChild(file);
+    child.child.kill('SIGKILL');
+    expect((await child.exited).signal).toBe('SIGKILL');
+    const own = (name: string) => name.startsWith(`k.lock.${child.pid}.`) && name.endsWith('.tmp');
+    expect(readdirSync(sub).filter(own)).toHaveLength(1);
+    // A live process's record file (the test runner's parent) is left alone.
+    const live = `k.lock.${process.ppid}.0.tmp`;
+    writeFileSync(path.join(sub, live), `${JSON.stringify({ pid: process.ppid, host: hostname(), since: new Date().toISOString(), nonce: 'n' })}\n`);
+    await withFileLock(file, () => undefined);
+    expect(readdirSync(sub).filter(own)).toEqual([]);
+    expect(readdirSync(sub)).toContain(live);
+    rmSync(path.join(sub, live));
+  });
+
+  it("a second taking while the first holds the lock never rewrites the holder's record", () => {
+    const lockFile = path.join(dir, 'h.lock');
+    const first = tryLock(lockFile);
+    expect(first.acquired).toBe(true);
+    if (!first.acquired) return;
+    const second = tryLock(lockFile);
+    expect(second).toMatchObject({ acquired: false, holder: { pid: process.pid, nonce: first.record.nonce } });
+    expect(readLock(lockFile)).toMatchObject({ kind: 'held', record: { nonce: first.record.nonce } });
+    first.release();
+    expect(readLock(lockFile).kind).toBe('gone');
+    const third = tryLock(lockFile);
+    expect(third.acquired).toBe(true);
+    if (third.acquired) third.release();
   });
 });

@@ -3,11 +3,11 @@
 // checkpoint's tree and commit objects itself, in the shadow's hash). The attacks through a real run
 // are in test/scenarios/sandbox/checkpoints.test.ts.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { Checkpoints } from '../../../src/runtime/workspace/checkpoints.js';
+import { CHECKPOINT_REF, Checkpoints } from '../../../src/runtime/workspace/checkpoints.js';
 import { repairGitIfBroken, rewind } from '../../../src/runtime/workspace/rewind.js';
 import { TEST_GIT_IDENTITY } from '../../helpers/git-identity.js';
 
@@ -173,4 +173,33 @@ it('a workspace with no file yet is checkpointed as the empty tree without git a
   } finally {
     process.env.PATH = savedPath;
   }
+});
+
+it("the checkpoints' ref is rewritten in place, the same file for every checkpoint; a ref that is missing or of another length is written anew, and git reads the latest each time", async () => {
+  const ws = path.join(base, 'ref');
+  mkdirSync(ws);
+  const store = new Checkpoints(ws);
+  const refFile = path.join(store.shadow, CHECKPOINT_REF);
+  const ids: string[] = [];
+  const take = async (n: number) => {
+    writeFileSync(path.join(ws, `f${n}.txt`), `${n}\n`);
+    const checkpoint = await store.take({ agent: 'lead', tool: 'write_file', summary: `f${n}.txt` });
+    ids.push(checkpoint.id);
+    expect(readFileSync(refFile, 'utf8')).toBe(`${checkpoint.id}\n`);
+    expect(git(base, '--git-dir', store.shadow, 'rev-parse', CHECKPOINT_REF).trim()).toBe(checkpoint.id);
+  };
+  await take(1);
+  const inode = statSync(refFile).ino;
+  await take(2);
+  await take(3);
+  expect(statSync(refFile).ino).toBe(inode);
+  expect((await store.list()).map((checkpoint) => checkpoint.id)).toEqual([ids[2], ids[1], ids[0]]);
+  // Removed (a prune, by hand): made again.
+  rmSync(refFile);
+  await take(4);
+  // Of another length (a person wrote a symbolic ref's text there, say): replaced whole, not patched.
+  writeFileSync(refFile, `${ids[3]}\n\n`);
+  await take(5);
+  expect((await store.list()).map((checkpoint) => checkpoint.id).slice(0, 2)).toEqual([ids[4], ids[3]]);
+  expect(readdirSync(path.dirname(refFile))).toEqual(['checkpoints']);
 });

@@ -3,8 +3,9 @@
 // lowdb (steno underneath) writes the file atomically (temp file + rename), so readers never see
 // half a file. Every change is a read-modify-write under the file lock `<teamDir>/config.json.lock`
 // and starts by re-reading the file, so two processes (or two Roster objects) never lose each
-// other's updates. Reads are synchronous from memory, refreshed from disk when the file changed
-// (one stat per read), so a member added by another process shows up without a restart.
+// other's updates; the changes of this process that wait for the lock together share one. Reads
+// are synchronous from memory, refreshed from disk when the file changed (one stat per read), so a
+// member added by another process shows up without a restart.
 // The Roster objects of one process on one file share what they know (and their listeners): a
 // change through one is announced to all at once; a change by another process is found by a
 // watcher on the team directory (while anyone listens) or by the next read, and announced as a
@@ -83,6 +84,15 @@ interface SharedRoster {
   warnedStamp: string | undefined;
   /** Writes of this process in flight: the file changing under them is not another process's change. */
   writing: number;
+  /** Changes waiting for the lock, to be applied together when it is taken (see #mutate). */
+  batch: PendingChange[] | undefined;
+}
+
+/** A change of the roster waiting for its turn, and how its caller hears the outcome. */
+interface PendingChange {
+  change: (data: RosterConfig) => unknown;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
 }
 
 const shared = new Map<string, SharedRoster>();
@@ -102,7 +112,11 @@ export class FileRoster implements Roster {
     this.#lockFile = this.file; // withFileLock locks `<file>.lock`, i.e. config.json.lock
     this.#db = new Low<RosterConfig | null>(new PrivateJsonFile<RosterConfig | null>(this.file), null);
     let state = shared.get(this.file);
-    if (!state) shared.set(this.file, (state = { data, stamp: undefined, listeners: new Set(), watcher: undefined, warnedStamp: undefined, writing: 0 }));
+    if (!state)
+      shared.set(
+        this.file,
+        (state = { data, stamp: undefined, listeners: new Set(), watcher: undefined, warnedStamp: undefined, writing: 0, batch: undefined }),
+      );
     this.#shared = state;
     this.#events = events;
   }
@@ -273,14 +287,49 @@ export class FileRoster implements Roster {
     }
   }
 
-  /** Runs `change` on freshly read data under the lock, then writes the result. */
-  async #mutate<T>(change: (data: RosterConfig) => T): Promise<T> {
-    return withFileLock(this.#lockFile, async () => {
-      const data = await this.#readFile();
-      if (!data) throw new RosterError(`${this.file} disappeared; reopen the team (huddle --resume or --fresh)`);
-      const result = change(data);
-      await this.#write(data);
-      return result;
+  /**
+   * Runs `change` on freshly read data under the lock, then writes the result. The changes of this
+   * process that wait for the lock together (a team's status writes queue behind one another) are
+   * applied in one read-modify-write when it is taken, each in the order it was asked and on a copy,
+   * so one that throws is left out and fails alone: one new file and one lock taking for the lot,
+   * where each change made its own.
+   */
+  #mutate<T>(change: (data: RosterConfig) => T): Promise<T> {
+    const state = this.#shared;
+    return new Promise<T>((resolve, reject) => {
+      const pending: PendingChange = { change, resolve: resolve as (value: unknown) => void, reject };
+      if (state.batch) {
+        state.batch.push(pending);
+        return;
+      }
+      const batch = [pending];
+      state.batch = batch;
+      const applied = withFileLock(this.#lockFile, async () => {
+        // Taken: later changes wait for the next batch.
+        if (state.batch === batch) state.batch = undefined;
+        const data = await this.#readFile();
+        if (!data) throw new RosterError(`${this.file} disappeared; reopen the team (huddle --resume or --fresh)`);
+        let current = data;
+        const outcomes = batch.map((one) => {
+          const draft = structuredClone(current);
+          try {
+            const value = one.change(draft);
+            current = draft;
+            return { ok: true as const, value };
+          } catch (error) {
+            return { ok: false as const, error };
+          }
+        });
+        if (outcomes.some((outcome) => outcome.ok)) await this.#write(current);
+        return outcomes;
+      });
+      applied.then(
+        (outcomes) => outcomes.forEach((outcome, i) => (outcome.ok ? batch[i]!.resolve(outcome.value) : batch[i]!.reject(outcome.error))),
+        (error: unknown) => {
+          if (state.batch === batch) state.batch = undefined;
+          for (const one of batch) one.reject(error);
+        },
+      );
     });
   }
 
