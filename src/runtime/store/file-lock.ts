@@ -17,7 +17,7 @@
 import { closeSync, constants, ftruncateSync, linkSync, openSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { currentProcess, liveness, newNonce, type ProcessIdentity } from '../fs/process-identity.js';
+import { currentProcess, isCurrentProcess, liveness, newNonce, type ProcessIdentity } from '../fs/process-identity.js';
 import { makeDirectory, StoreWriteError } from './store-errors.js';
 import { PRIVATE_FILE_MODE } from '../fs/private-modes.js';
 
@@ -163,7 +163,11 @@ function breakLock(lockFile: string, found: Exclude<LockFound, { kind: 'gone' }>
       again.kind === found.kind &&
       again.ino === found.ino &&
       (again.kind === 'unreadable' || (found.kind === 'held' && again.record.nonce === found.record.nonce));
-    if (same) rmSync(lockFile, { recursive: true, force: true });
+    if (same) {
+      rmSync(lockFile, { recursive: true, force: true });
+      // What the dead holder kept beside its lock goes with it (a live process's stay).
+      removeDeadRecordFiles(lockFile);
+    }
   } finally {
     releaseLock(breaker, mine.nonce);
   }
@@ -202,7 +206,8 @@ export function placeExclusive(file: string, record: LockRecord, madeDir = false
   }
 }
 
-let tempCounter = 0;
+/** Whether the kept record files are removed at exit (registered once). */
+let removalAtExit = false;
 
 /** Lock → this process's record file for it, kept between takings (removed when the process exits). */
 const recordFiles = new Map<string, string>();
@@ -225,9 +230,14 @@ function recordFileFor(file: string): { temp: string; reused: boolean } {
     }
     if (links === 1) return { temp: kept, reused: true };
   }
-  const temp = `${file}.${process.pid}.${(tempCounter++).toString(36)}.tmp`;
-  if (kept !== undefined || recordFiles.size >= MAX_RECORD_FILES) return { temp, reused: false };
-  if (recordFiles.size === 0) process.once('exit', removeRecordFiles);
+  // The nonce's random part keeps the name this process's own: a process that reuses a dead
+  // holder's pid (a container's pid 7, restarted) must never write into that holder's files.
+  const temp = `${file}.${process.pid}.${newNonce()}.tmp`;
+  if (kept !== undefined || recordFiles.size >= MAX_RECORD_FILES || path.basename(file).endsWith('.break')) return { temp, reused: false };
+  if (!removalAtExit) {
+    removalAtExit = true;
+    process.once('exit', removeRecordFiles);
+  }
   recordFiles.set(file, temp);
   removeDeadRecordFiles(file);
   return { temp, reused: true };
@@ -249,7 +259,7 @@ function removeDeadRecordFiles(file: string): void {
   }
   for (const name of names) {
     const pid = RECORD_FILE_NAME.exec(name.slice(prefix.length))?.[1];
-    if (!name.startsWith(prefix) || pid === undefined || Number(pid) === process.pid) continue;
+    if (!name.startsWith(prefix) || pid === undefined) continue;
     const candidate = path.join(path.dirname(file), name);
     let record: LockRecord | undefined;
     try {
@@ -257,11 +267,12 @@ function removeDeadRecordFiles(file: string): void {
     } catch {
       continue; // Gone meanwhile, or not a plain file: not ours to judge.
     }
-    if (record && record.pid === Number(pid) && liveness(record) === 'dead') removeQuietly(candidate);
+    // This process's own are kept; an earlier process's of the same pid (since restarted) are dead.
+    if (record && record.pid === Number(pid) && !isCurrentProcess(record) && liveness(record) === 'dead') removeQuietly(candidate);
   }
 }
 
-/** `<pid>.<n>.tmp`, after the lock's name and a dot. */
+/** `<pid>.<nonce>.tmp`, after the lock's name and a dot. */
 const RECORD_FILE_NAME = /^(\d+)\.[0-9a-z]+\.tmp$/;
 
 /**

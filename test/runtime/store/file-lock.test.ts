@@ -1,6 +1,6 @@
 // The file lock (store/file-lock.ts): it names its holder; a live holder is waited for, a
 // dead one's lock is taken over at once (no staleness timeout), with real processes.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -168,5 +168,20 @@ describe('file lock', () => {
     const third = tryLock(lockFile);
     expect(third.acquired).toBe(true);
     if (third.acquired) third.release();
+  });
+
+  it('an earlier process of the same pid (a container restarted) left its record file linked as the lock: taken over, its files removed, never written into', () => {
+    const lockFile = path.join(dir, 'r.lock');
+    // What a SIGKILLed holder with this pid leaves: the lock, a hard link to its kept record file, under every name it may have had.
+    const leftovers = [`${lockFile}.${process.pid}.0.tmp`, `${lockFile}.${process.pid}.1.tmp`];
+    const old = `${JSON.stringify({ pid: process.pid, start: '1', host: hostname(), since: new Date().toISOString(), nonce: 'deadbeef0' })}\n`;
+    for (const leftover of leftovers) writeFileSync(leftover, old);
+    linkSync(leftovers[0]!, lockFile);
+    const attempt = tryLock(lockFile);
+    expect(attempt.acquired).toBe(true);
+    if (!attempt.acquired) return;
+    expect(readLock(lockFile)).toMatchObject({ kind: 'held', record: { nonce: attempt.record.nonce, start: currentProcess().start } });
+    for (const leftover of leftovers) expect(readdirSync(dir)).not.toContain(path.basename(leftover));
+    attempt.release();
   });
 });
