@@ -229,7 +229,8 @@ export class Checkpoints {
   /**
    * The ref is written over its old bytes when it holds an id of the same length (every id of a
    * store has one): one write of 41 bytes (65 with SHA-256) at the start of the file, inside one
-   * block: a reader (git) finds the old id or the new one, and so does a crash. A new file renamed over the old one cost ~1-2 ms of CPU a checkpoint
+   * block: a reader (git) finds the old id or the new one (a torn read of 41 bytes is possible in
+   * theory, never seen), and so does a crash. A new file renamed over the old one cost ~1-2 ms of CPU a checkpoint
    * here (a new inode, and ext4 starting the new file's writeback on a rename over a file). A missing
    * ref, or one of another length, is written anew through a temp file.
    */
@@ -727,14 +728,16 @@ function holdsNoFiles(root: string, walk: Walk): boolean {
 function overwriteSameLength(file: string, bytes: Buffer): boolean {
   let fd: number;
   try {
-    fd = openSync(file, constants.O_WRONLY | constants.O_NOFOLLOW);
+    // Not through a symlink, and never waiting on a FIFO planted under that name.
+    fd = openSync(file, constants.O_WRONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch {
     // Missing (first checkpoint, a pruned store), or not a plain file: written anew.
     return false;
   }
   try {
     const stat = fstatSync(fd);
-    if (!stat.isFile() || stat.size !== bytes.length) return false;
+    // A second name for the file (a hard link) would be written too: that one is replaced instead.
+    if (!stat.isFile() || stat.nlink !== 1 || stat.size !== bytes.length) return false;
     for (let written = 0; written < bytes.length;) written += writeSync(fd, bytes, written, bytes.length - written, written);
     return true;
   } finally {
