@@ -24,6 +24,7 @@ export function huddleTools(): Tool[] {
     ...taskTools(unused),
     messages.sendMessage,
     messages.readInbox,
+    messages.broadcast,
     ...reviewTools(unused),
     subagentTool({ readTools: [] } as never),
     ...leadTools(unused),

@@ -5,7 +5,7 @@ import * as z from 'zod';
 import { defineTool, effectsOf, isReadOnly, ToolError, type Tool } from '../../runtime/tools/types.js';
 import { bashTool } from '../../runtime/tools/bash.js';
 import { coreTools } from '../../runtime/tools/core-tools.js';
-import { messageTools } from '../../runtime/tools/message-tools.js';
+import { broadcastInput, messageTools } from '../../runtime/tools/message-tools.js';
 import { ToolRegistry } from '../../runtime/tools/registry.js';
 import { taskTools } from '../../runtime/tools/task-tools.js';
 import { toolAllowed, type ToolAccess } from '../../runtime/mcp/tool-names.js';
@@ -211,7 +211,7 @@ export function leadTools(team: TeamControl): Tool[] {
       name: 'broadcast',
       effects: ['message'],
       description: 'Send one message to every other member of the team.',
-      input: z.object({ content: z.string().min(1).describe('the message') }),
+      input: broadcastInput,
       run: async (input, ctx) => `sent to ${await team.broadcast(ctx.agent, input.content)} members`,
     }),
     defineTool({

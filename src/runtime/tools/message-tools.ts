@@ -29,7 +29,8 @@ const sendMessageInput = z.object({
   content: z.string().min(1, 'say something').describe('the message text'),
 });
 const readInboxInput = z.object({});
-const broadcastInput = z.object({
+/** Also the team's broadcast (agents/tools/team-tools.ts): one schema for one name (the build converts it once). */
+export const broadcastInput = z.object({
   content: z.string().min(1, 'say something').describe('the message text, sent to every teammate'),
 });
 

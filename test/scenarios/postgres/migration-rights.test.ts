@@ -120,6 +120,31 @@ describePostgres('migrations and the rights of the role that connects', (base) =
     expect(rows[0]!.t).toBeNull();
   });
 
+  it(
+    'a role with only data grants on a database an older huddle migrated: one line saying the owner must run this version once',
+    { timeout: 60_000 },
+    async () => {
+      const database = await freshDatabase();
+      await (await Database.open(on(database), OPTIONS)).close();
+      // As an older huddle left it: the last migration not applied.
+      const last = MIGRATIONS.at(-1)!;
+      await admin((c) => c.query('DELETE FROM huddle_migrations WHERE version = $1', [last.version]), database);
+      const role = await freshRole();
+      await admin(async (c) => {
+        await c.query(`GRANT USAGE, CREATE ON SCHEMA public TO ${role}`);
+        await c.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${role}`);
+        await c.query(`GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO ${role}`);
+      }, database);
+      await expect(Database.open(on(database, role), OPTIONS)).rejects.toThrow(
+        new RegExp(
+          `^this version of huddle changes its tables on this database and user ${role} may not \\(must be owner of [^)]+\\): have the tables' owner run this version of huddle on it once$`,
+        ),
+      );
+      const { rows } = await admin((c) => c.query<{ version: number }>('SELECT version FROM huddle_migrations WHERE version = $1', [last.version]), database);
+      expect(rows).toEqual([]);
+    },
+  );
+
   it('a role that may not even read the tables of a migrated database: what to grant, in one line', { timeout: 60_000 }, async () => {
     const database = await freshDatabase();
     await (await Database.open(on(database), OPTIONS)).close();

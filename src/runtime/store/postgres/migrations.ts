@@ -183,8 +183,8 @@ CREATE INDEX huddle_events_host_xid ON huddle_events (team, host, xid, seq);
     // entry to the blocked_by index, nearly always for an empty list no search can match: the
     // index now holds only the tasks still waiting for something (searches say so: pg-board-sql.ts).
     sql: `
-DROP INDEX huddle_events_host;
-DROP INDEX huddle_tasks_blocked_by;
+DROP INDEX IF EXISTS huddle_events_host;
+DROP INDEX IF EXISTS huddle_tasks_blocked_by;
 CREATE INDEX huddle_tasks_blocked_by ON huddle_tasks USING gin (blocked_by) WITH (fastupdate = off) WHERE blocked_by <> '{}';
 `,
   },
@@ -221,7 +221,7 @@ export async function migrate(client: pg.ClientBase): Promise<number[]> {
     } catch (error) {
       // The transaction's own error is what the caller hears; a ROLLBACK that fails dies with its connection.
       await client.query('ROLLBACK').catch(() => undefined);
-      throw await explainDenied(error, client, 'create');
+      throw await explainDenied(error, client, missing.length < MIGRATIONS.length ? 'upgrade' : 'create');
     }
   }
   return applied;
@@ -257,7 +257,7 @@ export class MigrationPermissionError extends Error {
   }
 }
 
-async function explainDenied(error: unknown, client: pg.ClientBase, doing: 'read' | 'create'): Promise<unknown> {
+async function explainDenied(error: unknown, client: pg.ClientBase, doing: 'read' | 'create' | 'upgrade'): Promise<unknown> {
   if ((error as { code?: string } | undefined)?.code !== '42501') return error;
   // Who we are only adds to the message; the refusal itself is what the person hears.
   const who = await client
@@ -266,6 +266,13 @@ async function explainDenied(error: unknown, client: pg.ClientBase, doing: 'read
     .catch(() => undefined);
   const user = who?.user ?? 'this user';
   const schema = who?.schema ?? 'public';
+  if (doing === 'upgrade') {
+    // Altering a table (an index dropped, a column added) is its owner's right alone: CREATE on the schema is not enough.
+    return new MigrationPermissionError(
+      `this version of huddle changes its tables on this database and user ${user} may not (${(error as Error).message}): ` +
+        `have the tables' owner run this version of huddle on it once`,
+    );
+  }
   if (doing === 'create') {
     return new MigrationPermissionError(
       `huddle's tables are not set up on this database and user ${user} may not create them (${(error as Error).message}): ` +
