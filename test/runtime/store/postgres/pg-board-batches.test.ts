@@ -54,28 +54,16 @@ function failQuery(text: string, error: Error): void {
   };
 }
 
-/** The next message that writes tasks and commits (…; COMMIT) reaches the server, and its answer is lost: the client hears its connection drop. */
-function loseNextCommitAnswer(): { lost: () => number } {
+/**
+ * The next message matching `commits` (by default, one that writes tasks and commits: …; COMMIT)
+ * reaches the server, and its answer is lost: the client hears its connection drop.
+ */
+function loseNextCommitAnswer(commits = /"created":(true|false).*; COMMIT$/s): { lost: () => number } {
   let lost = 0;
   proto.query = function (this: pg.Client, ...args: unknown[]) {
     const text = typeof args[0] === 'string' ? args[0] : '';
     const result = original.apply(this, args);
-    if (lost > 0 || !/"created":(true|false).*; COMMIT$/s.test(text) || !(result instanceof Promise)) return result;
-    lost++;
-    return result.then(() => {
-      throw new Error('Connection terminated unexpectedly');
-    });
-  };
-  return { lost: () => lost };
-}
-
-/** The next message that stores mallory’s events and commits reaches the server, and its answer is lost. */
-function loseNextEventsCommitAnswer(): { lost: () => number } {
-  let lost = 0;
-  proto.query = function (this: pg.Client, ...args: unknown[]) {
-    const text = typeof args[0] === 'string' ? args[0] : '';
-    const result = original.apply(this, args);
-    if (lost > 0 || !/"uid":"[^"]*","agent":"mallory".*; COMMIT$/s.test(text) || !(result instanceof Promise)) return result;
+    if (lost > 0 || !commits.test(text) || !(result instanceof Promise)) return result;
     lost++;
     return result.then(() => {
       throw new Error('Connection terminated unexpectedly');
@@ -391,7 +379,8 @@ describePostgres('batched claims and changes on PostgreSQL', (base) => {
     await store.board.claimNext('bob');
     await (store.events as PgEventStore).settled();
     hub.emit('mallory', 'text', { text: 'finishing bob’s task' });
-    const losing = loseNextEventsCommitAnswer();
+    // The message that stores mallory's events and commits.
+    const losing = loseNextCommitAnswer(/"uid":"[^"]*","agent":"mallory".*; COMMIT$/s);
     await expect(store.board.update(1, { status: 'completed' }, 'mallory')).rejects.toThrow(/#1/);
     expect(losing.lost()).toBe(1);
     await (store.events as PgEventStore).settled();
