@@ -109,11 +109,13 @@ export function tryLock(lockFile: string, options: { foreignStaleMs?: number } =
 /** The lock's holder as stored (for messages and for a team lock's owner), or why there is none. */
 export function readLock(lockFile: string): LockFound {
   let ino: number;
+  let mtimeMs: number;
   let ageMs: number;
   let isDirectory: boolean;
   try {
     const stat = statSync(lockFile);
     ino = stat.ino;
+    mtimeMs = stat.mtimeMs;
     ageMs = Date.now() - stat.mtimeMs;
     isDirectory = stat.isDirectory();
   } catch (error) {
@@ -121,7 +123,7 @@ export function readLock(lockFile: string): LockFound {
     throw error;
   }
   // A directory is a lock left by an older huddle (proper-lockfile): no holder to ask.
-  if (isDirectory) return { kind: 'unreadable', ino, ageMs };
+  if (isDirectory) return { kind: 'unreadable', ino, mtimeMs, ageMs };
   let text: string;
   try {
     text = readFileSync(lockFile, 'utf8');
@@ -130,11 +132,13 @@ export function readLock(lockFile: string): LockFound {
     throw error;
   }
   const record = parseRecord(text);
-  return record ? { kind: 'held', record, ino, ageMs } : { kind: 'unreadable', ino, ageMs };
+  return record ? { kind: 'held', record, ino, mtimeMs, ageMs } : { kind: 'unreadable', ino, mtimeMs, ageMs };
 }
 
 export type LockFound =
-  { kind: 'gone' } | { kind: 'held'; record: LockRecord; ino: number; ageMs: number } | { kind: 'unreadable'; ino: number; ageMs: number };
+  | { kind: 'gone' }
+  | { kind: 'held'; record: LockRecord; ino: number; mtimeMs: number; ageMs: number }
+  | { kind: 'unreadable'; ino: number; mtimeMs: number; ageMs: number };
 
 /** Whether a waiter may remove this lock: its holder is dead, or it is foreign/unreadable and old. */
 function canTakeOver(found: Exclude<LockFound, { kind: 'gone' }>, foreignStaleMs: number): boolean {
@@ -162,6 +166,8 @@ function breakLock(lockFile: string, found: Exclude<LockFound, { kind: 'gone' }>
       again.kind !== 'gone' &&
       again.kind === found.kind &&
       again.ino === found.ino &&
+      // A record file is rewritten in place for each taking (same inode): its time tells a new taking apart.
+      again.mtimeMs === found.mtimeMs &&
       (again.kind === 'unreadable' || (found.kind === 'held' && again.record.nonce === found.record.nonce));
     if (same) {
       rmSync(lockFile, { recursive: true, force: true });
