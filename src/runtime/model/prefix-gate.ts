@@ -108,7 +108,7 @@ export function prefixKey(model: string, tools: unknown[], firstSystemBlock: unk
   return createHash('sha256')
     .update(model)
     .update('\0')
-    .update(`[${tools.map(jsonOf).join(',')}]`)
+    .update(toolsDigest(tools))
     .update('\0')
     .update(JSON.stringify(firstSystemBlock ?? null))
     .digest('base64url');
@@ -116,6 +116,37 @@ export function prefixKey(model: string, tools: unknown[], firstSystemBlock: unk
 
 /** A tool's definition is made once and never changed (tools/registry.ts): its JSON is too, not on every call. */
 const toolJson = new WeakMap<object, string>();
+/** A number per definition object, so a list of the same definitions is known by a short key. */
+const toolIds = new WeakMap<object, number>();
+let nextToolId = 0;
+/** The digest of the tools' JSON, by their definitions' numbers: every call hashed the same ~20 KB again. */
+const digests = new Map<string, string>();
+const MAX_DIGESTS = 256;
+
+/** The digest of the tools' JSON as one array; the same for equal definitions, however they are held. */
+function toolsDigest(tools: unknown[]): string {
+  let key: string | undefined = '';
+  for (const tool of tools) {
+    if (!tool || typeof tool !== 'object') {
+      key = undefined; // not a definition: nothing to know it by
+      break;
+    }
+    let id = toolIds.get(tool);
+    if (id === undefined) toolIds.set(tool, (id = nextToolId++));
+    key += `${id},`;
+  }
+  let digest = key === undefined ? undefined : digests.get(key);
+  if (digest !== undefined) return digest;
+  digest = createHash('sha256')
+    .update(`[${tools.map(jsonOf).join(',')}]`)
+    .digest('base64url');
+  if (key !== undefined) {
+    // Agents come and go with the same few tool sets; a run that makes ever new ones starts over.
+    if (digests.size >= MAX_DIGESTS) digests.clear();
+    digests.set(key, digest);
+  }
+  return digest;
+}
 
 function jsonOf(value: unknown): string {
   if (!value || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
