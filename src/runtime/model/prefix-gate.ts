@@ -6,6 +6,7 @@
 // cached for the cache's lifetime after the last response that used it; the wait is bounded
 // (`maxWaitMs`), so a slow first call never holds its siblings for long.
 import { createHash } from 'node:crypto';
+import { definitionJson } from './definition-json.js';
 
 /** The API keeps a cache entry 5 minutes after its last use. */
 export const CACHE_LIFETIME_MS = 5 * 60_000;
@@ -114,8 +115,6 @@ export function prefixKey(model: string, tools: unknown[], firstSystemBlock: unk
     .digest('base64url');
 }
 
-/** A tool's definition is made once and never changed (tools/registry.ts): its JSON is too, not on every call. */
-const toolJson = new WeakMap<object, string>();
 /** A number per definition object, so a list of the same definitions is known by a short key. */
 const toolIds = new WeakMap<object, number>();
 let nextToolId = 0;
@@ -138,7 +137,7 @@ function toolsDigest(tools: unknown[]): string {
   let digest = key === undefined ? undefined : digests.get(key);
   if (digest !== undefined) return digest;
   digest = createHash('sha256')
-    .update(`[${tools.map(jsonOf).join(',')}]`)
+    .update(`[${tools.map(definitionJson).join(',')}]`)
     .digest('base64url');
   if (key !== undefined) {
     // Agents come and go with the same few tool sets; a run that makes ever new ones starts over.
@@ -146,16 +145,6 @@ function toolsDigest(tools: unknown[]): string {
     digests.set(key, digest);
   }
   return digest;
-}
-
-function jsonOf(value: unknown): string {
-  if (!value || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  let json = toolJson.get(value);
-  if (json === undefined) {
-    json = JSON.stringify(value);
-    toolJson.set(value, json);
-  }
-  return json;
 }
 
 function raceWait(ended: Promise<void>, ms: number, signal: AbortSignal | undefined): Promise<void> {
