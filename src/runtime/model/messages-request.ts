@@ -77,7 +77,8 @@ export function messagesURL(baseURL: string | undefined): URL {
 let lastURL: { baseURL: string | undefined; url: URL } | undefined;
 
 function endpointURL(baseURL: string | undefined): URL {
-  if (lastURL?.baseURL !== baseURL) lastURL = { baseURL, url: messagesURL(baseURL) };
+  if (lastURL?.baseURL === baseURL) return lastURL.url;
+  lastURL = { baseURL, url: messagesURL(baseURL) };
   return lastURL.url;
 }
 
