@@ -76,9 +76,8 @@ export function messagesURL(baseURL: string | undefined): URL {
 /** The last base URL's endpoint, parsed once rather than per call (node:http only reads it). */
 let lastURL: { baseURL: string | undefined; url: URL } | undefined;
 
-function endpointURL(baseURL: string | undefined): URL {
-  if (lastURL?.baseURL === baseURL) return lastURL.url;
-  lastURL = { baseURL, url: messagesURL(baseURL) };
+export function endpointURL(baseURL: string | undefined): URL {
+  if (!lastURL || lastURL.baseURL !== baseURL) lastURL = { baseURL, url: messagesURL(baseURL) };
   return lastURL.url;
 }
 

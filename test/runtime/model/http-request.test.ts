@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeConnectionError } from '../../../src/runtime/model/connection-error.js';
 import { httpRequest, type HttpAnswer } from '../../../src/runtime/model/http-request.js';
 import { markPrefix } from '../../../src/runtime/model/cache-breakpoints.js';
-import { jsonLines, requestBody, StreamErrorEvent, streamMessages } from '../../../src/runtime/model/messages-request.js';
+import { endpointURL, jsonLines, requestBody, StreamErrorEvent, streamMessages } from '../../../src/runtime/model/messages-request.js';
 import { ModelClient } from '../../../src/runtime/model/model-client.js';
 import { reply, startFakeApi, text, toolUse, type FakeApi } from '../../helpers/fake-api.js';
 type Handler = (request: IncomingMessage, response: ServerResponse, body: string) => void;
@@ -249,6 +249,13 @@ describe('the request body', () => {
     expect(again.tools.at(-1)).toBe(marked.tools.at(-1));
     expect(requestBody({ ...plain, tools: again.tools } as never)).toBe(stringified({ ...plain, tools: marked.tools }));
     expect(tools.some((tool) => 'cache_control' in tool)).toBe(false);
+  });
+
+  it('goes to the endpoint of the base URL asked for, the default one without', () => {
+    expect(endpointURL(undefined).href).toBe('https://api.anthropic.com/v1/messages');
+    expect(endpointURL('http://gateway.test/anthropic').href).toBe('http://gateway.test/anthropic/v1/messages');
+    expect(endpointURL(undefined).href).toBe('https://api.anthropic.com/v1/messages');
+    expect(endpointURL('')).toBe(endpointURL(''));
   });
 
   it('reaches the server as those bytes', async () => {
