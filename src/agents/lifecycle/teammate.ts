@@ -363,11 +363,8 @@ export class Teammate extends Agent {
     if (waitingForPlan || this.#held) return false;
     if (isReviewerRole(this.role)) return (await this.ctx.board.reviewable(this.name)).length > 0;
     if (!this.claimsTasks) return false;
-    if (await this.ctx.board.hasClaimable()) return true;
-    // A pending task assigned to this teammate whose blockers are done (claimNext takes those too).
-    const tasks = await this.ctx.board.list();
-    const open = new Set(tasks.filter((task) => task.status !== 'completed').map((task) => task.id));
-    return tasks.some((task) => task.status === 'pending' && task.owner === this.name && !task.blockedBy.some((id) => open.has(id)));
+    // A pending task assigned to this teammate counts too (claimNext takes those), found without listing the board.
+    return this.ctx.board.hasClaimable(this.name);
   }
 
   /** An answer to the plan, approving or not, ends the wait for it (a rejected plan is revised and sent again). */

@@ -65,12 +65,24 @@ export function markMessages(messages: MessageParam[]): MessageParam[] {
  * parts) the shared block marked and the agent's own block after it.
  */
 export function markPrefix<T extends CacheableTool>(system: SystemInput, tools: T[]): { system: TextBlockParam[]; tools: T[] } {
-  const marked = tools.map((tool, index) => (index === tools.length - 1 ? { ...tool, cache_control: EPHEMERAL } : tool));
+  const marked = tools.map((tool, index) => (index === tools.length - 1 ? markedTool(tool) : tool));
   if (typeof system === 'string') return { system: system ? [{ type: 'text', text: system, cache_control: EPHEMERAL }] : [], tools: marked };
   if (!system.shared) return markPrefix(system.own, tools);
   const blocks: TextBlockParam[] = [{ type: 'text', text: system.shared, cache_control: EPHEMERAL }];
   if (system.own) blocks.push({ type: 'text', text: system.own });
   return { system: blocks, tools: marked };
+}
+
+/** The last tool marked: one copy per definition, kept, so its JSON is made once too (definition-json.ts). */
+const markedTools = new WeakMap<object, CacheableTool>();
+
+function markedTool<T extends CacheableTool>(tool: T): T {
+  let marked = markedTools.get(tool) as T | undefined;
+  if (!marked) {
+    marked = { ...tool, cache_control: EPHEMERAL };
+    markedTools.set(tool, marked);
+  }
+  return marked;
 }
 
 /** Counts the breakpoints of a request (tests, and a guard against the API's 400). */

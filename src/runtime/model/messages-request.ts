@@ -8,6 +8,7 @@ import type { MessageStream } from '@anthropic-ai/sdk/lib/MessageStream';
 import type { MessageCreateParamsBase } from '@anthropic-ai/sdk/resources/messages';
 import { createParser } from 'eventsource-parser';
 import { customHeaders } from '../custom-headers.js';
+import { definitionJson } from './definition-json.js';
 import { httpRequest, type HttpAnswer } from './http-request.js';
 
 declare const __HUDDLE_VERSION__: string;
@@ -72,6 +73,28 @@ export function messagesURL(baseURL: string | undefined): URL {
   return new URL(base.endsWith('/') ? `${base}v1/messages` : `${base}/v1/messages`);
 }
 
+/** The last base URL's endpoint, parsed once rather than per call (node:http only reads it). */
+let lastURL: { baseURL: string | undefined; url: URL } | undefined;
+
+export function endpointURL(baseURL: string | undefined): URL {
+  if (!lastURL || lastURL.baseURL !== baseURL) lastURL = { baseURL, url: messagesURL(baseURL) };
+  return lastURL.url;
+}
+
+/**
+ * The request's JSON, byte for byte what JSON.stringify({ ...params, stream: true }) writes (the prompt
+ * cache reads a prefix of these bytes): the tools, last in the request, are each a definition whose
+ * JSON is made once (definition-json.ts), not on every call.
+ */
+export function requestBody(params: MessageCreateParamsBase): string {
+  const { tools, ...rest } = params;
+  const keys = Object.keys(params);
+  if (!tools || keys.at(-1) !== 'tools' || 'stream' in params) return JSON.stringify({ ...params, stream: true });
+  const head = JSON.stringify(rest);
+  if (head === '{}') return JSON.stringify({ ...params, stream: true });
+  return `${head.slice(0, -1)},"tools":[${tools.map(definitionJson).join(',')}],"stream":true}`;
+}
+
 /**
  * Sends `params` as a streamed request; resolves once the API answered 2xx, with the stream its events
  * feed (handed to `attach` first, before any event). An error status rejects with HttpStatusError, a connection that fails with fetch's
@@ -92,10 +115,10 @@ export async function streamMessages(
   const timer = setTimeout(() => local.abort(new RequestTimeoutError(endpoint.timeoutMs)), endpoint.timeoutMs);
   let answer: HttpAnswer;
   try {
-    answer = await httpRequest(messagesURL(endpoint.baseURL), {
+    answer = await httpRequest(endpointURL(endpoint.baseURL), {
       method: 'POST',
       headers: requestHeaders(endpoint),
-      body: JSON.stringify({ ...params, stream: true }),
+      body: requestBody(params),
       signal: local.signal,
     });
   } catch (error) {

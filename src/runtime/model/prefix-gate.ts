@@ -6,6 +6,7 @@
 // cached for the cache's lifetime after the last response that used it; the wait is bounded
 // (`maxWaitMs`), so a slow first call never holds its siblings for long.
 import { createHash } from 'node:crypto';
+import { definitionJson } from './definition-json.js';
 
 /** The API keeps a cache entry 5 minutes after its last use. */
 export const CACHE_LIFETIME_MS = 5 * 60_000;
@@ -108,23 +109,42 @@ export function prefixKey(model: string, tools: unknown[], firstSystemBlock: unk
   return createHash('sha256')
     .update(model)
     .update('\0')
-    .update(`[${tools.map(jsonOf).join(',')}]`)
+    .update(toolsDigest(tools))
     .update('\0')
     .update(JSON.stringify(firstSystemBlock ?? null))
     .digest('base64url');
 }
 
-/** A tool's definition is made once and never changed (tools/registry.ts): its JSON is too, not on every call. */
-const toolJson = new WeakMap<object, string>();
+/** A number per definition object, so a list of the same definitions is known by a short key. */
+const toolIds = new WeakMap<object, number>();
+let nextToolId = 0;
+/** The digest of the tools' JSON, by their definitions' numbers: every call hashed the same ~20 KB again. */
+const digests = new Map<string, string>();
+const MAX_DIGESTS = 256;
 
-function jsonOf(value: unknown): string {
-  if (!value || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  let json = toolJson.get(value);
-  if (json === undefined) {
-    json = JSON.stringify(value);
-    toolJson.set(value, json);
+/** The digest of the tools' JSON as one array; the same for equal definitions, however they are held. */
+function toolsDigest(tools: unknown[]): string {
+  let key: string | undefined = '';
+  for (const tool of tools) {
+    if (!tool || typeof tool !== 'object') {
+      key = undefined; // not a definition: nothing to know it by
+      break;
+    }
+    let id = toolIds.get(tool);
+    if (id === undefined) toolIds.set(tool, (id = nextToolId++));
+    key += `${id},`;
   }
-  return json;
+  let digest = key === undefined ? undefined : digests.get(key);
+  if (digest !== undefined) return digest;
+  digest = createHash('sha256')
+    .update(`[${tools.map(definitionJson).join(',')}]`)
+    .digest('base64url');
+  if (key !== undefined) {
+    // Agents come and go with the same few tool sets; a run that makes ever new ones starts over.
+    if (digests.size >= MAX_DIGESTS) digests.clear();
+    digests.set(key, digest);
+  }
+  return digest;
 }
 
 function raceWait(ended: Promise<void>, ms: number, signal: AbortSignal | undefined): Promise<void> {

@@ -56,8 +56,11 @@ export interface Board {
   get(id: number): Promise<Task>;
   /** Tasks anyone may claim now: pending, no owner, nothing open in blockedBy. */
   claimable(): Promise<Task[]>;
-  /** Whether claimable() would list anything, found without listing the board (an idle teammate asks it often). */
-  hasClaimable(): Promise<boolean>;
+  /**
+   * Whether claimable() would list anything, found without listing the board (an idle teammate asks it
+   * often). Given `owner`: whether claimNext(owner) would take anything, a pending task assigned to it too.
+   */
+  hasClaimable(owner?: string): Promise<boolean>;
   create(input: CreateTaskInput, by?: string): Promise<Task>;
   update(id: number, patch: UpdateTaskInput, by?: string): Promise<Task>;
   /** Claims one task for `owner` (atomic). */

@@ -8,7 +8,8 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeConnectionError } from '../../../src/runtime/model/connection-error.js';
 import { httpRequest, type HttpAnswer } from '../../../src/runtime/model/http-request.js';
-import { jsonLines, StreamErrorEvent, streamMessages } from '../../../src/runtime/model/messages-request.js';
+import { markPrefix } from '../../../src/runtime/model/cache-breakpoints.js';
+import { endpointURL, jsonLines, requestBody, StreamErrorEvent, streamMessages } from '../../../src/runtime/model/messages-request.js';
 import { ModelClient } from '../../../src/runtime/model/model-client.js';
 import { reply, startFakeApi, text, toolUse, type FakeApi } from '../../helpers/fake-api.js';
 type Handler = (request: IncomingMessage, response: ServerResponse, body: string) => void;
@@ -214,6 +215,61 @@ describe('the server-sent events the API streams', () => {
     expect(out).toEqual(['{"type":"message_start"}\n']);
     expect(error).toBeInstanceOf(StreamErrorEvent);
     expect((error as StreamErrorEvent).body).toEqual({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } });
+  });
+});
+
+describe('the request body', () => {
+  const tools = [
+    { name: 'read_file', description: 'Reads a file — “quoted”, ünïcode', input_schema: { type: 'object' as const, properties: { path: { type: 'string' } } } },
+    {
+      name: 'bash',
+      description: 'Runs a command',
+      input_schema: { type: 'object' as const, properties: { command: { type: 'string' } }, required: ['command'] },
+    },
+  ];
+  const plain = { model: 'claude-fake', max_tokens: 100, messages: [{ role: 'user' as const, content: 'go\n"now"' }] };
+  const stringified = (params: object) => JSON.stringify({ ...params, stream: true });
+
+  it('is byte for byte JSON.stringify({ ...params, stream: true }), the tools made once per definition', () => {
+    const marked = markPrefix({ shared: 'shared part', own: 'own part' }, tools);
+    const cases: object[] = [
+      plain,
+      { ...plain, tools },
+      { ...plain, system: marked.system, tools: marked.tools },
+      { ...plain, tools: [] },
+      { ...plain, system: undefined, tools },
+      // Not the order huddle sends: the tools are not last, or a stream flag is already there.
+      { tools, ...plain },
+      { ...plain, stream: false, tools },
+      { tools },
+    ];
+    for (const params of cases) expect(requestBody(params as never)).toBe(stringified(params));
+    // Every call marks the same definitions: the same bytes again, and the marked copy is kept.
+    const again = markPrefix({ shared: 'shared part', own: 'own part' }, tools);
+    expect(again.tools.at(-1)).toBe(marked.tools.at(-1));
+    expect(requestBody({ ...plain, tools: again.tools } as never)).toBe(stringified({ ...plain, tools: marked.tools }));
+    expect(tools.some((tool) => 'cache_control' in tool)).toBe(false);
+  });
+
+  it('goes to the endpoint of the base URL asked for, the default one without', () => {
+    expect(endpointURL(undefined).href).toBe('https://api.anthropic.com/v1/messages');
+    expect(endpointURL('http://gateway.test/anthropic').href).toBe('http://gateway.test/anthropic/v1/messages');
+    expect(endpointURL(undefined).href).toBe('https://api.anthropic.com/v1/messages');
+    expect(endpointURL('')).toBe(endpointURL(''));
+  });
+
+  it('reaches the server as those bytes', async () => {
+    let received = '';
+    routes.set('/body/v1/messages', (_request, response, body) => {
+      received = body;
+      response.writeHead(400, { 'content-type': 'application/json' });
+      response.end('{"type":"error","error":{"type":"invalid_request_error","message":"seen"}}');
+    });
+    const params = { ...plain, tools: markPrefix('system', tools).tools };
+    await expect(streamMessages({ apiKey: 'sk-test', baseURL: `${base}/body`, timeoutMs: 10_000 }, params, new AbortController().signal)).rejects.toThrow(
+      'seen',
+    );
+    expect(received).toBe(stringified(params));
   });
 });
 

@@ -72,4 +72,23 @@ describe('PrefixGate', () => {
     expect(prefixKey('m', [...tools, ...other], { text: 's' })).not.toBe(prefixKey('m', [...other, ...tools], { text: 's' }));
     expect(prefixKey('m', [], { text: 's' })).not.toBe(prefixKey('m', tools, { text: 's' }));
   });
+
+  it('knows a list of definitions it hashed before by their identity, and still keys by content', () => {
+    const a = { name: 'a', input_schema: {} };
+    const b = { name: 'b', input_schema: {} };
+    const key = prefixKey('m', [a, b], { text: 's' });
+    // Another array of the same definitions (each call makes one), and equal definitions held apart.
+    expect(prefixKey('m', [a, b], { text: 's' })).toBe(key);
+    expect(prefixKey('m', [structuredClone(a), structuredClone(b)], { text: 's' })).toBe(key);
+    expect(prefixKey('m', [b, a], { text: 's' })).not.toBe(key);
+    expect(prefixKey('m', [a], { text: 's' })).not.toBe(key);
+    // One definition whose JSON holds another's pair: never mistaken for the pair.
+    expect(prefixKey('m', [{ ...a, b }], { text: 's' })).not.toBe(key);
+    // Past the cache's bound (ever new tool sets), keys stay the same.
+    for (let i = 0; i < 300; i++) prefixKey('m', [{ name: `t${i}`, input_schema: {} }], { text: 's' });
+    expect(prefixKey('m', [a, b], { text: 's' })).toBe(key);
+    // Something that is not a definition keys by its JSON, as before.
+    expect(prefixKey('m', ['x'], { text: 's' })).toBe(prefixKey('m', ['x'], { text: 's' }));
+    expect(prefixKey('m', ['x'], { text: 's' })).not.toBe(prefixKey('m', ['y'], { text: 's' }));
+  });
 });

@@ -3,13 +3,14 @@
 // line per model call appended with O_APPEND (a line is far below the size the kernel writes in
 // one piece), so /cost still knows after a restart, every process of the team adds to the same
 // file, and a call costs one append: no lock, no rewrite of the whole tally, no board scan.
-// Reads fold only the bytes appended since the last read. A spend.json left by an older huddle is
+// Reads fold only the bytes appended since the last read; a process's own line, when the file ends
+// with it right after what was read, is tallied as written, not read back. A spend.json left by an older huddle is
 // the starting tally, read once and never written again.
 //
 // Which task an agent owns comes from the `task` events of the hub (claims, completions); an
 // agent seen for the first time is looked up on the board once. A claim made by another process
 // reaches this one's hub only through the board, so that first lookup is what it relies on there.
-import { appendFileSync, closeSync, existsSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { MalformedFileError, readJson } from '../../fs/atomic-file.js';
 import type { Board } from '../board.js';
@@ -121,12 +122,26 @@ export class FileSpendLedger implements SpendLedger {
   }
 
   #write(usage: Usage): void {
+    const line = `${JSON.stringify(usage)}\n`;
+    let size: number;
     try {
-      appendFileSync(this.file, `${JSON.stringify(usage)}\n`, { mode: 0o600 }); // .team/ is the person's alone
+      const fd = openSync(this.file, 'a', 0o600); // .team/ is the person's alone
+      try {
+        writeSync(fd, line);
+        size = fstatSync(fd).size;
+      } finally {
+        closeSync(fd);
+      }
     } catch (error) {
       const failure = StoreWriteError.from(error, this.file);
       if (this.#onFailure) this.#onFailure(failure);
       else this.#hub.emit('huddle', 'warning', { message: `could not write ${path.basename(this.file)}: ${failure.message}` });
+      return;
+    }
+    // The file ends with our line right after what was read so far: it is tallied as written, not read back.
+    if (size === this.#offset + Buffer.byteLength(line)) {
+      apply(this.#stored, { ...usage, task: usage.task ?? null });
+      this.#offset = size;
       return;
     }
     // Our line (and any other process's before it) is read back: one order for every reader.

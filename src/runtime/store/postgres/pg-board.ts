@@ -156,22 +156,23 @@ export class PgBoard implements Board {
    * claimable task passes the SQL filter, so no row means none; a row that fails the rules (an
    * unreadable blocker) is the rare case that asks the full question.
    */
-  async hasClaimable(): Promise<boolean> {
-    const first = await this.#claimableRows(true);
+  async hasClaimable(owner?: string): Promise<boolean> {
+    const first = await this.#claimableRows(true, owner);
     if (first.rows === 0) return false;
     if (first.tasks.length > 0) return true;
-    return (await this.claimable()).length > 0;
+    return (await this.#claimableRows(false, owner)).tasks.length > 0;
   }
 
-  async #claimableRows(firstOnly: boolean): Promise<{ rows: number; tasks: Task[] }> {
+  /** Pending tasks unowned (or, given `owner`, assigned to it too) that pass the claim rules. */
+  async #claimableRows(firstOnly: boolean, owner?: string): Promise<{ rows: number; tasks: Task[] }> {
     const noOpenBlocker = `NOT EXISTS (SELECT 1 FROM huddle_tasks o WHERE o.team = t.team AND o.id = ANY(t.blocked_by) AND o.status <> 'completed')`;
     const { rows } = await this.#ctx.db.query<StoredRow & { blockers: StoredRow[] | null }>(
       `SELECT t.id, t.data,
               (SELECT json_agg(json_build_object('id', b.id, 'data', b.data)) FROM huddle_tasks b WHERE b.team = t.team AND b.id = ANY(t.blocked_by)) AS blockers
          FROM huddle_tasks t
-        WHERE t.team = $1 AND t.status = 'pending' AND t.owner IS NULL${firstOnly ? ` AND ${noOpenBlocker}` : ''}
+        WHERE t.team = $1 AND t.status = 'pending' AND ${owner === undefined ? 't.owner IS NULL' : '(t.owner IS NULL OR t.owner = $2)'}${firstOnly ? ` AND ${noOpenBlocker}` : ''}
         ORDER BY t.id${firstOnly ? ' LIMIT 1' : ''}`,
-      [this.#ctx.team],
+      owner === undefined ? [this.#ctx.team] : [this.#ctx.team, owner],
     );
     const out: Task[] = [];
     for (const row of rows) {
@@ -180,7 +181,7 @@ export class PgBoard implements Board {
       const task = view.tasks.get(Number(row.id));
       if (!task) continue;
       for (const id of task.blockedBy) if (!view.tasks.has(id) && !view.broken.has(id)) view.absent.add(id);
-      if (isClaimable(task, view)) out.push(task);
+      if (owner === undefined ? isClaimable(task, view) : isClaimableBy(task, owner, view)) out.push(task);
     }
     return { rows: rows.length, tasks: out };
   }

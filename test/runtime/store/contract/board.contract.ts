@@ -136,6 +136,24 @@ export function boardContract(factory: StoreFactory): void {
       await expect(board().update(1, { status: 'in_progress' }, 'alice')).rejects.toThrow(/completed tasks are final/);
     });
 
+    it("hasClaimable(owner) also counts a pending task assigned to that owner once its blockers are done, never another's", async () => {
+      await board().create({ subject: 'base' }, 'lead');
+      await board().create({ subject: 'for bob', blockedBy: [1] }, 'lead');
+      await board().update(2, { owner: 'bob' }, 'lead');
+      await board().claim(1, 'alice');
+      // #2 is bob's but waits on #1; nothing is free for anyone.
+      expect([await board().hasClaimable(), await board().hasClaimable('bob'), await board().hasClaimable('carol')]).toEqual([false, false, false]);
+      await board().update(1, { status: 'completed' }, 'alice');
+      // Unblocked, it is bob's to take (claimNext would), not carol's, and not free for anyone.
+      expect([await board().hasClaimable(), await board().hasClaimable('bob'), await board().hasClaimable('carol')]).toEqual([false, true, false]);
+      expect((await board().claimNext('carol'))?.id).toBeUndefined();
+      expect((await board().claimNext('bob'))?.id).toBe(2);
+      expect(await board().hasClaimable('bob')).toBe(false);
+      // A free task counts for every owner.
+      await board().create({ subject: 'free' }, 'lead');
+      expect([await board().hasClaimable(), await board().hasClaimable('carol')]).toEqual([true, true]);
+    });
+
     it('follows the status transitions (and review for tasks that require it)', async () => {
       await board().create({ subject: 'a' }, 'lead');
       await expect(board().update(1, { status: 'completed' }, 'alice')).rejects.toThrow(/cannot go from pending to completed/);

@@ -99,14 +99,15 @@ export class FileBoard implements Board {
    * Whether any task is claimable: only the ids that may be pending are looked at (each file
    * re-read only when its stat changed). The whole directory is read only when no watcher kept the
    * cache current: the first time (which starts one until the board closes), or when fs.watch
-   * failed and nobody listens.
+   * failed and nobody listens. Given `owner`, a pending task assigned to it counts too (claimNext
+   * takes those): the candidates hold every id that may be pending, owned or not.
    */
-  async hasClaimable(): Promise<boolean> {
+  async hasClaimable(owner?: string): Promise<boolean> {
     if (!this.#cache.keepCurrent(this.#warnSink)) this.#cache.scanAll(this.#warnSink);
     const view = this.#rememberedView();
     for (const id of [...this.#cache.candidates()]) {
       const task = this.#cache.load(id, this.#warnSink)?.task;
-      if (task && isClaimable(task, view)) return true;
+      if (task && (owner === undefined ? isClaimable(task, view) : isClaimableBy(task, owner, view))) return true;
     }
     return false;
   }
