@@ -19,12 +19,21 @@ z.config({ jitless: true });
 // register() overwrites a schema's own entry: one call per schema, with all of its metadata.
 const docs = z.globalRegistry;
 
-const count = (text: string) => z.number().int().min(0).register(docs, { description: text });
-const positive = (text: string) => z.number().int().min(1).register(docs, { description: text });
+// What the helpers below are made of, built once (every chained call builds a schema: z.number().int().min(0) is
+// five). Each field takes a copy of its own (clone(): one schema, what describe() made) to register its text on;
+// the shared ones never get metadata.
+const nonNegativeInt = z.number().int().min(0);
+const positiveInt = z.number().int().min(1);
+const fraction = z.number().min(0).max(1);
+const nonEmptyString = z.string().min(1);
+const anyString = z.string();
+
+const count = (text: string) => nonNegativeInt.clone().register(docs, { description: text });
+const positive = (text: string) => positiveInt.clone().register(docs, { description: text });
 /** A share of the context window: 0.8 is 80 %; 0 turns the feature off. */
-const share = (text: string) => z.number().min(0).max(1).register(docs, { description: text });
-const strings = (text: string) => z.array(z.string().min(1)).register(docs, { description: text });
-const stringMap = (text: string) => z.record(z.string(), z.string()).register(docs, { description: text });
+const share = (text: string) => fraction.clone().register(docs, { description: text });
+const strings = (text: string) => z.array(nonEmptyString).register(docs, { description: text });
+const stringMap = (text: string) => z.record(anyString, anyString).register(docs, { description: text });
 const toolRules = (text: string) =>
   z
     .array(z.string().min(1).refine(isToolRule, 'not a tool rule: Tool or Tool(specifier), e.g. "Bash(git push:*)", "Read(./.env)"'))
