@@ -6,7 +6,7 @@
 // channel instead: agents/external/agent-channel.ts). One JSON request line and one JSON response
 // line per connection (control-endpoint.ts). It only forwards to the session's intents: it knows
 // no agents.
-import { rmSync } from 'node:fs';
+import { lstatSync, rmSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { listenPrivately, sweepDeadSockets } from '../runtime/sandbox/runtime-dir.js';
 import { controlSocketPath, readPointer, removePointer, writePointer, type ControlRequest, type ControlResponse } from './control-endpoint.js';
@@ -98,6 +98,9 @@ export class ControlServer {
 
 /** A socket file nobody listens on (a crashed huddle's) is removed; a live one is left alone. */
 async function clearStale(socket: string): Promise<void> {
+  // Nothing under that name (the usual start): nothing to probe. The probe would be this process's first socket,
+  // ~3 ms of cold code before the first model request.
+  if (!lstatSync(socket, { throwIfNoEntry: false })) return;
   const live = await new Promise<boolean>((resolve) => {
     const probe = connect({ path: socket });
     probe.once('connect', () => {

@@ -4,6 +4,8 @@
 // or brackets, and IPv4 carried inside IPv6 (::ffff:127.0.0.1, ::ffff:7f00:1, ::127.0.0.1) all come
 // out as one canonical address. Addresses are 128-bit numbers: an IPv4 address is its IPv4-mapped
 // IPv6 form (::ffff:a.b.c.d), so one range check covers both families.
+import { lazy } from '../lazy.js';
+
 export interface IpAddress {
   family: 4 | 6;
   /** The 128-bit value; IPv4 as ::ffff:a.b.c.d. */
@@ -152,8 +154,8 @@ export function inRange(address: IpAddress, range: IpRange): boolean {
  * This machine, however it is addressed: the loopback ranges (127.0.0.0/8, ::1), the "this host"
  * addresses a connect() also lands on (0.0.0.0/8, ::), and the host's own interface addresses.
  */
-export const LOOPBACK_RANGES: readonly IpRange[] = [parseRange('127.0.0.0/8')!, parseRange('0.0.0.0/8')!, parseRange('::1/128')!, parseRange('::/128')!];
+const loopbackRanges = lazy((): readonly IpRange[] => [parseRange('127.0.0.0/8')!, parseRange('0.0.0.0/8')!, parseRange('::1/128')!, parseRange('::/128')!]);
 
 export function isThisHost(address: IpAddress, interfaceAddresses: readonly IpAddress[] = []): boolean {
-  return LOOPBACK_RANGES.some((range) => inRange(address, range)) || interfaceAddresses.some((a) => a.value === address.value);
+  return loopbackRanges().some((range) => inRange(address, range)) || interfaceAddresses.some((a) => a.value === address.value);
 }

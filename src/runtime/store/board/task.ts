@@ -1,6 +1,7 @@
 // The task model (docs/contract.md#tasks) and its schema, shared by every board backend: what a task is,
 // what may be asked of the board, and how a stored task is checked before anyone trusts it.
 import * as z from 'zod';
+import { lazy } from '../../lazy.js';
 import type { ReviewDomains, ReviewFinding } from './findings.js';
 
 export const TASK_STATUSES = ['pending', 'in_progress', 'review', 'completed'] as const;
@@ -116,20 +117,22 @@ export class TaskBoardError extends Error {
 
 // ---- the stored shape --------------------------------------------------------------------------
 
-/** A task id: a positive integer that is exact in JSON and in JavaScript (1e20 is not). */
-export const TaskId = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+/** A task id: a positive integer that is exact in JSON and in JavaScript (1e20 is not). Built at first use (lazy.ts). */
+export const taskIdSchema = lazy(() => z.number().int().positive().max(Number.MAX_SAFE_INTEGER));
 
-export const TaskSchema = z.looseObject({
-  id: TaskId,
-  subject: z.string(),
-  description: z.string().default(''),
-  status: z.enum(TASK_STATUSES),
-  owner: z.string().nullable().default(null),
-  blockedBy: z.array(TaskId).default([]),
-  blocks: z.array(TaskId).default([]),
-  created_at: z.string(),
-  updated_at: z.string(),
-});
+const taskSchema = lazy(() =>
+  z.looseObject({
+    id: taskIdSchema(),
+    subject: z.string(),
+    description: z.string().default(''),
+    status: z.enum(TASK_STATUSES),
+    owner: z.string().nullable().default(null),
+    blockedBy: z.array(taskIdSchema()).default([]),
+    blocks: z.array(taskIdSchema()).default([]),
+    created_at: z.string(),
+    updated_at: z.string(),
+  }),
+);
 
 export function isTaskId(id: number): boolean {
   return Number.isSafeInteger(id) && id > 0;
@@ -137,7 +140,7 @@ export function isTaskId(id: number): boolean {
 
 /** A stored task checked against the schema: the task, or what is wrong with it. */
 export function parseTaskRecord(raw: unknown): { task: Task } | { error: string } {
-  const parsed = TaskSchema.safeParse(raw);
+  const parsed = taskSchema().safeParse(raw);
   if (!parsed.success) {
     const detail = parsed.error.issues.map((i) => `${i.path.join('.') || 'task'}: ${i.message}`).join('; ');
     return { error: `not a task: ${detail}` };

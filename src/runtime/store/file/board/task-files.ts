@@ -22,7 +22,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { MalformedFileError } from '../../../fs/atomic-file.js';
-import { parseTaskRecord, type Task, TaskId } from '../../board/task.js';
+import { parseTaskRecord, type Task, taskIdSchema } from '../../board/task.js';
 import type { BoardProblem } from '../../board.js';
 import { StoreWriteError } from '../../store-errors.js';
 import { PRIVATE_FILE_MODE } from '../../../fs/private-modes.js';
@@ -193,7 +193,7 @@ function tempFor(file: string): string {
 export function readHighestId(dir: string): number {
   try {
     const value = (JSON.parse(readFileSync(path.join(dir, IDS_FILE), 'utf8')) as { highest_id?: unknown }).highest_id;
-    return TaskId.safeParse(value).success ? (value as number) : 0;
+    return taskIdSchema().safeParse(value).success ? (value as number) : 0;
   } catch {
     // Missing or broken: the task files themselves still keep ids from being given out twice.
     return 0;
