@@ -281,6 +281,12 @@ function removeDeadRecordFiles(file: string): void {
 /** `<pid>.<nonce>.tmp`, after the lock's name and a dot. */
 const RECORD_FILE_NAME = /^(\d+)\.[0-9a-z]+\.tmp$/;
 
+/** Whether `name` is a lock's record file, `<lock>.<pid>.<nonce>.tmp`: a process's own, not the state it guards. */
+export function isLockRecordFile(name: string): boolean {
+  const at = name.indexOf('.lock.');
+  return at >= 0 && RECORD_FILE_NAME.test(name.slice(at + '.lock.'.length));
+}
+
 /**
  * The record written over the file's old bytes, then cut to its length: never truncated to zero
  * first (ext4 then forces the file's blocks to disk when it is closed, the cost of a new file

@@ -2,6 +2,7 @@
 import { existsSync, mkdirSync, readdirSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import { readJson } from '../../fs/atomic-file.js';
+import { isLockRecordFile } from '../file-lock.js';
 import { fileStamp } from './event-log.js';
 import { PRIVATE_DIR_MODE } from '../../fs/private-modes.js';
 
@@ -18,12 +19,9 @@ export function unfinishedMembers(teamDir: string): string[] {
   return (roster?.members ?? []).filter((m) => m.status !== 'shutdown').map((m) => String(m.name));
 }
 
-/** A lock's record file, kept beside it by the process that takes it (runtime/store/file-lock.ts): that process's, not the team's. */
-const LOCK_RECORD_FILE = /\.lock\.\d+\.[0-9a-z]+\.tmp$/;
-
-/** Moves the team's state (all of .team but its archive, and .tasks) to .team/archive/<iso>/. */
+/** Moves the team's state (all of .team but its archive, its locks' record files, and .tasks) to .team/archive/<iso>/. */
 export function archiveTeam(teamDir: string, tasksDir: string): string | undefined {
-  const entries = existsSync(teamDir) ? readdirSync(teamDir).filter((e) => !KEPT_ON_ARCHIVE.has(e) && !LOCK_RECORD_FILE.test(e)) : [];
+  const entries = existsSync(teamDir) ? readdirSync(teamDir).filter((e) => !KEPT_ON_ARCHIVE.has(e) && !isLockRecordFile(e)) : [];
   const hasTasks = existsSync(tasksDir);
   if (entries.length === 0 && !hasTasks) return undefined;
   const target = path.join(teamDir, 'archive', fileStamp(new Date()));
