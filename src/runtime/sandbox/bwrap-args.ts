@@ -28,6 +28,10 @@ export interface BwrapPlan {
   sockets?: Array<{ host: string; inside: string }>;
   /** bwrap ≥ 0.8 with a user namespace: nested namespaces (and so un-mounting the binds) are refused. */
   userns: boolean;
+  /** The program is PID 1 (see SandboxRequest.asInit). */
+  asInit?: boolean;
+  /** Host files shown read-only inside (SandboxRequest.files). */
+  files?: ReadonlyArray<{ host: string; inside: string }>;
 }
 
 export function bwrapOptions(plan: BwrapPlan): string[] {
@@ -38,6 +42,7 @@ export function bwrapOptions(plan: BwrapPlan): string[] {
   const args: string[] = ['--die-with-parent', '--unshare-pid', '--unshare-ipc'];
   if (plan.userns) args.push('--unshare-user', '--disable-userns');
   args.push('--cap-drop', 'ALL');
+  if (plan.asInit) args.push('--as-pid-1');
   if (plan.network !== 'on') args.push('--unshare-net');
   args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc');
   if (plan.tmp) args.push('--bind', plan.tmp, '/tmp');
@@ -64,6 +69,7 @@ export function bwrapOptions(plan: BwrapPlan): string[] {
   }
   if (typeof plan.network === 'object') args.push('--bind', plan.network.socket, plan.network.inside);
   for (const socket of plan.sockets ?? []) args.push('--bind', socket.host, socket.inside);
+  for (const file of plan.files ?? []) args.push('--ro-bind', file.host, file.inside);
   args.push('--chdir', plan.cwd);
   return args;
 }

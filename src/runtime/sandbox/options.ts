@@ -61,6 +61,13 @@ export interface SandboxRequest {
   loopback?: { port: number; socket: string };
   /** The program's stderr into its stdout (one pipe keeps the order of their lines); bubblewrap's own stays on stderr. */
   mergeStderr?: boolean;
+  /**
+   * The program is the sandbox's PID 1 (bwrap --as-pid-1): no init of bwrap's inside, and signals from
+   * inside it cannot end the program (a kept-open sandbox's shell, sandbox-shell.ts).
+   */
+  asInit?: boolean;
+  /** Host files shown read-only at a path inside (under /dev, which the sandbox makes afresh). */
+  files?: ReadonlyArray<{ host: string; inside: string }>;
 }
 
 let settings: SandboxSettings = {};

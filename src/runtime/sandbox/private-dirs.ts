@@ -7,7 +7,7 @@
 // kept across runs so that a resume continues the CLI's session; every sandbox hides them but
 // the agent's own.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -49,6 +49,22 @@ export function argsFile(content: Buffer): string {
   return file;
 }
 let empty: string | undefined;
+let unreadable: string | undefined;
+
+/**
+ * A copy of `program` that may be run but not read (mode 0111). A process started from a file it
+ * cannot read is not dumpable: others of the same user cannot read its memory, trace it or open
+ * its descriptors (proc(5), PR_SET_DUMPABLE). The sandbox shell's server runs from it.
+ */
+export function unreadableCopy(program: string): string {
+  if (!unreadable || !existsSync(unreadable)) {
+    const file = path.join(ownDir(), 'shell');
+    copyFileSync(program, file);
+    chmodSync(file, 0o111);
+    unreadable = file;
+  }
+  return unreadable;
+}
 
 /** An empty directory nothing can write (mode 0555), to show in place of a hidden one. */
 export function emptyDir(): string {

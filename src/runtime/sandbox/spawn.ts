@@ -27,6 +27,8 @@ export interface PreparedCommand {
   /** Written to the child's fd 3 (bubblewrap's options). */
   fd3?: Buffer;
   sandboxed: boolean;
+  /** A network bridge (socat) starts inside before the program: it lives only as long as the program's sandbox. */
+  bridged?: boolean;
   /** Something the caller should pass on (network lists that could not be applied). */
   note?: string;
 }
@@ -126,6 +128,8 @@ export async function prepareSandboxed(argv: readonly string[], request: Sandbox
     userns: status.userns,
     ...(state.length ? { agentState: { root: stateRoot, own: state } } : {}),
     sockets,
+    ...(request.asInit ? { asInit: true } : {}),
+    ...(request.files?.length ? { files: request.files } : {}),
   });
   return {
     file: status.program,
@@ -133,6 +137,7 @@ export async function prepareSandboxed(argv: readonly string[], request: Sandbox
     env,
     fd3: Buffer.from(`${options.join('\0')}\0`),
     sandboxed: true,
+    ...(bridges.length ? { bridged: true } : {}),
     ...(note ? { note } : {}),
   };
 }
@@ -195,8 +200,10 @@ const CLOSE_STRAY_DESCRIPTORS_MERGED = `${CLOSE_LOOP}exec 2>&1; exec "$@"`;
 function withoutStrayDescriptors(argv: readonly string[], mergeStderr: boolean): string[] {
   const bash = ['/bin/bash', '/usr/bin/bash'].find((file) => existsSync(file));
   if (!bash) return mergeStderr ? withStderrMerged(argv) : [...argv];
-  // POSIX mode: this shell reads no BASH_ENV (the program's own bash does, once, with the stray descriptors closed).
-  return [bash, '--posix', '-c', mergeStderr ? CLOSE_STRAY_DESCRIPTORS_MERGED : CLOSE_STRAY_DESCRIPTORS, 'huddle-fds', ...argv];
+  // POSIX mode: this shell reads no BASH_ENV (the program's own bash does, once, with the stray
+  // descriptors closed). --norc: nor ~/.bashrc, which bash reads when its stdin is a socket (as for
+  // sshd; Node's piped stdin is one: a hook's, an MCP server's) and SHLVL is unset.
+  return [bash, '--posix', '--norc', '-c', mergeStderr ? CLOSE_STRAY_DESCRIPTORS_MERGED : CLOSE_STRAY_DESCRIPTORS, 'huddle-fds', ...argv];
 }
 
 /** Where no shell closes descriptors first: a shell of its own points stderr at stdout, then becomes the program. */

@@ -4,7 +4,7 @@
 // end everything it started, and so that nothing it runs can grab the console's terminal.
 import type { ChildProcess } from 'node:child_process';
 import * as z from 'zod';
-import { childEnv, sandboxedSpawn, sandboxStatus, SANDBOX_OFF_WARNING } from '../sandbox/index.js';
+import { childEnv, runInSandboxShell, sandboxedSpawn, sandboxStatus, SANDBOX_OFF_WARNING, type ShellRun } from '../sandbox/index.js';
 import { OutputCollector } from '../process/output-cap.js';
 import { oneLine } from './registry.js';
 import { defineTool, type ToolContext, type ToolResult } from './types.js';
@@ -55,6 +55,7 @@ export const bashTool = defineTool({
     let isError = true;
     if (outcome.stop === 'timeout') parts.push(`[killed after ${timeoutMs} ms timeout]`);
     else if (outcome.stop === 'interrupted') parts.push('[interrupted]');
+    else if (outcome.sandboxEnded) parts.push('[its sandbox ended before the command did]');
     else if (outcome.exitCode !== undefined) {
       parts.push(`[exit code ${outcome.exitCode}]`);
       isError = outcome.exitCode !== 0;
@@ -72,6 +73,8 @@ interface ShellOutcome {
   /** Set when we ended the command rather than it ending by itself. */
   stop?: 'timeout' | 'interrupted';
   pipesAbandoned: boolean;
+  /** The command's kept-open sandbox ended before the command did (../sandbox/sandbox-shell.ts). */
+  sandboxEnded?: boolean;
   note?: string;
 }
 
@@ -87,21 +90,37 @@ async function runShell(command: string, context: ToolContext, timeoutMs: number
     context.events.emit('warning', { message: `${SANDBOX_OFF_WARNING}: commands run unsandboxed (${status.reason}); HUDDLE_SANDBOX=off silences this` });
   }
   const roots = workspace.sandboxRoots();
+  const request = {
+    cwd: workspace.root,
+    writable: roots.writable,
+    readOnly: roots.readOnly,
+    readable: roots.readable ?? [],
+    mode: context.permissionMode === 'plan' ? ('read-only' as const) : ('write' as const),
+    status,
+    owner: context.agent,
+    env: childEnv(),
+  };
+  const collector = new OutputCollector();
+  const decoder = new TextDecoder();
+  // stdout carries the command's output; stderr only what the sandbox itself says (a bind that failed).
+  const collect = (chunk: Uint8Array) => collector.push(decoder.decode(chunk, { stream: true }));
+
+  // The agent's sandbox kept open between its commands (../sandbox/sandbox-shell.ts), where it applies.
+  const kept = status.available ? await runInSandboxShell(command, request, collect).catch(() => undefined) : undefined;
+  if (kept) {
+    const result = await supervised(kept, signal, timeoutMs);
+    collector.push(decoder.decode());
+    return toOutcome(collector.text(), result, kept.note);
+  }
+
   // Two pipes would lose the order between stdout and stderr lines, so the sandbox's first shell
   // points stderr at stdout (mergeStderr) and then becomes (exec, same pid) the shell that runs the command untouched.
   let subprocess: ChildProcess;
   let note: string | undefined;
   try {
     const started = await sandboxedSpawn(['bash', '-c', command], {
+      ...request,
       mergeStderr: true,
-      cwd: workspace.root,
-      writable: roots.writable,
-      readOnly: roots.readOnly,
-      readable: roots.readable ?? [],
-      mode: context.permissionMode === 'plan' ? 'read-only' : 'write',
-      status,
-      owner: context.agent,
-      env: childEnv(),
       stdio: ['ignore', 'pipe', 'pipe'],
       // setsid(): a new process group to kill as a whole, and no controlling terminal to prompt on.
       detached: true,
@@ -112,11 +131,6 @@ async function runShell(command: string, context: ToolContext, timeoutMs: number
     return { output: `cannot start the command: ${(error as Error).message}`, pipesAbandoned: false };
   }
   const pid = subprocess.pid;
-
-  const collector = new OutputCollector();
-  const decoder = new TextDecoder();
-  // stdout carries the command's output; stderr only what the sandbox itself says (a bind that failed).
-  const collect = (chunk: Uint8Array) => collector.push(decoder.decode(chunk, { stream: true }));
   subprocess.stdout?.on('data', collect);
   subprocess.stderr?.on('data', collect);
 
@@ -155,16 +169,49 @@ async function runShell(command: string, context: ToolContext, timeoutMs: number
   try {
     const result = await finished(subprocess);
     collector.push(decoder.decode());
-    const outcome: ShellOutcome = { output: collector.text(), stop, pipesAbandoned, ...(note ? { note } : {}) };
-    if (result.exitCode !== undefined) outcome.exitCode = result.exitCode;
-    if (result.signal !== undefined) outcome.signal = result.signal;
-    // A failure to start (no bash, no bwrap, a bad cwd) has neither.
-    if (result.error) outcome.output += `${outcome.output ? '\n' : ''}cannot start the command: ${result.error}`;
-    return outcome;
+    return toOutcome(collector.text(), { ...result, stop, pipesAbandoned }, note);
   } finally {
     for (const timer of timers) clearTimeout(timer);
     signal.removeEventListener('abort', onAbort);
     if (pid !== undefined) liveGroups.delete(pid);
+  }
+}
+
+type Ended = { exitCode?: number; signal?: string; error?: string; stop?: ShellOutcome['stop']; pipesAbandoned?: boolean; sandboxEnded?: boolean };
+
+function toOutcome(output: string, result: Ended, note: string | undefined): ShellOutcome {
+  const outcome: ShellOutcome = { output, pipesAbandoned: result.pipesAbandoned ?? false, ...(note ? { note } : {}) };
+  if (result.stop) outcome.stop = result.stop;
+  if (result.sandboxEnded) outcome.sandboxEnded = true;
+  if (result.exitCode !== undefined) outcome.exitCode = result.exitCode;
+  if (result.signal !== undefined) outcome.signal = result.signal;
+  // A failure to start (no bash, no bwrap, a bad cwd) has neither.
+  if (result.error) outcome.output += `${outcome.output ? '\n' : ''}cannot start the command: ${result.error}`;
+  return outcome;
+}
+
+/** A command in a kept-open sandbox: a timeout or an interrupt ends the whole sandbox, as it would a one-shot one. */
+async function supervised(run: ShellRun, signal: AbortSignal, timeoutMs: number): Promise<Ended> {
+  let stop: ShellOutcome['stop'];
+  const end = (reason: 'timeout' | 'interrupted') => {
+    if (stop !== undefined) return;
+    stop = reason;
+    run.kill('SIGTERM');
+    setTimeout(() => run.kill('SIGKILL'), KILL_GRACE_MS).unref();
+    // A process stuck in the kernel can hold the pipes open past SIGKILL: stop waiting for it then.
+    setTimeout(() => run.abandon(), KILL_GRACE_MS + PIPE_GRACE_MS).unref();
+  };
+  const timer = setTimeout(() => end('timeout'), timeoutMs);
+  const onAbort = () => end('interrupted');
+  signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    const { sandboxEnded, ...result } = await run.done;
+    // The sandbox ended under a command nobody stopped (killed from outside, out of memory): said as such.
+    if (sandboxEnded && stop === undefined) return { ...result, sandboxEnded };
+    return { ...result, stop };
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener('abort', onAbort);
   }
 }
 

@@ -3,6 +3,7 @@
 // there when the run began) that the run reverted or deleted.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { closeIdleSandboxShells } from '../sandbox/index.js';
 import { CheckpointError, gitText } from './checkpoint-git.js';
 import { restoreFiles, restoreGitState } from './checkpoint-restore.js';
 import type { Checkpoint, Checkpoints } from './checkpoints.js';
@@ -46,6 +47,8 @@ export async function rewind(store: Checkpoints, id: string, options: { files?: 
   });
   const currentFull = (await store.find(current.id.slice(0, 12))) ?? current;
   return store.serial(async () => {
+    // Nothing an agent's kept-open sandbox still runs may touch the files once they are back.
+    await closeIdleSandboxShells();
     const git = !files?.length && target.gitTree ? await restoreGitState(store, target.gitTree, true) : [];
     const { written, removed } = await restoreFiles(store, target, currentFull, files);
     store.invalidate();

@@ -1,0 +1,327 @@
+// A sandbox kept open between one agent's shell commands. Starting bubblewrap costs a fork of
+// huddle's whole process and ~10 ms of namespace and mount setup per command; a shell server
+// inside a sandbox that stays open runs the next command for the price of its own bash.
+//
+// It must be the sandbox a command would get on its own (docs/trust.md#secrets-and-files):
+// - The options are worked out before every command as for a one-shot sandbox, and the files and
+//   directories they bind are identified by device and inode: a shell whose options differ, or one
+//   of whose binds was replaced on the host since (a bind follows the file it was made on, and goes
+//   when that file is renamed over), is closed and a new one started.
+// - The server is the sandbox's PID 1 (nothing inside can signal it) and runs from a copy of bash
+//   it cannot read (not dumpable: nothing inside can read its memory, trace it or open its
+//   descriptors). After each command it kills every other process in the sandbox and waits until
+//   they are gone, then reports the exit code after a random nonce the command is not given.
+// - Anything odd (output between commands, processes still there, the server gone mid-command),
+//   a timeout or an interrupt closes the whole sandbox; the next command starts a new one.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, statSync } from 'node:fs';
+import { unreadableCopy } from './private-dirs.js';
+import { prepareSandboxed, type PreparedCommand } from './spawn.js';
+import type { SandboxRequest } from './options.js';
+
+/** Where the server's unreadable bash is inside (/dev is the sandbox's own tmpfs: no mount point left on the host). */
+const SERVER_INSIDE = '/dev/.huddle-shell';
+
+/**
+ * The server: reads `nonce NUL command NUL` pairs, runs each command as `bash -c` (stdin closed,
+ * stderr into stdout), kills whatever the command left (kill(-1) from PID 1 reaches every other
+ * process of the namespace) and waits, boundedly, until its /proc lists only itself; then says the
+ * exit code and how many processes were left after the nonce. Its variables start unset, so none
+ * is exported from the environment. POSIX mode: it reads no BASH_ENV (the command's own bash does);
+ * --norc: nor ~/.bashrc, which bash reads when its stdin is a socket (as for sshd) and SHLVL is
+ * unset, and a piped stdin from Node is a socket.
+ */
+const SERVER =
+  'unset nonce command code n; ' +
+  "while IFS= read -r -d '' nonce && IFS= read -r -d '' command; do " +
+  'bash -c "$command" </dev/null 2>&1; code=$?; ' +
+  'kill -s KILL -- -1 2>/dev/null; ' +
+  'n=0; while set -- /proc/[0-9]*; [ $# -gt 1 ] && [ $n -lt 20000 ]; do n=$((n+1)); done; ' +
+  'printf \'\\0%s %s %s\\n\' "$nonce" "$code" "$#"; ' +
+  'done';
+
+/** How long an idle shell stays open: a few model calls' worth, then its processes go. */
+const IDLE_MS = 60_000;
+
+export type ShellResult = { exitCode?: number; signal?: string; error?: string; sandboxEnded?: boolean };
+
+export interface ShellRun {
+  /** Resolves once the command has ended (its exit code) or its sandbox has. */
+  done: Promise<ShellResult>;
+  /** Ends the command by ending the whole sandbox (its process group). */
+  kill: (signal: NodeJS.Signals) => void;
+  /** Stops waiting for a sandbox whose pipes stay open after it was killed (a process stuck in the kernel). */
+  abandon: () => void;
+  /** What prepareSandboxed said for this command (network notes). */
+  note?: string;
+}
+
+interface Current {
+  marker: Buffer;
+  held: Buffer;
+  output: (chunk: Uint8Array) => void;
+  resolve: (result: ShellResult) => void;
+}
+
+class SandboxShell {
+  readonly #child: ChildProcess;
+  #current: Current | undefined;
+  #closed = false;
+  #idle: NodeJS.Timeout | undefined;
+  #exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  #error: string | undefined;
+  #gone!: () => void;
+  /** Resolves once bwrap and everything in the sandbox have exited. */
+  readonly gone = new Promise<void>((resolve) => (this.#gone = resolve));
+
+  constructor(
+    readonly key: string,
+    prepared: PreparedCommand & { fd3: Buffer },
+    cwd: string,
+    private readonly forget: (shell: SandboxShell) => void,
+  ) {
+    this.#child = spawn(prepared.file, prepared.args, {
+      cwd,
+      env: prepared.env,
+      stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
+      // setsid(): the sandbox is a process group of its own, killed as a whole, with no terminal.
+      detached: true,
+    });
+    const options = this.#child.stdio[3] as NodeJS.WritableStream | null;
+    options?.on?.('error', () => undefined); // bwrap gone before reading: its exit says why
+    options?.end(prepared.fd3);
+    this.#child.stdin?.on('error', () => undefined); // the sandbox gone: its exit says why
+    this.#child.stdout?.on('data', (chunk: Buffer) => this.#feed(chunk));
+    // bwrap's own complaints (a bind that failed) belong to the command that is running.
+    this.#child.stderr?.on('data', (chunk: Buffer) => (this.#current ? this.#current.output(chunk) : this.close()));
+    this.#child.once('error', (error) => {
+      this.#error = error.message;
+      if (this.#child.pid === undefined) this.#ended();
+    });
+    this.#child.once('close', (code, signal) => {
+      this.#exit = { code, signal };
+      this.#ended();
+    });
+    if (this.#child.pid !== undefined) live.add(this.#child.pid);
+    this.#hold(false);
+  }
+
+  get busy(): boolean {
+    return this.#current !== undefined;
+  }
+
+  get usable(): boolean {
+    return !this.#closed && !this.busy;
+  }
+
+  run(command: string, output: (chunk: Uint8Array) => void): Promise<ShellResult> {
+    if (this.#idle) clearTimeout(this.#idle);
+    this.#hold(true);
+    const nonce = randomBytes(16).toString('hex');
+    return new Promise((resolve) => {
+      this.#current = { marker: Buffer.from(`\0${nonce} `), held: Buffer.alloc(0), output, resolve };
+      this.#child.stdin?.write(`${nonce}\0${command}\0`);
+    });
+  }
+
+  /** Ends the sandbox and everything in it (`signal` to its process group). */
+  kill(signal: NodeJS.Signals): void {
+    this.#close();
+    const pid = this.#child.pid;
+    if (pid === undefined || this.#exit) return;
+    try {
+      process.kill(-pid, signal);
+    } catch {
+      // ESRCH: already gone.
+    }
+  }
+
+  close(): void {
+    this.kill('SIGKILL');
+  }
+
+  abandon(): void {
+    this.#child.stdout?.destroy();
+    this.#child.stderr?.destroy();
+    this.#finish({ ...this.#exitResult(), sandboxEnded: true });
+  }
+
+  /** An idle shell does not keep huddle running: it is killed when huddle exits (process 'exit' below). */
+  #hold(running: boolean): void {
+    for (const handle of [this.#child, this.#child.stdin, this.#child.stdout, this.#child.stderr, this.#child.stdio[3]]) {
+      const refable = handle as unknown as { ref?: () => void; unref?: () => void } | null;
+      if (running) refable?.ref?.();
+      else refable?.unref?.();
+    }
+  }
+
+  #close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.forget(this);
+    closing.add(this);
+    void this.gone.then(() => closing.delete(this));
+  }
+
+  #feed(chunk: Buffer): void {
+    const current = this.#current;
+    if (!current) {
+      // Nothing may speak between commands: whatever did is not to be trusted with the next one.
+      this.close();
+      return;
+    }
+    const data = current.held.length ? Buffer.concat([current.held, chunk]) : chunk;
+    const at = data.indexOf(current.marker);
+    if (at < 0) {
+      // The tail may be the start of the marker: held back until the next piece says.
+      const keep = Math.min(data.length, current.marker.length - 1);
+      if (data.length > keep) current.output(data.subarray(0, data.length - keep));
+      current.held = Buffer.from(data.subarray(data.length - keep));
+      return;
+    }
+    if (at > 0) current.output(data.subarray(0, at));
+    const end = data.indexOf(0x0a, at);
+    if (end < 0) {
+      current.held = Buffer.from(data.subarray(at));
+      return;
+    }
+    const [code, left] = data
+      .subarray(at + current.marker.length, end)
+      .toString('latin1')
+      .split(' ')
+      .map((word) => Number(word));
+    // Processes the kill did not end, or bytes written after the end line: closed, not trusted again.
+    if (left !== 1 || end + 1 < data.length) this.close();
+    else this.#idle = setTimeout(() => this.close(), IDLE_MS).unref();
+    this.#finish(Number.isInteger(code) ? { exitCode: code } : { error: 'the sandbox shell said no exit code' });
+  }
+
+  #finish(result: ShellResult): void {
+    const current = this.#current;
+    if (!current) return;
+    this.#current = undefined;
+    if (!this.#closed) this.#hold(false);
+    current.resolve(result);
+  }
+
+  #exitResult(): ShellResult {
+    const exit = this.#exit;
+    return {
+      ...(exit?.code !== null && exit?.code !== undefined ? { exitCode: exit.code } : {}),
+      ...(exit?.signal ? { signal: exit.signal } : {}),
+      ...(this.#error ? { error: this.#error } : {}),
+    };
+  }
+
+  #ended(): void {
+    this.#close();
+    this.#gone();
+    if (this.#idle) clearTimeout(this.#idle);
+    if (this.#child.pid !== undefined) live.delete(this.#child.pid);
+    const current = this.#current;
+    if (current?.held.length) current.output(current.held);
+    this.#finish({ ...this.#exitResult(), sandboxEnded: true });
+  }
+}
+
+/** One shell per owner (agent): a second command of the same owner while one runs gets a one-shot sandbox. */
+const shells = new Map<string, SandboxShell>();
+/** Shells being closed, until they are gone (a rewind waits for them too). */
+const closing = new Set<SandboxShell>();
+/** Process groups of the open shells, killed if huddle exits with them open. */
+const live = new Set<number>();
+
+process.once('exit', () => {
+  for (const pid of live) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+});
+
+/** bwrap options that take one path, and those that take a source and a destination. */
+const ONE_PATH = new Set(['--chdir', '--tmpfs', '--dev', '--proc', '--dir']);
+const TWO_PATHS = new Set(['--bind', '--ro-bind', '--dev-bind', '--bind-try', '--ro-bind-try', '--dev-bind-try']);
+
+/**
+ * Device and inode of every path the options bind or mount on, as the host has them now: a bind
+ * made on a file that was since renamed over is gone from the sandbox, though the options read
+ * the same.
+ */
+function bindIdentity(options: readonly string[]): string {
+  const paths: string[] = [];
+  for (let i = 0; i < options.length; i++) {
+    const option = options[i]!;
+    if (TWO_PATHS.has(option)) paths.push(options[++i]!, options[++i]!);
+    else if (ONE_PATH.has(option)) paths.push(options[++i]!);
+  }
+  return paths
+    .map((p) => {
+      try {
+        const info = statSync(p);
+        return `${info.dev}:${info.ino}`;
+      } catch {
+        return '-';
+      }
+    })
+    .join(',');
+}
+
+/**
+ * Runs `command` (as `bash -c`, stdin closed, stderr into stdout, its output to `output`) in
+ * `owner`'s kept-open sandbox, or returns undefined where that does not apply: no bubblewrap, plan
+ * mode (its /tmp is thrown away after each command), a command with a NUL byte, a network bridge
+ * (its socat would not outlive the first command), or the owner's shell busy. The caller then runs
+ * the command in a sandbox of its own.
+ */
+export async function runInSandboxShell(
+  command: string,
+  request: SandboxRequest & { owner: string },
+  output: (chunk: Uint8Array) => void,
+): Promise<ShellRun | undefined> {
+  if (command.includes('\0') || request.mode === 'read-only' || !existsSync('/bin/bash')) return undefined;
+  const server = unreadableCopy('/bin/bash');
+  const prepared = await prepareSandboxed([SERVER_INSIDE, '--posix', '--norc', '-c', SERVER, 'huddle-shell'], {
+    ...request,
+    mergeStderr: false,
+    asInit: true,
+    files: [{ host: server, inside: SERVER_INSIDE }],
+  });
+  const fd3 = prepared.fd3;
+  if (!prepared.sandboxed || !fd3 || prepared.bridged) return undefined;
+  const options = fd3.toString().split('\0');
+  const key = JSON.stringify([prepared.file, prepared.args, prepared.env, request.cwd, options, bindIdentity(options)]);
+  let shell = shells.get(request.owner);
+  if (shell?.busy) return undefined;
+  if (shell && (shell.key !== key || !shell.usable)) {
+    shell.close();
+    shell = undefined;
+  }
+  if (!shell) {
+    const owner = request.owner;
+    shell = new SandboxShell(key, { ...prepared, fd3 }, request.cwd, (gone) => {
+      if (shells.get(owner) === gone) shells.delete(owner);
+    });
+    shells.set(owner, shell);
+  }
+  const open = shell;
+  return {
+    done: open.run(command, output),
+    kill: (signal) => open.kill(signal),
+    abandon: () => open.abandon(),
+    ...(prepared.note ? { note: prepared.note } : {}),
+  };
+}
+
+/**
+ * Closes every idle kept-open sandbox and waits until it and any other being closed are gone:
+ * before a rewind puts files back, so that nothing an earlier command started can touch them
+ * after. (A command still running is one the person can see, as with a one-shot sandbox.)
+ */
+export async function closeIdleSandboxShells(): Promise<void> {
+  for (const shell of [...shells.values()]) if (!shell.busy) shell.close();
+  await Promise.all([...closing].map((shell) => shell.gone));
+}
