@@ -33,7 +33,7 @@ const SERVER_INSIDE = '/dev/.huddle-shell';
  * unset, and a piped stdin from Node is a socket.
  */
 const SERVER =
-  'unset nonce command code n; ' +
+  'unset HUDDLE_SHELL_SERVER nonce command code n; ' +
   "while IFS= read -r -d '' nonce && IFS= read -r -d '' command; do " +
   'bash -c "$command" </dev/null 2>&1; code=$?; ' +
   'kill -s KILL -- -1 2>/dev/null; ' +
@@ -284,8 +284,10 @@ export async function runInSandboxShell(
 ): Promise<ShellRun | undefined> {
   if (command.includes('\0') || request.mode === 'read-only' || !existsSync('/bin/bash')) return undefined;
   const server = unreadableCopy('/bin/bash');
-  const prepared = await prepareSandboxed([SERVER_INSIDE, '--posix', '--norc', '-c', SERVER, 'huddle-shell'], {
+  // The script comes through the environment (and leaves it first thing): `ps` inside shows one short line for it.
+  const prepared = await prepareSandboxed([SERVER_INSIDE, '--posix', '--norc', '-c', 'eval "$HUDDLE_SHELL_SERVER"', 'huddle-shell'], {
     ...request,
+    env: { ...request.env, HUDDLE_SHELL_SERVER: SERVER },
     mergeStderr: false,
     asInit: true,
     files: [{ host: server, inside: SERVER_INSIDE }],

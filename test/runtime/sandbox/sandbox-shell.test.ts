@@ -61,6 +61,13 @@ describeSandboxed('sandbox shell: one sandbox for an agent’s consecutive comma
     // Output, exit codes and the workspace as the one-shot sandbox gives them.
     expect(await bash('echo out; echo err >&2; exit 3')).toBe('out\nerr\n[exit code 3]');
     expect(await bash('pwd')).toBe(`${root}\n[exit code 0]`);
+    // The shell's script and its variables stay out of the command's environment, even names huddle's own has.
+    process.env.nonce = 'from-the-environment';
+    try {
+      expect(await bash('echo "${HUDDLE_SHELL_SERVER:-none} ${nonce:-none} ${command:-none}"', { agent: 'third' })).toBe('none none none\n[exit code 0]');
+    } finally {
+      delete process.env.nonce;
+    }
     expect(await sandboxOf()).toBe(first);
   });
 
