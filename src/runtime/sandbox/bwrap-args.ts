@@ -3,7 +3,6 @@
 // and command line are not there to read), a private /tmp, the writable roots bound over that,
 // the read-only carve-outs inside them, then the hidden secrets over everything.
 import { existsSync } from 'node:fs';
-import path from 'node:path';
 import type { HiddenPath } from './hidden-paths.js';
 
 export interface BwrapPlan {
@@ -19,8 +18,8 @@ export interface BwrapPlan {
   emptyDir: string;
   /** Host directory bound as /tmp; undefined: a throwaway tmpfs (read-only mode). */
   tmp: string | undefined;
-  /** Temp directory prefixes of the host, hidden by the private /tmp anyway. */
-  hostTmp: string[];
+  /** Host directories the private /tmp covers (PRIVATE_TMP_COVERS). */
+  hostTmp: readonly string[];
   network: 'on' | 'off' | { socket: string; inside: string };
   /** External agents' config directories: the root hidden, the command's own (if any) shown writable. */
   agentState?: { root: string | undefined; own: string[] };
@@ -74,7 +73,9 @@ export function bwrapOptions(plan: BwrapPlan): string[] {
   return args;
 }
 
-/** The host's temp directory prefixes (what the private /tmp covers). */
-export function hostTempDirs(tmpdir: string): string[] {
-  return [...new Set(['/tmp', path.resolve(tmpdir)])];
-}
+/**
+ * What the private /tmp covers on the host: /tmp alone. A TMPDIR elsewhere (/var/tmp/x) stays in
+ * sight, so what must be hidden there (huddle's runtime directory, other agents' private dirs) is
+ * hidden there explicitly.
+ */
+export const PRIVATE_TMP_COVERS: readonly string[] = ['/tmp'];

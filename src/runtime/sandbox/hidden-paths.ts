@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { registeredSecretFiles } from '../secrets.js';
 import { expandPath, sandboxSettings } from './options.js';
-import { agentStateRoot } from './private-dirs.js';
+import { agentStateRoot, privateDirsRoot } from './private-dirs.js';
 import { huddleRuntimeDir } from './runtime-dir.js';
 import { checkpointsRoot } from '../fs/huddle-dirs.js';
 
@@ -99,7 +99,16 @@ export interface HiddenPath {
  */
 export function hiddenPaths(extra: readonly string[], keep: readonly string[], home = os.homedir()): HiddenPath[] {
   // Looked up at most every few seconds: some fifty stat calls per command add up under load.
-  const key = JSON.stringify([extra, keep, home, registeredSecretFiles(), process.env.XDG_RUNTIME_DIR, process.env.XDG_CACHE_HOME, process.env.XDG_STATE_HOME]);
+  const key = JSON.stringify([
+    extra,
+    keep,
+    home,
+    registeredSecretFiles(),
+    process.env.XDG_RUNTIME_DIR,
+    process.env.XDG_CACHE_HOME,
+    process.env.XDG_STATE_HOME,
+    os.tmpdir(),
+  ]);
   const now = Date.now();
   if (cache && cache.key === key && now - cache.at < CACHE_MS) return cache.paths;
   const paths = findHidden(extra, keep, home);
@@ -136,6 +145,9 @@ function findHidden(extra: readonly string[], keep: readonly string[], home: str
     ...SYSTEM_SECRETS,
     ...(process.env.XDG_RUNTIME_DIR ? [process.env.XDG_RUNTIME_DIR] : []),
     huddleRuntimeDir(),
+    // Every agent's private /tmp and huddle's own sandbox files: out of sight with the host's /tmp,
+    // but a TMPDIR elsewhere is not behind the private /tmp.
+    privateDirsRoot(),
     agentStateRoot(),
     // Checkpoints hold copies of workspaces (and what was deleted from them): not for agents to read.
     checkpointsRoot(),

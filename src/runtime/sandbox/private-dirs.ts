@@ -7,15 +7,20 @@
 // kept across runs so that a resume continues the CLI's session; every sandbox hides them but
 // the agent's own.
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
 let processDir: string | undefined;
 
+/** Where every huddle process of this user keeps its agents' private dirs (hidden from every sandbox). */
+export function privateDirsRoot(): string {
+  return path.join(os.tmpdir(), `huddle-sandbox-${process.getuid?.() ?? 'user'}`);
+}
+
 function ownDir(): string {
   if (processDir) return processDir;
-  const parent = path.join(os.tmpdir(), `huddle-sandbox-${process.getuid?.() ?? 'user'}`);
+  const parent = privateDirsRoot();
   mkdirSync(parent, { recursive: true, mode: 0o700 });
   processDir = mkdtempSync(path.join(parent, `${process.pid}-`));
   process.once('exit', () => {
@@ -57,13 +62,24 @@ let unreadable: string | undefined;
  * its descriptors (proc(5), PR_SET_DUMPABLE). The sandbox shell's server runs from it.
  */
 export function unreadableCopy(program: string): string {
-  if (!unreadable || !existsSync(unreadable)) {
-    const file = path.join(ownDir(), 'shell');
+  const file = path.join(ownDir(), 'shell');
+  // Checked at each use: where TMPDIR lies inside a directory commands may write, one could have changed it.
+  if (unreadable !== file || !isIntactCopy(file, program)) {
+    rmSync(file, { force: true });
     copyFileSync(program, file);
     chmodSync(file, 0o111);
     unreadable = file;
   }
-  return unreadable;
+  return file;
+}
+
+function isIntactCopy(file: string, program: string): boolean {
+  try {
+    const copy = lstatSync(file);
+    return copy.isFile() && (copy.mode & 0o7777) === 0o111 && copy.uid === process.getuid?.() && copy.size === statSync(program).size;
+  } catch {
+    return false;
+  }
 }
 
 /** An empty directory nothing can write (mode 0555), to show in place of a hidden one. */

@@ -15,7 +15,7 @@
 //   a timeout or an interrupt closes the whole sandbox; the next command starts a new one.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { unreadableCopy } from './private-dirs.js';
 import { prepareSandboxed, type PreparedCommand } from './spawn.js';
 import type { SandboxRequest } from './options.js';
@@ -27,13 +27,14 @@ const SERVER_INSIDE = '/dev/.huddle-shell';
  * The server: reads `nonce NUL command NUL` pairs, runs each command as `bash -c` (stdin closed,
  * stderr into stdout), kills whatever the command left (kill(-1) from PID 1 reaches every other
  * process of the namespace) and waits, boundedly, until its /proc lists only itself; then says the
- * exit code and how many processes were left after the nonce. Its variables start unset, so none
- * is exported from the environment. POSIX mode: it reads no BASH_ENV (the command's own bash does);
+ * exit code and how many processes were left after the nonce. First it says it is ready (a sandbox
+ * that ends before that never ran the command). Its variables start unset and unexported (`set +a`
+ * against SHELLOPTS=allexport), so the command's environment holds none of them. POSIX mode: it reads no BASH_ENV (the command's own bash does);
  * --norc: nor ~/.bashrc, which bash reads when its stdin is a socket (as for sshd) and SHLVL is
  * unset, and a piped stdin from Node is a socket.
  */
 const SERVER =
-  'unset HUDDLE_SHELL_SERVER nonce command code n; ' +
+  "set +a; unset HUDDLE_SHELL_SERVER nonce command code n; printf '\\0ready\\n'; " +
   "while IFS= read -r -d '' nonce && IFS= read -r -d '' command; do " +
   'bash -c "$command" </dev/null 2>&1; code=$?; ' +
   'kill -s KILL -- -1 2>/dev/null; ' +
@@ -43,8 +44,18 @@ const SERVER =
 
 /** How long an idle shell stays open: a few model calls' worth, then its processes go. */
 const IDLE_MS = 60_000;
+/** The longest a shell serves: what changes on the host unseen (a mount, a file) does not last long. */
+const MAX_AGE_MS = 10 * 60_000;
+const READY = Buffer.from('\0ready\n');
 
-export type ShellResult = { exitCode?: number; signal?: string; error?: string; sandboxEnded?: boolean };
+export type ShellResult = {
+  exitCode?: number;
+  signal?: string;
+  error?: string;
+  sandboxEnded?: boolean;
+  /** The sandbox ended before its shell was ready: the command never ran (a noexec temp dir, no bash). */
+  notStarted?: boolean;
+};
 
 export interface ShellRun {
   /** Resolves once the command has ended (its exit code) or its sandbox has. */
@@ -71,6 +82,11 @@ class SandboxShell {
   #idle: NodeJS.Timeout | undefined;
   #exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   #error: string | undefined;
+  #ready = false;
+  #readyHeld = Buffer.alloc(0);
+  readonly #startedAt = Date.now();
+  /** The sandbox's mount table as its first command left it (read on the host: the server is not dumpable, its mountinfo is readable). */
+  #mounts: string | undefined;
   #gone!: () => void;
   /** Resolves once bwrap and everything in the sandbox have exited. */
   readonly gone = new Promise<void>((resolve) => (this.#gone = resolve));
@@ -112,7 +128,17 @@ class SandboxShell {
   }
 
   get usable(): boolean {
-    return !this.#closed && !this.busy;
+    return !this.#closed && !this.busy && Date.now() - this.#startedAt < MAX_AGE_MS;
+  }
+
+  /**
+   * Whether the sandbox's mounts are what its first command left: a mount the host made since
+   * (propagated into the sandbox with the host's flags) or a bind the host dropped (a hidden file
+   * unlinked or renamed over) shows there, where the options and the inodes can look the same.
+   */
+  mountsUnchanged(): boolean {
+    if (this.#mounts === undefined) return true; // no command has finished yet: set when the first does
+    return readMounts(this.#child.pid) === this.#mounts;
   }
 
   run(command: string, output: (chunk: Uint8Array) => void): Promise<ShellResult> {
@@ -149,10 +175,12 @@ class SandboxShell {
 
   /** An idle shell does not keep huddle running: it is killed when huddle exits (process 'exit' below). */
   #hold(running: boolean): void {
-    for (const handle of [this.#child, this.#child.stdin, this.#child.stdout, this.#child.stderr, this.#child.stdio[3]]) {
-      const refable = handle as unknown as { ref?: () => void; unref?: () => void } | null;
-      if (running) refable?.ref?.();
-      else refable?.unref?.();
+    for (const handle of [this.#child, this.#child.stdin, this.#child.stdout, this.#child.stderr]) {
+      const refable = handle as unknown as { ref?: () => void; unref?: () => void; destroyed?: boolean } | null;
+      // (ref() on a socket that has ended waits for a 'connect' that never comes: a listener each time.)
+      if (!refable || refable.destroyed) continue;
+      if (running) refable.ref?.();
+      else refable.unref?.();
     }
   }
 
@@ -164,7 +192,22 @@ class SandboxShell {
     void this.gone.then(() => closing.delete(this));
   }
 
-  #feed(chunk: Buffer): void {
+  #feed(piece: Buffer): void {
+    let chunk = piece;
+    if (!this.#ready) {
+      const start = Buffer.concat([this.#readyHeld, chunk]);
+      if (start.length < READY.length && READY.subarray(0, start.length).equals(start)) {
+        this.#readyHeld = start;
+        return;
+      }
+      if (!start.subarray(0, READY.length).equals(READY)) {
+        this.close();
+        return;
+      }
+      this.#ready = true;
+      chunk = start.subarray(READY.length);
+      if (!chunk.length) return;
+    }
     const current = this.#current;
     if (!current) {
       // Nothing may speak between commands: whatever did is not to be trusted with the next one.
@@ -193,7 +236,12 @@ class SandboxShell {
       .map((word) => Number(word));
     // Processes the kill did not end, or bytes written after the end line: closed, not trusted again.
     if (left !== 1 || end + 1 < data.length) this.close();
-    else this.#idle = setTimeout(() => this.close(), IDLE_MS).unref();
+    else {
+      this.#mounts ??= readMounts(this.#child.pid);
+      // Unreadable (no /proc here): nothing to check the next command against, so there is none.
+      if (this.#mounts === undefined) this.close();
+      else this.#idle = setTimeout(() => this.close(), IDLE_MS).unref();
+    }
     this.#finish(Number.isInteger(code) ? { exitCode: code } : { error: 'the sandbox shell said no exit code' });
   }
 
@@ -221,7 +269,7 @@ class SandboxShell {
     if (this.#child.pid !== undefined) live.delete(this.#child.pid);
     const current = this.#current;
     if (current?.held.length) current.output(current.held);
-    this.#finish({ ...this.#exitResult(), sandboxEnded: true });
+    this.#finish({ ...this.#exitResult(), sandboxEnded: true, ...(this.#ready ? {} : { notStarted: true }) });
   }
 }
 
@@ -241,6 +289,40 @@ process.once('exit', () => {
     }
   }
 });
+
+/** The sandbox's mount table, read through its first process (bwrap's child: the server, PID 1 inside). */
+function readMounts(bwrapPid: number | undefined): string | undefined {
+  if (bwrapPid === undefined) return undefined;
+  try {
+    const server = readFileSync(`/proc/${bwrapPid}/task/${bwrapPid}/children`, 'utf8').trim().split(/\s+/)[0];
+    return server ? readFileSync(`/proc/${server}/mountinfo`, 'utf8') : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Why kept-open shells are not used in this process, if they are not: the kernel makes unreadable
+ * programs dumpable anyway (fs.suid_dumpable), or a shell could not start here (a noexec temp dir).
+ */
+let unavailable: string | undefined;
+
+function checkAvailable(): boolean {
+  if (unavailable === undefined) {
+    try {
+      if (readFileSync('/proc/sys/fs/suid_dumpable', 'utf8').trim() !== '0') unavailable = 'fs.suid_dumpable is not 0';
+    } catch {
+      unavailable = 'no /proc/sys/fs/suid_dumpable';
+    }
+    unavailable ??= '';
+  }
+  return unavailable === '';
+}
+
+/** A shell that ended before it was ready says kept-open shells cannot start here: one-shot sandboxes from then on. */
+export function sandboxShellsUnavailable(why: string): void {
+  unavailable = why;
+}
 
 /** bwrap options that take one path, and those that take a source and a destination. */
 const ONE_PATH = new Set(['--chdir', '--tmpfs', '--dev', '--proc', '--dir']);
@@ -282,7 +364,7 @@ export async function runInSandboxShell(
   request: SandboxRequest & { owner: string },
   output: (chunk: Uint8Array) => void,
 ): Promise<ShellRun | undefined> {
-  if (command.includes('\0') || request.mode === 'read-only' || !existsSync('/bin/bash')) return undefined;
+  if (command.includes('\0') || request.mode === 'read-only' || !existsSync('/bin/bash') || !checkAvailable()) return undefined;
   const server = unreadableCopy('/bin/bash');
   // The script comes through the environment (and leaves it first thing): `ps` inside shows one short line for it.
   const prepared = await prepareSandboxed([SERVER_INSIDE, '--posix', '--norc', '-c', 'eval "$HUDDLE_SHELL_SERVER"', 'huddle-shell'], {
@@ -298,7 +380,7 @@ export async function runInSandboxShell(
   const key = JSON.stringify([prepared.file, prepared.args, prepared.env, request.cwd, options, bindIdentity(options)]);
   let shell = shells.get(request.owner);
   if (shell?.busy) return undefined;
-  if (shell && (shell.key !== key || !shell.usable)) {
+  if (shell && (shell.key !== key || !shell.usable || !shell.mountsUnchanged())) {
     shell.close();
     shell = undefined;
   }
@@ -325,5 +407,12 @@ export async function runInSandboxShell(
  */
 export async function closeIdleSandboxShells(): Promise<void> {
   for (const shell of [...shells.values()]) if (!shell.busy) shell.close();
-  await Promise.all([...closing].map((shell) => shell.gone));
+  // SIGKILL ends them at once, but a process stuck in the kernel (a hung mount) may hold one: a
+  // rewind waits a while for it, not forever.
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)));
+  await Promise.race([Promise.all([...closing].map((shell) => shell.gone)), bound]);
+  clearTimeout(timer);
 }
+
+const CLOSE_WAIT_MS = 5_000;

@@ -11,8 +11,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 
 type StdioKind = 'ignore' | 'pipe' | 'inherit';
 import { existsSync, realpathSync } from 'node:fs';
-import os from 'node:os';
-import { bwrapOptions, hostTempDirs } from './bwrap-args.js';
+import { bwrapOptions, PRIVATE_TMP_COVERS } from './bwrap-args.js';
 import { hiddenPaths } from './hidden-paths.js';
 import { bridgeScript, filteringProxy, PROXY_PORT, PROXY_SOCKET_INSIDE, proxyEnv, type LoopbackBridge } from './network-filter.js';
 import { expandPath, sandboxSettings, type NetworkSettings, type SandboxRequest } from './options.js';
@@ -123,7 +122,7 @@ export async function prepareSandboxed(argv: readonly string[], request: Sandbox
     hidden,
     emptyDir: emptyDir(),
     tmp,
-    hostTmp: hostTempDirs(os.tmpdir()),
+    hostTmp: PRIVATE_TMP_COVERS,
     network: plan,
     userns: status.userns,
     ...(state.length ? { agentState: { root: stateRoot, own: state } } : {}),

@@ -4,7 +4,7 @@
 // end everything it started, and so that nothing it runs can grab the console's terminal.
 import type { ChildProcess } from 'node:child_process';
 import * as z from 'zod';
-import { childEnv, runInSandboxShell, sandboxedSpawn, sandboxStatus, SANDBOX_OFF_WARNING, type ShellRun } from '../sandbox/index.js';
+import { childEnv, runInSandboxShell, sandboxedSpawn, sandboxShellsUnavailable, sandboxStatus, SANDBOX_OFF_WARNING, type ShellRun } from '../sandbox/index.js';
 import { OutputCollector } from '../process/output-cap.js';
 import { oneLine } from './registry.js';
 import { defineTool, type ToolContext, type ToolResult } from './types.js';
@@ -100,18 +100,27 @@ async function runShell(command: string, context: ToolContext, timeoutMs: number
     owner: context.agent,
     env: childEnv(),
   };
+  // The agent's sandbox kept open between its commands (../sandbox/sandbox-shell.ts), where it applies.
+  if (status.available) {
+    const collector = new OutputCollector();
+    const decoder = new TextDecoder();
+    const collect = (chunk: Uint8Array) => collector.push(decoder.decode(chunk, { stream: true }));
+    // A shell that cannot be set up (its bash copy, the options) is no failure of the command: it runs one-shot below, which says what is wrong.
+    const kept = await runInSandboxShell(command, request, collect).catch(() => undefined);
+    if (kept) {
+      const result = await supervised(kept, signal, timeoutMs);
+      collector.push(decoder.decode());
+      if (!result.notStarted || result.stop) return toOutcome(collector.text(), result, kept.note);
+      // The shell ended by itself before it ran the command: it cannot start here (a noexec temp
+      // dir), so this command and the rest run in sandboxes of their own.
+      sandboxShellsUnavailable(oneLine(collector.text(), 200) || 'a sandbox shell ended before it was ready');
+    }
+  }
+
   const collector = new OutputCollector();
   const decoder = new TextDecoder();
   // stdout carries the command's output; stderr only what the sandbox itself says (a bind that failed).
   const collect = (chunk: Uint8Array) => collector.push(decoder.decode(chunk, { stream: true }));
-
-  // The agent's sandbox kept open between its commands (../sandbox/sandbox-shell.ts), where it applies.
-  const kept = status.available ? await runInSandboxShell(command, request, collect).catch(() => undefined) : undefined;
-  if (kept) {
-    const result = await supervised(kept, signal, timeoutMs);
-    collector.push(decoder.decode());
-    return toOutcome(collector.text(), result, kept.note);
-  }
 
   // Two pipes would lose the order between stdout and stderr lines, so the sandbox's first shell
   // points stderr at stdout (mergeStderr) and then becomes (exec, same pid) the shell that runs the command untouched.
@@ -177,7 +186,15 @@ async function runShell(command: string, context: ToolContext, timeoutMs: number
   }
 }
 
-type Ended = { exitCode?: number; signal?: string; error?: string; stop?: ShellOutcome['stop']; pipesAbandoned?: boolean; sandboxEnded?: boolean };
+type Ended = {
+  exitCode?: number;
+  signal?: string;
+  error?: string;
+  stop?: ShellOutcome['stop'];
+  pipesAbandoned?: boolean;
+  sandboxEnded?: boolean;
+  notStarted?: boolean;
+};
 
 function toOutcome(output: string, result: Ended, note: string | undefined): ShellOutcome {
   const outcome: ShellOutcome = { output, pipesAbandoned: result.pipesAbandoned ?? false, ...(note ? { note } : {}) };

@@ -1,7 +1,7 @@
 // The sandbox an agent's shell commands share (src/runtime/sandbox/sandbox-shell.ts, docs/sandbox.md#the-sandbox):
 // one bubblewrap for an agent's consecutive commands, a new one whenever the options differ or
 // anything odd happened, and nothing a command left behind alive when the next one starts.
-import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,7 +10,7 @@ import { closeIdleSandboxShells, configureSandbox, sandboxedSpawn, sandboxSettin
 import { coreTools } from '../../../src/runtime/tools/core-tools.js';
 import { ToolRegistry } from '../../../src/runtime/tools/registry.js';
 import type { ToolContext } from '../../../src/runtime/tools/types.js';
-import { describeSandboxed } from '../../helpers/sandbox-arena.js';
+import { describeSandboxed, makeArena } from '../../helpers/sandbox-arena.js';
 import { makeToolContext } from '../../helpers/tool-context.js';
 
 const registry = new ToolRegistry(coreTools());
@@ -143,6 +143,25 @@ describeSandboxed('sandbox shell: one sandbox for an agent’s consecutive comma
     }
   });
 
+  it('starts a new sandbox when the host dropped one of its binds without changing any inode (a hidden file unlinked and linked back)', async () => {
+    const secret = path.join(root, 'token.txt');
+    writeFileSync(secret, 'SECRET\n');
+    const saved = sandboxSettings();
+    configureSandbox({ ...saved, hidden: [secret] });
+    try {
+      expect(await bash('cat token.txt; echo .')).not.toContain('SECRET');
+      const before = await sandboxOf();
+      // The same inode back at the same path: the sandbox's bind on it went with the unlink.
+      linkSync(secret, `${secret}.bak`);
+      rmSync(secret);
+      linkSync(`${secret}.bak`, secret);
+      expect(await bash('cat token.txt; echo .')).not.toContain('SECRET');
+      expect(await sandboxOf()).not.toBe(before);
+    } finally {
+      configureSandbox(saved);
+    }
+  });
+
   it('runs a second command of the same agent while one runs, in a sandbox of its own', async () => {
     const slow = bash('while [ ! -e go ]; do sleep 0.02; done; readlink /proc/self/ns/pid');
     // The second waits for nothing: it frees the first.
@@ -173,5 +192,26 @@ describeSandboxed('sandbox: huddle’s own shells read no ~/.bashrc', () => {
     child.stderr?.on('data', (chunk: Buffer) => (out += chunk.toString()));
     await new Promise((resolve) => child.once('close', resolve));
     expect(out).toBe('ran\n');
+  });
+});
+
+describeSandboxed('sandbox: a TMPDIR outside /tmp is not behind the private /tmp', () => {
+  it('other agents’ private dirs under it stay hidden', async () => {
+    const arena = makeArena('tmpdir-');
+    const saved = process.env.TMPDIR;
+    try {
+      // What another huddle process keeps for its agents under that TMPDIR.
+      const other = path.join(arena.base, `huddle-sandbox-${process.getuid?.() ?? 'user'}`, '999-x', 'alice', 'tmp');
+      mkdirSync(other, { recursive: true });
+      writeFileSync(path.join(other, 'notes.txt'), 'ALICE PRIVATE\n');
+      process.env.TMPDIR = arena.base;
+      const out = await bash(`cat ${path.join(other, 'notes.txt')}; ls ${arena.base}; echo .`, { agent: 'tmpdir-test' });
+      expect(out).not.toContain('ALICE PRIVATE');
+      expect(out).toMatch(/No such file or directory/);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+      arena.cleanup();
+    }
   });
 });
