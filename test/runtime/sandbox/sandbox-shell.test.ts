@@ -125,7 +125,8 @@ describeSandboxed('sandbox shell: one sandbox for an agent’s consecutive comma
     expect(await sandboxOf()).toBe(sandbox);
   });
 
-  it('starts a new sandbox when a file it hides was replaced on the host (a bind follows the old file)', async () => {
+  /** Hides token.txt, then lets `change` alter it on the host: the next command must not read it, in a new sandbox. */
+  async function hiddenFileChanged(change: (secret: string) => void): Promise<void> {
     const secret = path.join(root, 'token.txt');
     writeFileSync(secret, 'OLD-SECRET\n');
     const saved = sandboxSettings();
@@ -133,33 +134,29 @@ describeSandboxed('sandbox shell: one sandbox for an agent’s consecutive comma
     try {
       expect(await bash('cat token.txt; echo .')).not.toContain('SECRET');
       const before = await sandboxOf();
-      // As git and credential helpers write: a new file renamed over the old one.
-      writeFileSync(`${secret}.new`, 'NEW-SECRET\n');
-      renameSync(`${secret}.new`, secret);
+      change(secret);
       expect(await bash('cat token.txt; echo .')).not.toContain('SECRET');
       expect(await sandboxOf()).not.toBe(before);
     } finally {
       configureSandbox(saved);
     }
+  }
+
+  it('starts a new sandbox when a file it hides was replaced on the host (a bind follows the old file)', async () => {
+    // As git and credential helpers write: a new file renamed over the old one.
+    await hiddenFileChanged((secret) => {
+      writeFileSync(`${secret}.new`, 'NEW-SECRET\n');
+      renameSync(`${secret}.new`, secret);
+    });
   });
 
   it('starts a new sandbox when the host dropped one of its binds without changing any inode (a hidden file unlinked and linked back)', async () => {
-    const secret = path.join(root, 'token.txt');
-    writeFileSync(secret, 'SECRET\n');
-    const saved = sandboxSettings();
-    configureSandbox({ ...saved, hidden: [secret] });
-    try {
-      expect(await bash('cat token.txt; echo .')).not.toContain('SECRET');
-      const before = await sandboxOf();
-      // The same inode back at the same path: the sandbox's bind on it went with the unlink.
+    // The same inode back at the same path: the sandbox's bind on it went with the unlink.
+    await hiddenFileChanged((secret) => {
       linkSync(secret, `${secret}.bak`);
       rmSync(secret);
       linkSync(`${secret}.bak`, secret);
-      expect(await bash('cat token.txt; echo .')).not.toContain('SECRET');
-      expect(await sandboxOf()).not.toBe(before);
-    } finally {
-      configureSandbox(saved);
-    }
+    });
   });
 
   it('runs a second command of the same agent while one runs, in a sandbox of its own', async () => {
