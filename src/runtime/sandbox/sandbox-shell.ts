@@ -3,10 +3,12 @@
 // inside a sandbox that stays open runs the next command for the price of its own bash.
 //
 // It must be the sandbox a command would get on its own (docs/trust.md#secrets-and-files):
-// - The options are worked out before every command as for a one-shot sandbox, and the files and
-//   directories they bind are identified by device and inode: a shell whose options differ, or one
-//   of whose binds was replaced on the host since (a bind follows the file it was made on, and goes
-//   when that file is renamed over), is closed and a new one started.
+// - The options are worked out before every command as for a one-shot sandbox, the files and
+//   directories they bind are identified by device and inode, and the sandbox's mount table is
+//   read from the host: a shell whose options differ, one of whose binds was replaced on the host
+//   since (a bind follows the file it was made on, and goes when that file is renamed over or
+//   unlinked), or into which the host's later mounts have propagated, is closed and a new one
+//   started. None serves longer than ten minutes.
 // - The server is the sandbox's PID 1 (nothing inside can signal it) and runs from a copy of bash
 //   it cannot read (not dumpable: nothing inside can read its memory, trace it or open its
 //   descriptors). After each command it kills every other process in the sandbox and waits until
@@ -29,9 +31,9 @@ const SERVER_INSIDE = '/dev/.huddle-shell';
  * process of the namespace) and waits, boundedly, until its /proc lists only itself; then says the
  * exit code and how many processes were left after the nonce. First it says it is ready (a sandbox
  * that ends before that never ran the command). Its variables start unset and unexported (`set +a`
- * against SHELLOPTS=allexport), so the command's environment holds none of them. POSIX mode: it reads no BASH_ENV (the command's own bash does);
- * --norc: nor ~/.bashrc, which bash reads when its stdin is a socket (as for sshd) and SHLVL is
- * unset, and a piped stdin from Node is a socket.
+ * against SHELLOPTS=allexport), so the command's environment holds none of them. POSIX mode: it
+ * reads no BASH_ENV (the command's own bash does); --norc: nor ~/.bashrc, which bash reads when its
+ * stdin is a socket (as for sshd) and SHLVL is unset, and a piped stdin from Node is a socket.
  */
 const SERVER =
   "set +a; unset HUDDLE_SHELL_SERVER nonce command code n; printf '\\0ready\\n'; " +
