@@ -1,7 +1,8 @@
 // huddle installed for a person's own project. `npm install -g .` and `npm link`
 // from the clone put a working `huddle` on the PATH; on a Node older than 22.12 the command says so
 // in one line and exits 2 before any of the bundle loads (no page of minified source). Real npm,
-// real processes, a temp prefix.
+// real processes, a temp prefix. Both run with --ignore-scripts: their `prepare` would rebuild
+// dist/ (npm test built it already) under every other test file running the CLI at the same time.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -56,7 +57,10 @@ describe('the Node version gate', () => {
 describe('installing from the clone', () => {
   it('`npm install -g .` puts a huddle on the PATH that runs in another directory', () => {
     const prefix = temp('huddle-global-');
-    const install = spawnSync('npm', ['install', '-g', '--prefix', prefix, '--offline', '--no-audit', '--no-fund', '.'], { cwd: REPO_ROOT, encoding: 'utf8' });
+    const install = spawnSync('npm', ['install', '-g', '--prefix', prefix, '--offline', '--ignore-scripts', '--no-audit', '--no-fund', '.'], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+    });
     expect(install.status, install.stderr).toBe(0);
     const bin = path.join(prefix, 'bin', 'huddle');
     const project = temp('huddle-project-');
@@ -69,7 +73,7 @@ describe('installing from the clone', () => {
 
   it('`npm link` does the same', () => {
     const prefix = temp('huddle-link-');
-    const link = spawnSync('npm', ['link', '--offline', '--no-audit', '--no-fund'], {
+    const link = spawnSync('npm', ['link', '--offline', '--ignore-scripts', '--no-audit', '--no-fund'], {
       cwd: REPO_ROOT,
       env: { ...process.env, npm_config_prefix: prefix },
       encoding: 'utf8',
