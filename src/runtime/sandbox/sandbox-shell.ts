@@ -18,6 +18,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
+import { killGroup } from '../process/spawn.js';
 import { unreadableCopy } from './private-dirs.js';
 import { prepareSandboxed, type PreparedCommand } from './spawn.js';
 import type { SandboxRequest } from './options.js';
@@ -156,13 +157,7 @@ class SandboxShell {
   /** Ends the sandbox and everything in it (`signal` to its process group). */
   kill(signal: NodeJS.Signals): void {
     this.#close();
-    const pid = this.#child.pid;
-    if (pid === undefined || this.#exit) return;
-    try {
-      process.kill(-pid, signal);
-    } catch {
-      // ESRCH: already gone.
-    }
+    if (!this.#exit) killGroup(this.#child.pid, signal);
   }
 
   close(): void {
@@ -283,13 +278,7 @@ const closing = new Set<SandboxShell>();
 const live = new Set<number>();
 
 process.once('exit', () => {
-  for (const pid of live) {
-    try {
-      process.kill(-pid, 'SIGKILL');
-    } catch {
-      // gone
-    }
-  }
+  for (const pid of live) killGroup(pid, 'SIGKILL');
 });
 
 /** The sandbox's mount table, read through its first process (bwrap's child: the server, PID 1 inside). */

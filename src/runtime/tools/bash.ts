@@ -102,25 +102,21 @@ async function runShell(command: string, context: ToolContext, timeoutMs: number
   };
   // The agent's sandbox kept open between its commands (../sandbox/sandbox-shell.ts), where it applies.
   if (status.available) {
-    const collector = new OutputCollector();
-    const decoder = new TextDecoder();
-    const collect = (chunk: Uint8Array) => collector.push(decoder.decode(chunk, { stream: true }));
+    const output = outputSink();
     // A shell that cannot be set up (its bash copy, the options) is no failure of the command: it runs one-shot below, which says what is wrong.
-    const kept = await runInSandboxShell(command, request, collect).catch(() => undefined);
+    const kept = await runInSandboxShell(command, request, output.collect).catch(() => undefined);
     if (kept) {
       const result = await supervised(kept, signal, timeoutMs);
-      collector.push(decoder.decode());
-      if (!result.notStarted || result.stop) return toOutcome(collector.text(), result, kept.note);
+      const text = output.text();
+      if (!result.notStarted || result.stop) return toOutcome(text, result, kept.note);
       // The shell ended by itself before it ran the command: it cannot start here (a noexec temp
       // dir), so this command and the rest run in sandboxes of their own.
-      sandboxShellsUnavailable(oneLine(collector.text(), 200) || 'a sandbox shell ended before it was ready');
+      sandboxShellsUnavailable(oneLine(text, 200) || 'a sandbox shell ended before it was ready');
     }
   }
 
-  const collector = new OutputCollector();
-  const decoder = new TextDecoder();
   // stdout carries the command's output; stderr only what the sandbox itself says (a bind that failed).
-  const collect = (chunk: Uint8Array) => collector.push(decoder.decode(chunk, { stream: true }));
+  const output = outputSink();
 
   // Two pipes would lose the order between stdout and stderr lines, so the sandbox's first shell
   // points stderr at stdout (mergeStderr) and then becomes (exec, same pid) the shell that runs the command untouched.
@@ -140,8 +136,8 @@ async function runShell(command: string, context: ToolContext, timeoutMs: number
     return { output: `cannot start the command: ${(error as Error).message}`, pipesAbandoned: false };
   }
   const pid = subprocess.pid;
-  subprocess.stdout?.on('data', collect);
-  subprocess.stderr?.on('data', collect);
+  subprocess.stdout?.on('data', output.collect);
+  subprocess.stderr?.on('data', output.collect);
 
   let stop: ShellOutcome['stop'];
   let pipesAbandoned = false;
@@ -177,13 +173,25 @@ async function runShell(command: string, context: ToolContext, timeoutMs: number
   if (pid !== undefined) liveGroups.add(pid);
   try {
     const result = await finished(subprocess);
-    collector.push(decoder.decode());
-    return toOutcome(collector.text(), { ...result, stop, pipesAbandoned }, note);
+    return toOutcome(output.text(), { ...result, stop, pipesAbandoned }, note);
   } finally {
     for (const timer of timers) clearTimeout(timer);
     signal.removeEventListener('abort', onAbort);
     if (pid !== undefined) liveGroups.delete(pid);
   }
+}
+
+/** A command's output as it comes, decoded as UTF-8 across pieces and capped; `text()` once, at the end. */
+function outputSink(): { collect: (chunk: Uint8Array) => void; text: () => string } {
+  const collector = new OutputCollector();
+  const decoder = new TextDecoder();
+  return {
+    collect: (chunk) => collector.push(decoder.decode(chunk, { stream: true })),
+    text: () => {
+      collector.push(decoder.decode());
+      return collector.text();
+    },
+  };
 }
 
 type Ended = {
