@@ -4,7 +4,7 @@
 // approvals queue. Refusals are tool errors that say why and what to do, so the agent's loop goes on.
 import path from 'node:path';
 import type { Approvals } from '../store/approvals.js';
-import type { AllowList } from '../store/allow-list.js';
+import type { AllowList, AllowListEntries } from '../store/allow-list.js';
 import type { PermissionMode } from './permission-mode.js';
 import type { Member } from '../store/roster.js';
 import type { MemberStatus } from '../vocabulary.js';
@@ -94,7 +94,9 @@ export class PermissionGate {
   /** Resolves when the command may run; throws a ToolError saying why when it may not. */
   async checkBash(command: string, context: ToolContext): Promise<void> {
     const mode = this.modeOf(context.agent);
-    const allow = this.#options.allowList.read();
+    // Only ask mode consults the allow-list (plan refuses and auto runs what it would allow): its
+    // nine settings files are read afresh for an ask-mode check, and not at all for the others.
+    const allow: AllowListEntries = mode === 'ask' ? this.#options.allowList.read() : { entries: [] };
     const ownWorktree = context.workspace.root !== this.#options.teamRoot;
     // Nothing but the sandbox keeps a worktree teammate out of the main checkout: without one,
     // it does not run unattended (HUDDLE_SANDBOX=off says the person accepts that).

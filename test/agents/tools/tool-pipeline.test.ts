@@ -215,6 +215,26 @@ describe('the tool pipeline', () => {
     }
   });
 
+  it('4b. the allow-list is read for an ask-mode command only, afresh each time: an entry lets it run; auto and plan never read it', async () => {
+    let reads = 0;
+    let entries: string[] = [];
+    const inMode = (mode: PermissionMode) =>
+      new PermissionGate({
+        teamRoot,
+        allowList: { read: () => (reads++, { entries }), add: async () => [] },
+        approvals: new ApprovalQueue(new EventHub()),
+        configuredMode: () => mode,
+      });
+    const deploy = () => callOf(tool('bash', ['shell']).tool, { command: 'make deploy' });
+    expect((await permissionGate(deploy(), { teamRoot, permissions: inMode('ask') }))?.content).toContain('which a headless run cannot ask for');
+    entries = ['make deploy'];
+    expect(await permissionGate(deploy(), { teamRoot, permissions: inMode('ask') })).toBeUndefined();
+    expect(reads).toBe(2);
+    expect(await permissionGate(deploy(), { teamRoot, permissions: inMode('auto') })).toBeUndefined();
+    expect((await permissionGate(deploy(), { teamRoot, permissions: inMode('plan') }))?.content).toMatch(/^refused in plan mode/);
+    expect(reads).toBe(2);
+  });
+
   describe('5 and 7. checkpoints and the repository', () => {
     beforeAll(() => {
       const git = (...args: string[]) => execFileSync('git', args, { cwd: teamRoot, env: { ...process.env, ...TEST_GIT_IDENTITY } });
