@@ -10,7 +10,7 @@ import type { Member } from '../store/roster.js';
 import type { MemberStatus } from '../vocabulary.js';
 import { checkCommand, denyMessage, protectedPathReason } from './command-policy.js';
 import { sandboxStatus } from '../sandbox/status.js';
-import { configPathReason, configRefusal } from '../workspace/config-paths.js';
+import { configPathReason, configRefusal, ownConfigDir } from '../workspace/config-paths.js';
 import { PathEscapeError } from '../workspace/workspace.js';
 import { oneLine } from '../tools/registry.js';
 import { editDiff } from '../tools/edit-file.js';
@@ -186,8 +186,9 @@ export class PermissionGate {
       // Outside the workspace: the tool refuses it with its own message.
       if (!(error instanceof PathEscapeError)) throw error;
     }
+    const configDir = ownConfigDir();
     for (const where of [spelled, real]) {
-      const why = configPathReason(workspace.root, where, extra);
+      const why = configPathReason(workspace.root, where, extra, configDir);
       if (why) throw new ToolError(configRefusal(workspace.relative(where), why));
     }
     return this.modeOf(context.agent);

@@ -2,7 +2,7 @@
 // permission mode (docs/trust.md): the file tools run in huddle's own process, outside the sandbox,
 // so a write there (core.fsmonitor in .git/config, a hook in .team/settings.json) would run as the
 // person. Checked on the path as spelled (`..` folded) and on its real path (symlinks followed).
-import { realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { huddleConfigDir } from '../fs/huddle-dirs.js';
 
@@ -15,7 +15,7 @@ export function configRefusal(shown: string, why: string): string {
  * Why `absolute` (inside `root`) is configuration the file tools must not write, or undefined.
  * `extra`: files settings name (hook scripts, MCP server programs), absolute real paths.
  */
-export function configPathReason(root: string, absolute: string, extra: readonly string[] = []): string | undefined {
+export function configPathReason(root: string, absolute: string, extra: readonly string[] = [], configDir?: string): string | undefined {
   const relative = path.relative(root, absolute);
   if (relative.startsWith('..') || path.isAbsolute(relative)) return undefined;
   const parts = relative.split(path.sep).filter((part) => part && part !== '.');
@@ -27,16 +27,22 @@ export function configPathReason(root: string, absolute: string, extra: readonly
   if (first === '.tasks') return "huddle's task board (.tasks/; use the task tools)";
   if (first === '.mcp.json') return 'the MCP server list (.mcp.json), whose servers huddle starts';
   if (first === '.claude') return 'agent configuration (.claude/)';
-  if (isInsideDir(ownConfigDir(), absolute)) return "your huddle settings and trust records (huddle's config directory)";
+  if (isInsideDir(configDir ?? ownConfigDir(), absolute)) return "your huddle settings and trust records (huddle's config directory)";
   if (extra.some((file) => file.toLowerCase() === absolute.toLowerCase())) return 'a script the settings run (a hook or an MCP server)';
   return undefined;
 }
 
-/** huddle's config directory, real path when it exists: a workspace that holds it (huddle run in ~) must not reach it. */
+/**
+ * huddle's config directory, real path when it exists: a workspace that holds it (huddle run in ~)
+ * must not reach it. Most people have none: asked first, so that answer costs no exception (a failed
+ * realpath's error was most of the checks of a file write). Read at each check, never kept: a link
+ * on its way may change.
+ */
 export function ownConfigDir(): string {
   const dir = huddleConfigDir();
+  if (!existsSync(dir)) return dir;
   try {
-    return realpathSync(dir);
+    return realpathSync.native(dir);
   } catch {
     return dir;
   }

@@ -10,11 +10,11 @@
 // Hard links: a file with other links is refused for writing (the rename would silently split
 // the link), and for reading unless every link is found inside the workspace (its content may
 // belong to a file outside: a link made to read what the workspace should not see).
-import { constants, lstatSync, readdirSync, readlinkSync, realpathSync, type Dirent, type Stats } from 'node:fs';
-import { lstat, mkdir, open, rename, rmdir, unlink, type FileHandle } from 'node:fs/promises';
+import { closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, readlinkSync, realpathSync, type Dirent, type Stats } from 'node:fs';
+import { mkdir, open, rename, rmdir, unlink, type FileHandle } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { configPathReason, configRefusal } from './config-paths.js';
+import { configPathReason, configRefusal, ownConfigDir } from './config-paths.js';
 import { isInside, PathEscapeError, type Workspace } from './workspace.js';
 
 /** A file error meant for the model: what went wrong and what to do instead. */
@@ -90,17 +90,14 @@ export async function writeInside(
   const absolute = workspace.resolve(requested);
   const label = shown ?? workspace.relative(absolute);
   // Configuration is refused as spelled and where it really is (docs/trust.md).
-  refuseConfig(workspace, path.resolve(workspace.root, requested), label);
-  refuseConfig(workspace, absolute, label);
+  const configDir = ownConfigDir();
+  refuseConfig(workspace, path.resolve(workspace.root, requested), label, configDir);
+  refuseConfig(workspace, absolute, label, configDir);
   const dir = path.dirname(absolute);
   await makeDirsInside(workspace, dir, requested);
 
-  let existing: Stats | undefined;
-  try {
-    existing = await lstat(absolute);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
+  // A new file is the usual case: no exception for its absence.
+  const existing: Stats | undefined = lstatSync(absolute, { throwIfNoEntry: false });
   if (existing?.isDirectory()) throw new FileAccessError(`${label} is a directory; give a file path`);
   // resolve() followed every link, so a link here appeared since: someone is racing the tool.
   if (existing?.isSymbolicLink()) throw new PathEscapeError(requested, workspace.root);
@@ -118,7 +115,7 @@ export async function writeInside(
     tempReal = whereIs(handle, temp);
     if (!isInside(workspace.root, tempReal)) throw new PathEscapeError(requested, workspace.root);
     // A directory swapped for a link into .git since the check above lands the temp file there.
-    refuseConfig(workspace, path.join(path.dirname(tempReal), path.basename(absolute)), label);
+    refuseConfig(workspace, path.join(path.dirname(tempReal), path.basename(absolute)), label, configDir);
     await handle.writeFile(content);
     if (existing) await handle.chmod(existing.mode & 0o7777);
     await handle.close();
@@ -141,8 +138,8 @@ export async function writeInside(
   return { absolute, existed: existing !== undefined };
 }
 
-function refuseConfig(workspace: Workspace, absolute: string, label: string): void {
-  const why = configPathReason(workspace.root, absolute);
+function refuseConfig(workspace: Workspace, absolute: string, label: string, configDir: string): void {
+  const why = configPathReason(workspace.root, absolute, [], configDir);
   if (why) throw new FileAccessError(configRefusal(label, why));
 }
 
@@ -182,37 +179,57 @@ async function makeDirsInside(workspace: Workspace, dir: string, requested: stri
 
 const DIRECTORY_NOT_LINK = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
 
-/** The walk of makeDirsInside on Linux: from an open directory to the next, never by path from the root. */
-async function makeDirsBeneath(root: string, parts: string[], requested: string): Promise<void> {
-  let parent = await open(root, DIRECTORY_NOT_LINK);
+/**
+ * The walk of makeDirsInside on Linux: from an open directory to the next, never by path from the root.
+ * Synchronous: a few metadata calls, where each await cost a trip through libuv's thread pool. The
+ * directory usually exists: it is opened first, and made (then opened again) only when that fails.
+ */
+function makeDirsBeneath(root: string, parts: string[], requested: string): void {
+  let parent = openSync(root, DIRECTORY_NOT_LINK);
   try {
-    if (!isInside(root, whereIs(parent, root))) throw new PathEscapeError(requested, root);
-    for (const part of parts) {
-      const next = `/proc/self/fd/${parent.fd}/${part}`;
-      try {
-        await mkdir(next);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    if (!isInside(root, whereIsFd(parent, root))) throw new PathEscapeError(requested, root);
+    for (const [index, part] of parts.entries()) {
+      const next = `/proc/self/fd/${parent}/${part}`;
+      // O_NOFOLLOW: a link in the directory's place (made since, or there all along) is not opened.
+      let child = openDirectory(next);
+      if (typeof child !== 'number') {
+        try {
+          mkdirSync(next);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        }
+        child = openDirectory(next);
       }
-      let child: FileHandle;
-      try {
-        // O_NOFOLLOW: a link in the directory's place (made since, or there all along) is not opened.
-        child = await open(next, DIRECTORY_NOT_LINK);
-      } catch {
-        throw new PathEscapeError(requested, root);
+      if (child === 'ENOTDIR') {
+        const file = parts.slice(0, index + 1).join('/');
+        throw new FileAccessError(`${file} is a file, not a directory, so ${requested} cannot be made; choose another path`);
       }
-      await parent.close();
+      if (typeof child !== 'number') throw new PathEscapeError(requested, root);
+      closeSync(parent);
       parent = child;
     }
   } finally {
-    await parent.close();
+    closeSync(parent);
+  }
+}
+
+/** A directory opened without following a link, or why not (ENOENT, ELOOP for a link, ENOTDIR for a file…). */
+function openDirectory(file: string): number | string {
+  try {
+    return openSync(file, DIRECTORY_NOT_LINK);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code ?? 'EIO';
   }
 }
 
 /** Where an open descriptor really is: the kernel's answer on Linux, else the path it was opened by. */
 function whereIs(handle: FileHandle, opened: string): string {
+  return whereIsFd(handle.fd, opened);
+}
+
+function whereIsFd(fd: number, opened: string): string {
   try {
-    return readlinkSync(`/proc/self/fd/${handle.fd}`).replace(/ \(deleted\)$/, '');
+    return readlinkSync(`/proc/self/fd/${fd}`).replace(/ \(deleted\)$/, '');
   } catch {
     return realpathSync(opened);
   }

@@ -49,6 +49,16 @@ describe('write_file', () => {
     expect(result.content).toContain('dir is a directory');
   });
 
+  it('says which part of the path is a file when a directory would have to be made in its place', async () => {
+    await writeFile(path.join(root, 'notes'), 'keep me\n');
+    const result = await write({ path: 'notes/today/a.md', content: 'x' });
+    expect(result).toEqual({
+      content: 'write_file failed: notes is a file, not a directory, so notes/today/a.md cannot be made; choose another path',
+      isError: true,
+    });
+    expect(await readFile(path.join(root, 'notes'), 'utf8')).toBe('keep me\n');
+  });
+
   it('refuses paths that leave the workspace, through .. or symlinks', async () => {
     await symlink(outside, path.join(root, 'linkdir'));
     await symlink(path.join(outside, 'created-by-link'), path.join(root, 'dangling'));
