@@ -2,7 +2,7 @@
 // esbuild into a fresh directory under os.tmpdir(), then imports the bundle, which runs every
 // benchmark, prints the table and writes bench/results.json. See bench/README.md.
 import { build } from 'esbuild';
-import { TEXT_LOADERS } from './bundle-options.mjs';
+import { TEXT_LOADERS, toolInputSchemasAtBuild } from './bundle-options.mjs';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -75,8 +75,8 @@ const banner = [
   'const __dirname = __benchDirname(__filename);',
 ].join(' ');
 
-/** @param {string} entry @param {string} outfile */
-async function bundle(entry, outfile) {
+/** @param {string} entry @param {string} outfile @param {import('esbuild').Plugin[]} [extra] */
+async function bundle(entry, outfile, extra = []) {
   await build({
     entryPoints: [path.join(root, entry)],
     outfile: path.join(outDir, outfile),
@@ -86,7 +86,7 @@ async function bundle(entry, outfile) {
     target: 'node22',
     sourcemap: 'inline',
     define: { 'process.env.NODE_ENV': '"production"' },
-    plugins: [externalsFromRepo, pinImportMeta],
+    plugins: [externalsFromRepo, pinImportMeta, ...extra],
     loader: TEXT_LOADERS,
     banner: { js: banner },
     logLevel: 'warning',
@@ -95,7 +95,9 @@ async function bundle(entry, outfile) {
 
 // The runner, and the children it forks (they find each other through the runner's __dirname).
 await Promise.all([
-  bundle('bench/run.ts', 'run.mjs'),
+  // The runner's in-process teams offer huddle's tools with the JSON Schemas the CLI's build converted
+  // (src/runtime/tools/registry.ts), as an installed huddle does, not converted by zod at run time.
+  bundle('bench/run.ts', 'run.mjs', [toolInputSchemasAtBuild]),
   bundle('bench/children/bus-sender.ts', 'bus-sender.mjs'),
   bundle('bench/children/claimer.ts', 'claimer.mjs'),
   bundle('bench/children/pg-bus-sender.ts', 'pg-bus-sender.mjs'),

@@ -40,7 +40,7 @@ const esmPackageMarker = {
 // huddle's own tools' input schemas as JSON Schema (src/agents/tools/built-input-schemas.ts), converted
 // here once instead of with zod at every start: a bundle of that module is run, and its answer becomes
 // the JSON text __HUDDLE_TOOL_INPUT_SCHEMAS__ (read by src/runtime/tools/registry.ts).
-const toolInputSchemasAtBuild = {
+export const toolInputSchemasAtBuild = {
   name: 'tool-input-schemas-at-build',
   async setup(build) {
     const bundled = await esbuild({

@@ -24,7 +24,7 @@
 // nothing. The ids of each inbox are indexed as its lines are read, so this costs one read of
 // what was appended since the last send.
 import { EventEmitter } from 'node:events';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { MalformedFileError } from '../../fs/atomic-file.js';
 import { DirectoryWatcher } from '../../fs/directory-watcher.js';
@@ -299,6 +299,8 @@ export class FileBus implements Bus {
   #readCursor(name: string): InboxCursor {
     const file = this.cursorFile(name);
     const what = `it marks how far ${name}'s inbox was delivered: fix or remove it (removed, every message of ${name} is delivered again; the inbox itself is intact)`;
+    // An agent that was never sent anything has no cursor: asked first, so that answer costs no exception.
+    if (!existsSync(file)) return { offset: 0, line: 0, delivered_ids_tail: [] };
     let text: string;
     try {
       text = readFileSync(file, 'utf8');
