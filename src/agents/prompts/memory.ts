@@ -205,10 +205,11 @@ function signatureOf(files: string[]): string {
   return files
     .map((file) => {
       try {
-        const stat = statSync(file);
-        return `${file}:${stat.mtimeMs}:${stat.size}:${stat.ino}`;
+        // Asked before every model call, and most of these files do not exist: no exception for that.
+        const stat = statSync(file, { throwIfNoEntry: false });
+        return stat ? `${file}:${stat.mtimeMs}:${stat.size}:${stat.ino}` : `${file}:-`;
       } catch {
-        return `${file}:-`;
+        return `${file}:-`; // not a directory on the way, not allowed: as absent
       }
     })
     .join('\n');
@@ -216,9 +217,9 @@ function signatureOf(files: string[]): string {
 
 function isFile(file: string): boolean {
   try {
-    return statSync(file).isFile();
+    return statSync(file, { throwIfNoEntry: false })?.isFile() === true;
   } catch {
-    return false;
+    return false; // not a directory on the way, not allowed: as absent
   }
 }
 

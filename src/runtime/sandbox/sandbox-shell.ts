@@ -334,10 +334,10 @@ function bindIdentity(options: readonly string[]): string {
   return paths
     .map((p) => {
       try {
-        const info = statSync(p);
-        return `${info.dev}:${info.ino}`;
+        const info = statSync(p, { throwIfNoEntry: false });
+        return info ? `${info.dev}:${info.ino}` : '-';
       } catch {
-        return '-';
+        return '-'; // not a directory on the way, not allowed: nothing to tell apart
       }
     })
     .join(',');

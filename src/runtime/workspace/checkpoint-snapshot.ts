@@ -167,10 +167,11 @@ export function excludesStamp(files: string[]): string {
   return files
     .map((file) => {
       try {
-        const s = lstatSync(file, { bigint: true });
-        return `${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
+        // Most of them do not exist (a global ignore file, .gitignore files gone): no exception for that.
+        const s = lstatSync(file, { bigint: true, throwIfNoEntry: false });
+        return s ? `${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}` : '-';
       } catch {
-        return '-';
+        return '-'; // not a directory on the way, not allowed: as absent
       }
     })
     .join(',');

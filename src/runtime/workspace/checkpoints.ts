@@ -661,9 +661,10 @@ function parseMeta(message: string): CheckpointMeta {
 
 function stat(p: string): Stats | undefined {
   try {
-    return statSync(p);
+    // A missing file (no .git in most bench and scratch workspaces, no packed-refs) is no exception.
+    return statSync(p, { throwIfNoEntry: false });
   } catch {
-    return undefined;
+    return undefined; // not a directory on the way, not allowed: as absent
   }
 }
 

@@ -1,7 +1,7 @@
 // The files of the file bus: one inbox (`<name>.jsonl`, one message per line, append-only) and
 // its cursor (`<name>.cursor`) per agent. Reading regions, appending lines, parsing messages,
 // and finding a message by id for a retried send.
-import { closeSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
 import { MalformedFileError, writeJsonAtomic } from '../../fs/atomic-file.js';
 import { type Message, MESSAGE_TYPES, type MessageType } from '../bus.js';
 import { StoreWriteError } from '../store-errors.js';
@@ -97,6 +97,8 @@ export function parseMessage(text: string): Message | string {
  * file does not exist.
  */
 export function readRegion(file: string, startOf: (size: number) => number, end?: number): { bytes: Buffer; start: number; size: number } | undefined {
+  // Most agents' inboxes have never been written: asked first, so that answer costs no exception.
+  if (!existsSync(file)) return undefined;
   let fd: number;
   try {
     fd = openSync(file, 'r');
