@@ -32,8 +32,15 @@ export function senderKind(from: string): SenderKind {
  * reader ~20 tokens a message (a lead reading reports most of all).
  */
 export function formatInbox(messages: readonly Message[]): string {
-  const line = ({ sender: _stored, id: _id, ...message }: Message) => JSON.stringify({ sender: senderKind(message.from), ...message });
-  return ['<inbox>', ...messages.map(line), '</inbox>'].join('\n');
+  return ['<inbox>', ...messages.map(inboxLine), '</inbox>'].join('\n');
+}
+
+/**
+ * One message's line in an `<inbox>` turn. Without its id, this line is how a resume tells a delivered
+ * message that reached the model (its line is in a logged turn) from one that did not (agents/loop/transcript.ts).
+ */
+export function inboxLine({ sender: _stored, id: _id, ...message }: Message): string {
+  return JSON.stringify({ sender: senderKind(message.from), ...message });
 }
 
 // ---- delivery -----------------------------------------------------------------------------

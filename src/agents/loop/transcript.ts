@@ -20,6 +20,7 @@
 import type { ContentBlockParam, MessageParam, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import type { HuddleEvent, EventOf } from '../../runtime/events/events.js';
 import type { Message } from '../../runtime/store/bus.js';
+import { inboxLine } from '../../runtime/inbox.js';
 import { trimOldToolResults, type ToolResultContent } from './context-trim.js';
 import { identityBlock } from '../prompts/identity-block.js';
 import type { Identity } from '../prompts/prompts.js';
@@ -63,8 +64,9 @@ export class Transcript {
         this.commit();
         this.#partial = '';
         this.#pushUser([{ type: 'text', text: event.text }]);
-        // Delivered messages reach the model in an inbox turn, or in a resume turn (source system).
-        if (event.source !== 'user' && this.undelivered.length) this.undelivered = this.undelivered.filter((m) => !event.text.includes(m.id));
+        // Delivered messages reach the model in an inbox turn, or in a resume turn (source system): each as its
+        // line (the turn leaves ids out, so the line is what tells one message that reached the model).
+        if (event.source !== 'user' && this.undelivered.length) this.undelivered = this.undelivered.filter((m) => !event.text.includes(inboxLine(m)));
         return;
       case 'usage':
         // The compaction's (or a restart's) own summary call is not part of the conversation.

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { INTERRUPTED_RESULT, replayEvents, resumeTurn } from '../../../src/agents/loop/transcript-replay.js';
 import type { LoggedEvent } from '../../../src/runtime/store/event-store.js';
 import { readAgentEvents } from '../../../src/runtime/store/file/event-log.js';
+import { formatInbox } from '../../../src/runtime/inbox.js';
 
 const identity = { name: 'alice', role: 'coder', team: 'demo' };
 const usage = (): LoggedEvent => ({ type: 'usage', input_tokens: 10, output_tokens: 5 });
@@ -108,15 +109,18 @@ describe('replayEvents', () => {
   });
 
   it('records the highest delivered offset and the messages whose inbox turn never reached the model', () => {
-    const m = (id: string) => ({ id, type: 'message', from: 'lead', to: 'alice', content: id, ts: '' });
+    const m = (id: string, content: string) => ({ id, type: 'message' as const, from: 'lead', to: 'alice', content, ts: '2026-11-27T01:52:29.961Z' });
+    const [a, b] = [m('msg_7f3a9c', 'plan approved'), m('msg_2b81de', 'take task 2')];
     const replayed = replayEvents([
-      { type: 'message_delivered', ids: ['a'], messages: [m('a')], next_offset: 120 },
-      { type: 'prompt', text: `<inbox>\n${JSON.stringify(m('a'))}\n</inbox>`, source: 'inbox' },
-      { type: 'message_delivered', ids: ['b'], messages: [m('b')], next_offset: 240 },
+      { type: 'message_delivered', ids: [a.id], messages: [a], next_offset: 120 },
+      // The turn the model read, as the loop logs it: formatInbox leaves the ids out.
+      { type: 'prompt', text: formatInbox([a]), source: 'inbox' },
+      { type: 'message_delivered', ids: [b.id], messages: [b], next_offset: 240 },
     ]);
     expect(replayed.deliveredOffset).toBe(240);
-    expect([...replayed.deliveredIds]).toEqual(['a', 'b']);
-    expect(replayed.undelivered.map((x) => x.id)).toEqual(['b']);
+    expect([...replayed.deliveredIds]).toEqual([a.id, b.id]);
+    // Only b is put before the model again on resume: a reached it already.
+    expect(replayed.undelivered.map((x) => x.id)).toEqual([b.id]);
   });
 });
 
