@@ -5,6 +5,7 @@ import { appendFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { INTERRUPTED_RESULT } from '../../../src/agents/loop/transcript-replay.js';
+import { formatInbox } from '../../../src/runtime/inbox.js';
 import { FileBoard } from '../../../src/runtime/store/file/board/file-board.js';
 import { reply, replyText, toolUse } from '../../helpers/fake-api.js';
 import {
@@ -68,6 +69,34 @@ describe('Team.resumeMembers', () => {
     // No new delivery of the logged one.
     const redelivered = harness.events.filter((e) => e.type === 'message_delivered' && (e.ids as string[]).includes(sent.id));
     expect(redelivered).toEqual([]);
+  });
+
+  it('does not show again a message whose inbox turn reached the model before the kill', async () => {
+    h = await openTeamHarness();
+    const harness = h;
+    await harness.team.ctx.roster.add({ name: 'alice', role: 'coder', model: harness.config.model, status: 'shutdown' });
+    const sent = await harness.team.bus.send({ type: 'message', from: 'alice', to: 'lead', content: 'Task #1 done by alice' });
+    const peeked = await harness.team.bus.peek('lead');
+    await harness.team.bus.ack('lead', peeked.nextOffset);
+    // The kill came after the inbox turn was logged (as the loop logs it: the ids left out) and answered.
+    oldLog(harness, 'lead', [
+      { type: 'prompt', text: 'build it', source: 'user' },
+      { type: 'usage', input_tokens: 1, output_tokens: 1 },
+      { type: 'text', text: 'Waiting for the team.' },
+      { type: 'message_delivered', ids: [sent.id], messages: peeked.messages, next_offset: peeked.nextOffset },
+      { type: 'prompt', text: formatInbox(peeked.messages), source: 'inbox' },
+      { type: 'usage', input_tokens: 1, output_tokens: 1 },
+      { type: 'text', text: 'Alice is done.' },
+    ]);
+    harness.fake.respond(() => replyText('noted'));
+
+    await harness.team.resumeMembers();
+    harness.team.start();
+    harness.team.lead.prompt('continue');
+    await harness.waitFor('the lead to answer', () => harness.requestsOf('lead').length >= 1 && harness.team.lead.isIdle);
+
+    const shown = inboxMessages(allUserTexts(harness.requestsOf('lead').at(-1)!)).map(messageKey);
+    expect(shown.filter((key) => key === messageKey(sent)).length, 'the message the model read before the kill, once').toBe(1);
   });
 
   it('brings back working and idle teammates, answers a cut tool call, releases the tasks of a failed one', async () => {
