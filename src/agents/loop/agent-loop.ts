@@ -211,6 +211,8 @@ export class AgentLoop {
     let skipReason: string | undefined;
     let interrupted = false;
     let stopped = false;
+    // Each call's slow setup (a sandbox to start) begins now, beside the calls before it.
+    if (!truncated) for (const use of toolUses) tools.prepare(use.name, use.input, { workspace, agent: this.name, signal, events, toolUseId: use.id });
     for (const use of toolUses) {
       const skip = truncated ? 'your response hit max_tokens, so this input may be incomplete; send smaller pieces' : skipReason;
       if (skip) {

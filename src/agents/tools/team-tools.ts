@@ -294,6 +294,7 @@ export function readOnlyBashTool(): Tool {
   const tool = bashTool as unknown as Tool<z.ZodType<{ command: string; timeout_ms?: number }>>;
   return defineTool({
     ...tool,
+    prepare: undefined, // a read-only sandbox is one-shot: nothing to start ahead
     effects: ['read'],
     description: `${tool.description} In plan mode only commands that read are allowed (ls, cat, grep, git status/log/diff…).`,
     run: async (input, ctx) => {

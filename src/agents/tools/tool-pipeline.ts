@@ -55,7 +55,20 @@ export async function runCall(tool: Tool, input: unknown, context: ToolContext, 
 
 /** The tools, each of whose calls runs through the pipeline. */
 export function throughPipeline(tools: readonly Tool[], deps: PipelineDeps): Tool[] {
-  return tools.map((tool) => ({ ...tool, run: (input, context) => runCall(tool, input, context, deps) }));
+  return tools.map((tool) => {
+    const { prepare } = tool;
+    return {
+      ...tool,
+      run: (input, context) => runCall(tool, input, context, deps),
+      // A head start sees the sandbox and the mode the run will (steps 1 and 5): a plan-mode call starts nothing.
+      ...(prepare ? { prepare: (input: unknown, context: ToolContext) => prepare.call(tool, input, preparedContext(context, deps)) } : {}),
+    };
+  });
+}
+
+function preparedContext(context: ToolContext, deps: PipelineDeps): ToolContext {
+  const mode = deps.permissions?.modeOf(context.agent);
+  return { ...context, ...(deps.sandbox ? { sandbox: deps.sandbox } : {}), ...(mode ? { permissionMode: mode } : {}) };
 }
 
 // ── 1. the session's sandbox status goes into the context: the permission gate and bash read it

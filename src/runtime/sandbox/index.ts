@@ -9,7 +9,7 @@ export {
   type PreparedCommand,
   type SpawnRequest,
 } from './spawn.js';
-export { runInSandboxShell, closeIdleSandboxShells, sandboxShellsUnavailable, type ShellRun } from './sandbox-shell.js';
+export { runInSandboxShell, warmSandboxShell, closeIdleSandboxShells, sandboxShellsUnavailable, type ShellRun } from './sandbox-shell.js';
 export { agentStateDir, agentStateDirsOf, agentStateRoot } from './private-dirs.js';
 export { huddleRuntimeDir } from './runtime-dir.js';
 export { sandboxStatus, sandboxOffOnPurpose, SANDBOX_OFF_WARNING, type SandboxStatus } from './status.js';

@@ -124,6 +124,8 @@ class SandboxShell {
     });
     if (this.#child.pid !== undefined) live.add(this.#child.pid);
     this.#hold(false);
+    // One started ahead of a command that then never came (warmSandboxShell) goes as an idle one does.
+    this.#idle = setTimeout(() => this.close(), IDLE_MS).unref();
   }
 
   get busy(): boolean {
@@ -355,7 +357,35 @@ export async function runInSandboxShell(
   request: SandboxRequest & { owner: string },
   output: (chunk: Uint8Array) => void,
 ): Promise<ShellRun | undefined> {
-  if (command.includes('\0') || request.mode === 'read-only' || !existsSync('/bin/bash') || !checkAvailable()) return undefined;
+  if (command.includes('\0')) return undefined;
+  return withKeptShell(request, (shell, note) => ({
+    done: shell.run(command, output),
+    kill: (signal) => shell.kill(signal),
+    abandon: () => shell.abandon(),
+    ...(note ? { note } : {}),
+  }));
+}
+
+/**
+ * Starts `owner`'s kept-open sandbox for a command about to come, where one would be used and none
+ * is open: bubblewrap's setup then overlaps what runs before the command (the calls of the same
+ * model response before it). Nothing runs in it until a command does, through runInSandboxShell,
+ * which checks it against that command's own options as for any shell kept open.
+ */
+export async function warmSandboxShell(request: SandboxRequest & { owner: string }): Promise<void> {
+  await withKeptShell(request, () => undefined);
+}
+
+/**
+ * `use` given the owner's open shell if it fits `request`, or a new one; undefined where none
+ * applies. `use` runs in the same turn as the check that the shell is free, so that two commands
+ * of one owner started together never both get it (the second would wait behind the first).
+ */
+async function withKeptShell<T>(
+  request: SandboxRequest & { owner: string },
+  use: (shell: SandboxShell, note: string | undefined) => T,
+): Promise<T | undefined> {
+  if (request.mode === 'read-only' || !existsSync('/bin/bash') || !checkAvailable()) return undefined;
   const server = unreadableCopy('/bin/bash');
   // The script comes through the environment (and leaves it first thing): `ps` inside shows one short line for it.
   const prepared = await prepareSandboxed([SERVER_INSIDE, '--posix', '--norc', '-c', 'eval "$HUDDLE_SHELL_SERVER"', 'huddle-shell'], {
@@ -382,13 +412,7 @@ export async function runInSandboxShell(
     });
     shells.set(owner, shell);
   }
-  const open = shell;
-  return {
-    done: open.run(command, output),
-    kill: (signal) => open.kill(signal),
-    abandon: () => open.abandon(),
-    ...(prepared.note ? { note: prepared.note } : {}),
-  };
+  return use(shell, prepared.note);
 }
 
 /**

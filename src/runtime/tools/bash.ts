@@ -4,9 +4,19 @@
 // end everything it started, and so that nothing it runs can grab the console's terminal.
 import type { ChildProcess } from 'node:child_process';
 import * as z from 'zod';
-import { childEnv, runInSandboxShell, sandboxedSpawn, sandboxShellsUnavailable, sandboxStatus, SANDBOX_OFF_WARNING, type ShellRun } from '../sandbox/index.js';
+import {
+  childEnv,
+  runInSandboxShell,
+  sandboxedSpawn,
+  sandboxShellsUnavailable,
+  sandboxStatus,
+  SANDBOX_OFF_WARNING,
+  warmSandboxShell,
+  type ShellRun,
+} from '../sandbox/index.js';
 import { OutputCollector } from '../process/output-cap.js';
 import { oneLine } from './registry.js';
+import type { SandboxStatus } from '../sandbox/status.js';
 import { defineTool, type ToolContext, type ToolResult } from './types.js';
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
@@ -39,6 +49,11 @@ export const bashTool = defineTool({
     'Prefer read_file, glob and grep for reading and searching files.',
   input,
   summarize: (args) => oneLine(args.command),
+  prepare(_args, context): void {
+    const status = context.sandbox ?? sandboxStatus();
+    // A head start only: a sandbox that cannot start here fails again for the command, which says why.
+    if (status.available) void warmSandboxShell(shellRequest(context, status)).catch(() => undefined);
+  },
   async run(args, context): Promise<ToolResult> {
     const timeoutMs = args.timeout_ms ?? DEFAULT_TIMEOUT_MS;
     if (context.signal.aborted) return { content: '[interrupted]', isError: true };
@@ -78,19 +93,11 @@ interface ShellOutcome {
   note?: string;
 }
 
-/** Said once per process, in the event stream (status line, headless stderr), when commands run unsandboxed by necessity. */
-let warnedUnsandboxed = false;
-
-async function runShell(command: string, context: ToolContext, timeoutMs: number): Promise<ShellOutcome> {
-  const { signal, workspace } = context;
-  // The session's status, carried by the context (agents/tools/tool-pipeline.ts); the process's for a context made elsewhere.
-  const status = context.sandbox ?? sandboxStatus();
-  if (!status.available && !status.onPurpose && !warnedUnsandboxed) {
-    warnedUnsandboxed = true;
-    context.events.emit('warning', { message: `${SANDBOX_OFF_WARNING}: commands run unsandboxed (${status.reason}); HUDDLE_SANDBOX=off silences this` });
-  }
+/** The sandbox a command of this call gets: the same for the command and for a shell started ahead of it. */
+function shellRequest(context: ToolContext, status: SandboxStatus) {
+  const { workspace } = context;
   const roots = workspace.sandboxRoots();
-  const request = {
+  return {
     cwd: workspace.root,
     writable: roots.writable,
     readOnly: roots.readOnly,
@@ -100,6 +107,20 @@ async function runShell(command: string, context: ToolContext, timeoutMs: number
     owner: context.agent,
     env: childEnv(),
   };
+}
+
+/** Said once per process, in the event stream (status line, headless stderr), when commands run unsandboxed by necessity. */
+let warnedUnsandboxed = false;
+
+async function runShell(command: string, context: ToolContext, timeoutMs: number): Promise<ShellOutcome> {
+  const { signal } = context;
+  // The session's status, carried by the context (agents/tools/tool-pipeline.ts); the process's for a context made elsewhere.
+  const status = context.sandbox ?? sandboxStatus();
+  if (!status.available && !status.onPurpose && !warnedUnsandboxed) {
+    warnedUnsandboxed = true;
+    context.events.emit('warning', { message: `${SANDBOX_OFF_WARNING}: commands run unsandboxed (${status.reason}); HUDDLE_SANDBOX=off silences this` });
+  }
+  const request = shellRequest(context, status);
   // The agent's sandbox kept open between its commands (../sandbox/sandbox-shell.ts), where it applies.
   if (status.available) {
     const output = outputSink();

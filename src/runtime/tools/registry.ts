@@ -62,6 +62,19 @@ export class ToolRegistry {
     return defaultSummary(input);
   }
 
+  /** Lets a call's tool start what its run will wait for (Tool.prepare); nothing for input the run would refuse. Never throws. */
+  prepare(name: string, input: unknown, context: ToolContext): void {
+    const tool = this.#tools.get(name);
+    if (!tool?.prepare) return;
+    const parsed = tool.input.safeParse(input ?? {});
+    if (!parsed.success) return;
+    try {
+      tool.prepare(parsed.data, context);
+    } catch {
+      // a head start only: the run does the work and reports what fails
+    }
+  }
+
   /**
    * Runs one tool call. Never throws: every failure becomes an error result for the model. What
    * goes back to the model never holds huddle's credentials, in any spelling (secrets.ts).

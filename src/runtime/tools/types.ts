@@ -100,6 +100,13 @@ export interface Tool<Schema extends z.ZodType = z.ZodType> {
   /** What a call can do (TOOL_EFFECTS); defineTool requires it. */
   effects?: readonly ToolEffect[];
   run(input: z.infer<Schema>, context: ToolContext): Promise<string | ToolResult>;
+  /**
+   * Called for every call of a model response before the first of them runs, with the context the
+   * call will run in: starts what a run would wait for (a sandbox) so that it overlaps the calls
+   * before this one. It decides nothing and changes nothing the agent can see; the run checks all
+   * again. Never awaited; must not throw.
+   */
+  prepare?(input: z.infer<Schema>, context: ToolContext): void;
   /** A short summary of the input for one-line displays (defaults to the first string field). */
   summarize?(input: z.infer<Schema>): string;
 }

@@ -4,11 +4,13 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 
 import path from 'node:path';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import * as z from 'zod';
 import { AgentLoop } from '../../../src/agents/loop/agent-loop.js';
 import { agentEmitter, EventHub, type EventRecord as HuddleEvent } from '../../../src/runtime/events/events.js';
 import { ModelClient } from '../../../src/runtime/model/model-client.js';
 import { coreTools } from '../../../src/runtime/tools/core-tools.js';
 import { ToolRegistry } from '../../../src/runtime/tools/registry.js';
+import { defineTool, type Tool } from '../../../src/runtime/tools/types.js';
 import { Workspace } from '../../../src/runtime/workspace/workspace.js';
 import { type FakeApi, overloaded, reply, replyText, startFakeApi, text, toolUse } from '../../helpers/fake-api.js';
 import { makeWorkspace, type Workspace as TempDir } from '../../helpers/run-cli.js';
@@ -53,12 +55,12 @@ afterEach(async () => {
   temp.cleanup();
 });
 
-function makeLoop(options: { maxTurns?: number } = {}): AgentLoop {
+function makeLoop(options: { maxTurns?: number; tools?: Tool[] } = {}): AgentLoop {
   return new AgentLoop({
     name: 'lead',
     model: 'claude-sonnet-4-6',
     system: "You are 'lead', role: lead, team: test.",
-    tools: new ToolRegistry(coreTools()),
+    tools: new ToolRegistry([...coreTools(), ...(options.tools ?? [])]),
     backend: new ModelClient({ apiKey: 'sk-test-key-1234567890', baseURL: fake.url, maxRetries: 3, retryBaseMs: 1, timeoutMs: 10_000 }),
     events: agentEmitter(hub, 'lead'),
     workspace: new Workspace(ws),
@@ -178,6 +180,44 @@ describe('AgentLoop: tools', () => {
     expect(results[3]!.content).toMatch(/1\tfirst\n\s*2\tthird/);
     expect(ofType('tool_call').map((e) => e.id)).toEqual(['toolu_1', 'toolu_2', 'toolu_3', 'toolu_4']);
     expect(ofType('tool_result').map((e) => e.id)).toEqual(['toolu_1', 'toolu_2', 'toolu_3', 'toolu_4']);
+  });
+
+  it('lets every call of a response start its setup before the first runs (Tool.prepare), with the context it will run in', async () => {
+    const log: string[] = [];
+    const recording = (name: string, prepare: (agent: string) => void): Tool =>
+      defineTool({
+        name,
+        description: `records when it is prepared and run`,
+        effects: ['read'],
+        input: z.object({ n: z.number() }),
+        prepare: (input, context) => {
+          log.push(`prepare ${name} ${input.n} for ${context.agent}`);
+          prepare(context.agent);
+        },
+        run: async (input) => {
+          log.push(`run ${name} ${input.n}`);
+          return 'done';
+        },
+      });
+    const tools = [
+      recording('first', () => undefined),
+      // A prepare that throws is a head start lost, not a failed call.
+      recording('second', () => {
+        throw new Error('no head start');
+      }),
+    ];
+    fake.enqueue(
+      reply(toolUse('first', { n: 1 }, 'toolu_1'), toolUse('second', { n: 2 }, 'toolu_2'), toolUse('second', { n: 'bad' }, 'toolu_3')),
+      replyText('ok'),
+    );
+    expect((await makeLoop({ tools }).runTurn('go')).kind).toBe('end_turn');
+    // Input the run would refuse is not prepared; the run reports it.
+    expect(log).toEqual(['prepare first 1 for lead', 'prepare second 2 for lead', 'run first 1', 'run second 2']);
+    expect(lastToolResults(1).map((r) => [r.content, r.is_error ?? false])).toEqual([
+      ['done', false],
+      ['done', false],
+      [expect.stringMatching(/^invalid input for second/), true],
+    ]);
   });
 
   it('an unknown tool is an error result and the loop goes on', async () => {

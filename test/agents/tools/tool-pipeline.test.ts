@@ -21,6 +21,7 @@ import {
   repairGit,
   runCall,
   sessionSandbox,
+  throughPipeline,
   type Call,
 } from '../../../src/agents/tools/tool-pipeline.js';
 import { TeamHooks } from '../../../src/agents/tools/team-hooks.js';
@@ -153,6 +154,16 @@ describe('the tool pipeline', () => {
     expect(result.isError).toBe(true);
     expect(result.content).toContain('runs commands in auto mode only inside the sandbox, and there is none (made up for the test)');
     expect(shell.seen).toEqual([]);
+  });
+
+  it('a call prepared ahead (Tool.prepare) sees the session sandbox and the mode its run will, and prepares nothing the run decides', async () => {
+    const prepared: ToolContext[] = [];
+    const shell: Tool = { ...tool('run_it', ['shell']).tool, prepare: (_input, context) => prepared.push(context) };
+    const [wrapped] = throughPipeline([shell], { teamRoot, sandbox: OFF, permissions: gate('plan') });
+    wrapped!.prepare!({ command: 'ls' }, makeToolContext(teamRoot, { agent: 'alice' }));
+    expect(prepared.map((context) => [context.agent, context.sandbox, context.permissionMode])).toEqual([['alice', OFF, 'plan']]);
+    // A tool with nothing to prepare stays without.
+    expect(throughPipeline([tool('quiet', ['read']).tool], { teamRoot })[0]!.prepare).toBeUndefined();
   });
 
   it('2. PreToolUse hooks: a block ends the call with the reason; updatedInput replaces the input; an invalid one refuses', async () => {

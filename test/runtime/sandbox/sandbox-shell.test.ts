@@ -1,11 +1,11 @@
 // The sandbox an agent's shell commands share (src/runtime/sandbox/sandbox-shell.ts, docs/sandbox.md#the-sandbox):
 // one bubblewrap for an agent's consecutive commands, a new one whenever the options differ or
 // anything odd happened, and nothing a command left behind alive when the next one starts.
-import { linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { closeIdleSandboxShells, configureSandbox, sandboxedSpawn, sandboxSettings } from '../../../src/runtime/sandbox/index.js';
 import { coreTools } from '../../../src/runtime/tools/core-tools.js';
 import { ToolRegistry } from '../../../src/runtime/tools/registry.js';
@@ -157,6 +157,46 @@ describeSandboxed('sandbox shell: one sandbox for an agent’s consecutive comma
       rmSync(secret);
       linkSync(`${secret}.bak`, secret);
     });
+  });
+
+  /** Host pids of the shell servers (each its sandbox's PID 1, not the bwrap outside that started it) working in this test's workspace. */
+  function serversHere(): number[] {
+    const host = readlinkSync('/proc/self/ns/pid');
+    return hostPids('HUDDLE_SHELL_SERVER').filter((pid) => {
+      try {
+        return readlinkSync(`/proc/${pid}/cwd`) === root && readlinkSync(`/proc/${pid}/ns/pid`) !== host;
+      } catch {
+        return false;
+      }
+    });
+  }
+
+  it('starts an agent’s sandbox ahead of its command when the call is prepared, and the command runs in it', async () => {
+    expect(serversHere()).toEqual([]);
+    // What the agent loop does for every call of a response before the first runs (Tool.prepare).
+    registry.prepare('bash', { command: 'true' }, makeToolContext(root, { agent: 'ahead' }));
+    const [server] = await vi.waitFor(
+      () => {
+        const found = serversHere();
+        expect(found).toHaveLength(1);
+        return found;
+      },
+      { timeout: 15_000, interval: 20 },
+    );
+    const namespace = readlinkSync(`/proc/${server}/ns/pid`);
+    expect(await sandboxOf({ agent: 'ahead' })).toBe(namespace);
+    // Prepared again while it is open: no second one.
+    registry.prepare('bash', { command: 'true' }, makeToolContext(root, { agent: 'ahead' }));
+    expect(await sandboxOf({ agent: 'ahead' })).toBe(namespace);
+    expect(serversHere()).toEqual([server]);
+  });
+
+  it('starts nothing ahead for a call the tool would refuse, nor for a read-only bash (plan mode sandboxes are one-shot)', async () => {
+    registry.prepare('bash', { command: '' }, makeToolContext(root, { agent: 'refused' }));
+    registry.prepare('bash', { command: 'true' }, { ...makeToolContext(root, { agent: 'planner' }), permissionMode: 'plan' });
+    // A command of a third agent, run to the end, is the condition: the two preparations above ran before it started.
+    const own = await sandboxOf({ agent: 'third' });
+    expect(serversHere().map((pid) => readlinkSync(`/proc/${pid}/ns/pid`))).toEqual([own]);
   });
 
   it('runs a second command of the same agent while one runs, in a sandbox of its own', async () => {
