@@ -1,5 +1,8 @@
 // Writes every event to `.team/logs/<agent>/session-<iso>.ndjson` (docs/contract.md#event-log).
 // One file per agent per huddle process; secrets are scrubbed from every line before it is written.
+// A streamed response is thousands of text_delta events: an agent's deltas are joined into one line
+// (their texts, the first one's time), written with its next other event or within DELTA_FLUSH_MS,
+// as the PostgreSQL store stores them; every reader joins deltas anyway. All else is written at once.
 // A line that cannot be written (a full disk, a workspace gone read-only) is the end of the run's
 // record: it is reported once, as a clear error through `onFailure`, never as a stack.
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, writeSync } from 'node:fs';
@@ -10,6 +13,9 @@ import type { EventStore, LoggedEvent } from '../event-store.js';
 import { StoreError, StoreWriteError } from '../store-errors.js';
 import { scrub } from '../../secrets.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../fs/private-modes.js';
+
+/** The longest an agent's streamed text waits to be written: what a kill can take from the log (never a turn's own text event). */
+const DELTA_FLUSH_MS = 50;
 
 export interface EventLogOptions {
   secrets?: Array<string | undefined>;
@@ -27,6 +33,9 @@ export class EventLog implements EventStore {
   readonly #files = new Map<string, string>();
   /** Open append-only descriptors, one per agent: an event is one write(2), not open, write, close. */
   readonly #fds = new Map<string, number>();
+  /** Per agent, its text_delta not yet written, that its next deltas join. */
+  readonly #deltas = new Map<string, HuddleEvent & { text: string }>();
+  #deltaTimer: NodeJS.Timeout | undefined;
   readonly #unsubscribe: () => void;
   readonly #onFailure: ((error: StoreError) => void) | undefined;
   #failed = false;
@@ -53,6 +62,35 @@ export class EventLog implements EventStore {
   }
 
   write(event: HuddleEvent): void {
+    if (event.type === 'text_delta' && typeof event.text === 'string') {
+      const held = this.#deltas.get(event.agent);
+      // One of the agent's subagents streaming beside another: each one's text stays its own.
+      if (held && held.subagent === event.subagent) held.text += event.text;
+      else {
+        if (held) this.#append(held);
+        this.#deltas.set(event.agent, { ...event, text: event.text });
+      }
+      this.#deltaTimer ??= setTimeout(() => this.#flushDeltas(), DELTA_FLUSH_MS).unref();
+      return;
+    }
+    const held = this.#deltas.get(event.agent);
+    if (held) {
+      this.#deltas.delete(event.agent);
+      this.#append(held);
+    }
+    this.#append(event);
+  }
+
+  /** Writes every agent's held deltas (on the timer, before a read, at close). */
+  #flushDeltas(): void {
+    if (this.#deltaTimer) clearTimeout(this.#deltaTimer);
+    this.#deltaTimer = undefined;
+    const held = [...this.#deltas.values()];
+    this.#deltas.clear();
+    for (const event of held) this.#guarded(event, () => this.#append(event));
+  }
+
+  #append(event: HuddleEvent): void {
     // Appending synchronously keeps the log complete up to the last event if the process is
     // killed: resume (and a person reading the log) can trust it. O_APPEND: each line lands whole
     // at the end, as appendFileSync did, without reopening the file for every event.
@@ -66,9 +104,13 @@ export class EventLog implements EventStore {
   }
 
   #record(event: HuddleEvent): void {
+    this.#guarded(event, () => this.write(event));
+  }
+
+  #guarded(event: HuddleEvent, write: () => void): void {
     if (this.#failed) return;
     try {
-      this.write(event);
+      write();
     } catch (error) {
       this.#failed = true;
       const where = this.#files.get(event.agent) ?? path.join(this.#logsDir, event.agent);
@@ -78,6 +120,7 @@ export class EventLog implements EventStore {
 
   close(): void {
     this.#unsubscribe();
+    this.#flushDeltas();
     for (const fd of this.#fds.values()) {
       try {
         closeSync(fd);
@@ -93,6 +136,7 @@ export class EventLog implements EventStore {
   }
 
   async read(agent: string): Promise<LoggedEvent[]> {
+    this.#flushDeltas();
     return readAgentEvents(this.#logsDir, agent);
   }
 
