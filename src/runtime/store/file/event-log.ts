@@ -132,6 +132,7 @@ export class EventLog implements EventStore {
   }
 
   async agents(): Promise<string[]> {
+    this.#flushDeltas(); // an agent that has only streamed so far has its directory then
     return listLoggedAgents(this.#logsDir);
   }
 

@@ -67,6 +67,8 @@ it("keeps two subagents' streams of one agent apart", () => {
 
 it('writes held deltas before the log is read back (resume reads what was streamed)', async () => {
   hub.emit('alice', 'text_delta', { text: 'partial answer' });
+  // An agent that has only streamed so far is one of the log's agents.
+  expect(await log.agents()).toEqual(['alice']);
   const events = await log.read('alice');
   expect(events.map((event) => [event.type, (event as { text?: unknown }).text])).toEqual([['text_delta', 'partial answer']]);
 });
