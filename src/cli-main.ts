@@ -629,18 +629,21 @@ async function readPrompt(options: CliOptions): Promise<string> {
 /**
  * V8 lets the heap grow to up to four times what is live before a full collection (a choice made for a
  * browser tab's speed); huddle stays open for hours holding a team, so twice what is live is its bound:
- * eight streams in the console went from ~157 MB resident to ~118 MB at the same CPU (docs/console.md#memory).
- * V8 reads the flag whenever it sets the next limit, so it holds from the next collection on. Not for
- * --version or --help: node:v8 and the streams it loads would be most of their start.
+ * eight streams in the console went from ~157 MB resident to ~118 MB (docs/console.md#memory). Set once
+ * huddle has started, not before: a flag changed from its default changes V8's flag hash, and V8 then
+ * rejects the code cache of every Node built-in loaded after it (node:http, zlib, crypto… compiled anew:
+ * +7 % CPU on a ten-round headless run). V8 reads the flag whenever it sets the next limit; a run over
+ * before then has little heap to bound.
  */
-function boundHeapGrowth(argv: readonly string[]): void {
-  if (argv.some((arg) => arg === '--version' || arg === '-v' || arg === '--help' || arg === '-h')) return;
-  process.getBuiltinModule('node:v8').setFlagsFromString('--heap-growing-percent=100');
+const HEAP_BOUND_AFTER_MS = 1_000;
+
+function boundHeapGrowthLater(): void {
+  setTimeout(() => process.getBuiltinModule('node:v8').setFlagsFromString('--heap-growing-percent=100'), HEAP_BOUND_AFTER_MS).unref();
 }
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
-  boundHeapGrowth(argv);
+  boundHeapGrowthLater();
   if (argv[0] === 'watch') {
     const { runWatchCommand } = await import('./faces/watch-cli.js');
     process.exit(await runWatchCommand(argv.slice(1)));
