@@ -88,8 +88,11 @@ class SandboxShell {
   #ready = false;
   #readyHeld = Buffer.alloc(0);
   readonly #startedAt = Date.now();
-  /** The sandbox's mount table as its first command left it (read on the host: the server is not dumpable, its mountinfo is readable). */
+  /** The sandbox's mount table when its shell said it was ready (read on the host: the server is not dumpable, its mountinfo is readable). */
   #mounts: string | undefined;
+  #started!: () => void;
+  /** Resolves once the shell is ready for a command, or the sandbox has ended. */
+  readonly started = new Promise<void>((resolve) => (this.#started = resolve));
   #gone!: () => void;
   /** Resolves once bwrap and everything in the sandbox have exited. */
   readonly gone = new Promise<void>((resolve) => (this.#gone = resolve));
@@ -137,12 +140,13 @@ class SandboxShell {
   }
 
   /**
-   * Whether the sandbox's mounts are what its first command left: a mount the host made since
+   * Whether the sandbox's mounts are what they were when its shell became ready (a shell started
+   * ahead of its command may wait a while for it): a mount the host made since
    * (propagated into the sandbox with the host's flags) or a bind the host dropped (a hidden file
    * unlinked or renamed over) shows there, where the options and the inodes can look the same.
    */
   mountsUnchanged(): boolean {
-    if (this.#mounts === undefined) return true; // no command has finished yet: set when the first does
+    if (this.#mounts === undefined) return true; // not ready yet: the command queued now runs once it is
     return readMounts(this.#child.pid) === this.#mounts;
   }
 
@@ -204,6 +208,8 @@ class SandboxShell {
         return;
       }
       this.#ready = true;
+      this.#mounts = readMounts(this.#child.pid);
+      this.#started();
       chunk = start.subarray(READY.length);
       if (!chunk.length) return;
     }
@@ -236,8 +242,7 @@ class SandboxShell {
     // Processes the kill did not end, or bytes written after the end line: closed, not trusted again.
     if (left !== 1 || end + 1 < data.length) this.close();
     else {
-      this.#mounts ??= readMounts(this.#child.pid);
-      // Unreadable (no /proc here): nothing to check the next command against, so there is none.
+      // Unreadable when it became ready (no /proc here): nothing to check the next command against, so there is none.
       if (this.#mounts === undefined) this.close();
       else this.#idle = setTimeout(() => this.close(), IDLE_MS).unref();
     }
@@ -264,6 +269,7 @@ class SandboxShell {
   #ended(): void {
     this.#close();
     this.#gone();
+    this.#started();
     if (this.#idle) clearTimeout(this.#idle);
     if (this.#child.pid !== undefined) live.delete(this.#child.pid);
     const current = this.#current;
@@ -373,7 +379,7 @@ export async function runInSandboxShell(
  * which checks it against that command's own options as for any shell kept open.
  */
 export async function warmSandboxShell(request: SandboxRequest & { owner: string }): Promise<void> {
-  await withKeptShell(request, () => undefined);
+  await withKeptShell(request, (shell) => shell.started);
 }
 
 /**

@@ -94,7 +94,7 @@ interface ShellOutcome {
 }
 
 /** The sandbox a command of this call gets: the same for the command and for a shell started ahead of it. */
-function shellRequest(context: ToolContext, status: SandboxStatus) {
+export function shellRequest(context: ToolContext, status: SandboxStatus) {
   const { workspace } = context;
   const roots = workspace.sandboxRoots();
   return {

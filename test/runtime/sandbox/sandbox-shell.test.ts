@@ -6,7 +6,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
-import { closeIdleSandboxShells, configureSandbox, sandboxedSpawn, sandboxSettings } from '../../../src/runtime/sandbox/index.js';
+import {
+  closeIdleSandboxShells,
+  configureSandbox,
+  sandboxedSpawn,
+  sandboxSettings,
+  sandboxStatus,
+  warmSandboxShell,
+} from '../../../src/runtime/sandbox/index.js';
+import { shellRequest } from '../../../src/runtime/tools/bash.js';
 import { coreTools } from '../../../src/runtime/tools/core-tools.js';
 import { ToolRegistry } from '../../../src/runtime/tools/registry.js';
 import type { ToolContext } from '../../../src/runtime/tools/types.js';
@@ -189,6 +197,32 @@ describeSandboxed('sandbox shell: one sandbox for an agent’s consecutive comma
     registry.prepare('bash', { command: 'true' }, makeToolContext(root, { agent: 'ahead' }));
     expect(await sandboxOf({ agent: 'ahead' })).toBe(namespace);
     expect(serversHere()).toEqual([server]);
+  });
+
+  it('checks a sandbox started ahead against the host as it was when it became ready: a bind dropped before the command starts a new one', async () => {
+    const secret = path.join(root, 'token.txt');
+    writeFileSync(secret, 'OLD-SECRET\n');
+    const saved = sandboxSettings();
+    configureSandbox({ ...saved, hidden: [secret] });
+    const namespaceOf = (pid: number) => readlinkSync(`/proc/${pid}/ns/pid`);
+    try {
+      // Resolves once the sandbox's shell is ready; started with the very request its command will make.
+      await warmSandboxShell(shellRequest(makeToolContext(root, { agent: 'control' }), sandboxStatus()));
+      const [control] = serversHere();
+      expect(await sandboxOf({ agent: 'control' })).toBe(namespaceOf(control!));
+
+      await warmSandboxShell(shellRequest(makeToolContext(root, { agent: 'ahead' }), sandboxStatus()));
+      const ahead = serversHere().find((pid) => pid !== control)!;
+      const warmed = namespaceOf(ahead);
+      // The same inode back at the same path, after the sandbox was ready and before its first command.
+      linkSync(secret, `${secret}.bak`);
+      rmSync(secret);
+      linkSync(`${secret}.bak`, secret);
+      expect(await bash('cat token.txt; echo .', { agent: 'ahead' })).not.toContain('SECRET');
+      expect(await sandboxOf({ agent: 'ahead' })).not.toBe(warmed);
+    } finally {
+      configureSandbox(saved);
+    }
   });
 
   it('starts nothing ahead for a call the tool would refuse, nor for a read-only bash (plan mode sandboxes are one-shot)', async () => {
