@@ -374,11 +374,13 @@ export async function runInSandboxShell(
 
 /**
  * Starts `owner`'s kept-open sandbox for a command about to come, where one would be used and none
- * is open: bubblewrap's setup then overlaps what runs before the command (the calls of the same
+ * is open (resolves once it is ready): bubblewrap's setup then overlaps what runs before the command (the calls of the same
  * model response before it). Nothing runs in it until a command does, through runInSandboxShell,
  * which checks it against that command's own options as for any shell kept open.
  */
 export async function warmSandboxShell(request: SandboxRequest & { owner: string }): Promise<void> {
+  // One open already is the command's to check: working its options out here as well would do it twice a command.
+  if (shells.has(request.owner)) return;
   await withKeptShell(request, (shell) => shell.started);
 }
 
