@@ -36,8 +36,19 @@ export interface ToolDeps {
 const TEAMMATE_ESSENTIALS = ['idle', 'shutdown_response', 'send_message', 'read_inbox'];
 const LEAD_ESSENTIALS = ['send_message', 'read_inbox', 'shutdown_request', 'plan_approval'];
 
-/** Every agent's tools: files, shell, the board, messages, reviews, read-only subagents; then the MCP servers' tools. */
-function sharedTools(deps: ToolDeps): Tool[] {
+/**
+ * Only who may decide a review is offered its tools (docs/contract.md#reviewers-and-the-lead): a reviewer all three;
+ * the lead, which decides past the round limit or when asked, approves or sends back without filing
+ * findings by domain; other teammates none (they were refused every call, and the schemas rode
+ * along in every request of theirs).
+ */
+const LEAD_REVIEW_TOOLS = ['review_approve', 'review_request_changes'] as const;
+
+/**
+ * Every agent's tools: files, shell, the board, messages, the review tools it may decide with
+ * (reviewTools), read-only subagents; then the MCP servers' tools.
+ */
+function sharedTools(deps: ToolDeps, reviews: readonly string[]): Tool[] {
   const { ctx } = deps;
   // A teammate's report to the lead carries the results of the tasks it completed (completion-report.ts).
   const messages = messageTools(ctx.bus, { annotate: completionReportsFor(ctx.hub).annotate });
@@ -46,7 +57,7 @@ function sharedTools(deps: ToolDeps): Tool[] {
     ...taskTools(ctx.board),
     messages.sendMessage,
     messages.readInbox,
-    ...reviewTools(ctx),
+    ...reviewTools(ctx).filter((tool) => reviews.includes(tool.name)),
     exploreTool(deps),
     ...mcpToolsFor(ctx.mcp, {}),
   ];
@@ -99,7 +110,7 @@ export function leadShipTools(ship: Shipper, deps: ToolDeps): Tool[] {
 
 export function leadToolset(team: TeamControl, deps: ToolDeps): ToolRegistry {
   const allowed = roleToolFilter(deps.ctx, 'lead', undefined, LEAD_ESSENTIALS);
-  const tools = [...sharedTools(deps), ...leadTools(team)].filter((tool) => allowed(tool.name));
+  const tools = [...sharedTools(deps, LEAD_REVIEW_TOOLS), ...leadTools(team)].filter((tool) => allowed(tool.name));
   return registryOf(tools, deps);
 }
 
@@ -116,7 +127,10 @@ export function teammateToolsets(
   const essentials = isReviewerRole(teammate.role) ? [...TEAMMATE_ESSENTIALS, ...REVIEW_TOOL_NAMES] : TEAMMATE_ESSENTIALS;
   const allowed = roleToolFilter(deps.ctx, teammate.role, teammate.roleTools, essentials);
   // A best-of-N reviewer's verdict tool is its task: no allow-list takes it away.
-  const full = [...sharedTools(deps), ...teammateTools(team)].filter((tool) => allowed(tool.name)).concat(verdictTools(deps.ctx.verdicts, teammate.name));
+  const reviews = isReviewerRole(teammate.role) ? REVIEW_TOOL_NAMES : [];
+  const full = [...sharedTools(deps, reviews), ...teammateTools(team)]
+    .filter((tool) => allowed(tool.name))
+    .concat(verdictTools(deps.ctx.verdicts, teammate.name));
   const start = teammate.planModeRequired ? [...full.filter(isReadOnly), readOnlyBashTool(), ...teammateTools(team), planSubmissionTool(team)] : full;
   return { start: registryOf(start, deps), full: registryOf(full, deps) };
 }

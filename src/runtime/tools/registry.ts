@@ -123,7 +123,7 @@ function definitionOf(tool: Tool): ToolDefinitionParam {
 
 /** The JSON Schema of `tool`'s zod input, as the model is offered it. */
 export function inputJsonSchemaOf(tool: Tool): JsonObjectSchema {
-  const { $schema: _drop, ...schema } = withoutSafeIntegerBounds(z.toJSONSchema(tool.input, { io: 'input' })) as Record<string, unknown>;
+  const { $schema: _drop, ...schema } = withoutBoundsThatSayNothing(z.toJSONSchema(tool.input, { io: 'input' })) as Record<string, unknown>;
   return { ...schema, type: 'object' };
 }
 
@@ -144,16 +144,18 @@ export function fieldsOf(schema: JsonObjectSchema): string[] {
 }
 
 /**
- * The schema without the bounds zod gives every integer (±2^53−1): they tell the model nothing,
- * and every request carries every tool, so each costs tokens on every call.
+ * The schema without bounds that tell the model nothing: those zod gives every integer (±2^53−1), a
+ * required string's `minLength: 1` and an id's `exclusiveMinimum: 0` (the input is still checked
+ * against them, with a clear error). Every request carries every tool, so each costs tokens on every call.
  */
-function withoutSafeIntegerBounds(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(withoutSafeIntegerBounds);
+function withoutBoundsThatSayNothing(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutBoundsThatSayNothing);
   if (!node || typeof node !== 'object') return node;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) {
     if ((key === 'maximum' && value === Number.MAX_SAFE_INTEGER) || (key === 'minimum' && value === Number.MIN_SAFE_INTEGER)) continue;
-    out[key] = withoutSafeIntegerBounds(value);
+    if ((key === 'minLength' && value === 1) || (key === 'exclusiveMinimum' && value === 0)) continue;
+    out[key] = withoutBoundsThatSayNothing(value);
   }
   return out;
 }

@@ -184,46 +184,52 @@ describe('the review loop', () => {
     expect(h.fake.unscripted).toEqual([]);
   });
 
-  it('the owner cannot approve its own task, a non-reviewer cannot approve, the lead can', async () => {
+  it('a coder is offered no review tools, the lead decides without findings, a reviewer cannot review its own task', async () => {
     const h = await open();
     const board = h.team.ctx.board;
     await board.create({ subject: SUBJECT, requires_review: true }, 'lead');
+    await board.create({ subject: 'Reviewed by its own reviewer', requires_review: true }, 'lead');
     await board.claim(1, 'alice');
+    await board.claim(2, 'rex');
+    await board.update(2, { status: 'review' }, 'rex');
     h.fake.script(
       'alice',
       reply(toolUse('task_update', { task_id: 1, status: 'completed' }), toolUse('review_approve', { task_id: 1 })),
       reply(toolUse('idle', {})),
     );
-    h.fake.script('bob', reply(toolUse('review_request_changes', { task_id: 1, feedback: 'I would do it differently.' })), reply(toolUse('idle', {})));
     await h.spawn('alice', 'Finish task #1.');
     await h.waitForStatus('alice', 'idle');
-    await h.spawn('bob', 'Look at task #1.');
-    await h.waitForStatus('bob', 'idle');
 
-    const [updated, own] = lastToolResults(h.requestsOf('alice')[1]!);
+    // Only who may decide is offered the tools: their schemas do not ride along in a coder's requests.
+    expect(toolNames(h.requestsOf('alice')[0]!).filter((name) => name.startsWith('review_'))).toEqual([]);
+    const [updated, notOffered] = lastToolResults(h.requestsOf('alice')[1]!);
     expect(updated).toMatchObject({ is_error: false });
-    expect(own).toEqual({
-      tool_use_id: expect.any(String),
-      is_error: true,
-      content: 'review_approve failed: you cannot review your own task #1; a teammate with role reviewer (or the lead) decides it',
-    });
-    const [notReviewer] = lastToolResults(h.requestsOf('bob')[1]!);
-    expect(notReviewer!.is_error).toBe(true);
-    expect(notReviewer!.content).toMatch(
-      /^review_request_changes failed: only a teammate with role reviewer \(or the lead\) may approve or send back a task; you are a coder\./,
-    );
-    // Neither refusal changed anything, and nobody was messaged.
+    expect(notOffered).toMatchObject({ is_error: true, content: expect.stringMatching(/^unknown tool 'review_approve'; the tools you have are: /) });
+    // The refusal changed nothing, and nobody was messaged.
     expect(await board.get(1)).toMatchObject({ status: 'review', owner: 'alice', reviewer: null });
     expect(h.inbox('alice')).toEqual([]);
 
-    // The lead may decide without a reviewer.
+    // The lead may decide without a reviewer; it files no findings by domain.
     h.fake.script('lead', reply(toolUse('review_approve', { task_id: 1, comment: 'Fine by me.' })), replyText('Approved.'));
     h.team.start();
     h.team.lead.prompt('Approve task #1.');
     await h.waitFor('the lead to approve', () => h.team.lead.lastText === 'Approved.');
+    expect(toolNames(h.requestsOf('lead')[0]!).filter((name) => name.startsWith('review_'))).toEqual(['review_approve', 'review_request_changes']);
     expect(lastToolResults(h.requestsOf('lead')[1]!)).toMatchObject([{ is_error: false, content: `approved task #1 (${SUBJECT}) by alice: completed` }]);
     expect(await board.get(1)).toMatchObject({ status: 'completed', reviewer: 'lead', review_comment: 'Fine by me.' });
     expect(taskEvents(h.events, 1).map((e) => e.action)).toEqual(['created', 'claimed', 'review_requested', 'review_approved']);
+
+    // A reviewer has the tools, but not for its own task.
+    h.fake.script('rex', reply(toolUse('review_approve', { task_id: 2 })), reply(toolUse('idle', {})));
+    await h.spawn('rex', 'Look at task #2.', { role: 'reviewer' });
+    await h.waitForStatus('rex', 'idle');
+    const [own] = lastToolResults(h.requestsOf('rex')[1]!);
+    expect(own).toEqual({
+      tool_use_id: expect.any(String),
+      is_error: true,
+      content: 'review_approve failed: you cannot review your own task #2; a teammate with role reviewer (or the lead) decides it',
+    });
+    expect(await board.get(2)).toMatchObject({ status: 'review', owner: 'rex', reviewer: null });
   });
 
   it('at the round limit the reviewer escalates to the lead: the task stays in review until the lead decides', async () => {
