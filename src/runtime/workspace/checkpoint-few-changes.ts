@@ -11,7 +11,7 @@
 import { existsSync, lstatSync, readdirSync, readFileSync, type BigIntStats } from 'node:fs';
 import path from 'node:path';
 import type { IndexEntry } from './git-index.js';
-import { blobId, isRacy, low32, type DirStat, type WorkspaceSnapshot } from './checkpoint-snapshot.js';
+import { blobId, isRacy, low32, racyMarginMs, type DirStat, type WorkspaceSnapshot } from './checkpoint-snapshot.js';
 
 /** A file came, went or changed while it was being read: a second look will likely see it settled. */
 export const MOVED = 'moved';
@@ -38,6 +38,7 @@ export async function fewChanges(
   ignoredFiles: IgnoredFiles,
 ): Promise<FewChanges | typeof MOVED | undefined> {
   const takenMs = Date.now();
+  const margin = racyMarginMs(root);
   // Attributes can make git store other bytes than the file's (eol, text): git reads such a workspace.
   if (existsSync(globalGitFile('attributes')) || snapshot.dirs.some((dir) => dir.listing.includes('.gitattributes'))) return undefined;
   const dirs: DirStat[] = [];
@@ -68,7 +69,14 @@ export async function fewChanges(
     const now = new Set(names);
     for (const name of names) if (!before.has(name)) added.push(dir.path ? `${dir.path}/${name}` : name);
     for (const name of dir.listing) if (!now.has(name)) removed.add(dir.path ? `${dir.path}/${name}` : name);
-    dirs.push({ path: dir.path, ino: stats.ino, mtimeNs: stats.mtimeNs, ctimeNs: stats.ctimeNs, listing: names, ...(isRacy(stats, takenMs) ? { names } : {}) });
+    dirs.push({
+      path: dir.path,
+      ino: stats.ino,
+      mtimeNs: stats.mtimeNs,
+      ctimeNs: stats.ctimeNs,
+      listing: names,
+      ...(isRacy(stats, takenMs, margin) ? { names } : {}),
+    });
   }
   // What decides what is ignored, or a directory come or gone: git's walk.
   for (const file of [...added, ...removed]) {
@@ -101,7 +109,7 @@ export async function fewChanges(
       stats.mtimeNs === BigInt(entry.mtimeSec) * 1_000_000_000n + BigInt(entry.mtimeNsec) &&
       ((stats.mode & 0o100n) !== 0n) === (entry.mode === 0o100755);
     // Racily clean (or stat moved): read again, as git would.
-    if (same && !isRacy(stats, snapshot.takenMs)) entries.push(entry);
+    if (same && !isRacy(stats, snapshot.takenMs, margin)) entries.push(entry);
     else changed.push(entry.path);
   }
   const fresh: string[] = [];
@@ -119,7 +127,7 @@ export async function fewChanges(
     else if (stats.isFile()) fresh.push(file);
     else return undefined;
   }
-  const readDirs = await readNewDirectories(root, newDirs, takenMs, ignoredFiles, dirs, fresh);
+  const readDirs = await readNewDirectories(root, newDirs, takenMs, margin, ignoredFiles, dirs, fresh);
   if (readDirs !== true) return readDirs === MOVED ? MOVED : undefined;
   if (changed.length + fresh.length > MAX_FILES) return undefined;
   const ignored = fresh.length ? await ignoredFiles(fresh) : new Set<string>();
@@ -171,6 +179,7 @@ async function readNewDirectories(
   root: string,
   found: string[],
   takenMs: number,
+  margin: number,
   ignoredPaths: IgnoredFiles,
   dirs: DirStat[],
   fresh: string[],
@@ -194,7 +203,14 @@ async function readNewDirectories(
         return MOVED; // listed a moment ago and gone now
       }
       if (!stats.isDirectory()) return false;
-      dirs.push({ path: dir, ino: stats.ino, mtimeNs: stats.mtimeNs, ctimeNs: stats.ctimeNs, listing: names, ...(isRacy(stats, takenMs) ? { names } : {}) });
+      dirs.push({
+        path: dir,
+        ino: stats.ino,
+        mtimeNs: stats.mtimeNs,
+        ctimeNs: stats.ctimeNs,
+        listing: names,
+        ...(isRacy(stats, takenMs, margin) ? { names } : {}),
+      });
       for (const name of names) {
         const child = `${dir}/${name}`;
         if (name === '.gitignore' || name === '.gitattributes' || gitGuardedName(name) || child.includes('\uFFFD')) return false;

@@ -5,18 +5,49 @@
 //   of checkpoint-ignores.ts is asked about each new directory, once), taken BEFORE `git add -A` ran, so that anything created, deleted or
 //   renamed after that moves a directory's stat;
 // - the entries of the shadow index `git add -A` wrote: path, mode, blob id and the stat git saw.
-// A file or directory whose ctime is within RACY_MS of the snapshot could have changed again in
-// the same clock tick without its stat moving (racily clean): its content is hashed (a file) or its
-// names listed (a directory) and compared instead. Anything the detector cannot vouch for (a nested
+// A file or directory whose ctime is within the racy margin of the snapshot could have changed again
+// in the same clock tick without its stat moving (racily clean): its content is hashed (a file) or its
+// names listed (a directory) and compared instead. The margin is the file system's tick
+// (racyMarginMs): a second where timestamps may be whole seconds or come from another machine's clock,
+// FINE_RACY_MS on a local Linux file system that keeps nanoseconds. Anything the detector cannot vouch for (a nested
 // repository, a conflicted or version-4 index, too many files, too much to hash) is "changed", and
 // git decides.
 import { createHash } from 'node:crypto';
-import { lstatSync, readdirSync, readFileSync, readlinkSync, type BigIntStats, type Dirent } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, readlinkSync, statfsSync, type BigIntStats, type Dirent } from 'node:fs';
 import path from 'node:path';
 import type { IndexEntry } from './git-index.js';
 
-/** Within this of the snapshot, a stat proves nothing (the file system's clock ticks coarsely). */
+/** Within this of the snapshot, a stat proves nothing where the file system's clock ticks coarsely. */
 export const RACY_MS = 1000;
+/**
+ * The same on a local Linux file system with nanosecond timestamps: they are read from the kernel's
+ * coarse clock, at most a tick (1–10 ms) behind the time the snapshot is stamped with. At a second,
+ * a team writing files all the time had every file of the last second hashed again at each checkpoint.
+ */
+export const FINE_RACY_MS = 50;
+
+/** Local Linux file systems that keep nanosecond timestamps (statfs f_type): ext2/3/4, tmpfs, btrfs, xfs, overlayfs, zfs, f2fs, bcachefs. */
+const FINE_FILE_SYSTEMS = new Set([0xef53, 0x01021994, 0x9123683e, 0x58465342, 0x794c7630, 0x2fc12fc1, 0xf2f52010, 0xca451a4e]);
+const margins = new Map<string, number>();
+
+/**
+ * The racy margin of the workspace at `root` (isRacy): FINE_RACY_MS on a file system of
+ * FINE_FILE_SYSTEMS, else RACY_MS (a network file system's times come from its server's clock).
+ * ext3 shares ext4's type and may keep whole seconds: isRacy falls back to RACY_MS for such a stat.
+ */
+export function racyMarginMs(root: string): number {
+  let margin = margins.get(root);
+  if (margin === undefined) {
+    try {
+      margin = process.platform === 'linux' && FINE_FILE_SYSTEMS.has(statfsSync(root).type) ? FINE_RACY_MS : RACY_MS;
+    } catch {
+      margin = RACY_MS; // not there (yet): the safe margin, asked again next time
+      return margin;
+    }
+    margins.set(root, margin);
+  }
+  return margin;
+}
 /** Beyond these the detector steps aside: stat-ing them all would cost more than git does. */
 const MAX_DIRS = 5000;
 const MAX_ENTRIES = 50_000;
@@ -65,6 +96,7 @@ export async function readDirectories(
   askIgnored: IgnoredDirs,
 ): Promise<{ takenMs: number; dirs: DirStat[]; ignored: Map<string, boolean>; gitignores: string[] } | undefined> {
   const takenMs = Date.now();
+  const margin = racyMarginMs(root);
   const ignored = new Map(known ?? []);
   const dirs: DirStat[] = [];
   const gitignores: string[] = [];
@@ -83,7 +115,14 @@ export async function readDirectories(
       }
       if (!stats.isDirectory()) return undefined;
       const names = entries.map((entry) => entry.name).sort();
-      dirs.push({ path: dir, ino: stats.ino, mtimeNs: stats.mtimeNs, ctimeNs: stats.ctimeNs, listing: names, ...(isRacy(stats, takenMs) ? { names } : {}) });
+      dirs.push({
+        path: dir,
+        ino: stats.ino,
+        mtimeNs: stats.mtimeNs,
+        ctimeNs: stats.ctimeNs,
+        listing: names,
+        ...(isRacy(stats, takenMs, margin) ? { names } : {}),
+      });
       if (dirs.length > MAX_DIRS) return undefined;
       for (const entry of entries) {
         if (dir === '' && entry.name === '.git') continue;
@@ -107,6 +146,7 @@ export async function readDirectories(
 /** True when the workspace's files are surely what the snapshot's checkpoint holds. */
 export function unchangedSince(root: string, snapshot: WorkspaceSnapshot, hash: 'sha1' | 'sha256'): boolean {
   if (snapshot.entries.length > MAX_ENTRIES) return false;
+  const margin = racyMarginMs(root);
   for (const dir of snapshot.dirs) {
     let stats: BigIntStats;
     try {
@@ -146,7 +186,7 @@ export function unchangedSince(root: string, snapshot: WorkspaceSnapshot, hash: 
       stats.ctimeNs % 1_000_000_000n === BigInt(entry.ctimeNsec) &&
       stats.mtimeNs / 1_000_000_000n === BigInt(entry.mtimeSec) &&
       stats.mtimeNs % 1_000_000_000n === BigInt(entry.mtimeNsec);
-    if (sameStat && !isRacy(stats, snapshot.takenMs)) continue;
+    if (sameStat && !isRacy(stats, snapshot.takenMs, margin)) continue;
     // git smudges a racily clean entry's size to 0; any other size that moved is a change.
     if (entry.size !== 0 && low32(stats.size) !== entry.size) return false;
     hashed += Number(stats.size);
@@ -177,8 +217,13 @@ export function excludesStamp(files: string[]): string {
     .join(',');
 }
 
-export function isRacy(stats: BigIntStats, takenMs: number): boolean {
-  const limit = BigInt(Math.floor(takenMs) - RACY_MS) * 1_000_000n;
+/**
+ * Whether a stat is too close to `takenMs` to prove the file unchanged. A ctime in whole seconds
+ * tells of a file system (or a mount inside the workspace) that keeps no more: RACY_MS then.
+ */
+export function isRacy(stats: BigIntStats, takenMs: number, marginMs = RACY_MS): boolean {
+  const margin = marginMs < RACY_MS && stats.ctimeNs % 1_000_000_000n === 0n ? RACY_MS : marginMs;
+  const limit = BigInt(Math.floor(takenMs) - margin) * 1_000_000n;
   return stats.ctimeNs >= limit || stats.mtimeNs >= limit;
 }
 

@@ -5,12 +5,13 @@
 // directory, or attributes that could change the bytes git stores, go to git as before. Real git;
 // the git that huddle runs is logged through a wrapper first on PATH.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { useGitCountingWorkspace } from '../../helpers/git-counting-workspace.js';
 import { Checkpoints } from '../../../src/runtime/workspace/checkpoints.js';
-import { gitGuardedName } from '../../../src/runtime/workspace/checkpoint-few-changes.js';
+import { fewChanges, gitGuardedName } from '../../../src/runtime/workspace/checkpoint-few-changes.js';
+import { blobId, FINE_RACY_MS, racyMarginMs, type DirStat, type WorkspaceSnapshot } from '../../../src/runtime/workspace/checkpoint-snapshot.js';
 import { restoreFiles } from '../../../src/runtime/workspace/checkpoint-restore.js';
 
 const fixture = useGitCountingWorkspace('huddle-few-');
@@ -82,6 +83,45 @@ describe('a checkpoint after a few changes in known directories', () => {
     unlinkSync(path.join(ws, 'src', 'new.txt'));
     const fourth = await take(store);
     expect(fourth.filesTree).toBe(treeByGit(store));
+  });
+
+  it('files a team wrote in the last second are proven unchanged by their stat, not read again: a new file is one blob', async () => {
+    // This machine's workspace keeps nanosecond timestamps (ext4, tmpfs, overlayfs…): the racy margin is a clock tick, not a second.
+    expect(racyMarginMs(ws)).toBe(FINE_RACY_MS);
+    mkdirSync(path.join(ws, 'out'));
+    const files = Array.from({ length: 80 }, (_, i) => `out/task-${i}.ts`);
+    for (const file of files) writeFileSync(path.join(ws, file), `export const x = '${file}';\n`);
+    // The snapshot as a checkpoint taken 200 ms after those writes records it (stats, blob ids, listings).
+    const stats = files.map((file) => lstatSync(path.join(ws, file), { bigint: true }));
+    const newest = stats.reduce((max, stat) => (stat.ctimeNs > max ? stat.ctimeNs : max), 0n);
+    const dirStat = (dir: string, listing: string[]): DirStat => {
+      const stat = lstatSync(path.join(ws, dir), { bigint: true });
+      return { path: dir, ino: stat.ino, mtimeNs: stat.mtimeNs, ctimeNs: stat.ctimeNs, listing: listing.sort() };
+    };
+    const snapshot: WorkspaceSnapshot = {
+      takenMs: Number(newest / 1_000_000n) + 200,
+      dirs: [dirStat('', readdirSync(ws)), dirStat('out', readdirSync(path.join(ws, 'out')))],
+      entries: files.map((file, i) => ({
+        path: file,
+        raw: Buffer.from(file),
+        mode: 0o100644,
+        oid: blobId(readFileSync(path.join(ws, file)), 'sha1'),
+        ctimeSec: Number(stats[i]!.ctimeNs / 1_000_000_000n),
+        ctimeNsec: Number(stats[i]!.ctimeNs % 1_000_000_000n),
+        mtimeSec: Number(stats[i]!.mtimeNs / 1_000_000_000n),
+        mtimeNsec: Number(stats[i]!.mtimeNs % 1_000_000_000n),
+        ino: Number(stats[i]!.ino & 0xffffffffn),
+        size: Number(stats[i]!.size),
+      })),
+      ignored: new Map(),
+      excludesStamp: '',
+      gitignores: [],
+    };
+    // Then an agent writes one more.
+    writeFileSync(path.join(ws, 'out', 'task-80.ts'), 'export const x = 80;\n');
+    const few = await fewChanges(ws, snapshot, 'sha1', async () => new Set());
+    // With a second's margin the 80 were read again (racily clean), more than a few: git add -A instead.
+    expect(few).toMatchObject({ blobs: [Buffer.from('export const x = 80;\n')] });
   });
 
   it("its long-lived git ends with the run, reaped (the run's end waits for it)", async () => {

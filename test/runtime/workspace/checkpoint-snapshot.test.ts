@@ -4,12 +4,12 @@
 // The racy cases (a change within the same clock tick as the snapshot, so its stat did not move)
 // are also checked on the detector itself, where the stat is made to match exactly.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, lstatSync, mkdirSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync, type BigIntStats } from 'node:fs';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { useGitCountingWorkspace } from '../../helpers/git-counting-workspace.js';
 import { Checkpoints } from '../../../src/runtime/workspace/checkpoints.js';
-import { RACY_MS, unchangedSince, type WorkspaceSnapshot } from '../../../src/runtime/workspace/checkpoint-snapshot.js';
+import { FINE_RACY_MS, isRacy, RACY_MS, unchangedSince, type WorkspaceSnapshot } from '../../../src/runtime/workspace/checkpoint-snapshot.js';
 import { TEST_GIT_IDENTITY } from '../../helpers/git-identity.js';
 
 const fixture = useGitCountingWorkspace('huddle-snapshot-');
@@ -198,5 +198,24 @@ describe('the detector itself, where a change left every stat as it was', () => 
     const oid = blobId('content\n');
     expect(unchangedSince(ws, snapshotOf(Date.now(), oid, ['f.txt']), 'sha1')).toBe(false);
     expect(unchangedSince(ws, snapshotOf(Date.now(), oid, ['f.txt', 'g.txt']), 'sha1')).toBe(true);
+  });
+});
+
+describe('the racy margin', () => {
+  const NOW = 1_800_000_000_123;
+  const statAt = (ms: number, nanos = 456_789n) => {
+    const ns = BigInt(ms) * 1_000_000n + nanos;
+    return { ctimeNs: ns, mtimeNs: ns } as BigIntStats;
+  };
+
+  it('is a clock tick where timestamps keep nanoseconds, and a second where they keep whole seconds', () => {
+    expect(isRacy(statAt(NOW - 10), NOW, FINE_RACY_MS)).toBe(true);
+    expect(isRacy(statAt(NOW - 4 * FINE_RACY_MS), NOW, FINE_RACY_MS)).toBe(false);
+    expect(isRacy(statAt(NOW - 4 * FINE_RACY_MS), NOW)).toBe(true);
+    // A ctime in whole seconds (ext3's small inodes, a FAT or network mount inside the workspace): a second's margin.
+    const thisSecond = Math.floor(NOW / 1000) * 1000;
+    expect(isRacy(statAt(thisSecond, 0n), NOW, FINE_RACY_MS)).toBe(true);
+    expect(isRacy(statAt(thisSecond), NOW, FINE_RACY_MS)).toBe(false);
+    expect(isRacy(statAt(thisSecond - 1000, 0n), NOW, FINE_RACY_MS)).toBe(false);
   });
 });
