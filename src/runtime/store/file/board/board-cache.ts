@@ -22,6 +22,10 @@ export class BoardCache {
    * yet. A claim walks these, reading unknown ones as it goes, instead of every file on the board.
    */
   #candidates: number[] = [];
+  /** Blocker → the ids read so far whose blockedBy lists it: a completion looks up its dependents, not every task. */
+  readonly #dependents = new Map<number, Set<number>>();
+  /** Ids read so far whose task is in review. */
+  readonly #inReview = new Set<number>();
   #primed = false;
   readonly #warned = new Set<string>();
   #watcher: DirectoryWatcher | undefined;
@@ -99,16 +103,12 @@ export class BoardCache {
 
   /** Ids of tasks read so far whose blockedBy lists `id`. */
   dependentsOf(id: number): number[] {
-    const ids: number[] = [];
-    for (const [other, entry] of this.#entries) if (entry.task?.blockedBy.includes(id)) ids.push(other);
-    return ids;
+    return [...(this.#dependents.get(id) ?? [])];
   }
 
-  /** Ids read so far whose task is in review. */
+  /** Ids read so far whose task is in review, ascending. */
   inReview(): number[] {
-    const ids: number[] = [];
-    for (const [id, entry] of this.#entries) if (entry.task?.status === 'review') ids.push(id);
-    return ids.sort((a, b) => a - b);
+    return [...this.#inReview].sort((a, b) => a - b);
   }
 
   /** Once per distinct content of a file, not on every scan. */
@@ -207,14 +207,34 @@ export class BoardCache {
   }
 
   #remember(id: number, entry: TaskEntry): void {
+    this.#unindex(id);
     this.#entries.set(id, entry);
     if (entry.task?.status === 'pending') insertSorted(this.#candidates, id);
     else removeSorted(this.#candidates, id);
+    if (entry.task?.status === 'review') this.#inReview.add(id);
+    for (const blocker of entry.task?.blockedBy ?? []) {
+      let dependents = this.#dependents.get(blocker);
+      if (!dependents) this.#dependents.set(blocker, (dependents = new Set()));
+      dependents.add(id);
+    }
   }
 
   #forget(id: number): void {
+    this.#unindex(id);
     this.#entries.delete(id);
     removeSorted(this.#candidates, id);
+  }
+
+  /** Takes the entry of `id` as last read out of the dependents and review indexes. */
+  #unindex(id: number): void {
+    const task = this.#entries.get(id)?.task;
+    if (!task) return;
+    this.#inReview.delete(id);
+    for (const blocker of task.blockedBy) {
+      const dependents = this.#dependents.get(blocker);
+      dependents?.delete(id);
+      if (dependents?.size === 0) this.#dependents.delete(blocker);
+    }
   }
 }
 

@@ -161,6 +161,29 @@ describe('dependencies', () => {
     expect(onDisk(1).blocks).toEqual([]);
   });
 
+  it("knows a task's dependents and the tasks in review from what it read, without looking at every task (another process's rewrite included)", async () => {
+    await board.create({ subject: 'base' }, 'lead');
+    await board.create({ subject: 'after base', blockedBy: [1] }, 'lead');
+    await board.create({ subject: 'also after base', blockedBy: [1] }, 'lead');
+    await board.create({ subject: 'reviewed', requires_review: true }, 'lead');
+    const cache = boardCacheFor(path.resolve(dir));
+    expect(cache.dependentsOf(1).sort()).toEqual([2, 3]);
+    // Another process takes task 3 off task 1 and puts it after task 2: read again, the indexes follow.
+    writeFileSync(path.join(dir, 'task_3.json'), `${JSON.stringify({ ...onDisk(3), blockedBy: [2] }, null, 2)}\n`);
+    cache.load(3, () => undefined, true);
+    expect(cache.dependentsOf(1)).toEqual([2]);
+    expect(cache.dependentsOf(2)).toEqual([3]);
+    await board.claim(4, 'alice');
+    await board.update(4, { status: 'review' }, 'alice');
+    expect(cache.inReview()).toEqual([4]);
+    // Completing task 1 frees task 2 (task 3 no longer waits for it); 2 leaves 1's dependents.
+    await board.claim(1, 'bob');
+    await board.update(1, { status: 'completed' }, 'bob');
+    expect((await board.get(2)).blockedBy).toEqual([]);
+    expect((await board.get(3)).blockedBy).toEqual([2]);
+    expect(cache.dependentsOf(1)).toEqual([]);
+  });
+
   it('formats long id lists as ranges', () => {
     expect(formatIds([1, 2, 3, 5, 7, 8, 9, 10])).toBe('1, 2, 3, 5, 7-10');
     expect(formatIds(Array.from({ length: 1000 }, (_, i) => i + 1))).toBe('1-1000');
