@@ -630,12 +630,21 @@ function mergeMeta(metas: CallMeta[]): CallMeta {
   };
 }
 
+/** Home directory → its real path, asked once per value (every checkpoint asks whether it covers the workspace). */
+const realHomes = new Map<string, string>();
+
 function realHome(): string {
-  try {
-    return realpathSync(os.homedir());
-  } catch {
-    return os.homedir();
+  const home = os.homedir();
+  let real = realHomes.get(home);
+  if (real === undefined) {
+    try {
+      real = realpathSync(home);
+    } catch {
+      return home; // not there (yet): asked again next time
+    }
+    realHomes.set(home, real);
   }
+  return real;
 }
 
 /** One entry of a tree object: a subtree `name` with id `id` (hex). */
