@@ -175,25 +175,20 @@ export function leadTools(team: TeamControl): Tool[] {
         name,
         role: z.string().min(1).describe('its role, e.g. coder, tester or reviewer (role files in .team/roles add more)'),
         prompt: z.string().min(1).describe('its first instruction: what to do and how to report'),
-        model: z.string().optional().describe('a model id for this teammate (default: the role model, else the lead model)'),
-        worktree: z
-          .boolean()
-          .optional()
-          .describe(
-            'its own git worktree to commit in (.team/worktrees/<name>, branch huddle/<name>), merged back later; needs a git repository with a commit',
-          ),
+        model: z.string().optional().describe("a model id (default: the role's model, else the lead's)"),
+        worktree: z.boolean().optional().describe('its own git worktree and branch huddle/<name>, merged back later; needs a repository with a commit'),
         plan_mode_required: z.boolean().optional().describe('it may only read until you approve its plan'),
         permission_mode: z
           .enum(PERMISSION_MODES)
           .optional()
           .describe(
-            "plan: read only, for its whole life; ask: commands off the allow-list wait for the person; auto: no questions. Default: the role's, else the run's; never looser than the run's",
+            "plan: read only, for good; ask: commands off the allow-list wait for the person; auto: no questions. Default: the role's, else the run's; never looser than the run's",
           ),
         agent: z
           .enum(['huddle', ...AGENT_KINDS])
           .optional()
           .describe(
-            "who runs it: huddle (default, in-process); claude-code, gemini, codex or opencode (that CLI in its own process, team tools through huddle's MCP server); command (a program in a terminal pane)",
+            "who runs it: huddle (default); claude-code, gemini, codex or opencode (that CLI, with the team's tools through huddle); command (a program in a terminal pane)",
           ),
         command: z.string().min(1).optional().describe('for agent command: the command line (default: settings agents.command, else a shell)'),
       }),
@@ -232,7 +227,7 @@ export function leadTools(team: TeamControl): Tool[] {
       name: 'shutdown_request',
       effects: ['team'],
       description: 'Ask a teammate to shut down. It answers with a shutdown_response message; one that does not answer in time is stopped anyway.',
-      input: z.object({ teammate: name }),
+      input: z.object({ teammate: z.string().describe('the teammate to stop, by name') }),
       summarize: (input) => input.teammate,
       run: async (input) => {
         const requestId = await team.requestShutdown(input.teammate);
