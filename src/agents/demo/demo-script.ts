@@ -172,7 +172,7 @@ function teammateStep(c: Conversation, me: string): Step {
     let checked: string | undefined;
     if (justRan.has('bash')) {
       const out = last.results.find((k) => k.name === 'bash')?.result?.text ?? '';
-      checked = out.includes('[exit code 0]') ? 'passed' : (out.split('\n').find((l) => l.trim()) ?? 'no output');
+      checked = !/\[exit code \d+\]|\[killed/.test(out) ? 'passed' : (out.split('\n').find((l) => l.trim()) ?? 'no output');
     }
     const opener = checked === undefined ? 'Done.' : checked === 'passed' ? 'All tests pass.' : 'The tests fail.';
     return {

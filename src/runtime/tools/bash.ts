@@ -34,7 +34,7 @@ const input = z.object({
     .min(1)
     .max(MAX_TIMEOUT_MS)
     .optional()
-    .describe(`Milliseconds after which the command and everything it started are killed (default ${DEFAULT_TIMEOUT_MS}, at most ${MAX_TIMEOUT_MS}).`),
+    .describe(`Milliseconds before the command is killed (default ${DEFAULT_TIMEOUT_MS}, at most ${MAX_TIMEOUT_MS}).`),
 });
 
 export const bashTool = defineTool({
@@ -42,7 +42,7 @@ export const bashTool = defineTool({
   effects: ['shell'],
   description:
     'Runs a shell command with `bash -c` in the workspace root and returns its combined stdout and stderr, ' +
-    'then a line with the exit code. Stdin is closed, so interactive programs fail instead of waiting. ' +
+    'then a line with the exit code when it is not 0. Stdin is closed, so interactive programs fail instead of waiting. ' +
     'On timeout or interrupt the command and all processes it started are killed. Long output is cut in the middle. ' +
     'It runs in a sandbox: it can write only inside the workspace and /tmp (a private temp dir), and processes left ' +
     'in the background end when the command returns. ' +
@@ -72,7 +72,8 @@ export const bashTool = defineTool({
     else if (outcome.stop === 'interrupted') parts.push('[interrupted]');
     else if (outcome.sandboxEnded) parts.push('[its sandbox ended before the command did]');
     else if (outcome.exitCode !== undefined) {
-      parts.push(`[exit code ${outcome.exitCode}]`);
+      // Success is the result's is_error: false; a line saying 0 is tokens on every call of every agent.
+      if (outcome.exitCode !== 0) parts.push(`[exit code ${outcome.exitCode}]`);
       isError = outcome.exitCode !== 0;
     } else parts.push(`[killed by ${outcome.signal ?? 'a signal'}]`);
     if (!output && outcome.stop === undefined && !outcome.pipesAbandoned) parts.unshift('(no output)');

@@ -13,10 +13,8 @@ const input = z.object({
   path: z.string().min(1).describe('The file to edit, relative to the workspace root (or absolute inside it).'),
   old_text: z
     .string()
-    .describe(
-      'The exact text to replace, including whitespace and indentation; it must occur exactly once in the file. ' +
-        'Include enough surrounding lines to make it unique.',
-    ),
+    // Exactness and uniqueness are the tool's description: said once, not in every request twice.
+    .describe('The exact text to replace, indentation included; with enough surrounding lines to be unique.'),
   new_text: z.string().describe('The text to put in its place (empty to delete old_text).'),
 });
 

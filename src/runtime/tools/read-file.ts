@@ -12,7 +12,7 @@ const BINARY_SNIFF_BYTES = 8192;
 
 const input = z.object({
   path: z.string().min(1).describe('The file to read, relative to the workspace root (or absolute inside it).'),
-  offset: z.number().int().min(1).optional().describe('The line number to start at, 1-based (default 1). Use it to page through long files.'),
+  offset: z.number().int().min(1).optional().describe('The line number to start at, 1-based (default 1).'),
   limit: z.number().int().min(1).optional().describe(`How many lines to return (default ${DEFAULT_READ_LIMIT}).`),
 });
 

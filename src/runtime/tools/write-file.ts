@@ -21,9 +21,9 @@ export const writeFileTool = defineTool({
     // A new file renamed into place: atomic, and never through a swapped directory or a hard link (safe-files.ts).
     const { absolute, existed } = await writeInside(context.workspace, args.path, args.content);
     const shown = context.workspace.relative(absolute);
-    const bytes = Buffer.byteLength(args.content, 'utf8');
     // Lines as an editor counts them (a last line without its newline counts too): the pane says `wrote N lines`.
+    // No byte count: the model wrote the content, and the result rides along in every later request.
     const lines = args.content === '' ? 0 : args.content.replace(/\n$/, '').split('\n').length;
-    return `${existed ? 'overwrote' : 'created'} ${shown} (${lines} line${lines === 1 ? '' : 's'}, ${bytes} byte${bytes === 1 ? '' : 's'})`;
+    return `${existed ? 'overwrote' : 'created'} ${shown} (${lines} line${lines === 1 ? '' : 's'})`;
   },
 });

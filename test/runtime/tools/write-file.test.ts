@@ -25,20 +25,20 @@ const write = (input: Record<string, unknown>) => registry.run('write_file', inp
 describe('write_file', () => {
   it('creates a file and its parent directories', async () => {
     const result = await write({ path: 'src/deep/a.ts', content: 'export const a = 1;\n' });
-    expect(result).toEqual({ content: 'created src/deep/a.ts (1 line, 20 bytes)' });
+    expect(result).toEqual({ content: 'created src/deep/a.ts (1 line)' });
     expect(await readFile(path.join(root, 'src/deep/a.ts'), 'utf8')).toBe('export const a = 1;\n');
   });
 
   it('overwrites an existing file and counts bytes, not characters', async () => {
     await writeFile(path.join(root, 'a.txt'), 'old content');
     const result = await write({ path: 'a.txt', content: 'é' });
-    expect(result).toEqual({ content: 'overwrote a.txt (1 line, 2 bytes)' });
+    expect(result).toEqual({ content: 'overwrote a.txt (1 line)' });
     expect(await readFile(path.join(root, 'a.txt'), 'utf8')).toBe('é');
   });
 
   it('writes empty files', async () => {
     const result = await write({ path: 'empty', content: '' });
-    expect(result.content).toBe('created empty (0 lines, 0 bytes)');
+    expect(result.content).toBe('created empty (0 lines)');
     expect(await readFile(path.join(root, 'empty'), 'utf8')).toBe('');
   });
 

@@ -14,6 +14,14 @@ import { describeSandboxed, makeArena, type Arena } from '../../helpers/sandbox-
 import { gitBaseline, gitChanges } from '../../../src/runtime/record/git-changes.js';
 import { ensureWorktree, listWorktreeNames, mergeWorktree, worktreeDiff, worktreeStatus } from '../../../src/runtime/workspace/worktree.js';
 
+/** The request after a bash call carries its result, and the command ran (a refusal or a failure is an error result). */
+function expectCommandRan(request: { body: { messages: Array<{ content: unknown }> } }): void {
+  const content = request.body.messages.at(-1)!.content as Array<{ type: string; is_error?: boolean; content?: unknown }>;
+  expect(content).toHaveLength(1);
+  expect(content[0]).toMatchObject({ type: 'tool_result' });
+  expect(content[0]!.is_error, JSON.stringify(content[0]!.content)).not.toBe(true);
+}
+
 const KEY = 'sk-ant-api03-GITPLANT-marker-0123456789abcdef';
 
 let fake: FakeApi;
@@ -81,7 +89,7 @@ describeSandboxed("huddle's own git runs nothing an agent planted", () => {
     const result = await run(arena, [reply(toolUse('bash', { command: commondirAttack() }))]);
     expect(result.code, result.stderr).toBe(0);
     // The agent's command ran (not refused): the file was there for huddle's git to follow.
-    expect(JSON.stringify(fake.requests[1]!.body.messages.at(-1))).toContain('[exit code 0]');
+    expectCommandRan(fake.requests[1]!);
     expectNoLeak(arena);
     expect(result.stderr).toMatch(/huddle: warning: planted git metadata: \.git\/commondir .*moved to \.team\/quarantine\//);
     expect(existsSync(path.join(arena.ws, '.git', 'commondir'))).toBe(false);
@@ -101,7 +109,7 @@ describeSandboxed("huddle's own git runs nothing an agent planted", () => {
       ['--permission-mode', 'ask'],
     );
     expect(result.code, result.stderr).toBe(0);
-    expect(JSON.stringify(fake.requests[2]!.body.messages.at(-1))).toContain('[exit code 0]');
+    expectCommandRan(fake.requests[2]!);
     expect(result.stderr).not.toMatch(/approval|waiting for/i);
     expectNoLeak(arena);
     expect(result.stderr).toMatch(/planted git metadata: \.git\/commondir/);
@@ -199,7 +207,7 @@ describeSandboxed('more spellings of planted git metadata', () => {
     );
     const result = await runCli(['-p', 'work'], { cwd: app, env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: fake.url, ...TEST_GIT_IDENTITY } });
     expect(result.code, result.stderr).toBe(0);
-    expect(JSON.stringify(fake.requests[1]!.body.messages.at(-1))).toContain('[exit code 0]');
+    expectCommandRan(fake.requests[1]!);
     expectNoLeak(arena);
     expect(result.stderr).toMatch(/planted git metadata: \.git .*moved to/);
     const record = runRecord(app) as { files: { list: Array<{ path: string }> } };
@@ -226,7 +234,7 @@ describeSandboxed('planted where git looks without being asked', () => {
       reply(toolUse('bash', { command: `${plantScript('.git/hooks/reference-transaction')} && cp .git/hooks/reference-transaction .git/hooks/post-merge` })),
     ]);
     expect(result.code, result.stderr).toBe(0);
-    expect(JSON.stringify(fake.requests[1]!.body.messages.at(-1))).toContain('[exit code 0]');
+    expectCommandRan(fake.requests[1]!);
     expect(result.stderr).toMatch(/planted git metadata: \.git\/hooks\/reference-transaction .*moved to/);
     expect(quarantined(arena.ws).sort()).toEqual(['.git/hooks/post-merge', '.git/hooks/reference-transaction']);
     expectNoLeak(arena);
@@ -242,7 +250,7 @@ describeSandboxed('planted where git looks without being asked', () => {
     ].join(' && ');
     const result = await run(arena, [reply(toolUse('bash', { command: sub }))]);
     expect(result.code, result.stderr).toBe(0);
-    expect(JSON.stringify(fake.requests[1]!.body.messages.at(-1))).toContain('[exit code 0]');
+    expectCommandRan(fake.requests[1]!);
     expectNoLeak(arena);
   });
 });

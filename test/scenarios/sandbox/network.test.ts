@@ -62,7 +62,7 @@ describeSandboxed('the sandbox network', () => {
       expect(denied.content).toContain('denied by the sandbox network settings');
       // Around the proxy there is no way out.
       expect((await get('127.0.0.1', port, '/')).content).not.toContain('hello from the host');
-      expect((await bash('echo "$HTTPS_PROXY"')).content).toBe('http://127.0.0.1:3128\n[exit code 0]');
+      expect((await bash('echo "$HTTPS_PROXY"')).content).toBe('http://127.0.0.1:3128');
     },
   );
 });
