@@ -11,7 +11,7 @@
 import { existsSync, lstatSync, readdirSync, readFileSync, type BigIntStats } from 'node:fs';
 import path from 'node:path';
 import type { IndexEntry } from './git-index.js';
-import { blobId, isRacy, low32, racyMarginMs, type DirStat, type WorkspaceSnapshot } from './checkpoint-snapshot.js';
+import { blobId, dirStatOf, isRacy, low32, racyMarginMs, type DirStat, type WorkspaceSnapshot } from './checkpoint-snapshot.js';
 
 /** A file came, went or changed while it was being read: a second look will likely see it settled. */
 export const MOVED = 'moved';
@@ -69,14 +69,7 @@ export async function fewChanges(
     const now = new Set(names);
     for (const name of names) if (!before.has(name)) added.push(dir.path ? `${dir.path}/${name}` : name);
     for (const name of dir.listing) if (!now.has(name)) removed.add(dir.path ? `${dir.path}/${name}` : name);
-    dirs.push({
-      path: dir.path,
-      ino: stats.ino,
-      mtimeNs: stats.mtimeNs,
-      ctimeNs: stats.ctimeNs,
-      listing: names,
-      ...(isRacy(stats, takenMs, margin) ? { names } : {}),
-    });
+    dirs.push(dirStatOf(dir.path, stats, names, takenMs, margin));
   }
   // What decides what is ignored, or a directory come or gone: git's walk.
   for (const file of [...added, ...removed]) {
@@ -203,14 +196,7 @@ async function readNewDirectories(
         return MOVED; // listed a moment ago and gone now
       }
       if (!stats.isDirectory()) return false;
-      dirs.push({
-        path: dir,
-        ino: stats.ino,
-        mtimeNs: stats.mtimeNs,
-        ctimeNs: stats.ctimeNs,
-        listing: names,
-        ...(isRacy(stats, takenMs, margin) ? { names } : {}),
-      });
+      dirs.push(dirStatOf(dir, stats, names, takenMs, margin));
       for (const name of names) {
         const child = `${dir}/${name}`;
         if (name === '.gitignore' || name === '.gitattributes' || gitGuardedName(name) || child.includes('\uFFFD')) return false;

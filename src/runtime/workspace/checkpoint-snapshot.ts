@@ -115,14 +115,7 @@ export async function readDirectories(
       }
       if (!stats.isDirectory()) return undefined;
       const names = entries.map((entry) => entry.name).sort();
-      dirs.push({
-        path: dir,
-        ino: stats.ino,
-        mtimeNs: stats.mtimeNs,
-        ctimeNs: stats.ctimeNs,
-        listing: names,
-        ...(isRacy(stats, takenMs, margin) ? { names } : {}),
-      });
+      dirs.push(dirStatOf(dir, stats, names, takenMs, margin));
       if (dirs.length > MAX_DIRS) return undefined;
       for (const entry of entries) {
         if (dir === '' && entry.name === '.git') continue;
@@ -215,6 +208,11 @@ export function excludesStamp(files: string[]): string {
       }
     })
     .join(',');
+}
+
+/** A directory as a snapshot records it: its stat and sorted names, and those names again when it is racy. */
+export function dirStatOf(dir: string, stats: BigIntStats, names: string[], takenMs: number, margin: number): DirStat {
+  return { path: dir, ino: stats.ino, mtimeNs: stats.mtimeNs, ctimeNs: stats.ctimeNs, listing: names, ...(isRacy(stats, takenMs, margin) ? { names } : {}) };
 }
 
 /**
