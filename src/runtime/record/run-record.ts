@@ -167,12 +167,20 @@ export class RunRecorder {
         const command = this.#pendingCommands.get(event.id);
         if (command) {
           this.#pendingCommands.delete(event.id);
-          const exit = /\[exit code (\d+)\]$/.exec(event.content);
+          // A failing code ends the result; a command that succeeded says none (runtime/tools/bash.ts): ok is exit 0.
+          const stated = /\[exit code (\d+)\]$/.exec(event.content)?.[1];
+          const exitCode = stated !== undefined ? Number(stated) : event.ok ? 0 : undefined;
           command.ok = event.ok;
           command.duration_ms = event.duration_ms;
-          if (exit) command.exit_code = Number(exit[1]);
+          if (exitCode !== undefined) command.exit_code = exitCode;
           if (TEST_COMMAND.test(command.command)) {
-            this.#tests.push({ agent: event.agent, command: command.command, passed: event.ok, ...(exit ? { exit_code: Number(exit[1]) } : {}), via: 'bash' });
+            this.#tests.push({
+              agent: event.agent,
+              command: command.command,
+              passed: event.ok,
+              ...(exitCode !== undefined ? { exit_code: exitCode } : {}),
+              via: 'bash',
+            });
           }
         }
         // A verify gate's one-line summary (runtime/verify): "verify passed: npm test (exit 0, 3.2 s)".

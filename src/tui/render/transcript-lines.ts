@@ -136,8 +136,8 @@ function renderTool(item: Extract<TranscriptItem, { kind: 'tool' }>, width: numb
       : '';
   const isEdit = item.name === 'edit_file' && item.state === 'ok' && item.result !== undefined;
   const changes = isEdit ? diffStat(item.result!) : undefined;
-  // write_file's result says how many lines it wrote (runtime/tools/write-file.ts).
-  const wrote = item.name === 'write_file' && item.state === 'ok' ? /\((\d+) lines?, /.exec(item.result ?? '')?.[1] : undefined;
+  // write_file's result says how many lines it wrote (runtime/tools/write-file.ts); logs from before also give bytes.
+  const wrote = item.name === 'write_file' && item.state === 'ok' ? /\((\d+) lines?[,)]/.exec(item.result ?? '')?.[1] : undefined;
   const described = describeToolCall(item.name, item.summary);
   const head = `${chalk.blue('⏺')} ${chalk.bold(described.name)}${described.detail ? ` ${chalk.dim(described.detail)}` : ''}`;
   const tail = ` ${mark}${changes ? ` ${chalk.green(`+${changes.added}`)} ${chalk.red(`−${changes.removed}`)}` : ''}${wrote !== undefined ? ` wrote ${wrote} line${wrote === '1' ? '' : 's'}` : ''}${duration}`;
