@@ -171,8 +171,10 @@ function teammateStep(c: Conversation, me: string): Step {
   if (current && task && (justRan.has('write_file') || justRan.has('bash'))) {
     let checked: string | undefined;
     if (justRan.has('bash')) {
-      const out = last.results.find((k) => k.name === 'bash')?.result?.text ?? '';
-      checked = !/\[exit code \d+\]|\[killed/.test(out) ? 'passed' : (out.split('\n').find((l) => l.trim()) ?? 'no output');
+      const ran = last.results.find((k) => k.name === 'bash')?.result;
+      const out = ran?.text ?? '';
+      // The result's is_error says whether the command failed (its text names a failing code only).
+      checked = ran && !ran.isError ? 'passed' : (out.split('\n').find((l) => l.trim()) ?? 'no output');
     }
     const opener = checked === undefined ? 'Done.' : checked === 'passed' ? 'All tests pass.' : 'The tests fail.';
     return {

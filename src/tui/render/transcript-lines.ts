@@ -160,7 +160,7 @@ function renderTool(item: Extract<TranscriptItem, { kind: 'tool' }>, width: numb
       : [...lines, ...shown];
   }
   if (item.name === 'bash') {
-    // A command's output shows by default, its first lines (all of it with Ctrl+O); `[exit code 0]` says nothing the ✓ does not.
+    // A command's output shows by default, its first lines (all of it with Ctrl+O); `[exit code 0]`, in logs from before bash left it out, says nothing the ✓ does not.
     const output = item.state === 'ok' ? result.replace(/\n?\[exit code 0\]$/, '') : result;
     const body = wrapLines(output, width - 4);
     const paint = item.state === 'error' ? chalk.red : chalk.dim;
