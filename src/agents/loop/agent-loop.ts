@@ -179,6 +179,7 @@ export class AgentLoop {
           system: this.system,
           messages: this.#options.hooks?.viewMessages?.(this.messages) ?? this.messages,
           tools: tools.definitions(),
+          sharedTools: tools.sharedPrefixLength(),
           maxTokens,
         },
         {

@@ -45,22 +45,25 @@ const LEAD_ESSENTIALS = ['send_message', 'read_inbox', 'shutdown_request', 'plan
 const LEAD_REVIEW_TOOLS = ['review_approve', 'review_request_changes'] as const;
 
 /**
- * Every agent's tools: files, shell, the board, messages, the review tools it may decide with
- * (reviewTools), read-only subagents; then the MCP servers' tools.
+ * The tools every huddle agent of the team has, whatever its role, first and in this order: byte for
+ * byte the same block at the head of every request, which the prompt cache then holds once for the
+ * lead and all roles (docs/cost.md#a-prefix-shared-by-the-team).
  */
-function sharedTools(deps: ToolDeps, reviews: readonly string[]): Tool[] {
+function teamWideTools(deps: ToolDeps): Tool[] {
   const { ctx } = deps;
   // A teammate's report to the lead carries the results of the tasks it completed (completion-report.ts).
   const messages = messageTools(ctx.bus, { annotate: completionReportsFor(ctx.hub).annotate });
-  return [
-    ...coreTools(),
-    ...taskTools(ctx.board),
-    messages.sendMessage,
-    messages.readInbox,
-    ...reviewTools(ctx).filter((tool) => reviews.includes(tool.name)),
-    exploreTool(deps),
-    ...mcpToolsFor(ctx.mcp, {}),
-  ];
+  return [...coreTools(), ...taskTools(ctx.board), messages.sendMessage, messages.readInbox, exploreTool(deps)];
+}
+
+/**
+ * Every agent's tools: the team-wide ones, the review tools it may decide with (reviewTools), then
+ * the MCP servers' tools; `teamWide` holds the team-wide ones' names.
+ */
+function sharedTools(deps: ToolDeps, reviews: readonly string[]): { tools: Tool[]; teamWide: ReadonlySet<string> } {
+  const teamWide = teamWideTools(deps);
+  const tools = [...teamWide, ...reviewTools(deps.ctx).filter((tool) => reviews.includes(tool.name)), ...mcpToolsFor(deps.ctx.mcp, {})];
+  return { tools, teamWide: new Set(teamWide.map((tool) => tool.name)) };
 }
 
 /** `explore`: its helpers get the file tools that only read, through the same pipeline (hooks, permissions). */
@@ -78,8 +81,8 @@ function exploreTool(deps: ToolDeps): Tool {
  * The registry an agent calls its tools through: each call runs the tool pipeline (tool-pipeline.ts):
  * hooks, task completion behind verify gates, the agent's permission mode, checkpoints.
  */
-function registryOf(tools: Tool[], deps: ToolDeps): ToolRegistry {
-  return new ToolRegistry(throughPipeline(tools, pipelineDeps(deps)));
+function registryOf(tools: Tool[], deps: ToolDeps, teamWide?: ReadonlySet<string>): ToolRegistry {
+  return new ToolRegistry(throughPipeline(tools, pipelineDeps(deps)), teamWide);
 }
 
 function pipelineDeps({ ctx, permissions, sandbox }: ToolDeps): PipelineDeps {
@@ -110,8 +113,9 @@ export function leadShipTools(ship: Shipper, deps: ToolDeps): Tool[] {
 
 export function leadToolset(team: TeamControl, deps: ToolDeps): ToolRegistry {
   const allowed = roleToolFilter(deps.ctx, 'lead', undefined, LEAD_ESSENTIALS);
-  const tools = [...sharedTools(deps, LEAD_REVIEW_TOOLS), ...leadTools(team)].filter((tool) => allowed(tool.name));
-  return registryOf(tools, deps);
+  const shared = sharedTools(deps, LEAD_REVIEW_TOOLS);
+  const tools = [...shared.tools, ...leadTools(team)].filter((tool) => allowed(tool.name));
+  return registryOf(tools, deps, shared.teamWide);
 }
 
 /**
@@ -128,11 +132,10 @@ export function teammateToolsets(
   const allowed = roleToolFilter(deps.ctx, teammate.role, teammate.roleTools, essentials);
   // A best-of-N reviewer's verdict tool is its task: no allow-list takes it away.
   const reviews = isReviewerRole(teammate.role) ? REVIEW_TOOL_NAMES : [];
-  const full = [...sharedTools(deps, reviews), ...teammateTools(team)]
-    .filter((tool) => allowed(tool.name))
-    .concat(verdictTools(deps.ctx.verdicts, teammate.name));
+  const shared = sharedTools(deps, reviews);
+  const full = [...shared.tools, ...teammateTools(team)].filter((tool) => allowed(tool.name)).concat(verdictTools(deps.ctx.verdicts, teammate.name));
   const start = teammate.planModeRequired ? [...full.filter(isReadOnly), readOnlyBashTool(), ...teammateTools(team), planSubmissionTool(team)] : full;
-  return { start: registryOf(start, deps), full: registryOf(full, deps) };
+  return { start: registryOf(start, deps, shared.teamWide), full: registryOf(full, deps, shared.teamWide) };
 }
 
 export interface SpawnRequest {

@@ -3,7 +3,9 @@
 // The API caches the prefix (tools → system → messages) up to a marked block; a later request
 // reads the longest prefix written earlier that ends within 20 blocks before one of its own
 // breakpoints. At most 4 breakpoints:
-//   1. the last tool: the tool definitions alone (kept when the system prompt changes);
+//   1. the last of the tools every agent of the team sends alike (ModelRequest.sharedTools; else the
+//      last tool): the lead's and every role's first call read that block whoever wrote it, and
+//      what is the role's own (its tools, then the system prompt) follows up to breakpoint 2;
 //   2. the system prompt: tools + system, the stable prefix of every call; a prompt in two blocks
 //      (system-prompt.ts) is marked after its shared block, so the prefix every agent of a role
 //      sends alike ends there and the agent's own block follows it unmarked (breakpoint 3 covers it);
@@ -61,13 +63,15 @@ export function markMessages(messages: MessageParam[]): MessageParam[] {
 }
 
 /**
- * Breakpoints 1 and 2: the last tool, and the system prompt: one marked text block, or (in two
- * parts) the shared block marked and the agent's own block after it.
+ * Breakpoints 1 and 2: the last of the first `sharedTools` tools (all of them when not given), and
+ * the system prompt: one marked text block, or (in two parts) the shared block marked and the
+ * agent's own block after it.
  */
-export function markPrefix<T extends CacheableTool>(system: SystemInput, tools: T[]): { system: TextBlockParam[]; tools: T[] } {
-  const marked = tools.map((tool, index) => (index === tools.length - 1 ? markedTool(tool) : tool));
+export function markPrefix<T extends CacheableTool>(system: SystemInput, tools: T[], sharedTools = tools.length): { system: TextBlockParam[]; tools: T[] } {
+  const last = sharedTools > 0 && sharedTools < tools.length ? sharedTools - 1 : tools.length - 1;
+  const marked = tools.map((tool, index) => (index === last ? markedTool(tool) : tool));
   if (typeof system === 'string') return { system: system ? [{ type: 'text', text: system, cache_control: EPHEMERAL }] : [], tools: marked };
-  if (!system.shared) return markPrefix(system.own, tools);
+  if (!system.shared) return markPrefix(system.own, tools, sharedTools);
   const blocks: TextBlockParam[] = [{ type: 'text', text: system.shared, cache_control: EPHEMERAL }];
   if (system.own) blocks.push({ type: 'text', text: system.own });
   return { system: blocks, tools: marked };

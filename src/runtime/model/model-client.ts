@@ -18,6 +18,12 @@ export interface ModelRequest {
   system: SystemInput;
   messages: MessageParam[];
   tools: ToolDefinitionParam[];
+  /**
+   * How many of the leading tools every agent of the team sends alike (ToolRegistry.sharedPrefixLength):
+   * the first cache breakpoint goes after them, so agents of other roles read them from the cache.
+   * Default: all.
+   */
+  sharedTools?: number;
   maxTokens: number;
   /**
    * `prefix`: only the tools and system prompt are marked for the prompt cache (a one-off request
@@ -250,7 +256,7 @@ export class ModelClient implements ModelBackend {
   async #streamOnce(request: ModelRequest, hooks: ModelCallHooks, reported: ReportedUsage, ticket?: PrefixTicket): Promise<Message> {
     // Prompt-cache breakpoints on a copy of the request (cache-breakpoints.ts): the stable
     // prefix, and the conversation up to its last message.
-    const { system, tools } = markPrefix(request.system, request.tools);
+    const { system, tools } = markPrefix(request.system, request.tools, request.sharedTools);
     const messages = request.cache === 'prefix' ? request.messages : markMessages(request.messages);
     // A server that stops sending mid-stream is never cut by the request timeout (it covers the
     // whole response, 10 min by default); silence longer than streamIdleMs is, and is retried.

@@ -21,9 +21,22 @@ export interface ToolDefinitionParam {
 
 export class ToolRegistry {
   #tools = new Map<string, Tool>();
+  readonly #shared: ReadonlySet<string>;
 
-  constructor(tools: Iterable<Tool> = []) {
+  /** `shared`: the names of the tools every agent of the team has alike, which come first (sharedPrefixLength). */
+  constructor(tools: Iterable<Tool> = [], shared: ReadonlySet<string> = new Set()) {
+    this.#shared = shared;
     for (const tool of tools) this.add(tool);
+  }
+
+  /** How many of the leading tools are ones every agent of the team has: the prompt cache keeps them once for all. */
+  sharedPrefixLength(): number {
+    let count = 0;
+    for (const name of this.#tools.keys()) {
+      if (!this.#shared.has(name)) break;
+      count++;
+    }
+    return count;
   }
 
   add(tool: Tool): this {

@@ -138,6 +138,21 @@ describe('ModelClient: a normal streamed call', () => {
     expect(fake.requests[0]!.body.messages).toEqual([{ role: 'user', content: 'hi' }]);
   });
 
+  it('with sharedTools, the first breakpoint follows the tools every agent has, not the last tool', async () => {
+    const tool = (name: string) => ({ name, description: `${name}.`, input_schema: { type: 'object' as const } });
+    const tools = ['read_file', 'bash', 'spawn_teammate'].map(tool);
+    const marks = () => (fake.requests.at(-1)!.body.tools as Array<{ cache_control?: unknown }>).map((t) => Boolean(t.cache_control));
+    fake.enqueue(replyText('ok'), replyText('ok'), replyText('ok'));
+    await client().call(request({ tools, sharedTools: 2 }));
+    expect(marks()).toEqual([false, true, false]);
+    // None shared, or all: the last tool, as without it.
+    await client().call(request({ tools, sharedTools: 0 }));
+    expect(marks()).toEqual([false, false, true]);
+    await client().call(request({ tools, sharedTools: 3 }));
+    expect(marks()).toEqual([false, false, true]);
+    expect(countBreakpoints(fake.requests.at(-1)!.body)).toBeLessThanOrEqual(4);
+  });
+
   it('omits tools when there are none', async () => {
     fake.enqueue(replyText('ok'));
     await client().call(request({ tools: [] }));

@@ -64,6 +64,32 @@ describe('a prefix shared across the team', () => {
     expect(record.tokens.shared_cache_read).toBeGreaterThanOrEqual(bob.cache!.read);
   });
 
+  it("the tools every role has come first, marked: the lead's first call reads them from a teammate's write", async () => {
+    const h = (harness = await openTeamHarness());
+    h.fake.respond(() => replyText('Ready.'));
+    h.team.start();
+    await h.spawn('ann', 'Wait for tasks.');
+    await h.waitForStatus('ann', 'idle');
+    h.team.lead.prompt('How is it going?');
+    await h.waitForEvent('the lead answered', (e) => e.agent === 'lead' && e.type === 'text' && e.text === 'Ready.');
+
+    const ann = h.requestsOf('ann')[0]!;
+    const lead = h.requestsOf('lead')[0]!;
+    const marked = (tools: Array<{ name: string; cache_control?: unknown }>) => tools.findIndex((tool) => tool.cache_control);
+    const shared = marked(ann.body.tools);
+    expect(shared, "the mark sits on explore, before what is the role's own").toBe(ann.body.tools.findIndex((t: { name: string }) => t.name === 'explore'));
+    expect(marked(lead.body.tools)).toBe(shared);
+    // Byte for byte the same block of tools, mark included; what differs comes after it.
+    expect(JSON.stringify(lead.body.tools.slice(0, shared + 1))).toBe(JSON.stringify(ann.body.tools.slice(0, shared + 1)));
+    expect(ann.body.tools.slice(shared + 1).map((t: { name: string }) => t.name)).toEqual(['idle', 'shutdown_response']);
+    expect(lead.body.tools.slice(shared + 1).map((t: { name: string }) => t.name)).toContain('spawn_teammate');
+
+    // ann wrote it; the lead, of another role, read it on its first call and wrote only its own part.
+    expect(ann.cache!.read).toBe(0);
+    expect(lead.cache!.read).toBeGreaterThan(0);
+    expect(lead.cache!.written).toBeLessThan(ann.cache!.written);
+  });
+
   it('with timeouts.cacheWarmupMs 0 a sibling does not wait', async () => {
     const h = (harness = await openTeamHarness({ env: { HUDDLE_CACHE_WARMUP_MS: '0' } }));
     h.fake.respond(async (request): Promise<Scripted | undefined> => {
