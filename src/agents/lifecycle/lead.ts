@@ -17,6 +17,14 @@ export interface LeadTurn {
 /** How long the lead's inbox must be quiet before it reads the reports that woke it (leadCoalesceMs). */
 export const DEFAULT_LEAD_COALESCE_MS = 1_000;
 
+/**
+ * The longest the lead waits for more reports, in quiet windows: 8 when a message may ask it
+ * something, 30 when every message since its last look reports finished work (nothing waits on the
+ * lead's answer; the board and the reports keep everything it will read).
+ */
+const MAX_WAIT_WINDOWS = 8;
+const MAX_WAIT_WINDOWS_REPORTS_ONLY = 30;
+
 export class Lead extends Agent {
   readonly #prompts: string[] = [];
   readonly #turnListeners = new Set<(turn: LeadTurn) => void>();
@@ -32,14 +40,25 @@ export class Lead extends Agent {
   /** Reports (message_sent events addressed to the lead) since it last looked at its inbox, and when the last came. */
   #arrivals = 0;
   #lastArrival = 0;
+  /** Whether one of those may ask the lead something: not a teammate's message right after it finished a task. */
+  #mayAsk = false;
+  /** Teammates that finished a task since their last message to the lead: that message is its report. */
+  readonly #finishedSince = new Set<string>();
 
   constructor(ctx: TeamContext, spec: AgentSpec) {
     super(ctx, spec);
     // Counted from the team's events, not from the inbox: waiting for reports to gather costs no look at it.
     const off = ctx.hub.subscribe((event) => {
+      if (event.type === 'task') {
+        // As completion-report.ts: the owner finished it (a reviewer's approval is not the owner's report).
+        const finished = event.action === 'completed' || event.action === 'review_requested';
+        if (finished && event.task.owner === event.agent && event.agent !== this.name) this.#finishedSince.add(event.agent);
+        return;
+      }
       if (event.type !== 'message_sent' || event.to !== this.name) return;
       this.#arrivals += 1;
       this.#lastArrival = Date.now();
+      if (!(event.message_type === 'message' && this.#finishedSince.delete(event.from))) this.#mayAsk = true;
     });
     this.#closed.signal.addEventListener('abort', off, { once: true });
   }
@@ -82,20 +101,26 @@ export class Lead extends Agent {
   /**
    * Reports arriving close together wake the lead once: after a teammate's report, it waits until no
    * other came for leadCoalesceMs and no teammate is still working on a task (its report is imminent),
-   * eight times leadCoalesceMs at most; then one look at the inbox takes everything that came. The
-   * arrivals are counted from the team's events, so the wait never looks at the inbox (one scan per
-   * delivery). A message that is not a teammate's report (the person's, huddle's) is read at once; a
+   * eight times leadCoalesceMs at most, thirty while every message reports finished work (a
+   * teammate's message right after it completed a task); then one look at the inbox takes
+   * everything that came. The arrivals are counted from the team's events, so the wait never looks
+   * at the inbox (one scan per delivery). A message that is not a teammate's report (the person's, huddle's) is read at once; a
    * prompt from the person ends the wait at once. Busy meanwhile: the team is not settled.
    */
   async #gatherReports(): Promise<void> {
     const quietMs = this.ctx.config.leadCoalesceMs ?? DEFAULT_LEAD_COALESCE_MS;
     const arrived = this.#arrivals;
     this.#arrivals = 0;
-    if (quietMs <= 0 || arrived === 0 || this.#prompts.length || this.#closed.signal.aborted) return;
+    if (quietMs <= 0 || arrived === 0 || this.#prompts.length || this.#closed.signal.aborted) {
+      this.#mayAsk = false;
+      return;
+    }
     this.#busy = true;
     try {
-      const deadline = Date.now() + 8 * quietMs;
+      const started = Date.now();
       for (;;) {
+        // A question that comes while reports gather shortens the wait from then on.
+        const deadline = started + (this.#mayAsk ? MAX_WAIT_WINDOWS : MAX_WAIT_WINDOWS_REPORTS_ONLY) * quietMs;
         const quietFor = Date.now() - this.#lastArrival;
         const left = Math.min(quietMs - quietFor, deadline - Date.now());
         if (deadline - Date.now() <= 0) return;
@@ -105,6 +130,7 @@ export class Lead extends Agent {
       }
     } finally {
       this.#arrivals = 0; // what came meanwhile is taken by the look that follows
+      this.#mayAsk = false;
       this.#busy = false;
     }
   }

@@ -1,5 +1,6 @@
-// A quiet lead: reports arriving close together wake it once (it reads its inbox when no new
-// message came for leadCoalesceMs), so its calls scale with decisions, not with reports.
+// A quiet lead (docs/cost.md#a-quiet-lead): reports arriving close together wake it once (it reads its
+// inbox when no new message came for leadCoalesceMs and no report is imminent), so its calls scale
+// with decisions, not with reports.
 import { afterEach, describe, expect, it } from 'vitest';
 import { replyText } from '../../helpers/fake-api.ts';
 import { allUserTexts, inboxMessages, openTeamHarness, type TeamHarness } from '../../helpers/team-harness.ts';
@@ -29,6 +30,57 @@ describe('quiet lead', () => {
     const requests = h.requestsOf('lead');
     expect(requests).toHaveLength(1);
     expect(inboxMessages(allUserTexts(requests[0]!)).map((m) => m.from)).toEqual(['alice', 'bob', 'cid']);
+  });
+
+  // Two members on the roster, no model calls of theirs: alice finishes task 1 and reports (or only
+  // asks), bob stays working on task 2, so a report of his is imminent the whole time.
+  async function aliceAndBusyBob(h: TeamHarness): Promise<void> {
+    const board = h.team.ctx.board;
+    const [one, two] = [await board.create({ subject: 'One' }, 'lead'), await board.create({ subject: 'Two' }, 'lead')];
+    await h.team.ctx.roster.add({ name: 'alice', role: 'coder', status: 'working' });
+    await h.team.ctx.roster.add({ name: 'bob', role: 'coder', status: 'working' });
+    await board.claim(one.id, 'alice');
+    await board.claim(two.id, 'bob');
+    await h.team.ctx.roster.setStatus('bob', 'working', { task: two.id });
+    h.team.start();
+    await h.waitForStatus('lead', 'idle');
+  }
+
+  it('reports of finished work wait past eight quiet windows while a teammate still works on a task', async () => {
+    const quietMs = 300;
+    const h = (harness = await openTeamHarness({ env: { HUDDLE_LEAD_COALESCE_MS: String(quietMs) } }));
+    h.fake.script('lead', replyText('Noted both.'));
+    await aliceAndBusyBob(h);
+    await h.team.ctx.board.update(1, { status: 'completed' }, 'alice');
+    const reported = Date.now();
+    await h.team.ctx.bus.send({ type: 'message', from: 'alice', to: 'lead', content: 'Task #1 done.' });
+    // Past the eight windows a question would wait at most, the lead still gathers.
+    await h.waitFor('eight quiet windows and a bit', () => Date.now() - reported > 8 * quietMs + 200);
+    expect(h.requestsOf('lead')).toHaveLength(0);
+    expect(h.team.lead.isIdle).toBe(false);
+    // bob finishes: nothing more is imminent, and one look takes both reports.
+    await h.team.ctx.board.update(2, { status: 'completed' }, 'bob');
+    await h.team.ctx.roster.setStatus('bob', 'idle');
+    await h.team.ctx.bus.send({ type: 'message', from: 'bob', to: 'lead', content: 'Task #2 done.' });
+    await h.waitForEvent('the lead answered', (e) => e.agent === 'lead' && e.type === 'text' && e.text === 'Noted both.');
+    const requests = h.requestsOf('lead');
+    expect(requests).toHaveLength(1);
+    expect(inboxMessages(allUserTexts(requests[0]!)).map((m) => m.from)).toEqual(['alice', 'bob']);
+  });
+
+  it('a message that is not a report of finished work waits eight quiet windows at most', async () => {
+    const quietMs = 300;
+    const h = (harness = await openTeamHarness({ env: { HUDDLE_LEAD_COALESCE_MS: String(quietMs) } }));
+    h.fake.script('lead', replyText('Answered.'));
+    await aliceAndBusyBob(h);
+    // alice asks without having finished anything; bob keeps working and never reports.
+    const asked = Date.now();
+    await h.team.ctx.bus.send({ type: 'message', from: 'alice', to: 'lead', content: 'Should task #1 use ESM?' });
+    await h.waitForEvent('the lead answered', (e) => e.agent === 'lead' && e.type === 'text' && e.text === 'Answered.');
+    // Eight windows (2.4 s) it waited; reports alone would have waited thirty (9 s).
+    expect(Date.now() - asked).toBeLessThan(30 * quietMs);
+    expect(h.team.ctx.roster.get('bob')!.status).toBe('working');
+    expect(inboxMessages(allUserTexts(h.requestsOf('lead')[0]!)).map((m) => m.from)).toEqual(['alice']);
   });
 
   it("the person's prompt does not wait for the reports to settle", async () => {
