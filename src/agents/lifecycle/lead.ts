@@ -103,9 +103,10 @@ export class Lead extends Agent {
    * other came for leadCoalesceMs and no teammate is still working on a task (its report is imminent),
    * eight times leadCoalesceMs at most, thirty while every message reports finished work (a
    * teammate's message right after it completed a task); then one look at the inbox takes
-   * everything that came. The arrivals are counted from the team's events, so the wait never looks
-   * at the inbox (one scan per delivery). A message that is not a teammate's report (the person's, huddle's) is read at once; a
-   * prompt from the person ends the wait at once. Busy meanwhile: the team is not settled.
+   * everything that came. Once no other member works or waits, no more can come: it reads them at
+   * once. The arrivals are counted from the team's events, so the wait never looks at the inbox (one
+   * scan per delivery). A message that is not a teammate's report (the person's, huddle's) is read at
+   * once; a prompt from the person ends the wait at once. Busy meanwhile: the team is not settled.
    */
   async #gatherReports(): Promise<void> {
     const quietMs = this.ctx.config.leadCoalesceMs ?? DEFAULT_LEAD_COALESCE_MS;
@@ -123,7 +124,7 @@ export class Lead extends Agent {
         const deadline = started + (this.#mayAsk ? MAX_WAIT_WINDOWS : MAX_WAIT_WINDOWS_REPORTS_ONLY) * quietMs;
         const quietFor = Date.now() - this.#lastArrival;
         const left = Math.min(quietMs - quietFor, deadline - Date.now());
-        if (deadline - Date.now() <= 0) return;
+        if (deadline - Date.now() <= 0 || this.#teamAtRest()) return;
         if (left <= 0 && !this.#reportsImminent()) return;
         await this.#pause(left > 0 ? left : Math.min(quietMs, deadline - Date.now()));
         if (this.#prompts.length || this.#closed.signal.aborted) return;
@@ -140,18 +141,25 @@ export class Lead extends Agent {
     return this.ctx.roster.members().some((member) => member.name !== this.name && member.status === 'working' && member.task != null);
   }
 
-  /** Waits `ms`, or less when the person prompts or the lead closes. */
+  /** No other member works or waits (for the person, a slot, the cache): nothing will report until something wakes one. */
+  #teamAtRest(): boolean {
+    return !this.ctx.roster.members().some((member) => member.name !== this.name && (member.status === 'working' || member.status === 'waiting'));
+  }
+
+  /** Waits `ms`, or less when the person prompts, the roster changes (the team may be at rest) or the lead closes. */
   #pause(ms: number): Promise<void> {
     return new Promise((resolve) => {
       const signal = this.#closed.signal;
       const done = () => {
         clearTimeout(timer);
         stop();
+        offRoster();
         signal.removeEventListener('abort', done);
         resolve();
       };
       const timer = setTimeout(done, ms);
       const stop = this.#promptWake(done);
+      const offRoster = this.ctx.roster.onChange(done);
       signal.addEventListener('abort', done, { once: true });
     });
   }

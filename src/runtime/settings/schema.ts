@@ -296,7 +296,7 @@ export const settingsSchema = z
         requestMs: count('One model request may take this long.').optional().register(docs, { default: 600_000 }),
         streamIdleMs: count('A response stream silent this long counts as cut and is retried.').optional().register(docs, { default: 60_000 }),
         leadCoalesceMs: count(
-          "Reports arriving close together wake the lead once: it reads its inbox once no new message came for this long and no teammate is still working on a task (eight times it at most, thirty while every message reports finished work); the person's prompts never wait (0: at once).",
+          "Reports arriving close together wake the lead once: it reads its inbox once no new message came for this long and no teammate is still working on a task (eight times it at most, thirty while every message reports finished work; at once when no teammate works or waits); the person's prompts never wait (0: at once).",
         )
           .optional()
           .register(docs, { default: 1_000 }),

@@ -15,6 +15,8 @@ describe('quiet lead', () => {
   it('three reports arriving close together wake the lead once', async () => {
     const h = (harness = await openTeamHarness({ env: { HUDDLE_LEAD_COALESCE_MS: '400' } }));
     h.fake.script('lead', replyText('Noted all three.'), replyText('Noted again.'));
+    // Working, as a teammate is when it sends (a team at rest is read at once: the test below).
+    for (const name of ['alice', 'bob', 'cid']) await h.team.ctx.roster.add({ name, role: 'coder', status: 'working' });
     h.team.start();
     await h.waitForStatus('lead', 'idle');
     const send = (from: string) => h.team.ctx.bus.send({ type: 'message', from, to: 'lead', content: `${from}: task done, tests pass` });
@@ -60,8 +62,8 @@ describe('quiet lead', () => {
     expect(h.team.lead.isIdle).toBe(false);
     // bob finishes: nothing more is imminent, and one look takes both reports.
     await h.team.ctx.board.update(2, { status: 'completed' }, 'bob');
-    await h.team.ctx.roster.setStatus('bob', 'idle');
     await h.team.ctx.bus.send({ type: 'message', from: 'bob', to: 'lead', content: 'Task #2 done.' });
+    await h.team.ctx.roster.setStatus('bob', 'idle');
     await h.waitForEvent('the lead answered', (e) => e.agent === 'lead' && e.type === 'text' && e.text === 'Noted both.');
     const requests = h.requestsOf('lead');
     expect(requests).toHaveLength(1);
@@ -83,9 +85,30 @@ describe('quiet lead', () => {
     expect(inboxMessages(allUserTexts(h.requestsOf('lead')[0]!)).map((m) => m.from)).toEqual(['alice']);
   });
 
+  it('once no teammate works or waits, the lead reads the reports at once, without waiting out the quiet window', async () => {
+    const h = (harness = await openTeamHarness({ env: { HUDDLE_LEAD_COALESCE_MS: '60000' } }));
+    h.fake.script('lead', replyText('All in.'));
+    for (const name of ['alice', 'bob']) await h.team.ctx.roster.add({ name, role: 'coder', status: 'working' });
+    h.team.start();
+    await h.waitForStatus('lead', 'idle');
+    await h.team.ctx.bus.send({ type: 'message', from: 'alice', to: 'lead', content: 'alice: done' });
+    await h.team.ctx.roster.setStatus('alice', 'idle');
+    // bob still works: the lead gathers.
+    await h.waitFor('the lead to notice the report', () => !h.team.lead.isIdle);
+    expect(h.requestsOf('lead')).toHaveLength(0);
+    await h.team.ctx.bus.send({ type: 'message', from: 'bob', to: 'lead', content: 'bob: done' });
+    await h.team.ctx.roster.setStatus('bob', 'idle');
+    // Within the test's own timeout, far below the minute of quiet the window asks for.
+    await h.waitForEvent('the lead answered', (e) => e.agent === 'lead' && e.type === 'text' && e.text === 'All in.');
+    const requests = h.requestsOf('lead');
+    expect(requests).toHaveLength(1);
+    expect(inboxMessages(allUserTexts(requests[0]!)).map((m) => m.from)).toEqual(['alice', 'bob']);
+  });
+
   it("the person's prompt does not wait for the reports to settle", async () => {
     const h = (harness = await openTeamHarness({ env: { HUDDLE_LEAD_COALESCE_MS: '60000' } }));
     h.fake.script('lead', replyText('On it.'));
+    await h.team.ctx.roster.add({ name: 'alice', role: 'coder', status: 'working' });
     h.team.start();
     await h.waitForStatus('lead', 'idle');
     await h.team.ctx.bus.send({ type: 'message', from: 'alice', to: 'lead', content: 'alice: done' });
