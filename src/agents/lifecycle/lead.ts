@@ -8,6 +8,7 @@ import type { PendingInput, TurnOutcome } from '../loop/agent-loop.js';
 import type { TeamContext } from '../team-context.js';
 import { MAX_HOOK_CONTINUATIONS } from '../tools/team-hooks.js';
 import { StoreError } from '../../runtime/store/store-errors.js';
+import type { MemberStatus } from '../../runtime/vocabulary.js';
 
 export interface LeadTurn {
   input: 'prompt' | 'inbox';
@@ -24,6 +25,11 @@ export const DEFAULT_LEAD_COALESCE_MS = 1_000;
  */
 const MAX_WAIT_WINDOWS = 8;
 const MAX_WAIT_WINDOWS_REPORTS_ONLY = 30;
+
+/** Working, or waiting to go on (for the person, a slot, the cache): it may still report. */
+function atWork(status: MemberStatus): boolean {
+  return status === 'working' || status === 'waiting';
+}
 
 export class Lead extends Agent {
   readonly #prompts: string[] = [];
@@ -143,7 +149,7 @@ export class Lead extends Agent {
 
   /** No other member works or waits (for the person, a slot, the cache): nothing will report until something wakes one. */
   #teamAtRest(): boolean {
-    return !this.ctx.roster.members().some((member) => member.name !== this.name && (member.status === 'working' || member.status === 'waiting'));
+    return !this.ctx.roster.members().some((member) => member.name !== this.name && atWork(member.status));
   }
 
   /** Waits `ms`, or less when the person prompts, the roster changes (the team may be at rest) or the lead closes. */
@@ -159,7 +165,10 @@ export class Lead extends Agent {
       };
       const timer = setTimeout(done, ms);
       const stop = this.#promptWake(done);
-      const offRoster = this.ctx.roster.onChange(done);
+      // Only a member that stops working can bring the team to rest (a busy team changes status often).
+      const offRoster = this.ctx.roster.onChange((change) => {
+        if (!change.member || !atWork(change.member.status)) done();
+      });
       signal.addEventListener('abort', done, { once: true });
     });
   }
