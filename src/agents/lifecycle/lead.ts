@@ -8,7 +8,7 @@ import type { PendingInput, TurnOutcome } from '../loop/agent-loop.js';
 import type { TeamContext } from '../team-context.js';
 import { MAX_HOOK_CONTINUATIONS } from '../tools/team-hooks.js';
 import { StoreError } from '../../runtime/store/store-errors.js';
-import type { MemberStatus } from '../../runtime/vocabulary.js';
+import { HUDDLE_SENDER, type MemberStatus } from '../../runtime/vocabulary.js';
 
 export interface LeadTurn {
   input: 'prompt' | 'inbox';
@@ -50,6 +50,9 @@ export class Lead extends Agent {
   #mayAsk = false;
   /** Teammates that finished a task since their last message to the lead: that message is its report. */
   readonly #finishedSince = new Set<string>();
+  /** huddle's own notice came (a teammate failed, stalled): read at once. */
+  #noticed = false;
+  #gathering = false;
 
   constructor(ctx: TeamContext, spec: AgentSpec) {
     super(ctx, spec);
@@ -65,6 +68,10 @@ export class Lead extends Agent {
       this.#arrivals += 1;
       this.#lastArrival = Date.now();
       if (!(event.message_type === 'message' && this.#finishedSince.delete(event.from))) this.#mayAsk = true;
+      if (event.from === HUDDLE_SENDER) {
+        this.#noticed = true;
+        if (this.#gathering) this.#wake?.();
+      }
     });
     this.#closed.signal.addEventListener('abort', off, { once: true });
   }
@@ -111,18 +118,20 @@ export class Lead extends Agent {
    * teammate's message right after it completed a task); then one look at the inbox takes
    * everything that came. Once no other member works or waits, no more can come: it reads them at
    * once. The arrivals are counted from the team's events, so the wait never looks at the inbox (one
-   * scan per delivery). A message that is not a teammate's report (the person's, huddle's) is read at
-   * once; a prompt from the person ends the wait at once. Busy meanwhile: the team is not settled.
+   * scan per delivery). huddle's own notice (a teammate failed or stalled) and the person's prompt
+   * end the wait at once. Busy meanwhile: the team is not settled.
    */
   async #gatherReports(): Promise<void> {
     const quietMs = this.ctx.config.leadCoalesceMs ?? DEFAULT_LEAD_COALESCE_MS;
     const arrived = this.#arrivals;
     this.#arrivals = 0;
-    if (quietMs <= 0 || arrived === 0 || this.#prompts.length || this.#closed.signal.aborted) {
+    if (quietMs <= 0 || arrived === 0 || this.#prompts.length || this.#noticed || this.#closed.signal.aborted) {
       this.#mayAsk = false;
+      this.#noticed = false;
       return;
     }
     this.#busy = true;
+    this.#gathering = true;
     try {
       const started = Date.now();
       for (;;) {
@@ -133,11 +142,13 @@ export class Lead extends Agent {
         if (deadline - Date.now() <= 0 || this.#teamAtRest()) return;
         if (left <= 0 && !this.#reportsImminent()) return;
         await this.#pause(left > 0 ? left : Math.min(quietMs, deadline - Date.now()));
-        if (this.#prompts.length || this.#closed.signal.aborted) return;
+        if (this.#prompts.length || this.#noticed || this.#closed.signal.aborted) return;
       }
     } finally {
       this.#arrivals = 0; // what came meanwhile is taken by the look that follows
       this.#mayAsk = false;
+      this.#noticed = false;
+      this.#gathering = false;
       this.#busy = false;
     }
   }

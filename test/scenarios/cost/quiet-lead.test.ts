@@ -105,6 +105,20 @@ describe('quiet lead', () => {
     expect(inboxMessages(allUserTexts(requests[0]!)).map((m) => m.from)).toEqual(['alice', 'bob']);
   });
 
+  it("huddle's own notice ends the wait at once", async () => {
+    const h = (harness = await openTeamHarness({ env: { HUDDLE_LEAD_COALESCE_MS: '60000' } }));
+    h.fake.script('lead', replyText('Seen.'));
+    await aliceAndBusyBob(h);
+    await h.team.ctx.board.update(1, { status: 'completed' }, 'alice');
+    await h.team.ctx.bus.send({ type: 'message', from: 'alice', to: 'lead', content: 'Task #1 done.' });
+    await h.waitFor('the lead to notice the report', () => !h.team.lead.isIdle);
+    expect(h.requestsOf('lead')).toHaveLength(0);
+    await h.team.ctx.bus.send({ type: 'message', from: 'huddle', to: 'lead', content: 'bob failed: connection refused' });
+    // Within the test's own timeout, far below the minute of quiet the window asks for; bob still works.
+    await h.waitForEvent('the lead answered', (e) => e.agent === 'lead' && e.type === 'text' && e.text === 'Seen.');
+    expect(inboxMessages(allUserTexts(h.requestsOf('lead')[0]!)).map((m) => m.from)).toEqual(['alice', 'huddle']);
+  });
+
   it("the person's prompt does not wait for the reports to settle", async () => {
     const h = (harness = await openTeamHarness({ env: { HUDDLE_LEAD_COALESCE_MS: '60000' } }));
     h.fake.script('lead', replyText('On it.'));
