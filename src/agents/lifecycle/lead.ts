@@ -50,8 +50,8 @@ export class Lead extends Agent {
   #mayAsk = false;
   /** Teammates that finished a task since their last message to the lead: that message is its report. */
   readonly #finishedSince = new Set<string>();
-  /** huddle's own notice came (a teammate failed, stalled): read at once. */
-  #noticed = false;
+  /** huddle's own notices (a teammate failed, stalled) not yet taken from the inbox, by id: read at once. */
+  readonly #unreadNotices = new Set<string>();
   #gathering = false;
 
   constructor(ctx: TeamContext, spec: AgentSpec) {
@@ -64,12 +64,16 @@ export class Lead extends Agent {
         if (finished && event.task.owner === event.agent && event.agent !== this.name) this.#finishedSince.add(event.agent);
         return;
       }
+      if (event.type === 'message_delivered' && event.agent === this.name) {
+        for (const id of event.ids) this.#unreadNotices.delete(id);
+        return;
+      }
       if (event.type !== 'message_sent' || event.to !== this.name) return;
       this.#arrivals += 1;
       this.#lastArrival = Date.now();
       if (!(event.message_type === 'message' && this.#finishedSince.delete(event.from))) this.#mayAsk = true;
       if (event.from === HUDDLE_SENDER) {
-        this.#noticed = true;
+        this.#unreadNotices.add(event.id);
         if (this.#gathering) this.#wake?.();
       }
     });
@@ -125,9 +129,8 @@ export class Lead extends Agent {
     const quietMs = this.ctx.config.leadCoalesceMs ?? DEFAULT_LEAD_COALESCE_MS;
     const arrived = this.#arrivals;
     this.#arrivals = 0;
-    if (quietMs <= 0 || arrived === 0 || this.#prompts.length || this.#noticed || this.#closed.signal.aborted) {
+    if (quietMs <= 0 || arrived === 0 || this.#prompts.length || this.#unreadNotices.size || this.#closed.signal.aborted) {
       this.#mayAsk = false;
-      this.#noticed = false;
       return;
     }
     this.#busy = true;
@@ -142,12 +145,11 @@ export class Lead extends Agent {
         if (deadline - Date.now() <= 0 || this.#teamAtRest()) return;
         if (left <= 0 && !this.#reportsImminent()) return;
         await this.#pause(left > 0 ? left : Math.min(quietMs, deadline - Date.now()));
-        if (this.#prompts.length || this.#noticed || this.#closed.signal.aborted) return;
+        if (this.#prompts.length || this.#unreadNotices.size || this.#closed.signal.aborted) return;
       }
     } finally {
       this.#arrivals = 0; // what came meanwhile is taken by the look that follows
       this.#mayAsk = false;
-      this.#noticed = false;
       this.#gathering = false;
       this.#busy = false;
     }

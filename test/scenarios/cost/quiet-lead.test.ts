@@ -119,6 +119,23 @@ describe('quiet lead', () => {
     expect(inboxMessages(allUserTexts(h.requestsOf('lead')[0]!)).map((m) => m.from)).toEqual(['alice', 'huddle']);
   });
 
+  it('a notice the lead has already read does not cut a later wait short', async () => {
+    const quietMs = 300;
+    const h = (harness = await openTeamHarness({ env: { HUDDLE_LEAD_COALESCE_MS: String(quietMs) } }));
+    h.fake.script('lead', replyText('Seen.'), replyText('Noted.'));
+    await aliceAndBusyBob(h);
+    await h.team.ctx.bus.send({ type: 'message', from: 'huddle', to: 'lead', content: 'carl failed: connection refused' });
+    await h.waitForEvent('the lead read the notice', (e) => e.agent === 'lead' && e.type === 'text' && e.text === 'Seen.');
+    await h.waitFor('the lead idle again', () => h.team.lead.isIdle);
+    await h.team.ctx.board.update(1, { status: 'completed' }, 'alice');
+    const reported = Date.now();
+    await h.team.ctx.bus.send({ type: 'message', from: 'alice', to: 'lead', content: 'Task #1 done.' });
+    await h.waitFor('the lead to notice the report', () => !h.team.lead.isIdle);
+    // bob still works on task 2: the report waits (eight windows and more), it is not read at once.
+    await h.waitFor('two quiet windows', () => Date.now() - reported > 2 * quietMs);
+    expect(h.requestsOf('lead')).toHaveLength(1);
+  });
+
   it("the person's prompt does not wait for the reports to settle", async () => {
     const h = (harness = await openTeamHarness({ env: { HUDDLE_LEAD_COALESCE_MS: '60000' } }));
     h.fake.script('lead', replyText('On it.'));
