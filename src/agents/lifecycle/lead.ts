@@ -7,6 +7,7 @@ import { waitingSince } from '../loop/liveness.js';
 import type { PendingInput, TurnOutcome } from '../loop/agent-loop.js';
 import type { TeamContext } from '../team-context.js';
 import { MAX_HOOK_CONTINUATIONS } from '../tools/team-hooks.js';
+import { isOwnersFinish } from '../tools/completion-report.js';
 import { StoreError } from '../../runtime/store/store-errors.js';
 import { HUDDLE_SENDER, type MemberStatus } from '../../runtime/vocabulary.js';
 
@@ -59,9 +60,8 @@ export class Lead extends Agent {
     // Counted from the team's events, not from the inbox: waiting for reports to gather costs no look at it.
     const off = ctx.hub.subscribe((event) => {
       if (event.type === 'task') {
-        // As completion-report.ts: the owner finished it (a reviewer's approval is not the owner's report).
-        const finished = event.action === 'completed' || event.action === 'review_requested';
-        if (finished && event.task.owner === event.agent && event.agent !== this.name) this.#finishedSince.add(event.agent);
+        // The same finish that puts the task's result into the owner's next report (completion-report.ts).
+        if (isOwnersFinish(event) && event.agent !== this.name) this.#finishedSince.add(event.agent);
         return;
       }
       if (event.type === 'message_delivered' && event.agent === this.name) {

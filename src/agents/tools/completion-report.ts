@@ -22,6 +22,11 @@ const FILE_TOOLS = new Set(['write_file', 'edit_file']);
 const FILES_LISTED = 20;
 const RESULT_CHARS = 300;
 
+/** A task event in which its owner finished it (completed, or sent to review); a reviewer's approval is not the owner's report. */
+export function isOwnersFinish(event: HuddleEvent): event is Extract<HuddleEvent, { type: 'task' }> {
+  return event.type === 'task' && (event.action === 'completed' || event.action === 'review_requested') && event.task.owner === event.agent;
+}
+
 export class CompletionReports {
   /** Files each agent wrote since its previous completion. */
   readonly #files = new Map<string, Set<string>>();
@@ -44,8 +49,7 @@ export class CompletionReports {
       this.#files.set(agent, files);
     } else if (event.type === 'verify') {
       this.#verify.set(`${agent}:${event.task_id}`, event.summary);
-    } else if (event.type === 'task' && (event.action === 'completed' || event.action === 'review_requested') && event.task.owner === agent) {
-      // The owner finished it (a reviewer's approval is not the owner's report).
+    } else if (isOwnersFinish(event)) {
       const { task } = event;
       const files = [...(this.#files.get(agent) ?? [])];
       this.#files.delete(agent);

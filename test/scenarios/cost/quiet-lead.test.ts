@@ -2,7 +2,7 @@
 // inbox when no new message came for leadCoalesceMs and no report is imminent), so its calls scale
 // with decisions, not with reports.
 import { afterEach, describe, expect, it } from 'vitest';
-import { replyText } from '../../helpers/fake-api.ts';
+import { replyText, type RecordedRequest } from '../../helpers/fake-api.ts';
 import { allUserTexts, inboxMessages, openTeamHarness, type TeamHarness } from '../../helpers/team-harness.ts';
 
 let harness: TeamHarness | undefined;
@@ -10,6 +10,12 @@ afterEach(async () => {
   await harness?.close();
   harness = undefined;
 });
+
+/** Resolves when the lead has said `text`. */
+const leadSaid = (h: TeamHarness, text: string) => h.waitForEvent(`the lead to say ${text}`, (e) => e.agent === 'lead' && e.type === 'text' && e.text === text);
+
+/** Who sent the inbox messages a request of the lead's carried. */
+const sendersIn = (request: RecordedRequest) => inboxMessages(allUserTexts(request)).map((m) => m.from);
 
 describe('quiet lead', () => {
   it('three reports arriving close together wake the lead once', async () => {
@@ -26,12 +32,12 @@ describe('quiet lead', () => {
     expect(h.requestsOf('lead')).toHaveLength(0);
     await send('bob');
     await send('cid');
-    await h.waitForEvent('the lead answered', (e) => e.agent === 'lead' && e.type === 'text' && e.text === 'Noted all three.');
+    await leadSaid(h, 'Noted all three.');
     await h.waitFor('the lead idle again', () => h.team.lead.isIdle);
 
     const requests = h.requestsOf('lead');
     expect(requests).toHaveLength(1);
-    expect(inboxMessages(allUserTexts(requests[0]!)).map((m) => m.from)).toEqual(['alice', 'bob', 'cid']);
+    expect(sendersIn(requests[0]!)).toEqual(['alice', 'bob', 'cid']);
   });
 
   // Two members on the roster, no model calls of theirs: alice finishes task 1 and reports (or only
@@ -64,10 +70,10 @@ describe('quiet lead', () => {
     await h.team.ctx.board.update(2, { status: 'completed' }, 'bob');
     await h.team.ctx.bus.send({ type: 'message', from: 'bob', to: 'lead', content: 'Task #2 done.' });
     await h.team.ctx.roster.setStatus('bob', 'idle');
-    await h.waitForEvent('the lead answered', (e) => e.agent === 'lead' && e.type === 'text' && e.text === 'Noted both.');
+    await leadSaid(h, 'Noted both.');
     const requests = h.requestsOf('lead');
     expect(requests).toHaveLength(1);
-    expect(inboxMessages(allUserTexts(requests[0]!)).map((m) => m.from)).toEqual(['alice', 'bob']);
+    expect(sendersIn(requests[0]!)).toEqual(['alice', 'bob']);
   });
 
   it('a message that is not a report of finished work waits eight quiet windows at most', async () => {
@@ -78,11 +84,11 @@ describe('quiet lead', () => {
     // alice asks without having finished anything; bob keeps working and never reports.
     const asked = Date.now();
     await h.team.ctx.bus.send({ type: 'message', from: 'alice', to: 'lead', content: 'Should task #1 use ESM?' });
-    await h.waitForEvent('the lead answered', (e) => e.agent === 'lead' && e.type === 'text' && e.text === 'Answered.');
+    await leadSaid(h, 'Answered.');
     // Eight windows (2.4 s) it waited; reports alone would have waited thirty (9 s).
     expect(Date.now() - asked).toBeLessThan(30 * quietMs);
     expect(h.team.ctx.roster.get('bob')!.status).toBe('working');
-    expect(inboxMessages(allUserTexts(h.requestsOf('lead')[0]!)).map((m) => m.from)).toEqual(['alice']);
+    expect(sendersIn(h.requestsOf('lead')[0]!)).toEqual(['alice']);
   });
 
   it('once no teammate works or waits, the lead reads the reports at once, without waiting out the quiet window', async () => {
@@ -99,10 +105,10 @@ describe('quiet lead', () => {
     await h.team.ctx.bus.send({ type: 'message', from: 'bob', to: 'lead', content: 'bob: done' });
     await h.team.ctx.roster.setStatus('bob', 'idle');
     // Within the test's own timeout, far below the minute of quiet the window asks for.
-    await h.waitForEvent('the lead answered', (e) => e.agent === 'lead' && e.type === 'text' && e.text === 'All in.');
+    await leadSaid(h, 'All in.');
     const requests = h.requestsOf('lead');
     expect(requests).toHaveLength(1);
-    expect(inboxMessages(allUserTexts(requests[0]!)).map((m) => m.from)).toEqual(['alice', 'bob']);
+    expect(sendersIn(requests[0]!)).toEqual(['alice', 'bob']);
   });
 
   it("huddle's own notice ends the wait at once", async () => {
@@ -115,8 +121,8 @@ describe('quiet lead', () => {
     expect(h.requestsOf('lead')).toHaveLength(0);
     await h.team.ctx.bus.send({ type: 'message', from: 'huddle', to: 'lead', content: 'bob failed: connection refused' });
     // Within the test's own timeout, far below the minute of quiet the window asks for; bob still works.
-    await h.waitForEvent('the lead answered', (e) => e.agent === 'lead' && e.type === 'text' && e.text === 'Seen.');
-    expect(inboxMessages(allUserTexts(h.requestsOf('lead')[0]!)).map((m) => m.from)).toEqual(['alice', 'huddle']);
+    await leadSaid(h, 'Seen.');
+    expect(sendersIn(h.requestsOf('lead')[0]!)).toEqual(['alice', 'huddle']);
   });
 
   it('a notice the lead has already read does not cut a later wait short', async () => {
@@ -125,7 +131,7 @@ describe('quiet lead', () => {
     h.fake.script('lead', replyText('Seen.'), replyText('Noted.'));
     await aliceAndBusyBob(h);
     await h.team.ctx.bus.send({ type: 'message', from: 'huddle', to: 'lead', content: 'carl failed: connection refused' });
-    await h.waitForEvent('the lead read the notice', (e) => e.agent === 'lead' && e.type === 'text' && e.text === 'Seen.');
+    await leadSaid(h, 'Seen.');
     await h.waitFor('the lead idle again', () => h.team.lead.isIdle);
     await h.team.ctx.board.update(1, { status: 'completed' }, 'alice');
     const reported = Date.now();
@@ -146,7 +152,7 @@ describe('quiet lead', () => {
     await h.waitFor('the lead to notice the report', () => !h.team.lead.isIdle);
     h.team.lead.prompt('Summarise, please.');
     // Within the test's own timeout, far below the minute the reports alone would wait.
-    await h.waitForEvent('the lead answered', (e) => e.agent === 'lead' && e.type === 'text' && e.text === 'On it.');
+    await leadSaid(h, 'On it.');
     const texts = allUserTexts(h.requestsOf('lead')[0]!).join('\n');
     expect(texts).toContain('Summarise, please.');
   });
