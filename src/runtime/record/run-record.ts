@@ -73,7 +73,7 @@ export interface RunRecord {
   };
   reviews: Array<{ agent: string; task_id: unknown; verdict: 'approved' | 'changes_requested'; comment?: string }>;
   cost: { total_usd: number; agents: Record<string, AgentTally>; tasks: SpendFile['tasks']; unattributed_usd: number };
-  /** `shared_cache_read`: the agents' first calls' cache reads, a prefix another agent wrote (docs/cost.md#a-prefix-shared-by-the-team). */
+  /** `shared_cache_read`: the agents' first calls' cache reads, a prefix another agent or an earlier run wrote (docs/cost.md#a-prefix-shared-by-the-team). */
   tokens: { input: number; output: number; cache_read: number; cache_write: number; cache_hit_ratio: number; shared_cache_read: number };
   model_calls: number;
   /** A backlog run (`huddle run --backlog`): one entry per issue (docs/backlog.md#the-record). */

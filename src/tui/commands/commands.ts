@@ -152,14 +152,15 @@ export const COMMANDS: SlashCommand[] = [
     run(context) {
       const agents = context.state.order.flatMap((name) => context.state.agents[name] ?? []);
       const lines = agents.map((agent) => {
-        // Its first call's reads: the prefix (tools, its role's system block) a teammate wrote (docs/cost.md#a-prefix-shared-by-the-team).
-        const shared = agent.sharedCacheReadTokens ? ` (${agent.sharedCacheReadTokens} of them on its first call, written by another agent)` : '';
+        // Its first call's reads: the prefix (tools, its role's system block) a teammate or an earlier run wrote
+        // (docs/cost.md#a-prefix-shared-by-the-team): a lead alone reads what the last run in this workspace wrote.
+        const shared = agent.sharedCacheReadTokens ? ` (${agent.sharedCacheReadTokens} of them on its first call, written by another agent or run)` : '';
         return `${agent.name}: $${agent.costUsd.toFixed(4)} (${agent.inputTokens} in: ${agent.cacheReadTokens} cache reads at 0.1×${shared}, ${agent.cacheWriteTokens} cache writes at 1.25×; ${agent.outputTokens} out)`;
       });
       const sum = (of: (agent: (typeof agents)[number]) => number) => agents.reduce((total, agent) => total + of(agent), 0);
       const input = sum((agent) => agent.inputTokens);
       const reads = sum((agent) => agent.cacheReadTokens);
-      const cache = `cache: ${reads} read (${input ? Math.round((100 * reads) / input) : 0}% of input), ${sum((agent) => agent.cacheWriteTokens)} written; across agents: ${sum((agent) => agent.sharedCacheReadTokens)} read by first calls from a prefix another agent wrote`;
+      const cache = `cache: ${reads} read (${input ? Math.round((100 * reads) / input) : 0}% of input), ${sum((agent) => agent.cacheWriteTokens)} written; across agents: ${sum((agent) => agent.sharedCacheReadTokens)} read by first calls from a prefix another agent or run wrote`;
       return {
         kind: 'page',
         title: 'Cost: spend per agent and per task',

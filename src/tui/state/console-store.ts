@@ -28,7 +28,7 @@ export interface AgentView {
   /** Of inputTokens: read from the prompt cache (billed 0.1×) and written to it (1.25×). */
   cacheReadTokens: number;
   cacheWriteTokens: number;
-  /** Of cacheReadTokens: its first call's, a prefix another agent wrote (the team's shared prefix). */
+  /** Of cacheReadTokens: its first call's, a prefix another agent or an earlier run wrote (the team's shared prefix). */
   sharedCacheReadTokens: number;
   costUsd: number;
   contextTokens: number;

@@ -121,7 +121,7 @@ describe('slash commands', () => {
     expect(result).toMatchObject({ kind: 'page', title: 'Cost: spend per agent and per task' });
     const lines = (result as { lines: string[] }).lines;
     expect(lines[0]).toBe('lead: $0.0010 (1000 in: 800 cache reads at 0.1×, 150 cache writes at 1.25×; 20 out)');
-    expect(lines.at(-1)).toBe('cache: 800 read (80% of input), 150 written; across agents: 0 read by first calls from a prefix another agent wrote');
+    expect(lines.at(-1)).toBe('cache: 800 read (80% of input), 150 written; across agents: 0 read by first calls from a prefix another agent or run wrote');
     expect(calls).toEqual([]);
   });
 
@@ -135,9 +135,11 @@ describe('slash commands', () => {
     (ctx.controller as unknown as { taskSpendLines: () => string[] }).taskSpendLines = () => [];
     const lines = ((await runCommandLine('/cost', ctx)) as { lines: string[] }).lines;
     expect(lines[1]).toBe(
-      'bob: $0.0010 (2000 in: 1800 cache reads at 0.1× (1500 of them on its first call, written by another agent), 0 cache writes at 1.25×; 10 out)',
+      'bob: $0.0010 (2000 in: 1800 cache reads at 0.1× (1500 of them on its first call, written by another agent or run), 0 cache writes at 1.25×; 10 out)',
     );
-    expect(lines.at(-1)).toBe('cache: 1800 read (36% of input), 2500 written; across agents: 1500 read by first calls from a prefix another agent wrote');
+    expect(lines.at(-1)).toBe(
+      'cache: 1800 read (36% of input), 2500 written; across agents: 1500 read by first calls from a prefix another agent or run wrote',
+    );
     expect(calls).toEqual([]);
   });
 
