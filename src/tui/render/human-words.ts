@@ -66,11 +66,23 @@ export type PromptView =
 
 /** How a user turn that entered an agent's context reads in its pane. */
 export function describePrompt(text: string, source: string, by: string | undefined): PromptView {
-  if (source === 'auto_claim') return { kind: 'claim', text: text.replace(/<\/?(auto-claimed|review-requested)>/g, '') };
+  if (source === 'auto_claim') return { kind: 'claim', text: describeFreshContext(text.replace(/<\/?(auto-claimed|review-requested)>/g, '')) };
   if (text.includes('<identity>')) return { kind: 'internal', text: describeIdentityTurn(text) };
   if (source === 'spawn') return { kind: 'prompt', text, label: `spawned by ${by ? who(by) : 'the lead'}` };
   if (source === 'system') return { kind: 'prompt', text, label: 'from huddle' };
   return { kind: 'prompt', text };
+}
+
+/**
+ * A task's fresh context (src/agents/prompts/task-memory.ts) is for the model: its assignment again and
+ * its memory of earlier tasks, said in one line where the pane shows the task.
+ */
+function describeFreshContext(text: string): string {
+  return text.replace(/<fresh-context>[\s\S]*?<\/fresh-context>/, (block) => {
+    const earlier = block.split('\n').filter((line) => line.startsWith('- ')).length;
+    const memory = earlier ? `, with its memory of ${earlier} earlier ${earlier === 1 ? 'task' : 'tasks'}` : '';
+    return `↺ a fresh context for this task${memory}`;
+  });
 }
 
 function describeIdentityTurn(text: string): string {

@@ -8,6 +8,7 @@ import { EventBridge, applyEvent } from '../../../src/tui/state/event-bridge.js'
 import { activity, liveOutputTokens } from '../../../src/tui/components/progress.js';
 import { paneWindow, rowAnchor, rowIndex } from '../../../src/tui/render/pane-window.js';
 import { describeInboxMessage, describePrompt, describeToolCall } from '../../../src/tui/render/human-words.js';
+import { freshTaskTurn, rememberWork } from '../../../src/agents/prompts/task-memory.js';
 import { itemId, type TranscriptItem } from '../../../src/tui/render/transcript-items.js';
 import { askLines } from '../../../src/tui/components/ask-box.js';
 import { askChoices } from '../../../src/tui/state/ask-choices.js';
@@ -115,6 +116,17 @@ describe('human words', () => {
       text: 'resumed after huddle restarted, with its conversation so far; its open tasks: #1 Write the parser',
     });
     expect(describePrompt('Write the docs', 'spawn', 'user')).toEqual({ kind: 'prompt', text: 'Write the docs', label: 'spawned by you' });
+    // A claimed task's fresh context (its assignment and memory, for the model) reads as one line.
+    const claimed = freshTaskTurn(
+      'You are alice, the coder.',
+      [rememberWork('#1 Write greet.js', []), rememberWork('#2 Write its tests', [])],
+      '<auto-claimed>Task #3: Write README.md</auto-claimed>',
+    );
+    expect(describePrompt(claimed, 'auto_claim', undefined)).toEqual({
+      kind: 'claim',
+      text: 'Task #3: Write README.md\n↺ a fresh context for this task, with its memory of 2 earlier tasks',
+    });
+    expect(describePrompt(freshTaskTurn('', [], 'Task #4: Lint'), 'auto_claim', undefined).text).toBe('Task #4: Lint\n↺ a fresh context for this task');
     expect(describePrompt('Write the docs', 'spawn', undefined)).toMatchObject({ label: 'spawned by the lead' });
   });
 });
