@@ -11,6 +11,7 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { listenPrivately, sweepDeadSockets } from '../runtime/sandbox/runtime-dir.js';
 import { controlSocketPath, readPointer, removePointer, writePointer, type ControlRequest, type ControlResponse } from './control-endpoint.js';
 import { readOneRequest } from '../runtime/process/socket-request.js';
+import { atExit } from '../runtime/process/at-exit.js';
 
 /** A refusal the person or script caused (an unknown agent): the client exits 2. */
 export class ControlUsageError extends Error {}
@@ -25,6 +26,8 @@ export class ControlServer {
   readonly #teamDir: string;
   readonly #connections = new Set<Socket>();
   #closed = false;
+  /** Takes #atExit off the work done at exit (once closed, nothing of this server is left to remove). */
+  #cancelAtExit: () => void = () => undefined;
 
   private constructor(server: Server, socket: string, teamDir: string) {
     this.#server = server;
@@ -46,7 +49,7 @@ export class ControlServer {
     server.unref();
     writePointer(teamDir, { pid: process.pid, socket, face, started_at: new Date().toISOString() });
     // However the process ends (an error, a second Ctrl+C, process.exit), its socket and pointer go with it.
-    process.once('exit', control.#atExit);
+    control.#cancelAtExit = atExit(control.#atExit);
     return control;
   }
 
@@ -60,7 +63,7 @@ export class ControlServer {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    process.off('exit', this.#atExit);
+    this.#cancelAtExit();
     removePointer(this.#teamDir, process.pid);
     for (const connection of this.#connections) connection.destroy();
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));

@@ -7,6 +7,7 @@ import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/s
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { killGroup, type SpawnLike } from '../process/spawn.js';
+import { atExit } from '../process/at-exit.js';
 
 const STDERR_LINES = 20;
 const CLOSE_GRACE_MS = 2_000;
@@ -149,6 +150,6 @@ export class SpawnStdioTransport implements Transport {
 
 // Servers still running when huddle exits must not outlive it.
 const liveServers = new Set<ChildProcess>();
-process.once('exit', () => {
+atExit(() => {
   for (const child of liveServers) killGroup(child.pid, 'SIGKILL');
 });

@@ -4,6 +4,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { OutputCollector } from './output-cap.js';
 import { childEnvironment, killGroup, plainSpawn, type SpawnLike } from './spawn.js';
+import { atExit } from './at-exit.js';
 
 /** Between SIGTERM and SIGKILL. */
 const KILL_GRACE_MS = 2_000;
@@ -134,6 +135,6 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandOut
 
 // Commands still running when huddle exits must not be left behind as orphans.
 const liveGroups = new Set<number>();
-process.once('exit', () => {
+atExit(() => {
   for (const pid of liveGroups) killGroup(pid, 'SIGKILL');
 });

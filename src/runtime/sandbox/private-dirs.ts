@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { atExit } from '../process/at-exit.js';
 
 let processDir: string | undefined;
 
@@ -23,7 +24,7 @@ function ownDir(): string {
   const parent = privateDirsRoot();
   mkdirSync(parent, { recursive: true, mode: 0o700 });
   processDir = mkdtempSync(path.join(parent, `${process.pid}-`));
-  process.once('exit', () => {
+  atExit(() => {
     try {
       if (processDir) rmSync(processDir, { recursive: true, force: true });
     } catch {

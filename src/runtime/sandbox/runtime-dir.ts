@@ -12,6 +12,7 @@ import { chmodSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, re
 import { connect, type Server } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { atExit } from '../process/at-exit.js';
 
 /** Linux allows 107 bytes in a socket path, macOS 103; the sockets' names take up to ~50. */
 const MAX_DIR_LENGTH = 50;
@@ -173,7 +174,7 @@ const leftAtExit = new Set<string>();
  */
 export function removeAtExit(socket: string): void {
   if (leftAtExit.size === 0) {
-    process.once('exit', () => {
+    atExit(() => {
       for (const file of leftAtExit) rmSync(file, { force: true });
     });
   }

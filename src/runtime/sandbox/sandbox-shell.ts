@@ -22,6 +22,7 @@ import { killGroup } from '../process/spawn.js';
 import { unreadableCopy } from './private-dirs.js';
 import { prepareSandboxed, type PreparedCommand } from './spawn.js';
 import type { SandboxRequest } from './options.js';
+import { atExit } from '../process/at-exit.js';
 
 /** Where the server's unreadable bash is inside (/dev is the sandbox's own tmpfs: no mount point left on the host). */
 const SERVER_INSIDE = '/dev/.huddle-shell';
@@ -285,7 +286,7 @@ const closing = new Set<SandboxShell>();
 /** Process groups of the open shells, killed if huddle exits with them open. */
 const live = new Set<number>();
 
-process.once('exit', () => {
+atExit(() => {
   for (const pid of live) killGroup(pid, 'SIGKILL');
 });
 

@@ -20,6 +20,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { currentProcess, isCurrentProcess, liveness, newNonce, type ProcessIdentity } from '../fs/process-identity.js';
 import { makeDirectory, StoreWriteError } from './store-errors.js';
 import { PRIVATE_FILE_MODE } from '../fs/private-modes.js';
+import { atExit } from '../process/at-exit.js';
 
 export interface LockRecord extends ProcessIdentity {
   /** When it was taken (ISO). */
@@ -242,7 +243,7 @@ function recordFileFor(file: string): { temp: string; reused: boolean } {
   if (kept !== undefined || recordFiles.size >= MAX_RECORD_FILES || path.basename(file).endsWith('.break')) return { temp, reused: false };
   if (!removalAtExit) {
     removalAtExit = true;
-    process.once('exit', removeRecordFiles);
+    atExit(removeRecordFiles);
   }
   recordFiles.set(file, temp);
   removeDeadRecordFiles(file);

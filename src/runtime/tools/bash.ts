@@ -18,6 +18,7 @@ import { OutputCollector } from '../process/output-cap.js';
 import { oneLine } from './registry.js';
 import type { SandboxStatus } from '../sandbox/status.js';
 import { defineTool, type ToolContext, type ToolResult } from './types.js';
+import { atExit } from '../process/at-exit.js';
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
 export const MAX_TIMEOUT_MS = 600_000;
@@ -286,6 +287,6 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
 
 // Commands still running when the console exits must not be left behind as orphans.
 const liveGroups = new Set<number>();
-process.once('exit', () => {
+atExit(() => {
   for (const pid of liveGroups) killGroup(pid, 'SIGKILL');
 });

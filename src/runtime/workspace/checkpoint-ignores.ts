@@ -6,6 +6,7 @@
 // started; otherwise it is ended and the caller lets `git add -A` decide.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { HARDENED, checkpointGitEnv } from './checkpoint-git.js';
+import { atExit } from '../process/at-exit.js';
 
 /** How long an answer may take before the process is given up on. */
 const ANSWER_MS = 5_000;
@@ -75,9 +76,8 @@ export class IgnoreOracle {
     });
     // Never what keeps huddle running: it ends with huddle (its stdin closes; ended outright at exit).
     child.unref();
-    const end = () => child.kill();
-    process.once('exit', end);
-    child.once('exit', () => process.removeListener('exit', end));
+    const cancelKill = atExit(() => child.kill());
+    child.once('exit', cancelKill);
     (child.stdout as unknown as { unref?: () => void }).unref?.();
     (child.stdin as unknown as { unref?: () => void }).unref?.();
     child.stdin!.on('error', () => this.close());

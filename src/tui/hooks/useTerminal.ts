@@ -2,6 +2,7 @@
 // mouse reporting (for the wheel) that can be switched off so the terminal's own selection works.
 import { useApp, useStdout } from 'ink';
 import { useEffect, useRef } from 'react';
+import { atExit } from '../../runtime/process/at-exit.js';
 
 const CLEAR_SCREEN = '\x1b[H\x1b[2J';
 // Button presses (the wheel is buttons 64/65) in SGR form; no motion reports.
@@ -40,9 +41,9 @@ export function useMouseReporting(on: boolean): void {
     if (!on || !(stdout as NodeJS.WriteStream).isTTY) return;
     stdout.write(MOUSE_ON);
     const off = () => stdout.write(MOUSE_OFF);
-    process.once('exit', off);
+    const cancel = atExit(off);
     return () => {
-      process.off('exit', off);
+      cancel();
       off();
     };
   }, [on, stdout]);
