@@ -17,6 +17,16 @@ const leadSaid = (h: TeamHarness, text: string) => h.waitForEvent(`the lead to s
 /** Who sent the inbox messages a request of the lead's carried. */
 const sendersIn = (request: RecordedRequest) => inboxMessages(allUserTexts(request)).map((m) => m.from);
 
+/** bob reports and goes idle; then the lead answers once, with alice's report and his in one request. */
+async function bobReportsAndOneLookTakesBoth(h: TeamHarness, content: string, answer: string): Promise<void> {
+  await h.team.ctx.bus.send({ type: 'message', from: 'bob', to: 'lead', content });
+  await h.team.ctx.roster.setStatus('bob', 'idle');
+  await leadSaid(h, answer);
+  const requests = h.requestsOf('lead');
+  expect(requests).toHaveLength(1);
+  expect(sendersIn(requests[0]!)).toEqual(['alice', 'bob']);
+}
+
 describe('quiet lead', () => {
   it('three reports arriving close together wake the lead once', async () => {
     const h = (harness = await openTeamHarness({ env: { HUDDLE_LEAD_COALESCE_MS: '400' } }));
@@ -68,12 +78,7 @@ describe('quiet lead', () => {
     expect(h.team.lead.isIdle).toBe(false);
     // bob finishes: nothing more is imminent, and one look takes both reports.
     await h.team.ctx.board.update(2, { status: 'completed' }, 'bob');
-    await h.team.ctx.bus.send({ type: 'message', from: 'bob', to: 'lead', content: 'Task #2 done.' });
-    await h.team.ctx.roster.setStatus('bob', 'idle');
-    await leadSaid(h, 'Noted both.');
-    const requests = h.requestsOf('lead');
-    expect(requests).toHaveLength(1);
-    expect(sendersIn(requests[0]!)).toEqual(['alice', 'bob']);
+    await bobReportsAndOneLookTakesBoth(h, 'Task #2 done.', 'Noted both.');
   });
 
   it('a message that is not a report of finished work waits eight quiet windows at most', async () => {
@@ -102,13 +107,8 @@ describe('quiet lead', () => {
     // bob still works: the lead gathers.
     await h.waitFor('the lead to notice the report', () => !h.team.lead.isIdle);
     expect(h.requestsOf('lead')).toHaveLength(0);
-    await h.team.ctx.bus.send({ type: 'message', from: 'bob', to: 'lead', content: 'bob: done' });
-    await h.team.ctx.roster.setStatus('bob', 'idle');
-    // Within the test's own timeout, far below the minute of quiet the window asks for.
-    await leadSaid(h, 'All in.');
-    const requests = h.requestsOf('lead');
-    expect(requests).toHaveLength(1);
-    expect(sendersIn(requests[0]!)).toEqual(['alice', 'bob']);
+    // Answered within the test's own timeout, far below the minute of quiet the window asks for.
+    await bobReportsAndOneLookTakesBoth(h, 'bob: done', 'All in.');
   });
 
   it("huddle's own notice ends the wait at once", async () => {
